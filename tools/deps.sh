@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what datcts needs on Debian 12 (run as root); installs only what is missing.
+#   tools/deps.sh            build + test dependencies
+#   tools/deps.sh --report   also headless Chromium for the HTML report's browser test
+set -euo pipefail
+
+packages=(
+	build-essential cmake pkg-config          # C toolchain
+	libibverbs-dev librdmacm-dev              # rdma-core: the verbs transport
+	python3 python3-pytest python3-jinja2     # the runner and reports
+	valgrind iproute2 procps
+)
+for arg in "$@"; do
+	case "$arg" in
+	--report) packages+=(chromium) ;;
+	*) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
