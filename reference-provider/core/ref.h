@@ -5,6 +5,7 @@
  *
  * Ownership (two people write the provider side by side):
  *   this file, ia.c pz.c lmr.c rmr.c evd.c cno.c handle.c provider.c
+ *   time.c mutants.c
  *       - handles, IA, PZ, LMR, RMR (incl. bind), EVD, CNO, the dispatch
  *         table and dat_provider_init/fini;
  *   conn.h, ep.c srq.c psp.c rsp.c cr.c dto.c and transport/
@@ -15,11 +16,25 @@
  * Locking: one mutex per IA (ia->lock) protects every object of that IA
  * and all of their lists and counters.  Public entry points take it; the
  * internal ref_* helpers below expect it held unless they say otherwise.
- * Waiters (evd_wait, cno_wait) sleep on condition variables tied to
- * ia->lock.  The transport's progress engine delivers into core with the
+ * Waiters (evd_wait, cno_wait) sleep with the lock released (see struct
+ * ref_waiter).  The transport's progress engine delivers into core with the
  * lock held.  One lock keeps the DAT invariants (counts, states,
  * watermarks) trivially consistent; the provider is not a scalability
  * target.
+ *
+ * Two rules everybody follows:
+ *  - release ia->lock with ref_ia_unlock(), never with a bare
+ *    pthread_mutex_unlock(): work that must run without the lock (OS Wait
+ *    Proxy Agent upcalls, asynchronous events for an async EVD that
+ *    belongs to another IA) is queued while the lock is held and run by
+ *    ref_ia_unlock();
+ *  - allocate every object that is handed out as a DAT handle with
+ *    ref_obj_alloc() and release it with ref_obj_free() after
+ *    ref_obj_unregister(): libdat dereferences a handle (its first word
+ *    is the DAT_PROVIDER pointer) before the provider can validate it, so
+ *    the memory of a freed handle must stay readable and keep pointing at
+ *    the dispatch table.  ref_obj_free() keeps it in a quarantine and
+ *    never returns it to malloc.
  */
 #ifndef REF_H
 #define REF_H
@@ -31,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 
 struct ref_transport;
 struct ref_ep;
@@ -38,6 +54,7 @@ struct ref_srq;
 struct ref_psp;
 struct ref_rsp;
 struct ref_cr;
+struct ref_provider_rec;
 
 /* ---- intrusive doubly linked list ------------------------------------ */
 
@@ -80,6 +97,23 @@ static inline void ref_list_del(struct ref_list *n)
 	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
 	     (pos) = (tmp), (tmp) = (pos)->next)
 
+/* ---- limits owned by core (advertised in dat_ia_query, enforced) --------- */
+
+#define REF_MAX_EVDS		4096	/* per IA, incl. the async EVD */
+#define REF_MAX_EVD_QLEN	65536
+#define REF_MIN_ASYNC_QLEN	16	/* async EVD made by dat_ia_open */
+#define REF_MAX_PZS		4096
+#define REF_MAX_LMRS		65536
+#define REF_MAX_RMRS		65536
+#define REF_MAX_CNOS		4096
+/*
+ * EPs and SRQs are conn's objects; conn.h may define REF_MAX_EPS and
+ * REF_MAX_SRQS (and enforce them with ia->count[]); these are the
+ * fallbacks core advertises otherwise.
+ */
+#define REF_DEFAULT_MAX_EPS	4096
+#define REF_DEFAULT_MAX_SRQS	4096
+
 /* ---- handles ---------------------------------------------------------- */
 
 /*
@@ -97,32 +131,110 @@ struct ref_obj {
 	struct ref_ia *ia;		/* owning IA; the IA itself for an IA */
 	DAT_CONTEXT context;		/* dat_set/get_consumer_context */
 	bool context_set;
-	struct ref_list ia_link;	/* on ia->objects */
-	/* Tears the object down for an abrupt dat_ia_close (lock held). */
+	struct ref_list ia_link;	/* on ia->objects (not for the IA) */
+	/*
+	 * Tears the object down for dat_ia_close (lock held, newest object
+	 * first).  ia->closing is set: other objects may already be gone,
+	 * so destroy() must not touch them (no users-- on the PZ, EVD, ...).
+	 * It unregisters and frees the object.
+	 */
 	void (*destroy)(struct ref_obj *obj);
 };
 
+/* Matches any handle type in ref_obj_lookup / ref_obj_acquire. */
+#define REF_HANDLE_TYPE_ANY	((DAT_HANDLE_TYPE)-1)
+#define REF_HANDLE_TYPES	11	/* DAT_HANDLE_TYPE_CR .. _SRQ */
+
+/*
+ * Zeroed memory for a handle object of @size bytes (NULL on ENOMEM), and
+ * its release.  See the rule at the top of this file.
+ */
+void *ref_obj_alloc(size_t size);
+void ref_obj_free(void *obj);
+
 /*
  * Adds obj to the live table and to the tail of ia->objects; sets
- * provider/type/ia.  Abrupt close destroys objects newest first, so an
- * object never outlives one it was created from.
+ * provider/type/ia and counts it in ia->count[type].  Abrupt close
+ * destroys objects newest first.  For the IA itself pass ia == obj's IA;
+ * it is put in the table only.  Returns false (nothing registered) when
+ * the table cannot grow.
  */
-void ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
+bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 		      struct ref_ia *ia);
 /* Removes obj from the live table and ia->objects (memory stays caller's). */
 void ref_obj_unregister(struct ref_obj *obj);
+/* True while obj is registered (no IA lock needed). */
+bool ref_obj_live(const void *obj);
 /*
  * Looks a handle up without taking any IA lock.  Returns DAT_SUCCESS and
  * *out, or DAT_INVALID_HANDLE | subtype (subtype picked by the expected
- * type: DAT_INVALID_HANDLE_EP for REF expecting an EP, and so on).
+ * type: DAT_INVALID_HANDLE_EP for REF expecting an EP, and so on).  The
+ * caller must then make sure the object cannot go away (hold its IA's
+ * lock and re-check, or use ref_obj_acquire).
  */
 DAT_RETURN ref_obj_lookup(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			  struct ref_obj **out);
-/* The DAT_INVALID_HANDLE_* subtype that names a handle of this type. */
+/* Same with the subtype chosen by the caller (argument position etc.). */
+DAT_RETURN ref_obj_lookup_sub(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			      DAT_RETURN_SUBTYPE subtype,
+			      struct ref_obj **out);
+/*
+ * The safe way into an object for a public entry point: looks the handle
+ * up, pins its IA (so a concurrent dat_ia_close waits for us), takes
+ * ia->lock and re-checks the handle is still live.  On DAT_SUCCESS the
+ * lock is held and *out is valid until ref_obj_release(*out).  On error
+ * nothing is held.  @subtype 0 means ref_invalid_handle_subtype(type).
+ */
+DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			   DAT_RETURN_SUBTYPE subtype, struct ref_obj **out);
+/* ref_ia_unlock(obj->ia) and unpin; pass the object ref_obj_acquire gave. */
+void ref_obj_release(struct ref_obj *obj);
+/* Same, by IA (for callers that only kept the IA pointer). */
+void ref_ia_release(struct ref_ia *ia);
+/*
+ * dat_ia_close only: after the IA was unregistered and its lock released,
+ * waits until the closing thread holds the last pin, and drops it.
+ */
+void ref_ia_drain_pins(struct ref_ia *ia);
+/*
+ * The DAT_INVALID_HANDLE_* subtype that names a handle of this type.
+ * EVD handles have no type-wide subtype (the EVD ones name a role):
+ * DAT_INVALID_HANDLE1 is returned; pass the role explicitly instead.
+ */
 DAT_RETURN_SUBTYPE ref_invalid_handle_subtype(DAT_HANDLE_TYPE type);
 
 #define REF_ERR(type, subtype) \
 	((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (subtype)))
+
+/* ---- waiting (time.c) ------------------------------------------------------ */
+
+/*
+ * One blocked thread (dat_evd_wait, dat_cno_wait).  The sleeper blocks in
+ * ppoll() on an eventfd so that a signal handler interrupts it (the pages'
+ * DAT_INTERRUPTED_CALL); if no eventfd can be had it falls back to a
+ * CLOCK_MONOTONIC condition variable.  ref_waiter_wake() is called with
+ * ia->lock held; the flag it sets stays until the sleeper looks at it, so
+ * no wake-up is lost.
+ */
+struct ref_waiter {
+	struct ref_list link;
+	int fd;
+	bool woken;
+	pthread_cond_t cond;
+	bool fired;			/* CNO waiters: a trigger was delivered */
+	DAT_EVD_HANDLE evd;		/* CNO waiters: the EVD that fired */
+};
+
+void ref_waiter_init(struct ref_waiter *w);
+void ref_waiter_fini(struct ref_waiter *w);
+void ref_waiter_wake(struct ref_waiter *w);
+/*
+ * Sleeps until woken, the deadline passes or a signal handler runs.
+ * Called with ia->lock held, returns with it held.  0 = woken (or
+ * spurious), ETIMEDOUT, EINTR.
+ */
+int ref_waiter_sleep(struct ref_waiter *w, struct ref_ia *ia,
+		     const struct timespec *deadline, bool infinite);
 
 /* ---- IA ----------------------------------------------------------------- */
 
@@ -130,20 +242,56 @@ struct ref_ia {
 	struct ref_obj obj;
 	pthread_mutex_t lock;
 	char name[DAT_NAME_MAX_LENGTH];
+	const char *instance_data;	/* the dat.conf field, may be "" */
 	struct ref_transport *transport;
 	struct sockaddr_storage address;	/* what ia_query reports */
+	/*
+	 * The async EVD made by dat_ia_open (an object of this IA), or NULL
+	 * when the Consumer passed one in (async_evd_ext: it belongs to
+	 * another IA of this provider) or DAT_EVD_ASYNC_EXISTS.
+	 */
 	struct ref_evd *async_evd;
 	bool async_evd_created_by_open;	/* freed by dat_ia_close */
+	/* An async EVD that belongs to another IA (passed to dat_ia_open). */
+	DAT_EVD_HANDLE async_evd_ext;
+	bool async_evd_exists;		/* opened with DAT_EVD_ASYNC_EXISTS */
 	struct ref_list objects;	/* every child object, for close */
+	DAT_COUNT count[REF_HANDLE_TYPES];	/* live objects per type */
 	DAT_IA_ATTR ia_attr;
 	DAT_PROVIDER_ATTR provider_attr;
-	unsigned int next_lmr_context;	/* key generator for LMR/RMR */
 	bool closing;
+
+	/* LMR / RMR contexts (lmr.c) */
+	uint64_t ctx_key[4];		/* per-IA secret of the permutation */
+	uint32_t ctx_next;		/* contexts issued so far */
+	void *ctx_map;			/* context -> LMR / RMR */
+
+	/* sleepers and deferred work (ia.c, time.c) */
+	DAT_COUNT sleepers;		/* threads in evd_wait / cno_wait */
+	pthread_cond_t sleepers_cond;	/* signalled when one leaves */
+	struct ref_list deferred;	/* run by ref_ia_unlock */
+	unsigned int pins;		/* ref_obj_acquire holders (handle.c) */
+	bool dead;			/* unregistered, waiting for pins */
+	DAT_NAMED_ATTR transport_attr[2];
+	char transport_kind[16];
+	char transport_arg[DAT_NAME_MAX_LENGTH];
 };
 
-/* Posts an unaffiliated or affiliated asynchronous event to the IA's async EVD. */
+/* Takes / releases ia->lock (see the rule at the top of this file). */
+void ref_ia_lock(struct ref_ia *ia);
+void ref_ia_unlock(struct ref_ia *ia);
+
+/*
+ * Posts an unaffiliated (object = the IA handle) or affiliated
+ * asynchronous event to the IA's async EVD; lock held.  Dropped when the
+ * IA has no async EVD in scope or it is full.
+ */
 void ref_ia_post_async(struct ref_ia *ia, DAT_EVENT_NUMBER number,
 		       DAT_HANDLE object, DAT_COUNT reason);
+
+/* Queues an OS Wait Proxy Agent upcall to run after the lock is dropped. */
+void ref_ia_defer_agent(struct ref_ia *ia, DAT_OS_WAIT_PROXY_AGENT agent,
+			DAT_EVD_HANDLE evd);
 
 /* ---- PZ ----------------------------------------------------------------- */
 
@@ -159,13 +307,14 @@ struct ref_lmr {
 	struct ref_pz *pz;
 	DAT_MEM_TYPE mem_type;
 	DAT_REGION_DESCRIPTION region;
+	char shared_id[DAT_LMR_COOKIE_SIZE];	/* SHARED_VIRTUAL cookie */
 	DAT_VLEN length;
 	DAT_MEM_PRIV_FLAGS priv;
 	DAT_LMR_CONTEXT lmr_context;
-	DAT_RMR_CONTEXT rmr_context;
+	DAT_RMR_CONTEXT rmr_context;	/* 0 without remote privileges */
 	DAT_VADDR registered_address;
 	DAT_VLEN registered_size;
-	DAT_COUNT users;	/* RMRs bound into it, LMRs made from it */
+	DAT_COUNT users;	/* RMRs bound into it */
 };
 
 struct ref_rmr {
@@ -181,24 +330,34 @@ struct ref_rmr {
 
 /*
  * Checks one local segment (a DAT_LMR_TRIPLET of a post) against the LMRs
- * of the IA: the lmr_context names an LMR of this IA, the segment lies
- * inside its registered range, the LMR's PZ is @pz, and it grants @need.
- * segment_length 0 always passes.  Returns DAT_SUCCESS, or
- * DAT_INVALID_PARAMETER (unknown context / outside the LMR),
- * DAT_PROTECTION_VIOLATION (other PZ) or DAT_PRIVILEGES_VIOLATION, each
- * with a fitting subtype.  On success *ptr is where the bytes live.
+ * of the IA, in this order (dat_ep_post_send/recv/rdma_read/rdma_write,
+ * dat_srq_post_recv RETURN VALUES):
+ *   segment_length 0                 -> DAT_SUCCESS, *ptr NULL
+ *   lmr_context names no LMR of this IA
+ *      - it named one that was freed -> DAT_PROTECTION_VIOLATION
+ *        (dat_lmr_free: later DTOs report a protection violation)
+ *      - never issued                -> DAT_PRIVILEGES_VIOLATION
+ *        (post pages: an invalid LMR is a privileges violation)
+ *   outside the registered range     -> DAT_INVALID_PARAMETER|ARG3
+ *   LMR's PZ is not @pz              -> DAT_PROTECTION_VIOLATION
+ *   LMR lacks a bit of @need         -> DAT_PRIVILEGES_VIOLATION
+ * (@need is DAT_MEM_PRIV_LOCAL_READ_FLAG or _LOCAL_WRITE_FLAG; the
+ * subtypes are DAT_PROTECTION_READ/_WRITE, DAT_PRIVILEGES_READ/_WRITE
+ * by @need).  On success *ptr is where the bytes live.  Bounds are
+ * computed without overflow.
  */
 DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 			       const DAT_LMR_TRIPLET *seg,
 			       DAT_MEM_PRIV_FLAGS need, void **ptr);
 /*
  * Checks a remote access arriving at this IA through @ep: the rmr_context
- * names an RMR bound on... (window rules per dat_rmr_bind) or an LMR
- * exported with remote privileges, [addr, addr+len) lies inside the
- * window, the window grants @need (DAT_MEM_PRIV_REMOTE_READ_FLAG or
- * DAT_MEM_PRIV_REMOTE_WRITE_FLAG) and the PZ matches the EP's.  Returns
- * DAT_DTO_SUCCESS with *ptr, or the DTO completion status the initiator
- * must see (DAT_DTO_ERR_REMOTE_ACCESS).  Never touches memory outside.
+ * names the current binding of an RMR of this IA (dat_rmr_bind: a rebind
+ * or unbind retires the old context) or the rmr_context of an LMR created
+ * with a remote privilege, [addr, addr+len) lies inside the bound window
+ * (RMR) or the registered range (LMR), the window grants @need
+ * (DAT_MEM_PRIV_REMOTE_READ_FLAG or DAT_MEM_PRIV_REMOTE_WRITE_FLAG) and
+ * its PZ is the EP's.  len 0 always passes.  Returns DAT_DTO_SUCCESS with
+ * *ptr, or DAT_DTO_ERR_REMOTE_ACCESS.  Never touches memory.
  */
 DAT_DTO_COMPLETION_STATUS ref_mem_check_remote(struct ref_ia *ia,
 					       struct ref_ep *ep,
@@ -206,6 +365,13 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote(struct ref_ia *ia,
 					       DAT_VADDR addr, DAT_VLEN len,
 					       DAT_MEM_PRIV_FLAGS need,
 					       void **ptr);
+/* Same check as ref_mem_check_remote, but against an explicit PZ. */
+DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
+						  struct ref_pz *pz,
+						  DAT_RMR_CONTEXT ctx,
+						  DAT_VADDR addr, DAT_VLEN len,
+						  DAT_MEM_PRIV_FLAGS need,
+						  void **ptr);
 
 /* ---- EVD ---------------------------------------------------------------- */
 
@@ -214,25 +380,50 @@ struct ref_evd {
 	DAT_EVD_FLAGS flags;
 	DAT_COUNT qlen;
 	DAT_EVENT *ring;
+	void **tags;			/* ref_evd_post_ex tag per slot */
 	DAT_COUNT head, count;
 	bool enabled, waitable;
-	bool overflowed;
+	bool overflowed;		/* overflow reported, not yet drained */
 	struct ref_cno *cno;
-	DAT_COUNT users;	/* EPs, PSPs, RSPs, SRQs that name it */
-	DAT_COUNT waiters;
+	DAT_COUNT users;	/* EPs, PSPs, RSPs, SRQs, IAs that name it */
+	DAT_COUNT waiters;	/* 0 or 1: dat_evd_wait is exclusive */
 	DAT_COUNT threshold;	/* of the current waiter */
-	pthread_cond_t cond;
-	bool is_async;
+	struct ref_waiter *waiter;
+	bool aborting;		/* dat_evd_free / dat_ia_close: DAT_ABORT */
+	bool is_async;		/* DAT_EVD_ASYNC_FLAG */
 };
 
 /*
- * Queues an event; called with ia->lock held.  Handles overflow (reported
- * on the async EVD), wakes waiters whose threshold is met and notifies the
- * CNO when the EVD is enabled.  Returns false on overflow (event dropped).
+ * Queues an event; called with ia->lock held.  The event's evd_handle is
+ * set to this EVD.  Handles overflow (the event is dropped and
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW goes to the async EVD once per overflow
+ * episode), wakes a waiter whose threshold is met and triggers the CNO
+ * when the EVD is enabled and nobody waits on it directly.  Returns false
+ * on overflow (event dropped).
  */
 bool ref_evd_post(struct ref_evd *evd, const DAT_EVENT *event);
+/*
+ * Same as ref_evd_post (false on overflow: event dropped, tag NOT kept),
+ * plus:
+ *  - @tag (may be NULL) is remembered with the queued event.  When a
+ *    tagged event leaves the EVD, evd.c calls (conn.h)
+ *        void ref_srq_event_reaped(void *tag, bool reaped);
+ *    reaped=true when dat_evd_dequeue/dat_evd_wait hands it to the
+ *    Consumer, reaped=false when it is discarded (dat_evd_free with events
+ *    queued, dat_ia_close destroying the EVD - then ia->closing is set).
+ *    dat_evd_resize keeps tags with their events.
+ *  - @notify false: the event is queued but is not a notification - it
+ *    does not wake a dat_evd_wait waiter nor trigger the CNO by itself
+ *    (DAT_COMPLETION_UNSIGNALLED_FLAG posts, receives of an EP whose recv
+ *    completion flags are SOLICITED_WAIT matched by a non-solicited Send).
+ *    A waiter that wakes for another reason, times out or enters later
+ *    sees it.
+ * ref_evd_post(evd, ev) == ref_evd_post_ex(evd, ev, NULL, true).
+ */
+bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
+		     bool notify);
 
-/* Convenience for DTO completions. */
+/* Convenience for DTO completions (notification). */
 bool ref_evd_post_dto(struct ref_evd *evd, DAT_EP_HANDLE ep,
 		      DAT_DTO_COOKIE cookie, DAT_DTO_COMPLETION_STATUS status,
 		      DAT_VLEN length);
@@ -243,18 +434,26 @@ struct ref_cno {
 	struct ref_obj obj;
 	DAT_OS_WAIT_PROXY_AGENT agent;
 	DAT_COUNT users;	/* EVDs attached */
-	struct ref_evd *triggered;	/* EVD that fired, for cno_wait */
+	struct ref_evd *triggered;	/* pending trigger, for cno_wait */
 	DAT_COUNT waiters;
-	pthread_cond_t cond;
+	struct ref_list waiter_list;	/* struct ref_waiter */
+	pthread_cond_t cond;		/* unused, kept for the ABI of ref.h */
 };
 
 /* Called by ref_evd_post when an enabled EVD with a CNO gets an event. */
 void ref_cno_trigger(struct ref_cno *cno, struct ref_evd *evd);
+/*
+ * Unblocks every waiter (and the agent) with a NULL EVD: the CNO lost its
+ * last EVD through dat_evd_free, or the IA is being closed.
+ */
+void ref_cno_release_waiters(struct ref_cno *cno);
 
 /* ---- time --------------------------------------------------------------- */
 
 /* Absolute CLOCK_MONOTONIC deadline for a DAT_TIMEOUT (µs; INFINITE). */
 struct timespec ref_deadline(DAT_TIMEOUT timeout);
+/* True when the CLOCK_MONOTONIC deadline has passed. */
+bool ref_deadline_passed(const struct timespec *deadline);
 /* pthread_cond_timedwait on CLOCK_MONOTONIC; returns ETIMEDOUT or 0. */
 int ref_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
 		  const struct timespec *deadline, bool infinite);
@@ -264,13 +463,143 @@ void ref_cond_init(pthread_cond_t *cond);
 
 /*
  * True when the run-time mutant switch (environment DATREF_MUTANT, read
- * once) names @id.  Costs one pointer compare when no mutant is set.
- * Mutant ids and the clause each one breaks are listed in mutants.c.
+ * once; a comma separated list) names @id.  Costs a pthread_once check
+ * and one pointer compare when no mutant is set.  Mutant ids and the
+ * clause each one breaks are listed in mutants.c.
  */
 bool ref_mutant(const char *id);
+/* The DATREF_MUTANT value in effect ("none"), for dat_ia_query. */
+const char *ref_mutant_active(void);
+
+/* ---- provider records (provider.c) ---------------------------------------- */
+
+/* What dat_provider_init got for one IA name (one dat.conf line). */
+enum ref_transport_kind {
+	REF_TRANSPORT_SOCK,
+	REF_TRANSPORT_VERBS,
+};
+
+struct ref_instance {
+	enum ref_transport_kind kind;
+	char arg[DAT_NAME_MAX_LENGTH];	/* bind address / device, may be "" */
+};
+
+/*
+ * Parses dat.conf instance data: "sock:<bind address>" (address may be
+ * empty: 127.0.0.1), "verbs:<device>" (device required); NULL or "" means
+ * "sock:127.0.0.1".  Returns 0, or -1 with a reason in *why.
+ */
+int ref_instance_parse(const char *s, struct ref_instance *out,
+		       const char **why);
+
+/*
+ * Looks up the provider record registered for @name (dat_provider_init)
+ * and returns its DAT_PROVIDER and instance data, or NULL.  The record
+ * lives until the process exits.
+ */
+DAT_PROVIDER *ref_provider_find(const char *name, const char **instance_data);
+
+/* ---- the dispatch-table functions of core (provider.c fills the table) --- */
+
+DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
+		       DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia);
+DAT_RETURN ref_ia_query(DAT_IA_HANDLE ia, DAT_EVD_HANDLE *async_evd,
+			DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			DAT_PROVIDER_ATTR_MASK pr_mask,
+			DAT_PROVIDER_ATTR *pr_attr);
+DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS flags);
+DAT_RETURN ref_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT context);
+DAT_RETURN ref_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *context);
+DAT_RETURN ref_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type);
+
+DAT_RETURN ref_cno_create(DAT_IA_HANDLE ia, DAT_OS_WAIT_PROXY_AGENT agent,
+			  DAT_CNO_HANDLE *cno);
+DAT_RETURN ref_cno_modify_agent(DAT_CNO_HANDLE cno,
+				DAT_OS_WAIT_PROXY_AGENT agent);
+DAT_RETURN ref_cno_query(DAT_CNO_HANDLE cno, DAT_CNO_PARAM_MASK mask,
+			 DAT_CNO_PARAM *param);
+DAT_RETURN ref_cno_free(DAT_CNO_HANDLE cno);
+DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno, DAT_TIMEOUT timeout,
+			DAT_EVD_HANDLE *evd);
+
+DAT_RETURN ref_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen, DAT_CNO_HANDLE cno,
+			  DAT_EVD_FLAGS flags, DAT_EVD_HANDLE *evd);
+DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd, DAT_EVD_PARAM_MASK mask,
+			 DAT_EVD_PARAM *param);
+DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno);
+DAT_RETURN ref_evd_enable(DAT_EVD_HANDLE evd);
+DAT_RETURN ref_evd_disable(DAT_EVD_HANDLE evd);
+DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout,
+			DAT_COUNT threshold, DAT_EVENT *event,
+			DAT_COUNT *nmore);
+DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd, DAT_COUNT qlen);
+DAT_RETURN ref_evd_post_se(DAT_EVD_HANDLE evd, const DAT_EVENT *event);
+DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd, DAT_EVENT *event);
+DAT_RETURN ref_evd_free(DAT_EVD_HANDLE evd);
+DAT_RETURN ref_evd_set_unwaitable(DAT_EVD_HANDLE evd);
+DAT_RETURN ref_evd_clear_unwaitable(DAT_EVD_HANDLE evd);
+
+DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
+			  DAT_REGION_DESCRIPTION region, DAT_VLEN length,
+			  DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			  DAT_LMR_HANDLE *lmr, DAT_LMR_CONTEXT *lmr_context,
+			  DAT_RMR_CONTEXT *rmr_context,
+			  DAT_VLEN *registered_size,
+			  DAT_VADDR *registered_address);
+DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr, DAT_LMR_PARAM_MASK mask,
+			 DAT_LMR_PARAM *param);
+DAT_RETURN ref_lmr_free(DAT_LMR_HANDLE lmr);
+DAT_RETURN ref_lmr_sync_rdma_read(DAT_IA_HANDLE ia,
+				  const DAT_LMR_TRIPLET *segs, DAT_VLEN nsegs);
+DAT_RETURN ref_lmr_sync_rdma_write(DAT_IA_HANDLE ia,
+				   const DAT_LMR_TRIPLET *segs, DAT_VLEN nsegs);
+
+DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz, DAT_RMR_HANDLE *rmr);
+DAT_RETURN ref_rmr_query(DAT_RMR_HANDLE rmr, DAT_RMR_PARAM_MASK mask,
+			 DAT_RMR_PARAM *param);
+DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr, const DAT_LMR_TRIPLET *triplet,
+			DAT_MEM_PRIV_FLAGS priv, DAT_EP_HANDLE ep,
+			DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+			DAT_RMR_CONTEXT *rmr_context);
+DAT_RETURN ref_rmr_free(DAT_RMR_HANDLE rmr);
+
+DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz);
+DAT_RETURN ref_pz_query(DAT_PZ_HANDLE pz, DAT_PZ_PARAM_MASK mask,
+			DAT_PZ_PARAM *param);
+DAT_RETURN ref_pz_free(DAT_PZ_HANDLE pz);
+
+/* ---- internals shared between core files ---------------------------------- */
+
+/* lmr.c: context generator and map (lock held). */
+enum ref_ctx_kind {
+	REF_CTX_LMR = 0,	/* lmr_context of an LMR */
+	REF_CTX_LMR_RMR = 1,	/* rmr_context of an LMR */
+	REF_CTX_RMR = 2,	/* rmr_context of an RMR binding */
+};
+void ref_ctx_init(struct ref_ia *ia);
+void ref_ctx_fini(struct ref_ia *ia);
+/* A new context of @kind mapped to @obj (0 if the map cannot grow). */
+uint32_t ref_ctx_new(struct ref_ia *ia, enum ref_ctx_kind kind, void *obj);
+/* A new context of @kind that maps to nothing (a flushed bind). */
+uint32_t ref_ctx_new_dead(struct ref_ia *ia, enum ref_ctx_kind kind);
+void ref_ctx_remove(struct ref_ia *ia, uint32_t ctx);
+/* Object mapped to ctx if it is of @kind, else NULL. */
+void *ref_ctx_find(struct ref_ia *ia, uint32_t ctx, enum ref_ctx_kind kind);
+/* True if ctx was issued by this IA as @kind (whether or not still live). */
+bool ref_ctx_issued(struct ref_ia *ia, uint32_t ctx, enum ref_ctx_kind kind);
+
+/* evd.c: an EVD of @ia with nothing attached (the async EVD of open). */
+DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
+				 struct ref_cno *cno, DAT_EVD_FLAGS flags,
+				 struct ref_evd **out);
+/* evd.c: wakes the waiter with DAT_ABORT (lock held). */
+void ref_evd_abort_waiter(struct ref_evd *evd);
+/* cno.c: cno of an EVD goes away from under the CNO (lock held). */
+void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed);
 
 /* ---- the dispatch table -------------------------------------------------- */
 
+/* Template: every registered IA name gets a copy with its device_name. */
 extern DAT_PROVIDER ref_provider;
 
 #endif /* REF_H */

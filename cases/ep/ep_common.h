@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ep_common.h - set-up helpers shared by the Endpoint (cases/ep/) and
+ * connection-management (cases/cm/) cases.
+ *
+ * Header-only (static) so each page file stays one translation unit.  A
+ * helper whose name starts with expect_/assert_ checks a clause (FAIL);
+ * every other helper is set-up (UNRESOLVED on a miss).
+ *
+ * The centre piece is the *subject*: one EP brought into a given DAT EP
+ * state for real, through the two-node fixture, before the clause is
+ * checked on it.  at_state(t, state, fn, arg) runs in both halves of a
+ * two-node case (or alone in a single-node case for the two states that
+ * need no peer); the half that owns the subject reaches the state,
+ * verifies it with dat_ep_get_status, calls fn, then tells the other half
+ * it is done.  Which half owns the subject:
+ *
+ *   UNCONNECTED, RESERVED               either (no peer needed)
+ *   PASSIVE_CONNECTION_PENDING          passive: EP reserved by an RSP, the
+ *                                       active half's request has arrived
+ *   TENTATIVE_CONNECTION_PENDING        passive: the Provider EP of a
+ *                                       request on a PSP(provider flag)
+ *   COMPLETION_PENDING                  passive: accepted, the active half
+ *                                       frozen before it can confirm
+ *   ACTIVE_CONNECTION_PENDING           active: connected to a PSP whose
+ *                                       owner holds the request unanswered
+ *   CONNECTED                           active
+ *   DISCONNECT_PENDING                  active: graceful disconnect while a
+ *                                       Send waits for a peer Receive
+ *   DISCONNECTED                        active: abrupt disconnect completed
+ *
+ * Nothing sleeps: every wait is an event, a relay message or a polled
+ * condition with the case deadline.
+ */
+#ifndef EP_COMMON_H
+#define EP_COMMON_H
+
+#include "datcts.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RW_PRIV (DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
+#define ALL_PRIV (RW_PRIV | DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+#define SUBJ_MEM (64u * 1024u)		/* bytes of the subject's buffer */
+#define CANARY 0xC5
+
+static inline DAT_DTO_COOKIE ck(uint64_t v)
+{
+	DAT_DTO_COOKIE c;
+
+	memset(&c, 0, sizeof(c));
+	c.as_64 = v;
+	return c;
+}
+
+static inline const char *ret_s(DAT_RETURN r)
+{
+	static char b[4][160];
+	static int i;
+
+	i = (i + 1) % 4;
+	return dc_ret_str(r, b[i], sizeof(b[i]));
+}
+
+static inline const char *state_name(DAT_EP_STATE s)
+{
+	static const char *const n[] = {
+		"UNCONNECTED", "UNCONFIGURED_UNCONNECTED", "RESERVED",
+		"UNCONFIGURED_RESERVED", "PASSIVE_CONNECTION_PENDING",
+		"UNCONFIGURED_PASSIVE", "ACTIVE_CONNECTION_PENDING",
+		"TENTATIVE_CONNECTION_PENDING", "UNCONFIGURED_TENTATIVE",
+		"CONNECTED", "DISCONNECT_PENDING", "DISCONNECTED",
+		"COMPLETION_PENDING",
+	};
+
+	if ((unsigned)s < sizeof(n) / sizeof(n[0]))
+		return n[s];
+	return "unknown state";
+}
+
+/* ---- EP parameters and state ------------------------------------------------- */
+
+static inline DAT_EP_PARAM ep_param_at(struct dc_ctx *t, const char *file,
+				       int line, DAT_EP_HANDLE ep,
+				       enum dc_state on_miss)
+{
+	DAT_EP_PARAM p;
+	DAT_RETURN r;
+
+	memset(&p, 0, sizeof(p));
+	r = dat_ep_query(ep, DAT_EP_FIELD_ALL, &p);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, on_miss, file, line, false,
+			  "%sdat_ep_query(DAT_EP_FIELD_ALL) returned %s",
+			  on_miss == DC_UNRESOLVED ? "set-up " : "", ret_s(r));
+	return p;
+}
+#define ep_param(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
+#define ep_param_checked(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_FAIL)
+
+static inline DAT_EP_STATE ep_state_at(struct dc_ctx *t, const char *file,
+				       int line, DAT_EP_HANDLE ep,
+				       enum dc_state on_miss)
+{
+	DAT_EP_STATE st = (DAT_EP_STATE)-1;
+	DAT_BOOLEAN ri, qi;
+	DAT_RETURN r = dat_ep_get_status(ep, &st, &ri, &qi);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, on_miss, file, line, false,
+			  "%sdat_ep_get_status returned %s",
+			  on_miss == DC_UNRESOLVED ? "set-up " : "", ret_s(r));
+	return st;
+}
+#define ep_state(ep) ep_state_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
+
+/* Clause: the EP is in state `want` (dat_ep_get_status). */
+#define ASSERT_STATE(ep, want)						\
+	do {								\
+		DAT_EP_STATE st_ = ep_state_at(t, __FILE__, __LINE__, (ep), DC_FAIL); \
+		DC_ASSERT(st_ == (want), "EP state is %s (%d), expected %s", \
+			  state_name(st_), (int)st_, state_name(want));	\
+	} while (0)
+
+static inline void idle_at(struct dc_ctx *t, const char *file, int line,
+			   DAT_EP_HANDLE ep, DAT_BOOLEAN *recv_idle,
+			   DAT_BOOLEAN *req_idle)
+{
+	DAT_EP_STATE st;
+	DAT_RETURN r = dat_ep_get_status(ep, &st, recv_idle, req_idle);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "dat_ep_get_status returned %s", ret_s(r));
+}
+#define ASSERT_RECV_IDLE(ep, want)					\
+	do {								\
+		DAT_BOOLEAN ri_, qi_;					\
+		idle_at(t, __FILE__, __LINE__, (ep), &ri_, &qi_);	\
+		DC_ASSERT(ri_ == (want), "recv_idle is %s, expected %s", \
+			  ri_ ? "DAT_TRUE" : "DAT_FALSE",		\
+			  (want) ? "DAT_TRUE" : "DAT_FALSE");		\
+	} while (0)
+#define ASSERT_REQUEST_IDLE(ep, want)					\
+	do {								\
+		DAT_BOOLEAN ri_, qi_;					\
+		idle_at(t, __FILE__, __LINE__, (ep), &ri_, &qi_);	\
+		DC_ASSERT(qi_ == (want), "request_idle is %s, expected %s", \
+			  qi_ ? "DAT_TRUE" : "DAT_FALSE",		\
+			  (want) ? "DAT_TRUE" : "DAT_FALSE");		\
+	} while (0)
+
+/* ---- handles that are not what they should be ---------------------------------- */
+
+/* A live handle of another type (a PZ), for DAT_INVALID_HANDLE checks. */
+#define wrong_handle() dc_pz(t)
+
+/* The handle of an EP that has been freed. */
+static inline DAT_EP_HANDLE dead_ep_at(struct dc_ctx *t, const char *file, int line)
+{
+	DAT_EP_HANDLE ep = dc_ep_at(t, file, line, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				    DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				    DAT_HANDLE_NULL, NULL);
+	DAT_RETURN r = dat_ep_free(ep);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_ep_free returned %s", ret_s(r));
+	return ep;
+}
+#define dead_ep() dead_ep_at(t, __FILE__, __LINE__)
+
+static inline DAT_EVD_HANDLE dead_evd_at(struct dc_ctx *t, const char *file,
+					 int line, DAT_EVD_FLAGS flags)
+{
+	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, flags);
+	DAT_RETURN r = dat_evd_free(evd);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_evd_free returned %s", ret_s(r));
+	return evd;
+}
+#define dead_evd(flags) dead_evd_at(t, __FILE__, __LINE__, (flags))
+
+static inline DAT_PZ_HANDLE dead_pz_at(struct dc_ctx *t, const char *file, int line)
+{
+	DAT_PZ_HANDLE pz = dc_pz_at(t, file, line);
+	DAT_RETURN r = dat_pz_free(pz);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_pz_free returned %s", ret_s(r));
+	return pz;
+}
+#define dead_pz() dead_pz_at(t, __FILE__, __LINE__)
+
+/* ---- events ---------------------------------------------------------------------- */
+
+/* Clause: the next event on evd is the DTO completion of `cookie` with `status`. */
+static inline DAT_DTO_COMPLETION_EVENT_DATA
+expect_dto_at(struct dc_ctx *t, const char *file, int line, DAT_EVD_HANDLE evd,
+	      uint64_t cookie, DAT_DTO_COMPLETION_STATUS status)
+{
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	if (d->user_cookie.as_64 != cookie || d->status != status)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "expected the completion of cookie %llu with %s, got cookie %llu with %s",
+			  (unsigned long long)cookie, dc_dto_status_name(status),
+			  (unsigned long long)d->user_cookie.as_64,
+			  dc_dto_status_name(d->status));
+	return *d;
+}
+#define expect_dto(evd, cookie, status) \
+	expect_dto_at(t, __FILE__, __LINE__, (evd), (cookie), (status))
+
+/* Clause: the next event on evd is a connection event `num` for ep. */
+static inline void expect_conn_event_at(struct dc_ctx *t, const char *file,
+					int line, DAT_EVD_HANDLE evd,
+					DAT_EVENT_NUMBER num, DAT_EP_HANDLE ep,
+					DAT_EVENT *out)
+{
+	DAT_EVENT ev;
+
+	dc_expect_event_at(t, file, line, DC_FAIL, evd, num, &ev);
+	if (ep && ev.event_data.connect_event_data.ep_handle != ep)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%s names EP %p, expected %p", dc_event_name(num),
+			  ev.event_data.connect_event_data.ep_handle, ep);
+	if (out)
+		*out = ev;
+}
+#define expect_conn_event(evd, num, ep) \
+	expect_conn_event_at(t, __FILE__, __LINE__, (evd), (num), (ep), NULL)
+
+/* Set-up: waits for a connection request on evd; returns its CR handle. */
+static inline DAT_CR_HANDLE await_cr_at(struct dc_ctx *t, const char *file,
+					int line, DAT_EVD_HANDLE evd,
+					DAT_CR_ARRIVAL_EVENT_DATA *out)
+{
+	DAT_EVENT ev;
+
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, evd,
+			   DAT_CONNECTION_REQUEST_EVENT, &ev);
+	if (out)
+		*out = ev.event_data.cr_arrival_event_data;
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+#define await_cr(evd, out) await_cr_at(t, __FILE__, __LINE__, (evd), (out))
+
+/* Dequeues every queued DTO completion of evd into a small log. */
+struct dto_log {
+	int n;
+	DAT_DTO_COMPLETION_EVENT_DATA d[256];
+	int other;		/* events that were not DTO completions */
+};
+
+static inline void dto_log_drain(struct dto_log *l, DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev;
+
+	while (dat_evd_dequeue(evd, &ev) == DAT_SUCCESS) {
+		if (ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		    l->n < (int)(sizeof(l->d) / sizeof(l->d[0])))
+			l->d[l->n++] = ev.event_data.dto_completion_event_data;
+		else
+			l->other++;
+	}
+}
+
+/* Waits (bounded) until evd holds `n` more DTO completions, logging them. */
+static inline void dto_log_collect_at(struct dc_ctx *t, const char *file,
+				      int line, struct dto_log *l,
+				      DAT_EVD_HANDLE evd, int n,
+				      enum dc_state on_miss)
+{
+	int want = l->n + n;
+
+	while (l->n < want) {
+		DAT_EVENT ev;
+		DAT_RETURN r = dc_wait_event(t, evd, -1, &ev);
+
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, on_miss, file, line, false,
+				  "%s%d of %d completions arrived; dat_evd_wait returned %s",
+				  on_miss == DC_UNRESOLVED ? "set-up: " : "",
+				  l->n - (want - n), n, ret_s(r));
+		if (ev.event_number == DAT_DTO_COMPLETION_EVENT)
+			l->d[l->n++] = ev.event_data.dto_completion_event_data;
+		else
+			l->other++;
+	}
+}
+#define dto_log_collect(l, evd, n) \
+	dto_log_collect_at(t, __FILE__, __LINE__, (l), (evd), (n), DC_FAIL)
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+static inline void fill(struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len, unsigned seed)
+{
+	for (DAT_VLEN i = 0; i < len; i++)
+		m->buf[off + i] = (unsigned char)(seed + i * 7u + (i >> 8));
+}
+
+static inline bool check_fill(const unsigned char *p, DAT_VLEN len, unsigned seed)
+{
+	for (DAT_VLEN i = 0; i < len; i++)
+		if (p[i] != (unsigned char)(seed + i * 7u + (i >> 8)))
+			return false;
+	return true;
+}
+
+/* Index of the first byte of p[0..len) that is not `v`, or -1. */
+static inline long first_not(const unsigned char *p, size_t len, unsigned char v)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != v)
+			return (long)i;
+	return -1;
+}
+
+#define ASSERT_BYTES_ARE(p, len, v, what)				\
+	do {								\
+		long at_ = first_not((p), (len), (v));			\
+		DC_ASSERT(at_ < 0, "%s: byte %ld is 0x%02x, expected it untouched (0x%02x)", \
+			  (what), at_, at_ < 0 ? 0 : (p)[at_], (unsigned)(v)); \
+	} while (0)
+
+/* Posts one Receive of [off, off+len) of m; returns the provider's answer. */
+static inline DAT_RETURN post_recv1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
+				    DAT_VLEN off, DAT_VLEN len, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+
+	return dat_ep_post_recv(ep, 1, &iov, ck(cookie), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
+				    DAT_VLEN off, DAT_VLEN len, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+
+	return dat_ep_post_send(ep, 1, &iov, ck(cookie), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/* ---- a connected pair in this process (for DTO cases) ---------------------------- */
+
+struct pair {
+	struct dc_endpoint a, b;	/* a: active, b: passive */
+	struct dc_lmr ma, mb;		/* 64 KiB, all privileges, in a.pz / b.pz */
+};
+
+static inline void pair_up_at(struct dc_ctx *t, const char *file, int line,
+			      struct pair *p, const struct dc_conn_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	dc_endpoint_at(t, file, line, &p->a, o);
+	dc_endpoint_at(t, file, line, &p->b, o);
+	dc_lmr_at(t, file, line, p->a.pz, SUBJ_MEM, ALL_PRIV, &p->ma);
+	dc_lmr_at(t, file, line, p->b.pz, SUBJ_MEM, ALL_PRIV, &p->mb);
+	dc_connect_local_at(t, file, line, &p->a, &p->b, o);
+}
+#define pair_up(p, o) pair_up_at(t, __FILE__, __LINE__, (p), (o))
+
+/* ---- the subject: an EP brought into a state for real ---------------------------- */
+
+struct subject {
+	struct dc_endpoint e;	/* Consumer objects: pz, evds, ep */
+	DAT_EP_HANDLE ep;	/* the EP in the state (e.ep, or the Provider EP) */
+	DAT_EP_STATE state;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	DAT_RSP_HANDLE rsp;
+	DAT_CR_HANDLE cr;	/* pending request (PCP, TCP) */
+	DAT_CONN_QUAL qual;
+	struct dc_lmr mem;	/* SUBJ_MEM bytes, RW, in e.pz */
+	DAT_COUNT pre_recvs;	/* Receives posted before the state (cookies 1000+i) */
+	pid_t frozen;		/* COMPLETION_PENDING: the frozen active half */
+};
+
+struct at_opts {
+	DAT_COUNT pre_recvs;	/* Receives to post on the subject first */
+	const DAT_EP_ATTR *attr;
+};
+
+typedef void (*subject_fn)(struct dc_ctx *t, struct subject *s, const void *arg);
+
+static inline bool subject_on_passive(DAT_EP_STATE st)
+{
+	return st == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
+	       st == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING ||
+	       st == DAT_EP_STATE_COMPLETION_PENDING ||
+	       st == DAT_EP_STATE_UNCONNECTED || st == DAT_EP_STATE_RESERVED;
+}
+
+static inline bool state_needs_peer(DAT_EP_STATE st)
+{
+	return st != DAT_EP_STATE_UNCONNECTED && st != DAT_EP_STATE_RESERVED;
+}
+
+static inline DAT_TIMEOUT long_timeout(struct dc_ctx *t)
+{
+	long ms = dc_remaining_ms(t);
+
+	return ms > 0 ? (DAT_TIMEOUT)ms * 1000u : 1000u;
+}
+
+/* Creates the Consumer objects of the subject, unconnected. */
+static inline void subject_objects_at(struct dc_ctx *t, const char *file,
+				      int line, struct subject *s,
+				      const struct at_opts *o)
+{
+	struct dc_conn_opts co = { 0 };
+
+	co.attr = o ? o->attr : NULL;
+	co.evd_qlen = 64;
+	dc_endpoint_at(t, file, line, &s->e, &co);
+	s->ep = s->e.ep;
+	dc_lmr_at(t, file, line, s->e.pz, SUBJ_MEM, ALL_PRIV, &s->mem);
+	memset(s->mem.buf, CANARY, SUBJ_MEM);
+	s->pre_recvs = o ? o->pre_recvs : 0;
+	for (DAT_COUNT i = 0; i < s->pre_recvs; i++) {
+		DAT_RETURN r = post_recv1(s->e.ep, &s->mem, (DAT_VLEN)i * 256, 256,
+					  1000 + (uint64_t)i);
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up dat_ep_post_recv (pre-posted %d) returned %s",
+				  (int)i, ret_s(r));
+	}
+}
+
+/*
+ * An RSP on a qualifier nobody uses: the qualifier comes from
+ * dat_psp_create_any (freed at once); a race with another process taking
+ * it in between is retried.
+ */
+static inline void rsp_any_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
+			      DAT_CONN_QUAL *qual, DAT_RSP_HANDLE *rsp)
+{
+	DAT_RETURN r = DAT_SUCCESS;
+
+	for (int tries = 0; tries < 8; tries++) {
+		DAT_PSP_HANDLE psp;
+
+		r = dat_psp_create_any(t->ia, qual, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+		if (r != DAT_SUCCESS)
+			break;
+		r = dat_psp_free(psp);
+		if (r != DAT_SUCCESS)
+			break;
+		r = dat_rsp_create(t->ia, *qual, ep, evd, rsp);
+		if (!dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE))
+			break;
+	}
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: reserving an EP on a free qualifier failed: %s",
+			  ret_s(r));
+}
+#define rsp_any(ep, evd, qual, rsp) \
+	rsp_any_at(t, __FILE__, __LINE__, (ep), (evd), (qual), (rsp))
+
+/* A free qualifier (create_any + free); used to address "nobody listens". */
+static inline DAT_CONN_QUAL free_qual_at(struct dc_ctx *t, const char *file, int line)
+{
+	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = 0;
+	DAT_RETURN r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+
+	if (r == DAT_SUCCESS)
+		r = dat_psp_free(psp);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: finding a free qualifier failed: %s", ret_s(r));
+	return q;
+}
+#define free_qual() free_qual_at(t, __FILE__, __LINE__)
+
+static inline void verify_reached_at(struct dc_ctx *t, const char *file,
+				     int line, struct subject *s)
+{
+	DAT_EP_STATE st = ep_state_at(t, file, line, s->ep, DC_UNRESOLVED);
+
+	if (st != s->state)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: wanted the EP in %s, it is in %s",
+			  state_name(s->state), state_name(st));
+}
+
+/* ---- freezing the active half (COMPLETION_PENDING) ------------------------------ */
+
+static inline void boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Active half: tell the passive half who we are, then stop until SIGCONT. */
+static inline void freeze_self(struct dc_ctx *t)
+{
+	char id[64];
+
+	boot_id(id, sizeof(id));
+	dc_peer_send(t, "freeze", "%ld %s", (long)getpid(), id);
+	raise(SIGSTOP);
+}
+
+static inline char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Passive half: waits until the active half has stopped itself; returns its pid. */
+static inline pid_t await_frozen_at(struct dc_ctx *t, const char *file, int line)
+{
+	char msg[128], mine[64], theirs[64] = "";
+	long pid = 0;
+	struct timespec ns = { 0, 200000 };
+
+	dc_peer_wait_at(t, file, line, "freeze", msg, sizeof(msg));
+	if (sscanf(msg, "%ld %63s", &pid, theirs) < 1 || pid <= 0)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: malformed freeze message '%s'", msg);
+	boot_id(mine, sizeof(mine));
+	if (!mine[0] || strcmp(mine, theirs))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: holding COMPLETION_PENDING needs both halves on one host (freezing the active half)");
+	for (;;) {
+		char c = proc_state((pid_t)pid);
+
+		if (c == 'T' || c == 't')
+			return (pid_t)pid;
+		if (c == '?' || dc_remaining_ms(t) < 1000)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the active half (pid %ld) did not stop (state %c)",
+				  pid, c);
+		nanosleep(&ns, NULL);	/* polling a condition, bounded */
+	}
+}
+#define await_frozen() await_frozen_at(t, __FILE__, __LINE__)
+
+static inline void thaw(struct subject *s)
+{
+	if (s->frozen > 0) {
+		kill(s->frozen, SIGCONT);
+		s->frozen = 0;
+	}
+}
+
+/* ---- reaching a state ------------------------------------------------------------ */
+
+/* The half (or single node) that owns the subject: reach the state. */
+static inline void reach_subject_at(struct dc_ctx *t, const char *file,
+				    int line, struct subject *s,
+				    DAT_EP_STATE st, const struct at_opts *o)
+{
+	DAT_RETURN r;
+	DAT_CR_PARAM crp;
+
+	memset(s, 0, sizeof(*s));
+	s->state = st;
+	subject_objects_at(t, file, line, s, o);
+	s->cr_evd = dc_evd_at(t, file, line, 8, DAT_EVD_CR_FLAG);
+
+	switch ((int)st) {
+	case DAT_EP_STATE_UNCONNECTED:
+		if (t->role == DC_ROLE_PASSIVE)
+			dc_announce_at(t, file, line, NULL, 0, NULL);
+		break;
+	case DAT_EP_STATE_RESERVED:
+		rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
+		if (t->role == DC_ROLE_PASSIVE)
+			dc_announce_at(t, file, line, NULL, 0, NULL);
+		break;
+	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
+		rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
+		dc_announce_at(t, file, line, NULL, s->qual, NULL);
+		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		break;
+	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
+		r = dat_psp_create_any(t->ia, &s->qual, s->cr_evd,
+				       DAT_PSP_PROVIDER_FLAG, &s->psp);
+		DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_psp_create_any",
+					     "no Provider-created EPs, so no TENTATIVE_CONNECTION_PENDING");
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up dat_psp_create_any(DAT_PSP_PROVIDER_FLAG) returned %s",
+				  ret_s(r));
+		dc_announce_at(t, file, line, NULL, s->qual, NULL);
+		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		memset(&crp, 0, sizeof(crp));
+		r = dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &crp);
+		if (r != DAT_SUCCESS || !crp.local_ep_handle)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the request of a PSP(provider flag) carries no EP (dat_cr_query %s)",
+				  ret_s(r));
+		s->ep = crp.local_ep_handle;
+		break;
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		r = dat_psp_create_any(t->ia, &s->qual, s->cr_evd,
+				       DAT_PSP_CONSUMER_FLAG, &s->psp);
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up dat_psp_create_any returned %s", ret_s(r));
+		dc_announce_at(t, file, line, NULL, s->qual, NULL);
+		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		s->frozen = await_frozen_at(t, file, line);
+		r = dat_cr_accept(s->cr, s->ep, 0, NULL);
+		if (r != DAT_SUCCESS) {
+			thaw(s);
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up dat_cr_accept returned %s", ret_s(r));
+		}
+		s->cr = DAT_HANDLE_NULL;
+		break;
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+		r = dat_ep_connect(s->ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr,
+				   t->peer.conn_qual, long_timeout(t), 0, NULL,
+				   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up dat_ep_connect returned %s", ret_s(r));
+		dc_peer_wait_at(t, file, line, "cr", NULL, 0);
+		break;
+	case DAT_EP_STATE_CONNECTED:
+	case DAT_EP_STATE_DISCONNECTED:
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		dc_connect_active_at(t, file, line, &s->e, NULL);
+		if (st == DAT_EP_STATE_DISCONNECTED) {
+			r = dat_ep_disconnect(s->ep, DAT_CLOSE_ABRUPT_FLAG);
+			if (r != DAT_SUCCESS)
+				dc_end_at(t, DC_UNRESOLVED, file, line, false,
+					  "set-up dat_ep_disconnect returned %s", ret_s(r));
+			dc_expect_event_at(t, file, line, DC_UNRESOLVED, s->e.conn_evd,
+					   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+		}
+		if (st == DAT_EP_STATE_DISCONNECT_PENDING) {
+			/* The peer posts no Receive: the Send stays outstanding. */
+			r = post_send1(s->ep, &s->mem, SUBJ_MEM - 64, 64, 7);
+			if (r == DAT_SUCCESS)
+				r = dat_ep_disconnect(s->ep, DAT_CLOSE_GRACEFUL_FLAG);
+			if (r != DAT_SUCCESS)
+				dc_end_at(t, DC_UNRESOLVED, file, line, false,
+					  "set-up (Send + graceful disconnect) returned %s",
+					  ret_s(r));
+		}
+		break;
+	default:
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: no way to reach state %s", state_name(st));
+	}
+	verify_reached_at(t, file, line, s);
+}
+
+/* The half that does not own the subject: help reach the state, then wait. */
+static inline void serve_peer_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_EP_STATE st)
+{
+	struct dc_endpoint pe;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_RETURN r;
+
+	memset(&pe, 0, sizeof(pe));
+	if (t->role == DC_ROLE_PASSIVE) {
+		switch ((int)st) {
+		case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+			cr_evd = dc_evd_at(t, file, line, 8, DAT_EVD_CR_FLAG);
+			r = dat_psp_create_any(t->ia, &q, cr_evd,
+					       DAT_PSP_CONSUMER_FLAG, &psp);
+			if (r != DAT_SUCCESS)
+				dc_end_at(t, DC_UNRESOLVED, file, line, false,
+					  "set-up dat_psp_create_any returned %s", ret_s(r));
+			dc_announce_at(t, file, line, NULL, q, NULL);
+			await_cr_at(t, file, line, cr_evd, NULL);
+			dc_peer_send(t, "cr", "arrived");
+			break;
+		default:	/* CONNECTED, DISCONNECT_PENDING, DISCONNECTED */
+			dc_connect_passive_at(t, file, line, &pe, NULL);
+			break;
+		}
+	} else {
+		switch ((int)st) {
+		case DAT_EP_STATE_UNCONNECTED:
+		case DAT_EP_STATE_RESERVED:
+			break;
+		default:	/* PCP, TCP, CP: send the request */
+			dc_endpoint_at(t, file, line, &pe, NULL);
+			r = dat_ep_connect(pe.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr,
+					   t->peer.conn_qual, long_timeout(t), 0,
+					   NULL, DAT_QOS_BEST_EFFORT,
+					   DAT_CONNECT_DEFAULT_FLAG);
+			if (r != DAT_SUCCESS)
+				dc_end_at(t, DC_UNRESOLVED, file, line, false,
+					  "set-up dat_ep_connect returned %s", ret_s(r));
+			if (st == DAT_EP_STATE_COMPLETION_PENDING)
+				freeze_self(t);
+			break;
+		}
+	}
+	dc_peer_wait_at(t, file, line, "done", NULL, 0);
+}
+
+/*
+ * Runs fn on an EP in state st, reached for real.  Call it from both halves
+ * of a DC_TWO_NODE_CASE (or from a DC_CASE for UNCONNECTED and RESERVED).
+ */
+static inline void at_state_at(struct dc_ctx *t, const char *file, int line,
+			       DAT_EP_STATE st, subject_fn fn, const void *arg,
+			       const struct at_opts *o)
+{
+	struct subject s;
+	bool mine;
+
+	if (t->role == DC_ROLE_SINGLE) {
+		if (state_needs_peer(st))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "case bug: state %s needs a two-node case",
+				  state_name(st));
+		mine = true;
+	} else {
+		mine = subject_on_passive(st) == (t->role == DC_ROLE_PASSIVE);
+	}
+	if (!mine) {
+		serve_peer_at(t, file, line, st);
+		return;
+	}
+	reach_subject_at(t, file, line, &s, st, o);
+	fn(t, &s, arg);
+	thaw(&s);
+	if (t->role != DC_ROLE_SINGLE)
+		dc_peer_send(t, "done", "ok");
+}
+#define at_state(st, fn, arg) at_state_at(t, __FILE__, __LINE__, (st), (fn), (arg), NULL)
+#define at_state_opts(st, fn, arg, o) \
+	at_state_at(t, __FILE__, __LINE__, (st), (fn), (arg), (o))
+
+/*
+ * Registering one case per state: STATE_CASE(page, name, state_token, fn,
+ * arg, clause) where state_token is one of the lower-case names below.
+ * Single-node states give a DC_CASE, the others a DC_TWO_NODE_CASE.
+ */
+#define ST_unconnected DAT_EP_STATE_UNCONNECTED
+#define ST_reserved DAT_EP_STATE_RESERVED
+#define ST_passive_connection_pending DAT_EP_STATE_PASSIVE_CONNECTION_PENDING
+#define ST_tentative_connection_pending DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING
+#define ST_completion_pending DAT_EP_STATE_COMPLETION_PENDING
+#define ST_active_connection_pending DAT_EP_STATE_ACTIVE_CONNECTION_PENDING
+#define ST_connected DAT_EP_STATE_CONNECTED
+#define ST_disconnect_pending DAT_EP_STATE_DISCONNECT_PENDING
+#define ST_disconnected DAT_EP_STATE_DISCONNECTED
+
+/* Which registration a state needs. */
+#define KIND_unconnected SINGLE
+#define KIND_reserved SINGLE
+#define KIND_passive_connection_pending TWO
+#define KIND_tentative_connection_pending TWO
+#define KIND_completion_pending TWO
+#define KIND_active_connection_pending TWO
+#define KIND_connected TWO
+#define KIND_disconnect_pending TWO
+#define KIND_disconnected TWO
+
+/* Extra .requires of a state (TENTATIVE needs Provider-created EPs). */
+#define REQ_unconnected NULL
+#define REQ_reserved NULL
+#define REQ_passive_connection_pending NULL
+#define REQ_tentative_connection_pending "ep_creator!=0"
+#define REQ_completion_pending NULL
+#define REQ_active_connection_pending NULL
+#define REQ_connected NULL
+#define REQ_disconnect_pending NULL
+#define REQ_disconnected NULL
+
+#define EPC_CAT_(a, b) a##b
+#define EPC_CAT(a, b) EPC_CAT_(a, b)
+
+#define STATE_CASE(page, name, st, fn, arg, clause, summ)		\
+	EPC_CAT(STATE_CASE_, KIND_##st)(page, name, st, fn, arg, clause, summ)
+
+#define STATE_CASE_SINGLE(page, name, st, fn, arg, clause, summ)	\
+	DC_CASE(page, name, .clauses = clause, .summary = summ,		\
+		.requires = REQ_##st)					\
+	{								\
+		at_state(ST_##st, fn, arg);				\
+	}
+
+#define STATE_CASE_TWO(page, name, st, fn, arg, clause, summ)		\
+	DC_TWO_NODE_CASE(page, name, .clauses = clause, .summary = summ,	\
+			 .requires = REQ_##st);				\
+	DC_PASSIVE(page, name)						\
+	{								\
+		at_state(ST_##st, fn, arg);				\
+	}								\
+	DC_ACTIVE(page, name)						\
+	{								\
+		at_state(ST_##st, fn, arg);				\
+	}
+
+#endif /* EP_COMMON_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_srq_free(3DAT); clauses in clauses/dat_srq_free.toml.
+ * The page's DAT_SRQ_IN_USE is DAT_INVALID_STATE with subtype
+ * DAT_INVALID_STATE_SRQ_IN_USE in the 1.2 headers (dat12-facts.md 7).
+ */
+#include "srq_common.h"
+
+DC_CASE(dat_srq_free, destroys_unused,
+	.summary = "an SRQ without EPs is destroyed and releases its PZ",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+
+	DC_ASSERT_SUCCESS(dat_srq_free(srq));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_srq_free, refused_while_ep_attached,
+	.summary = "freeing an SRQ used by an EP gives DAT_INVALID_STATE/SRQ_IN_USE and changes nothing",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE cevd = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep = dc_ep_with_srq(t, pz, evd, evd, cevd, srq, NULL);
+	struct dc_lmr m;
+	struct dc_snap s;
+	DAT_LMR_TRIPLET iov;
+
+	dc_lmr(t, pz, 512, RW_PRIV, &m);
+	post_slot(srq, &m, 0);
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET_SUB(dat_srq_free(srq), DAT_INVALID_STATE,
+			  DAT_INVALID_STATE_SRQ_IN_USE);
+	DC_ASSERT_UNCHANGED(&s);
+	/* still fully usable */
+	iov = dc_iov(&m, SLOT, SLOT);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, ck(1)));
+	/* once the EP is gone the SRQ can be freed */
+	DC_SETUP(dat_ep_free(ep));
+	DC_ASSERT_SUCCESS(dat_srq_free(srq));
+}
+
+DC_CASE(dat_srq_free, invalid_handle,
+	.summary = "a NULL handle or a PZ handle gives DAT_INVALID_HANDLE and the PZ survives",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_PZ_PARAM pp;
+
+	DC_ASSERT_RET(dat_srq_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_free((DAT_SRQ_HANDLE)pz), DAT_INVALID_HANDLE);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_srq_free, stale_handle_rejected,
+	.summary = "a freed SRQ handle is answered with DAT_INVALID_HANDLE",
+	.requires = "srq_supported")
+{
+	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_SRQ_PARAM p;
+
+	DC_SETUP(dat_srq_free(srq));
+	DC_ASSERT_RET(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_free(srq), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_srq_free, handle_reuse_delayed,
+	.summary = "an SRQ made right after another was freed gets a new handle value",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE old = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_SRQ_HANDLE fresh;
+
+	DC_SETUP(dat_srq_free(old));
+	fresh = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	DC_ASSERT(fresh != old, "the freed handle %p was handed out again at once", old);
+}
+
+DC_CASE(dat_srq_free, reassigned_handle_is_new,
+	.summary = "a reused handle value describes the newest SRQ, never the freed one",
+	.requires = "srq_supported")
+{
+	enum { ROUNDS = 64 };
+	DAT_SRQ_HANDLE seen[ROUNDS];
+	int reused = 0;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		/* a PZ of its own (kept alive) and a depth of its own tell
+		 * which SRQ a handle value names */
+		DAT_PZ_HANDLE pz = dc_pz(t);
+		DAT_SRQ_HANDLE srq = dc_srq(t, pz, 2 + i, 1, DAT_SRQ_LW_DEFAULT);
+		DAT_SRQ_PARAM p = srq_param_checked(srq);
+
+		for (int j = 0; j < i; j++)
+			if (seen[j] == srq)
+				reused++;
+		seen[i] = srq;
+		DC_ASSERT(p.pz_handle == pz,
+			  "round %d: handle %p reports PZ %p, not the new SRQ's PZ %p",
+			  i, srq, p.pz_handle, pz);
+		DC_ASSERT_GE(p.max_recv_dtos, 2 + i);
+		DC_SETUP(dat_srq_free(srq));
+	}
+	dc_note(t, "%d of %d handle values were reused", reused, ROUNDS);
+}

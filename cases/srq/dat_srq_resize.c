@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_srq_resize(3DAT); clauses in clauses/dat_srq_resize.toml.
+ * Every refused resize is checked to leave the SRQ exactly as it was
+ * (dc_snapshot before, DC_ASSERT_UNCHANGED after).
+ */
+#include "srq_common.h"
+#include "srq_hold.h"
+
+#include <limits.h>
+
+DC_CASE(dat_srq_resize, grows,
+	.summary = "growing 4 -> 8 succeeds, the query shows >= 8 and 8 buffers fit",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 4, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, 8 * SLOT, RW_PRIV, &m);
+	DC_ASSERT_SUCCESS(dat_srq_resize(srq, 8));
+	DC_ASSERT_GE(srq_param_checked(srq).max_recv_dtos, 8);
+	for (unsigned k = 0; k < 8; k++) {
+		DAT_LMR_TRIPLET iov = dc_iov(&m, (DAT_VLEN)k * SLOT, SLOT);
+
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, ck(k)));
+	}
+}
+
+DC_CASE(dat_srq_resize, no_incoming_message_lost,
+	.summary = "Sends arriving around resizes up and down all complete, in order",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 16 };
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 12);
+	for (unsigned i = 0; i < 4; i++)
+		link_send(&l, i, 64);
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 32));
+	for (unsigned i = 4; i < 8; i++)
+		link_send(&l, i, 64);
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 12));	/* >= the 12 outstanding */
+	for (unsigned i = 8; i < 12; i++)
+		link_send(&l, i, 64);
+	expect_in_send_order(t, &l, 0, 12);
+}
+
+DC_CASE(dat_srq_resize, below_outstanding_on_srq,
+	.summary = "5 buffers on the SRQ, resize to 4: DAT_INVALID_STATE, SRQ unchanged",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	struct dc_snap s;
+
+	dc_lmr(t, pz, 5 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 5);
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET(dat_srq_resize(srq, 4), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_resize, below_outstanding_held_by_ep,
+	.summary = "2 of 4 buffers held mid-arrival by the EP, resize to 3: DAT_INVALID_STATE, unchanged",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 8 };
+	struct srq_hold h;
+	struct dc_snap s;
+
+	link_up(&l, &o);
+	hold_begin(&h, &l);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_send(&l, 0, 64);
+	link_send(&l, 1, 64);
+	hold_await(&h, 2);		/* 2 on the SRQ, 2 at the EP */
+	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
+	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&s);
+	hold_release(&h);
+	expect_in_send_order(t, &l, 0, 2);	/* and nothing was lost */
+}
+
+DC_CASE(dat_srq_resize, below_outstanding_unreaped,
+	.summary = "3 of 4 buffers completed but not reaped, resize to 3: DAT_INVALID_STATE; after reaping it passes",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 8 };
+	struct dc_snap s;
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	for (unsigned i = 0; i < 3; i++)
+		link_send(&l, i, 64);
+	link_sent(&l, 3);
+	/* wait for the arrivals without dequeuing their completions */
+	if (!srq_await_available(l.srq, 1))
+		dc_note(t, "arrivals not observable through available_dto_count; the buffers are outstanding either way");
+	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
+	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED_EXCEPT(&s, "available_dto_count");
+	expect_in_send_order(t, &l, 0, 3);	/* reap them */
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 3));
+}
+
+DC_CASE(dat_srq_resize, below_low_watermark,
+	.summary = "depth 8, low watermark 4, resize to 3: DAT_INVALID_STATE, SRQ unchanged",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	struct dc_snap s;
+
+	dc_lmr(t, pz, 6 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 2);	/* 2 outstanding: below 3, so only the watermark forbids it */
+	DC_SETUP(dat_srq_set_lw(srq, 4));
+	dc_drain(t, t->async_evd);	/* 2 < 4: the watermark event, not this clause */
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET(dat_srq_resize(srq, 3), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_resize, invalid_handle,
+	.summary = "a NULL handle or a PZ handle gives DAT_INVALID_HANDLE",
+	.requires = "srq_supported")
+{
+	DC_ASSERT_RET(dat_srq_resize(DAT_HANDLE_NULL, 8), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_resize((DAT_SRQ_HANDLE)wrong_handle(), 8), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_srq_resize, invalid_size,
+	.summary = "a negative depth gives DAT_INVALID_PARAMETER, SRQ unchanged",
+	.requires = "srq_supported")
+{
+	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET(dat_srq_resize(srq, -5), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_resize, insufficient_resources,
+	.summary = "a depth above max_recv_per_srq fails for resources (or as invalid), SRQ unchanged",
+	.requires = "srq_supported")
+{
+	DAT_COUNT max = t->ia_attr.max_recv_per_srq;
+	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_snap s;
+
+	DC_SETUP_ASSERT(max > 0 && max < INT_MAX,
+			"set-up: the IA reports max_recv_per_srq %d, no depth above it to ask for",
+			(int)max);
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET_ANY(dat_srq_resize(srq, max + 1), DAT_INSUFFICIENT_RESOURCES,
+			  DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_resize, never_loses_buffers,
+	.summary = "after growing, shrinking and a refused shrink, all 6 posted buffers are there and complete",
+	.requires = "srq_supported")
+{
+	enum { N = 6 };
+	struct srq_link l;
+	struct link_opts o = { .depth = 8 };
+	bool seen[N] = { false };
+	DAT_SRQ_PARAM p;
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, N);
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 16));
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, N));
+	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
+	p = srq_param_checked(l.srq);
+	DC_ASSERT_GE(p.max_recv_dtos, N);
+	ASSERT_COUNT(p.available_dto_count, N);
+	ASSERT_COUNT(p.outstanding_dto_count, N);
+	for (unsigned i = 0; i < N; i++)
+		link_send(&l, i, 64);
+	for (unsigned i = 0; i < N; i++) {
+		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+
+		DC_ASSERT_LT(d.user_cookie.as_64, N);
+		DC_ASSERT(!seen[d.user_cookie.as_64], "buffer %llu completed twice",
+			  (unsigned long long)d.user_cookie.as_64);
+		seen[d.user_cookie.as_64] = true;
+	}
+}
+
+DC_CASE(dat_srq_resize, shrink_not_required,
+	.summary = "16 -> 8 with 3 outstanding succeeds; the depth ends between 8 and 16",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 16, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_COUNT before = srq_param(srq).max_recv_dtos, after;
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, 3 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 3);
+	DC_ASSERT_SUCCESS(dat_srq_resize(srq, 8));
+	after = srq_param_checked(srq).max_recv_dtos;
+	dc_note(t, "depth %d -> %d (asked 8)", (int)before, (int)after);
+	DC_ASSERT_GE(after, 8);
+	DC_ASSERT_LE(after, before);
+	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);
+}
+
+DC_CASE(dat_srq_resize, shrink_precision,
+	.summary = "quality: a shrink 16 -> 8 with room to spare leaves exactly 8",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 16, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, 3 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 3);
+	DC_SETUP(dat_srq_resize(srq, 8));
+	DC_ASSERT_EQ(srq_param_checked(srq).max_recv_dtos, 8);
+}

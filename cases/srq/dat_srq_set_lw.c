@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_srq_set_lw(3DAT); clauses in clauses/dat_srq_set_lw.toml.
+ *
+ * The event is an asynchronous event on the IA async EVD naming the SRQ
+ * with reason DAT_SRQ_LOW_WATERMARK_EVENT.  "Not before" is checked after
+ * each arrival is visible as a completion: an EP takes the buffer before
+ * the receive can complete, so an event due at that take is queued by then.
+ */
+#include "srq_common.h"
+
+#define LW_EVENT DAT_SRQ_LOW_WATERMARK_EVENT
+
+/* One message from tx, received and reaped. */
+static void one_arrival(struct dc_ctx *t, struct srq_link *l, unsigned seq)
+{
+	link_send(l, seq, 64);
+	(void)expect_recv(l->rx.recv_evd);
+}
+
+/* Clause: the async event is queued already (the call itself raised it). */
+static void expect_async_now(struct dc_ctx *t, DAT_HANDLE h)
+{
+	expect_async_at(t, __FILE__, __LINE__, h, LW_EVENT, 0);
+}
+
+DC_CASE(dat_srq_set_lw, sets_value,
+	.summary = "the call succeeds and the query reports the new low watermark",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, 5 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 5);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
+	DC_ASSERT_EQ(srq_param_checked(srq).low_watermark, 3);
+	expect_no_async();		/* 5 buffers, not below 3 */
+}
+
+DC_CASE(dat_srq_set_lw, event_when_count_drops_below,
+	.summary = "watermark 2, 4 buffers: no event at 3 and 2 left, one event at 1 left",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
+	expect_no_async();
+	one_arrival(t, &l, 0);		/* 3 left */
+	expect_no_async();
+	one_arrival(t, &l, 1);		/* 2 left: not below 2 */
+	expect_no_async();
+	one_arrival(t, &l, 2);		/* 1 left: below */
+	expect_async(l.srq, LW_EVENT);
+	expect_no_async();
+}
+
+DC_CASE(dat_srq_set_lw, event_during_call,
+	.summary = "2 buffers, set watermark 3: the event is queued when the call returns",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, 2 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 2);
+	expect_no_async();
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
+	expect_async_now(t, srq);
+	expect_no_async();
+}
+
+DC_CASE(dat_srq_set_lw, once_per_setting,
+	.summary = "after the event, further drops below the watermark raise nothing",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 3));
+	one_arrival(t, &l, 0);		/* 3 left */
+	one_arrival(t, &l, 1);		/* 2 left: below 3 */
+	expect_async(l.srq, LW_EVENT);
+	one_arrival(t, &l, 2);		/* 1 left */
+	one_arrival(t, &l, 3);		/* 0 left */
+	expect_no_async();
+}
+
+DC_CASE(dat_srq_set_lw, rearm_for_another_event,
+	.summary = "setting the watermark again after its event gives exactly one new event",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 3);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
+	one_arrival(t, &l, 0);
+	one_arrival(t, &l, 1);		/* 1 left */
+	expect_async(l.srq, LW_EVENT);
+	post_slots(l.srq, &l.rbuf, 3, 3);	/* replenish: 4 on the SRQ */
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
+	expect_no_async();
+	one_arrival(t, &l, 2);		/* 3 left */
+	one_arrival(t, &l, 3);		/* 2 left */
+	expect_no_async();
+	one_arrival(t, &l, 4);		/* 1 left */
+	expect_async(l.srq, LW_EVENT);
+	one_arrival(t, &l, 5);
+	expect_no_async();
+}
+
+DC_CASE(dat_srq_set_lw, invalid_handle,
+	.summary = "a NULL handle or a PZ handle gives DAT_INVALID_HANDLE",
+	.requires = "srq_supported")
+{
+	DC_ASSERT_RET(dat_srq_set_lw(DAT_HANDLE_NULL, 1), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_set_lw((DAT_SRQ_HANDLE)wrong_handle(), 1), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_srq_set_lw, above_max_recv_dtos,
+	.summary = "a watermark of max_recv_dtos + 1 gives DAT_INVALID_PARAMETER, nothing changes, no event",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_COUNT max = srq_param(srq).max_recv_dtos;
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET(dat_srq_set_lw(srq, max + 1), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+	expect_no_async();
+}
+
+DC_CASE(dat_srq_set_lw, model_not_supported,
+	.summary = "DAT_MODEL_NOT_SUPPORTED exactly when srq_watermarks_supported is 0",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	DAT_RETURN r;
+
+	dc_lmr(t, pz, 4 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 4);
+	r = dat_srq_set_lw(srq, 2);
+	dc_note(t, "srq_watermarks_supported = %d", (int)t->prov_attr.srq_watermarks_supported);
+	if (t->prov_attr.srq_watermarks_supported == 0)
+		DC_ASSERT_RET(r, DAT_MODEL_NOT_SUPPORTED);
+	else
+		DC_ASSERT_SUCCESS(r);
+}
+
+DC_CASE(dat_srq_set_lw, replenish_after_event,
+	.summary = "after the event the SRQ takes new buffers and its available count rises",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	DAT_SRQ_PARAM p;
+
+	dc_lmr(t, pz, 4 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 1);
+	DC_SETUP(dat_srq_set_lw(srq, 2));
+	expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
+	post_slots(srq, &m, 1, 3);
+	p = srq_param_checked(srq);
+	ASSERT_COUNT(p.available_dto_count, 4);
+	DC_ASSERT_EQ(p.srq_state, DAT_SRQ_STATE_OPERATIONAL);
+}
+
+DC_CASE(dat_srq_set_lw, set_regardless_of_prior_event,
+	.summary = "after an event: a watermark at/below the count just replaces the value, one above fires at once",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, 4 * SLOT, RW_PRIV, &m);
+	post_slots(srq, &m, 0, 2);
+	DC_SETUP(dat_srq_set_lw(srq, 3));	/* 2 < 3: an event is raised */
+	expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 2));	/* 2 is not below 2 */
+	expect_no_async();
+	DC_ASSERT_EQ(srq_param_checked(srq).low_watermark, 2);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 1));
+	expect_no_async();
+	DC_ASSERT_EQ(srq_param_checked(srq).low_watermark, 1);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 4));	/* 2 < 4: at once */
+	expect_async_now(t, srq);
+	expect_no_async();
+}

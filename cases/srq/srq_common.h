@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * srq_common.h - set-up helpers shared by the cases of cases/srq/.
+ *
+ * Header-only (static) so that every page file stays one translation unit.
+ * Everything here is fixture work: a miss ends the case UNRESOLVED, except
+ * the few helpers whose name says "expect", which check a clause.
+ *
+ * The usual picture: one SRQ in its own PZ, an EP "rx" created on it, and a
+ * plain EP "tx" that sends to rx; both live in this process and are
+ * connected over the IA's own address (dc_connect_local).  Message i is
+ * sent from slot i of tx's buffer and carries i in its first 4 bytes;
+ * receive buffer slot k is posted with cookie k, so a completion says which
+ * buffer it used and the buffer says which message it got.
+ */
+#ifndef SRQ_COMMON_H
+#define SRQ_COMMON_H
+
+#include "datcts.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define SLOT		256u	/* bytes per message slot */
+#define NSLOTS		64u	/* slots in each link buffer */
+#define LINK_BUF	(SLOT * NSLOTS)
+#define RW_PRIV		(DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
+
+static inline DAT_DTO_COOKIE ck(uint64_t v)
+{
+	DAT_DTO_COOKIE c;
+
+	memset(&c, 0, sizeof(c));
+	c.as_64 = v;
+	return c;
+}
+
+static inline const char *ret_s(DAT_RETURN r)
+{
+	static char b[4][160];
+	static int i;
+
+	i = (i + 1) % 4;
+	return dc_ret_str(r, b[i], sizeof(b[i]));
+}
+
+/* ---- SRQ parameters --------------------------------------------------------- */
+
+static inline DAT_SRQ_PARAM srq_param_at(struct dc_ctx *t, const char *file,
+					 int line, DAT_SRQ_HANDLE srq,
+					 enum dc_state on_miss)
+{
+	DAT_SRQ_PARAM p;
+	DAT_RETURN r;
+
+	memset(&p, 0, sizeof(p));
+	r = dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, on_miss, file, line, false,
+			  "dat_srq_query(DAT_SRQ_FIELD_ALL) returned %s", ret_s(r));
+	return p;
+}
+/* Set-up query (UNRESOLVED on error). */
+#define srq_param(srq) srq_param_at(t, __FILE__, __LINE__, (srq), DC_UNRESOLVED)
+/* Clause query (FAIL on error). */
+#define srq_param_checked(srq) srq_param_at(t, __FILE__, __LINE__, (srq), DC_FAIL)
+
+#define KNOWN(v) ((v) != DAT_VALUE_UNKNOWN)
+
+/*
+ * A count the page lets the provider answer with DAT_VALUE_UNKNOWN: equal
+ * to `want` when known; noted (not failed) when unknown.
+ */
+#define ASSERT_COUNT(got, want)						\
+	do {								\
+		DAT_COUNT c_got_ = (got);				\
+		if (KNOWN(c_got_))					\
+			DC_ASSERT_INT_(c_got_, ==, (want));		\
+		else							\
+			dc_note(t, "%s is DAT_VALUE_UNKNOWN (allowed)", #got);	\
+	} while (0)
+
+/* True when the provider reports both SRQ counts (no DAT_VALUE_UNKNOWN). */
+static inline bool srq_counts_known(const DAT_SRQ_PARAM *p)
+{
+	return KNOWN(p->available_dto_count) && KNOWN(p->outstanding_dto_count);
+}
+
+/* ---- buffers -------------------------------------------------------------- */
+
+/* Posts receive slot k (SLOT bytes) of m to the SRQ with cookie k. */
+static inline void post_slot_at(struct dc_ctx *t, const char *file, int line,
+				DAT_SRQ_HANDLE srq, const struct dc_lmr *m,
+				unsigned k)
+{
+	memset(m->buf + (size_t)k * SLOT, 0xEE, SLOT);
+	dc_srq_post_recv_at(t, file, line, srq, m, (DAT_VLEN)k * SLOT, SLOT, k);
+}
+#define post_slot(srq, m, k) post_slot_at(t, __FILE__, __LINE__, (srq), (m), (k))
+
+static inline void post_slots_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_SRQ_HANDLE srq, const struct dc_lmr *m,
+				 unsigned first, unsigned n)
+{
+	for (unsigned k = first; k < first + n; k++)
+		post_slot_at(t, file, line, srq, m, k);
+}
+#define post_slots(srq, m, first, n) \
+	post_slots_at(t, __FILE__, __LINE__, (srq), (m), (first), (n))
+
+/* The message number written in the first 4 bytes of receive slot k. */
+static inline uint32_t slot_seq(const struct dc_lmr *m, unsigned k)
+{
+	uint32_t v;
+
+	memcpy(&v, m->buf + (size_t)k * SLOT, sizeof(v));
+	return v;
+}
+
+/* ---- the link: an SRQ EP (rx) and a plain sender (tx), connected -------- */
+
+struct srq_link {
+	DAT_PZ_HANDLE pz;		/* the SRQ's PZ */
+	DAT_SRQ_HANDLE srq;
+	struct dc_endpoint rx;		/* EP on the SRQ (passive side) */
+	struct dc_endpoint tx;		/* plain EP that sends (active side) */
+	struct dc_lmr rbuf;		/* receive memory, SRQ's PZ */
+	struct dc_lmr sbuf;		/* send memory, tx's PZ */
+};
+
+struct link_opts {
+	DAT_COUNT depth;		/* SRQ max_recv_dtos (default 16) */
+	DAT_COUNT iov;			/* SRQ max_recv_iov (default 4) */
+	const DAT_EP_ATTR *rx_attr;	/* default: dc_ep_attr_default */
+	DAT_SRQ_HANDLE srq;		/* share this SRQ ... */
+	DAT_PZ_HANDLE pz;		/* ... and its PZ */
+	DAT_EVD_HANDLE rx_recv_evd;	/* share this recv EVD */
+	bool no_connect;		/* create only */
+	DAT_COUNT evd_qlen;		/* default 32 */
+};
+
+static inline void link_connect_at(struct dc_ctx *t, const char *file,
+				   int line, struct srq_link *l)
+{
+	dc_connect_local_at(t, file, line, &l->tx, &l->rx, NULL);
+}
+#define link_connect(l) link_connect_at(t, __FILE__, __LINE__, (l))
+
+static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
+			      struct srq_link *l, const struct link_opts *o)
+{
+	struct link_opts def = { 0 };
+	struct dc_conn_opts tx = { 0 };
+	DAT_EP_ATTR attr;
+	DAT_COUNT q;
+
+	if (!o)
+		o = &def;
+	q = o->evd_qlen ? o->evd_qlen : 32;
+	memset(l, 0, sizeof(*l));
+	l->pz = o->pz ? o->pz : dc_pz_at(t, file, line);
+	l->srq = o->srq ? o->srq :
+		 dc_srq_at(t, file, line, l->pz, o->depth ? o->depth : 16,
+			   o->iov ? o->iov : 4, DAT_SRQ_LW_DEFAULT);
+	dc_lmr_at(t, file, line, l->pz, LINK_BUF, RW_PRIV, &l->rbuf);
+	l->rx.pz = l->pz;
+	l->rx.recv_evd = o->rx_recv_evd ? o->rx_recv_evd :
+			 dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	l->rx.req_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	l->rx.conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);
+	if (!o->rx_attr)
+		dc_ep_attr_default(t, &attr);
+	l->rx.ep = dc_ep_at(t, file, line, l->pz, l->rx.recv_evd, l->rx.req_evd,
+			    l->rx.conn_evd, l->srq, o->rx_attr ? o->rx_attr : &attr);
+	tx.evd_qlen = q;
+	dc_endpoint_at(t, file, line, &l->tx, &tx);
+	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, RW_PRIV, &l->sbuf);
+	if (!o->no_connect)
+		link_connect_at(t, file, line, l);
+}
+#define link_up(l, o) link_up_at(t, __FILE__, __LINE__, (l), (o))
+
+/* The same picture with a plain EP (no SRQ) as rx, for comparisons. */
+static inline void plain_link_up_at(struct dc_ctx *t, const char *file,
+				    int line, struct srq_link *l, bool connect)
+{
+	struct dc_conn_opts o = { .evd_qlen = 32 };
+
+	memset(l, 0, sizeof(*l));
+	dc_endpoint_at(t, file, line, &l->rx, &o);
+	l->pz = l->rx.pz;
+	dc_lmr_at(t, file, line, l->pz, LINK_BUF, RW_PRIV, &l->rbuf);
+	dc_endpoint_at(t, file, line, &l->tx, &o);
+	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, RW_PRIV, &l->sbuf);
+	if (connect)
+		link_connect_at(t, file, line, l);
+}
+#define plain_link_up(l, connect) plain_link_up_at(t, __FILE__, __LINE__, (l), (connect))
+
+/* tx sends message `seq` (len bytes, seq in the first 4) from slot seq. */
+static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
+				      int line, struct srq_link *l,
+				      uint32_t seq, DAT_VLEN len,
+				      DAT_COMPLETION_FLAGS flags)
+{
+	unsigned char *p = l->sbuf.buf + (size_t)(seq % NSLOTS) * SLOT;
+	DAT_LMR_TRIPLET iov = dc_iov(&l->sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
+	DAT_RETURN r;
+
+	memset(p, 0xA0 | (seq & 0xF), SLOT);
+	memcpy(p, &seq, sizeof(seq));
+	r = dat_ep_post_send(l->tx.ep, len ? 1 : 0, len ? &iov : NULL,
+			     ck(seq), flags);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ep_post_send(message %u) returned %s",
+			  (unsigned)seq, ret_s(r));
+}
+#define link_send(l, seq, len) \
+	link_send_flags_at(t, __FILE__, __LINE__, (l), (seq), (len), \
+			   DAT_COMPLETION_DEFAULT_FLAG)
+#define link_send_flags(l, seq, len, flags) \
+	link_send_flags_at(t, __FILE__, __LINE__, (l), (seq), (len), (flags))
+
+/* Set-up: the next n Send completions on tx's request EVD are successful. */
+static inline void link_sent_at(struct dc_ctx *t, const char *file, int line,
+				struct srq_link *l, int n)
+{
+	for (int i = 0; i < n; i++) {
+		DAT_EVENT ev;
+		const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+		dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->tx.req_evd,
+				   DAT_DTO_COMPLETION_EVENT, &ev);
+		d = &ev.event_data.dto_completion_event_data;
+		if (d->status != DAT_DTO_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: Send %llu completed with %s",
+				  (unsigned long long)d->user_cookie.as_64,
+				  dc_dto_status_name(d->status));
+	}
+}
+#define link_sent(l, n) link_sent_at(t, __FILE__, __LINE__, (l), (n))
+
+/*
+ * Clause: the next event on evd is a successful receive completion; returns
+ * its data.
+ */
+static inline DAT_DTO_COMPLETION_EVENT_DATA
+expect_recv_at(struct dc_ctx *t, const char *file, int line, DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT,
+			   &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	if (d->status != DAT_DTO_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "receive (cookie %llu) completed with %s, expected DAT_DTO_SUCCESS",
+			  (unsigned long long)d->user_cookie.as_64,
+			  dc_dto_status_name(d->status));
+	return *d;
+}
+#define expect_recv(evd) expect_recv_at(t, __FILE__, __LINE__, (evd))
+
+/*
+ * Set-up: polls the SRQ until its available count is `want` (a state the
+ * provider reaches on its own after an arrival the case caused); used
+ * where the clause needs the moment between arrival and dequeue.  Polling
+ * with a deadline, not a sleep: it returns as soon as the state is seen.
+ */
+static inline bool srq_await_available_at(struct dc_ctx *t, const char *file,
+					  int line, DAT_SRQ_HANDLE srq,
+					  DAT_COUNT want)
+{
+	struct timespec ns = { 0, 1000000 };
+	DAT_SRQ_PARAM p;
+
+	(void)file;
+	(void)line;
+	for (;;) {
+		memset(&p, 0, sizeof(p));
+		if (dat_srq_query(srq, DAT_SRQ_FIELD_AVAILABLE_DTO_COUNT, &p) !=
+		    DAT_SUCCESS || !KNOWN(p.available_dto_count))
+			return false;
+		if (p.available_dto_count == want)
+			return true;
+		if (dc_remaining_ms(t) < 500)
+			return false;
+		nanosleep(&ns, NULL);
+	}
+}
+#define srq_await_available(srq, want) \
+	srq_await_available_at(t, __FILE__, __LINE__, (srq), (want))
+
+/* ---- scenarios shared by several pages ---------------------------------- */
+
+/* Two links on one SRQ: returns the second, sharing the first's SRQ and PZ. */
+static inline void second_link(struct dc_ctx *t, struct srq_link *l2,
+			const struct srq_link *l1, DAT_EVD_HANDLE recv_evd)
+{
+	struct link_opts o = { .srq = l1->srq, .pz = l1->pz, .rx_recv_evd = recv_evd };
+
+	link_up(l2, &o);
+}
+
+/* Receives n messages on one EVD; checks Send order and cookie/buffer match. */
+static inline void expect_in_send_order(struct dc_ctx *t, struct srq_link *l,
+				 unsigned first_seq, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l->rx.recv_evd);
+		unsigned slot = (unsigned)d.user_cookie.as_64;
+
+		DC_ASSERT_LT(slot, NSLOTS);
+		DC_ASSERT_EQ(d.transfered_length, 64);
+		DC_ASSERT(slot_seq(&l->rbuf, slot) == first_seq + i,
+			  "completion %u carries message %u, expected message %u (Send order)",
+			  i, (unsigned)slot_seq(&l->rbuf, slot), first_seq + i);
+	}
+}
+
+/* Two connections on one SRQ, Sends interleaved; per-connection order only. */
+static inline void two_connections_interleaved(struct dc_ctx *t, bool shared_evd)
+{
+	enum { N = 6 };
+	struct srq_link a, b;
+	unsigned next_a = 0, next_b = 0;
+
+	link_up(&a, NULL);
+	second_link(t, &b, &a, shared_evd ? a.rx.recv_evd : DAT_HANDLE_NULL);
+	post_slots(a.srq, &a.rbuf, 0, 2 * N);
+	for (unsigned i = 0; i < N; i++) {
+		link_send(&a, i, 64);
+		link_send(&b, 32 + i, 64);
+	}
+	while (next_a + next_b < 2 * N) {
+		DAT_EVENT ev;
+		DAT_RETURN r;
+		const DAT_DTO_COMPLETION_EVENT_DATA *d;
+		unsigned seq;
+
+		long waited = 0;
+
+		for (;;) {
+			r = dc_wait_event(t, a.rx.recv_evd, 20, &ev);
+			if (r == DAT_SUCCESS || shared_evd)
+				break;
+			r = dc_wait_event(t, b.rx.recv_evd, 20, &ev);
+			if (r == DAT_SUCCESS || (waited += 40) > DC_WAIT_MS)
+				break;
+		}
+		DC_ASSERT(r == DAT_SUCCESS, "only %u of %u messages arrived (%s)",
+			  next_a + next_b, 2 * N, ret_s(r));
+		DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+		d = &ev.event_data.dto_completion_event_data;
+		DC_ASSERT_EQ(d->status, DAT_DTO_SUCCESS);
+		/* every buffer came from a's memory (slots 0..2N-1) */
+		seq = slot_seq(&a.rbuf, (unsigned)d->user_cookie.as_64);
+		if (d->ep_handle == a.rx.ep) {
+			DC_ASSERT_EQ(seq, next_a);
+			next_a++;
+		} else {
+			DC_ASSERT_PTR_EQ(d->ep_handle, b.rx.ep);
+			DC_ASSERT_EQ(seq, 32 + next_b);
+			next_b++;
+		}
+	}
+}
+
+/* ---- notification (signalled completions) -------------------------------- */
+
+/*
+ * A signalled completion is a notification event: it triggers the CNO of
+ * its EVD.  attach_cno() gives evd a fresh CNO; cno_fired() waits up to
+ * timeout_ms for a trigger and returns dat_cno_wait's result.
+ */
+static inline DAT_CNO_HANDLE attach_cno_at(struct dc_ctx *t, const char *file,
+					   int line, DAT_EVD_HANDLE evd)
+{
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+	DAT_RETURN r = dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
+
+	if (r == DAT_SUCCESS)
+		r = dat_evd_modify_cno(evd, cno);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: attaching a CNO to the EVD: %s", ret_s(r));
+	return cno;
+}
+#define attach_cno(evd) attach_cno_at(t, __FILE__, __LINE__, (evd))
+
+static inline DAT_RETURN cno_fired(struct dc_ctx *t, DAT_CNO_HANDLE cno,
+				   long timeout_ms, DAT_EVD_HANDLE *which)
+{
+	long left = dc_remaining_ms(t);
+
+	if (timeout_ms > left)
+		timeout_ms = left;
+	*which = DAT_HANDLE_NULL;
+	return dat_cno_wait(cno, (DAT_TIMEOUT)timeout_ms * 1000u, which);
+}
+
+/* ---- asynchronous events -------------------------------------------------- */
+
+/* Clause: the next async event names h with the given reason. */
+static inline void expect_async_at(struct dc_ctx *t, const char *file, int line,
+				   DAT_HANDLE h, int reason, long timeout_ms)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r = dc_wait_event(t, t->async_evd, timeout_ms, &ev);
+	const DAT_ASYNCH_ERROR_EVENT_DATA *a = &ev.event_data.asynch_error_event_data;
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "expected an asynchronous event (reason %d) on the IA async EVD, dat_evd_wait returned %s",
+			  reason, ret_s(r));
+	if (ev.event_number < DAT_ASYNC_ERROR_EVD_OVERFLOW ||
+	    ev.event_number > DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR ||
+	    a->dat_handle != h || (int)a->reason != reason)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "expected an asynchronous event for handle %p reason %d, got %s (0x%x) handle %p reason %d",
+			  h, reason, dc_event_name(ev.event_number),
+			  (unsigned)ev.event_number, a->dat_handle, (int)a->reason);
+}
+#define expect_async(h, reason) \
+	expect_async_at(t, __FILE__, __LINE__, (h), (reason), -1)
+
+#define expect_no_async() dc_assert_no_event_at(t, __FILE__, __LINE__, t->async_evd)
+
+/* ---- misc ----------------------------------------------------------------- */
+
+/* A handle of the wrong type, for DAT_INVALID_HANDLE checks. */
+static inline DAT_HANDLE wrong_handle_at(struct dc_ctx *t, const char *file,
+					 int line)
+{
+	return dc_pz_at(t, file, line);
+}
+#define wrong_handle() wrong_handle_at(t, __FILE__, __LINE__)
+
+static inline DAT_EP_PARAM ep_param_at(struct dc_ctx *t, const char *file,
+				       int line, DAT_EP_HANDLE ep,
+				       enum dc_state on_miss)
+{
+	DAT_EP_PARAM p;
+	DAT_RETURN r;
+
+	memset(&p, 0, sizeof(p));
+	r = dat_ep_query(ep, DAT_EP_FIELD_ALL, &p);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, on_miss, file, line, false,
+			  "dat_ep_query(DAT_EP_FIELD_ALL) returned %s", ret_s(r));
+	return p;
+}
+#define ep_param(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
+
+#endif /* SRQ_COMMON_H */

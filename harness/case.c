@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+/* Case registration, the in-process case runner, verdicts and assertions. */
+#include "dc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const struct dc_case **dc_cases;
+int dc_ncases;
+static int dc_cap;
+
+void dc_register(const struct dc_case *c)
+{
+	if (dc_ncases == dc_cap) {
+		int cap = dc_cap ? dc_cap * 2 : 64;
+		const struct dc_case **p = realloc(dc_cases, sizeof(*p) * (size_t)cap);
+
+		if (!p)
+			abort();
+		dc_cases = p;
+		dc_cap = cap;
+	}
+	dc_cases[dc_ncases++] = c;
+}
+
+static int case_cmp(const void *a, const void *b)
+{
+	const struct dc_case *x = *(const struct dc_case *const *)a;
+	const struct dc_case *y = *(const struct dc_case *const *)b;
+	int r = strcmp(x->file, y->file);
+
+	return r ? r : x->line - y->line;
+}
+
+/* Source order: file, then line (constructors run in link order). */
+void dc_sort_cases(void)
+{
+	if (dc_ncases > 1)
+		qsort(dc_cases, (size_t)dc_ncases, sizeof(*dc_cases), case_cmp);
+}
+
+int dc_check_unique(void)
+{
+	int i, j, bad = 0;
+
+	for (i = 0; i < dc_ncases; i++)
+		for (j = i + 1; j < dc_ncases; j++)
+			if (!strcmp(dc_cases[i]->id, dc_cases[j]->id)) {
+				fprintf(stderr,
+					"datcts: case id %s registered twice (%s:%d and %s:%d)\n",
+					dc_cases[i]->id, dc_cases[i]->file,
+					dc_cases[i]->line, dc_cases[j]->file,
+					dc_cases[j]->line);
+				bad = 1;
+			}
+	return bad;
+}
+
+const struct dc_case *dc_find_case(const char *id)
+{
+	int i;
+
+	for (i = 0; i < dc_ncases; i++)
+		if (!strcmp(dc_cases[i]->id, id))
+			return dc_cases[i];
+	return NULL;
+}
+
+void dc_each_word(const char *list, void (*fn)(const char *w, size_t n, void *arg),
+		  void *arg)
+{
+	const char *p = list;
+
+	if (!p)
+		return;
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\n')
+			p++;
+		n = strcspn(p, " \t,\n");
+		if (n)
+			fn(p, n, arg);
+		p += n;
+	}
+}
+
+struct word_find {
+	const char *w;
+	bool found;
+};
+
+static void word_find_fn(const char *w, size_t n, void *arg)
+{
+	struct word_find *f = arg;
+
+	if (strlen(f->w) == n && !memcmp(f->w, w, n))
+		f->found = true;
+}
+
+bool dc_word_in(const char *list, const char *w)
+{
+	struct word_find f = { .w = w };
+
+	dc_each_word(list, word_find_fn, &f);
+	return f.found;
+}
+
+static void count_fn(const char *w, size_t n, void *arg)
+{
+	(void)w;
+	(void)n;
+	(*(int *)arg)++;
+}
+
+int dc_case_nclauses(const struct dc_case *c)
+{
+	int n = 0;
+
+	dc_each_word(c->clauses, count_fn, &n);
+	return n;
+}
+
+const char *dc_state_name(enum dc_state s)
+{
+	switch (s) {
+	case DC_PASS:
+		return "PASS";
+	case DC_FAIL:
+		return "FAIL";
+	case DC_UNSUPPORTED:
+		return "UNSUPPORTED";
+	case DC_UNRESOLVED:
+		return "UNRESOLVED";
+	case DC_TIMEOUT:
+		return "TIMEOUT";
+	case DC_CRASH:
+		return "CRASH";
+	}
+	return "?";
+}
+
+long dc_remaining_ms(const struct dc_ctx *t)
+{
+	double left = t->priv->deadline_ms - dc_now_ms();
+
+	return left > 0 ? (long)left : 0;
+}
+
+void dc_note(struct dc_ctx *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)t;
+	va_start(ap, fmt);
+	fputs("note: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+_Noreturn void dc_end_at(struct dc_ctx *t, enum dc_state st, const char *file,
+			 int line, bool by_peer, const char *fmt, ...)
+{
+	struct dc_priv *p = t->priv;
+	va_list ap;
+
+	p->state = st;
+	p->by_peer = by_peer;
+	p->file = file;
+	p->line = line;
+	p->message.len = 0;
+	va_start(ap, fmt);
+	dc_str_vprintf(&p->message, fmt, ap);
+	va_end(ap);
+	if (p->jb_armed)
+		longjmp(p->jb, 1);
+	/* Outside a body (cannot happen through the public macros). */
+	fprintf(stderr, "datcts: verdict outside a case body: %s\n",
+		dc_str_c(&p->message));
+	_exit(3);
+}
+
+/* ---- DAT return codes ---- */
+
+bool dc_ret_is(DAT_RETURN r, DAT_RETURN type, int subtype)
+{
+	if (DAT_GET_TYPE(r) != DAT_GET_TYPE(type))
+		return false;
+	if (DAT_GET_TYPE(type) == DAT_SUCCESS && (r & DAT_CLASS_ERROR))
+		return false;
+	return subtype < 0 || DAT_GET_SUBTYPE(r) == (DAT_UINT32)subtype;
+}
+
+/*
+ * dat_strerror's texts are "NAME (description)": results quote the NAME,
+ * which is what a reader compares with the man page.
+ */
+static const char *first_word(const char *z, char *buf, size_t len)
+{
+	size_t n = strcspn(z, " \t");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, z, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static const char *type_name(DAT_RETURN type, char *buf, size_t len)
+{
+	const char *major = NULL, *minor = NULL;
+
+	if (DAT_GET_TYPE(type) == DAT_SUCCESS)
+		return "DAT_SUCCESS";
+	if (dat_strerror(DAT_CLASS_ERROR | DAT_GET_TYPE(type), &major, &minor) ==
+	    DAT_SUCCESS && major && *major)
+		return first_word(major, buf, len);
+	snprintf(buf, len, "type 0x%08x", (unsigned int)DAT_GET_TYPE(type));
+	return buf;
+}
+
+static const char *subtype_name(DAT_RETURN type, int subtype, char *buf,
+				size_t len)
+{
+	const char *major = NULL, *minor = NULL;
+	DAT_RETURN code = DAT_CLASS_ERROR | DAT_GET_TYPE(type) |
+			  ((DAT_UINT32)subtype & DAT_SUBTYPE_MASK);
+
+	if (dat_strerror(code, &major, &minor) == DAT_SUCCESS && minor && *minor)
+		return first_word(minor, buf, len);
+	snprintf(buf, len, "%d", subtype);
+	return buf;
+}
+
+const char *dc_ret_str(DAT_RETURN r, char *buf, size_t len)
+{
+	const char *major = NULL, *minor = NULL;
+	char a[96], b[96];
+
+	if (r == DAT_SUCCESS) {
+		snprintf(buf, len, "DAT_SUCCESS");
+		return buf;
+	}
+	if (dat_strerror(r, &major, &minor) == DAT_SUCCESS && major && *major) {
+		if (DAT_GET_SUBTYPE(r) && minor && *minor)
+			snprintf(buf, len, "%s (subtype %s) [0x%08x]",
+				 first_word(major, a, sizeof(a)),
+				 first_word(minor, b, sizeof(b)), (unsigned int)r);
+		else
+			snprintf(buf, len, "%s [0x%08x]",
+				 first_word(major, a, sizeof(a)), (unsigned int)r);
+	} else {
+		snprintf(buf, len, "0x%08x (no name from dat_strerror)",
+			 (unsigned int)r);
+	}
+	return buf;
+}
+
+void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
+		      const char *expr, DAT_RETURN got, enum dc_state on_miss,
+		      int n, const DAT_RETURN *types, int subtype)
+{
+	struct dc_str want = { 0 };
+	char b1[200], b2[96], b3[96];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (dc_ret_is(got, types[i], subtype))
+			return;
+	if (n > 1)
+		dc_str_puts(&want, "one of ");
+	for (i = 0; i < n; i++) {
+		if (i)
+			dc_str_puts(&want, ", ");
+		dc_str_puts(&want, type_name(types[i], b2, sizeof(b2)));
+	}
+	if (subtype >= 0)
+		dc_str_printf(&want, " (subtype %s)",
+			      subtype_name(types[0], subtype, b3, sizeof(b3)));
+	dc_end_at(t, on_miss, file, line, false, "%s%s: expected %s, got %s at %s:%d",
+		  on_miss == DC_UNRESOLVED ? "set-up " : "", expr,
+		  dc_str_c(&want), dc_ret_str(got, b1, sizeof(b1)), file, line);
+}
+
+void dc_assert_int_at(struct dc_ctx *t, const char *file, int line,
+		      const char *ea, long long a, const char *op,
+		      const char *eb, long long b)
+{
+	dc_end_at(t, DC_FAIL, file, line, false,
+		  "expected %s %s %s, got %lld and %lld at %s:%d", ea, op, eb,
+		  a, b, file, line);
+}
+
+void dc_allow_model_not_supported_at(struct dc_ctx *t, const char *file,
+				     int line, const char *expr,
+				     DAT_RETURN ret, const char *page,
+				     const char *why)
+{
+	if (!dc_ret_is(ret, DAT_MODEL_NOT_SUPPORTED, DC_ANY_SUBTYPE))
+		return;
+	if (!page || !dc_page_documents_model_not_supported(page))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: %s returned DAT_MODEL_NOT_SUPPORTED and the case cites page %s, which does not list that code",
+			  expr, page ? page : "(none)");
+	dc_end_at(t, DC_UNSUPPORTED, file, line, false,
+		  "%s returned DAT_MODEL_NOT_SUPPORTED, allowed by %s(3DAT)%s%s",
+		  expr, page, why && *why ? ": " : "", why ? why : "");
+}
+
+/* ---- running one case in this process ---- */
+
+static void track_alloc(struct dc_ctx *t, void *p);
+
+void *dc_track_alloc_(struct dc_ctx *t, size_t align, size_t len)
+{
+	void *p = NULL;
+
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	if (posix_memalign(&p, align, len ? len : 1))
+		return NULL;
+	memset(p, 0, len ? len : 1);
+	track_alloc(t, p);
+	return p;
+}
+
+static void track_alloc(struct dc_ctx *t, void *p)
+{
+	struct dc_priv *pr = t->priv;
+
+	if (pr->nallocs < (int)(sizeof(pr->allocs) / sizeof(pr->allocs[0])))
+		pr->allocs[pr->nallocs++] = p;
+	/* else: leaked until exit, which is moments away */
+}
+
+static void send_verdict(struct dc_ctx *t)
+{
+	struct dc_priv *p = t->priv;
+	struct dc_str s = { 0 };
+	bool first = true, pf = true;
+	double now = dc_now_ms();
+
+	dc_str_puts(&s, "{\"verdict\":{");
+	dc_json_key(&s, &first, "state");
+	dc_json_str(&s, dc_state_name(p->state));
+	dc_json_key(&s, &first, "message");
+	dc_json_str(&s, dc_str_c(&p->message));
+	dc_json_key(&s, &first, "file");
+	dc_json_str(&s, p->file);
+	dc_json_key(&s, &first, "line");
+	dc_str_printf(&s, "%d", p->line);
+	dc_json_key(&s, &first, "by_peer");
+	dc_str_puts(&s, p->by_peer ? "true" : "false");
+	dc_json_key(&s, &first, "phases");
+	dc_str_puts(&s, "{");
+	if (p->t_ia_open > 0) {
+		dc_json_key(&s, &pf, "ia_open_ms");
+		dc_str_printf(&s, "%.3f", p->t_ia_open - p->t_start);
+	}
+	if (p->t_body_start > 0) {
+		dc_json_key(&s, &pf, "body_ms");
+		dc_str_printf(&s, "%.3f", now - p->t_body_start);
+	}
+	dc_str_puts(&s, "}}}");
+	dc_ctl_write(t, dc_str_c(&s));
+	dc_str_free(&s);
+}
+
+static void send_teardown(struct dc_ctx *t, double ms)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "{\"teardown\":{\"ms\":%.3f}}", ms);
+	dc_ctl_write(t, line);
+}
+
+int dc_run_in_process(const struct dc_case *c, enum dc_role role,
+		      const char *ia_name, double deadline_ms, int ctl_out,
+		      int ctl_in)
+{
+	static struct dc_priv priv;
+	static struct dc_ctx ctx;
+	struct dc_ctx *t = &ctx;
+	double t0;
+	int i;
+
+	memset(&priv, 0, sizeof(priv));
+	memset(&ctx, 0, sizeof(ctx));
+	t->c = c;
+	t->role = role;
+	t->ia_name = ia_name;
+	t->priv = &priv;
+	priv.ctl_out = ctl_out;
+	priv.ctl_in = ctl_in;
+	priv.deadline_ms = deadline_ms;
+	priv.state = DC_PASS;
+	priv.file = c->file;
+	priv.line = c->line;
+	priv.t_start = dc_now_ms();
+
+	if (setjmp(priv.jb) == 0) {
+		priv.jb_armed = true;
+		if (!(c->flags & DC_NO_IA))
+			dc_open_ia(t);
+		if (role == DC_ROLE_ACTIVE)
+			dc_wait_ready(t);
+		priv.t_body_start = dc_now_ms();
+		if (role == DC_ROLE_PASSIVE)
+			c->passive(t);
+		else if (role == DC_ROLE_ACTIVE)
+			c->active(t);
+		else
+			c->run(t);
+		if (role == DC_ROLE_PASSIVE && !priv.announced)
+			dc_end_at(t, DC_UNRESOLVED, c->file, c->line, false,
+				  "case bug: the passive half returned without dc_announce()");
+	}
+	priv.jb_armed = false;
+	fflush(stdout);
+	fflush(stderr);
+	send_verdict(t);
+
+	/* Teardown: the abrupt close destroys every object of the IA. */
+	t0 = dc_now_ms();
+	if (priv.ia_open) {
+		char b[200];
+		DAT_RETURN r = dat_ia_close(t->ia, DAT_CLOSE_ABRUPT_FLAG);
+
+		if (r != DAT_SUCCESS)
+			fprintf(stderr,
+				"teardown: dat_ia_close(ABRUPT) returned %s\n",
+				dc_ret_str(r, b, sizeof(b)));
+		priv.ia_open = false;
+	}
+	for (i = 0; i < priv.nallocs; i++)
+		free(priv.allocs[i]);
+	priv.nallocs = 0;
+	fflush(stdout);
+	fflush(stderr);
+	send_teardown(t, dc_now_ms() - t0);
+	while (priv.queue) {
+		struct dc_msg *m = priv.queue;
+
+		priv.queue = m->next;
+		free(m->tag);
+		free(m->data);
+		free(m);
+	}
+	dc_str_free(&priv.message);
+	dc_str_free(&priv.inbuf);
+	return priv.state == DC_PASS || priv.state == DC_UNSUPPORTED ? 0 : 1;
+}

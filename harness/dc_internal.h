@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of libdatcts shared between its source files. */
+#ifndef DC_INTERNAL_H
+#define DC_INTERNAL_H
+
+#include "datcts.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- growing string ---- */
+
+struct dc_str {
+	char *p;
+	size_t len, cap;
+};
+
+void dc_str_add(struct dc_str *s, const char *data, size_t n);
+void dc_str_puts(struct dc_str *s, const char *z);
+void dc_str_printf(struct dc_str *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dc_str_vprintf(struct dc_str *s, const char *fmt, va_list ap);
+void dc_str_free(struct dc_str *s);
+const char *dc_str_c(const struct dc_str *s);	/* never NULL */
+
+/* ---- JSON writing (into a dc_str) ---- */
+
+/* Appends a JSON string literal; invalid UTF-8 becomes U+FFFD. */
+void dc_json_str(struct dc_str *s, const char *z);
+void dc_json_strn(struct dc_str *s, const char *z, size_t n);
+/* Appends `"key":` with a leading comma unless *first. */
+void dc_json_key(struct dc_str *s, bool *first, const char *key);
+
+/* ---- JSON reading (small DOM) ---- */
+
+enum dc_jtype { DC_JNULL, DC_JBOOL, DC_JNUM, DC_JSTR, DC_JARR, DC_JOBJ };
+
+struct dc_jv {
+	enum dc_jtype type;
+	char *key;		/* member name when inside an object */
+	char *str;		/* DC_JSTR */
+	double num;		/* DC_JNUM, DC_JBOOL */
+	struct dc_jv *kids;	/* DC_JARR, DC_JOBJ */
+	int n;
+};
+
+/* Parses one JSON text; NULL on a syntax error. */
+struct dc_jv *dc_json_parse(const char *text);
+void dc_json_free(struct dc_jv *v);
+const struct dc_jv *dc_json_get(const struct dc_jv *obj, const char *key);
+const char *dc_json_get_str(const struct dc_jv *obj, const char *key);
+double dc_json_get_num(const struct dc_jv *obj, const char *key, double dflt);
+/* Re-serialises a value. */
+void dc_json_write(struct dc_str *s, const struct dc_jv *v);
+
+/* ---- time ---- */
+
+double dc_now_ms(void);		/* CLOCK_MONOTONIC in ms */
+
+/* ---- the run-time state of one case process ---- */
+
+struct dc_msg {
+	struct dc_msg *next;
+	char *tag;
+	char *data;
+};
+
+struct dc_priv {
+	jmp_buf jb;
+	bool jb_armed;
+	double deadline_ms;	/* dc_now_ms() value */
+	int ctl_out;		/* JSON lines to the supervisor */
+	int ctl_in;		/* JSON lines from the supervisor (-1: none) */
+	struct dc_str inbuf;	/* partial line from ctl_in */
+	struct dc_msg *queue;	/* peer messages not yet waited for */
+	bool peer_done;
+	char peer_state[32];
+	char peer_message[512];
+	bool announced;
+	bool ia_open;
+	/* the verdict */
+	enum dc_state state;
+	bool by_peer;
+	struct dc_str message;
+	const char *file;
+	int line;
+	/* timings */
+	double t_start, t_ia_open, t_body_start, t_body_end;
+	struct dc_str notes;
+	void *allocs[64];
+	int nallocs;
+};
+
+/* case.c */
+extern const struct dc_case **dc_cases;
+extern int dc_ncases;
+const struct dc_case *dc_find_case(const char *id);
+void dc_sort_cases(void);
+int dc_check_unique(void);
+int dc_case_nclauses(const struct dc_case *c);
+/* Runs a case (or one half of it) in this process; writes the verdict and
+ * teardown messages to ctl_out.  Returns the exit status to use. */
+int dc_run_in_process(const struct dc_case *c, enum dc_role role,
+		      const char *ia_name, double deadline_ms, int ctl_out,
+		      int ctl_in);
+/* Zeroed, aligned memory freed after the teardown. */
+void *dc_track_alloc_(struct dc_ctx *t, size_t align, size_t len);
+/* Splits a blank/comma separated list; calls fn for each item. */
+void dc_each_word(const char *list, void (*fn)(const char *w, size_t n,
+					       void *arg), void *arg);
+bool dc_word_in(const char *list, const char *w);
+
+/* attrs.c */
+/* Checks .requires against t->prov_attr; on a miss fills why and returns false.
+ * Returns -1 on a malformed requirement (why says which). */
+int dc_requirements_met(const struct dc_ctx *t, const char *requires,
+			struct dc_str *why);
+bool dc_page_documents_model_not_supported(const char *page);
+
+/* relay.c */
+void dc_ctl_write(struct dc_ctx *t, const char *line);
+/* Active half: blocks for the passive half's ready message (deadline-bounded). */
+void dc_wait_ready(struct dc_ctx *t);
+
+/* supervise.c */
+int dc_supervise(int argc, char **argv);
+const char *dc_signal_name(int sig);
+
+#endif /* DC_INTERNAL_H */

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mutants.c - run-time switches that break one rule of the man pages on
+ * purpose, so the suite can prove that the case checking that rule fails.
+ *
+ * Usage: DATREF_MUTANT=<id>[,<id>...] in the environment of the process
+ * that loads libdaplref.so.  The variable is read once (first call of
+ * ref_mutant()); an id that is not in the table below is reported once
+ * on stderr and otherwise ignored.  Unset, ref_mutant() is a pthread_once
+ * check and one pointer compare.
+ *
+ * Table format, one entry per mutant:
+ *     { "<id>", "<clause id>[ <clause id>...]", "<what it breaks>" },
+ * <id>: lower-case words joined by '-', naming the object and the broken
+ *       behaviour (e.g. "evd-resize-drops-events");
+ * clause ids: the stable ids of clauses/<page>.toml that the mutant must
+ *       make FAIL (space separated);
+ * the code tests it where the rule is enforced:
+ *     if (ref_mutant("evd-resize-drops-events")) ...
+ * Both halves of the provider (core and conn) add their mutants here.
+ */
+#include "ref.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ref_mutant_def {
+	const char *id;
+	const char *clauses;
+	const char *what;
+};
+
+static const struct ref_mutant_def ref_mutants[] = {
+	/* filled by the mutant issue; keep the terminator */
+	{ NULL, NULL, NULL },
+};
+
+#define REF_MAX_ACTIVE 16
+
+static pthread_once_t mutant_once = PTHREAD_ONCE_INIT;
+static const char *active[REF_MAX_ACTIVE];
+static size_t nactive;
+static const char **active_p;	/* NULL while no mutant is set */
+static char *env_copy;
+
+static const struct ref_mutant_def *find_def(const char *id)
+{
+	const struct ref_mutant_def *d;
+
+	for (d = ref_mutants; d->id; d++)
+		if (!strcmp(d->id, id))
+			return d;
+	return NULL;
+}
+
+static void mutant_init(void)
+{
+	const char *env = getenv("DATREF_MUTANT");
+	char *save = NULL, *tok;
+
+	if (!env || !*env)
+		return;
+	env_copy = strdup(env);
+	if (!env_copy)
+		return;
+	for (tok = strtok_r(env_copy, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (!find_def(tok))
+			fprintf(stderr,
+				"libdaplref: DATREF_MUTANT: unknown mutant \"%s\" ignored\n",
+				tok);
+		else if (nactive < REF_MAX_ACTIVE)
+			active[nactive++] = tok;
+	}
+	if (nactive)
+		active_p = active;
+}
+
+bool ref_mutant(const char *id)
+{
+	size_t i;
+
+	pthread_once(&mutant_once, mutant_init);
+	if (!active_p)
+		return false;
+	for (i = 0; i < nactive; i++)
+		if (!strcmp(active[i], id))
+			return true;
+	return false;
+}
+
+/* For dat_ia_query's provider-specific attribute "datcts.mutant". */
+const char *ref_mutant_active(void)
+{
+	const char *env;
+
+	pthread_once(&mutant_once, mutant_init);
+	if (!active_p)
+		return "none";
+	env = getenv("DATREF_MUTANT");
+	return env ? env : "none";
+}

@@ -1,0 +1,1840 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sock.c - the TCP transport of the reference provider ("sock").
+ *
+ * One TCP connection per connected EP; connection qualifiers are TCP ports
+ * (1..65535) on the IA's address.  The IA address comes from the dat.conf
+ * instance data "sock:<address>" (IPv4 or IPv6 literal or host name; the
+ * environment variable DAPLREF_SOCK_ADDR overrides it, handy for runs
+ * across network namespaces or hosts).  A progress thread per IA waits in
+ * epoll and delivers into core with ia->lock held.
+ *
+ * Wire format.  Every frame is a 32-byte header followed by `length`
+ * payload bytes.  All integers are LITTLE ENDIAN.
+ *
+ *   off size field
+ *     0   2  magic   0xDA12
+ *     2   1  version 1
+ *     3   1  type    (below)
+ *     4   4  length  payload bytes after the header
+ *     8   8  arg0
+ *    16   8  arg1
+ *    24   4  arg2
+ *    28   4  arg3
+ *
+ *   type             dir    arg0        arg1        arg2        arg3    payload
+ *   1 CONN_REQ       A->P   conn_qual   0           0           0       private data (<= REF_MAX_PRIVATE_DATA)
+ *   2 CONN_ACCEPT    P->A   0           0           0           0       private data (<= REF_MAX_PRIVATE_DATA)
+ *   3 CONN_REJECT    P->A   0           0           1=peer,     0       none
+ *                                                   0=non-peer
+ *   4 CONN_RTU       A->P   0           0           0           0       none
+ *   5 DISCONNECT     both   0           0           0           0       none
+ *   6 SEND           both   seq         msn         bit0=solicited 0    message (<= REF_MAX_MESSAGE_SIZE)
+ *   7 RDMA_WRITE     both   seq         target addr rmr_context 0       data (<= REF_MAX_RDMA_SIZE)
+ *   8 RDMA_READ_REQ  both   seq         source addr rmr_context length  none (length <= REF_MAX_RDMA_SIZE)
+ *   9 READ_RESP      both   seq         0           0           0       data (== length asked for)
+ *  10 ACK            both   seq         0           0           0       none
+ *  11 NAK            both   seq         0           status      0       none
+ *
+ * Handshake: the active side opens TCP and sends CONN_REQ; the passive side
+ * answers CONN_ACCEPT (then waits for CONN_RTU) or CONN_REJECT.  A closed
+ * port (ECONNREFUSED) or a reset before the answer is a non-peer reject; no
+ * TCP answer within the timeout, or an unreachable host/net, is
+ * "unreachable"; a TCP connection that got no answer to CONN_REQ within the
+ * timeout is "timed out".
+ *
+ * Data: SEND, RDMA_WRITE and RDMA_READ_REQ are requests; each carries the
+ * sender's request sequence number `seq` (0, 1, 2, ... per connection and
+ * direction); SEND also carries its message sequence number `msn` (0, 1,
+ * ... counting Sends only).  The receiver processes requests strictly in
+ * order and answers with a cumulative ACK (all requests <= seq done), a
+ * READ_RESP for a read (which also acknowledges everything before it), or
+ * a NAK with a DAT_DTO_COMPLETION_STATUS for a failed request, after which
+ * both sides break the connection (RC semantics).  DISCONNECT is an orderly
+ * close; EOF or an error without it is a broken connection.
+ *
+ * Hostile input: every header field is checked before use - magic,
+ * version, known type, type allowed in the connection's state, payload
+ * length capped per type (never more than the caps above), zero length
+ * where no payload is defined, seq/msn equal to the next expected values,
+ * NAK status inside the enum.  Payload bytes are only ever written into
+ * iovecs core handed out for exactly that many bytes (or discarded).  A
+ * violation breaks that connection only.
+ */
+#include "transport.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SOCK_MAGIC	0xDA12
+#define SOCK_VERSION	1
+#define HDR_LEN		32
+#define RBUF_LEN	(64 * 1024)
+#define DIRECT_MIN	4096	/* payload >= this is read straight into place */
+#define HANDSHAKE_MS	10000	/* passive side: CONN_REQ / RTU must come */
+#define LINGER_MS	2000	/* closing: drain input this long at most */
+#define RX_BUDGET	(1024 * 1024)	/* bytes per conn per progress round */
+
+enum frame_type {
+	F_CONN_REQ = 1,
+	F_CONN_ACCEPT,
+	F_CONN_REJECT,
+	F_CONN_RTU,
+	F_DISCONNECT,
+	F_SEND,
+	F_RDMA_WRITE,
+	F_RDMA_READ_REQ,
+	F_READ_RESP,
+	F_ACK,
+	F_NAK,
+	F_MAX
+};
+
+struct frame {
+	uint16_t magic;
+	uint8_t version;
+	uint8_t type;
+	uint32_t length;
+	uint64_t arg0, arg1;
+	uint32_t arg2, arg3;
+};
+
+enum poll_kind { K_WAKE, K_LISTENER, K_CONN };
+
+struct sock_poll {
+	enum poll_kind kind;
+};
+
+enum conn_state {
+	C_CONNECTING,		/* active: TCP connect in progress */
+	C_REQ_SENT,		/* active: waiting for ACCEPT / REJECT */
+	C_WAIT_REQ,		/* passive: TCP accepted, waiting CONN_REQ */
+	C_PENDING,		/* passive: CR handed to core */
+	C_ACCEPT_SENT,		/* passive: waiting for RTU */
+	C_ESTABLISHED,
+	C_CLOSING,		/* released: flushing output, draining input */
+	C_DEAD,			/* fd closed, waiting to be freed */
+};
+
+enum rx_state { RX_HDR, RX_PAYLOAD, RX_STALLED };
+
+struct txframe {
+	struct ref_list link;
+	uint8_t hdr[HDR_LEN];
+	struct iovec iov[REF_MAX_IOV + 2];
+	int niov;
+	int cur;		/* first iov not fully written */
+	void *owned;		/* freed when the frame is gone */
+};
+
+struct sock_tp;
+
+struct sock_listener {
+	struct sock_poll poll;	/* first */
+	struct ref_list link;
+	struct sock_tp *tp;
+	int fd;
+	void *ctx;
+	DAT_CONN_QUAL qual;
+};
+
+struct sock_conn {
+	struct ref_tp_conn base;	/* first */
+	struct sock_poll poll;
+	struct ref_list link;		/* tp->conns or tp->dead */
+	struct sock_tp *tp;
+	int fd;
+	enum conn_state state;
+	bool released;			/* core dropped it */
+	bool on_dead;			/* moved to tp->dead */
+	bool in_input;			/* inside conn_input (acks coalesce) */
+	bool resume;			/* RX_STALLED: core has buffers again */
+	struct ref_list resume_link;	/* on tp->resumeq */
+	bool in_armed;			/* EPOLLIN registered */
+	bool out_armed;			/* EPOLLOUT registered */
+	struct sock_listener *listener;	/* passive, until CR delivered */
+	DAT_CONN_QUAL qual;		/* active: asked for; passive: arrived on */
+	bool has_deadline;
+	struct timespec deadline;
+	int fail_pending;		/* -1, or enum ref_tp_fail to report */
+	void *req_pdata;		/* active: CONN_REQ payload until sent */
+	DAT_COUNT req_pdata_len;
+
+	/* receive side */
+	uint8_t *rbuf;
+	size_t rpos, rlen;
+	enum rx_state rx;
+	struct frame cur;
+	struct iovec riov[REF_MAX_IOV + 1];
+	int rniov;
+	uint64_t remain;		/* payload bytes still to come */
+	void *rx_token;
+	uint64_t rx_req_seq;		/* next request seq expected */
+	uint64_t rx_msn;		/* next Send MSN expected */
+	uint64_t ack_pending;		/* seq + 1 to ack, 0 = none */
+	uint8_t *pd_buf;		/* CM private data being received */
+
+	/* send side */
+	struct ref_list txq;
+};
+
+struct sock_tp {
+	struct ref_transport base;	/* first */
+	struct sock_poll wake;
+	int epfd;
+	int wakefd;
+	pthread_t thread;
+	bool thread_started;
+	bool stop;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	struct ref_list conns;
+	struct ref_list dead;
+	struct ref_list listeners;
+	struct ref_list resumeq;
+};
+
+static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
+static void conn_broken(struct sock_conn *c);
+static void conn_close_now(struct sock_conn *c);
+static void flush_ack(struct sock_conn *c);
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void encode_hdr(uint8_t *p, const struct frame *f)
+{
+	put16(p, SOCK_MAGIC);
+	p[2] = SOCK_VERSION;
+	p[3] = f->type;
+	put32(p + 4, f->length);
+	put64(p + 8, f->arg0);
+	put64(p + 16, f->arg1);
+	put32(p + 24, f->arg2);
+	put32(p + 28, f->arg3);
+}
+
+/*
+ * Decodes and checks the type-independent part of a header.  Exported for
+ * the frame-parsing unit tests (test_sock_frames.c) through
+ * ref_sock_parse_header().
+ */
+int ref_sock_parse_header(const uint8_t *p, struct frame *f);
+
+static uint64_t frame_cap(uint8_t type)
+{
+	switch (type) {
+	case F_CONN_REQ:
+	case F_CONN_ACCEPT:
+		return REF_MAX_PRIVATE_DATA;
+	case F_SEND:
+		return REF_MAX_MESSAGE_SIZE;
+	case F_RDMA_WRITE:
+	case F_READ_RESP:
+		return REF_MAX_RDMA_SIZE;
+	default:
+		return 0;
+	}
+}
+
+int ref_sock_parse_header(const uint8_t *p, struct frame *f)
+{
+	f->magic = get16(p);
+	f->version = p[2];
+	f->type = p[3];
+	f->length = get32(p + 4);
+	f->arg0 = get64(p + 8);
+	f->arg1 = get64(p + 16);
+	f->arg2 = get32(p + 24);
+	f->arg3 = get32(p + 28);
+	if (f->magic != SOCK_MAGIC || f->version != SOCK_VERSION)
+		return -1;
+	if (f->type < F_CONN_REQ || f->type >= F_MAX)
+		return -1;
+	if (f->length > frame_cap(f->type))
+		return -1;
+	switch (f->type) {
+	case F_CONN_REJECT:
+		if (f->arg2 > 1)
+			return -1;
+		break;
+	case F_RDMA_READ_REQ:
+		if (f->arg3 > REF_MAX_RDMA_SIZE)
+			return -1;
+		break;
+	case F_NAK:
+		if (f->arg2 == DAT_DTO_SUCCESS ||
+		    f->arg2 > DAT_RMR_OPERATION_FAILED)
+			return -1;
+		break;
+	case F_SEND:
+		if (f->arg2 & ~1u)
+			return -1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static struct timespec now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts;
+}
+
+static struct timespec deadline_after_us(uint64_t us)
+{
+	struct timespec ts = now_mono();
+
+	ts.tv_sec += (time_t)(us / 1000000);
+	ts.tv_nsec += (long)(us % 1000000) * 1000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void tp_wake(struct sock_tp *tp)
+{
+	uint64_t one = 1;
+	ssize_t n = write(tp->wakefd, &one, sizeof(one));
+
+	(void)n;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	return 0;
+}
+
+static void tune_socket(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static DAT_PORT_QUAL sa_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return 0;
+}
+
+static void sa_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+static socklen_t sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					 : sizeof(struct sockaddr_in);
+}
+
+/* ---- epoll registration ----------------------------------------------- */
+
+static void conn_set_events(struct sock_conn *c)
+{
+	struct epoll_event ev = { 0 };
+	bool want_out = !ref_list_empty(&c->txq) || c->state == C_CONNECTING;
+	bool want_in = c->rx != RX_STALLED;
+
+	if (c->fd < 0 || (want_out == c->out_armed && want_in == c->in_armed))
+		return;
+	ev.events = (want_in ? EPOLLIN | EPOLLRDHUP : 0) |
+		    (want_out ? EPOLLOUT : 0);
+	ev.data.ptr = &c->poll;
+	if (epoll_ctl(c->tp->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
+		c->out_armed = want_out;
+		c->in_armed = want_in;
+	}
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void txframe_free(struct txframe *t)
+{
+	free(t->owned);
+	free(t);
+}
+
+/* Writes as much of the queue as the socket takes.  -1 on a dead socket. */
+static int conn_flush(struct sock_conn *c)
+{
+	while (!ref_list_empty(&c->txq)) {
+		struct txframe *t = ref_container_of(c->txq.next,
+						     struct txframe, link);
+		struct msghdr mh = { 0 };
+		ssize_t n;
+
+		mh.msg_iov = &t->iov[t->cur];
+		mh.msg_iovlen = (size_t)(t->niov - t->cur);
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		while (n > 0 && t->cur < t->niov) {
+			struct iovec *v = &t->iov[t->cur];
+
+			if ((size_t)n >= v->iov_len) {
+				n -= (ssize_t)v->iov_len;
+				v->iov_len = 0;
+				t->cur++;
+			} else {
+				v->iov_base = (char *)v->iov_base + n;
+				v->iov_len -= (size_t)n;
+				n = 0;
+			}
+		}
+		while (t->cur < t->niov && t->iov[t->cur].iov_len == 0)
+			t->cur++;
+		if (t->cur == t->niov) {
+			ref_list_del(&t->link);
+			txframe_free(t);
+		}
+	}
+	conn_set_events(c);
+	return 0;
+}
+
+/*
+ * Queues a frame: header + @niov data iovecs (referenced, not copied;
+ * @owned is freed with the frame).  Tries to write at once when nothing
+ * is queued before it.
+ */
+static int conn_send_frame(struct sock_conn *c, const struct frame *f,
+			   const struct iovec *iov, int niov, void *owned)
+{
+	struct txframe *t;
+
+	if (c->fd < 0 || c->state == C_DEAD) {
+		free(owned);
+		return -1;
+	}
+	t = malloc(sizeof(*t));
+	if (!t) {
+		free(owned);
+		return -1;
+	}
+	encode_hdr(t->hdr, f);
+	t->iov[0].iov_base = t->hdr;
+	t->iov[0].iov_len = HDR_LEN;
+	t->niov = 1;
+	for (int i = 0; i < niov; i++) {
+		if (iov[i].iov_len == 0)
+			continue;
+		t->iov[t->niov++] = iov[i];
+	}
+	t->cur = 0;
+	t->owned = owned;
+	ref_list_add_tail(&c->txq, &t->link);
+	if (c->txq.next == &t->link && c->state != C_CONNECTING) {
+		if (conn_flush(c) < 0) {
+			if (c->state == C_CLOSING)
+				conn_close_now(c);
+			return -1;
+		}
+	} else {
+		conn_set_events(c);
+	}
+	return 0;
+}
+
+static int send_simple(struct sock_conn *c, uint8_t type, uint64_t a0,
+		       uint32_t a2)
+{
+	struct frame f = { .type = type, .arg0 = a0, .arg2 = a2 };
+
+	return conn_send_frame(c, &f, NULL, 0, NULL);
+}
+
+static int send_pdata(struct sock_conn *c, uint8_t type, uint64_t a0,
+		      const void *pdata, DAT_COUNT len)
+{
+	struct frame f = { .type = type, .arg0 = a0, .length = (uint32_t)len };
+	struct iovec iov;
+	void *copy = NULL;
+
+	if (len > 0) {
+		copy = malloc((size_t)len);
+		if (!copy)
+			return -1;
+		memcpy(copy, pdata, (size_t)len);
+	}
+	iov.iov_base = copy;
+	iov.iov_len = (size_t)len;
+	return conn_send_frame(c, &f, &iov, len > 0 ? 1 : 0, copy);
+}
+
+/* ---- connection objects -------------------------------------------------- */
+
+static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
+{
+	struct sock_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->rbuf = malloc(RBUF_LEN);
+	if (!c->rbuf) {
+		free(c);
+		return NULL;
+	}
+	c->base.tp = &tp->base;
+	c->poll.kind = K_CONN;
+	c->tp = tp;
+	c->fd = fd;
+	c->fail_pending = -1;
+	c->rx = RX_HDR;
+	ref_list_init(&c->txq);
+	ref_list_init(&c->resume_link);
+	ref_list_add_tail(&tp->conns, &c->link);
+	return c;
+}
+
+static int conn_register(struct sock_conn *c, bool out)
+{
+	struct epoll_event ev = { 0 };
+
+	ev.events = EPOLLIN | EPOLLRDHUP | (out ? EPOLLOUT : 0);
+	ev.data.ptr = &c->poll;
+	c->out_armed = out;
+	c->in_armed = true;
+	return epoll_ctl(c->tp->epfd, EPOLL_CTL_ADD, c->fd, &ev);
+}
+
+static void conn_retire(struct sock_conn *c)
+{
+	if (c->on_dead)
+		return;
+	ref_list_del(&c->link);
+	ref_list_add_tail(&c->tp->dead, &c->link);
+	c->on_dead = true;
+}
+
+/* Closes the socket; the struct is freed at the end of a progress round. */
+static void conn_close_now(struct sock_conn *c)
+{
+	if (c->fd >= 0) {
+		epoll_ctl(c->tp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+		c->fd = -1;
+	}
+	c->state = C_DEAD;
+	c->has_deadline = false;
+	while (!ref_list_empty(&c->txq)) {
+		struct txframe *t = ref_container_of(c->txq.next,
+						     struct txframe, link);
+
+		ref_list_del(&t->link);
+		txframe_free(t);
+	}
+	if (c->released)
+		conn_retire(c);
+}
+
+static void conn_free(struct sock_conn *c)
+{
+	ref_list_del(&c->link);
+	ref_list_del(&c->resume_link);
+	free(c->rbuf);
+	free(c->req_pdata);
+	free(c->pd_buf);
+	free(c);
+}
+
+/*
+ * Core is done with @c: stop upcalls; send what is queued, then half-close
+ * and drain the peer until EOF (so a final NAK or DISCONNECT is not lost
+ * to a reset), bounded by LINGER_MS.
+ */
+static void conn_release(struct sock_conn *c)
+{
+	c->released = true;
+	c->base.ep = NULL;
+	c->fail_pending = -1;
+	if (c->state == C_DEAD) {
+		conn_retire(c);
+		return;
+	}
+	c->state = C_CLOSING;
+	c->has_deadline = true;
+	c->deadline = deadline_after_us(LINGER_MS * 1000ull);
+	if (ref_list_empty(&c->txq)) {
+		shutdown(c->fd, SHUT_WR);
+	} else if (conn_flush(c) < 0) {
+		conn_close_now(c);
+		return;
+	} else if (ref_list_empty(&c->txq)) {
+		shutdown(c->fd, SHUT_WR);
+	}
+	tp_wake(c->tp);
+}
+
+/* ---- ops: listen ------------------------------------------------------------ */
+
+static DAT_RETURN sock_listen(struct ref_transport *base, DAT_CONN_QUAL *qual,
+			      void *ctx, struct ref_tp_listener **out)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+	struct sockaddr_storage ss = tp->addr;
+	struct sock_listener *l;
+	struct epoll_event ev = { 0 };
+	socklen_t len = tp->addrlen;
+	int fd, one = 1;
+
+	if (*qual > 65535)
+		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa_set_port(&ss, (uint16_t)*qual);
+	if (bind(fd, (struct sockaddr *)&ss, tp->addrlen) < 0) {
+		int e = errno;
+
+		close(fd);
+		if (*qual == 0)
+			return REF_ERR(DAT_CONN_QUAL_UNAVAILABLE, 0);
+		if (e == EADDRINUSE)
+			return REF_ERR(DAT_CONN_QUAL_IN_USE, 0);
+		if (e == EACCES)
+			return REF_ERR(DAT_CONN_QUAL_IN_USE, 0);
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNSUPPORTED);
+	}
+	if (listen(fd, 128) < 0) {
+		close(fd);
+		return *qual == 0 ? REF_ERR(DAT_CONN_QUAL_UNAVAILABLE, 0)
+				  : REF_ERR(DAT_CONN_QUAL_IN_USE, 0);
+	}
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		close(fd);
+		return REF_ERR(DAT_INTERNAL_ERROR, 0);
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		close(fd);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	l->poll.kind = K_LISTENER;
+	l->tp = tp;
+	l->fd = fd;
+	l->ctx = ctx;
+	l->qual = sa_port(&ss);
+	ev.events = EPOLLIN;
+	ev.data.ptr = &l->poll;
+	if (epoll_ctl(tp->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		free(l);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	ref_list_add_tail(&tp->listeners, &l->link);
+	*qual = l->qual;
+	*out = (struct ref_tp_listener *)l;
+	return DAT_SUCCESS;
+}
+
+static void sock_unlisten(struct ref_tp_listener *lb)
+{
+	struct sock_listener *l = (struct sock_listener *)lb;
+	struct sock_tp *tp = l->tp;
+	struct ref_list *pos;
+
+	/* Connections still in their handshake on this SP: refused as if
+	 * nobody listened (dat_psp_free / dat_rsp_free DESCRIPTION).  A
+	 * release moves the conn off tp->conns, so rescan after each. */
+	for (bool again = true; again;) {
+		again = false;
+		ref_list_for_each(pos, &tp->conns) {
+			struct sock_conn *c = ref_container_of(pos,
+						struct sock_conn, link);
+
+			if (c->listener != l)
+				continue;
+			c->listener = NULL;
+			if (c->state == C_WAIT_REQ) {
+				send_simple(c, F_CONN_REJECT, 0, 0);
+				conn_release(c);
+				again = true;
+				break;
+			}
+		}
+	}
+	epoll_ctl(tp->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close(l->fd);
+	ref_list_del(&l->link);
+	free(l);
+}
+
+/* ---- ops: connect / accept / reject / disconnect ----------------------------- */
+
+static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
+			       const struct sockaddr *addr, DAT_CONN_QUAL qual,
+			       DAT_TIMEOUT timeout, const void *pdata,
+			       DAT_COUNT pdata_len, struct ref_tp_conn **out)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+	struct sockaddr_storage ss;
+	struct sockaddr_storage local = tp->addr;
+	struct sock_conn *c;
+	int fd, rc;
+
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (qual == 0 || qual > 65535)
+		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, addr, sa_len(addr));
+	sa_set_port(&ss, (uint16_t)qual);
+	if (ss.ss_family != tp->addr.ss_family)
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNREACHABLE);
+
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	tune_socket(fd);
+	/* Source address = the IA address (port chosen by the kernel). */
+	sa_set_port(&local, 0);
+	if (bind(fd, (struct sockaddr *)&local, tp->addrlen) < 0) {
+		close(fd);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	c = conn_new(tp, fd);
+	if (!c) {
+		close(fd);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	if (pdata_len > 0) {
+		c->req_pdata = malloc((size_t)pdata_len);
+		if (!c->req_pdata) {
+			close(fd);
+			c->fd = -1;
+			conn_free(c);
+			return REF_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_MEMORY);
+		}
+		memcpy(c->req_pdata, pdata, (size_t)pdata_len);
+	}
+	c->req_pdata_len = pdata_len;
+	c->base.ep = ep;
+	c->qual = qual;
+	c->state = C_CONNECTING;
+	if (timeout != DAT_TIMEOUT_INFINITE) {
+		c->has_deadline = true;
+		c->deadline = deadline_after_us(timeout);
+	}
+	if (conn_register(c, true) < 0) {
+		close(fd);
+		c->fd = -1;
+		conn_free(c);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	rc = connect(fd, (struct sockaddr *)&ss, sa_len((struct sockaddr *)&ss));
+	if (rc < 0 && errno != EINPROGRESS) {
+		/* Reported asynchronously, like any other failure. */
+		if (errno == ECONNREFUSED)
+			c->fail_pending = REF_TP_NON_PEER_REJECTED;
+		else
+			c->fail_pending = REF_TP_UNREACHABLE;
+		tp_wake(tp);
+	}
+	*out = &c->base;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN sock_accept(struct ref_tp_conn *cb, struct ref_ep *ep,
+			      const void *pdata, DAT_COUNT pdata_len)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	c->base.ep = ep;
+	if (c->state != C_PENDING ||
+	    send_pdata(c, F_CONN_ACCEPT, 0, pdata, pdata_len) < 0) {
+		/* The active side is gone: ACCEPT_COMPLETION_ERROR, async. */
+		c->fail_pending = REF_TP_ACCEPT_ERROR;
+		tp_wake(c->tp);
+		return DAT_SUCCESS;
+	}
+	c->state = C_ACCEPT_SENT;
+	c->has_deadline = true;
+	c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
+	return DAT_SUCCESS;
+}
+
+static void sock_reject(struct ref_tp_conn *cb, bool peer)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	if (c->state != C_DEAD)
+		send_simple(c, F_CONN_REJECT, 0, peer ? 1 : 0);
+	conn_release(c);
+}
+
+static void sock_disconnect(struct ref_tp_conn *cb)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	if (c->state == C_ESTABLISHED)
+		send_simple(c, F_DISCONNECT, 0, 0);
+	conn_release(c);
+}
+
+static void sock_abort(struct ref_tp_conn *cb)
+{
+	conn_release((struct sock_conn *)cb);
+}
+
+static void sock_rx_resume(struct ref_tp_conn *cb)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	if (c->rx == RX_STALLED && !c->resume) {
+		c->resume = true;
+		ref_list_del(&c->resume_link);
+		ref_list_add_tail(&c->tp->resumeq, &c->resume_link);
+		tp_wake(c->tp);
+	}
+}
+
+static void sock_addresses(struct ref_tp_conn *cb,
+			   struct sockaddr_storage *local,
+			   DAT_PORT_QUAL *local_port,
+			   struct sockaddr_storage *remote,
+			   DAT_PORT_QUAL *remote_port)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+	socklen_t len;
+
+	if (c->fd < 0)
+		return;
+	len = sizeof(*local);
+	if (getsockname(c->fd, (struct sockaddr *)local, &len) == 0)
+		*local_port = sa_port(local);
+	len = sizeof(*remote);
+	if (getpeername(c->fd, (struct sockaddr *)remote, &len) == 0)
+		*remote_port = sa_port(remote);
+}
+
+/* ---- ops: data ------------------------------------------------------------------ */
+
+static int dto_iov(const struct ref_dto *dto, struct iovec *iov)
+{
+	int n = 0;
+
+	for (int i = 0; i < dto->nseg; i++) {
+		if (dto->seg[i].len == 0)
+			continue;
+		iov[n].iov_base = dto->seg[i].ptr;
+		iov[n].iov_len = (size_t)dto->seg[i].len;
+		n++;
+	}
+	return n;
+}
+
+static int sock_send(struct ref_tp_conn *cb, uint64_t seq, uint64_t msn,
+		     bool solicited, const struct ref_dto *dto)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+	struct frame f = { .type = F_SEND, .arg0 = seq, .arg1 = msn,
+			   .arg2 = solicited ? 1 : 0,
+			   .length = (uint32_t)dto->length };
+	struct iovec iov[REF_MAX_IOV];
+
+	if (c->state != C_ESTABLISHED)
+		return -1;
+	return conn_send_frame(c, &f, iov, dto_iov(dto, iov), NULL);
+}
+
+static int sock_rdma_write(struct ref_tp_conn *cb, uint64_t seq,
+			   const struct ref_dto *dto)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+	struct frame f = { .type = F_RDMA_WRITE, .arg0 = seq,
+			   .arg1 = dto->remote.target_address,
+			   .arg2 = dto->remote.rmr_context,
+			   .length = (uint32_t)dto->length };
+	struct iovec iov[REF_MAX_IOV];
+
+	if (c->state != C_ESTABLISHED)
+		return -1;
+	return conn_send_frame(c, &f, iov, dto_iov(dto, iov), NULL);
+}
+
+static int sock_rdma_read(struct ref_tp_conn *cb, uint64_t seq,
+			  const struct ref_dto *dto)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+	struct frame f = { .type = F_RDMA_READ_REQ, .arg0 = seq,
+			   .arg1 = dto->remote.target_address,
+			   .arg2 = dto->remote.rmr_context,
+			   .arg3 = (uint32_t)dto->remote.segment_length };
+
+	if (c->state != C_ESTABLISHED)
+		return -1;
+	return conn_send_frame(c, &f, NULL, 0, NULL);
+}
+
+static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	/* Coalesced while input is processed: one ack per batch. */
+	c->ack_pending = seq + 1;
+	if (!c->in_input)
+		flush_ack(c);
+}
+
+static void flush_ack(struct sock_conn *c)
+{
+	if (c->ack_pending && c->state == C_ESTABLISHED) {
+		uint64_t seq = c->ack_pending - 1;
+
+		c->ack_pending = 0;
+		send_simple(c, F_ACK, seq, 0);
+	}
+}
+
+static void sock_read_resp(struct ref_tp_conn *cb, uint64_t seq,
+			   const struct iovec *iov, int niov)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+	struct frame f = { .type = F_READ_RESP, .arg0 = seq };
+	struct iovec one;
+	size_t total = 0, off = 0;
+	char *copy;
+
+	if (c->state != C_ESTABLISHED)
+		return;
+	for (int i = 0; i < niov; i++)
+		total += iov[i].iov_len;
+	/* The response acknowledges everything before it. */
+	c->ack_pending = 0;
+	copy = total ? malloc(total) : NULL;
+	if (total && !copy) {
+		conn_broken(c);
+		return;
+	}
+	for (int i = 0; i < niov; i++) {
+		memcpy(copy + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	f.length = (uint32_t)total;
+	one.iov_base = copy;
+	one.iov_len = total;
+	conn_send_frame(c, &f, &one, total ? 1 : 0, copy);
+}
+
+static void sock_nak(struct ref_tp_conn *cb, uint64_t seq,
+		     DAT_DTO_COMPLETION_STATUS status)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	if (c->state != C_ESTABLISHED)
+		return;
+	flush_ack(c);
+	send_simple(c, F_NAK, seq, (uint32_t)status);
+}
+
+/* ---- failures ----------------------------------------------------------------- */
+
+/* Handshake failed: tell core (if it still cares) and close. */
+static void conn_fail(struct sock_conn *c, enum ref_tp_fail why)
+{
+	struct ref_ep *ep = c->base.ep;
+	bool report = !c->released && ep &&
+		      c->state != C_WAIT_REQ && c->state != C_PENDING;
+
+	c->released = true;
+	c->base.ep = NULL;
+	conn_close_now(c);
+	if (report)
+		ref_tp_conn_failed(ep, why);
+}
+
+/*
+ * An established (or pending) connection died: tell core.  A passive
+ * connection whose CR is still with the Consumer just dies quietly; the
+ * accept will then report ACCEPT_COMPLETION_ERROR.
+ */
+static void conn_broken(struct sock_conn *c)
+{
+	struct ref_ep *ep = c->base.ep;
+
+	if (c->released) {
+		conn_close_now(c);
+		return;
+	}
+	switch (c->state) {
+	case C_CONNECTING:
+		conn_fail(c, REF_TP_NON_PEER_REJECTED);
+		return;
+	case C_REQ_SENT:
+		conn_fail(c, REF_TP_NON_PEER_REJECTED);
+		return;
+	case C_ACCEPT_SENT:
+		conn_fail(c, REF_TP_ACCEPT_ERROR);
+		return;
+	case C_WAIT_REQ:
+		c->released = true;
+		conn_close_now(c);
+		return;
+	case C_PENDING:
+		/* Core still holds it through the CR. */
+		conn_close_now(c);
+		return;
+	case C_ESTABLISHED:
+		c->released = true;
+		c->base.ep = NULL;
+		conn_close_now(c);
+		if (ep)
+			ref_tp_conn_closed(ep, false);
+		return;
+	default:
+		conn_close_now(c);
+		return;
+	}
+}
+
+/* ---- input ----------------------------------------------------------------------- */
+
+/* Is frame @type acceptable in the connection's state? */
+static bool frame_allowed(const struct sock_conn *c, uint8_t type)
+{
+	switch (c->state) {
+	case C_WAIT_REQ:
+		return type == F_CONN_REQ;
+	case C_REQ_SENT:
+		return type == F_CONN_ACCEPT || type == F_CONN_REJECT;
+	case C_PENDING:
+		return false;
+	case C_ACCEPT_SENT:
+		return type == F_CONN_RTU;
+	case C_ESTABLISHED:
+		return type >= F_DISCONNECT;
+	case C_CLOSING:
+		return true;	/* drained, ignored */
+	default:
+		return false;
+	}
+}
+
+static void deliver_request(struct sock_conn *c)
+{
+	struct sock_listener *l = c->listener;
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	c->listener = NULL;
+	c->has_deadline = false;
+	if (!l || getpeername(c->fd, (struct sockaddr *)&peer, &len) < 0) {
+		send_simple(c, F_CONN_REJECT, 0, 0);
+		c->released = true;
+		conn_release(c);
+		return;
+	}
+	c->state = C_PENDING;
+	c->qual = l->qual;
+	ref_tp_conn_request(l->ctx, &c->base, (struct sockaddr *)&peer,
+			    sa_port(&peer), l->qual, c->pd_buf,
+			    (DAT_COUNT)c->cur.length);
+}
+
+/* A whole CM frame (header + private data in c->pd_buf) arrived. */
+static void cm_frame(struct sock_conn *c)
+{
+	struct ref_ep *ep = c->base.ep;
+
+	switch (c->cur.type) {
+	case F_CONN_REQ:
+		deliver_request(c);
+		break;
+	case F_CONN_ACCEPT:
+		c->state = C_ESTABLISHED;
+		c->has_deadline = false;
+		if (send_simple(c, F_CONN_RTU, 0, 0) < 0) {
+			conn_fail(c, REF_TP_NON_PEER_REJECTED);
+			break;
+		}
+		if (ep)
+			ref_tp_established(ep, c->pd_buf,
+					   (DAT_COUNT)c->cur.length);
+		break;
+	case F_CONN_REJECT:
+		conn_fail(c, c->cur.arg2 ? REF_TP_PEER_REJECTED
+					  : REF_TP_NON_PEER_REJECTED);
+		break;
+	case F_CONN_RTU:
+		c->state = C_ESTABLISHED;
+		c->has_deadline = false;
+		if (ep)
+			ref_tp_established(ep, NULL, 0);
+		break;
+	}
+	free(c->pd_buf);
+	c->pd_buf = NULL;
+}
+
+static bool frame_dispatch(struct sock_conn *c);
+
+/* Header parsed: decide where the payload goes.  false = connection gone. */
+static bool frame_begin(struct sock_conn *c)
+{
+	struct frame *f = &c->cur;
+	struct ref_ep *ep = c->base.ep;
+
+	c->rniov = 0;
+	c->remain = f->length;
+	c->rx_token = NULL;
+	if (c->state == C_CLOSING)
+		return true;		/* discard everything */
+	if (!frame_allowed(c, f->type)) {
+		conn_broken(c);
+		return false;
+	}
+	switch (f->type) {
+	case F_CONN_REQ:
+	case F_CONN_ACCEPT:
+		if (f->length) {
+			c->pd_buf = malloc(f->length);
+			if (!c->pd_buf) {
+				conn_broken(c);
+				return false;
+			}
+			c->riov[0].iov_base = c->pd_buf;
+			c->riov[0].iov_len = f->length;
+			c->rniov = 1;
+		}
+		return true;
+	case F_CONN_REJECT:
+	case F_CONN_RTU:
+	case F_DISCONNECT:
+	case F_ACK:
+	case F_NAK:
+	case F_RDMA_READ_REQ:
+		if (f->length) {
+			conn_broken(c);
+			return false;
+		}
+		break;
+	default:
+		break;
+	}
+	switch (f->type) {
+	case F_SEND:
+	case F_RDMA_WRITE:
+	case F_RDMA_READ_REQ:
+		if (f->arg0 != c->rx_req_seq ||
+		    (f->type == F_SEND && f->arg1 != c->rx_msn)) {
+			conn_broken(c);
+			return false;
+		}
+		c->rx_req_seq++;
+		if (f->type == F_SEND)
+			c->rx_msn++;
+		break;
+	default:
+		break;
+	}
+	if (!ep) {
+		conn_broken(c);
+		return false;
+	}
+	return frame_dispatch(c);
+}
+
+/*
+ * Hands a validated data frame to core.  A Send with no receive buffer
+ * stalls the connection (RX_STALLED) until rx_resume.
+ */
+static bool frame_dispatch(struct sock_conn *c)
+{
+	struct frame *f = &c->cur;
+	struct ref_ep *ep = c->base.ep;
+	int n = 0;
+
+	c->rniov = 0;
+	switch (f->type) {
+	case F_SEND:
+		n = ref_tp_rx_send_begin(ep, f->arg0, f->arg1, f->length,
+					 f->arg2 & 1, c->riov, REF_MAX_IOV + 1,
+					 &c->rx_token);
+		if (n < 0 && !c->released && c->state != C_DEAD) {
+			c->rx = RX_STALLED;
+			conn_set_events(c);
+			return true;
+		}
+		break;
+	case F_RDMA_WRITE:
+		n = ref_tp_rx_write_begin(ep, f->arg0, f->arg2, f->arg1,
+					  f->length, c->riov, REF_MAX_IOV + 1);
+		break;
+	case F_READ_RESP:
+		n = ref_tp_rx_read_resp_begin(ep, f->arg0, f->length, c->riov,
+					      REF_MAX_IOV + 1);
+		break;
+	default:
+		break;
+	}
+	if (c->released || c->state == C_DEAD)
+		return false;
+	c->rniov = n < 0 ? 0 : n;
+	return true;
+}
+
+/* All payload bytes of the current frame are in. */
+static bool frame_end(struct sock_conn *c)
+{
+	struct frame *f = &c->cur;
+	struct ref_ep *ep = c->base.ep;
+
+	if (c->state == C_CLOSING)
+		return true;
+	switch (f->type) {
+	case F_CONN_REQ:
+	case F_CONN_ACCEPT:
+	case F_CONN_REJECT:
+	case F_CONN_RTU:
+		cm_frame(c);
+		break;
+	case F_DISCONNECT:
+		c->released = true;
+		c->base.ep = NULL;
+		conn_release(c);
+		if (ep)
+			ref_tp_conn_closed(ep, true);
+		return false;
+	case F_SEND:
+		ref_tp_rx_send_end(ep, c->rx_token);
+		break;
+	case F_RDMA_WRITE:
+		ref_tp_rx_write_end(ep, f->arg0);
+		break;
+	case F_RDMA_READ_REQ:
+		ref_tp_rx_read_req(ep, f->arg0, f->arg2, f->arg1, f->arg3);
+		break;
+	case F_READ_RESP:
+		ref_tp_rx_read_resp_end(ep, f->arg0);
+		break;
+	case F_ACK:
+		ref_tp_rx_ack(ep, f->arg0);
+		break;
+	case F_NAK:
+		ref_tp_rx_nak(ep, f->arg0, f->arg2);
+		break;
+	}
+	return !(c->released && c->state != C_CLOSING) && c->state != C_DEAD;
+}
+
+/* Places @n bytes from @src into the current payload iovecs. */
+static void place(struct sock_conn *c, const uint8_t *src, size_t n)
+{
+	while (n > 0 && c->rniov > 0) {
+		struct iovec *v = &c->riov[0];
+		size_t k = n < v->iov_len ? n : v->iov_len;
+
+		memcpy(v->iov_base, src, k);
+		src += k;
+		n -= k;
+		v->iov_base = (char *)v->iov_base + k;
+		v->iov_len -= k;
+		if (v->iov_len == 0) {
+			memmove(&c->riov[0], &c->riov[1],
+				sizeof(c->riov[0]) * (size_t)(c->rniov - 1));
+			c->rniov--;
+		}
+	}
+}
+
+static bool conn_input_locked(struct sock_conn *c);
+
+/* Reads and processes input.  Returns false when the conn went away. */
+static bool conn_input(struct sock_conn *c)
+{
+	bool alive;
+
+	c->in_input = true;
+	alive = conn_input_locked(c);
+	c->in_input = false;
+	if (alive)
+		flush_ack(c);
+	return alive;
+}
+
+static bool conn_input_locked(struct sock_conn *c)
+{
+	size_t budget = RX_BUDGET;
+
+	while (budget > 0) {
+		size_t avail = c->rlen - c->rpos;
+		ssize_t n;
+
+		if (c->rx == RX_HDR && avail >= HDR_LEN) {
+			if (ref_sock_parse_header(c->rbuf + c->rpos,
+						  &c->cur) < 0) {
+				if (c->state == C_CLOSING) {
+					conn_close_now(c);
+					return false;
+				}
+				conn_broken(c);
+				return false;
+			}
+			c->rpos += HDR_LEN;
+			c->rx = RX_PAYLOAD;
+			if (!frame_begin(c))
+				return false;
+			if (c->rx == RX_STALLED)
+				return true;
+			continue;
+		}
+		if (c->rx == RX_STALLED) {
+			if (!c->resume)
+				return true;
+			c->resume = false;
+			c->rx = RX_PAYLOAD;
+			if (!frame_dispatch(c))
+				return false;
+			if (c->rx == RX_STALLED)
+				return true;
+			conn_set_events(c);
+			continue;
+		}
+		if (c->rx == RX_PAYLOAD) {
+			if (c->remain > 0 && avail > 0) {
+				size_t k = avail < c->remain ? avail
+							     : (size_t)c->remain;
+
+				place(c, c->rbuf + c->rpos, k);
+				c->rpos += k;
+				c->remain -= k;
+				continue;
+			}
+			if (c->remain == 0) {
+				c->rx = RX_HDR;
+				if (!frame_end(c))
+					return false;
+				continue;
+			}
+			/* remain > 0, buffer empty: read straight into place */
+			if (c->remain >= DIRECT_MIN && c->rniov > 0) {
+				struct iovec v[REF_MAX_IOV + 1];
+				int nv = 0;
+				uint64_t left = c->remain;
+
+				for (int i = 0; i < c->rniov && left; i++) {
+					v[nv] = c->riov[i];
+					if (v[nv].iov_len > left)
+						v[nv].iov_len = (size_t)left;
+					left -= v[nv].iov_len;
+					nv++;
+				}
+				c->rpos = c->rlen = 0;
+				n = readv(c->fd, v, nv);
+				if (n > 0) {
+					uint64_t k = (uint64_t)n;
+
+					c->remain -= k;
+					budget = budget > k ? budget - k : 0;
+					while (k > 0) {
+						struct iovec *w = &c->riov[0];
+						size_t s = k < w->iov_len ?
+							   (size_t)k :
+							   w->iov_len;
+
+						w->iov_base = (char *)w->iov_base + s;
+						w->iov_len -= s;
+						k -= s;
+						if (w->iov_len == 0) {
+							memmove(&c->riov[0],
+								&c->riov[1],
+								sizeof(c->riov[0]) *
+								(size_t)(c->rniov - 1));
+							c->rniov--;
+						}
+					}
+					continue;
+				}
+				goto read_result;
+			}
+		}
+		/* Need more bytes in rbuf. */
+		if (c->rpos > 0) {
+			memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
+			c->rlen -= c->rpos;
+			c->rpos = 0;
+		}
+		n = read(c->fd, c->rbuf + c->rlen, RBUF_LEN - c->rlen);
+		if (n > 0) {
+			c->rlen += (size_t)n;
+			budget = budget > (size_t)n ? budget - (size_t)n : 0;
+			continue;
+		}
+read_result:
+		if (n == 0) {
+			/* EOF */
+			if (c->state == C_CLOSING) {
+				conn_close_now(c);
+				return false;
+			}
+			conn_broken(c);
+			return false;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		if (c->state == C_CLOSING) {
+			conn_close_now(c);
+			return false;
+		}
+		conn_broken(c);
+		return false;
+	}
+	return true;
+}
+
+/* Active side: TCP connect finished (or failed). */
+static void conn_connected(struct sock_conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err == EINPROGRESS || err == EALREADY)
+		return;
+	if (err) {
+		conn_fail(c, err == ECONNREFUSED || err == ECONNRESET ?
+			  REF_TP_NON_PEER_REJECTED : REF_TP_UNREACHABLE);
+		return;
+	}
+	c->state = C_REQ_SENT;
+	if (send_pdata(c, F_CONN_REQ, c->qual, c->req_pdata,
+		       c->req_pdata_len) < 0) {
+		conn_fail(c, REF_TP_NON_PEER_REJECTED);
+		return;
+	}
+	free(c->req_pdata);
+	c->req_pdata = NULL;
+}
+
+static void conn_event(struct sock_conn *c, uint32_t events)
+{
+	if (c->state == C_DEAD || c->fail_pending >= 0)
+		return;		/* failures are reported by tp_timers */
+	if (c->state == C_CONNECTING) {
+		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			conn_connected(c);
+		if (c->state == C_CONNECTING || c->state == C_DEAD)
+			return;
+		conn_set_events(c);
+	}
+	if (events & EPOLLOUT) {
+		if (conn_flush(c) < 0) {
+			conn_broken(c);
+			return;
+		}
+		if (c->state == C_CLOSING && ref_list_empty(&c->txq))
+			shutdown(c->fd, SHUT_WR);
+	}
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+		if (!conn_input(c))
+			return;
+	}
+}
+
+static void listener_event(struct sock_listener *l)
+{
+	for (int i = 0; i < 16; i++) {
+		int fd = accept4(l->fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sock_conn *c;
+
+		if (fd < 0)
+			return;
+		tune_socket(fd);
+		c = conn_new(l->tp, fd);
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->state = C_WAIT_REQ;
+		c->listener = l;
+		c->qual = l->qual;
+		c->has_deadline = true;
+		c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
+		if (conn_register(c, false) < 0) {
+			c->released = true;
+			conn_close_now(c);
+		}
+	}
+}
+
+/* Pending synchronous failures and expired deadlines. */
+static void tp_timers(struct sock_tp *tp)
+{
+	struct timespec now = now_mono();
+	bool again = true;
+
+	while (again) {
+		struct ref_list *pos;
+
+		again = false;
+		ref_list_for_each(pos, &tp->conns) {
+			struct sock_conn *c = ref_container_of(pos,
+						struct sock_conn, link);
+
+			if (c->fail_pending >= 0 && !c->released) {
+				int why = c->fail_pending;
+
+				c->fail_pending = -1;
+				conn_fail(c, (enum ref_tp_fail)why);
+				again = true;
+				break;
+			}
+			if (c->state == C_DEAD)
+				continue;
+			if (!c->has_deadline || ts_before(&now, &c->deadline))
+				continue;
+			c->has_deadline = false;
+			switch (c->state) {
+			case C_CONNECTING:
+				conn_fail(c, REF_TP_UNREACHABLE);
+				break;
+			case C_REQ_SENT:
+				conn_fail(c, REF_TP_TIMED_OUT);
+				break;
+			case C_ACCEPT_SENT:
+				conn_fail(c, REF_TP_ACCEPT_ERROR);
+				break;
+			case C_WAIT_REQ:
+				c->released = true;
+				conn_close_now(c);
+				break;
+			case C_CLOSING:
+				conn_close_now(c);
+				break;
+			default:
+				break;
+			}
+			again = true;
+			break;
+		}
+	}
+}
+
+static int tp_next_timeout_ms(struct sock_tp *tp)
+{
+	struct timespec now = now_mono(), best = { 0 };
+	bool have = false;
+	struct ref_list *pos;
+	long ms;
+
+	ref_list_for_each(pos, &tp->conns) {
+		struct sock_conn *c = ref_container_of(pos, struct sock_conn,
+						       link);
+
+		if (c->fail_pending >= 0)
+			return 0;
+		if (!c->has_deadline)
+			continue;
+		if (!have || ts_before(&c->deadline, &best)) {
+			best = c->deadline;
+			have = true;
+		}
+	}
+	if (!have)
+		return -1;
+	if (ts_before(&best, &now))
+		return 0;
+	ms = (long)(best.tv_sec - now.tv_sec) * 1000 +
+	     (best.tv_nsec - now.tv_nsec) / 1000000 + 1;
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+static void tp_reap_dead(struct sock_tp *tp)
+{
+	while (!ref_list_empty(&tp->dead)) {
+		struct sock_conn *c = ref_container_of(tp->dead.next,
+						       struct sock_conn, link);
+
+		conn_free(c);
+	}
+}
+
+/* Connections whose stalled Send may now find a buffer. */
+static void tp_resumes(struct sock_tp *tp)
+{
+	while (!ref_list_empty(&tp->resumeq)) {
+		struct sock_conn *c = ref_container_of(tp->resumeq.next,
+					struct sock_conn, resume_link);
+
+		ref_list_del(&c->resume_link);
+		if (c->state != C_DEAD && c->rx == RX_STALLED && c->resume)
+			conn_input(c);
+	}
+}
+
+static void *progress_thread(void *arg)
+{
+	struct sock_tp *tp = arg;
+	struct ref_ia *ia = tp->base.ia;
+	struct epoll_event evs[64];
+
+	pthread_mutex_lock(&ia->lock);
+	while (!tp->stop) {
+		int timeout = tp_next_timeout_ms(tp);
+		int n;
+
+		pthread_mutex_unlock(&ia->lock);
+		n = epoll_wait(tp->epfd, evs, 64, timeout);
+		pthread_mutex_lock(&ia->lock);
+		if (tp->stop)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct sock_poll *p = evs[i].data.ptr;
+
+			switch (p->kind) {
+			case K_WAKE: {
+				uint64_t v;
+				ssize_t r = read(tp->wakefd, &v, sizeof(v));
+
+				(void)r;
+				break;
+			}
+			case K_LISTENER:
+				listener_event((struct sock_listener *)p);
+				break;
+			case K_CONN:
+				conn_event(ref_container_of(p, struct sock_conn,
+							    poll),
+					   evs[i].events);
+				break;
+			}
+		}
+		tp_resumes(tp);
+		tp_timers(tp);
+		tp_reap_dead(tp);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return NULL;
+}
+
+/* ---- open / close ------------------------------------------------------------------ */
+
+static int resolve_addr(const char *s, struct sockaddr_storage *ss,
+			socklen_t *len)
+{
+	struct addrinfo hints = { 0 }, *res = NULL;
+	char host[256];
+	const char *env = getenv("DAPLREF_SOCK_ADDR");
+
+	if (env && *env)
+		s = env;
+	if (!s || !*s)
+		s = "127.0.0.1";
+	/* Accept "[v6]" as well as bare literals. */
+	if (s[0] == '[') {
+		const char *e = strchr(s, ']');
+		size_t n = e ? (size_t)(e - s - 1) : 0;
+
+		if (!e || n >= sizeof(host))
+			return -1;
+		memcpy(host, s + 1, n);
+		host[n] = '\0';
+	} else {
+		size_t n = strcspn(s, " \t");
+
+		if (n >= sizeof(host))
+			return -1;
+		memcpy(host, s, n);
+		host[n] = '\0';
+	}
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if (getaddrinfo(host, "0", &hints, &res) != 0 || !res)
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
+			    struct ref_transport **out)
+{
+	struct sock_tp *tp = calloc(1, sizeof(*tp));
+	struct epoll_event ev = { 0 };
+
+	if (!tp)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	tp->base.ops = &ref_sock_ops;
+	tp->base.ia = ia;
+	tp->wake.kind = K_WAKE;
+	tp->epfd = -1;
+	tp->wakefd = -1;
+	ref_list_init(&tp->conns);
+	ref_list_init(&tp->dead);
+	ref_list_init(&tp->listeners);
+	ref_list_init(&tp->resumeq);
+	if (resolve_addr(params, &tp->addr, &tp->addrlen) < 0) {
+		free(tp);
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_MALFORMED);
+	}
+	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	tp->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (tp->epfd < 0 || tp->wakefd < 0)
+		goto fail;
+	ev.events = EPOLLIN;
+	ev.data.ptr = &tp->wake;
+	if (epoll_ctl(tp->epfd, EPOLL_CTL_ADD, tp->wakefd, &ev) < 0)
+		goto fail;
+	if (pthread_create(&tp->thread, NULL, progress_thread, tp) != 0)
+		goto fail;
+	tp->thread_started = true;
+	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
+	*out = &tp->base;
+	return DAT_SUCCESS;
+fail:
+	if (tp->epfd >= 0)
+		close(tp->epfd);
+	if (tp->wakefd >= 0)
+		close(tp->wakefd);
+	free(tp);
+	return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+}
+
+static void sock_close(struct ref_transport *base)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+	struct ref_ia *ia = base->ia;
+
+	pthread_mutex_lock(&ia->lock);
+	tp->stop = true;
+	tp_wake(tp);
+	pthread_mutex_unlock(&ia->lock);
+	if (tp->thread_started)
+		pthread_join(tp->thread, NULL);
+	/* Everything left: connections core released or never claimed. */
+	while (!ref_list_empty(&tp->conns)) {
+		struct sock_conn *c = ref_container_of(tp->conns.next,
+						       struct sock_conn, link);
+
+		c->released = true;
+		conn_close_now(c);	/* retires it to tp->dead */
+	}
+	tp_reap_dead(tp);
+	while (!ref_list_empty(&tp->listeners)) {
+		struct sock_listener *l = ref_container_of(tp->listeners.next,
+						struct sock_listener, link);
+
+		close(l->fd);
+		ref_list_del(&l->link);
+		free(l);
+	}
+	close(tp->epfd);
+	close(tp->wakefd);
+	free(tp);
+}
+
+const struct ref_transport_ops ref_sock_ops = {
+	.name = "sock",
+	.caps = 0,
+	.open = sock_open,
+	.close = sock_close,
+	.listen = sock_listen,
+	.unlisten = sock_unlisten,
+	.connect = sock_connect,
+	.accept = sock_accept,
+	.reject = sock_reject,
+	.disconnect = sock_disconnect,
+	.addresses = sock_addresses,
+	.send = sock_send,
+	.rdma_write = sock_rdma_write,
+	.rdma_read = sock_rdma_read,
+	.ack = sock_ack,
+	.read_resp = sock_read_resp,
+	.nak = sock_nak,
+	.abort = sock_abort,
+	.rx_resume = sock_rx_resume,
+};

@@ -1,0 +1,5 @@
+import sys
+
+from datcts.cli import main
+
+sys.exit(main())

@@ -1,0 +1,149 @@
+"""Finding case binaries and the cases they hold (``--list``)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class DiscoveryError(Exception):
+    """The case binaries could not be listed."""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    page: str
+    area: str
+    clauses: tuple
+    summary: str
+    requires: tuple
+    two_node: bool
+    file: str
+    line: int
+    binary: str
+    no_ia: bool = False
+
+    def listing(self) -> dict:
+        return {
+            "id": self.id,
+            "page": self.page,
+            "area": self.area,
+            "clauses": list(self.clauses),
+            "summary": self.summary,
+            "requires": list(self.requires),
+            "two_node": self.two_node,
+            "file": self.file,
+            "line": self.line,
+            "binary": self.binary,
+        }
+
+
+def find_binaries(cases_dir: Path) -> list[Path]:
+    """Every executable ``datcts-cases-*`` in cases_dir, sorted by name."""
+    if not cases_dir.is_dir():
+        return []
+    return sorted(
+        p
+        for p in cases_dir.glob("datcts-cases-*")
+        if p.is_file() and os.access(p, os.X_OK)
+    )
+
+
+def list_binary(binary: Path, env: dict | None = None) -> list[Case]:
+    try:
+        proc = subprocess.run(
+            [str(binary), "--list"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=env,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise DiscoveryError(f"{binary}: --list failed: {e}") from e
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip()
+        raise DiscoveryError(
+            f"{binary}: --list exited with {proc.returncode}: {err}"
+        )
+    try:
+        items = json.loads(proc.stdout)
+    except ValueError as e:
+        raise DiscoveryError(f"{binary}: --list printed no JSON array: {e}") from e
+    cases = []
+    for it in items:
+        cases.append(
+            Case(
+                id=it["id"],
+                page=it["page"],
+                area=it["area"],
+                clauses=tuple(it.get("clauses") or (it["id"],)),
+                summary=it.get("summary", ""),
+                requires=tuple(it.get("requires") or ()),
+                two_node=bool(it.get("two_node")),
+                file=it.get("file", ""),
+                line=int(it.get("line", 0)),
+                binary=str(binary),
+                no_ia=bool(it.get("no_ia")),
+            )
+        )
+    return cases
+
+
+def discover(cases_dir: Path, env: dict | None = None) -> list[Case]:
+    """All cases of all binaries; ids must be unique across binaries."""
+    seen: dict[str, Case] = {}
+    out = []
+    for b in find_binaries(cases_dir):
+        for c in list_binary(b, env):
+            if c.id in seen:
+                raise DiscoveryError(
+                    f"case id {c.id} is in both {seen[c.id].binary} and {c.binary}"
+                )
+            seen[c.id] = c
+            out.append(c)
+    return out
+
+
+@dataclass
+class Filters:
+    areas: list = field(default_factory=list)
+    pages: list = field(default_factory=list)
+    clauses: list = field(default_factory=list)
+    globs: list = field(default_factory=list)
+
+    def describe(self) -> dict:
+        return {
+            "area": self.areas,
+            "page": self.pages,
+            "clause": self.clauses,
+            "k": self.globs,
+        }
+
+    def match(self, c: Case) -> bool:
+        """AND across kinds, OR within a kind; glob patterns everywhere."""
+
+        def any_match(pats, values):
+            return any(fnmatch.fnmatchcase(v, p) for p in pats for v in values)
+
+        if self.areas and not any_match(self.areas, [c.area]):
+            return False
+        if self.pages and not any_match(self.pages, [c.page]):
+            return False
+        if self.clauses and not any_match(self.clauses, c.clauses):
+            return False
+        if self.globs and not any_match(self.globs, [c.id]):
+            return False
+        return True
+
+
+def split_multi(values) -> list:
+    """--area a,b --area c -> [a, b, c]"""
+    out = []
+    for v in values or ():
+        out.extend(x for x in v.split(",") if x)
+    return out

@@ -1,0 +1,382 @@
+"""Running one case: a single-node case through the case binary's own
+supervisor (``--run ID``), a two-node case as two halves (``--role``) whose
+line protocol the runner relays.  The halves are started by a Launcher, so
+a later placement can put them on other hosts (ssh, netns) without changing
+the relay.  Protocol and result formats: docs/results-format.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+from datcts import STATES
+from datcts.discovery import Case
+
+# Extra time the runner grants a case binary over the case timeout (its own
+# supervisor kills the case at the timeout; this only catches a supervisor
+# that itself hangs).
+SUPERVISOR_GRACE_S = 10.0
+# How long a half may go on after its peer ended with a non-PASS result.
+PEER_GRACE_S = 2.0
+
+
+def severity(state: str) -> int:
+    try:
+        return STATES.index(state)
+    except ValueError:
+        return len(STATES) - 1
+
+
+def signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"SIG{sig}"
+
+
+class ProcessTable:
+    """The runner's live child processes, so an interrupt can end them."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._procs: set = set()
+        self.stopping = False
+
+    def add(self, p: subprocess.Popen) -> None:
+        with self._lock:
+            self._procs.add(p)
+            stopping = self.stopping
+        if stopping:
+            terminate(p)
+
+    def remove(self, p: subprocess.Popen) -> None:
+        with self._lock:
+            self._procs.discard(p)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            self.stopping = True
+            procs = list(self._procs)
+        for p in procs:
+            terminate(p)
+        deadline = time.monotonic() + 2.0
+        for p in procs:
+            try:
+                p.wait(timeout=max(0.05, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                kill_group(p)
+
+
+def terminate(p: subprocess.Popen) -> None:
+    """SIGTERM the supervisor's group: it kills its case group and exits."""
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_group(p: subprocess.Popen) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class LocalLauncher:
+    """Starts case binaries on this host.  A remote launcher (another issue)
+    provides the same start() and host name."""
+
+    host = "local"
+
+    def __init__(self, env: dict):
+        self.env = env
+
+    def start(self, argv: list, *, stdin) -> subprocess.Popen:
+        return subprocess.Popen(
+            argv,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            start_new_session=True,
+        )
+
+
+@dataclass
+class Runner:
+    launcher: LocalLauncher
+    timeout: float
+    procs: ProcessTable
+
+    # ---- single node ----
+
+    def run(self, case: Case) -> dict:
+        if case.two_node:
+            return self.run_two_node(case)
+        return self.run_single(case)
+
+    def run_single(self, case: Case) -> dict:
+        argv = [case.binary, "--run", case.id, "--timeout", f"{self.timeout:g}"]
+        t0 = time.monotonic()
+        try:
+            p = self.launcher.start(argv, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            return synthesized(case, "UNRESOLVED", f"cannot start {case.binary}: {e}", 0.0)
+        self.procs.add(p)
+        timed_out = False
+        try:
+            out, err = p.communicate(timeout=self.timeout + SUPERVISOR_GRACE_S)
+        except subprocess.TimeoutExpired:
+            kill_group(p)
+            out, err = p.communicate()
+            timed_out = True
+        finally:
+            self.procs.remove(p)
+        dur = (time.monotonic() - t0) * 1000.0
+        result = None
+        for line in out.decode(errors="replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and obj.get("id") == case.id and "state" in obj:
+                result = obj
+        stderr = err.decode(errors="replace")
+        if result is None:
+            result = self._no_result(case, p.returncode, timed_out, dur, stderr)
+        elif stderr.strip():
+            result["output"] = (result.get("output") or "") + "[supervisor] " + stderr
+        result.setdefault("hosts", [self.launcher.host])
+        return normalize(case, result)
+
+    def _no_result(self, case, rc, timed_out, dur, stderr) -> dict:
+        if self.procs.stopping:
+            return None
+        if timed_out:
+            st, msg, sig = "TIMEOUT", "the case binary's supervisor did not finish; killed", None
+        elif rc is not None and rc < 0:
+            sig = signal_name(-rc)
+            st, msg = "CRASH", f"the case binary's supervisor died of {sig} without a result"
+        else:
+            st, msg, sig = "CRASH", f"the case binary exited with {rc} without a result", None
+        r = synthesized(case, st, msg, dur)
+        r["signal"] = sig
+        r["output"] = stderr
+        return r
+
+    # ---- two node ----
+
+    def run_two_node(self, case: Case) -> dict:
+        t0 = time.monotonic()
+        deadline = t0 + self.timeout + SUPERVISOR_GRACE_S
+        halves = {}
+        for role in ("passive", "active"):
+            argv = [case.binary, "--run", case.id, "--role", role,
+                    "--timeout", f"{self.timeout:g}"]
+            try:
+                p = self.launcher.start(argv, stdin=subprocess.PIPE)
+            except OSError as e:
+                for h in halves.values():
+                    kill_group(h.proc)
+                return synthesized(case, "UNRESOLVED", f"cannot start {role} half: {e}", 0.0)
+            self.procs.add(p)
+            halves[role] = _Half(role, p, self.launcher.host)
+        try:
+            self._relay(halves, deadline)
+        finally:
+            for h in halves.values():
+                self.procs.remove(h.proc)
+        if self.procs.stopping and not all(h.result for h in halves.values()):
+            return None
+        dur = (time.monotonic() - t0) * 1000.0
+        return normalize(case, combine(case, halves, dur))
+
+    def _relay(self, halves: dict, deadline: float) -> None:
+        sel = selectors.DefaultSelector()
+        for h in halves.values():
+            sel.register(h.proc.stdout, selectors.EVENT_READ, (h, "out"))
+            sel.register(h.proc.stderr, selectors.EVENT_READ, (h, "err"))
+            h.open = 2
+        peer = {"passive": halves["active"], "active": halves["passive"]}
+        order = 0
+        while any(h.open for h in halves.values()):
+            now = time.monotonic()
+            for h in halves.values():
+                if h.open and now >= (h.kill_at or deadline):
+                    kill_group(h.proc)
+                    h.killed = "peer" if h.kill_at else "timeout"
+            events = sel.select(timeout=max(0.0, min(
+                [h.kill_at or deadline for h in halves.values() if h.open] + [deadline]) - now) + 0.01)
+            for key, _ in events:
+                h, kind = key.data
+                data = os.read(key.fileobj.fileno(), 65536)
+                if not data:
+                    sel.unregister(key.fileobj)
+                    h.open -= 1
+                    if h.open == 0:
+                        h.proc.wait()
+                        if h.result is None:
+                            h.result = self._dead_half(h)
+                            h.order = order
+                            order += 1
+                            self._peer_done(peer[h.role], h.result)
+                    continue
+                if kind == "err":
+                    h.stderr += data
+                    continue
+                h.buf += data
+                while b"\n" in h.buf:
+                    line, h.buf = h.buf.split(b"\n", 1)
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except ValueError:
+                        h.stderr += b"[relay] bad line: " + line + b"\n"
+                        continue
+                    if not isinstance(obj, dict):
+                        continue
+                    if "ready" in obj or "msg" in obj:
+                        peer[h.role].send(line)
+                    elif "result" in obj and h.result is None:
+                        h.result = obj["result"]
+                        h.order = order
+                        order += 1
+                        self._peer_done(peer[h.role], h.result)
+        sel.close()
+
+    def _peer_done(self, other: "_Half", result: dict) -> None:
+        msg = {"peer_done": {"state": result.get("state"),
+                             "message": result.get("message", "")}}
+        other.send(json.dumps(msg).encode())
+        if result.get("state") != "PASS" and other.open and other.result is None:
+            other.kill_at = time.monotonic() + PEER_GRACE_S + 1.0
+
+    def _dead_half(self, h: "_Half") -> dict:
+        rc = h.proc.returncode
+        err = h.stderr.decode(errors="replace")
+        if h.killed == "peer":
+            return {"state": "UNRESOLVED", "by_peer": True, "output": err,
+                    "message": "stopped: the other half had ended and this one did not finish"}
+        if h.killed == "timeout":
+            return {"state": "TIMEOUT", "output": err,
+                    "message": "the half's supervisor did not finish; killed"}
+        if rc is not None and rc < 0:
+            sig = signal_name(-rc)
+            return {"state": "CRASH", "signal": sig, "output": err,
+                    "message": f"the half's supervisor died of {sig} without a result"}
+        return {"state": "CRASH", "output": err,
+                "message": f"the half's supervisor exited with {rc} without a result"}
+
+
+class _Half:
+    def __init__(self, role: str, proc: subprocess.Popen, host: str):
+        self.role = role
+        self.proc = proc
+        self.host = host
+        self.buf = b""
+        self.stderr = b""
+        self.result = None
+        self.order = 0
+        self.open = 0
+        self.kill_at = None
+        self.killed = None
+
+    def send(self, line: bytes) -> None:
+        if self.proc.stdin is None or self.proc.stdin.closed:
+            return
+        try:
+            self.proc.stdin.write(line + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+
+def combine(case: Case, halves: dict, dur: float) -> dict:
+    """The case result from its halves: the worst half that was not ended
+    by its peer (the earlier one on a tie) gives state and message."""
+    hs = list(halves.values())
+    cands = [h for h in hs if not h.result.get("by_peer")] or hs
+    pick = max(cands, key=lambda h: (severity(h.result.get("state")), -h.order))
+    r = pick.result
+    outputs = []
+    for h in hs:
+        out = (h.result.get("output") or "")
+        err = h.stderr.decode(errors="replace")
+        if err and err not in out:
+            out += "[supervisor] " + err
+        h.result["output"] = out
+        if out:
+            outputs.append(f"--- {h.role} ---\n{out}" + ("" if out.endswith("\n") else "\n"))
+    msg = r.get("message") or ""
+    return {
+        "id": case.id,
+        "state": r.get("state"),
+        "message": f"{pick.role}: {msg}" if msg else "",
+        "file": r.get("file") or case.file,
+        "line": r.get("line") or case.line,
+        "duration_ms": round(dur, 3),
+        "output": "".join(outputs),
+        "signal": r.get("signal"),
+        "hosts": [halves["passive"].host, halves["active"].host],
+        "halves": {
+            h.role: {
+                "state": h.result.get("state"),
+                "message": h.result.get("message", ""),
+                "file": h.result.get("file") or case.file,
+                "line": h.result.get("line") or case.line,
+                "by_peer": bool(h.result.get("by_peer")),
+                "duration_ms": h.result.get("duration_ms"),
+                "signal": h.result.get("signal"),
+                "exit_status": h.result.get("exit_status"),
+                "phases": h.result.get("phases") or {},
+                "host": h.host,
+                "output": h.result.get("output", ""),
+            }
+            for h in hs
+        },
+        "phases": r.get("phases") or {},
+    }
+
+
+def synthesized(case: Case, state: str, message: str, dur: float) -> dict:
+    return {
+        "id": case.id,
+        "state": state,
+        "message": message,
+        "file": case.file,
+        "line": case.line,
+        "duration_ms": round(dur, 3),
+        "output": "",
+        "signal": None,
+        "hosts": ["local"],
+        "halves": None,
+    }
+
+
+def normalize(case: Case, r: dict) -> dict:
+    """Every result carries the full set of fields, in a stable order."""
+    if r is None:
+        return None
+    return {
+        "id": case.id,
+        "state": r.get("state") if r.get("state") in STATES else "CRASH",
+        "message": r.get("message") or "",
+        "file": r.get("file") or case.file,
+        "line": int(r.get("line") or case.line),
+        "duration_ms": r.get("duration_ms", 0.0),
+        "clauses": list(case.clauses),
+        "page": case.page,
+        "area": case.area,
+        "output": r.get("output") or "",
+        "signal": r.get("signal"),
+        "hosts": r.get("hosts") or ["local"],
+        "halves": r.get("halves"),
+        "phases": r.get("phases") or {},
+    }
