@@ -340,14 +340,13 @@ struct dc_conn_opts {
 	DAT_COUNT evd_qlen;		/* default 16 */
 	DAT_COUNT private_data_size;	/* sent with connect / accept */
 	const void *private_data;
-	/* posted on the EP before the connection is made (passive: before
-	 * it announces), so the peer may send as soon as it is connected */
-	const struct dc_lmr *pre_recv;
-	DAT_COUNT pre_recv_count;	/* buffers of pre_recv_len each */
-	DAT_VLEN pre_recv_len;
 };
 
-/* Creates the objects of an endpoint, unconnected. */
+/*
+ * Creates the objects of an endpoint, unconnected (zeroes *e first).  The
+ * connect helpers below take an endpoint made this way (ep set: used as is,
+ * e.g. with receives already posted) or a zeroed one (made for you).
+ */
 void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 		    struct dc_endpoint *e, const struct dc_conn_opts *o);
 #define dc_endpoint(t, e, o) dc_endpoint_at((t), __FILE__, __LINE__, (e), (o))

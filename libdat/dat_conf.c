@@ -224,7 +224,8 @@ static bool check_entry(const char *path, int line, char *f[CONF_FIELDS],
 	return true;
 }
 
-void dat_conf_parse(const char *path, bool quiet_missing, struct dat_conf *conf)
+void dat_conf_parse(const char *path, const char *origin, bool quiet_missing,
+		    struct dat_conf *conf)
 {
 	struct dat_sr_entry **tail = &conf->entries;
 	char *buf = NULL;
@@ -238,8 +239,8 @@ void dat_conf_parse(const char *path, bool quiet_missing, struct dat_conf *conf)
 	fp = fopen(path, "re");
 	if (!fp) {
 		if (!(quiet_missing && errno == ENOENT))
-			fprintf(stderr, LIBDAT_PREFIX "cannot open dat.conf %s: %s\n",
-				path, strerror(errno));
+			fprintf(stderr, LIBDAT_PREFIX "cannot open dat.conf %s (%s): %s\n",
+				path, origin, strerror(errno));
 		return;
 	}
 	conf->readable = true;

@@ -40,11 +40,13 @@ struct dat_conf {
 };
 
 /*
- * Parse the dat.conf at @path. Malformed lines are reported on stderr (one
- * line each) and skipped. @quiet_missing: stay silent when the file does
- * not exist (the built-in default path on a host without providers).
+ * Parse the dat.conf at @path (@origin says where the path came from, for
+ * messages). Malformed lines are reported on stderr (one line each) and
+ * skipped. @quiet_missing: stay silent when the file does not exist (the
+ * built-in default path on a host without providers).
  */
-void dat_conf_parse(const char *path, bool quiet_missing, struct dat_conf *conf);
+void dat_conf_parse(const char *path, const char *origin, bool quiet_missing,
+		    struct dat_conf *conf);
 
 /* Registry key equality: name, major, minor and thread safety. */
 bool dat_info_key_equal(const DAT_PROVIDER_INFO *a, const DAT_PROVIDER_INFO *b);

@@ -86,7 +86,10 @@ static void sr_load(void)
 	if (sr_loaded)
 		return;
 	sr_loaded = true;
-	dat_conf_parse(from_env ? path : DATCTS_DAT_CONF, !from_env, &sr);
+	if (from_env)
+		dat_conf_parse(path, "from DAT_OVERRIDE", false, &sr);
+	else
+		dat_conf_parse(DATCTS_DAT_CONF, "built-in default", true, &sr);
 }
 
 static struct dat_sr_entry *sr_find(const DAT_PROVIDER_INFO *key)

@@ -37,6 +37,7 @@
 
 #include "datcts.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@
 #define ALL_PRIV (RW_PRIV | DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 #define SUBJ_MEM (64u * 1024u)		/* bytes of the subject's buffer */
 #define CANARY 0xC5
+#define IOV_TRY 64			/* most segments a case builds */
 
 static inline DAT_DTO_COOKIE ck(uint64_t v)
 {
@@ -155,6 +157,61 @@ static inline void idle_at(struct dc_ctx *t, const char *file, int line,
 			  qi_ ? "DAT_TRUE" : "DAT_FALSE",		\
 			  (want) ? "DAT_TRUE" : "DAT_FALSE");		\
 	} while (0)
+
+/*
+ * Clause: the EP reaches state `want` on its own within `ms` (a state the
+ * provider enters asynchronously after something the case did).  Polls the
+ * condition; returns as soon as it holds.
+ */
+static inline void await_state_at(struct dc_ctx *t, const char *file, int line,
+				  DAT_EP_HANDLE ep, DAT_EP_STATE want, long ms,
+				  enum dc_state on_miss)
+{
+	struct timespec ns = { 0, 500000 };
+	long left0 = dc_remaining_ms(t), stop = left0 - (ms < left0 ? ms : left0);
+	DAT_EP_STATE st;
+
+	for (;;) {
+		st = ep_state_at(t, file, line, ep, on_miss);
+		if (st == want)
+			return;
+		if (dc_remaining_ms(t) <= stop || dc_remaining_ms(t) < 200)
+			break;
+		nanosleep(&ns, NULL);
+	}
+	dc_end_at(t, on_miss, file, line, false,
+		  "%sthe EP stayed in %s, expected it to reach %s within %ld ms",
+		  on_miss == DC_UNRESOLVED ? "set-up: " : "", state_name(st),
+		  state_name(want), ms);
+}
+#define await_state(ep, want, ms) \
+	await_state_at(t, __FILE__, __LINE__, (ep), (want), (ms), DC_UNRESOLVED)
+#define ASSERT_REACHES_STATE(ep, want, ms) \
+	await_state_at(t, __FILE__, __LINE__, (ep), (want), (ms), DC_FAIL)
+
+/* Set-up: polls until no Request of ep is outstanding (dat_ep_get_status). */
+static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int line,
+					 DAT_EP_HANDLE ep)
+{
+	struct timespec ns = { 0, 200000 };
+
+	for (;;) {
+		DAT_EP_STATE st;
+		DAT_BOOLEAN ri, qi;
+		DAT_RETURN r = dat_ep_get_status(ep, &st, &ri, &qi);
+
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up dat_ep_get_status returned %s", ret_s(r));
+		if (qi == DAT_TRUE)
+			return;
+		if (dc_remaining_ms(t) < 500)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the EP's Requests never became idle");
+		nanosleep(&ns, NULL);
+	}
+}
+#define await_request_idle(ep) await_request_idle_at(t, __FILE__, __LINE__, (ep))
 
 /* ---- handles that are not what they should be ---------------------------------- */
 
@@ -353,6 +410,47 @@ static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 	return dat_ep_post_send(ep, 1, &iov, ck(cookie), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/*
+ * Clause: a post that must not move data was either refused at once with
+ * one of `types`, or accepted and then completed (cookie) on evd with one
+ * of `sts`.  Returns true when it was refused synchronously.
+ */
+static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int line,
+					DAT_RETURN r, int ntypes, const DAT_RETURN *types,
+					DAT_EVD_HANDLE evd, uint64_t cookie,
+					int nsts, const DAT_DTO_COMPLETION_STATUS *sts)
+{
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	if (r != DAT_SUCCESS) {
+		dc_assert_ret_at(t, file, line, "the post", r, DC_FAIL, ntypes, types,
+				 DC_ANY_SUBTYPE);
+		return true;
+	}
+	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	if (d->user_cookie.as_64 != cookie)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the post was accepted; expected its failed completion (cookie %llu), got cookie %llu (%s)",
+			  (unsigned long long)cookie,
+			  (unsigned long long)d->user_cookie.as_64,
+			  dc_dto_status_name(d->status));
+	for (int i = 0; i < nsts; i++)
+		if (d->status == sts[i]) {
+			dc_note(t, "accepted, then completed with %s", dc_dto_status_name(d->status));
+			return false;
+		}
+	dc_end_at(t, DC_FAIL, file, line, false,
+		  "the post was accepted and completed with %s; expected a synchronous error or %s",
+		  dc_dto_status_name(d->status), dc_dto_status_name(sts[0]));
+}
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define REFUSED_OR_FAILED(r, types, evd, cookie, sts)			\
+	refused_or_failed_at(t, __FILE__, __LINE__, (r), N_OF(types), (types), \
+			     (evd), (cookie), N_OF(sts), (sts))
+
+
 /* ---- a connected pair in this process (for DTO cases) ---------------------------- */
 
 struct pair {
@@ -371,6 +469,90 @@ static inline void pair_up_at(struct dc_ctx *t, const char *file, int line,
 	dc_connect_local_at(t, file, line, &p->a, &p->b, o);
 }
 #define pair_up(p, o) pair_up_at(t, __FILE__, __LINE__, (p), (o))
+
+/*
+ * Clause: nothing reached b since b posted its Receive `rcookie` (at
+ * mb[roff], 1024 bytes): a marker Send from a (seed 0x5E, 100 bytes) is the
+ * first message b gets, and the first request completion a reports.
+ */
+static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
+					 int line, struct pair *p, DAT_VLEN roff,
+					 uint64_t rcookie)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	fill(&p->ma, SUBJ_MEM - 100, 100, 0x5E);
+	if (post_send1(p->a.ep, &p->ma, SUBJ_MEM - 100, 100, 0x5E5E) != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: marker Send refused");
+	d = expect_dto_at(t, file, line, p->a.req_evd, 0x5E5E, DAT_DTO_SUCCESS);
+	d = expect_dto_at(t, file, line, p->b.recv_evd, rcookie, DAT_DTO_SUCCESS);
+	if (d.transfered_length != 100 || !check_fill(p->mb.buf + roff, 100, 0x5E))
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the peer's Receive got %llu bytes that are not the marker: something else was delivered first",
+			  (unsigned long long)d.transfered_length);
+}
+#define prove_nothing_sent(p, roff, rcookie) \
+	prove_nothing_sent_at(t, __FILE__, __LINE__, (p), (roff), (rcookie))
+
+/* ---- RDMA ---------------------------------------------------------------------- */
+
+/* A pair whose EPs take RDMA with up to 3 local segments. */
+static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
+				 struct pair *p, DAT_VLEN max_rdma_size)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+
+	dc_ep_attr_default(t, &attr);
+	if (t->ia_attr.max_iov_segments_per_rdma_read >= 3)
+		attr.max_rdma_read_iov = 3;
+	if (t->ia_attr.max_iov_segments_per_rdma_write >= 3)
+		attr.max_rdma_write_iov = 3;
+	if (max_rdma_size)
+		attr.max_rdma_size = max_rdma_size;
+	o.attr = &attr;
+	pair_up_at(t, file, line, p, &o);
+	memset(p->ma.buf, CANARY, SUBJ_MEM);
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+}
+#define rdma_pair(p) rdma_pair_at(t, __FILE__, __LINE__, (p), 0)
+
+/* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
+static inline DAT_RMR_CONTEXT bind_window_at(struct dc_ctx *t, const char *file,
+					     int line, struct pair *p, DAT_VLEN off,
+					     DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv)
+{
+	DAT_RMR_HANDLE rmr;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_LMR_TRIPLET tr = dc_iov(&p->mb, off, len);
+	DAT_RMR_COOKIE rc;
+	DAT_RETURN r;
+
+	memset(&rc, 0, sizeof(rc));
+	rc.as_64 = 0xB1;
+	r = dat_rmr_create(p->b.pz, &rmr);
+	if (r == DAT_SUCCESS)
+		r = dat_rmr_bind(rmr, &tr, priv, p->b.ep, rc, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: binding an RMR (dat_rmr_create/bind) returned %s", ret_s(r));
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, p->b.req_evd,
+			   DAT_RMR_BIND_COMPLETION_EVENT, NULL);
+	return ctx;
+}
+#define bind_window(p, off, len, priv) \
+	bind_window_at(t, __FILE__, __LINE__, (p), (off), (len), (priv))
+
+static inline DAT_RMR_TRIPLET rtriplet(DAT_RMR_CONTEXT ctx, const void *addr, DAT_VLEN len)
+{
+	DAT_RMR_TRIPLET r;
+
+	memset(&r, 0, sizeof(r));
+	r.rmr_context = ctx;
+	r.target_address = (DAT_VADDR)(uintptr_t)addr;
+	r.segment_length = len;
+	return r;
+}
 
 /* ---- the subject: an EP brought into a state for real ---------------------------- */
 
@@ -391,6 +573,7 @@ struct subject {
 struct at_opts {
 	DAT_COUNT pre_recvs;	/* Receives to post on the subject first */
 	const DAT_EP_ATTR *attr;
+	bool no_verify;		/* the clause itself is about the reported state */
 };
 
 typedef void (*subject_fn)(struct dc_ctx *t, struct subject *s, const void *arg);
@@ -499,6 +682,30 @@ static inline void verify_reached_at(struct dc_ctx *t, const char *file,
 			  state_name(s->state), state_name(st));
 }
 
+/* Gives a Provider-created EP (TENTATIVE) the subject's PZ and EVDs. */
+static inline void adopt_at(struct dc_ctx *t, const char *file, int line,
+			    struct subject *s)
+{
+	DAT_EP_PARAM nv;
+	DAT_RETURN r;
+
+	if (s->ep == s->e.ep)
+		return;
+	memset(&nv, 0, sizeof(nv));
+	nv.pz_handle = s->e.pz;
+	nv.recv_evd_handle = s->e.recv_evd;
+	nv.request_evd_handle = s->e.req_evd;
+	nv.connect_evd_handle = s->e.conn_evd;
+	r = dat_ep_modify(s->ep, DAT_EP_FIELD_PZ_HANDLE | DAT_EP_FIELD_RECV_EVD_HANDLE |
+				 DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+				 DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: giving the Provider EP a PZ and EVDs (dat_ep_modify) returned %s",
+			  ret_s(r));
+}
+#define adopt(s) adopt_at(t, __FILE__, __LINE__, (s))
+
 /* ---- freezing the active half (COMPLETION_PENDING) ------------------------------ */
 
 static inline void boot_id(char *buf, size_t len)
@@ -570,11 +777,32 @@ static inline pid_t await_frozen_at(struct dc_ctx *t, const char *file, int line
 }
 #define await_frozen() await_frozen_at(t, __FILE__, __LINE__)
 
+/* The frozen half is resumed when the case ends, however it ends. */
+static pid_t epc_frozen_pid;
+
+static inline void epc_thaw_at_exit(void)
+{
+	if (epc_frozen_pid > 0)
+		kill(epc_frozen_pid, SIGCONT);
+}
+
+static inline void remember_frozen(pid_t pid)
+{
+	static bool registered;
+
+	epc_frozen_pid = pid;
+	if (!registered) {
+		registered = true;
+		atexit(epc_thaw_at_exit);
+	}
+}
+
 static inline void thaw(struct subject *s)
 {
 	if (s->frozen > 0) {
 		kill(s->frozen, SIGCONT);
 		s->frozen = 0;
+		epc_frozen_pid = 0;
 	}
 }
 
@@ -635,7 +863,10 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 				  "set-up dat_psp_create_any returned %s", ret_s(r));
 		dc_announce_at(t, file, line, NULL, s->qual, NULL);
 		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		/* The request is here; now the active half may stop. */
+		dc_peer_send(t, "cr", "arrived");
 		s->frozen = await_frozen_at(t, file, line);
+		remember_frozen(s->frozen);
 		r = dat_cr_accept(s->cr, s->ep, 0, NULL);
 		if (r != DAT_SUCCESS) {
 			thaw(s);
@@ -680,7 +911,8 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "case bug: no way to reach state %s", state_name(st));
 	}
-	verify_reached_at(t, file, line, s);
+	if (!o || !o->no_verify)
+		verify_reached_at(t, file, line, s);
 }
 
 /* The half that does not own the subject: help reach the state, then wait. */
@@ -725,8 +957,12 @@ static inline void serve_peer_at(struct dc_ctx *t, const char *file, int line,
 			if (r != DAT_SUCCESS)
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
 					  "set-up dat_ep_connect returned %s", ret_s(r));
-			if (st == DAT_EP_STATE_COMPLETION_PENDING)
+			if (st == DAT_EP_STATE_COMPLETION_PENDING) {
+				/* Stop only once the request has arrived (the
+				 * connect itself is asynchronous). */
+				dc_peer_wait_at(t, file, line, "cr", NULL, 0);
 				freeze_self(t);
+			}
 			break;
 		}
 	}
@@ -806,6 +1042,28 @@ static inline void at_state_at(struct dc_ctx *t, const char *file, int line,
 
 #define EPC_CAT_(a, b) a##b
 #define EPC_CAT(a, b) EPC_CAT_(a, b)
+
+#define STATE_CASE_O(page, name, st, fn, arg, opts, clause, summ)	\
+	EPC_CAT(STATE_CASE_O_, KIND_##st)(page, name, st, fn, arg, opts, clause, summ)
+
+#define STATE_CASE_O_SINGLE(page, name, st, fn, arg, opts, clause, summ) \
+	DC_CASE(page, name, .clauses = clause, .summary = summ,		\
+		.requires = REQ_##st)					\
+	{								\
+		at_state_opts(ST_##st, fn, arg, opts);			\
+	}
+
+#define STATE_CASE_O_TWO(page, name, st, fn, arg, opts, clause, summ)	\
+	DC_TWO_NODE_CASE(page, name, .clauses = clause, .summary = summ,	\
+			 .requires = REQ_##st);				\
+	DC_PASSIVE(page, name)						\
+	{								\
+		at_state_opts(ST_##st, fn, arg, opts);			\
+	}								\
+	DC_ACTIVE(page, name)						\
+	{								\
+		at_state_opts(ST_##st, fn, arg, opts);			\
+	}
 
 #define STATE_CASE(page, name, st, fn, arg, clause, summ)		\
 	EPC_CAT(STATE_CASE_, KIND_##st)(page, name, st, fn, arg, clause, summ)

@@ -198,7 +198,7 @@ static struct no_buffer_outcome probe_no_buffer(struct dc_ctx *t, bool with_srq)
 		plain_link_up(&l, false);
 	link_connect(&l);
 	link_send(&l, 7, 64);
-	r = dc_wait_event(t, l.rx.conn_evd, 2000, &ev);
+	r = dc_wait_event(t, l.rx.conn_evd, 1000, &ev);
 	if (r == DAT_SUCCESS) {
 		o.conn_event = ev.event_number;
 		return o;

@@ -136,6 +136,7 @@ struct link_opts {
 	DAT_SRQ_HANDLE srq;		/* share this SRQ ... */
 	DAT_PZ_HANDLE pz;		/* ... and its PZ */
 	DAT_EVD_HANDLE rx_recv_evd;	/* share this recv EVD */
+	DAT_PZ_HANDLE ep_pz;		/* rx EP's PZ when not the SRQ's */
 	bool no_connect;		/* create only */
 	DAT_COUNT evd_qlen;		/* default 32 */
 };
@@ -171,7 +172,8 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	l->rx.conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);
 	if (!o->rx_attr)
 		dc_ep_attr_default(t, &attr);
-	l->rx.ep = dc_ep_at(t, file, line, l->pz, l->rx.recv_evd, l->rx.req_evd,
+	l->rx.pz = o->ep_pz ? o->ep_pz : l->pz;
+	l->rx.ep = dc_ep_at(t, file, line, l->rx.pz, l->rx.recv_evd, l->rx.req_evd,
 			    l->rx.conn_evd, l->srq, o->rx_attr ? o->rx_attr : &attr);
 	tx.evd_qlen = q;
 	dc_endpoint_at(t, file, line, &l->tx, &tx);
@@ -402,6 +404,89 @@ static inline DAT_RETURN cno_fired(struct dc_ctx *t, DAT_CNO_HANDLE cno,
 	*which = DAT_HANDLE_NULL;
 	return dat_cno_wait(cno, (DAT_TIMEOUT)timeout_ms * 1000u, which);
 }
+
+/* Each of n messages to rx triggers the recv EVD's CNO, then is dequeued. */
+static inline void every_message_notifies(struct dc_ctx *t, struct srq_link *l,
+				   unsigned n)
+{
+	DAT_CNO_HANDLE cno = attach_cno(l->rx.recv_evd);
+
+	post_slots(l->srq, &l->rbuf, 0, n);
+	for (unsigned i = 0; i < n; i++) {
+		DAT_EVD_HANDLE which;
+		DAT_RETURN r;
+
+		link_send(l, i, 64);
+		r = cno_fired(t, cno, DC_WAIT_MS, &which);
+		DC_ASSERT(r == DAT_SUCCESS,
+			  "message %u: its receive completion did not trigger the CNO (dat_cno_wait %s): not signalled",
+			  i, ret_s(r));
+		DC_ASSERT_PTR_EQ(which, l->rx.recv_evd);
+		(void)expect_recv(l->rx.recv_evd);
+	}
+}
+
+/*
+ * Clause: connects l (tx active, rx passive) where the connection itself is
+ * what the clause checks: every step is an assertion (FAIL, not UNRESOLVED).
+ */
+static inline void connect_checked_at(struct dc_ctx *t, const char *file,
+				      int line, struct srq_link *l)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	if (!l->rx.cr_evd)
+		l->rx.cr_evd = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
+	if (l->rx.psp)
+		(void)dat_psp_free(l->rx.psp);
+	r = dat_psp_create_any(t->ia, &l->rx.conn_qual, l->rx.cr_evd,
+			       DAT_PSP_CONSUMER_FLAG, &l->rx.psp);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_psp_create_any: %s", ret_s(r));
+	r = dat_ep_connect(l->tx.ep, t->ia_attr.ia_address_ptr, l->rx.conn_qual,
+			   DC_WAIT_MS * 1000u, 0, NULL, DAT_QOS_BEST_EFFORT,
+			   DAT_CONNECT_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false, "dat_ep_connect: %s", ret_s(r));
+	dc_expect_event_at(t, file, line, DC_FAIL, l->rx.cr_evd,
+			   DAT_CONNECTION_REQUEST_EVENT, &ev);
+	r = dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+			  l->rx.ep, 0, NULL);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false, "dat_cr_accept: %s", ret_s(r));
+	dc_expect_event_at(t, file, line, DC_FAIL, l->rx.conn_evd,
+			   DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	dc_expect_event_at(t, file, line, DC_FAIL, l->tx.conn_evd,
+			   DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+}
+#define connect_checked(l) connect_checked_at(t, __FILE__, __LINE__, (l))
+
+/* Set-up: both ends of l disconnected (tx closes) and the events seen. */
+static inline void link_down_at(struct dc_ctx *t, const char *file, int line,
+				struct srq_link *l)
+{
+	DAT_RETURN r = dat_ep_disconnect(l->tx.ep, DAT_CLOSE_ABRUPT_FLAG);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ep_disconnect: %s", ret_s(r));
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->tx.conn_evd,
+			   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	{
+		DAT_EVENT ev;
+
+		r = dc_wait_event(t, l->rx.conn_evd, -1, &ev);
+		if (r != DAT_SUCCESS ||
+		    (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
+		     ev.event_number != DAT_CONNECTION_EVENT_BROKEN))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the peer of a disconnected EP saw %s / %s",
+				  ret_s(r), r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
+	}
+}
+#define link_down(l) link_down_at(t, __FILE__, __LINE__, (l))
 
 /* ---- asynchronous events -------------------------------------------------- */
 

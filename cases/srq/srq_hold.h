@@ -1,35 +1,127 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * srq_hold.h - holding arriving messages at an EP, through the reference
- * provider's test hooks (daplref_test_*, docs/reference-provider.md).
+ * srq_hold.h - staging messages mid-arrival at an EP through the reference
+ * provider's test hooks (daplref_test_*, docs/reference-provider.md "Test
+ * hooks"; implemented in reference-provider/core/dto.c).
  *
  * Several clauses are about buffers an EP has taken from the SRQ but not
  * yet completed.  On a real transport that state lasts microseconds; the
- * reference provider can freeze it.  A provider without the hooks makes
- * these cases UNSUPPORTED (dc_provider_hook), which is the honest answer:
- * the state cannot be staged there.
+ * reference provider can freeze it:
+ *   daplref_test_hold_arrivals(ep, TRUE)  arriving Sends are kept whole,
+ *                                         no buffer taken yet;
+ *   daplref_test_wait_held(ep, n, us)     until n Sends are held;
+ *   daplref_test_arrive_partial(ep, msn)  the first fragment of held Send
+ *                                         msn "arrives": a buffer is taken,
+ *                                         nothing completes;
+ *   daplref_test_release(ep)              delivery resumes, held Sends
+ *                                         complete in MSN order.
+ * MSNs number the Sends of the current connection from 0.
  *
- * PLACEHOLDER until the hook interface is documented.
+ * A provider without these hooks makes the cases that need them
+ * UNSUPPORTED (dc_provider_hook): the state cannot be staged there.
  */
 #ifndef SRQ_HOLD_H
 #define SRQ_HOLD_H
 
 #include "srq_common.h"
 
+typedef DAT_RETURN (*hold_fn)(DAT_EP_HANDLE, DAT_BOOLEAN);
+typedef DAT_RETURN (*release_fn)(DAT_EP_HANDLE);
+typedef DAT_RETURN (*partial_fn)(DAT_EP_HANDLE, DAT_COUNT);
+typedef DAT_RETURN (*wait_fn)(DAT_EP_HANDLE, DAT_COUNT, DAT_TIMEOUT);
+
 struct srq_hold {
-	struct dc_ctx *t;
 	DAT_EP_HANDLE ep;
+	hold_fn hold;
+	release_fn release;
+	partial_fn partial;
+	wait_fn wait;
+	DAT_COUNT msn_base;	/* MSN of the first Send after hold_begin */
+	DAT_COUNT next_partial;	/* next MSN hold_await gives a buffer */
 };
 
-static inline void hold_begin_at(struct dc_ctx *t, const char *file, int line,
-				 struct srq_hold *h, struct srq_link *l)
+/*
+ * Starts holding arrivals on ep.  msn_base is the number of Sends the
+ * connection carried before (0 for a fresh connection).
+ */
+static inline void hold_begin_ep_at(struct dc_ctx *t, const char *file,
+				    int line, struct srq_hold *h,
+				    DAT_EP_HANDLE ep, DAT_COUNT msn_base)
 {
-	(void)dc_provider_hook_at(t, file, line, "daplref_test_hold_arrivals");
-	h->t = t;
-	h->ep = l->rx.ep;
+	DAT_RETURN r;
+
+	memset(h, 0, sizeof(*h));
+	h->hold = (hold_fn)dc_provider_hook_at(t, file, line,
+					       "daplref_test_hold_arrivals");
+	h->release = (release_fn)dc_provider_hook_at(t, file, line,
+						     "daplref_test_release");
+	h->partial = (partial_fn)dc_provider_hook_at(t, file, line,
+						     "daplref_test_arrive_partial");
+	h->wait = (wait_fn)dc_provider_hook_at(t, file, line,
+					       "daplref_test_wait_held");
+	h->ep = ep;
+	h->msn_base = h->next_partial = msn_base;
+	r = h->hold(ep, DAT_TRUE);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: daplref_test_hold_arrivals: %s", ret_s(r));
 }
-#define hold_begin(h, l) hold_begin_at(t, __FILE__, __LINE__, (h), (l))
-#define hold_await(h, n) ((void)(h), (void)(n))
-#define hold_release(h) ((void)(h))
+#define hold_begin(h, l) hold_begin_ep_at(t, __FILE__, __LINE__, (h), (l)->rx.ep, 0)
+#define hold_begin_after(h, l, sent) \
+	hold_begin_ep_at(t, __FILE__, __LINE__, (h), (l)->rx.ep, (sent))
+
+/* Set-up: n Sends (counted from hold_begin) are held whole at the EP. */
+static inline void hold_await_whole_at(struct dc_ctx *t, const char *file,
+				       int line, struct srq_hold *h, DAT_COUNT n)
+{
+	long ms = dc_remaining_ms(t);
+	DAT_RETURN r = h->wait(h->ep, n, (DAT_TIMEOUT)(ms > 0 ? ms : 1) * 1000u);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: waiting for %d held Sends: %s", (int)n, ret_s(r));
+}
+#define hold_await_whole(h, n) hold_await_whole_at(t, __FILE__, __LINE__, (h), (n))
+
+/*
+ * Set-up: Send msn (absolute) starts arriving: the EP takes a buffer for
+ * it, nothing completes.  Returns the hook's result (the caller decides).
+ */
+static inline DAT_RETURN hold_partial(struct srq_hold *h, DAT_COUNT msn)
+{
+	return h->partial(h->ep, msn);
+}
+
+/*
+ * Set-up: the first n Sends after hold_begin are mid-arrival, each holding
+ * a buffer taken from the SRQ, none completed.
+ */
+static inline void hold_await_at(struct dc_ctx *t, const char *file, int line,
+				 struct srq_hold *h, DAT_COUNT n)
+{
+	hold_await_whole_at(t, file, line, h, n);	/* held, with or without buffer */
+	while (h->next_partial < h->msn_base + n) {
+		DAT_RETURN r = h->partial(h->ep, h->next_partial);
+
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: daplref_test_arrive_partial(%d): %s",
+				  (int)h->next_partial, ret_s(r));
+		h->next_partial++;
+	}
+}
+#define hold_await(h, n) hold_await_at(t, __FILE__, __LINE__, (h), (n))
+
+/* Set-up: delivery resumes; held Sends complete in MSN order. */
+static inline void hold_release_at(struct dc_ctx *t, const char *file, int line,
+				   struct srq_hold *h)
+{
+	DAT_RETURN r = h->release(h->ep);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: daplref_test_release: %s", ret_s(r));
+}
+#define hold_release(h) hold_release_at(t, __FILE__, __LINE__, (h))
 
 #endif /* SRQ_HOLD_H */

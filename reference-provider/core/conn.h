@@ -43,6 +43,18 @@ struct ref_tp_listener;		/* a transport listener, transport.h */
 #define REF_MAX_RDMA_READ	64		/* max_rdma_read_per_ep_in/out */
 #define REF_MAX_PRIVATE_DATA	1024		/* provider max_private_data_size */
 #define REF_MAX_EP_PER_SRQ	1024
+#define REF_MAX_EPS		4096		/* ia max_eps */
+#define REF_MAX_SRQS		1024		/* ia max_srqs */
+
+/*
+ * Asynchronous event numbers of the watermark events.  The 1.2 headers
+ * define reasons (DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT for EPs,
+ * DAT_SRQ_LOW_WATERMARK_EVENT for SRQs) but no event numbers for them; we
+ * use the EP-affiliated async event for the EP one and the provider event
+ * for the SRQ one.  Cases should match on the handle and the reason.
+ */
+#define REF_ASYNC_EP_EVENT	DAT_ASYNC_ERROR_EP_BROKEN
+#define REF_ASYNC_SRQ_EVENT	DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
 
 /* Defaults used by dat_ep_create(..., NULL attributes, ...). */
 #define REF_DEF_MESSAGE_SIZE	(64u << 10)
@@ -144,6 +156,10 @@ struct ref_ep {
 
 	bool disconnect_requested;	/* graceful disconnect waits for req_q */
 	bool rx_stalled;		/* a Send waits for a receive buffer */
+	uint64_t rx_cur_seq;		/* Send being received: its seq, */
+	bool rx_cur_solicited;		/* its solicited bit, */
+	void *rx_cur_held;		/* and its held copy (test hooks) */
+	uint64_t ack_deferred;		/* seq + 1 to ack after held ones */
 	struct ref_dto *rx_read;	/* RDMA Read response being placed */
 	struct ref_list srq_link;	/* on srq->eps */
 };

@@ -24,6 +24,18 @@ static inline const struct ref_transport_ops *ref_ep_ops(struct ref_ep *ep)
 	return ep->obj.ia->transport->ops;
 }
 
+/*
+ * Enters an object found with ref_obj_lookup: pins its IA, takes ia->lock
+ * (ref_obj_acquire) and re-checks the handle.  Leave with
+ * ref_ia_release(ia).
+ */
+static inline DAT_RETURN ref_enter(struct ref_obj *obj, DAT_HANDLE_TYPE type)
+{
+	struct ref_obj *o;
+
+	return ref_obj_acquire((DAT_HANDLE)obj, type, 0, &o);
+}
+
 /* Lookups that also take nothing; the caller locks obj->ia afterwards. */
 DAT_RETURN ref_lookup_ep(DAT_EP_HANDLE h, struct ref_ep **ep);
 DAT_RETURN ref_lookup_evd(DAT_EVD_HANDLE h, DAT_EVD_FLAGS need,
@@ -50,6 +62,8 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 void ref_ep_delete(struct ref_ep *ep);
 /* Connection gone: state DISCONNECTED, flush all, connection event. */
 void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev);
+/* Graceful disconnect finishes once the request queue drained. */
+void ref_ep_finish_graceful(struct ref_ep *ep);
 /* Break the connection (hostile peer, DTO error, hard watermark). */
 void ref_ep_break(struct ref_ep *ep);
 /* Default attributes for dat_ep_create(NULL) and provider EPs. */

@@ -87,26 +87,6 @@ DAT_RETURN ref_ep_state_error(const struct ref_ep *ep)
 	return REF_ERR(DAT_INVALID_STATE, sub);
 }
 
-/*
- * Core's ref_evd_post_ex (REQUEST (1) in ref.h).  Until evd.c provides it,
- * this weak fallback keeps the build linking: events are then untagged
- * (SRQ buffers count as reaped once queued) and always notify.
- */
-__attribute__((weak)) bool ref_evd_post_ex(struct ref_evd *evd,
-					   const DAT_EVENT *event, void *tag,
-					   bool notify);
-__attribute__((weak)) bool ref_evd_post_ex(struct ref_evd *evd,
-					   const DAT_EVENT *event, void *tag,
-					   bool notify)
-{
-	bool ok = ref_evd_post(evd, event);
-
-	(void)notify;
-	if (ok && tag)
-		ref_srq_event_reaped(tag, false);
-	return ok;
-}
-
 bool ref_post_event(struct ref_evd *evd, const DAT_EVENT *ev, void *tag,
 		    bool notify)
 {
@@ -300,21 +280,6 @@ static DAT_RETURN check_streams(struct ref_ia *ia, struct ref_ep *self,
 	return DAT_SUCCESS;
 }
 
-static DAT_COUNT count_objects(struct ref_ia *ia, DAT_HANDLE_TYPE type)
-{
-	struct ref_list *pos;
-	DAT_COUNT n = 0;
-
-	ref_list_for_each(pos, &ia->objects) {
-		struct ref_obj *o = ref_container_of(pos, struct ref_obj,
-						     ia_link);
-
-		if (o->type == type)
-			n++;
-	}
-	return n;
-}
-
 /* ---- creation / destruction --------------------------------------------------- */
 
 static void ep_destroy_cb(struct ref_obj *obj);
@@ -327,10 +292,9 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 {
 	struct ref_ep *ep;
 
-	if (ia->ia_attr.max_eps > 0 &&
-	    count_objects(ia, DAT_HANDLE_TYPE_EP) >= ia->ia_attr.max_eps)
+	if (ia->count[DAT_HANDLE_TYPE_EP] >= REF_MAX_EPS)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-	ep = calloc(1, sizeof(*ep));
+	ep = ref_obj_alloc(sizeof(*ep));
 	if (!ep)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	ep->state = DAT_EP_STATE_UNCONNECTED;
@@ -357,6 +321,11 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 	ref_list_init(&ep->held);
 	ref_list_init(&ep->srq_link);
 	ref_cond_init(&ep->held_cond);
+	if (!ref_obj_register(&ep->obj, DAT_HANDLE_TYPE_EP, ia)) {
+		pthread_cond_destroy(&ep->held_cond);
+		ref_obj_free(ep);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
 	if (pz)
 		pz->users++;
 	if (recv)
@@ -369,7 +338,6 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 		srq->users++;
 		ref_list_add_tail(&srq->eps, &ep->srq_link);
 	}
-	ref_obj_register(&ep->obj, DAT_HANDLE_TYPE_EP, ia);
 	ep->obj.destroy = ep_destroy_cb;
 	*out = ep;
 	return DAT_SUCCESS;
@@ -436,7 +404,7 @@ void ref_ep_delete(struct ref_ep *ep)
 	ref_obj_unregister(&ep->obj);
 	pthread_cond_destroy(&ep->held_cond);
 	free(ep->est_pdata);
-	free(ep);
+	ref_obj_free(ep);
 }
 
 /*
@@ -457,7 +425,7 @@ static void ep_destroy_cb(struct ref_obj *obj)
 	ref_obj_unregister(&ep->obj);
 	pthread_cond_destroy(&ep->held_cond);
 	free(ep->est_pdata);
-	free(ep);
+	ref_obj_free(ep);
 }
 
 static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
@@ -487,7 +455,9 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (with_srq && !attr)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG7);
 
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	if (pzh != DAT_HANDLE_NULL || with_srq) {
 		rc = ref_obj_lookup(pzh, DAT_HANDLE_TYPE_PZ, &obj);
 		if (rc != DAT_SUCCESS || obj->ia != ia) {
@@ -543,7 +513,7 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (rc == DAT_SUCCESS)
 		*out = (DAT_EP_HANDLE)ep;
 out:
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -576,7 +546,9 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	switch (ep->state) {
 	case DAT_EP_STATE_RESERVED:
 	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
@@ -585,14 +557,14 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 		rc = ref_ep_state_error(ep);
 		break;
 	default:
-		if (ref_mutant("ep_free_keeps_handle")) {
+		if (ref_mutant("ep-free-keeps-handle")) {
 			ep_drop_conn(ep, true);
 			break;
 		}
 		ref_ep_delete(ep);
 		break;
 	}
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -641,7 +613,7 @@ void ref_ep_check_watermarks(struct ref_ep *ep)
 	if (ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
 	    held > ep->soft_hw) {
 		ep->soft_hw_armed = false;
-		ref_ia_post_async(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
+		ref_ia_post_async(ep->obj.ia, REF_ASYNC_EP_EVENT,
 				  (DAT_HANDLE)ep,
 				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	}
@@ -764,7 +736,9 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = ref_ep_state_error(ep);
 		goto out;
@@ -807,7 +781,7 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	rc = ep_start_connect(ep, remote_addr, remote_conn_qual, timeout,
 			      pdata_size, pdata);
 out:
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -828,7 +802,9 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 	ia = ep->obj.ia;
 	if (dup->obj.ia != ia)
 		return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = ref_ep_state_error(ep);
 		goto out;
@@ -859,7 +835,7 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 			      dup->remote_conn_qual, timeout, pdata_size,
 			      pdata);
 out:
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -885,7 +861,9 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	switch (ep->state) {
 	case DAT_EP_STATE_DISCONNECTED:
 		break;		/* no-op */
@@ -915,7 +893,7 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 		rc = ref_ep_state_error(ep);
 		break;
 	}
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -928,7 +906,9 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 		free(ep->est_pdata);
@@ -946,7 +926,7 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = ref_ep_state_error(ep);
 	}
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -962,7 +942,9 @@ DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE eph, DAT_EP_STATE *state,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	if (state)
 		*state = ep->state;
 	if (recv_idle)
@@ -971,7 +953,7 @@ DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE eph, DAT_EP_STATE *state,
 	if (request_idle)
 		*request_idle = ref_list_empty(&ep->req_q) ? DAT_TRUE
 							   : DAT_FALSE;
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
 
@@ -989,7 +971,9 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	/* The page lets us fill more than asked: fill everything. */
 	p->ia_handle = (DAT_IA_HANDLE)ia;
 	p->ep_state = ep->state;
@@ -1003,7 +987,7 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	p->connect_evd_handle = (DAT_EVD_HANDLE)ep->connect_evd;
 	p->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
 	p->ep_attr = ep->attr;
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
 
@@ -1091,7 +1075,9 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 
 	/* Per-parameter state rules first (DAT_INVALID_STATE). */
 	if ((mask & DAT_EP_FIELD_PZ_HANDLE) &&
@@ -1230,7 +1216,7 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 bad_state:
 	rc = ref_ep_state_error(ep);
 out:
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return rc;
 }
 
@@ -1250,7 +1236,9 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	/*
 	 * One scan under the lock (dat_ep_recv_query(3DAT) USAGE): the same
 	 * set of buffers gives the count and the span.  Buffers matched to an
@@ -1278,14 +1266,14 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 			sp = count;	/* never fewer than the count */
 		count += posted;
 		sp += posted;
-		if (ref_mutant("recv_query_span_below_count") && sp > 0)
+		if (ref_mutant("recv-query-span-below-count") && sp > 0)
 			sp = count - 1;
 		if (nbufs)
 			*nbufs = count;
 		if (span)
 			*span = sp;
 	}
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
 
@@ -1303,12 +1291,14 @@ DAT_RETURN ref_ep_set_watermark(DAT_EP_HANDLE eph, DAT_COUNT soft_hw,
 	if (hard_hw < 0 && hard_hw != DAT_WATERMARK_INFINITE)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	ia = ep->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
 	ep->soft_hw = soft_hw;
 	ep->soft_hw_armed = soft_hw != DAT_WATERMARK_INFINITE;
 	ep->hard_hw = hard_hw;
 	/* Above a new watermark already: the event comes from this call. */
 	ref_ep_check_watermarks(ep);
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }

@@ -192,10 +192,9 @@ static void fill_ia_attr(struct ref_ia *ia)
 	a->vendor_attr = NULL;
 }
 
-static DAT_NAMED_ATTR provider_specific[1];
-
-static void fill_provider_attr(DAT_PROVIDER_ATTR *p)
+static void fill_provider_attr(struct ref_ia *ia)
 {
+	DAT_PROVIDER_ATTR *p = &ia->provider_attr;
 	DAT_BOOLEAN merge[6][6];
 	int i, j;
 
@@ -240,10 +239,10 @@ static void fill_provider_attr(DAT_PROVIDER_ATTR *p)
 	p->lmr_sync_req = DAT_FALSE;
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;
-	provider_specific[0].name = "datcts.mutant";
-	provider_specific[0].value = ref_mutant_active();
+	ia->provider_specific_attr[0].name = "datcts.mutant";
+	ia->provider_specific_attr[0].value = ref_mutant_active();
 	p->num_provider_specific_attr = 1;
-	p->provider_specific_attr = provider_specific;
+	p->provider_specific_attr = ia->provider_specific_attr;
 }
 
 /* ---- dat_ia_open --------------------------------------------------------------- */
@@ -352,7 +351,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 		goto fail_ext;
 	}
 	fill_ia_attr(ia);
-	fill_provider_attr(&ia->provider_attr);
+	fill_provider_attr(ia);
 	if (!ref_obj_register(&ia->obj, DAT_HANDLE_TYPE_IA, ia)) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto fail_transport;

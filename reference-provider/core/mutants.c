@@ -33,8 +33,29 @@ struct ref_mutant_def {
 };
 
 static const struct ref_mutant_def ref_mutants[] = {
-	/* filled by the mutant issue; keep the terminator */
-	{ NULL, NULL, NULL },
+	/* conn: endpoints, SRQ, data transfer */
+	{ "ep-free-keeps-handle", "dat_ep_free.handle_unusable_after_free",
+	  "dat_ep_free succeeds but the EP stays usable" },
+	{ "fence-ignored", "dat_ep_post_send.barrier_fence",
+	  "a fenced request starts before earlier RDMA Reads completed" },
+	{ "recv-length-unchecked", "dat_ep_post_recv.message_too_long",
+	  "an arriving message longer than the receive buffer is accepted" },
+	{ "recv-query-span-below-count",
+	  "dat_ep_recv_query.span_not_below_count",
+	  "dat_ep_recv_query reports a span below the buffer count" },
+	{ "send-length-unchecked", "dat_ep_post_send.exceeds_max_message_size",
+	  "a Send above max_message_size is accepted" },
+	{ "send-suppress-ignored", "dat_ep_post_send.suppress_success",
+	  "successful suppressed requests still generate completions" },
+	{ "srq-lw-never-fires", "dat_srq_set_lw.event_when_count_drops_below",
+	  "the SRQ low watermark event is never generated" },
+	{ "srq-outstanding-ignores-unreaped",
+	  "dat_srq_query.outstanding_count dat_srq_resize.below_outstanding_unreaped",
+	  "completed but unreaped SRQ receives are not counted outstanding" },
+	{ "srq-resize-loses", "dat_srq_resize.below_outstanding_on_srq",
+	  "dat_srq_resize shrinks below the outstanding buffers" },
+	/* core: filled by the mutant issue */
+	{ NULL, NULL, NULL },	/* terminator */
 };
 
 #define REF_MAX_ACTIVE 16

@@ -62,6 +62,7 @@
  * violation breaks that connection only.
  */
 #include "transport.h"
+#include "sock_wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -77,38 +78,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SOCK_MAGIC	0xDA12
-#define SOCK_VERSION	1
-#define HDR_LEN		32
 #define RBUF_LEN	(64 * 1024)
 #define DIRECT_MIN	4096	/* payload >= this is read straight into place */
 #define HANDSHAKE_MS	10000	/* passive side: CONN_REQ / RTU must come */
 #define LINGER_MS	2000	/* closing: drain input this long at most */
 #define RX_BUDGET	(1024 * 1024)	/* bytes per conn per progress round */
-
-enum frame_type {
-	F_CONN_REQ = 1,
-	F_CONN_ACCEPT,
-	F_CONN_REJECT,
-	F_CONN_RTU,
-	F_DISCONNECT,
-	F_SEND,
-	F_RDMA_WRITE,
-	F_RDMA_READ_REQ,
-	F_READ_RESP,
-	F_ACK,
-	F_NAK,
-	F_MAX
-};
-
-struct frame {
-	uint16_t magic;
-	uint8_t version;
-	uint8_t type;
-	uint32_t length;
-	uint64_t arg0, arg1;
-	uint32_t arg2, arg3;
-};
 
 enum poll_kind { K_WAKE, K_LISTENER, K_CONN };
 
@@ -136,6 +110,8 @@ struct txframe {
 	int niov;
 	int cur;		/* first iov not fully written */
 	void *owned;		/* freed when the frame is gone */
+	uint8_t type;
+	bool user;		/* references Consumer memory (a DTO's) */
 };
 
 struct sock_tp;
@@ -253,7 +229,7 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
-static void encode_hdr(uint8_t *p, const struct frame *f)
+void ref_sock_encode_header(uint8_t *p, const struct frame *f)
 {
 	put16(p, SOCK_MAGIC);
 	p[2] = SOCK_VERSION;
@@ -265,14 +241,7 @@ static void encode_hdr(uint8_t *p, const struct frame *f)
 	put32(p + 28, f->arg3);
 }
 
-/*
- * Decodes and checks the type-independent part of a header.  Exported for
- * the frame-parsing unit tests (test_sock_frames.c) through
- * ref_sock_parse_header().
- */
-int ref_sock_parse_header(const uint8_t *p, struct frame *f);
-
-static uint64_t frame_cap(uint8_t type)
+uint64_t ref_sock_frame_cap(uint8_t type)
 {
 	switch (type) {
 	case F_CONN_REQ:
@@ -302,7 +271,7 @@ int ref_sock_parse_header(const uint8_t *p, struct frame *f)
 		return -1;
 	if (f->type < F_CONN_REQ || f->type >= F_MAX)
 		return -1;
-	if (f->length > frame_cap(f->type))
+	if (f->length > ref_sock_frame_cap(f->type))
 		return -1;
 	switch (f->type) {
 	case F_CONN_REJECT:
@@ -361,15 +330,6 @@ static void tp_wake(struct sock_tp *tp)
 	ssize_t n = write(tp->wakefd, &one, sizeof(one));
 
 	(void)n;
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -1;
-	return 0;
 }
 
 static void tune_socket(int fd)
@@ -491,7 +451,7 @@ static int conn_send_frame(struct sock_conn *c, const struct frame *f,
 		free(owned);
 		return -1;
 	}
-	encode_hdr(t->hdr, f);
+	ref_sock_encode_header(t->hdr, f);
 	t->iov[0].iov_base = t->hdr;
 	t->iov[0].iov_len = HDR_LEN;
 	t->niov = 1;
@@ -502,6 +462,8 @@ static int conn_send_frame(struct sock_conn *c, const struct frame *f,
 	}
 	t->cur = 0;
 	t->owned = owned;
+	t->type = f->type;
+	t->user = !owned && t->niov > 1;
 	ref_list_add_tail(&c->txq, &t->link);
 	if (c->txq.next == &t->link && c->state != C_CONNECTING) {
 		if (conn_flush(c) < 0) {
@@ -618,6 +580,62 @@ static void conn_free(struct sock_conn *c)
 }
 
 /*
+ * Core has flushed the DTOs of this connection: from now on no byte of
+ * Consumer memory may be read or written for it.  Queued request frames
+ * that did not start are dropped; one that is half written gets the rest
+ * of its data copied (the stream must stay well-formed for the frames
+ * behind it); a payload being received is discarded.
+ */
+static void conn_forget_user_memory(struct sock_conn *c)
+{
+	struct ref_list *pos, *tmp;
+
+	ref_list_for_each_safe(pos, tmp, &c->txq) {
+		struct txframe *t = ref_container_of(pos, struct txframe,
+						     link);
+		bool started = t->cur > 0 || t->iov[0].iov_len < HDR_LEN;
+		size_t total = 0, off = 0;
+		char *copy;
+
+		bool request = t->type == F_SEND || t->type == F_RDMA_WRITE ||
+			       t->type == F_RDMA_READ_REQ;
+
+		if (request && !started) {
+			/* requests go out in order: what remains of them
+			 * is a prefix, the peer sees no sequence gap */
+			ref_list_del(&t->link);
+			txframe_free(t);
+			continue;
+		}
+		if (!t->user)
+			continue;
+		for (int i = t->cur; i < t->niov; i++)
+			total += t->iov[i].iov_len;
+		copy = malloc(total ? total : 1);
+		if (!copy) {
+			/* cannot finish it: the stream ends here */
+			conn_close_now(c);
+			return;
+		}
+		for (int i = t->cur; i < t->niov; i++) {
+			memcpy(copy + off, t->iov[i].iov_base,
+			       t->iov[i].iov_len);
+			off += t->iov[i].iov_len;
+		}
+		t->iov[0].iov_base = copy;
+		t->iov[0].iov_len = total;
+		t->niov = 1;
+		t->cur = 0;
+		t->owned = copy;
+		t->user = false;
+	}
+	c->rniov = 0;
+	c->rx_token = NULL;
+	if (c->rx == RX_STALLED)
+		c->rx = RX_PAYLOAD;
+}
+
+/*
  * Core is done with @c: stop upcalls; send what is queued, then half-close
  * and drain the peer until EOF (so a final NAK or DISCONNECT is not lost
  * to a reset), bounded by LINGER_MS.
@@ -627,6 +645,7 @@ static void conn_release(struct sock_conn *c)
 	c->released = true;
 	c->base.ep = NULL;
 	c->fail_pending = -1;
+	conn_forget_user_memory(c);
 	if (c->state == C_DEAD) {
 		conn_retire(c);
 		return;
@@ -986,8 +1005,6 @@ static void sock_read_resp(struct ref_tp_conn *cb, uint64_t seq,
 		return;
 	for (int i = 0; i < niov; i++)
 		total += iov[i].iov_len;
-	/* The response acknowledges everything before it. */
-	c->ack_pending = 0;
 	copy = total ? malloc(total) : NULL;
 	if (total && !copy) {
 		conn_broken(c);
@@ -1659,14 +1676,14 @@ static void *progress_thread(void *arg)
 	struct ref_ia *ia = tp->base.ia;
 	struct epoll_event evs[64];
 
-	pthread_mutex_lock(&ia->lock);
+	ref_ia_lock(ia);
 	while (!tp->stop) {
 		int timeout = tp_next_timeout_ms(tp);
 		int n;
 
-		pthread_mutex_unlock(&ia->lock);
+		ref_ia_unlock(ia);
 		n = epoll_wait(tp->epfd, evs, 64, timeout);
-		pthread_mutex_lock(&ia->lock);
+		ref_ia_lock(ia);
 		if (tp->stop)
 			break;
 		for (int i = 0; i < n; i++) {
@@ -1694,7 +1711,7 @@ static void *progress_thread(void *arg)
 		tp_timers(tp);
 		tp_reap_dead(tp);
 	}
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_unlock(ia);
 	return NULL;
 }
 
@@ -1789,10 +1806,10 @@ static void sock_close(struct ref_transport *base)
 	struct sock_tp *tp = (struct sock_tp *)base;
 	struct ref_ia *ia = base->ia;
 
-	pthread_mutex_lock(&ia->lock);
+	ref_ia_lock(ia);
 	tp->stop = true;
 	tp_wake(tp);
-	pthread_mutex_unlock(&ia->lock);
+	ref_ia_unlock(ia);
 	if (tp->thread_started)
 		pthread_join(tp->thread, NULL);
 	/* Everything left: connections core released or never claimed. */

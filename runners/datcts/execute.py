@@ -205,14 +205,18 @@ class Runner:
             h.open = 2
         peer = {"passive": halves["active"], "active": halves["passive"]}
         order = 0
+        def limit(h):
+            return min(h.kill_at, deadline) if h.kill_at else deadline
+
         while any(h.open for h in halves.values()):
             now = time.monotonic()
             for h in halves.values():
-                if h.open and now >= (h.kill_at or deadline):
+                if h.open and now >= limit(h):
                     kill_group(h.proc)
-                    h.killed = "peer" if h.kill_at else "timeout"
-            events = sel.select(timeout=max(0.0, min(
-                [h.kill_at or deadline for h in halves.values() if h.open] + [deadline]) - now) + 0.01)
+                    if not h.killed:
+                        h.killed = "peer" if h.kill_at and h.kill_at <= deadline else "timeout"
+            wait = min([limit(h) for h in halves.values() if h.open] + [deadline])
+            events = sel.select(timeout=max(0.0, wait - now) + 0.01)
             for key, _ in events:
                 h, kind = key.data
                 data = os.read(key.fileobj.fileno(), 65536)

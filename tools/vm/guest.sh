@@ -11,7 +11,6 @@
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CTL=/run/datcts-vm
-VM_IP=10.99.0.1
 
 say() {
 	local up _
@@ -44,38 +43,47 @@ wait_for() {
 say "guest.sh start, kernel $(uname -r), rdma=$VM_RDMA"
 hostname datcts-vm 2>/dev/null || true
 
-# --- network: eth0 leads nowhere (a QEMU hub with one port); nothing leaves the VM.
+# --- network: eth0 (and eth1 with --rdma both) lead nowhere (QEMU hubs with one port each);
+# nothing leaves the VM. With both devices, siw0 gets eth1 so that rdma_cm reaches each device by
+# its own address (rdma_cm picks the device by the netdev that holds the address).
+netdevs=(eth0)
+[[ $VM_RDMA == both ]] && netdevs+=(eth1)
 ip link set lo up || fail "ip link set lo up"
-ip link set eth0 up || fail "no eth0"
-ip addr add "$VM_IP/24" dev eth0 || fail "ip addr add $VM_IP/24 dev eth0"
-has_carrier() { [[ "$(cat /sys/class/net/eth0/operstate 2>/dev/null)" == up ]]; }
-wait_for "eth0 up" 20 has_carrier
-say "eth0 up"
+for i in "${!netdevs[@]}"; do
+	ip link set "${netdevs[$i]}" up || fail "no ${netdevs[$i]}"
+	ip addr add "10.99.$i.1/24" dev "${netdevs[$i]}" || fail "ip addr add 10.99.$i.1/24 dev ${netdevs[$i]}"
+done
+is_up() { [[ "$(cat "/sys/class/net/$1/operstate" 2>/dev/null)" == up ]]; }
+for n in "${netdevs[@]}"; do wait_for "$n up" 20 is_up "$n"; done
+say "${netdevs[*]} up"
 
 # --- RDMA
 port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null; }
-has_ipv4_gid() { grep -qs "0000:0000:0000:0000:0000:ffff:0a63:0001" /sys/class/infiniband/"$1"/ports/1/gids/*; }
+has_gid() { grep -qs "$2" /sys/class/infiniband/"$1"/ports/1/gids/*; }
+gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
 devices=()
-modules=()
+declare -A ip_of=()
 case "$VM_RDMA" in
-rxe) modules+=(rdma_rxe) devices+=(rxe0) ;;
-siw) modules+=(siw) devices+=(siw0) ;;
-both) modules+=(rdma_rxe siw) devices+=(rxe0 siw0) ;;
+rxe) devices=(rxe0) ip_of=([rxe0]=10.99.0.1) ;;
+siw) devices=(siw0) ip_of=([siw0]=10.99.0.1) ;;
+both) devices=(rxe0 siw0) ip_of=([rxe0]=10.99.0.1 [siw0]=10.99.1.1) ;;
 none) ;;
 *) fail "unknown rdma mode $VM_RDMA" ;;
 esac
-if ((${#modules[@]})); then
-	for m in "${modules[@]}" ib_uverbs rdma_ucm; do
-		modprobe "$m" || fail "modprobe $m"
-		say "modprobe $m"
-	done
+if ((${#devices[@]})); then
+	modules=()
+	for d in "${devices[@]}"; do modules+=("$([[ $d == rxe0 ]] && echo rdma_rxe || echo siw)"); done
+	modprobe -a "${modules[@]}" ib_uverbs rdma_ucm || fail "modprobe ${modules[*]} ib_uverbs rdma_ucm"
+	say "modprobe ${modules[*]} ib_uverbs rdma_ucm"
 	for d in "${devices[@]}"; do
-		rdma link add "$d" type "${d%0}" netdev eth0 || fail "rdma link add $d type ${d%0} netdev eth0"
+		ip=${ip_of[$d]}
+		nd=$(ip -o -4 addr show to "$ip/32" | awk '{print $2; exit}')
+		rdma link add "$d" type "${d%0}" netdev "$nd" || fail "rdma link add $d type ${d%0} netdev $nd"
 		wait_for "$d port ACTIVE" 20 port_active "$d"
-		[[ $d == rxe0 ]] && wait_for "rxe0's IPv4 GID" 20 has_ipv4_gid rxe0
-		wait_for "/dev/infiniband/uverbs*" 20 compgen -G '/dev/infiniband/uverbs*'
-		say "$d ready"
+		[[ $d == rxe0 ]] && wait_for "rxe0's GID for $ip" 20 has_gid rxe0 "$(gid_of "$ip")"
+		say "$d ready on $nd ($ip)"
 	done
+	wait_for "/dev/infiniband/uverbs*" 20 compgen -G '/dev/infiniband/uverbs*'
 fi
 # siw enforces RLIMIT_MEMLOCK even for root; verbs users register memory freely here.
 ulimit -l unlimited || fail "ulimit -l unlimited"
@@ -108,8 +116,10 @@ start=$(date +%s)
 	for v in $(compgen -e); do unset "$v" 2>/dev/null; done
 	# shellcheck source=/dev/null
 	. "$CTL/env"
-	export DATCTS_VM=1 DATCTS_VM_RDMA="$VM_RDMA" DATCTS_VM_IP="$VM_IP" DATCTS_VM_NETDEV=eth0
+	export DATCTS_VM=1 DATCTS_VM_RDMA="$VM_RDMA" DATCTS_VM_IP=10.99.0.1 DATCTS_VM_NETDEV=eth0
 	export DATCTS_VM_DEVICES="${devices[*]}"
+	[[ -n "${ip_of[rxe0]:-}" ]] && export DATCTS_VM_RXE_IP=${ip_of[rxe0]}
+	[[ -n "${ip_of[siw0]:-}" ]] && export DATCTS_VM_SIW_IP=${ip_of[siw0]}
 	exec timeout -k 5 "$VM_TIMEOUT" "${argv[@]}"
 ) </dev/null >"$out" 2>"$err"
 rc=$?

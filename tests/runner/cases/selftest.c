@@ -234,3 +234,10 @@ DC_ACTIVE(selftest, relay_passive_crashes)
 {
 	DC_FAIL("must not run: the passive half never announced");
 }
+
+DC_CASE(selftest, garbage_output,
+	.summary = "prints bytes that are not UTF-8 and control characters")
+{
+	fputs("bad \xff\xfe bytes, a bell \a, a quote \" and a backslash \\\n", stdout);
+	fputs("\x1b[31mred\x1b[0m\n", stderr);
+}

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_disconnect(3DAT): clauses/dat_ep_disconnect.toml.
+ *
+ * Most cases use a connected pair in this process (ep_common.h: pair_up):
+ * "a" is the EP under test, "b" its peer.  A Send from a stays outstanding
+ * while b has no Receive posted, which is how Disconnect Pending is held.
+ * The cases about connection set-up (Active Connection Pending, Completion
+ * Pending) and the refused states use the two-node state fixture.
+ */
+#include "ep_common.h"
+
+#define BIG (64u * 1024u)
+
+/* a: graceful disconnect while a Send waits for a Receive at b. */
+static void pair_disconnect_pending(struct dc_ctx *t, struct pair *p)
+{
+	fill(&p->ma, 0, 64, 9);
+	DC_SETUP(post_send1(p->a.ep, &p->ma, 0, 64, 77));
+	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	await_state(p->a.ep, DAT_EP_STATE_DISCONNECT_PENDING, 2000);
+}
+
+DC_CASE(dat_ep_disconnect, connected_to_disconnected,
+	.summary = "disconnect of a Connected EP ends in a DISCONNECTED event and state (abrupt and graceful)")
+{
+	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct pair p;
+
+		dc_note(t, "%s", i ? "graceful" : "abrupt");
+		pair_up(&p, NULL);
+		DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, how[i]));
+		expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+		ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
+	}
+}
+
+DC_CASE(dat_ep_disconnect, all_dtos_completed,
+	.summary = "every outstanding Receive and Send gets exactly one completion on disconnect")
+{
+	struct pair p;
+	struct dto_log rl = { 0 }, ql = { 0 };
+	bool seen_r[8] = { false }, seen_q[8] = { false };
+
+	pair_up(&p, NULL);
+	fill(&p.ma, 0, BIG, 1);
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1024, 100 + (uint64_t)i));
+	for (int i = 0; i < 8; i++)	/* b has no Receive: these stay outstanding */
+		DC_SETUP(post_send1(p.a.ep, &p.ma, 8192 + (DAT_VLEN)i * 64, 64, 200 + (uint64_t)i));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dto_log_collect(&rl, p.a.recv_evd, 8);
+	dto_log_collect(&ql, p.a.req_evd, 8);
+	for (int i = 0; i < 8; i++) {
+		uint64_t rc = rl.d[i].user_cookie.as_64, qc = ql.d[i].user_cookie.as_64;
+
+		DC_ASSERT(rc >= 100 && rc < 108 && !seen_r[rc - 100],
+			  "Receive completion %d has cookie %llu (unknown or repeated)", i,
+			  (unsigned long long)rc);
+		DC_ASSERT(qc >= 200 && qc < 208 && !seen_q[qc - 200],
+			  "Send completion %d has cookie %llu (unknown or repeated)", i,
+			  (unsigned long long)qc);
+		seen_r[rc - 100] = seen_q[qc - 200] = true;
+	}
+	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	DC_ASSERT_NO_EVENT(p.a.recv_evd);
+	DC_ASSERT_NO_EVENT(p.a.req_evd);
+	ASSERT_RECV_IDLE(p.a.ep, DAT_TRUE);
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_disconnect, abrupt_flushes_outstanding,
+	.summary = "an abrupt disconnect flushes every posted Receive, in posting order")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	memset(p.ma.buf, CANARY, SUBJ_MEM);
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1024, 100 + (uint64_t)i));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	for (int i = 0; i < 8; i++)
+		expect_dto(p.a.recv_evd, 100 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_NO_EVENT(p.a.recv_evd);
+}
+
+DC_CASE(dat_ep_disconnect, abrupt_flushes_outstanding_requests,
+	.summary = "an abrupt disconnect completes outstanding Sends unsuccessfully, once each")
+{
+	struct pair p;
+	struct dto_log l = { 0 };
+
+	pair_up(&p, NULL);
+	fill(&p.ma, 0, 8 * 64, 2);
+	for (int i = 0; i < 8; i++)	/* b posts nothing: none can be delivered */
+		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64, 200 + (uint64_t)i));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dto_log_collect(&l, p.a.req_evd, 8);
+	for (int i = 0; i < 8; i++) {
+		DC_ASSERT_EQ(l.d[i].user_cookie.as_64, 200 + (uint64_t)i);
+		/* Nothing could be delivered, so nothing may claim success. */
+		DC_ASSERT(l.d[i].status != DAT_DTO_SUCCESS,
+			  "Send %d completed DAT_DTO_SUCCESS although the peer never posted a Receive", i);
+	}
+	DC_ASSERT_NO_EVENT(p.a.req_evd);
+}
+
+DC_CASE(dat_ep_disconnect, failure_order_per_direction,
+	.summary = "after the first failed Send of an abrupt disconnect, no later Send succeeds")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+	struct pair p;
+	struct dc_lmr rbuf;
+	struct dto_log l = { 0 };
+	int first_fail = -1, ok = 0;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_request_dtos = attr.max_recv_dtos = 64;
+	o.attr = &attr;
+	o.evd_qlen = 256;
+	pair_up(&p, &o);
+	dc_lmr(t, p.b.pz, 16 * BIG, RW_PRIV, &rbuf);
+	for (int i = 0; i < 16; i++)	/* room for the first 16 messages only */
+		DC_SETUP(post_recv1(p.b.ep, &rbuf, (DAT_VLEN)i * BIG, BIG, 500 + (uint64_t)i));
+	fill(&p.ma, 0, BIG, 4);
+	for (int i = 0; i < 64; i++)
+		DC_SETUP(post_send1(p.a.ep, &p.ma, 0, BIG, 200 + (uint64_t)i));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dto_log_collect(&l, p.a.req_evd, 64);
+	for (int i = 0; i < 64; i++) {
+		DC_ASSERT(l.d[i].user_cookie.as_64 == 200 + (uint64_t)i,
+			  "completion %d carries cookie %llu: not in posting order", i,
+			  (unsigned long long)l.d[i].user_cookie.as_64);
+		if (l.d[i].status == DAT_DTO_SUCCESS) {
+			DC_ASSERT(first_fail < 0,
+				  "Send %d succeeded after Send %d had failed (%s)", i,
+				  first_fail, dc_dto_status_name(l.d[first_fail].status));
+			ok++;
+		} else if (first_fail < 0) {
+			first_fail = i;
+		}
+	}
+	dc_note(t, "%d Sends succeeded before the first failure", ok);
+	DC_ASSERT(ok <= 16, "%d Sends succeeded but the peer had only 16 Receives", ok);
+}
+
+DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
+	.summary = "a graceful disconnect lets the outstanding Sends complete successfully first")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
+	for (int i = 0; i < 8; i++) {
+		fill(&p.ma, (DAT_VLEN)i * 1024, 1000, 10 + (unsigned)i);
+		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1000, 200 + (uint64_t)i));
+	}
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	for (int i = 0; i < 8; i++)
+		expect_dto(p.a.req_evd, 200 + (uint64_t)i, DAT_DTO_SUCCESS);
+	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	for (int i = 0; i < 8; i++) {
+		DAT_DTO_COMPLETION_EVENT_DATA d =
+			expect_dto(p.b.recv_evd, 300 + (uint64_t)i, DAT_DTO_SUCCESS);
+
+		DC_ASSERT_EQ(d.transfered_length, 1000);
+		DC_ASSERT(check_fill(p.mb.buf + (size_t)i * 1024, 1000, 10 + (unsigned)i),
+			  "message %d arrived with wrong bytes", i);
+	}
+}
+
+DC_CASE(dat_ep_disconnect, graceful_disconnect_pending,
+	.summary = "graceful disconnect waits in DISCONNECT_PENDING until the outstanding Send completes")
+{
+	struct pair p;
+	DAT_RETURN r;
+
+	pair_up(&p, NULL);
+	fill(&p.ma, 0, 64, 9);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 77));
+	r = dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG);
+	DC_ASSERT_SUCCESS(r);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECT_PENDING);
+	DC_ASSERT_NO_EVENT(p.a.conn_evd);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
+	expect_dto(p.a.req_evd, 77, DAT_DTO_SUCCESS);
+	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
+}
+
+DC_CASE(dat_ep_disconnect, abrupt_in_disconnect_pending,
+	.summary = "an abrupt disconnect in DISCONNECT_PENDING ends the wait at once")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	pair_disconnect_pending(t, &p);
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
+	expect_dto(p.a.req_evd, 77, DAT_DTO_ERR_FLUSHED);
+}
+
+DC_CASE(dat_ep_disconnect, graceful_in_disconnect_pending_noop,
+	.summary = "a graceful disconnect in DISCONNECT_PENDING changes nothing")
+{
+	struct pair p;
+	struct dc_snap before;
+
+	pair_up(&p, NULL);
+	pair_disconnect_pending(t, &p);
+	dc_snapshot(t, DC_OBJ_EP, p.a.ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECT_PENDING);
+	DC_ASSERT_UNCHANGED(&before);
+	DC_ASSERT_NO_EVENT(p.a.conn_evd);
+	DC_ASSERT_NO_EVENT(p.a.req_evd);
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
+}
+
+static void graceful_like_abrupt(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	(void)arg;
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(s->ep, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_REACHES_STATE(s->ep, DAT_EP_STATE_DISCONNECTED, 5000);
+}
+STATE_CASE(dat_ep_disconnect, flags_same_when_not_connected, active_connection_pending,
+	   graceful_like_abrupt, NULL, "dat_ep_disconnect.flags_same_when_not_connected",
+	   "graceful disconnect during ACTIVE_CONNECTION_PENDING aborts like abrupt")
+
+DC_CASE(dat_ep_disconnect, no_requests_in_disconnect_pending,
+	.summary = "no Send, RDMA or RMR bind can be posted in DISCONNECT_PENDING")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+	DAT_RMR_HANDLE rmr;
+	DAT_RMR_CONTEXT rctx;
+
+	pair_up(&p, NULL);
+	DC_SETUP(dat_rmr_create(p.a.pz, &rmr));
+	pair_disconnect_pending(t, &p);
+	iov = dc_iov(&p.ma, 1024, 64);
+	rem = dc_rmr_iov(&p.mb, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_STATE);
+	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(2), &rem,
+					     DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_STATE);
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(3), &rem,
+					    DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_STATE);
+	{
+		DAT_RMR_COOKIE rc;
+
+		memset(&rc, 0, sizeof(rc));
+		rc.as_64 = 4;
+		DC_ASSERT_RET(dat_rmr_bind(rmr, &iov, DAT_MEM_PRIV_REMOTE_READ_FLAG, p.a.ep, rc,
+					   DAT_COMPLETION_DEFAULT_FLAG, &rctx),
+			      DAT_INVALID_STATE);
+	}
+	DC_ASSERT_NO_EVENT(p.a.req_evd);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECT_PENDING);
+}
+
+DC_CASE(dat_ep_disconnect, shared_evd_order,
+	.summary = "on a shared EVD, successful DTO completions come before the disconnect event")
+{
+	struct dc_endpoint a, b;
+	DAT_EVD_HANDLE ev;
+	DAT_EP_ATTR attr;
+	struct dc_lmr ma, mb;
+	bool disc = false;
+	int ok = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dc_ep_attr_default(t, &attr);
+	/* dat_ep_create USAGE: streams on an EVD that also carries connection
+	 * events use threshold completion flags. */
+	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_EVD_THRESHOLD_FLAG)
+		attr.recv_completion_flags = attr.request_completion_flags =
+			DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	a.pz = dc_pz(t);
+	ev = dc_evd(t, 64, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	a.recv_evd = a.req_evd = a.conn_evd = ev;
+	a.ep = dc_ep(t, a.pz, ev, ev, ev, &attr);
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, a.pz, 8 * 1024, RW_PRIV, &ma);
+	dc_lmr(t, b.pz, 8 * 1024, RW_PRIV, &mb);
+	dc_connect_local(t, &a, &b, NULL);
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_recv1(b.ep, &mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_send1(a.ep, &ma, (DAT_VLEN)i * 1024, 512, 200 + (uint64_t)i));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	for (;;) {
+		DAT_EVENT e;
+		DAT_RETURN r = dc_wait_event(t, ev, disc ? 0 : -1, &e);
+
+		if (disc && r != DAT_SUCCESS)
+			break;	/* drained */
+		if (r != DAT_SUCCESS)
+			DC_FAIL("no DISCONNECTED event on the shared EVD (dat_evd_wait %s)", ret_s(r));
+		if (e.event_number == DAT_CONNECTION_EVENT_DISCONNECTED) {
+			disc = true;
+			continue;
+		}
+		if (e.event_number == DAT_DTO_COMPLETION_EVENT &&
+		    e.event_data.dto_completion_event_data.status == DAT_DTO_SUCCESS) {
+			DC_ASSERT(!disc, "successful completion of cookie %llu dequeued after DISCONNECTED",
+				  (unsigned long long)e.event_data.dto_completion_event_data.user_cookie.as_64);
+			ok++;
+		}
+	}
+	dc_note(t, "%d successful completions before DISCONNECTED", ok);
+}
+
+DC_CASE(dat_ep_disconnect, disconnected_noop,
+	.summary = "disconnecting a Disconnected EP changes nothing and posts no event")
+{
+	struct pair p;
+	struct dc_snap before;
+
+	pair_up(&p, NULL);
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	dc_snapshot(t, DC_OBJ_EP, p.a.ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
+	DC_ASSERT_UNCHANGED(&before);
+	DC_ASSERT_NO_EVENT(p.a.conn_evd);
+}
+
+static void refused(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	struct dc_snap before;
+
+	(void)arg;
+	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
+	DC_ASSERT_RET(dat_ep_disconnect(s->ep, DAT_CLOSE_ABRUPT_FLAG), DAT_INVALID_STATE);
+	DC_ASSERT_RET(dat_ep_disconnect(s->ep, DAT_CLOSE_GRACEFUL_FLAG), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+	if (s->ep == s->e.ep)
+		DC_ASSERT_NO_EVENT(s->e.conn_evd);
+}
+
+#define REFUSED(st)							\
+	STATE_CASE(dat_ep_disconnect, disallowed_in_##st, st, refused, NULL,	\
+		   "dat_ep_disconnect.disallowed_states",			\
+		   "disconnect is refused in " #st)
+REFUSED(unconnected)
+REFUSED(reserved)
+REFUSED(passive_connection_pending)
+REFUSED(tentative_connection_pending)
+
+static const struct at_opts four_recvs = { .pre_recvs = 4 };
+
+static void abort_setup(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_CLOSE_FLAGS how = *(const DAT_CLOSE_FLAGS *)arg;
+
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(s->ep, how));
+	ASSERT_REACHES_STATE(s->ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	for (int i = 0; i < 4; i++)
+		expect_dto(s->e.recv_evd, 1000 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+	ASSERT_BYTES_ARE(s->mem.buf, 4 * 256, CANARY, "the flushed Receives' buffers");
+}
+
+static const DAT_CLOSE_FLAGS abrupt = DAT_CLOSE_ABRUPT_FLAG;
+static const DAT_CLOSE_FLAGS graceful = DAT_CLOSE_GRACEFUL_FLAG;
+
+STATE_CASE_O(dat_ep_disconnect, abort_active_connection_pending_abrupt,
+	     active_connection_pending, abort_setup, &abrupt, &four_recvs,
+	     "dat_ep_disconnect.abort_active_connection_pending",
+	     "abrupt disconnect in ACTIVE_CONNECTION_PENDING: DISCONNECTED, Receives flushed")
+STATE_CASE_O(dat_ep_disconnect, abort_active_connection_pending_graceful,
+	     active_connection_pending, abort_setup, &graceful, &four_recvs,
+	     "dat_ep_disconnect.abort_active_connection_pending",
+	     "graceful disconnect in ACTIVE_CONNECTION_PENDING: DISCONNECTED, Receives flushed")
+STATE_CASE_O(dat_ep_disconnect, abort_completion_pending,
+	     completion_pending, abort_setup, &abrupt, &four_recvs,
+	     "dat_ep_disconnect.abort_completion_pending",
+	     "disconnect in COMPLETION_PENDING: DISCONNECTED, Receives flushed")
+
+DC_CASE(dat_ep_disconnect, invalid_flags,
+	.summary = "flags other than abrupt/graceful are invalid and leave the connection up")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	DC_ASSERT_RET(dat_ep_disconnect(p.a.ep, (DAT_CLOSE_FLAGS)0x2), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_ep_disconnect(p.a.ep, (DAT_CLOSE_FLAGS)0x80), DAT_INVALID_PARAMETER);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+	DC_ASSERT_NO_EVENT(p.a.conn_evd);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
+	fill(&p.ma, 0, 64, 5);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+}
+
+DC_CASE(dat_ep_disconnect, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	DC_ASSERT_RET(dat_ep_disconnect(dead_ep(), DAT_CLOSE_ABRUPT_FLAG), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_disconnect((DAT_EP_HANDLE)wrong_handle(), DAT_CLOSE_ABRUPT_FLAG),
+		      DAT_INVALID_HANDLE);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_get_status(3DAT): clauses/dat_ep_get_status.toml.
+ *
+ * reports_state is checked once per EP state, each reached for real through
+ * the two-node fixture (ep_common.h).  The evidence that the state was
+ * reached is the way there (the request that arrived, the event that came),
+ * not dat_ep_get_status itself, so these cases turn the fixture's own
+ * get_status verification off.
+ */
+#include "ep_common.h"
+
+static const struct at_opts trust_the_path = { .no_verify = true };
+
+static void reports_state(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_EP_STATE st = (DAT_EP_STATE)-1;
+	DAT_BOOLEAN ri = (DAT_BOOLEAN)7, qi = (DAT_BOOLEAN)7;
+	DAT_EP_PARAM q;
+
+	(void)arg;
+	DC_ASSERT_SUCCESS(dat_ep_get_status(s->ep, &st, &ri, &qi));
+	DC_ASSERT(st == s->state, "dat_ep_get_status reports %s, the EP is in %s",
+		  state_name(st), state_name(s->state));
+	DC_ASSERT(ri == DAT_TRUE || ri == DAT_FALSE, "recv_idle is %d, not a DAT_BOOLEAN", (int)ri);
+	DC_ASSERT(qi == DAT_TRUE || qi == DAT_FALSE, "request_idle is %d, not a DAT_BOOLEAN", (int)qi);
+	memset(&q, 0xA5, sizeof(q));
+	DC_ASSERT_SUCCESS(dat_ep_query(s->ep, DAT_EP_FIELD_EP_STATE, &q));
+	DC_ASSERT(q.ep_state == st, "dat_ep_query reports %s, dat_ep_get_status %s",
+		  state_name(q.ep_state), state_name(st));
+}
+
+#define STATE(st)							\
+	STATE_CASE_O(dat_ep_get_status, reports_##st, st, reports_state,	\
+		     NULL, &trust_the_path, "dat_ep_get_status.reports_state",	\
+		     "an EP brought into " #st " reports exactly that")
+
+STATE(unconnected)
+STATE(reserved)
+STATE(passive_connection_pending)
+STATE(tentative_connection_pending)
+STATE(completion_pending)
+STATE(active_connection_pending)
+STATE(connected)
+STATE(disconnect_pending)
+STATE(disconnected)
+
+DC_CASE(dat_ep_get_status, recv_idle,
+	.summary = "recv_idle is false exactly while a Receive is outstanding")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	ASSERT_RECV_IDLE(p.b.ep, DAT_TRUE);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
+	ASSERT_RECV_IDLE(p.b.ep, DAT_FALSE);
+	fill(&p.ma, 0, 64, 1);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	ASSERT_RECV_IDLE(p.b.ep, DAT_TRUE);
+
+	/* Also before any connection: a fresh EP with one Receive posted. */
+	{
+		struct dc_endpoint e;
+		struct dc_lmr m;
+
+		dc_endpoint(t, &e, NULL);
+		dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+		ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
+		DC_SETUP(post_recv1(e.ep, &m, 0, 256, 3));
+		ASSERT_RECV_IDLE(e.ep, DAT_FALSE);
+	}
+}
+
+DC_CASE(dat_ep_get_status, request_idle,
+	.summary = "request_idle is false exactly while a Send is outstanding")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+	/* The peer has no Receive: the Send cannot complete yet. */
+	fill(&p.ma, 0, 64, 1);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
+	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_get_status, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	DAT_EP_STATE st;
+	DAT_BOOLEAN ri, qi;
+
+	DC_ASSERT_RET(dat_ep_get_status(dead_ep(), &st, &ri, &qi), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_get_status((DAT_EP_HANDLE)wrong_handle(), &st, &ri, &qi),
+		      DAT_INVALID_HANDLE);
+}

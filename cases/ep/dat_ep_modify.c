@@ -1,0 +1,730 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_modify(3DAT): clauses/dat_ep_modify.toml.
+ *
+ * The page's parameter list is a matrix: for each parameter, the EP states
+ * in which it may change and (implicitly) the states in which it may not.
+ * Each cell of that matrix is one case, <param>_in_<state>, registered by
+ * the table at the end of this file.  A cell brings an EP into the state
+ * for real (ep_common.h: at_state), asks to change that one parameter to a
+ * valid new value, and checks:
+ *   allowed   -> DAT_SUCCESS, dat_ep_query shows the new value, nothing
+ *                else changed (state included);
+ *   forbidden -> DAT_INVALID_STATE and nothing changed at all.
+ */
+#include "ep_common.h"
+
+/* ---- the parameters of the page, and a valid new value for each --------------- */
+
+struct mparam {
+	const char *name;		/* also the snapshot field it changes */
+	DAT_EP_PARAM_MASK mask;
+	/* Writes a valid value, different from cur when possible, into nv. */
+	bool (*new_value)(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv);
+	/* True when q shows the value that nv asked for. */
+	bool (*shows)(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv);
+};
+
+static DAT_COUNT step_count(DAT_COUNT cur, DAT_COUNT lo, DAT_COUNT hi)
+{
+	if (hi <= 0)
+		hi = cur + 1;	/* IA reports no limit: go up */
+	if (cur + 1 <= hi)
+		return cur + 1;
+	if (cur - 1 >= lo)
+		return cur - 1;
+	return cur;
+}
+
+static DAT_VLEN step_len(DAT_VLEN cur, DAT_VLEN hi)
+{
+	if (cur > 4096)
+		return cur - 1024;
+	if (!hi || cur + 1024 <= hi)
+		return cur + 1024;
+	return cur;
+}
+
+static bool nv_pz(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)cur;
+	nv->pz_handle = dc_pz(t);
+	return true;
+}
+static bool sh_pz(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->pz_handle == nv->pz_handle;
+}
+
+static bool nv_recv_evd(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)cur;
+	nv->recv_evd_handle = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	return true;
+}
+static bool sh_recv_evd(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->recv_evd_handle == nv->recv_evd_handle;
+}
+
+static bool nv_request_evd(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)cur;
+	nv->request_evd_handle = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	return true;
+}
+static bool sh_request_evd(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->request_evd_handle == nv->request_evd_handle;
+}
+
+static bool nv_connect_evd(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)cur;
+	nv->connect_evd_handle = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
+	return true;
+}
+static bool sh_connect_evd(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->connect_evd_handle == nv->connect_evd_handle;
+}
+
+static bool nv_service_type(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)t;
+	(void)cur;
+	nv->ep_attr.service_type = DAT_SERVICE_TYPE_RC;	/* the only one in 1.2 */
+	return cur->ep_attr.service_type != DAT_SERVICE_TYPE_RC;
+}
+static bool sh_service_type(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->ep_attr.service_type == nv->ep_attr.service_type;
+}
+
+static bool nv_max_message_size(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	nv->ep_attr.max_message_size = step_len(cur->ep_attr.max_message_size,
+						t->ia_attr.max_message_size);
+	return nv->ep_attr.max_message_size != cur->ep_attr.max_message_size;
+}
+static bool sh_max_message_size(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->ep_attr.max_message_size == nv->ep_attr.max_message_size;
+}
+
+static bool nv_max_rdma_size(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	nv->ep_attr.max_rdma_size = step_len(cur->ep_attr.max_rdma_size,
+					     t->ia_attr.max_rdma_size);
+	return nv->ep_attr.max_rdma_size != cur->ep_attr.max_rdma_size;
+}
+static bool sh_max_rdma_size(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->ep_attr.max_rdma_size == nv->ep_attr.max_rdma_size;
+}
+
+static bool nv_qos(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	static const DAT_QOS bits[] = {
+		DAT_QOS_BEST_EFFORT, DAT_QOS_HIGH_THROUGHPUT, DAT_QOS_LOW_LATENCY,
+		DAT_QOS_ECONOMY, DAT_QOS_PREMIUM,
+	};
+
+	nv->ep_attr.qos = cur->ep_attr.qos;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		bool ok = bits[i] == DAT_QOS_BEST_EFFORT ||
+			  (t->prov_attr.dat_qos_supported & bits[i]);
+
+		if (ok && bits[i] != cur->ep_attr.qos) {
+			nv->ep_attr.qos = bits[i];
+			return true;
+		}
+	}
+	return false;
+}
+static bool sh_qos(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->ep_attr.qos == nv->ep_attr.qos;
+}
+
+static DAT_COMPLETION_FLAGS pick_flags(struct dc_ctx *t, DAT_COMPLETION_FLAGS cur,
+				       const DAT_COMPLETION_FLAGS *cand, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool ok = cand[i] == DAT_COMPLETION_DEFAULT_FLAG ||
+			  (t->prov_attr.completion_flags_supported & cand[i]) == cand[i];
+
+		if (ok && cand[i] != cur)
+			return cand[i];
+	}
+	return cur;
+}
+
+static bool nv_recv_flags(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	static const DAT_COMPLETION_FLAGS cand[] = {
+		DAT_COMPLETION_UNSIGNALLED_FLAG, DAT_COMPLETION_EVD_THRESHOLD_FLAG,
+		DAT_COMPLETION_DEFAULT_FLAG,
+	};
+
+	nv->ep_attr.recv_completion_flags =
+		pick_flags(t, cur->ep_attr.recv_completion_flags, cand, 3);
+	return nv->ep_attr.recv_completion_flags != cur->ep_attr.recv_completion_flags;
+}
+static bool sh_recv_flags(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->ep_attr.recv_completion_flags == nv->ep_attr.recv_completion_flags;
+}
+
+static bool nv_request_flags(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	static const DAT_COMPLETION_FLAGS cand[] = {
+		DAT_COMPLETION_UNSIGNALLED_FLAG, DAT_COMPLETION_EVD_THRESHOLD_FLAG,
+		DAT_COMPLETION_DEFAULT_FLAG,
+	};
+
+	nv->ep_attr.request_completion_flags =
+		pick_flags(t, cur->ep_attr.request_completion_flags, cand, 3);
+	return nv->ep_attr.request_completion_flags != cur->ep_attr.request_completion_flags;
+}
+static bool sh_request_flags(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	return q->ep_attr.request_completion_flags == nv->ep_attr.request_completion_flags;
+}
+
+#define COUNT_PARAM(fld, lo, limit)						\
+	static bool nv_##fld(struct dc_ctx *t, const DAT_EP_PARAM *cur,	\
+			     DAT_EP_PARAM *nv)					\
+	{									\
+		nv->ep_attr.fld = step_count(cur->ep_attr.fld, (lo),		\
+					     t->ia_attr.limit);			\
+		return nv->ep_attr.fld != cur->ep_attr.fld;			\
+	}									\
+	static bool sh_##fld(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)	\
+	{									\
+		return q->ep_attr.fld == nv->ep_attr.fld;			\
+	}
+
+COUNT_PARAM(max_recv_dtos, 1, max_dto_per_ep)
+COUNT_PARAM(max_request_dtos, 1, max_dto_per_ep)
+COUNT_PARAM(max_recv_iov, 1, max_iov_segments_per_dto)
+COUNT_PARAM(max_request_iov, 1, max_iov_segments_per_dto)
+COUNT_PARAM(max_rdma_read_in, 0, max_rdma_read_per_ep_in)
+COUNT_PARAM(max_rdma_read_out, 0, max_rdma_read_per_ep_out)
+
+/* Transport/provider-specific attributes: the portable new value is "none". */
+static bool nv_no_transport_attr(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)t;
+	nv->ep_attr.ep_transport_specific_count = 0;
+	nv->ep_attr.ep_transport_specific = NULL;
+	return cur->ep_attr.ep_transport_specific_count != 0;
+}
+static bool sh_no_transport_attr(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	(void)nv;
+	return q->ep_attr.ep_transport_specific_count == 0;
+}
+static bool nv_no_provider_attr(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv)
+{
+	(void)t;
+	nv->ep_attr.ep_provider_specific_count = 0;
+	nv->ep_attr.ep_provider_specific = NULL;
+	return cur->ep_attr.ep_provider_specific_count != 0;
+}
+static bool sh_no_provider_attr(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
+{
+	(void)nv;
+	return q->ep_attr.ep_provider_specific_count == 0;
+}
+
+#define MP(slug, field, bit, nvf, shf) \
+	static const struct mparam P_##slug = { field, bit, nvf, shf }
+
+MP(pz_handle, "pz_handle", DAT_EP_FIELD_PZ_HANDLE, nv_pz, sh_pz);
+MP(recv_evd_handle, "recv_evd_handle", DAT_EP_FIELD_RECV_EVD_HANDLE, nv_recv_evd, sh_recv_evd);
+MP(request_evd_handle, "request_evd_handle", DAT_EP_FIELD_REQUEST_EVD_HANDLE,
+   nv_request_evd, sh_request_evd);
+MP(connect_evd_handle, "connect_evd_handle", DAT_EP_FIELD_CONNECT_EVD_HANDLE,
+   nv_connect_evd, sh_connect_evd);
+MP(service_type, "service_type", DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE,
+   nv_service_type, sh_service_type);
+MP(max_message_size, "max_message_size", DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE,
+   nv_max_message_size, sh_max_message_size);
+MP(max_rdma_size, "max_rdma_size", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE,
+   nv_max_rdma_size, sh_max_rdma_size);
+MP(qos, "qos", DAT_EP_FIELD_EP_ATTR_QOS, nv_qos, sh_qos);
+MP(recv_completion_flags, "recv_completion_flags",
+   DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, nv_recv_flags, sh_recv_flags);
+MP(request_completion_flags, "request_completion_flags",
+   DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, nv_request_flags, sh_request_flags);
+MP(max_recv_dtos, "max_recv_dtos", DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS,
+   nv_max_recv_dtos, sh_max_recv_dtos);
+MP(max_request_dtos, "max_request_dtos", DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS,
+   nv_max_request_dtos, sh_max_request_dtos);
+MP(max_recv_iov, "max_recv_iov", DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV,
+   nv_max_recv_iov, sh_max_recv_iov);
+MP(max_request_iov, "max_request_iov", DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV,
+   nv_max_request_iov, sh_max_request_iov);
+MP(max_rdma_read_in, "max_rdma_read_in", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN,
+   nv_max_rdma_read_in, sh_max_rdma_read_in);
+MP(max_rdma_read_out, "max_rdma_read_out", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
+   nv_max_rdma_read_out, sh_max_rdma_read_out);
+MP(num_transport_attr, "ep_transport_specific_count",
+   DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, nv_no_transport_attr, sh_no_transport_attr);
+MP(transport_specific_attr, "ep_transport_specific_count",
+   DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, nv_no_transport_attr, sh_no_transport_attr);
+MP(num_provider_attr, "ep_provider_specific_count",
+   DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, nv_no_provider_attr, sh_no_provider_attr);
+MP(provider_specific_attr, "ep_provider_specific_count",
+   DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR, nv_no_provider_attr, sh_no_provider_attr);
+
+/* ---- one cell of the matrix --------------------------------------------------- */
+
+/* The page allows the change in this state: it happens, and only it. */
+static void modify_allowed(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	const struct mparam *mp = arg;
+	DAT_EP_PARAM cur = ep_param(s->ep), nv = cur, q;
+	struct dc_snap before;
+
+	if (!mp->new_value(t, &cur, &nv))
+		dc_note(t, "%s: no valid value differs from the current one here; asking for the same value",
+			mp->name);
+	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_modify(s->ep, mp->mask, &nv));
+	q = ep_param_checked(s->ep);
+	DC_ASSERT(mp->shows(&q, &nv), "after a successful dat_ep_modify, %s does not show the new value",
+		  mp->name);
+	ASSERT_STATE(s->ep, s->state);
+	DC_ASSERT_UNCHANGED_EXCEPT(&before, mp->name);
+}
+
+/* The page does not allow the change in this state: refused, nothing moves. */
+static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	const struct mparam *mp = arg;
+	DAT_EP_PARAM cur = ep_param(s->ep), nv = cur;
+	struct dc_snap before;
+
+	mp->new_value(t, &cur, &nv);
+	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
+	DC_ASSERT_RET(dat_ep_modify(s->ep, mp->mask, &nv), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+}
+
+#define FN_allowed modify_allowed
+#define FN_forbidden modify_forbidden
+#define CL_allowed(p) "dat_ep_modify." #p "_allowed_states"
+#define CL_forbidden(p) "dat_ep_modify." #p "_forbidden_states dat_ep_modify.state_not_allowing_change"
+
+#define CELL(param, st, verdict)						\
+	STATE_CASE(dat_ep_modify, param##_in_##st, st, FN_##verdict,		\
+		   &P_##param, CL_##verdict(param),				\
+		   "changing " #param " in " #st " is " #verdict)
+
+/* Parameters the page lets change in Unconnected, Reserved, Passive and
+ * Tentative Connection Pending, and nowhere else. */
+#define ROW_PRE_CONNECTION(param)					\
+	CELL(param, unconnected, allowed)				\
+	CELL(param, reserved, allowed)					\
+	CELL(param, passive_connection_pending, allowed)		\
+	CELL(param, tentative_connection_pending, allowed)		\
+	CELL(param, active_connection_pending, forbidden)		\
+	CELL(param, completion_pending, forbidden)			\
+	CELL(param, connected, forbidden)				\
+	CELL(param, disconnect_pending, forbidden)			\
+	CELL(param, disconnected, forbidden)
+
+/* The Protection Zone: only in the two quiescent states. */
+#define ROW_QUIESCENT(param)						\
+	CELL(param, unconnected, allowed)				\
+	CELL(param, reserved, forbidden)				\
+	CELL(param, passive_connection_pending, forbidden)		\
+	CELL(param, tentative_connection_pending, allowed)		\
+	CELL(param, active_connection_pending, forbidden)		\
+	CELL(param, completion_pending, forbidden)			\
+	CELL(param, connected, forbidden)				\
+	CELL(param, disconnect_pending, forbidden)			\
+	CELL(param, disconnected, forbidden)
+
+/* Transport- and provider-specific attributes: Unconnected only. */
+#define ROW_UNCONNECTED_ONLY(param)					\
+	CELL(param, unconnected, allowed)				\
+	CELL(param, reserved, forbidden)				\
+	CELL(param, passive_connection_pending, forbidden)		\
+	CELL(param, tentative_connection_pending, forbidden)		\
+	CELL(param, active_connection_pending, forbidden)		\
+	CELL(param, completion_pending, forbidden)			\
+	CELL(param, connected, forbidden)				\
+	CELL(param, disconnect_pending, forbidden)			\
+	CELL(param, disconnected, forbidden)
+
+ROW_QUIESCENT(pz_handle)
+ROW_PRE_CONNECTION(recv_evd_handle)
+ROW_PRE_CONNECTION(request_evd_handle)
+ROW_PRE_CONNECTION(connect_evd_handle)
+ROW_PRE_CONNECTION(service_type)
+ROW_PRE_CONNECTION(max_message_size)
+ROW_PRE_CONNECTION(max_rdma_size)
+ROW_PRE_CONNECTION(qos)
+ROW_PRE_CONNECTION(recv_completion_flags)
+ROW_PRE_CONNECTION(request_completion_flags)
+ROW_PRE_CONNECTION(max_recv_dtos)
+ROW_PRE_CONNECTION(max_request_dtos)
+ROW_PRE_CONNECTION(max_recv_iov)
+ROW_PRE_CONNECTION(max_request_iov)
+ROW_PRE_CONNECTION(max_rdma_read_in)
+ROW_PRE_CONNECTION(max_rdma_read_out)
+ROW_UNCONNECTED_ONLY(num_transport_attr)
+ROW_UNCONNECTED_ONLY(transport_specific_attr)
+ROW_UNCONNECTED_ONLY(num_provider_attr)
+ROW_UNCONNECTED_ONLY(provider_specific_attr)
+
+/* ---- the rest of the page ---------------------------------------------------------- */
+
+static DAT_EP_HANDLE plain_ep(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	dc_endpoint(t, e, NULL);
+	return e->ep;
+}
+
+DC_CASE(dat_ep_modify, only_masked_modified,
+	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
+{
+	static const struct mparam *const which[] = {
+		&P_max_recv_dtos, &P_recv_evd_handle, &P_pz_handle, &P_max_message_size,
+	};
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+
+	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+		DAT_EP_PARAM cur = ep_param(ep), nv, q;
+		struct dc_snap before;
+
+		/* Every byte garbage: handles, pointers, counts, flags. */
+		memset(&nv, 0x5A, sizeof(nv));
+		which[i]->new_value(t, &cur, &nv);
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		DC_ASSERT_SUCCESS(dat_ep_modify(ep, which[i]->mask, &nv));
+		q = ep_param_checked(ep);
+		DC_ASSERT(which[i]->shows(&q, &nv), "%s does not show the new value",
+			  which[i]->name);
+		DC_ASSERT_UNCHANGED_EXCEPT(&before, which[i]->name);
+	}
+}
+
+/* Read-only parameters: asking to change them is an invalid parameter. */
+struct ro_arg {
+	DAT_EP_PARAM_MASK mask;
+	const char *what;
+};
+
+static void ro_check(struct dc_ctx *t, DAT_EP_HANDLE ep, const struct ro_arg *a,
+		     const char *where)
+{
+	static struct sockaddr_in other;
+	DAT_EP_PARAM nv = ep_param(ep);
+	struct dc_snap before;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL;
+
+	other.sin_family = AF_INET;
+	other.sin_port = htons(4791);
+	other.sin_addr.s_addr = htonl(0x7f000002);
+	switch ((int)a->mask) {
+	case DAT_EP_FIELD_IA_HANDLE:
+		if (dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2) == DAT_SUCCESS)
+			nv.ia_handle = ia2;
+		else
+			nv.ia_handle = (DAT_IA_HANDLE)dc_pz(t);	/* any other handle */
+		break;
+	case DAT_EP_FIELD_EP_STATE:
+		nv.ep_state = nv.ep_state == DAT_EP_STATE_DISCONNECTED ?
+			      DAT_EP_STATE_UNCONNECTED : DAT_EP_STATE_DISCONNECTED;
+		break;
+	case DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR:
+		nv.local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&other;
+		break;
+	case DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR:
+		nv.remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&other;
+		break;
+	case DAT_EP_FIELD_LOCAL_PORT_QUAL:
+		nv.local_port_qual += 1;
+		break;
+	case DAT_EP_FIELD_REMOTE_PORT_QUAL:
+		nv.remote_port_qual += 1;
+		break;
+	}
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	dc_note(t, "%s on a%s EP", a->what, where);
+	DC_ASSERT_RET(dat_ep_modify(ep, a->mask, &nv), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+	if (ia2)
+		dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG);
+}
+
+static void ro_case(struct dc_ctx *t, const struct ro_arg *a)
+{
+	struct dc_endpoint e;
+	struct pair p;
+
+	ro_check(t, plain_ep(t, &e), a, "n unconnected");
+	pair_up(&p, NULL);
+	ro_check(t, p.a.ep, a, " connected (active)");
+	ro_check(t, p.b.ep, a, " connected (passive)");
+}
+
+#define RO_CASE(name, bit)						\
+	DC_CASE(dat_ep_modify, name##_read_only,			\
+		.summary = #bit " cannot be modified")			\
+	{								\
+		static const struct ro_arg a = { bit, #bit };		\
+		ro_case(t, &a);						\
+	}
+
+RO_CASE(ia_handle, DAT_EP_FIELD_IA_HANDLE)
+RO_CASE(ep_state, DAT_EP_FIELD_EP_STATE)
+RO_CASE(local_ia_address, DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR)
+RO_CASE(local_port_qual, DAT_EP_FIELD_LOCAL_PORT_QUAL)
+RO_CASE(remote_ia_address, DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR)
+RO_CASE(remote_port_qual, DAT_EP_FIELD_REMOTE_PORT_QUAL)
+
+DC_CASE(dat_ep_modify, pz_change_mismatched_recvs,
+	.summary = "Receives posted before a PZ change fail with a protection error and place no data")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr rb, sa;
+	DAT_EP_PARAM nv;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	memset(&a, 0, sizeof(a));
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &rb);
+	memset(rb.buf, CANARY, 4096);
+	DC_SETUP(post_recv1(b.ep, &rb, 0, 256, 1));
+
+	nv = ep_param(b.ep);
+	nv.pz_handle = dc_pz(t);
+	DC_ASSERT_SUCCESS(dat_ep_modify(b.ep, DAT_EP_FIELD_PZ_HANDLE, &nv));
+
+	/* Connect and send: the Receive can no longer take the data. */
+	dc_connect_local(t, &a, &b, NULL);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &sa);
+	fill(&sa, 0, 64, 3);
+	DC_SETUP(post_send1(a.ep, &sa, 0, 64, 2));
+	d = expect_dto(b.recv_evd, 1, DAT_DTO_ERR_LOCAL_PROTECTION);
+	(void)d;
+	ASSERT_BYTES_ARE(rb.buf, 4096, CANARY, "the mismatched Receive's buffer");
+}
+
+DC_CASE(dat_ep_modify, recv_completion_flags_after_recv_posted,
+	.summary = "Receive completion flags cannot change once a Receive is posted")
+{
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	struct dc_lmr m;
+	DAT_EP_PARAM cur, nv;
+	struct dc_snap before;
+
+	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	DC_SETUP(post_recv1(ep, &m, 0, 256, 1));
+	cur = ep_param(ep);
+	nv = cur;
+	if (!nv_recv_flags(t, &cur, &nv))
+		DC_UNRESOLVED("set-up: the provider supports no second Receive completion flag value");
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, &nv),
+		      DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+	ASSERT_RECV_IDLE(ep, DAT_FALSE);
+}
+
+DC_CASE(dat_ep_modify, recv_completion_flags_request_only,
+	.summary = "suppress and barrier-fence are not valid Receive completion flags")
+{
+	static const DAT_COMPLETION_FLAGS bad[] = {
+		DAT_COMPLETION_SUPPRESS_FLAG, DAT_COMPLETION_BARRIER_FENCE_FLAG,
+	};
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+
+	for (size_t i = 0; i < 2; i++) {
+		DAT_EP_PARAM nv = ep_param(ep);
+		struct dc_snap before;
+
+		nv.ep_attr.recv_completion_flags = bad[i];
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, &nv),
+			      DAT_INVALID_PARAMETER);
+		DC_ASSERT_UNCHANGED(&before);
+	}
+}
+
+DC_CASE(dat_ep_modify, request_completion_flags_values,
+	.summary = "unsignalled Request completions can be selected; undefined bits cannot",
+	.requires = "completion_flags_supported&4")
+{
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	DAT_EP_PARAM nv = ep_param(ep), q;
+	struct dc_snap before;
+
+	nv.ep_attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	DC_ASSERT_SUCCESS(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, &nv));
+	q = ep_param_checked(ep);
+	DC_ASSERT_EQ(q.ep_attr.request_completion_flags, DAT_COMPLETION_UNSIGNALLED_FLAG);
+
+	nv = q;
+	nv.ep_attr.request_completion_flags = 0x80;
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, &nv),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+}
+
+DC_CASE(dat_ep_modify, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	DAT_EP_PARAM nv;
+
+	memset(&nv, 0, sizeof(nv));
+	nv.ep_attr.max_recv_dtos = 2;
+	DC_ASSERT_RET(dat_ep_modify(dead_ep(), DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_modify((DAT_EP_HANDLE)wrong_handle(),
+				    DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_modify, invalid_mask,
+	.summary = "mask bits that name no EP parameter are invalid")
+{
+	static const DAT_EP_PARAM_MASK bad[] = { 0x800, (DAT_EP_PARAM_MASK)1 << 40 };
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+
+	for (size_t i = 0; i < 2; i++) {
+		DAT_EP_PARAM nv = ep_param(ep);
+		struct dc_snap before;
+
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		dc_note(t, "mask 0x%llx", (unsigned long long)bad[i]);
+		DC_ASSERT_RET(dat_ep_modify(ep, bad[i], &nv), DAT_INVALID_PARAMETER);
+		DC_ASSERT_UNCHANGED(&before);
+	}
+}
+
+DC_CASE(dat_ep_modify, invalid_value,
+	.summary = "values beyond the IA limits, unknown service types and unsupported QoS are refused")
+{
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	const DAT_IA_ATTR *ia = &t->ia_attr;
+	struct {
+		DAT_EP_PARAM_MASK mask;
+		const char *what;
+		int which;
+	} tries[] = {
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, "max_recv_dtos above max_dto_per_ep", 0 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, "max_request_iov above max_iov_segments_per_dto", 1 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, "max_message_size above the IA's", 2 },
+		{ DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, "service_type not RC", 3 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, "negative max_recv_dtos", 4 },
+		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit outside dat_qos_supported", 5 },
+	};
+
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		DAT_EP_PARAM nv = ep_param(ep);
+		struct dc_snap before;
+
+		switch (tries[i].which) {
+		case 0:
+			if (ia->max_dto_per_ep <= 0 || ia->max_dto_per_ep == INT32_MAX)
+				continue;
+			nv.ep_attr.max_recv_dtos = ia->max_dto_per_ep + 1;
+			break;
+		case 1:
+			if (ia->max_iov_segments_per_dto <= 0 ||
+			    ia->max_iov_segments_per_dto == INT32_MAX)
+				continue;
+			nv.ep_attr.max_request_iov = ia->max_iov_segments_per_dto + 1;
+			break;
+		case 2:
+			if (!ia->max_message_size || ia->max_message_size == UINT64_MAX)
+				continue;
+			nv.ep_attr.max_message_size = ia->max_message_size + 1;
+			break;
+		case 3:
+			nv.ep_attr.service_type = (DAT_SERVICE_TYPE)7;
+			break;
+		case 4:
+			nv.ep_attr.max_recv_dtos = -1;
+			break;
+		case 5: {
+			DAT_QOS all = DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY |
+				      DAT_QOS_ECONOMY | DAT_QOS_PREMIUM;
+			DAT_QOS missing = all & ~t->prov_attr.dat_qos_supported;
+
+			if (!missing)
+				continue;
+			nv.ep_attr.qos = missing & -missing;	/* lowest missing bit */
+			break;
+		}
+		}
+		dc_note(t, "%s", tries[i].what);
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		DC_ASSERT_RET(dat_ep_modify(ep, tries[i].mask, &nv), DAT_INVALID_PARAMETER);
+		DC_ASSERT_UNCHANGED(&before);
+	}
+}
+
+DC_CASE(dat_ep_modify, invalid_handle_in_param,
+	.summary = "a dead or wrong-kind handle inside ep_param is an invalid parameter")
+{
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	DAT_EP_PARAM nv = ep_param(ep);
+	struct dc_snap before;
+
+	nv.pz_handle = dead_pz();
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_PZ_HANDLE, &nv), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+
+	nv = ep_param(ep);
+	nv.recv_evd_handle = (DAT_EVD_HANDLE)dc_pz(t);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_RECV_EVD_HANDLE, &nv),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+}
+
+DC_CASE(dat_ep_modify, mixed_mask_atomic,
+	.summary = "a refused modify leaves the other requested parameters unchanged too")
+{
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	DAT_EP_PARAM cur = ep_param(ep), nv = cur;
+	struct dc_snap before;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	nv_max_recv_dtos(t, &cur, &nv);
+	nv.local_port_qual += 1;
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS |
+					    DAT_EP_FIELD_LOCAL_PORT_QUAL, &nv),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+
+	rsp_any(ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
+	cur = ep_param(ep);
+	nv = cur;
+	nv_max_recv_dtos(t, &cur, &nv);
+	nv.pz_handle = dc_pz(t);
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS |
+					    DAT_EP_FIELD_PZ_HANDLE, &nv),
+		      DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_post_recv(3DAT): clauses/dat_ep_post_recv.toml.
+ *
+ * Data cases use a connected pair in this process (pair_up: a sends, b
+ * receives).  A refused Receive must leave recv_idle DAT_TRUE: nothing was
+ * queued.  valid_in_all_states posts on an EP brought into every state for
+ * real through the two-node fixture.
+ */
+#include "ep_common.h"
+
+DC_CASE(dat_ep_post_recv, fills_in_iov_order,
+	.summary = "a message fills the Receive's segments in order: full, partial, untouched")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov[3];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	iov[0] = dc_iov(&p.mb, 0, 100);
+	iov[1] = dc_iov(&p.mb, 200, 100);
+	iov[2] = dc_iov(&p.mb, 400, 100);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 3, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
+	fill(&p.ma, 0, 150, 0x31);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 150, 2));
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 150);
+	DC_ASSERT(check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
+	{
+		unsigned char want[50];
+
+		for (int i = 0; i < 50; i++)	/* bytes 100..149 of the fill pattern */
+			want[i] = (unsigned char)(0x31 + (100 + i) * 7u + ((100 + i) >> 8));
+		DC_ASSERT(!memcmp(p.mb.buf + 200, want, 50), "segment 2 does not start with bytes 100..149");
+	}
+	ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
+	ASSERT_BYTES_ARE(p.mb.buf + 400, 100, CANARY, "segment 3");
+	ASSERT_BYTES_ARE(p.mb.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
+}
+
+DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
+	.summary = "the Receive completes on the receive EVD with EP, cookie, status and length")
+{
+	struct pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 0xFEEDull << 20));
+	fill(&p.ma, 0, 77, 5);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 77, 2));
+	d = expect_dto(p.b.recv_evd, 0xFEEDull << 20, DAT_DTO_SUCCESS);
+	DC_ASSERT_PTR_EQ(d.ep_handle, p.b.ep);
+	DC_ASSERT_EQ(d.transfered_length, 77);
+	DC_ASSERT(check_fill(p.mb.buf, 77, 5), "the bytes are not the message");
+	DC_ASSERT_NO_EVENT(p.b.req_evd);
+}
+
+DC_CASE(dat_ep_post_recv, zero_length,
+	.summary = "a Receive with no segments takes an empty message")
+{
+	struct pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, NULL, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+}
+
+DC_CASE(dat_ep_post_recv, unsignalled_needs_ep_flag,
+	.summary = "the unsignalled flag is refused unless the EP selects unsignalled Receives")
+{
+	struct dc_endpoint e;
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	dc_endpoint(t, &e, NULL);
+	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	iov = dc_iov(&m, 0, 256);
+	DC_ASSERT_RET(dat_ep_post_recv(e.ep, 1, &iov, ck(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, message_too_long,
+	.summary = "a message longer than the Receive completes it with the length error")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 100, 1));
+	fill(&p.ma, 0, 200, 6);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
+	expect_dto(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
+}
+
+static void recv_posts(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	(void)arg;
+	adopt(s);
+	DC_ASSERT_SUCCESS(post_recv1(s->ep, &s->mem, 8192, 256, 4242));
+	if (s->state != DAT_EP_STATE_DISCONNECTED)
+		ASSERT_RECV_IDLE(s->ep, DAT_FALSE);
+}
+
+#define RECV_OK(st)							\
+	STATE_CASE(dat_ep_post_recv, valid_in_##st, st, recv_posts, NULL,	\
+		   "dat_ep_post_recv.valid_in_all_states",			\
+		   "a Receive can be posted in " #st)
+RECV_OK(unconnected)
+RECV_OK(reserved)
+RECV_OK(passive_connection_pending)
+RECV_OK(tentative_connection_pending)
+RECV_OK(active_connection_pending)
+RECV_OK(completion_pending)
+RECV_OK(connected)
+RECV_OK(disconnect_pending)
+RECV_OK(disconnected)
+
+DC_CASE(dat_ep_post_recv, preposted_used_once_connected,
+	.summary = "a Receive posted before the connection takes the first message after it")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	memset(&a, 0, sizeof(a));
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	DC_ASSERT_SUCCESS(post_recv1(b.ep, &mb, 0, 1024, 1));
+	dc_connect_local(t, &a, &b, NULL);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	fill(&ma, 0, 300, 0x44);
+	DC_SETUP(post_send1(a.ep, &ma, 0, 300, 2));
+	d = expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 300);
+	DC_ASSERT(check_fill(mb.buf, 300, 0x44), "the pre-posted Receive holds wrong bytes");
+}
+
+DC_CASE(dat_ep_post_recv, disconnected_flushed,
+	.summary = "a Receive posted on a Disconnected EP is flushed at once")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	memset(p.ma.buf, CANARY, 1024);
+	DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
+	expect_dto(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+	ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+}
+
+/* An unconnected EP and an LMR in its PZ: enough for the synchronous checks. */
+struct lone {
+	struct dc_endpoint e;
+	struct dc_lmr m;
+};
+
+static void lone_up(struct dc_ctx *t, struct lone *l)
+{
+	dc_endpoint(t, &l->e, NULL);
+	dc_lmr(t, l->e.pz, 4096, RW_PRIV, &l->m);
+}
+
+DC_CASE(dat_ep_post_recv, iov_outside_lmr,
+	.summary = "a segment reaching outside its LMR is an invalid parameter")
+{
+	struct lone l;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	iov = dc_iov(&l.m, 4096 - 255, 256);		/* 1 byte past the end */
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
+	iov = dc_iov(&l.m, 0, 256);
+	iov.virtual_address -= 1;			/* starts before it */
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, lmr_pz_mismatch,
+	.summary = "a segment of an LMR in another PZ is a protection violation")
+{
+	struct lone l;
+	struct dc_lmr other;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	iov = dc_iov(&other, 0, 256);
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PROTECTION_VIOLATION);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, lmr_no_local_access,
+	.summary = "a segment of an LMR with no local privilege is a privileges violation")
+{
+	struct lone l;
+	struct dc_lmr ro;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	dc_lmr(t, l.e.pz, 4096, DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	iov = dc_iov(&ro, 0, 256);
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PRIVILEGES_VIOLATION);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, lmr_no_local_write,
+	.summary = "a segment of an LMR without local write privilege should be a privileges violation")
+{
+	struct lone l;
+	struct dc_lmr ro;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	dc_lmr(t, l.e.pz, 4096, DAT_MEM_PRIV_LOCAL_READ_FLAG, &ro);
+	iov = dc_iov(&ro, 0, 256);
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PRIVILEGES_VIOLATION);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, invalid_lmr_context,
+	.summary = "a segment naming a freed LMR's context is a privileges violation")
+{
+	struct lone l;
+	struct dc_lmr gone;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	dc_lmr(t, l.e.pz, 4096, RW_PRIV, &gone);
+	iov = dc_iov(&gone, 0, 256);
+	DC_SETUP(dat_lmr_free(gone.lmr));
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PRIVILEGES_VIOLATION);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
+	.summary = "more segments than max_recv_iov is an invalid parameter")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+	struct lone l;
+	DAT_LMR_TRIPLET iov[IOV_TRY];
+	DAT_COUNT n;
+
+	lone_up(t, &l);
+	n = ep_param(l.e.ep).ep_attr.max_recv_iov + 1;
+	DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
+	for (DAT_COUNT i = 0; i < n; i++)
+		iov[i] = dc_iov(&l.m, (DAT_VLEN)i * 16, 16);
+	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_recv(max_recv_iov + 1 segments)",
+			 dat_ep_post_recv(l.e.ep, n, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &m);
+	iov = dc_iov(&m, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_recv(dead_ep(), 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_post_recv((DAT_EP_HANDLE)wrong_handle(), 1, &iov, ck(1),
+				       DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_post_recv, iov_ownership,
+	.summary = "with the iov owned by the Consumer on return, rewriting it does not move the data",
+	.requires = "iov_ownership_on_return=0")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov[2];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	iov[0] = dc_iov(&p.mb, 0, 100);
+	iov[1] = dc_iov(&p.mb, 1000, 100);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 2, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
+	memset(iov, 0x77, sizeof(iov));
+	fill(&p.ma, 0, 200, 0x55);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 200);
+	DC_ASSERT(check_fill(p.mb.buf, 100, 0x55), "segment 1 is not where the original iov said");
+	DC_ASSERT(!memcmp(p.mb.buf + 1000, p.ma.buf + 100, 100),
+		  "segment 2 is not where the original iov said");
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_post_send(3DAT): clauses/dat_ep_post_send.toml.
+ *
+ * Data cases use a connected pair in this process (pair_up: a sends, b
+ * receives).  Every refused post is followed by prove_nothing_sent: a
+ * marker Send must be the first thing b receives and the first completion
+ * a reports, so a refused post provably moved nothing.
+ */
+#include "ep_common.h"
+
+#define RCOOKIE 900	/* the Receive b posts before a refused Send */
+
+static void pair_with_recv(struct dc_ctx *t, struct pair *p, const struct dc_conn_opts *o)
+{
+	pair_up(p, o);
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+	DC_SETUP(post_recv1(p->b.ep, &p->mb, 0, 1024, RCOOKIE));
+}
+
+DC_CASE(dat_ep_post_send, transfers_all_data,
+	.summary = "a 3-segment Send arrives as one message, segments concatenated in order")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov[3];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
+	fill(&p.ma, 100, 7, 1);
+	fill(&p.ma, 10000, 4096, 2);
+	fill(&p.ma, 30000, 1, 3);
+	iov[0] = dc_iov(&p.ma, 100, 7);
+	iov[1] = dc_iov(&p.ma, 10000, 4096);
+	iov[2] = dc_iov(&p.ma, 30000, 1);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 3, iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
+	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 4104);
+	DC_ASSERT(check_fill(p.mb.buf, 7, 1), "bytes 0..6 are not segment 1");
+	DC_ASSERT(check_fill(p.mb.buf + 7, 4096, 2), "bytes 7..4102 are not segment 2");
+	DC_ASSERT(check_fill(p.mb.buf + 4103, 1, 3), "byte 4103 is not segment 3");
+}
+
+DC_CASE(dat_ep_post_send, zero_length,
+	.summary = "a Send with no segments delivers an empty message")
+{
+	struct pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, NULL, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
+	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+}
+
+DC_CASE(dat_ep_post_send, completion_on_request_evd,
+	.summary = "the Send completes on the request EVD with EP, cookie, status and length")
+{
+	struct pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	fill(&p.ma, 0, 333, 4);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 333, 0xABCDEF01234ull));
+	d = expect_dto(p.a.req_evd, 0xABCDEF01234ull, DAT_DTO_SUCCESS);
+	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
+	DC_ASSERT_EQ(d.transfered_length, 333);
+	DC_ASSERT_NO_EVENT(p.a.recv_evd);
+}
+
+DC_CASE(dat_ep_post_send, cookie_not_unique,
+	.summary = "repeated and zero cookies come back, one per Send")
+{
+	static const uint64_t cookies[] = { 5, 5, 0 };
+	struct pair p;
+
+	pair_up(&p, NULL);
+	for (int i = 0; i < 3; i++)
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 10 + (uint64_t)i));
+	for (int i = 0; i < 3; i++)
+		DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 16, cookies[i]));
+	for (int i = 0; i < 3; i++)
+		expect_dto(p.a.req_evd, cookies[i], DAT_DTO_SUCCESS);
+}
+
+DC_CASE(dat_ep_post_send, unsignalled_needs_ep_flag,
+	.summary = "the unsignalled flag is refused unless the EP selects unsignalled completions")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
+		      DAT_INVALID_PARAMETER);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, unsignalled_allowed,
+	.summary = "on an unsignalled EP, an unsignalled Send completes without notifying anyone",
+	.requires = "completion_flags_supported&4")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+	struct pair p;
+	DAT_LMR_TRIPLET iov;
+	DAT_CNO_HANDLE cno;
+	DAT_EVD_HANDLE woke = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &attr);
+	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	o.attr = &attr;
+	pair_up(&p, &o);
+	DC_SETUP(dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
+	DC_SETUP(dat_evd_modify_cno(p.a.req_evd, cno));
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	fill(&p.ma, 0, 64, 6);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, ck(11), DAT_COMPLETION_UNSIGNALLED_FLAG));
+	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(check_fill(p.mb.buf, 64, 6), "the unsignalled Send's data did not arrive");
+	await_request_idle(p.a.ep);
+	/* dat_cno_wait(3DAT): a timeout without notification is DAT_QUEUE_EMPTY. */
+	r = dat_cno_wait(cno, 100000, &woke);
+	DC_ASSERT(r != DAT_SUCCESS,
+		  "the unsignalled completion triggered the CNO (dat_cno_wait returned DAT_SUCCESS, EVD %p)",
+		  woke);
+	DC_SETUP_ASSERT(dc_ret_is(r, DAT_QUEUE_EMPTY, DC_ANY_SUBTYPE),
+			"set-up: dat_cno_wait returned %s", ret_s(r));
+	expect_dto(p.a.req_evd, 11, DAT_DTO_SUCCESS);
+}
+
+DC_CASE(dat_ep_post_send, suppress_success,
+	.summary = "a successful Send with the suppress flag reports no completion")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 1024, 1024, 2));
+	fill(&p.ma, 0, 64, 7);
+	fill(&p.ma, 64, 64, 8);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, ck(21), DAT_COMPLETION_SUPPRESS_FLAG));
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 64, 64, 22));
+	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	expect_dto(p.b.recv_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(check_fill(p.mb.buf, 64, 7) && check_fill(p.mb.buf + 1024, 64, 8),
+		  "the two messages did not arrive in order");
+	expect_dto(p.a.req_evd, 22, DAT_DTO_SUCCESS);
+	DC_ASSERT_NO_EVENT(p.a.req_evd);
+}
+
+static void disconnect_pair(struct dc_ctx *t, struct pair *p)
+{
+	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	await_state(p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+}
+
+DC_CASE(dat_ep_post_send, valid_states,
+	.summary = "posting a Send succeeds in CONNECTED and in DISCONNECTED")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	disconnect_pair(t, &p);
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+}
+
+DC_CASE(dat_ep_post_send, disconnected_flushed,
+	.summary = "a Send posted on a Disconnected EP is flushed at once")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	disconnect_pair(t, &p);
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 31));
+	expect_dto(p.a.req_evd, 31, DAT_DTO_ERR_FLUSHED);
+}
+
+static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_BOOLEAN ri, qi0, qi1;
+	DAT_EP_STATE st;
+
+	(void)arg;
+	adopt(s);
+	DC_SETUP(dat_ep_get_status(s->ep, &st, &ri, &qi0));
+	DC_ASSERT_RET(post_send1(s->ep, &s->mem, 0, 64, 41), DAT_INVALID_STATE);
+	DC_ASSERT_SUCCESS(dat_ep_get_status(s->ep, &st, &ri, &qi1));
+	DC_ASSERT(qi1 == qi0, "request_idle changed from %d to %d: the refused Send was queued",
+		  (int)qi0, (int)qi1);
+	DC_ASSERT(st == s->state, "the refused Send moved the EP to %s", state_name(st));
+	DC_ASSERT_NO_EVENT(s->e.req_evd);
+}
+
+#define SEND_REFUSED(st)							\
+	STATE_CASE(dat_ep_post_send, invalid_state_##st, st, send_refused_in_state, \
+		   NULL, "dat_ep_post_send.invalid_state",			\
+		   "a Send is refused in " #st)
+SEND_REFUSED(unconnected)
+SEND_REFUSED(reserved)
+SEND_REFUSED(passive_connection_pending)
+SEND_REFUSED(tentative_connection_pending)
+SEND_REFUSED(active_connection_pending)
+SEND_REFUSED(completion_pending)
+SEND_REFUSED(disconnect_pending)
+
+DC_CASE(dat_ep_post_send, iov_outside_lmr,
+	.summary = "a segment reaching outside its LMR is an invalid parameter; nothing is sent")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	iov = dc_iov(&p.ma, 0, 64);
+	iov.virtual_address -= 1;			/* starts before the LMR */
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
+	iov = dc_iov(&p.ma, SUBJ_MEM - 63, 64);		/* ends past it */
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, lmr_pz_mismatch,
+	.summary = "a segment of an LMR in another PZ is a protection violation")
+{
+	struct pair p;
+	struct dc_lmr other;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	iov = dc_iov(&other, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PROTECTION_VIOLATION);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, lmr_no_local_read,
+	.summary = "a segment of an LMR without local read privilege is a privileges violation")
+{
+	struct pair p;
+	struct dc_lmr wo;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
+	iov = dc_iov(&wo, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PRIVILEGES_VIOLATION);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, invalid_lmr_context,
+	.summary = "a segment naming a freed LMR's context is a privileges violation")
+{
+	struct pair p;
+	struct dc_lmr gone;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &gone);
+	iov = dc_iov(&gone, 0, 64);
+	DC_SETUP(dat_lmr_free(gone.lmr));
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PRIVILEGES_VIOLATION);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, exceeds_max_message_size,
+	.summary = "a Send longer than max_message_size is a length error and delivers nothing")
+{
+	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
+	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
+	DAT_EP_ATTR small;
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	struct dc_conn_opts oa = { 0 };
+
+	memset(&a, 0, sizeof(a));
+	dc_ep_attr_default(t, &small);
+	small.max_message_size = 4096;
+	oa.attr = &small;
+	dc_endpoint(t, &a, &oa);
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, a.pz, 8192, RW_PRIV, &ma);
+	dc_lmr(t, b.pz, 8192, RW_PRIV, &mb);
+	memset(mb.buf, CANARY, 8192);
+	DC_SETUP(post_recv1(b.ep, &mb, 0, 8192, 1));
+	dc_connect_local(t, &a, &b, NULL);
+	fill(&ma, 0, 4097, 3);
+	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, 4097, 2), sync, a.req_evd, 2, async))
+		dc_drain(t, b.recv_evd);
+	ASSERT_BYTES_ARE(mb.buf, 8192, CANARY, "the peer's Receive buffer");
+}
+
+DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
+	.summary = "more segments than max_request_iov is an invalid parameter; nothing is sent")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+	struct pair p;
+	DAT_LMR_TRIPLET iov[IOV_TRY];
+	DAT_COUNT n;
+
+	pair_with_recv(t, &p, NULL);
+	n = ep_param(p.a.ep).ep_attr.max_request_iov + 1;
+	DC_SETUP_ASSERT(n <= IOV_TRY, "max_request_iov %d too large for this case", (int)n - 1);
+	for (DAT_COUNT i = 0; i < n; i++)
+		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
+	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(max_request_iov + 1 segments)",
+			 dat_ep_post_send(p.a.ep, n, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
+	.summary = "posting beyond max_request_dtos outstanding is refused for lack of resources")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+	struct pair p;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_request_dtos = 4;
+	o.attr = &attr;
+	pair_up(&p, &o);
+	for (int i = 0; i < 4; i++)	/* no Receive at b: all four stay outstanding */
+		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64, 50 + (uint64_t)i));
+	r = post_send1(p.a.ep, &p.ma, 512, 64, 54);
+	DC_ASSERT_RET_ANY(r, DAT_INSUFFICIENT_RESOURCES, DAT_QUEUE_FULL);
+	for (int i = 0; i < 4; i++)
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 60 + (uint64_t)i));
+	for (int i = 0; i < 4; i++)
+		expect_dto(p.a.req_evd, 50 + (uint64_t)i, DAT_DTO_SUCCESS);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 8192, 1024, 64));
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 512, 64, 55));
+	expect_dto(p.a.req_evd, 55, DAT_DTO_SUCCESS);
+}
+
+DC_CASE(dat_ep_post_send, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &m);
+	iov = dc_iov(&m, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_send(dead_ep(), 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_post_send((DAT_EP_HANDLE)wrong_handle(), 1, &iov, ck(1),
+				       DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_post_send, iov_ownership,
+	.summary = "with the iov owned by the Consumer on return, rewriting it does not change the Send",
+	.requires = "iov_ownership_on_return=0")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov[2];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 4096, 1));
+	fill(&p.ma, 0, 100, 0x21);
+	fill(&p.ma, 1000, 100, 0x22);
+	iov[0] = dc_iov(&p.ma, 0, 100);
+	iov[1] = dc_iov(&p.ma, 1000, 100);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 2, iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
+	memset(iov, 0x77, sizeof(iov));
+	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 200);
+	DC_ASSERT(check_fill(p.mb.buf, 100, 0x21) && check_fill(p.mb.buf + 100, 100, 0x22),
+		  "the message is not what the original iov described");
+}

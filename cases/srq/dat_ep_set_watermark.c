@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_ep_set_watermark(3DAT); clauses in
+ * clauses/dat_ep_set_watermark.toml.
+ *
+ * "Buffers at the EP" = buffers taken and not completed (dat_ep_recv_query's
+ * count).  They are staged one by one with the hold hooks (srq_hold.h):
+ * each hold_partial() makes one more buffer sit at the EP, and an event it
+ * causes is queued by the time the hook returns.  The soft event is an
+ * async event naming the EP with reason DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT;
+ * the hard watermark breaks the connection (DAT_CONNECTION_EVENT_BROKEN).
+ */
+#include "srq_common.h"
+#include "srq_hold.h"
+
+#define INF DAT_WATERMARK_INFINITE
+#define SOFT_EVENT DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT
+
+/* Set-up: connected link; n Sends held whole at rx (MSN 0..n-1). */
+static void staged(struct dc_ctx *t, struct srq_link *l, struct srq_hold *h,
+		   unsigned n)
+{
+	link_up(l, NULL);
+	post_slots(l->srq, &l->rbuf, 0, 12);
+	hold_begin(h, l);
+	for (unsigned i = 0; i < n; i++)
+		link_send(l, i, 64);
+	hold_await_whole(h, (DAT_COUNT)n);
+}
+
+/* Set-up: buffer for Send msn taken: one more buffer at the EP. */
+#define take(h, msn) DC_SETUP(hold_partial((h), (msn)))
+
+static void expect_soft_event_now(struct dc_ctx *t, DAT_EP_HANDLE ep)
+{
+	expect_async_at(t, __FILE__, __LINE__, ep, SOFT_EVENT, 0);
+}
+
+static void expect_broken(struct dc_ctx *t, struct srq_link *l)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r = dc_wait_event(t, l->rx.conn_evd, -1, &ev);
+
+	DC_ASSERT(r == DAT_SUCCESS, "no connection event on the connect EVD (%s)", ret_s(r));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+		  "expected DAT_CONNECTION_EVENT_BROKEN, got %s", dc_event_name(ev.event_number));
+}
+
+/* ---- DESCRIPTION -------------------------------------------------------- */
+
+DC_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
+	.summary = "soft 2: no event at 1 and 2 buffers at the EP, one event at 3",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 3);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 2, INF));
+	take(&h, 0);
+	expect_no_async();
+	take(&h, 1);
+	expect_no_async();		/* 2 is not above 2 */
+	take(&h, 2);
+	expect_soft_event_now(t, l.rx.ep);
+	expect_no_async();
+	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
+}
+
+DC_CASE(dat_ep_set_watermark, hard_breaks_connection,
+	.summary = "hard 2: the connection holds with 2 buffers at the EP and breaks at the 3rd",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 3);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, 2));
+	take(&h, 0);
+	take(&h, 1);
+	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
+	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
+	(void)hold_partial(&h, 2);	/* may fail: the connection is going */
+	expect_broken(t, &l);
+	expect_no_async();		/* no soft event: soft is infinite */
+}
+
+DC_CASE(dat_ep_set_watermark, event_during_call,
+	.summary = "3 buffers at the EP, set soft 1: the event is queued when the call returns",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 3);
+	take(&h, 0);
+	take(&h, 1);
+	take(&h, 2);
+	expect_no_async();
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
+	expect_soft_event_now(t, l.rx.ep);
+}
+
+DC_CASE(dat_ep_set_watermark, soft_hard_independent,
+	.summary = "soft 1 + hard infinite: event, no break; soft infinite + hard 1: break, no event",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link a, b;
+	struct srq_hold ha, hb;
+
+	staged(t, &a, &ha, 2);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(a.rx.ep, 1, INF));
+	take(&ha, 0);
+	take(&ha, 1);
+	expect_soft_event_now(t, a.rx.ep);
+	DC_ASSERT_NO_EVENT(a.rx.conn_evd);
+	DC_ASSERT_EQ(ep_param(a.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
+
+	staged(t, &b, &hb, 2);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(b.rx.ep, INF, 1));
+	take(&hb, 0);
+	(void)hold_partial(&hb, 1);
+	expect_broken(t, &b);
+	expect_no_async();
+}
+
+DC_CASE(dat_ep_set_watermark, soft_once_per_setting,
+	.summary = "soft 1: one event at the 2nd buffer, none at the 3rd; setting it again gives one more",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 3);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
+	take(&h, 0);
+	take(&h, 1);
+	expect_soft_event_now(t, l.rx.ep);
+	take(&h, 2);
+	expect_no_async();
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
+	expect_soft_event_now(t, l.rx.ep);	/* 3 > 1, re-armed */
+	expect_no_async();
+}
+
+DC_CASE(dat_ep_set_watermark, infinite_means_none,
+	.summary = "default and explicit infinite watermarks: several buffers at the EP, no event, no break",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 4);
+	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_attr.srq_soft_hw, DAT_HW_DEFAULT);
+	take(&h, 0);
+	take(&h, 1);
+	expect_no_async();
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, INF));
+	take(&h, 2);
+	take(&h, 3);
+	expect_no_async();
+	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
+	hold_release(&h);
+	expect_in_send_order(t, &l, 0, 4);
+}
+
+DC_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
+	.summary = "infinite watermarks, empty SRQ: a Send may break the connection, else it completes once a buffer comes",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	link_up(&l, NULL);
+	r = dat_ep_set_watermark(l.rx.ep, INF, INF);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_ep_set_watermark", "no EP watermarks");
+	DC_SETUP(r);
+	link_send(&l, 0, 64);
+	r = dc_wait_event(t, l.rx.conn_evd, 1000, &ev);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the connection ended: %s", dc_event_name(ev.event_number));
+		DC_ASSERT_EQ(ev.event_number, DAT_CONNECTION_EVENT_BROKEN);
+		return;
+	}
+	dc_note(t, "the Send waited for a buffer");
+	post_slot(l.srq, &l.rbuf, 0);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)expect_recv(l.rx.recv_evd).user_cookie.as_64), 0);
+}
+
+DC_CASE(dat_ep_set_watermark, any_ep_state,
+	.summary = "the call succeeds Unconnected, Connected and Disconnected",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .no_connect = true };
+
+	link_up(&l, &o);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 4, 8));
+	link_connect(&l);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 5, 9));
+	link_down(&l);
+	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, INF));
+}
+
+/* ---- RETURN VALUES ------------------------------------------------------ */
+
+DC_CASE(dat_ep_set_watermark, invalid_handle,
+	.summary = "a NULL handle or an SRQ handle gives DAT_INVALID_HANDLE",
+	.requires = "srq_supported")
+{
+	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT);
+
+	DC_ASSERT_RET(dat_ep_set_watermark(DAT_HANDLE_NULL, 1, 2), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_set_watermark((DAT_EP_HANDLE)srq, 1, 2), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_set_watermark, invalid_parameter,
+	.summary = "a soft or hard watermark of -5 gives DAT_INVALID_PARAMETER",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .no_connect = true };
+
+	link_up(&l, &o);
+	DC_ASSERT_RET(dat_ep_set_watermark(l.rx.ep, -5, INF), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_ep_set_watermark(l.rx.ep, INF, -5), DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ep_set_watermark, model_not_supported,
+	.summary = "DAT_MODEL_NOT_SUPPORTED exactly when srq_watermarks_supported is 0",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .no_connect = true };
+	DAT_RETURN r;
+
+	link_up(&l, &o);
+	r = dat_ep_set_watermark(l.rx.ep, 4, 8);
+	dc_note(t, "srq_watermarks_supported = %d: %s",
+		(int)t->prov_attr.srq_watermarks_supported, ret_s(r));
+	if (t->prov_attr.srq_watermarks_supported == 0)
+		DC_ASSERT_RET(r, DAT_MODEL_NOT_SUPPORTED);
+	else
+		DC_ASSERT_SUCCESS(r);
+}
+
+/* ---- USAGE -------------------------------------------------------------- */
+
+DC_CASE(dat_ep_set_watermark, hard_armed_from_establishment,
+	.summary = "hard 1 set while Unconnected: the 2nd buffer taken after establishment breaks the connection",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .no_connect = true };
+	struct srq_hold h;
+
+	link_up(&l, &o);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, 1));
+	link_connect(&l);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	hold_begin(&h, &l);
+	link_send(&l, 0, 64);
+	link_send(&l, 1, 64);
+	hold_await_whole(&h, 2);
+	take(&h, 0);
+	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
+	(void)hold_partial(&h, 1);
+	expect_broken(t, &l);
+}
+
+DC_CASE(dat_ep_set_watermark, update_before_event,
+	.summary = "soft 5 then soft 2 before any event: the event comes at the 3rd buffer",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 3);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 5, INF));
+	take(&h, 0);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 2, INF));
+	take(&h, 1);
+	expect_no_async();
+	take(&h, 2);
+	expect_soft_event_now(t, l.rx.ep);
+}
+
+DC_CASE(dat_ep_set_watermark, rearm_after_event,
+	.summary = "after an event with 2 at the EP: soft 1 fires at once; soft 4 fires only at the 5th buffer",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	staged(t, &l, &h, 5);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
+	take(&h, 0);
+	take(&h, 1);
+	expect_soft_event_now(t, l.rx.ep);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));	/* 2 > 1 */
+	expect_soft_event_now(t, l.rx.ep);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 4, INF));	/* 2 <= 4 */
+	expect_no_async();
+	take(&h, 2);
+	take(&h, 3);
+	expect_no_async();		/* 4 is not above 4 */
+	take(&h, 4);
+	expect_soft_event_now(t, l.rx.ep);
+}

@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_srq_post_recv(3DAT); clauses in clauses/dat_srq_post_recv.toml.
+ *
+ * "Signalled" is observed as a notification event: the completion
+ * triggers the CNO attached to the recv EVD (attach_cno / cno_fired).
+ */
+#include "srq_common.h"
+#include "srq_hold.h"
+
+#include <time.h>
+
+/* ---- PARAMETERS --------------------------------------------------------- */
+
+DC_CASE(dat_srq_post_recv, zero_size_message,
+	.summary = "a buffer of 0 segments / NULL iov receives a zero-byte Send",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	link_up(&l, NULL);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(5)));
+	link_send(&l, 0, 0);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 5);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+	DC_ASSERT_PTR_EQ(d.ep_handle, l.rx.ep);
+}
+
+/* ---- DESCRIPTION -------------------------------------------------------- */
+
+DC_CASE(dat_srq_post_recv, buffer_available_to_connected_eps,
+	.summary = "a posted buffer raises the available count and takes the next arriving Send",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_COUNT before;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	link_up(&l, NULL);
+	before = srq_param_checked(l.srq).available_dto_count;
+	post_slot(l.srq, &l.rbuf, 3);
+	if (KNOWN(before))
+		ASSERT_COUNT(srq_param_checked(l.srq).available_dto_count, before + 1);
+	link_send(&l, 42, 64);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 3);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, 3), 42);
+}
+
+DC_CASE(dat_srq_post_recv, fill_in_iov_order,
+	.summary = "20 bytes into 3x16-byte segments: 16 + 4 bytes, the rest untouched",
+	.requires = "srq_supported")
+{
+	struct link_opts o = { .iov = 3 };
+	struct srq_link l;
+	DAT_LMR_TRIPLET iov[3];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	const unsigned char *sent, *seg[3];
+
+	DC_SETUP_ASSERT(t->ia_attr.max_iov_segments_per_dto >= 3,
+			"set-up: the IA allows %d segments, 3 needed",
+			(int)t->ia_attr.max_iov_segments_per_dto);
+	link_up(&l, &o);
+	memset(l.rbuf.buf, 0xEE, 3 * SLOT);
+	for (unsigned i = 0; i < 3; i++) {
+		iov[i] = dc_iov(&l.rbuf, (DAT_VLEN)i * SLOT, 16);	/* 16 bytes each, apart */
+		seg[i] = l.rbuf.buf + (size_t)i * SLOT;
+	}
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 3, iov, ck(9)));
+	link_send(&l, 0x01020304, 20);
+	d = expect_recv(l.rx.recv_evd);
+	sent = l.sbuf.buf + (size_t)(0x01020304u % NSLOTS) * SLOT;
+	DC_ASSERT_EQ(d.transfered_length, 20);
+	DC_ASSERT(!memcmp(seg[0], sent, 16), "segment 0 does not hold bytes 0..15 of the message");
+	DC_ASSERT(!memcmp(seg[1], sent + 16, 4), "segment 1 does not start with bytes 16..19");
+	for (unsigned k = 4; k < SLOT; k++)
+		DC_ASSERT(seg[1][k] == 0xEE, "segment 1 written past the message end (byte %u)", k);
+	for (unsigned k = 0; k < SLOT; k++)
+		DC_ASSERT(seg[2][k] == 0xEE, "segment 2 written although the message ended in segment 1 (byte %u)", k);
+}
+
+DC_CASE(dat_srq_post_recv, cookie_returned,
+	.summary = "each completion carries the cookie its buffer was posted with",
+	.requires = "srq_supported")
+{
+	static const uint64_t cookies[3] = {
+		0xFEEDFACECAFEBEEFull, 0x8000000000000001ull, 12345,
+	};
+	struct srq_link l;
+	bool seen[3] = { false };
+
+	link_up(&l, NULL);
+	for (unsigned k = 0; k < 3; k++) {
+		DAT_LMR_TRIPLET iov = dc_iov(&l.rbuf, (DAT_VLEN)k * SLOT, SLOT);
+
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(cookies[k])));
+	}
+	for (unsigned i = 0; i < 3; i++)
+		link_send(&l, i, 64);
+	for (unsigned i = 0; i < 3; i++) {
+		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+		unsigned k;
+
+		for (k = 0; k < 3 && cookies[k] != d.user_cookie.as_64; k++)
+			;
+		DC_ASSERT(k < 3, "completion carries cookie 0x%llx, never posted",
+			  (unsigned long long)d.user_cookie.as_64);
+		DC_ASSERT(!seen[k], "cookie 0x%llx returned twice", (unsigned long long)cookies[k]);
+		seen[k] = true;
+		/* and it is the cookie of the buffer that holds the message */
+		DC_ASSERT_EQ(slot_seq(&l.rbuf, k), i);
+	}
+}
+
+DC_CASE(dat_srq_post_recv, cookie_not_unique,
+	.summary = "two buffers with one cookie both complete with it; a zero cookie comes back as zero",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	int n77 = 0, n0 = 0;
+
+	link_up(&l, NULL);
+	for (unsigned k = 0; k < 3; k++) {
+		DAT_LMR_TRIPLET iov = dc_iov(&l.rbuf, (DAT_VLEN)k * SLOT, SLOT);
+
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(k < 2 ? 77 : 0)));
+	}
+	for (unsigned i = 0; i < 3; i++)
+		link_send(&l, i, 64);
+	for (unsigned i = 0; i < 3; i++) {
+		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+
+		if (d.user_cookie.as_64 == 77)
+			n77++;
+		else if (d.user_cookie.as_64 == 0)
+			n0++;
+		else
+			DC_FAIL("completion carries cookie %llu, posted were 77, 77 and 0",
+				(unsigned long long)d.user_cookie.as_64);
+	}
+	DC_ASSERT_EQ(n77, 2);
+	DC_ASSERT_EQ(n0, 1);
+}
+
+DC_CASE(dat_srq_post_recv, signalled_with_unsignalled_ep,
+	.summary = "on an EP with unsignalled receive flags every SRQ receive still notifies",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_EP_ATTR a;
+	struct link_opts o = { .rx_attr = &a };
+
+	dc_ep_attr_default(t, &a);
+	a.recv_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	link_up(&l, &o);
+	every_message_notifies(t, &l, 3);
+}
+
+DC_CASE(dat_srq_post_recv, iov_ownership,
+	.summary = "with DAT_IOV_CONSUMER, rewriting the triplet array after the post does not redirect the data",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_LMR_TRIPLET iov[1];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	bool consumer_owns = t->prov_attr.iov_ownership_on_return == DAT_IOV_CONSUMER;
+
+	link_up(&l, NULL);
+	memset(l.rbuf.buf, 0xEE, 2 * SLOT);
+	iov[0] = dc_iov(&l.rbuf, 0, SLOT);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, iov, ck(1)));
+	if (consumer_owns)
+		iov[0] = dc_iov(&l.rbuf, SLOT, SLOT);	/* the array is ours again */
+	else
+		dc_note(t, "iov_ownership_on_return = %d: the array stays the provider's; only delivery is checked",
+			(int)t->prov_attr.iov_ownership_on_return);
+	link_send(&l, 77, 64);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 1);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 77);
+	DC_ASSERT(l.rbuf.buf[SLOT] == 0xEE, "data went where the rewritten triplet pointed");
+}
+
+DC_CASE(dat_srq_post_recv, success_means_posted,
+	.summary = "a Send issued after the post returned completes into the buffer",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	link_up(&l, NULL);
+	post_slot(l.srq, &l.rbuf, 0);
+	link_send(&l, 1, 64);
+	link_sent(&l, 1);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 0);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+DC_CASE(dat_srq_post_recv, nonblocking,
+	.summary = "with no EP, posts up to the depth all succeed at once, none for lack of resources",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 64, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_COUNT depth = srq_param(srq).max_recv_dtos;
+	struct dc_lmr m;
+	double t0, worst = 0;
+
+	DC_SETUP_ASSERT(depth <= 4096, "set-up: depth %d too large", (int)depth);
+	dc_lmr(t, pz, 64, RW_PRIV, &m);
+	for (DAT_COUNT k = 0; k < depth; k++) {
+		DAT_LMR_TRIPLET iov = dc_iov(&m, 0, 64);
+		DAT_RETURN r;
+		double dt;
+
+		t0 = now_s();
+		r = dat_srq_post_recv(srq, 1, &iov, ck((uint64_t)k));
+		dt = now_s() - t0;
+		if (dt > worst)
+			worst = dt;
+		DC_ASSERT(r == DAT_SUCCESS, "post %d of %d returned %s", (int)k + 1, (int)depth, ret_s(r));
+	}
+	dc_note(t, "%d posts, slowest %.3f ms", (int)depth, worst * 1e3);
+	/* nothing can make a post wait here: no EP, no peer; a post that
+	 * takes a second is blocking on something */
+	DC_ASSERT(worst < 1.0, "a post took %.3f s", worst);
+}
+
+DC_CASE(dat_srq_post_recv, completion_as_for_ep_recv,
+	.summary = "an SRQ receive completes exactly as the same receive posted to a plain EP",
+	.requires = "srq_supported")
+{
+	struct srq_link s, p;
+	DAT_DTO_COMPLETION_EVENT_DATA ds, dp;
+
+	link_up(&s, NULL);
+	plain_link_up(&p, true);
+	post_slot(s.srq, &s.rbuf, 0);
+	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, SLOT, 0);
+	link_send(&s, 5, 100);
+	link_send(&p, 5, 100);
+	ds = expect_recv(s.rx.recv_evd);
+	dp = expect_recv(p.rx.recv_evd);
+	DC_ASSERT_PTR_EQ(ds.ep_handle, s.rx.ep);
+	DC_ASSERT_PTR_EQ(dp.ep_handle, p.rx.ep);
+	DC_ASSERT_EQ(ds.status, dp.status);
+	DC_ASSERT_EQ(ds.transfered_length, dp.transfered_length);
+	DC_ASSERT_EQ(ds.user_cookie.as_64, dp.user_cookie.as_64);
+	DC_ASSERT(!memcmp(s.rbuf.buf, p.rbuf.buf, 100), "the received bytes differ");
+	DC_ASSERT_NO_EVENT(s.rx.req_evd);	/* not on the request EVD */
+}
+
+DC_CASE(dat_srq_post_recv, order_per_connection,
+	.summary = "Sends 0..7 of one connection complete in that order",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 8);
+	for (unsigned i = 0; i < 8; i++)
+		link_send(&l, i, 64);
+	expect_in_send_order(t, &l, 0, 8);
+}
+
+DC_CASE(dat_srq_post_recv, no_order_across_connections,
+	.summary = "two connections sharing SRQ and recv EVD: all arrive, each in its own order",
+	.requires = "srq_supported")
+{
+	two_connections_interleaved(t, true);
+}
+
+DC_CASE(dat_srq_post_recv, failed_completion_undefined,
+	.summary = "a receive that fails (message too long) still reports its cookie, EP and a failure status",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_LMR_TRIPLET iov;
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	link_up(&l, NULL);
+	iov = dc_iov(&l.rbuf, 0, 16);
+	DC_SETUP(dat_srq_post_recv(l.srq, 1, &iov, ck(31)));
+	link_send(&l, 1, 64);		/* 64 bytes into 16 */
+	DC_ASSERT_EVENT(l.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	dc_note(t, "status %s, length %llu (undefined, not checked)",
+		dc_dto_status_name(d->status), (unsigned long long)d->transfered_length);
+	DC_ASSERT(d->status != DAT_DTO_SUCCESS, "a 64-byte message completed successfully into 16 bytes");
+	DC_ASSERT_EQ(d->user_cookie.as_64, 31);
+	DC_ASSERT_PTR_EQ(d->ep_handle, l.rx.ep);
+}
+
+DC_CASE(dat_srq_post_recv, valid_in_every_srq_state,
+	.summary = "posting succeeds with no EP, with a connected EP and after it disconnected",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .no_connect = true };
+	DAT_SRQ_PARAM p;
+
+	link_up(&l, &o);
+	p = srq_param_checked(l.srq);
+	dc_note(t, "state %d with an unconnected EP", (int)p.srq_state);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(0)));
+	link_connect(&l);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(1)));
+	DC_SETUP(dat_ep_disconnect(l.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, l.rx.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	p = srq_param_checked(l.srq);
+	dc_note(t, "state %d after the disconnect", (int)p.srq_state);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(2)));
+	/* the error state cannot be forced through the DAT API; when the
+	 * provider is in it on its own it is covered by the same calls */
+	if (p.srq_state == DAT_SRQ_STATE_ERROR)
+		dc_note(t, "posted in DAT_SRQ_STATE_ERROR");
+	else
+		dc_note(t, "DAT_SRQ_STATE_ERROR not reachable here");
+}
+
+/* ---- RETURN VALUES ------------------------------------------------------ */
+
+DC_CASE(dat_srq_post_recv, invalid_handle,
+	.summary = "a NULL handle or a PZ handle gives DAT_INVALID_HANDLE",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
+	iov = dc_iov(&m, 0, SLOT);
+	DC_ASSERT_RET(dat_srq_post_recv(DAT_HANDLE_NULL, 1, &iov, ck(0)), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_post_recv((DAT_SRQ_HANDLE)pz, 1, &iov, ck(0)), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_srq_post_recv, insufficient_resources,
+	.summary = "with every entry used, one more post gives DAT_INSUFFICIENT_RESOURCES and changes nothing",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 4, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_COUNT depth = srq_param(srq).max_recv_dtos;
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+	struct dc_snap s;
+
+	DC_SETUP_ASSERT(depth <= 4096, "set-up: depth %d too large", (int)depth);
+	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
+	iov = dc_iov(&m, 0, SLOT);
+	for (DAT_COUNT k = 0; k < depth; k++)
+		DC_SETUP(dat_srq_post_recv(srq, 1, &iov, ck((uint64_t)k)));
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(999)), DAT_INSUFFICIENT_RESOURCES);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_post_recv, iov_outside_lmr,
+	.summary = "segments running past the end of, or starting before, their LMR give DAT_INVALID_PARAMETER",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 2, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov[2];
+	struct dc_snap s;
+
+	dc_lmr(t, pz, 4096, RW_PRIV, &m);
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	iov[0] = dc_iov(&m, 4000, 200);			/* runs 104 bytes past the end */
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, ck(1)), DAT_INVALID_PARAMETER);
+	iov[0] = dc_iov(&m, 0, 128);
+	iov[0].virtual_address -= 64;			/* starts 64 bytes before */
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, ck(2)), DAT_INVALID_PARAMETER);
+	iov[0] = dc_iov(&m, 0, 128);			/* good first, bad second */
+	iov[1] = dc_iov(&m, 4096 - 16, 32);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 2, iov, ck(3)), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_post_recv, pz_mismatch,
+	.summary = "an LMR of another PZ gives DAT_PROTECTION_VIOLATION and changes nothing",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t), other = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+	struct dc_snap s;
+
+	dc_lmr(t, other, SLOT, RW_PRIV, &m);
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	iov = dc_iov(&m, 0, SLOT);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PROTECTION_VIOLATION);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_post_recv, lmr_without_local_write,
+	.summary = "an LMR registered for local read only gives DAT_PRIVILEGES_VIOLATION",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+	struct dc_snap s;
+
+	dc_lmr(t, pz, SLOT, DAT_MEM_PRIV_LOCAL_READ_FLAG, &m);
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	iov = dc_iov(&m, 0, SLOT);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PRIVILEGES_VIOLATION);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_srq_post_recv, invalid_lmr,
+	.summary = "the context of a freed LMR gives DAT_PRIVILEGES_VIOLATION",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+	struct dc_snap s;
+
+	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
+	iov = dc_iov(&m, 0, SLOT);
+	DC_SETUP(dat_lmr_free(m.lmr));
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PRIVILEGES_VIOLATION);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+/* ---- USAGE -------------------------------------------------------------- */
+
+DC_CASE(dat_srq_post_recv, alignment_advised,
+	.summary = "an aligned and an odd-address segment both receive correctly",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	uint32_t v;
+
+	link_up(&l, NULL);
+	iov = dc_iov(&l.rbuf, 0, 64);			/* aligned */
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(0)));
+	link_send(&l, 10, 64);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 0);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 10);
+	iov = dc_iov(&l.rbuf, SLOT + 1, 64);		/* odd address */
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(1)));
+	link_send(&l, 11, 64);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 1);
+	DC_ASSERT_EQ(d.transfered_length, 64);
+	memcpy(&v, l.rbuf.buf + SLOT + 1, sizeof(v));
+	DC_ASSERT_EQ(v, 11);
+}
+
+DC_CASE(dat_srq_post_recv, size_for_any_ep,
+	.summary = "a message too long for its SRQ buffer fails as it does for a plain EP's buffer",
+	.requires = "srq_supported")
+{
+	struct srq_link s, p;
+	DAT_LMR_TRIPLET iov;
+	DAT_EVENT es, ep;
+
+	link_up(&s, NULL);
+	plain_link_up(&p, true);
+	iov = dc_iov(&s.rbuf, 0, 16);
+	DC_SETUP(dat_srq_post_recv(s.srq, 1, &iov, ck(1)));
+	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, 16, 1);
+	link_send(&s, 1, 64);
+	link_send(&p, 1, 64);
+	DC_ASSERT_EVENT(s.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &es);
+	DC_ASSERT_EVENT(p.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ep);
+	dc_note(t, "SRQ EP: %s, plain EP: %s",
+		dc_dto_status_name(es.event_data.dto_completion_event_data.status),
+		dc_dto_status_name(ep.event_data.dto_completion_event_data.status));
+	DC_ASSERT(ep.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS,
+		  "set-up expectation: the plain EP accepted 64 bytes into 16");
+	DC_ASSERT_EQ(es.event_data.dto_completion_event_data.status,
+		     ep.event_data.dto_completion_event_data.status);
+}
+
+DC_CASE(dat_srq_post_recv, solicited_wait_ep,
+	.summary = "solicited-wait EP: an unsolicited Send does not notify, a solicited one does; both are queued",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_EP_ATTR a;
+	struct link_opts o = { .rx_attr = &a };
+	DAT_CNO_HANDLE cno;
+	DAT_EVD_HANDLE which;
+	DAT_RETURN r;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	dc_ep_attr_default(t, &a);
+	a.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+	link_up(&l, &o);
+	cno = attach_cno(l.rx.recv_evd);
+	post_slots(l.srq, &l.rbuf, 0, 2);
+	link_send(&l, 0, 64);				/* unsolicited */
+	link_sent(&l, 1);
+	if (!srq_await_available(l.srq, 1))
+		dc_note(t, "arrival not observable through the SRQ count; relying on the Send completion");
+	r = cno_fired(t, cno, 300, &which);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);		/* no notification */
+	link_send_flags(&l, 1, 64, DAT_COMPLETION_SOLICITED_WAIT_FLAG);	/* solicited */
+	r = cno_fired(t, cno, DC_WAIT_MS, &which);
+	DC_ASSERT(r == DAT_SUCCESS, "the solicited Send's completion did not notify (dat_cno_wait %s)", ret_s(r));
+	d = expect_recv(l.rx.recv_evd);			/* the unsolicited one is queued first */
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)d.user_cookie.as_64), 0);
+	d = expect_recv(l.rx.recv_evd);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)d.user_cookie.as_64), 1);
+}
+
+DC_CASE(dat_srq_post_recv, other_flags_signal,
+	.summary = "on an EP with default receive flags every SRQ receive notifies",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	every_message_notifies(t, &l, 3);
+}
+
+DC_CASE(dat_srq_post_recv, threshold_ep,
+	.summary = "threshold EP: dat_evd_wait(threshold 3) waits for the 3rd receive, then returns with nmore >= 2",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	DAT_EP_ATTR a;
+	struct link_opts o = { .rx_attr = &a };
+	DAT_EVENT ev;
+	DAT_COUNT nmore = -1;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &a);
+	a.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 3);
+	link_send(&l, 0, 64);
+	link_send(&l, 1, 64);
+	link_sent(&l, 2);
+	if (!srq_await_available(l.srq, 1))
+		dc_note(t, "arrivals not observable through the SRQ count");
+	r = dat_evd_wait(l.rx.recv_evd, 300 * 1000, 3, &ev, &nmore);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);		/* 2 < threshold 3 */
+	link_send(&l, 2, 64);
+	r = dat_evd_wait(l.rx.recv_evd, DC_WAIT_MS * 1000, 3, &ev, &nmore);
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+	DC_ASSERT_GE(nmore, 2);
+}
+
+DC_CASE(dat_srq_post_recv, only_connected_eps_take,
+	.summary = "unconnected, pending and disconnected EPs take no SRQ buffer; a connected one does",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	struct link_opts share = { .srq = srq, .pz = pz, .no_connect = true };
+	struct srq_link idle, act;
+	struct dc_endpoint peer;
+	DAT_EVENT ev;
+	DAT_COUNT n;
+	DAT_EP_STATE st;
+	DAT_BOOLEAN ri, qi;
+
+	link_up(&idle, &share);		/* an EP on the SRQ that never connects */
+	link_up(&act, &share);		/* an EP on the SRQ that will connect actively */
+	post_slots(srq, &idle.rbuf, 0, 3);
+	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);
+	if (dat_ep_recv_query(idle.rx.ep, &n, NULL) == DAT_SUCCESS)
+		ASSERT_COUNT(n, 0);
+	/* act connects to a plain listener; while pending it takes nothing */
+	memset(&peer, 0, sizeof(peer));
+	dc_endpoint(t, &peer, NULL);
+	peer.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &peer.conn_qual, peer.cr_evd,
+				    DAT_PSP_CONSUMER_FLAG, &peer.psp));
+	DC_SETUP(dat_ep_connect(act.rx.ep, t->ia_attr.ia_address_ptr, peer.conn_qual,
+				DC_WAIT_MS * 1000, 0, NULL, DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG));
+	dc_await_event(t, peer.cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_SETUP(dat_ep_get_status(act.rx.ep, &st, &ri, &qi));
+	dc_note(t, "active EP state while the request is pending: %d", (int)st);
+	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);
+	DC_SETUP(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, peer.ep, 0, NULL));
+	dc_await_event(t, act.rx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	dc_await_event(t, peer.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);	/* connected, idle */
+	/* a message on the connection is taken by the connected EP */
+	{
+		struct dc_lmr sb;
+		DAT_DTO_COMPLETION_EVENT_DATA d;
+
+		dc_lmr(t, peer.pz, SLOT, RW_PRIV, &sb);
+		dc_post_send(t, peer.ep, &sb, 0, 64, 1);
+		d = expect_recv(act.rx.recv_evd);
+		DC_ASSERT_PTR_EQ(d.ep_handle, act.rx.ep);
+	}
+	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 2);
+	DC_SETUP(dat_ep_disconnect(act.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, act.rx.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 2);	/* disconnected */
+	if (dat_ep_recv_query(idle.rx.ep, &n, NULL) == DAT_SUCCESS)
+		ASSERT_COUNT(n, 0);
+	/* and the buffers are still there for a connected EP: idle connects now */
+	link_connect(&idle);
+	link_send(&idle, 5, 64);
+	(void)expect_recv(idle.rx.recv_evd);
+	link_send(&idle, 6, 64);
+	(void)expect_recv(idle.rx.recv_evd);
+}
+
+DC_CASE(dat_srq_post_recv, disconnect_flushes_taken,
+	.summary = "at disconnect the EP's taken buffers complete flushed on its recv EVD; the SRQ keeps the rest",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+	bool seen[4] = { false };
+
+	link_up(&l, NULL);
+	hold_begin(&h, &l);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_send(&l, 0, 64);
+	link_send(&l, 1, 64);
+	hold_await(&h, 2);		/* two buffers taken, messages incomplete */
+	DC_SETUP(dat_ep_disconnect(l.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
+	for (int i = 0; i < 2; i++) {
+		DAT_EVENT ev;
+		const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+		DC_ASSERT_EVENT(l.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+		d = &ev.event_data.dto_completion_event_data;
+		DC_ASSERT_EQ(d->status, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_PTR_EQ(d->ep_handle, l.rx.ep);
+		DC_ASSERT_LT(d->user_cookie.as_64, 4);
+		DC_ASSERT(!seen[d->user_cookie.as_64], "buffer %llu flushed twice",
+			  (unsigned long long)d->user_cookie.as_64);
+		seen[d->user_cookie.as_64] = true;
+	}
+	DC_ASSERT_NO_EVENT(l.rx.recv_evd);
+	ASSERT_COUNT(srq_param_checked(l.srq).available_dto_count, 2);
+	ASSERT_COUNT(srq_param_checked(l.srq).outstanding_dto_count, 2);
+}

@@ -1,0 +1,269 @@
+"""The datcts command line: list, run, bench-overhead."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from datcts import __version__
+from datcts.discovery import DiscoveryError, Filters, discover, find_binaries, split_multi
+from datcts.execute import LocalLauncher, ProcessTable, Runner
+from datcts.provider import ProviderError, resolve
+from datcts.waivers import ExpectationsError, load as load_waivers
+
+EXIT_OK = 0
+EXIT_FAILURES = 1
+EXIT_USAGE = 2
+EXIT_NOTHING_SELECTED = 5
+
+
+class UsageError(Exception):
+    pass
+
+
+def _add_build_opts(p):
+    p.add_argument("--build-dir", default="build",
+                   help="build tree with cases/ and dat.conf (default: ./build)")
+    p.add_argument("--cases-dir",
+                   help="where the datcts-cases-* binaries are (default: BUILD/cases)")
+
+
+def _add_provider_opts(p):
+    g = p.add_argument_group("provider under test")
+    g.add_argument("--ia", help="IA name in dat.conf (default: $DATCTS_IA, else the first default entry)")
+    g.add_argument("--dat-conf", help="dat.conf to use (default: $DAT_OVERRIDE, else BUILD/dat.conf, else /etc/dat.conf)")
+    g.add_argument("--provider", help="path to a provider library; the runner writes a dat.conf for it")
+    g.add_argument("--instance-data", help="instance data for --provider's dat.conf entry")
+
+
+def _add_filter_opts(p):
+    g = p.add_argument_group("selection (globs; AND across options, OR within one)")
+    g.add_argument("--area", action="append", help="area, e.g. srq (repeat or comma-separate)")
+    g.add_argument("--page", action="append", help="man page, e.g. dat_srq_resize")
+    g.add_argument("--clause", action="append", help="clause id")
+    g.add_argument("-k", dest="globs", action="append", help="case id glob, e.g. 'dat_srq_*'")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="datcts",
+                                 description="uDAPL (DAT 1.2) conformance test suite runner")
+    ap.add_argument("--version", action="version", version=f"datcts {__version__}")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("list", help="list the cases")
+    _add_build_opts(p)
+    _add_filter_opts(p)
+    p.add_argument("--json", action="store_true", help="print a JSON array")
+
+    p = sub.add_parser("run", help="run the cases")
+    _add_build_opts(p)
+    _add_provider_opts(p)
+    _add_filter_opts(p)
+    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                   help="cases run in parallel (default: number of CPUs)")
+    p.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds per case (default: 30)")
+    p.add_argument("--out", default="out", help="output directory (default: ./out)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the results in OUT/results.jsonl and run only the rest")
+    p.add_argument("--expectations", help="TOML file of waivers")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="without a terminal: print only failures")
+
+    p = sub.add_parser("bench-overhead",
+                       help="measure the per-case overhead (process, IA open, teardown)")
+    _add_build_opts(p)
+    _add_provider_opts(p)
+    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--count", type=int, default=200, help="runs of each kind (default: 200)")
+    p.add_argument("--timeout", type=float, default=30.0)
+    p.add_argument("--connect", action="store_true",
+                   help="also time a two-node case that makes a real connection")
+    p.add_argument("--json", action="store_true")
+    return ap
+
+
+def _filters(args) -> Filters:
+    return Filters(
+        areas=split_multi(args.area),
+        pages=split_multi(args.page),
+        clauses=split_multi(args.clause),
+        globs=list(args.globs or []),
+    )
+
+
+def _cases_dir(args) -> Path:
+    return Path(args.cases_dir) if args.cases_dir else Path(args.build_dir) / "cases"
+
+
+def _discover(cases_dir: Path, env=None):
+    if not find_binaries(cases_dir):
+        raise UsageError(f"no datcts-cases-* binaries in {cases_dir} "
+                         "(build the project, or pass --build-dir/--cases-dir)")
+    return discover(cases_dir, env)
+
+
+def cmd_list(args) -> int:
+    cases = [c for c in _discover(_cases_dir(args)) if _filters(args).match(c)]
+    if args.json:
+        json.dump([c.listing() for c in cases], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for c in cases:
+            flags = []
+            if c.two_node:
+                flags.append("two-node")
+            if c.requires:
+                flags.append("requires " + " ".join(c.requires))
+            extra = f"  [{'; '.join(flags)}]" if flags else ""
+            print(f"{c.id:<50} {c.area:<10} {c.summary}{extra}")
+        print(f"{len(cases)} case(s)", file=sys.stderr)
+    return EXIT_OK if cases else EXIT_NOTHING_SELECTED
+
+
+def _run_pytest(session, out_dir: Path) -> int:
+    import pytest
+
+    from datcts.plugin import DatctsPlugin
+
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    os.environ.pop("PYTEST_ADDOPTS", None)
+    with tempfile.TemporaryDirectory(prefix="datcts-pytest-") as tmp:
+        tmp = Path(tmp)
+        ini = tmp / "pytest.ini"
+        ini.write_text("[pytest]\n")
+        sentinel = tmp / "datcts"
+        sentinel.write_text("")
+        plugin = DatctsPlugin(session, sentinel)
+        args = [
+            str(sentinel), "-c", str(ini), "--rootdir", str(tmp),
+            "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings",
+            "-p", "no:stepwise", "-p", "no:doctest", "-p", "no:pastebin",
+            "-s",
+            "--junitxml", str(out_dir / "junit.xml"),
+            "-o", "junit_family=xunit1", "-o", "junit_suite_name=datcts",
+            "-o", "junit_logging=no", "-o", "junit_duration_report=call",
+        ]
+        return int(pytest.main(args, plugins=[plugin]))
+
+
+def cmd_run(args) -> int:
+    from datcts.session import Progress, RunSession
+
+    build_dir = Path(args.build_dir).resolve()
+    out_dir = Path(args.out).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    warnings: list = []
+    waivers, expired = {}, {}
+    if args.expectations:
+        waivers, expired, w = load_waivers(Path(args.expectations))
+        warnings += w
+    if not find_binaries(_cases_dir(args)):
+        raise UsageError(f"no datcts-cases-* binaries in {_cases_dir(args)} "
+                         "(build the project, or pass --build-dir/--cases-dir)")
+    setup = resolve(build_dir=build_dir, out_dir=out_dir, ia=args.ia,
+                    dat_conf=args.dat_conf, provider=args.provider,
+                    instance_data=args.instance_data)
+    env = setup.env()
+    all_cases = _discover(_cases_dir(args), env)
+    filters = _filters(args)
+    cases = [c for c in all_cases if filters.match(c)]
+    known = {c.id for c in all_cases}
+    for wid in sorted(set(waivers) | set(expired)):
+        if wid not in known:
+            warnings.append(f"waiver for {wid}: no such case")
+    for w in warnings:
+        print(f"datcts: warning: {w}", file=sys.stderr)
+    if not cases:
+        print("datcts: no case matches the selection", file=sys.stderr)
+        return EXIT_NOTHING_SELECTED
+
+    procs = ProcessTable()
+    runner = Runner(LocalLauncher(env), args.timeout, procs)
+    progress = Progress(len(cases), quiet=args.quiet)
+    meta = {
+        "argv": sys.argv[1:],
+        "build_dir": str(build_dir),
+        "cases_dir": str(_cases_dir(args).resolve()),
+        "provider": setup.describe(),
+        "jobs": args.jobs,
+        "timeout_s": args.timeout,
+        "filters": filters.describe(),
+        "expectations": str(Path(args.expectations).resolve()) if args.expectations else None,
+        "resume": bool(args.resume),
+    }
+    session = RunSession(cases=cases, runner=runner, jobs=args.jobs, out_dir=out_dir,
+                         resume=args.resume, waivers=waivers, meta=meta,
+                         progress=progress, warnings=warnings)
+    got_signal = {"n": None}
+
+    def on_term(signum, frame):
+        got_signal["n"] = signum
+        raise KeyboardInterrupt
+
+    old_term = signal.signal(signal.SIGTERM, on_term)
+    interrupted = False
+    try:
+        rc = _run_pytest(session, out_dir)
+        interrupted = rc == 2 or session.interrupted
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        if interrupted or session.interrupted:
+            session.stop()
+        session.close()
+    s = session.summary()
+    st = s["states"]
+    line = (f"datcts: {st['PASS']} passed, {st['FAIL']} failed, {st['CRASH']} crashed, "
+            f"{st['TIMEOUT']} timed out, {st['UNRESOLVED']} unresolved, "
+            f"{st['UNSUPPORTED']} unsupported")
+    if s["waived"] or s["waived_but_passing"]:
+        line += f"; {s['waived']} waived, {s['waived_but_passing']} waived but passing"
+    if s["resumed"]:
+        line += f"; {s['resumed']} resumed"
+    if s["not_run"]:
+        line += f"; {s['not_run']} not run"
+    print(line, file=sys.stderr)
+    print(f"datcts: results in {out_dir / 'results.json'} and {out_dir / 'junit.xml'}",
+          file=sys.stderr)
+    if interrupted or session.interrupted:
+        print("datcts: interrupted; run again with --resume to finish", file=sys.stderr)
+        return 128 + (got_signal["n"] or signal.SIGINT)
+    return session.exit_code()
+
+
+def cmd_bench(args) -> int:
+    from datcts.bench import bench_overhead
+
+    return bench_overhead(args)
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.cmd == "list":
+            return cmd_list(args)
+        if args.cmd == "run":
+            return cmd_run(args)
+        if args.cmd == "bench-overhead":
+            return cmd_bench(args)
+    except (UsageError, ProviderError, DiscoveryError, ExpectationsError) as e:
+        print(f"datcts: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""A run: the selected cases executed in parallel, results journaled as they
+finish (results.jsonl), results.json rewritten atomically, progress shown."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+from datcts import BAD_STATES, SCHEMA_VERSION, STATES, __version__
+from datcts.discovery import Case
+from datcts.execute import Runner
+from datcts.waivers import annotate
+
+JSON_REWRITE_INTERVAL_S = 1.0
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class Journal:
+    """results.jsonl: one raw result per line, appended and flushed as each
+    case finishes.  With resume, the finished ids of an earlier run are kept
+    (a torn last line from a killed run is dropped)."""
+
+    def __init__(self, out_dir: Path, resume: bool):
+        self.path = out_dir / "results.jsonl"
+        self.previous: dict[str, dict] = {}
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if resume and self.path.exists():
+            data = self.path.read_bytes()
+            good = data if data.endswith(b"\n") or not data else data[: data.rfind(b"\n") + 1]
+            for line in good.decode(errors="replace").splitlines():
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(r, dict) and "id" in r and r.get("state") in STATES:
+                    self.previous[r["id"]] = r
+            if len(good) != len(data):
+                with open(self.path, "r+b") as f:
+                    f.truncate(len(good))
+            self._f = open(self.path, "a", encoding="utf-8")
+        else:
+            self._f = open(self.path, "w", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def append(self, result: dict) -> None:
+        line = json.dumps(result, ensure_ascii=False)
+        with self._lock:
+            self._f.write(line + "\n")
+            self._f.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._f.flush()
+            os.fsync(self._f.fileno())
+            self._f.close()
+
+
+def atomic_write_json(path: Path, obj) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class Progress:
+    """A live line on a terminal; one plain line per finished case otherwise."""
+
+    def __init__(self, total: int, stream=None, tty: bool | None = None, quiet=False):
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.total = total
+        self.done = 0
+        self.ran = 0
+        self.bad = 0
+        self.waived = 0
+        self.quiet = quiet
+        self.t0 = time.monotonic()
+        self._lock = threading.Lock()
+        self._last = ""
+
+    def _width(self) -> int:
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError):
+            return 100
+
+    @staticmethod
+    def _fmt_s(s: float) -> str:
+        s = int(s + 0.5)
+        return f"{s // 60}:{s % 60:02d}"
+
+    def _live(self) -> str:
+        el = time.monotonic() - self.t0
+        left = self.total - self.done
+        eta = (el / self.ran * left) if self.ran else 0.0
+        line = (
+            f"datcts [{self.done}/{self.total}] {self.bad} failing"
+            f"{f', {self.waived} waived' if self.waived else ''}"
+            f" | {self._fmt_s(el)} elapsed, ~{self._fmt_s(eta)} left"
+            f" | {self._last}"
+        )
+        return line[: self._width() - 1]
+
+    def result(self, r: dict, resumed: bool = False) -> None:
+        with self._lock:
+            self.done += 1
+            if not resumed:
+                self.ran += 1
+            if r.get("waived"):
+                self.waived += 1
+            elif r["state"] in BAD_STATES:
+                self.bad += 1
+            self._last = r["id"]
+            label = r["state"] + (" (waived)" if r.get("waived") else "")
+            if r.get("waived_but_passing"):
+                label = "PASS (waived but passing)"
+            plain = f"{label:<11} {r['id']}"
+            if resumed:
+                plain += "  (resumed)"
+            else:
+                plain += f"  ({r.get('duration_ms', 0):.0f} ms)"
+            if r["state"] != "PASS" and r.get("message"):
+                plain += f"  {r['message']}"
+            notable = r["state"] in BAD_STATES or r.get("waived_but_passing")
+            if self.tty:
+                out = "\r\x1b[2K"
+                if notable:
+                    out += plain + "\n"
+                out += self._live()
+                self.stream.write(out)
+            elif not self.quiet or notable:
+                self.stream.write(plain + "\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            with self._lock:
+                self.stream.write("\r\x1b[2K")
+                self.stream.flush()
+
+
+class RunSession:
+    def __init__(self, *, cases: list, runner: Runner, jobs: int, out_dir: Path,
+                 resume: bool, waivers: dict, meta: dict, progress: Progress,
+                 warnings: list):
+        self.cases = cases
+        self.runner = runner
+        self.jobs = max(1, jobs)
+        self.out_dir = out_dir
+        self.journal = Journal(out_dir, resume)
+        self.waivers = waivers
+        self.meta = meta
+        self.progress = progress
+        self.warnings = warnings
+        self.results: dict[str, dict] = {}
+        self.resumed: set = set()
+        self.futures: dict[str, cf.Future] = {}
+        self.pool = None
+        self._lock = threading.Lock()
+        self._last_write = 0.0
+        self.started = now_iso()
+        self.interrupted = False
+        ids = {c.id for c in cases}
+        for cid, r in self.journal.previous.items():
+            if cid in ids:
+                self.results[cid] = r
+                self.resumed.add(cid)
+
+    # ---- execution ----
+
+    def start(self) -> None:
+        if self.pool is not None:
+            return
+        self.pool = cf.ThreadPoolExecutor(max_workers=self.jobs,
+                                          thread_name_prefix="datcts")
+        for c in self.cases:
+            if c.id in self.resumed:
+                f = cf.Future()
+                f.set_result(self.results[c.id])
+                self.futures[c.id] = f
+                self.progress.result(annotate(self.results[c.id], self.waivers), resumed=True)
+            else:
+                self.futures[c.id] = self.pool.submit(self._run_one, c)
+
+    def _run_one(self, case: Case):
+        if self.runner.procs.stopping:
+            return None
+        r = self.runner.run(case)
+        if r is None or self.runner.procs.stopping and r["state"] != "PASS":
+            # Ended by the interrupt: not a result of the provider.
+            return None
+        self.journal.append(r)
+        with self._lock:
+            self.results[case.id] = r
+            due = time.monotonic() - self._last_write >= JSON_REWRITE_INTERVAL_S
+        self.progress.result(annotate(r, self.waivers))
+        if due:
+            self.write_json(complete=False)
+        return r
+
+    def wait(self, case_id: str):
+        return self.futures[case_id].result()
+
+    def stop(self) -> None:
+        """Interrupt: end running cases, drop queued ones."""
+        self.interrupted = True
+        self.runner.procs.stop_all()
+        if self.pool:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        if self.pool:
+            self.pool.shutdown(wait=True)
+        self.progress.finish()
+        complete = not self.interrupted and len(self.results) == len(self.cases)
+        self.write_json(complete=complete, final=True)
+        self.journal.close()
+
+    # ---- results ----
+
+    def summary(self) -> dict:
+        with self._lock:
+            rs = [annotate(self.results[c.id], self.waivers)
+                  for c in self.cases if c.id in self.results]
+        counts = {s: 0 for s in STATES}
+        for r in rs:
+            counts[r["state"]] += 1
+        unwaived_bad = [r["id"] for r in rs if r["state"] in BAD_STATES and not r["waived"]]
+        return {
+            "selected": len(self.cases),
+            "finished": len(rs),
+            "not_run": len(self.cases) - len(rs),
+            "resumed": len(self.resumed),
+            "states": counts,
+            "waived": sum(1 for r in rs if r["waived"]),
+            "waived_but_passing": sum(1 for r in rs if r["waived_but_passing"]),
+            "unwaived_failures": len(unwaived_bad),
+        }
+
+    def exit_code(self) -> int:
+        s = self.summary()
+        if s["unwaived_failures"]:
+            return 1
+        return 0
+
+    def write_json(self, complete: bool, final: bool = False) -> None:
+        with self._lock:
+            self._last_write = time.monotonic()
+            results = []
+            for c in self.cases:
+                r = self.results.get(c.id)
+                if r is None:
+                    continue
+                a = annotate(r, self.waivers)
+                a["resumed"] = c.id in self.resumed
+                results.append(a)
+        doc = {
+            "schema": SCHEMA_VERSION,
+            "tool": {"name": "datcts", "version": __version__},
+            "run": dict(self.meta, started=self.started,
+                        finished=now_iso() if final else None,
+                        complete=complete, host=socket.gethostname()),
+            "summary": self.summary(),
+            "warnings": list(self.warnings),
+            "results": results,
+        }
+        with self._lock:
+            atomic_write_json(self.out_dir / "results.json", doc)

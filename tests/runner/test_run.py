@@ -1,0 +1,186 @@
+"""datcts run: every state reported right, the exit code, the artifacts."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+EXPECTED = {
+    "other_page.pass": "PASS",
+    "other_page.also_pass": "PASS",
+    "selftest.pass": "PASS",
+    "selftest.fail": "FAIL",
+    "selftest.fail_int": "FAIL",
+    "selftest.crash_segv": "CRASH",
+    "selftest.crash_abort": "CRASH",
+    "selftest.exit_early": "CRASH",
+    "selftest.hang": "TIMEOUT",
+    "selftest.unsupported_srq": "UNSUPPORTED",
+    "selftest.requires_met": "PASS",
+    "selftest.requires_malformed": "UNRESOLVED",
+    "selftest.setup_fails": "UNRESOLVED",
+    "selftest.hook_present": "PASS",
+    "selftest.hook_absent": "UNSUPPORTED",
+    "selftest.model_not_supported": "UNSUPPORTED",
+    "selftest.model_not_supported_wrong_page": "UNRESOLVED",
+    "selftest.unchanged": "PASS",
+    "selftest.changed": "FAIL",
+    "selftest.noisy": "PASS",
+    "selftest.no_ia": "PASS",
+    "selftest.garbage_output": "PASS",
+    "selftest.relay": "PASS",
+    "selftest.relay_active_fails": "FAIL",
+    "selftest.relay_passive_crashes": "CRASH",
+}
+
+
+@pytest.fixture(scope="module")
+def full_run(fakebuild, tmp_path_factory):
+    import subprocess
+
+    from conftest import Run, datcts_cmd, datcts_env
+
+    out = tmp_path_factory.mktemp("full") / "out"
+    proc = subprocess.run(
+        datcts_cmd("run", "--build-dir", fakebuild, "--out", out, "--timeout", "1",
+                   "--jobs", "2"),
+        capture_output=True, text=True, env=datcts_env(), timeout=300)
+    return Run(proc, out)
+
+
+def test_every_case_is_reported_with_its_state(full_run):
+    got = {i: r["state"] for i, r in full_run.results.items()}
+    assert got == EXPECTED, full_run.stderr
+
+
+def test_exit_code_reflects_failures(full_run):
+    assert full_run.rc == 1
+
+
+def test_messages_and_details(full_run):
+    r = full_run.results
+    assert r["selftest.crash_segv"]["signal"] == "SIGSEGV"
+    assert r["selftest.crash_abort"]["signal"] == "SIGABRT"
+    assert "exited with status 7" in r["selftest.exit_early"]["message"]
+    assert "no result within 1 s" in r["selftest.hang"]["message"]
+    assert r["selftest.unsupported_srq"]["message"] == (
+        "provider attribute srq_supported is DAT_FALSE (case requires srq_supported)")
+    assert "dat_pz_create returned DAT_NOT_IMPLEMENTED" in r["selftest.setup_fails"]["message"]
+    assert r["selftest.setup_fails"]["file"] == "tests/runner/cases/selftest.c"
+    assert r["selftest.hook_absent"]["message"] == "provider offers no datcts_no_such_hook"
+    assert "evd.evd_qlen: 8 -> 9" in r["selftest.changed"]["message"]
+    assert "unknown attribute" in r["selftest.requires_malformed"]["message"]
+    noisy = r["selftest.noisy"]["output"]
+    assert "bytes of output omitted" in noisy and noisy.rstrip().endswith("last line")
+    assert len(noisy) < 40000
+    assert r["selftest.pass"]["clauses"] == ["selftest.pass", "selftest.pass_too"]
+    assert r["other_page.pass"]["area"] == "other"
+
+
+def test_two_node_halves(full_run):
+    r = full_run.results
+    ok = r["selftest.relay"]
+    assert ok["hosts"] == ["local", "local"]
+    assert {h["state"] for h in ok["halves"].values()} == {"PASS"}
+    af = r["selftest.relay_active_fails"]
+    assert af["message"] == "active: deliberate failure in the active half"
+    assert af["halves"]["passive"]["state"] == "UNRESOLVED"
+    assert af["halves"]["passive"]["by_peer"] is True
+    pc = r["selftest.relay_passive_crashes"]
+    assert pc["signal"] == "SIGABRT"
+    assert pc["halves"]["active"]["by_peer"] is True
+    # the active half was released, not left to the timeout
+    assert pc["duration_ms"] < 900
+
+
+def test_results_json_and_journal(full_run):
+    doc = full_run.doc
+    assert doc["schema"] == 1
+    assert doc["run"]["complete"] is True
+    assert doc["run"]["provider"]["ia"] == "fake0"
+    assert doc["summary"]["states"]["PASS"] == list(EXPECTED.values()).count("PASS")
+    assert doc["summary"]["unwaived_failures"] == sum(
+        1 for s in EXPECTED.values() if s in ("FAIL", "CRASH", "TIMEOUT", "UNRESOLVED"))
+    journal = full_run.journal()
+    assert sorted(r["id"] for r in journal) == sorted(EXPECTED)
+    # results.json keeps the selection order (binary, then source order)
+    assert [r["id"] for r in doc["results"]][:3] == [
+        "other_page.pass", "other_page.also_pass", "selftest.pass"]
+
+
+def test_junit_has_one_testcase_per_case(full_run):
+    root = ET.parse(full_run.out / "junit.xml").getroot()
+    cases = root.findall(".//testcase")
+    assert len(cases) == len(EXPECTED)
+    kind = {}
+    for c in cases:
+        kids = {k.tag for k in c} - {"properties", "system-out", "system-err"}
+        kind[c.get("name")] = kids.pop() if kids else "pass"
+        props = {p.get("name"): p.get("value") for p in c.iter("property")}
+        assert props["state"] == EXPECTED[c.get("name")]
+    assert kind["selftest.pass"] == "pass"
+    assert kind["selftest.fail"] == "failure"
+    assert kind["selftest.crash_segv"] == "failure"
+    assert kind["selftest.hang"] == "failure"
+    assert kind["selftest.setup_fails"] == "error"
+    assert kind["selftest.unsupported_srq"] == "skipped"
+    by_name = {c.get("name"): c for c in cases}
+    assert by_name["selftest.pass"].get("classname") == "datcts.selftest"
+    assert by_name["selftest.pass"].get("file") == "tests/runner/cases/selftest.c"
+
+
+def test_plain_progress_lines(full_run):
+    lines = full_run.stdout.splitlines()
+    assert any(l.startswith("PASS") and "selftest.pass " in l for l in lines)
+    assert any(l.startswith("TIMEOUT") and "selftest.hang" in l for l in lines)
+    assert "\x1b[" not in full_run.stdout
+    assert "25 passed" not in full_run.stderr  # the summary counts states
+    assert "failed" in full_run.stderr.splitlines()[-2]
+
+
+def test_exit_zero_with_only_pass_and_unsupported(datcts):
+    r = datcts("-k", "selftest.pass", "-k", "selftest.unsupported_srq", "-k", "selftest.relay")
+    assert r.rc == 0, r.stderr
+    assert {x["state"] for x in r.results.values()} == {"PASS", "UNSUPPORTED"}
+
+
+def test_nothing_selected(datcts):
+    r = datcts("-k", "no.such.case")
+    assert r.rc == 5
+    assert "no case matches" in r.stderr
+
+
+@pytest.mark.parametrize("args,ids", [
+    (["--area", "other"], {"other_page.pass", "other_page.also_pass"}),
+    (["--page", "other_page", "--clause", "other_page.pass"], {"other_page.pass"}),
+    (["--clause", "selftest.pass_too"], {"selftest.pass"}),
+    (["--area", "selftest", "-k", "selftest.hook_*"], {"selftest.hook_present", "selftest.hook_absent"}),
+])
+def test_filters(datcts, args, ids):
+    r = datcts("list", "--json", *args)
+    assert r.rc == 0, r.stderr
+    assert {c["id"] for c in json.loads(r.stdout)} == ids
+
+
+def test_provider_library_gets_a_generated_dat_conf(datcts, fakebuild):
+    lib = fakebuild / "lib" / "libdatcts-fakeprov.so"
+    r = datcts("--provider", lib, "--ia", "anyname", "--instance-data", 'a "quoted" arg',
+               "-k", "selftest.pass", "-k", "selftest.unsupported_srq", "--dat-conf", "/nonexistent")
+    assert r.rc == 0, r.stderr
+    prov = r.doc["run"]["provider"]
+    assert prov["generated_dat_conf"] is True and prov["ia"] == "anyname"
+    conf = (r.out / "provider-dat.conf").read_text()
+    assert f"anyname u1.2 nonthreadsafe default {lib}" in conf
+    assert '"a \\"quoted\\" arg"' in conf
+
+
+def test_unknown_ia_is_a_usage_error(datcts):
+    r = datcts("--ia", "nope", "-k", "selftest.pass")
+    assert r.rc == 2
+    assert "'nope' is not a default entry" in r.stderr
+
+
+def test_missing_build_is_a_usage_error(datcts, tmp_path):
+    r = datcts("run", "--build-dir", tmp_path / "nothing", "--out", tmp_path / "o", build=False)
+    assert r.rc == 2
+    assert "no datcts-cases-* binaries" in r.stderr
