@@ -81,9 +81,9 @@ void dc_register(const struct dc_case *c);
  * DC_CASE(page, name, .clauses = "...", .summary = "...", .requires = "...")
  * { body; `t` is the case context }
  */
-#define DC_CASE(pg_, nm_, ...)					\
-	static void DC_SYM_(fn, pg_, nm_)(struct dc_ctx *t DC_UNUSED_);		\
-	static const struct dc_case DC_SYM_(case, pg_, nm_) = {	\
+#define DC_CASE(pg_, nm_, ...)						\
+	static void DC_SYM_(fn, pg_, nm_)(struct dc_ctx *t DC_UNUSED_);	\
+	static const struct dc_case DC_SYM_(case, pg_, nm_) = {		\
 		.id = #pg_ "." #nm_, .page = #pg_, .name = #nm_,	\
 		.area = DC_AREA_, .file = __FILE__, .line = __LINE__,	\
 		.run = DC_SYM_(fn, pg_, nm_), __VA_ARGS__		\
@@ -91,7 +91,7 @@ void dc_register(const struct dc_case *c);
 	__attribute__((constructor)) static void			\
 	DC_SYM_(reg, pg_, nm_)(void)					\
 	{								\
-		dc_register(&DC_SYM_(case, pg_, nm_));		\
+		dc_register(&DC_SYM_(case, pg_, nm_));			\
 	}								\
 	static void DC_SYM_(fn, pg_, nm_)(struct dc_ctx *t DC_UNUSED_)
 
@@ -100,25 +100,25 @@ void dc_register(const struct dc_case *c);
  * DC_PASSIVE(page, name) { ... dc_announce() or dc_connect_passive() ... }
  * DC_ACTIVE(page, name)  { ... runs after the passive half announced ... }
  */
-#define DC_TWO_NODE_CASE(pg_, nm_, ...)				\
-	static void DC_SYM_(passive, pg_, nm_)(struct dc_ctx *t DC_UNUSED_);	\
-	static void DC_SYM_(active, pg_, nm_)(struct dc_ctx *t DC_UNUSED_);	\
-	static const struct dc_case DC_SYM_(case, pg_, nm_) = {	\
+#define DC_TWO_NODE_CASE(pg_, nm_, ...)					\
+	static void DC_SYM_(passive, pg_, nm_)(struct dc_ctx *t DC_UNUSED_); \
+	static void DC_SYM_(active, pg_, nm_)(struct dc_ctx *t DC_UNUSED_); \
+	static const struct dc_case DC_SYM_(case, pg_, nm_) = {		\
 		.id = #pg_ "." #nm_, .page = #pg_, .name = #nm_,	\
 		.area = DC_AREA_, .file = __FILE__, .line = __LINE__,	\
-		.passive = DC_SYM_(passive, pg_, nm_),		\
+		.passive = DC_SYM_(passive, pg_, nm_),			\
 		.active = DC_SYM_(active, pg_, nm_), __VA_ARGS__	\
 	};								\
 	__attribute__((constructor)) static void			\
 	DC_SYM_(reg, pg_, nm_)(void)					\
 	{								\
-		dc_register(&DC_SYM_(case, pg_, nm_));		\
+		dc_register(&DC_SYM_(case, pg_, nm_));			\
 	}								\
 	struct dc_two_node_case_needs_a_semicolon_
 
-#define DC_PASSIVE(pg_, nm_) \
+#define DC_PASSIVE(pg_, nm_)						\
 	static void DC_SYM_(passive, pg_, nm_)(struct dc_ctx *t DC_UNUSED_)
-#define DC_ACTIVE(pg_, nm_) \
+#define DC_ACTIVE(pg_, nm_)						\
 	static void DC_SYM_(active, pg_, nm_)(struct dc_ctx *t DC_UNUSED_)
 
 /* ---- the case context ---------------------------------------------------- */
@@ -167,9 +167,9 @@ _Noreturn void dc_end_at(struct dc_ctx *t, enum dc_state st, const char *file,
 			 int line, bool by_peer, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
-#define DC_FAIL(...) \
+#define DC_FAIL(...)							\
 	dc_end_at(t, DC_FAIL, __FILE__, __LINE__, false, __VA_ARGS__)
-#define DC_UNRESOLVED(...) \
+#define DC_UNRESOLVED(...)						\
 	dc_end_at(t, DC_UNRESOLVED, __FILE__, __LINE__, false, __VA_ARGS__)
 
 /* ---- DAT return codes -------------------------------------------------- */
@@ -194,7 +194,7 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 /* Any one of the listed types (for pages that allow several). */
 #define DC_ASSERT_RET_ANY(ret, ...)					\
 	dc_assert_ret_at(t, __FILE__, __LINE__, #ret, (ret), DC_FAIL,	\
-			 (int)(sizeof((const DAT_RETURN[]){ __VA_ARGS__ }) /	\
+			 (int)(sizeof((const DAT_RETURN[]){ __VA_ARGS__ }) / \
 			       sizeof(DAT_RETURN)),			\
 			 (const DAT_RETURN[]){ __VA_ARGS__ }, DC_ANY_SUBTYPE)
 #define DC_ASSERT_SUCCESS(ret) DC_ASSERT_RET(ret, DAT_SUCCESS)
@@ -216,7 +216,7 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 #define DC_ASSERT(cond, ...)						\
 	do {								\
 		if (!(cond))						\
-			dc_end_at(t, DC_FAIL, __FILE__, __LINE__, false,	\
+			dc_end_at(t, DC_FAIL, __FILE__, __LINE__, false, \
 				  __VA_ARGS__);				\
 	} while (0)
 
@@ -225,9 +225,9 @@ void dc_assert_int_at(struct dc_ctx *t, const char *file, int line,
 		      const char *eb, long long b);
 #define DC_ASSERT_INT_(a, op, b)					\
 	do {								\
-		long long dc_a_ = (long long)(a), dc_b_ = (long long)(b);\
+		long long dc_a_ = (long long)(a), dc_b_ = (long long)(b); \
 		if (!(dc_a_ op dc_b_))					\
-			dc_assert_int_at(t, __FILE__, __LINE__, #a, dc_a_,\
+			dc_assert_int_at(t, __FILE__, __LINE__, #a, dc_a_, \
 					 #op, #b, dc_b_);		\
 	} while (0)
 #define DC_ASSERT_EQ(a, b) DC_ASSERT_INT_(a, ==, b)
@@ -287,18 +287,21 @@ DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
 		       DAT_PZ_HANDLE pz, DAT_EVD_HANDLE recv_evd,
 		       DAT_EVD_HANDLE req_evd, DAT_EVD_HANDLE conn_evd,
 		       DAT_SRQ_HANDLE srq, const DAT_EP_ATTR *attr);
-/* attr NULL: provider defaults; srq DAT_HANDLE_NULL: plain dat_ep_create. */
-#define dc_ep(t, pz, recv, req, conn, attr) \
-	dc_ep_at((t), __FILE__, __LINE__, (pz), (recv), (req), (conn), \
+/*
+ * attr NULL: the provider's defaults for dat_ep_create; dc_ep_attr_default()
+ * for dat_ep_create_with_srq, whose page does not allow NULL.
+ */
+#define dc_ep(t, pz, recv, req, conn, attr)				\
+	dc_ep_at((t), __FILE__, __LINE__, (pz), (recv), (req), (conn),	\
 		 DAT_HANDLE_NULL, (attr))
-#define dc_ep_with_srq(t, pz, recv, req, conn, srq, attr) \
-	dc_ep_at((t), __FILE__, __LINE__, (pz), (recv), (req), (conn), \
+#define dc_ep_with_srq(t, pz, recv, req, conn, srq, attr)		\
+	dc_ep_at((t), __FILE__, __LINE__, (pz), (recv), (req), (conn),	\
 		 (srq), (attr))
 
 DAT_SRQ_HANDLE dc_srq_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_PZ_HANDLE pz, DAT_COUNT max_recv_dtos,
 			 DAT_COUNT max_recv_iov, DAT_COUNT low_watermark);
-#define dc_srq(t, pz, dtos, iov, lw) \
+#define dc_srq(t, pz, dtos, iov, lw)					\
 	dc_srq_at((t), __FILE__, __LINE__, (pz), (dtos), (iov), (lw))
 
 /* A registered buffer (malloc'd, aligned, zero-filled; freed at exit). */
@@ -313,7 +316,7 @@ struct dc_lmr {
 };
 void dc_lmr_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
 	       DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out);
-#define dc_lmr(t, pz, len, priv, out) \
+#define dc_lmr(t, pz, len, priv, out)					\
 	dc_lmr_at((t), __FILE__, __LINE__, (pz), (len), (priv), (out))
 
 /* Segment descriptors over a dc_lmr (offsets are into m->buf). */
@@ -354,18 +357,18 @@ void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 /* Two-node: passive creates a PSP (any qualifier), announces, accepts. */
 void dc_connect_passive_at(struct dc_ctx *t, const char *file, int line,
 			   struct dc_endpoint *e, const struct dc_conn_opts *o);
-#define dc_connect_passive(t, e, o) \
+#define dc_connect_passive(t, e, o)					\
 	dc_connect_passive_at((t), __FILE__, __LINE__, (e), (o))
 /* Two-node: active connects to what the passive half announced. */
 void dc_connect_active_at(struct dc_ctx *t, const char *file, int line,
 			  struct dc_endpoint *e, const struct dc_conn_opts *o);
-#define dc_connect_active(t, e, o) \
+#define dc_connect_active(t, e, o)					\
 	dc_connect_active_at((t), __FILE__, __LINE__, (e), (o))
 /* Single node: a connected pair over the IA's own address (a: active, b: passive). */
 void dc_connect_local_at(struct dc_ctx *t, const char *file, int line,
 			 struct dc_endpoint *a, struct dc_endpoint *b,
 			 const struct dc_conn_opts *o);
-#define dc_connect_local(t, a, b, o) \
+#define dc_connect_local(t, a, b, o)					\
 	dc_connect_local_at((t), __FILE__, __LINE__, (a), (b), (o))
 
 /* ---- posting and events ------------------------------------------------- */
@@ -373,17 +376,17 @@ void dc_connect_local_at(struct dc_ctx *t, const char *file, int line,
 void dc_post_recv_at(struct dc_ctx *t, const char *file, int line,
 		     DAT_EP_HANDLE ep, const struct dc_lmr *m, DAT_VLEN off,
 		     DAT_VLEN len, uint64_t cookie);
-#define dc_post_recv(t, ep, m, off, len, cookie) \
+#define dc_post_recv(t, ep, m, off, len, cookie)			\
 	dc_post_recv_at((t), __FILE__, __LINE__, (ep), (m), (off), (len), (cookie))
 void dc_post_send_at(struct dc_ctx *t, const char *file, int line,
 		     DAT_EP_HANDLE ep, const struct dc_lmr *m, DAT_VLEN off,
 		     DAT_VLEN len, uint64_t cookie);
-#define dc_post_send(t, ep, m, off, len, cookie) \
+#define dc_post_send(t, ep, m, off, len, cookie)			\
 	dc_post_send_at((t), __FILE__, __LINE__, (ep), (m), (off), (len), (cookie))
 void dc_srq_post_recv_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_SRQ_HANDLE srq, const struct dc_lmr *m,
 			 DAT_VLEN off, DAT_VLEN len, uint64_t cookie);
-#define dc_srq_post_recv(t, srq, m, off, len, cookie) \
+#define dc_srq_post_recv(t, srq, m, off, len, cookie)			\
 	dc_srq_post_recv_at((t), __FILE__, __LINE__, (srq), (m), (off), (len), (cookie))
 
 /*
@@ -398,10 +401,10 @@ void dc_expect_event_at(struct dc_ctx *t, const char *file, int line,
 			enum dc_state on_miss, DAT_EVD_HANDLE evd,
 			DAT_EVENT_NUMBER num, DAT_EVENT *ev);
 /* Set-up: the next event must be `num` (else UNRESOLVED). ev may be NULL. */
-#define dc_await_event(t, evd, num, ev) \
+#define dc_await_event(t, evd, num, ev)					\
 	dc_expect_event_at((t), __FILE__, __LINE__, DC_UNRESOLVED, (evd), (num), (ev))
 /* Clause: the next event must be `num` (else FAIL). */
-#define DC_ASSERT_EVENT(evd, num, ev) \
+#define DC_ASSERT_EVENT(evd, num, ev)					\
 	dc_expect_event_at(t, __FILE__, __LINE__, DC_FAIL, (evd), (num), (ev))
 /* Clause: nothing is queued on evd (dat_evd_dequeue says DAT_QUEUE_EMPTY). */
 void dc_assert_no_event_at(struct dc_ctx *t, const char *file, int line,
@@ -413,7 +416,7 @@ DAT_DTO_COMPLETION_EVENT_DATA dc_await_dto_at(struct dc_ctx *t,
 					      const char *file, int line,
 					      DAT_EVD_HANDLE evd,
 					      uint64_t cookie);
-#define dc_await_dto(t, evd, cookie) \
+#define dc_await_dto(t, evd, cookie)					\
 	dc_await_dto_at((t), __FILE__, __LINE__, (evd), (cookie))
 
 /* Dequeues until empty; returns how many events it took. */
@@ -455,7 +458,7 @@ struct dc_snap {
 /* Set-up: queries every field of the object (its *_FIELD_ALL mask). */
 void dc_snapshot_at(struct dc_ctx *t, const char *file, int line,
 		    enum dc_obj kind, DAT_HANDLE h, struct dc_snap *s);
-#define dc_snapshot(t, kind, h, s) \
+#define dc_snapshot(t, kind, h, s)					\
 	dc_snapshot_at((t), __FILE__, __LINE__, (kind), (h), (s))
 
 /*
@@ -465,9 +468,9 @@ void dc_snapshot_at(struct dc_ctx *t, const char *file, int line,
  */
 void dc_assert_unchanged_at(struct dc_ctx *t, const char *file, int line,
 			    const struct dc_snap *s, const char *ignore);
-#define DC_ASSERT_UNCHANGED(s) \
+#define DC_ASSERT_UNCHANGED(s)						\
 	dc_assert_unchanged_at(t, __FILE__, __LINE__, (s), NULL)
-#define DC_ASSERT_UNCHANGED_EXCEPT(s, ignore) \
+#define DC_ASSERT_UNCHANGED_EXCEPT(s, ignore)				\
 	dc_assert_unchanged_at(t, __FILE__, __LINE__, (s), (ignore))
 
 /* ---- two-node relay --------------------------------------------------------- */
@@ -476,9 +479,9 @@ void dc_assert_unchanged_at(struct dc_ctx *t, const char *file, int line,
 void dc_announce_at(struct dc_ctx *t, const char *file, int line,
 		    const struct sockaddr *addr, DAT_CONN_QUAL conn_qual,
 		    const char *data);
-#define dc_announce(t, addr, qual) \
+#define dc_announce(t, addr, qual)					\
 	dc_announce_at((t), __FILE__, __LINE__, (addr), (qual), NULL)
-#define dc_announce_data(t, addr, qual, data) \
+#define dc_announce_data(t, addr, qual, data)				\
 	dc_announce_at((t), __FILE__, __LINE__, (addr), (qual), (data))
 
 /* Sends a tagged message to the other half (text, at most 4 KiB). */
@@ -492,7 +495,7 @@ void dc_peer_send(struct dc_ctx *t, const char *tag, const char *fmt, ...)
  */
 void dc_peer_wait_at(struct dc_ctx *t, const char *file, int line,
 		     const char *tag, char *buf, size_t len);
-#define dc_peer_wait(t, tag, buf, len) \
+#define dc_peer_wait(t, tag, buf, len)					\
 	dc_peer_wait_at((t), __FILE__, __LINE__, (tag), (buf), (len))
 
 /* Entry point used by the case binaries (libdatcts provides main()). */

@@ -127,8 +127,14 @@ DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
 		       DAT_SRQ_HANDLE srq, const DAT_EP_ATTR *attr)
 {
 	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_EP_ATTR dflt;
 
 	need_ia(t, file, line);
+	if (srq && !attr) {
+		/* dat_ep_create_with_srq(3DAT) does not take NULL attributes */
+		dc_ep_attr_default(t, &dflt);
+		attr = &dflt;
+	}
 	if (srq)
 		setup_ok(t, file, line,
 			 dat_ep_create_with_srq(t->ia, pz, recv_evd, req_evd,

@@ -455,7 +455,6 @@ struct ref_cno {
 	struct ref_evd *triggered;	/* pending trigger, for cno_wait */
 	DAT_COUNT waiters;
 	struct ref_list waiter_list;	/* struct ref_waiter */
-	pthread_cond_t cond;		/* unused, kept for the ABI of ref.h */
 };
 
 /* Called by ref_evd_post when an enabled EVD with a CNO gets an event. */

@@ -152,6 +152,20 @@ def _run_pytest(session, out_dir: Path) -> int:
         return int(pytest.main(args, plugins=[plugin]))
 
 
+def _check_resume_provider(out_dir: Path, setup) -> None:
+    """--resume must not mix the results of two providers."""
+    try:
+        prev = json.loads((out_dir / "results.json").read_text())["run"]["provider"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    now = setup.describe()
+    for k in ("ia", "library"):
+        if prev.get(k) != now.get(k):
+            raise UsageError(
+                f"{out_dir} holds results for {k} {prev.get(k)!r}, this run is for "
+                f"{now.get(k)!r}: use another --out, or run without --resume")
+
+
 def cmd_run(args) -> int:
     from datcts.session import Progress, RunSession
 
@@ -173,6 +187,8 @@ def cmd_run(args) -> int:
     setup = resolve(build_dir=build_dir, out_dir=out_dir, ia=args.ia,
                     dat_conf=args.dat_conf, provider=args.provider,
                     instance_data=args.instance_data)
+    if args.resume:
+        _check_resume_provider(out_dir, setup)
     env = setup.env()
     all_cases = _discover(_cases_dir(args), env)
     filters = _filters(args)

@@ -167,3 +167,12 @@ def _pidfds(pattern):
             except OSError:
                 pass
     return fds
+
+
+def test_resume_refuses_another_provider(datcts, tmp_path, fakebuild):
+    out = tmp_path / "o"
+    assert datcts("-k", "selftest.pass", out=out).rc == 0
+    r = datcts("--resume", "--provider", fakebuild / "lib" / "libdatcts-fakeprov.so",
+               "--ia", "other", "-k", "selftest.pass", out=out)
+    assert r.rc == 2
+    assert "use another --out" in r.stderr

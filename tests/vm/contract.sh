@@ -6,6 +6,8 @@
 #     (1 MiB, byte for byte); COMMAND's exit code comes back (42).
 #  2. --timeout: COMMAND killed, exit 124 and a clear message, output up to then kept.
 set -euo pipefail
+# CI must run the VM: there, "cannot run" is a failure, not a skip.
+[[ "${CI:-}" == true ]] && export DATCTS_VM_REQUIRE=${DATCTS_VM_REQUIRE:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 run=$here/../../tools/vm/run
 work=$(mktemp -d "$PWD/contract.XXXXXX")

@@ -3,6 +3,7 @@
 # that into a failure under DATCTS_VM_REQUIRE=1, and rejects bad usage with 2. Boots no VM.
 set -euo pipefail
 run=$(cd "$(dirname "$0")/../.." && pwd)/tools/vm/run
+export DATCTS_VM_REQUIRE=0 # the default outside CI, which this test checks
 fails=0
 passes=0
 check() { # check NAME WANT_RC WANT_REGEX COMMAND...

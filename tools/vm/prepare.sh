@@ -34,6 +34,11 @@ done
 t0=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# One prepare at a time (apt and the cache): concurrent runs on a fresh machine wait here.
+mkdir -p "$VM_CACHE"
+exec 9>"$VM_CACHE/.lock"
+flock 9
+
 # --- host tools
 need_cmds=(qemu-system-x86_64 busybox depmod modprobe cpio gzip flock)
 ((siw)) && need_cmds+=(make gcc)
@@ -62,9 +67,6 @@ fi
 [[ -x /bin/busybox ]] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 	vm_die 1 "/bin/busybox is not static: install busybox-static"
 
-mkdir -p "$VM_CACHE"
-exec 9>"$VM_CACHE/.lock"
-flock 9
 
 kver=$(vm_pick_kver --apt)
 if [[ -z "$kver" ]] && vm_is_root && [[ "${DATCTS_VM_NO_INSTALL:-0}" != 1 ]]; then

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_connect(3DAT): clauses/dat_ep_connect.toml.
+ * Outcomes that depend on what the remote Consumer does (accept, reject,
+ * hold) are two-node cases: the passive half plays the remote Consumer.
+ */
+#include "ep_common.h"
+
+#include <sys/un.h>
+
+static DAT_RETURN connect_to(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_TIMEOUT tmo,
+			     DAT_COUNT pn, const void *pd)
+{
+	return dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual, tmo,
+			      pn, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+}
+
+/* Passive half: a PSP, announced; returns the first request's handle. */
+static DAT_CR_HANDLE listen_and_take(struct dc_ctx *t, DAT_EVD_HANDLE *cr_evd)
+{
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+
+	*cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &q, *cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	dc_announce(t, NULL, q);
+	return await_cr(*cr_evd, NULL);
+}
+
+static void acp_state(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	(void)arg;
+	ASSERT_STATE(s->ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+}
+static const struct at_opts no_verify = { .no_verify = true };
+STATE_CASE_O(dat_ep_connect, active_connection_pending, active_connection_pending,
+	     acp_state, NULL, &no_verify, "dat_ep_connect.active_connection_pending",
+	     "after a successful connect the EP is in ACTIVE_CONNECTION_PENDING")
+
+DC_TWO_NODE_CASE(dat_ep_connect, port_qual_passed_to_remote,
+		 .summary = "the request shows the active EP's local port qualifier");
+DC_PASSIVE(dat_ep_connect, port_qual_passed_to_remote)
+{
+	DAT_EVD_HANDLE cr_evd;
+	DAT_CR_HANDLE cr = listen_and_take(t, &cr_evd);
+	DAT_CR_PARAM c;
+
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_REMOTE_PORT_QUAL, &c));
+	dc_peer_send(t, "cr", "%llu", (unsigned long long)c.remote_port_qual);
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_connect, port_qual_passed_to_remote)
+{
+	struct dc_endpoint e;
+	char msg[64];
+	unsigned long long port = 0;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
+	dc_peer_wait(t, "cr", msg, sizeof(msg));
+	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
+	DC_ASSERT(ep_param_checked(e.ep).local_port_qual == port,
+		  "the EP's local_port_qual %llu differs from the request's remote_port_qual %llu",
+		  (unsigned long long)ep_param_checked(e.ep).local_port_qual, port);
+	dc_peer_send(t, "done", "ok");
+}
+
+/* Private data: 16 bytes, then max_private_data_size bytes. */
+DC_TWO_NODE_CASE(dat_ep_connect, private_data_delivered,
+		 .summary = "the private data of connect reaches the remote request");
+DC_PASSIVE(dat_ep_connect, private_data_delivered)
+{
+	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_COUNT sizes[2] = { 16, t->prov_attr.max_private_data_size };
+
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	dc_announce(t, NULL, q);
+	for (int i = 0; i < 2; i++) {
+		DAT_CR_HANDLE cr = await_cr(cr_evd, NULL);
+		DAT_CR_PARAM c;
+		const unsigned char *pd;
+
+		memset(&c, 0, sizeof(c));
+		DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+		DC_ASSERT(c.private_data_size >= sizes[i],
+			  "request %d: private_data_size %d, sent %d", i, (int)c.private_data_size,
+			  (int)sizes[i]);
+		pd = c.private_data;
+		DC_ASSERT(pd, "request %d: private_data is NULL", i);
+		for (DAT_COUNT k = 0; k < sizes[i]; k++)
+			DC_ASSERT(pd[k] == (unsigned char)(0x40 + i + k * 3),
+				  "request %d: private data byte %d differs", i, (int)k);
+		DC_SETUP(dat_cr_reject(cr));
+	}
+	dc_peer_send(t, "done", "ok");
+}
+DC_ACTIVE(dat_ep_connect, private_data_delivered)
+{
+	DAT_COUNT sizes[2] = { 16, t->prov_attr.max_private_data_size };
+
+	for (int i = 0; i < 2; i++) {
+		struct dc_endpoint e;
+		unsigned char *pd = calloc(1, (size_t)sizes[i] + 1);
+
+		DC_SETUP_ASSERT(pd, "no memory");
+		for (DAT_COUNT k = 0; k < sizes[i]; k++)
+			pd[k] = (unsigned char)(0x40 + i + k * 3);
+		dc_endpoint(t, &e, NULL);
+		DC_SETUP(connect_to(t, e.ep, long_timeout(t), sizes[i], pd));
+		dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
+		free(pd);
+	}
+	dc_peer_wait(t, "done", NULL, 0);
+}
+
+DC_TWO_NODE_CASE(dat_ep_connect, established,
+		 .summary = "an accepted request gives ESTABLISHED on the connect EVD and CONNECTED");
+DC_PASSIVE(dat_ep_connect, established)
+{
+	struct dc_endpoint e;
+
+	memset(&e, 0, sizeof(e));
+	dc_connect_passive(t, &e, NULL);
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_connect, established)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_CONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_TWO_NODE_CASE(dat_ep_connect, peer_rejected,
+		 .summary = "a rejected request gives PEER_REJECTED and DISCONNECTED");
+DC_PASSIVE(dat_ep_connect, peer_rejected)
+{
+	DAT_EVD_HANDLE cr_evd;
+	DAT_CR_HANDLE cr = listen_and_take(t, &cr_evd);
+
+	DC_SETUP(dat_cr_reject(cr));
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_connect, peer_rejected)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_TWO_NODE_CASE(dat_ep_connect, non_peer_rejected_no_listener,
+		 .summary = "a request to a qualifier nobody listens on is NON_PEER_REJECTED");
+DC_PASSIVE(dat_ep_connect, non_peer_rejected_no_listener)
+{
+	dc_announce(t, NULL, free_qual());	/* a qualifier with no Service Point */
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_connect, non_peer_rejected_no_listener)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_CASE(dat_ep_connect, non_peer_rejected_backlog_full,
+	.summary = "a request beyond the PSP's EVD backlog is NON_PEER_REJECTED")
+{
+	DAT_EVD_HANDLE cr_evd = dc_evd(t, 1, DAT_EVD_CR_FLAG);
+	DAT_EVD_PARAM ep;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_COUNT qlen;
+	struct dc_endpoint extra;
+
+	DC_SETUP(dat_evd_query(cr_evd, DAT_EVD_FIELD_EVD_QLEN, &ep));
+	qlen = ep.evd_qlen;
+	DC_SETUP_ASSERT(qlen >= 1 && qlen <= 64, "CR EVD qlen is %d", (int)qlen);
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	for (DAT_COUNT i = 0; i < qlen; i++) {	/* fill the backlog, dequeue nothing */
+		struct dc_endpoint e;
+
+		dc_endpoint(t, &e, NULL);
+		DC_SETUP(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, q, long_timeout(t), 0,
+					NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	}
+	dc_endpoint(t, &extra, NULL);
+	DC_SETUP(dat_ep_connect(extra.ep, t->ia_attr.ia_address_ptr, q, 3000000, 0, NULL,
+				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	expect_conn_event(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
+	ASSERT_STATE(extra.ep, DAT_EP_STATE_DISCONNECTED);
+}
+
+DC_CASE(dat_ep_connect, unreachable,
+	.summary = "a request to an address with no host behind it is UNREACHABLE")
+{
+	struct dc_endpoint e;
+	struct sockaddr_in nowhere;
+	DAT_RETURN r;
+
+	memset(&nowhere, 0, sizeof(nowhere));
+	nowhere.sin_family = AF_INET;
+	nowhere.sin_addr.s_addr = htonl(0xC0000201);	/* 192.0.2.1, TEST-NET-1 (RFC 5737) */
+	dc_endpoint(t, &e, NULL);
+	r = dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&nowhere, 4791, 500000, 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (dc_ret_is(r, DAT_INVALID_ADDRESS, DC_ANY_SUBTYPE)) {
+		dc_note(t, "refused synchronously with DAT_INVALID_ADDRESS (allowed by the page)");
+		ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+		return;
+	}
+	DC_ASSERT_SUCCESS(r);
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+}
+
+DC_TWO_NODE_CASE(dat_ep_connect, timed_out,
+		 .summary = "a request nobody answers within the timeout is TIMED_OUT");
+DC_PASSIVE(dat_ep_connect, timed_out)
+{
+	DAT_EVD_HANDLE cr_evd;
+
+	listen_and_take(t, &cr_evd);	/* ... and never answer */
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_connect, timed_out)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, 200000, 0, NULL));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_CASE(dat_ep_connect, qos_not_supported_local,
+	.summary = "a QoS the provider does not support fails synchronously",
+	.requires = "dat_qos_supported<15")
+{
+	DAT_QOS all = DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | DAT_QOS_ECONOMY |
+		      DAT_QOS_PREMIUM;
+	DAT_QOS missing = all & ~t->prov_attr.dat_qos_supported;
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, free_qual(),
+				     long_timeout(t), 0, NULL, missing & -missing,
+				     DAT_CONNECT_DEFAULT_FLAG),
+		      DAT_MODEL_NOT_SUPPORTED);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+}
+
+DC_CASE(dat_ep_connect, invalid_address,
+	.summary = "an address of a family the transport cannot use fails cleanly")
+{
+	struct dc_endpoint e;
+	struct sockaddr_un un;
+	DAT_RETURN r;
+	DAT_EVENT ev;
+
+	memset(&un, 0, sizeof(un));
+	un.sun_family = AF_UNIX;
+	strcpy(un.sun_path, "/nonexistent/datcts");
+	dc_endpoint(t, &e, NULL);
+	r = dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&un, 1, 500000, 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_INVALID_ADDRESS);
+		ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+		return;
+	}
+	DC_ASSERT_SUCCESS(dc_wait_event(t, e.conn_evd, -1, &ev));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_UNREACHABLE ||
+		  ev.event_number == DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+		  "connecting to an AF_UNIX address gave %s", dc_event_name(ev.event_number));
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+}
+
+static void refused_connect(struct dc_ctx *t, DAT_TIMEOUT tmo, DAT_COUNT pn, const void *pd,
+			    DAT_CONNECT_FLAGS flags)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, free_qual(), tmo, pn,
+				     (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, flags),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_EVENT(e.conn_evd);
+}
+
+DC_CASE(dat_ep_connect, timeout_positive,
+	.summary = "a zero timeout is an invalid parameter")
+{
+	refused_connect(t, 0, 0, NULL, DAT_CONNECT_DEFAULT_FLAG);
+}
+
+DC_CASE(dat_ep_connect, private_data_size_negative,
+	.summary = "a negative private data size is an invalid parameter")
+{
+	static const char pd[16];
+
+	refused_connect(t, long_timeout(t), -1, pd, DAT_CONNECT_DEFAULT_FLAG);
+}
+
+DC_CASE(dat_ep_connect, private_data_too_large,
+	.summary = "private data beyond max_private_data_size is an invalid parameter")
+{
+	DAT_COUNT n = t->prov_attr.max_private_data_size + 1;
+	char *pd = calloc(1, (size_t)n);
+
+	DC_SETUP_ASSERT(pd && n > 1, "max_private_data_size %d", (int)n - 1);
+	refused_connect(t, long_timeout(t), n, pd, DAT_CONNECT_DEFAULT_FLAG);
+	free(pd);
+}
+
+DC_CASE(dat_ep_connect, null_private_data_when_zero,
+	.summary = "size 0 with a NULL pointer connects and the request carries no data")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM c;
+
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
+					 long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					 DAT_CONNECT_DEFAULT_FLAG));
+	cr = await_cr(b.cr_evd, NULL);
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));
+	DC_ASSERT_EQ(c.private_data_size, 0);
+	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+}
+
+DC_CASE(dat_ep_connect, multipath_flag,
+	.summary = "multipath is honoured or refused per supports_multipath; undefined flags are invalid")
+{
+	struct dc_endpoint a, b;
+	DAT_RETURN r;
+
+	refused_connect(t, long_timeout(t), 0, NULL, (DAT_CONNECT_FLAGS)0x80);
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, long_timeout(t), 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_MULTIPATH_FLAG);
+	if (t->prov_attr.supports_multipath) {
+		DC_ASSERT_SUCCESS(r);
+		DC_SETUP(dat_cr_accept(await_cr(b.cr_evd, NULL), b.ep, 0, NULL));
+		expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	} else {
+		DC_ASSERT_RET_ANY(r, DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
+		ASSERT_STATE(a.ep, DAT_EP_STATE_UNCONNECTED);
+	}
+}
+
+DC_CASE(dat_ep_connect, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	DC_ASSERT_RET(dat_ep_connect(dead_ep(), t->ia_attr.ia_address_ptr, 1, 1000000, 0, NULL,
+				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_connect((DAT_EP_HANDLE)wrong_handle(), t->ia_attr.ia_address_ptr, 1,
+				     1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+				     DAT_CONNECT_DEFAULT_FLAG),
+		      DAT_INVALID_HANDLE);
+}
+
+/* A connect from a state other than Unconnected: refused, nothing reaches a listener. */
+static void connect_refused(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	struct dc_snap before;
+	DAT_EVD_HANDLE cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+
+	(void)arg;
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
+	DC_ASSERT_RET(dat_ep_connect(s->ep, t->ia_attr.ia_address_ptr, q, long_timeout(t), 0,
+				     NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
+		      DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+	DC_ASSERT_NO_EVENT(cr_evd);
+}
+
+#define CONNECT_REFUSED(st)						\
+	STATE_CASE(dat_ep_connect, invalid_state_##st, st, connect_refused, NULL,	\
+		   "dat_ep_connect.invalid_state", "connect is refused in " #st)
+CONNECT_REFUSED(reserved)
+CONNECT_REFUSED(passive_connection_pending)
+CONNECT_REFUSED(tentative_connection_pending)
+CONNECT_REFUSED(active_connection_pending)
+CONNECT_REFUSED(connected)
+CONNECT_REFUSED(disconnect_pending)
+CONNECT_REFUSED(disconnected)
+
+DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
+	.summary = "EPs with both RDMA Read limits at 0 connect and exchange a Send")
+{
+	DAT_EP_ATTR a;
+	struct dc_conn_opts o = { 0 };
+	struct pair p;
+
+	dc_ep_attr_default(t, &a);
+	a.max_rdma_read_in = a.max_rdma_read_out = 0;
+	o.attr = &a;
+	pair_up(&p, &o);	/* UNRESOLVED unless ESTABLISHED on both sides */
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+}
+
+DC_CASE(dat_ep_connect, rdma_read_attr_mismatch,
+	.summary = "outgoing RDMA Read limit above the peer's incoming one: connects or fails cleanly")
+{
+	DAT_EP_ATTR aa, ab;
+	struct dc_conn_opts oa = { 0 }, ob = { 0 };
+	struct dc_endpoint a, b;
+	DAT_EVENT ev;
+
+	dc_ep_attr_default(t, &aa);
+	dc_ep_attr_default(t, &ab);
+	aa.max_rdma_read_out = 4;
+	ab.max_rdma_read_in = 1;
+	oa.attr = &aa;
+	ob.attr = &ab;
+	dc_endpoint(t, &a, &oa);
+	dc_endpoint(t, &b, &ob);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	DC_SETUP(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, 5000000, 0, NULL,
+				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	if (dat_cr_accept(await_cr(b.cr_evd, NULL), b.ep, 0, NULL) != DAT_SUCCESS)
+		dc_note(t, "the passive side refused to accept");
+	DC_ASSERT_SUCCESS(dc_wait_event(t, a.conn_evd, -1, &ev));
+	dc_note(t, "outcome: %s", dc_event_name(ev.event_number));
+	DC_ASSERT(ev.event_number >= DAT_CONNECTION_EVENT_ESTABLISHED &&
+		  ev.event_number <= DAT_CONNECTION_EVENT_UNREACHABLE,
+		  "got %s instead of a connection outcome", dc_event_name(ev.event_number));
+}

@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_create(3DAT): clauses/dat_ep_create.toml.
+ * The PZ-access clauses are also checked by the DTO pages' cases
+ * (dat_ep_post_*.lmr_pz_mismatch, dat_ep_post_rdma_write.rmr_pz_mismatch).
+ */
+#include "ep_common.h"
+
+static DAT_EP_ATTR requested(struct dc_ctx *t)
+{
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	a.max_recv_dtos = 7;
+	a.max_request_dtos = 9;
+	a.max_recv_iov = 2;
+	a.max_request_iov = 3;
+	a.max_message_size = 5000;
+	a.max_rdma_size = 7000;
+	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_UNSIGNALLED_FLAG)
+		a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	return a;
+}
+
+static DAT_RETURN create(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_EVD_HANDLE r,
+			 DAT_EVD_HANDLE q, DAT_EVD_HANDLE c, const DAT_EP_ATTR *a,
+			 DAT_EP_HANDLE *ep)
+{
+	*ep = DAT_HANDLE_NULL;
+	return dat_ep_create(t->ia, pz, r, q, c, a, ep);
+}
+
+DC_CASE(dat_ep_create, returns_handle,
+	.summary = "a successful create returns a live EP handle")
+{
+	DAT_EP_HANDLE ep;
+	DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
+	DAT_EP_PARAM p;
+
+	DC_ASSERT_SUCCESS(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				 NULL, &ep));
+	DC_ASSERT_SUCCESS(dat_get_handle_type(ep, &ty));
+	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
+	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
+}
+
+DC_CASE(dat_ep_create, initial_state_unconnected,
+	.summary = "a new EP is Unconnected")
+{
+	struct dc_endpoint e;
+	DAT_EP_PARAM p;
+
+	dc_endpoint(t, &e, NULL);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_ep_query(e.ep, DAT_EP_FIELD_EP_STATE, &p));
+	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_UNCONNECTED);
+}
+
+DC_CASE(dat_ep_create, handles_recorded,
+	.summary = "the EP reports the IA, PZ and EVDs it was created with")
+{
+	struct dc_endpoint e;
+	DAT_EP_PARAM p;
+
+	dc_endpoint(t, &e, NULL);
+	p = ep_param_checked(e.ep);
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_PTR_EQ(p.pz_handle, e.pz);
+	DC_ASSERT_PTR_EQ(p.recv_evd_handle, e.recv_evd);
+	DC_ASSERT_PTR_EQ(p.request_evd_handle, e.req_evd);
+	DC_ASSERT_PTR_EQ(p.connect_evd_handle, e.conn_evd);
+}
+
+DC_CASE(dat_ep_create, pz_limits_local_access,
+	.summary = "the EP cannot post DTOs on LMRs of another PZ")
+{
+	struct pair p;
+	struct dc_lmr other;
+	DAT_LMR_TRIPLET iov;
+
+	pair_up(&p, NULL);
+	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	iov = dc_iov(&other, 0, 64);
+	DC_ASSERT_RET(dat_ep_post_recv(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PROTECTION_VIOLATION);
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PROTECTION_VIOLATION);
+}
+
+DC_CASE(dat_ep_create, pz_limits_remote_access,
+	.summary = "the peer cannot RDMA into memory outside the EP's PZ")
+{
+	static const DAT_RETURN sync[] = { DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION };
+	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_REMOTE_ACCESS };
+	struct pair p;
+	struct dc_lmr foreign;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+
+	pair_up(&p, NULL);
+	dc_lmr(t, dc_pz(t), 4096, ALL_PRIV, &foreign);	/* b's IA, not b's PZ */
+	memset(foreign.buf, CANARY, 4096);
+	fill(&p.ma, 0, 64, 1);
+	iov = dc_iov(&p.ma, 0, 64);
+	rem = dc_rmr_iov(&foreign, 0, 64);
+	REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(1), &rem,
+						 DAT_COMPLETION_DEFAULT_FLAG),
+			  sync, p.a.req_evd, 1, async);
+	ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "memory outside b's PZ");
+}
+
+DC_CASE(dat_ep_create, recv_completions_on_recv_evd,
+	.summary = "Receive completions go to the receive EVD only")
+{
+	struct pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_PTR_EQ(d.ep_handle, p.b.ep);
+	DC_ASSERT_NO_EVENT(p.b.req_evd);
+	DC_ASSERT_NO_EVENT(p.b.conn_evd);
+}
+
+DC_CASE(dat_ep_create, request_completions_on_request_evd,
+	.summary = "Send, RDMA Write and RDMA Read completions go to the request EVD only")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+
+	pair_up(&p, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 11));
+	iov = dc_iov(&p.ma, 0, 64);
+	rem = dc_rmr_iov(&p.mb, 4096, 64);
+	DC_SETUP(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(12), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	iov = dc_iov(&p.ma, 8192, 64);
+	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(13), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	for (uint64_t c = 11; c <= 13; c++) {
+		DAT_DTO_COMPLETION_EVENT_DATA d = expect_dto(p.a.req_evd, c, DAT_DTO_SUCCESS);
+
+		DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
+	}
+	DC_ASSERT_NO_EVENT(p.a.recv_evd);
+	DC_ASSERT_NO_EVENT(p.a.conn_evd);
+}
+
+DC_CASE(dat_ep_create, rmr_bind_completions_on_request_evd,
+	.summary = "an RMR bind through the EP completes on its request EVD")
+{
+	struct pair p;
+	DAT_RMR_HANDLE rmr;
+	DAT_RMR_CONTEXT ctx;
+	DAT_LMR_TRIPLET tr;
+	DAT_RMR_COOKIE rc;
+	DAT_EVENT ev;
+
+	pair_up(&p, NULL);
+	DC_SETUP(dat_rmr_create(p.a.pz, &rmr));
+	tr = dc_iov(&p.ma, 0, 256);
+	memset(&rc, 0, sizeof(rc));
+	rc.as_64 = 0xB1D;
+	DC_ASSERT_SUCCESS(dat_rmr_bind(rmr, &tr, DAT_MEM_PRIV_REMOTE_READ_FLAG, p.a.ep, rc,
+				       DAT_COMPLETION_DEFAULT_FLAG, &ctx));
+	DC_ASSERT_EVENT(p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 0xB1D);
+	DC_ASSERT_NO_EVENT(p.a.recv_evd);
+}
+
+DC_CASE(dat_ep_create, connection_events_on_connect_evd,
+	.summary = "ESTABLISHED and DISCONNECTED for the EP arrive on its connect EVD")
+{
+	struct dc_endpoint a, b;
+	DAT_RETURN r;
+	DAT_CR_HANDLE cr;
+
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, long_timeout(t), 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	DC_SETUP(r);
+	cr = await_cr(b.cr_evd, NULL);
+	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_SETUP(dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, a.ep);
+	DC_ASSERT_NO_EVENT(a.recv_evd);
+	DC_ASSERT_NO_EVENT(a.req_evd);
+}
+
+DC_CASE(dat_ep_create, null_evds_allowed,
+	.summary = "all three EVDs may be DAT_HANDLE_NULL")
+{
+	DAT_EP_HANDLE ep;
+	DAT_EP_PARAM p;
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	DC_ASSERT_SUCCESS(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				 &a, &ep));
+	p = ep_param_checked(ep);
+	DC_ASSERT_PTR_EQ(p.recv_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.request_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.connect_evd_handle, DAT_HANDLE_NULL);
+}
+
+DC_CASE(dat_ep_create, attributes_applied,
+	.summary = "the EP starts with the attributes it was created with")
+{
+	DAT_EP_ATTR a = requested(t);
+	DAT_EP_HANDLE ep = dc_ep(t, dc_pz(t), dc_evd(t, 8, DAT_EVD_DTO_FLAG),
+				 dc_evd(t, 8, DAT_EVD_DTO_FLAG),
+				 dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG), &a);
+	DAT_EP_ATTR q = ep_param_checked(ep).ep_attr;
+
+	DC_ASSERT_EQ(q.service_type, a.service_type);
+	DC_ASSERT_EQ(q.qos, a.qos);
+	DC_ASSERT_EQ(q.recv_completion_flags, a.recv_completion_flags);
+	DC_ASSERT_EQ(q.request_completion_flags, a.request_completion_flags);
+	DC_ASSERT_GE(q.max_message_size, a.max_message_size);
+	DC_ASSERT_GE(q.max_rdma_size, a.max_rdma_size);
+	DC_ASSERT_GE(q.max_recv_dtos, a.max_recv_dtos);
+	DC_ASSERT_GE(q.max_request_dtos, a.max_request_dtos);
+	DC_ASSERT_GE(q.max_recv_iov, a.max_recv_iov);
+	DC_ASSERT_GE(q.max_request_iov, a.max_request_iov);
+}
+
+DC_CASE(dat_ep_create, null_attributes_defaults,
+	.summary = "with NULL attributes the provider fills in its defaults")
+{
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR q;
+
+	DC_ASSERT_SUCCESS(create(t, dc_pz(t), dc_evd(t, 8, DAT_EVD_DTO_FLAG),
+				 dc_evd(t, 8, DAT_EVD_DTO_FLAG),
+				 dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG), NULL, &ep));
+	q = ep_param_checked(ep).ep_attr;
+	DC_ASSERT_EQ(q.service_type, DAT_SERVICE_TYPE_RC);
+}
+
+DC_CASE(dat_ep_create, defaults_reasonable,
+	.summary = "provider defaults allow at least one Receive and one Request of one segment")
+{
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR q;
+
+	DC_SETUP(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep));
+	q = ep_param_checked(ep).ep_attr;
+	dc_note(t, "defaults: msg %llu rdma %llu recv %d/%d iov request %d/%d iov rdma_read in/out %d/%d",
+		(unsigned long long)q.max_message_size, (unsigned long long)q.max_rdma_size,
+		(int)q.max_recv_dtos, (int)q.max_recv_iov, (int)q.max_request_dtos,
+		(int)q.max_request_iov, (int)q.max_rdma_read_in, (int)q.max_rdma_read_out);
+	DC_ASSERT_GE(q.max_recv_dtos, 1);
+	DC_ASSERT_GE(q.max_request_dtos, 1);
+	DC_ASSERT_GE(q.max_recv_iov, 1);
+	DC_ASSERT_GE(q.max_request_iov, 1);
+	DC_ASSERT_GE(q.max_message_size, 1);
+}
+
+DC_CASE(dat_ep_create, usage_created_unconnected,
+	.summary = "a fresh EP can connect, accept a request without EP, and back an RSP")
+{
+	struct dc_endpoint a, b, c;
+	DAT_CR_HANDLE cr;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	dc_endpoint(t, &c, NULL);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
+					 long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					 DAT_CONNECT_DEFAULT_FLAG));
+	cr = await_cr(b.cr_evd, NULL);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	q = free_qual();
+	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, c.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp));
+}
+
+DC_CASE(dat_ep_create, shared_evd_flags_must_match,
+	.summary = "a second EP on a shared request EVD must use the same completion flags",
+	.requires = "completion_flags_supported&4")
+{
+	DAT_EP_ATTR a1, a2;
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EP_HANDLE ep;
+
+	dc_ep_attr_default(t, &a1);
+	a1.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	dc_ep(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a1);
+	dc_ep_attr_default(t, &a2);
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a2, &ep),
+		      DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
+	.summary = "on an EVD that also takes connection events only threshold flags are allowed",
+	.requires = "completion_flags_supported&4")
+{
+	DAT_EP_ATTR a;
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep;
+
+	dc_ep_attr_default(t, &a);
+	a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x, x, &a, &ep), DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ep_create, solicited_wait_evd_exclusive,
+	.summary = "an EVD of solicited-wait Receives takes only Receive streams with those flags",
+	.requires = "completion_flags_supported&2")
+{
+	DAT_EP_ATTR a1, a2;
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EP_HANDLE ep;
+
+	dc_ep_attr_default(t, &a1);
+	a1.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+	dc_ep(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a1);
+	dc_ep_attr_default(t, &a2);
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a2, &ep),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(create(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a2, &ep),
+		      DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ep_create, invalid_ia_handle,
+	.summary = "an ia_handle that is not an open IA is an invalid handle")
+{
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+
+	DC_ASSERT_RET(dat_ep_create((DAT_IA_HANDLE)dc_pz(t), dc_pz(t), DAT_HANDLE_NULL,
+				    DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_create, invalid_pz_handle,
+	.summary = "a freed PZ or a handle of another type as pz_handle is an invalid handle")
+{
+	DAT_EP_HANDLE ep;
+
+	DC_ASSERT_RET(create(t, dead_pz(), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			     NULL, &ep),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(create(t, (DAT_PZ_HANDLE)dc_evd(t, 4, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+			     DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_create, invalid_evd_handle,
+	.summary = "a freed EVD in any of the three positions is an invalid handle")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EP_HANDLE ep;
+
+	DC_ASSERT_RET(create(t, pz, dead_evd(DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			     NULL, &ep), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, dead_evd(DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+			     NULL, &ep), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			     dead_evd(DAT_EVD_CONNECTION_FLAG), NULL, &ep), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_create, evd_wrong_kind,
+	.summary = "an EVD of the wrong kind for its stream should be refused")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EP_HANDLE ep;
+
+	DC_ASSERT_RET_ANY(create(t, pz, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_HANDLE_NULL,
+				 DAT_HANDLE_NULL, NULL, &ep),
+			  DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				 dc_evd(t, 4, DAT_EVD_DTO_FLAG), NULL, &ep),
+			  DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ep_create, invalid_attributes,
+	.summary = "invalid or over-limit attributes are refused and create nothing")
+{
+	const DAT_IA_ATTR *ia = &t->ia_attr;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	a.service_type = (DAT_SERVICE_TYPE)7;
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
+		      DAT_INVALID_PARAMETER);
+	dc_ep_attr_default(t, &a);
+	a.max_recv_dtos = -1;
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
+		      DAT_INVALID_PARAMETER);
+	if (ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX) {
+		dc_ep_attr_default(t, &a);
+		a.max_recv_dtos = ia->max_dto_per_ep + 1;
+		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					 &a, &ep),
+				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
+	if (ia->max_iov_segments_per_dto > 0 && ia->max_iov_segments_per_dto < INT32_MAX) {
+		dc_ep_attr_default(t, &a);
+		a.max_recv_iov = ia->max_iov_segments_per_dto + 1;
+		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					 &a, &ep),
+				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
+	if (ia->max_message_size && ia->max_message_size < UINT64_MAX) {
+		dc_ep_attr_default(t, &a);
+		a.max_message_size = ia->max_message_size + 1;
+		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					 &a, &ep),
+				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
+}
+
+DC_CASE(dat_ep_create, insufficient_resources,
+	.summary = "with max_eps EPs alive, one more is refused for lack of resources",
+	.requires = "ia.max_eps>0 ia.max_eps<=131072")
+{
+	DAT_COUNT max = t->ia_attr.max_eps, n = 0;
+	DAT_EP_HANDLE *eps = calloc((size_t)max + 1, sizeof(*eps));
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RETURN r = DAT_SUCCESS;
+
+	DC_SETUP_ASSERT(eps, "no memory");
+	while (n < max) {
+		r = dat_ep_create(t->ia, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				  NULL, &eps[n]);
+		if (r != DAT_SUCCESS)
+			break;
+		n++;
+	}
+	if (n < max) {
+		dc_note(t, "creation stopped at %d of max_eps %d", (int)n, (int)max);
+		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	} else {
+		r = dat_ep_create(t->ia, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				  NULL, &eps[n]);
+		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	}
+	DC_SETUP(dat_ep_free(eps[n - 1]));
+	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					DAT_HANDLE_NULL, NULL, &eps[n - 1]));
+	free(eps);
+}
+
+DC_CASE(dat_ep_create, model_not_supported,
+	.summary = "a QoS outside dat_qos_supported is refused",
+	.requires = "dat_qos_supported<15")
+{
+	DAT_QOS all = DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | DAT_QOS_ECONOMY |
+		      DAT_QOS_PREMIUM;
+	DAT_QOS missing = all & ~t->prov_attr.dat_qos_supported;
+	DAT_EP_ATTR a;
+	DAT_EP_HANDLE ep;
+
+	DC_SETUP_ASSERT(missing, "no unsupported QoS bit");
+	dc_ep_attr_default(t, &a);
+	a.qos = missing & -missing;
+	DC_ASSERT_RET_ANY(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				 &a, &ep),
+			  DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_dup_connect(3DAT): clauses/dat_ep_dup_connect.toml.
+ * Two-node: the active half connects EP1 to the passive half's PSP, then
+ * asks for a second connection "like EP1" with dat_ep_dup_connect; the
+ * passive half plays the remote Consumer for that second request.
+ */
+#include "ep_common.h"
+
+#include <netinet/in.h>
+
+/* Passive: PSP, announce, accept the first request on a fresh EP. */
+static DAT_EVD_HANDLE serve_first(struct dc_ctx *t, DAT_PSP_HANDLE *psp)
+{
+	struct dc_endpoint e;
+	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL q;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, psp));
+	dc_announce(t, NULL, q);
+	DC_SETUP(dat_cr_accept(await_cr(cr_evd, NULL), e.ep, 0, NULL));
+	dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	return cr_evd;
+}
+
+/* Active: EP1 connected to the announced PSP; EP2 fresh. */
+static void first_up(struct dc_ctx *t, struct dc_endpoint *e1, struct dc_endpoint *e2)
+{
+	memset(e1, 0, sizeof(*e1));
+	dc_connect_active(t, e1, NULL);
+	dc_endpoint(t, e2, NULL);
+}
+
+static const unsigned char pdata[16] = "dup-connect-pd!";
+
+DC_TWO_NODE_CASE(dat_ep_dup_connect, same_remote_end,
+		 .clauses = "dat_ep_dup_connect.same_remote_end dat_ep_dup_connect.active_connection_pending "
+			    "dat_ep_dup_connect.port_qual_passed_to_remote dat_ep_dup_connect.private_data_delivered "
+			    "dat_ep_dup_connect.established",
+		 .summary = "the duplicate request reaches the same PSP with its port and private data, and connects");
+DC_PASSIVE(dat_ep_dup_connect, same_remote_end)
+{
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
+	struct dc_endpoint e2;
+	DAT_CR_ARRIVAL_EVENT_DATA arr;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM c;
+	DAT_PSP_PARAM pp;
+
+	dc_endpoint(t, &e2, NULL);
+	cr = await_cr(cr_evd, &arr);
+	DC_SETUP(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &pp));
+	DC_ASSERT_PTR_EQ(arr.sp_handle.psp_handle, psp);
+	DC_ASSERT_EQ(arr.conn_qual, pp.conn_qual);
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	DC_ASSERT(c.private_data_size >= (DAT_COUNT)sizeof(pdata) && c.private_data &&
+		  !memcmp(c.private_data, pdata, sizeof(pdata)),
+		  "the duplicate request does not carry the private data");
+	dc_peer_send(t, "cr2", "%llu", (unsigned long long)c.remote_port_qual);
+	dc_peer_wait(t, "go", NULL, 0);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, e2.ep, 0, NULL));
+	dc_await_event(t, e2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_dup_connect, same_remote_end)
+{
+	struct dc_endpoint e1, e2;
+	char msg[64];
+	unsigned long long port = 0;
+	DAT_EP_PARAM p1, p2;
+
+	first_up(t, &e1, &e2);
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, long_timeout(t), sizeof(pdata),
+					     (DAT_PVOID)pdata, DAT_QOS_BEST_EFFORT));
+	dc_peer_wait(t, "cr2", msg, sizeof(msg));
+	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	DC_ASSERT(ep_param_checked(e2.ep).local_port_qual == port,
+		  "EP2's local_port_qual differs from the request's remote_port_qual %llu", port);
+	dc_peer_send(t, "go", "accept");
+	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e2.ep);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_CONNECTED);
+	p1 = ep_param_checked(e1.ep);
+	p2 = ep_param_checked(e2.ep);
+	DC_ASSERT(p1.remote_ia_address_ptr && p2.remote_ia_address_ptr &&
+		  p1.remote_ia_address_ptr->sa_family == p2.remote_ia_address_ptr->sa_family,
+		  "EP1 and EP2 report different remote address families");
+	DC_ASSERT_EQ(p2.remote_port_qual, p1.remote_port_qual);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_TWO_NODE_CASE(dat_ep_dup_connect, peer_rejected,
+		 .summary = "a rejected duplicate request gives PEER_REJECTED and DISCONNECTED");
+DC_PASSIVE(dat_ep_dup_connect, peer_rejected)
+{
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
+
+	DC_SETUP(dat_cr_reject(await_cr(cr_evd, NULL)));
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_dup_connect, peer_rejected)
+{
+	struct dc_endpoint e1, e2;
+
+	first_up(t, &e1, &e2);
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, long_timeout(t), 0, NULL,
+					     DAT_QOS_BEST_EFFORT));
+	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e2.ep);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_TWO_NODE_CASE(dat_ep_dup_connect, non_peer_rejected,
+		 .summary = "when the remote PSP is gone, the duplicate request is NON_PEER_REJECTED");
+DC_PASSIVE(dat_ep_dup_connect, non_peer_rejected)
+{
+	DAT_PSP_HANDLE psp;
+
+	serve_first(t, &psp);
+	DC_SETUP(dat_psp_free(psp));
+	dc_peer_send(t, "freed", "ok");
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_dup_connect, non_peer_rejected)
+{
+	struct dc_endpoint e1, e2;
+
+	first_up(t, &e1, &e2);
+	dc_peer_wait(t, "freed", NULL, 0);
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, long_timeout(t), 0, NULL,
+					     DAT_QOS_BEST_EFFORT));
+	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e2.ep);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_TWO_NODE_CASE(dat_ep_dup_connect, timed_out,
+		 .summary = "a duplicate request nobody answers within the timeout is TIMED_OUT");
+DC_PASSIVE(dat_ep_dup_connect, timed_out)
+{
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
+
+	await_cr(cr_evd, NULL);		/* ... and never answer */
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_dup_connect, timed_out)
+{
+	struct dc_endpoint e1, e2;
+
+	first_up(t, &e1, &e2);
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, 200000, 0, NULL, DAT_QOS_BEST_EFFORT));
+	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e2.ep);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+DC_CASE(dat_ep_dup_connect, qos_not_supported_local,
+	.summary = "a QoS the provider does not support fails synchronously",
+	.requires = "dat_qos_supported<15")
+{
+	DAT_QOS all = DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | DAT_QOS_ECONOMY |
+		      DAT_QOS_PREMIUM;
+	DAT_QOS missing = all & ~t->prov_attr.dat_qos_supported;
+	struct pair p;
+	struct dc_endpoint e;
+
+	pair_up(&p, NULL);
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, long_timeout(t), 0, NULL, missing & -missing),
+		      DAT_MODEL_NOT_SUPPORTED);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+}
+
+DC_CASE(dat_ep_dup_connect, timeout_positive,
+	.summary = "a zero timeout is an invalid parameter")
+{
+	struct pair p;
+	struct dc_endpoint e;
+
+	pair_up(&p, NULL);
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, 0, 0, NULL, DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_EVENT(p.b.cr_evd);
+}
+
+DC_CASE(dat_ep_dup_connect, private_data_size_negative,
+	.summary = "a negative private data size is an invalid parameter")
+{
+	struct pair p;
+	struct dc_endpoint e;
+
+	pair_up(&p, NULL);
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, long_timeout(t), -1, (DAT_PVOID)pdata,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_EVENT(p.b.cr_evd);
+}
+
+DC_CASE(dat_ep_dup_connect, invalid_handle,
+	.summary = "a freed EP as either argument is an invalid handle")
+{
+	struct pair p;
+	struct dc_endpoint e;
+
+	pair_up(&p, NULL);
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_dup_connect(dead_ep(), p.a.ep, long_timeout(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, dead_ep(), long_timeout(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_HANDLE);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+}
+
+DC_CASE(dat_ep_dup_connect, invalid_state,
+	.summary = "the local EP must be Unconnected and the duplicated one Connected")
+{
+	struct pair p, q;
+	struct dc_endpoint e, idle;
+
+	pair_up(&p, NULL);
+	pair_up(&q, NULL);
+	dc_endpoint(t, &e, NULL);
+	dc_endpoint(t, &idle, NULL);
+	/* ep_handle already Connected */
+	DC_ASSERT_RET(dat_ep_dup_connect(q.a.ep, p.a.ep, long_timeout(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_STATE);
+	ASSERT_STATE(q.a.ep, DAT_EP_STATE_CONNECTED);
+	/* dup_ep_handle Unconnected */
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, idle.ep, long_timeout(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_STATE);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	/* dup_ep_handle Disconnected */
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, long_timeout(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_STATE);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_EVENT(p.b.cr_evd);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_free(3DAT): clauses/dat_ep_free.toml.
+ * Free is checked in every state it is allowed in and refused in the three
+ * it is not, each state reached for real (ep_common.h: at_state).
+ */
+#include "ep_common.h"
+
+static void freed_and_dead(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_EP_PARAM q;
+	DAT_EP_STATE st;
+	DAT_BOOLEAN ri, qi;
+
+	(void)arg;
+	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
+	DC_ASSERT_RET(dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &q), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_get_status(s->ep, &st, &ri, &qi), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_free, handle_unusable_after_free,
+	.summary = "after dat_ep_free the handle is dead for query and get_status")
+{
+	struct subject s;
+
+	memset(&s, 0, sizeof(s));
+	dc_endpoint(t, &s.e, NULL);
+	s.ep = s.e.ep;
+	freed_and_dead(t, &s, NULL);
+}
+
+#define FREE_OK(st)							\
+	STATE_CASE(dat_ep_free, allowed_in_##st, st, freed_and_dead, NULL,	\
+		   "dat_ep_free.allowed_states dat_ep_free.handle_unusable_after_free", \
+		   "an EP can be freed in " #st)
+FREE_OK(unconnected)
+FREE_OK(active_connection_pending)
+FREE_OK(completion_pending)
+FREE_OK(connected)
+FREE_OK(disconnect_pending)
+FREE_OK(disconnected)
+
+static void reserved_refused(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	struct dc_endpoint c;
+	DAT_RETURN r;
+
+	(void)arg;
+	DC_ASSERT_RET(dat_ep_free(s->ep), DAT_INVALID_STATE);
+	ASSERT_STATE(s->ep, DAT_EP_STATE_RESERVED);
+	/* The RSP still works: a request to its qualifier arrives. */
+	dc_endpoint(t, &c, NULL);
+	r = dat_ep_connect(c.ep, t->ia_attr.ia_address_ptr, s->qual, long_timeout(t), 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	DC_SETUP(r);
+	dc_expect_event_at(t, __FILE__, __LINE__, DC_FAIL, s->cr_evd,
+			   DAT_CONNECTION_REQUEST_EVENT, NULL);
+}
+STATE_CASE(dat_ep_free, reserved_refused, reserved, reserved_refused, NULL,
+	   "dat_ep_free.reserved_refused", "freeing a Reserved EP is refused")
+
+/* The request can still be accepted on the EP that could not be freed. */
+static void pending_refused(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	(void)arg;
+	DC_ASSERT_RET(dat_ep_free(s->ep), DAT_INVALID_STATE);
+	ASSERT_STATE(s->ep, s->state);
+	adopt(s);
+	DC_ASSERT_SUCCESS(dat_cr_accept(s->cr, DAT_HANDLE_NULL, 0, NULL));
+	expect_conn_event(s->e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s->ep);
+}
+STATE_CASE(dat_ep_free, passive_connection_pending_refused, passive_connection_pending,
+	   pending_refused, NULL, "dat_ep_free.passive_connection_pending_refused",
+	   "freeing an EP with a pending request (RSP) is refused")
+STATE_CASE(dat_ep_free, tentative_connection_pending_refused, tentative_connection_pending,
+	   pending_refused, NULL, "dat_ep_free.tentative_connection_pending_refused",
+	   "freeing the Provider EP of a pending request is refused")
+
+DC_CASE(dat_ep_free, reserved_after_rsp_free,
+	.summary = "after its RSP is freed, a Reserved EP is Unconnected and can be freed")
+{
+	struct dc_endpoint e;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	dc_endpoint(t, &e, NULL);
+	rsp_any(e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
+	DC_SETUP(dat_rsp_free(rsp));
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
+}
+
+static void free_after_reject(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	(void)arg;
+	DC_SETUP(dat_cr_reject(s->cr));
+	ASSERT_STATE(s->ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
+}
+STATE_CASE(dat_ep_free, passive_pending_after_reject, passive_connection_pending,
+	   free_after_reject, NULL, "dat_ep_free.passive_pending_after_reject",
+	   "after the request is rejected the passive EP is Unconnected and can be freed")
+
+/* Active frees its EP during set-up; the passive side must not end up connected. */
+DC_TWO_NODE_CASE(dat_ep_free, aborts_connection_setup,
+		 .summary = "freeing the active EP during set-up aborts the connection");
+DC_PASSIVE(dat_ep_free, aborts_connection_setup)
+{
+	struct dc_endpoint e;
+	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_CR_HANDLE cr;
+	DAT_RETURN r;
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	dc_announce(t, NULL, q);
+	cr = await_cr(cr_evd, NULL);
+	dc_peer_send(t, "cr", "arrived");
+	dc_peer_wait(t, "freed", NULL, 0);
+	r = dat_cr_accept(cr, e.ep, 0, NULL);
+	if (r == DAT_SUCCESS) {
+		r = dc_wait_event(t, e.conn_evd, -1, &ev);
+		DC_ASSERT(r == DAT_SUCCESS, "no connection event after accepting an aborted request (%s)",
+			  ret_s(r));
+		DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR ||
+			  ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+			  ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+			  "accepting the aborted request gave %s", dc_event_name(ev.event_number));
+		ASSERT_REACHES_STATE(e.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	} else {
+		dc_note(t, "dat_cr_accept refused the aborted request: %s", ret_s(r));
+		ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	}
+	dc_peer_send(t, "done", "ok");
+}
+DC_ACTIVE(dat_ep_free, aborts_connection_setup)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
+				long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG));
+	dc_peer_wait(t, "cr", NULL, 0);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
+	dc_peer_send(t, "freed", "ok");
+	dc_peer_wait(t, "done", NULL, 0);
+}
+
+DC_CASE(dat_ep_free, outstanding_completions,
+	.summary = "freeing an EP with Receives outstanding leaves at most clean flushed completions")
+{
+	struct pair p;
+	bool seen[4] = { false };
+	DAT_EVENT ev;
+
+	pair_up(&p, NULL);
+	for (int i = 0; i < 4; i++)
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 20 + (uint64_t)i));
+	DC_ASSERT_SUCCESS(dat_ep_free(p.a.ep));
+	while (dat_evd_dequeue(p.a.recv_evd, &ev) == DAT_SUCCESS) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+		uint64_t c = d->user_cookie.as_64;
+
+		DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
+			  "unexpected %s on the receive EVD", dc_event_name(ev.event_number));
+		DC_ASSERT(c >= 20 && c < 24 && !seen[c - 20],
+			  "completion of unknown or repeated cookie %llu", (unsigned long long)c);
+		DC_ASSERT(d->status != DAT_DTO_SUCCESS,
+			  "Receive %llu reported success, but no data was sent", (unsigned long long)c);
+		seen[c - 20] = true;
+	}
+}
+
+DC_CASE(dat_ep_free, event_streams_destroyed,
+	.summary = "after the EP is freed its EVDs are no longer in use and can be freed")
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dat_ep_free(e.ep));
+	DC_ASSERT_SUCCESS(dat_evd_free(e.recv_evd));
+	DC_ASSERT_SUCCESS(dat_evd_free(e.req_evd));
+	DC_ASSERT_SUCCESS(dat_evd_free(e.conn_evd));
+}
+
+DC_CASE(dat_ep_free, double_free,
+	.summary = "freeing a freed EP again does no harm")
+{
+	struct dc_endpoint e, e2;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dat_ep_free(e.ep));
+	DC_ASSERT_RET_ANY(dat_ep_free(e.ep), DAT_SUCCESS, DAT_INVALID_HANDLE);
+	dc_endpoint(t, &e2, NULL);	/* the IA still works */
+}
+
+DC_CASE(dat_ep_free, invalid_handle,
+	.summary = "a handle of another type is an invalid handle and is left alone")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_PZ_PARAM pp;
+
+	DC_ASSERT_RET(dat_ep_free((DAT_EP_HANDLE)pz), DAT_INVALID_HANDLE);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
+}

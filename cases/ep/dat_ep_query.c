@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_query(3DAT): clauses/dat_ep_query.toml.
+ * Address and port-qualifier clauses compare what each side reports with
+ * what the other side (or its Connection Request) says, across the
+ * two-node relay.
+ */
+#include "ep_common.h"
+
+#include <netinet/in.h>
+
+static DAT_EP_ATTR requested(struct dc_ctx *t)
+{
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	a.max_recv_dtos = 7;
+	a.max_request_dtos = 9;
+	a.max_recv_iov = 2;
+	a.max_request_iov = 3;
+	a.max_message_size = 5000;
+	a.max_rdma_size = 7000;
+	return a;
+}
+
+/* Clause helper: q reports the attributes a asked for (counts: at least). */
+static void attrs_match(struct dc_ctx *t, const DAT_EP_ATTR *q, const DAT_EP_ATTR *a)
+{
+	DC_ASSERT_EQ(q->service_type, a->service_type);
+	DC_ASSERT_EQ(q->qos, a->qos);
+	DC_ASSERT_EQ(q->recv_completion_flags, a->recv_completion_flags);
+	DC_ASSERT_EQ(q->request_completion_flags, a->request_completion_flags);
+	DC_ASSERT_GE(q->max_message_size, a->max_message_size);
+	DC_ASSERT_GE(q->max_rdma_size, a->max_rdma_size);
+	DC_ASSERT_GE(q->max_recv_dtos, a->max_recv_dtos);
+	DC_ASSERT_GE(q->max_request_dtos, a->max_request_dtos);
+	DC_ASSERT_GE(q->max_recv_iov, a->max_recv_iov);
+	DC_ASSERT_GE(q->max_request_iov, a->max_request_iov);
+}
+
+DC_CASE(dat_ep_query, returns_all_params,
+	.summary = "DAT_EP_FIELD_ALL reports the IA, state, PZ, EVDs and attributes of the EP")
+{
+	DAT_EP_ATTR a = requested(t);
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE r = dc_evd(t, 8, DAT_EVD_DTO_FLAG), q = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE c = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, r, q, c, &a);
+	DAT_EP_PARAM p;
+
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
+	DC_ASSERT_PTR_EQ(p.recv_evd_handle, r);
+	DC_ASSERT_PTR_EQ(p.request_evd_handle, q);
+	DC_ASSERT_PTR_EQ(p.connect_evd_handle, c);
+	DC_ASSERT_PTR_EQ(p.srq_handle, DAT_HANDLE_NULL);
+	attrs_match(t, &p.ep_attr, &a);
+}
+
+DC_CASE(dat_ep_query, returns_masked_params,
+	.summary = "each single mask bit fills its member in a poisoned DAT_EP_PARAM")
+{
+	static const DAT_EP_PARAM_MASK bits[] = {
+		DAT_EP_FIELD_IA_HANDLE, DAT_EP_FIELD_EP_STATE, DAT_EP_FIELD_PZ_HANDLE,
+		DAT_EP_FIELD_RECV_EVD_HANDLE, DAT_EP_FIELD_REQUEST_EVD_HANDLE,
+		DAT_EP_FIELD_CONNECT_EVD_HANDLE, DAT_EP_FIELD_SRQ_HANDLE,
+		DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE,
+		DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, DAT_EP_FIELD_EP_ATTR_QOS,
+		DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS,
+		DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS,
+		DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS,
+		DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV,
+		DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
+	};
+	struct dc_endpoint e;
+	DAT_EP_PARAM all;
+
+	dc_endpoint(t, &e, NULL);
+	all = ep_param(e.ep);
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		DAT_EP_PARAM p;
+
+		memset(&p, 0xA5, sizeof(p));
+		dc_note(t, "mask 0x%llx", (unsigned long long)bits[i]);
+		DC_ASSERT_SUCCESS(dat_ep_query(e.ep, bits[i], &p));
+		switch ((int)bits[i]) {
+		case DAT_EP_FIELD_IA_HANDLE: DC_ASSERT_PTR_EQ(p.ia_handle, all.ia_handle); break;
+		case DAT_EP_FIELD_EP_STATE: DC_ASSERT_EQ(p.ep_state, all.ep_state); break;
+		case DAT_EP_FIELD_PZ_HANDLE: DC_ASSERT_PTR_EQ(p.pz_handle, all.pz_handle); break;
+		case DAT_EP_FIELD_RECV_EVD_HANDLE:
+			DC_ASSERT_PTR_EQ(p.recv_evd_handle, all.recv_evd_handle); break;
+		case DAT_EP_FIELD_REQUEST_EVD_HANDLE:
+			DC_ASSERT_PTR_EQ(p.request_evd_handle, all.request_evd_handle); break;
+		case DAT_EP_FIELD_CONNECT_EVD_HANDLE:
+			DC_ASSERT_PTR_EQ(p.connect_evd_handle, all.connect_evd_handle); break;
+		case DAT_EP_FIELD_SRQ_HANDLE: DC_ASSERT_PTR_EQ(p.srq_handle, all.srq_handle); break;
+		case DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE:
+			DC_ASSERT_EQ(p.ep_attr.service_type, all.ep_attr.service_type); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE:
+			DC_ASSERT_EQ(p.ep_attr.max_message_size, all.ep_attr.max_message_size); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE:
+			DC_ASSERT_EQ(p.ep_attr.max_rdma_size, all.ep_attr.max_rdma_size); break;
+		case DAT_EP_FIELD_EP_ATTR_QOS: DC_ASSERT_EQ(p.ep_attr.qos, all.ep_attr.qos); break;
+		case DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS:
+			DC_ASSERT_EQ(p.ep_attr.recv_completion_flags, all.ep_attr.recv_completion_flags); break;
+		case DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS:
+			DC_ASSERT_EQ(p.ep_attr.request_completion_flags, all.ep_attr.request_completion_flags); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS:
+			DC_ASSERT_EQ(p.ep_attr.max_recv_dtos, all.ep_attr.max_recv_dtos); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS:
+			DC_ASSERT_EQ(p.ep_attr.max_request_dtos, all.ep_attr.max_request_dtos); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV:
+			DC_ASSERT_EQ(p.ep_attr.max_recv_iov, all.ep_attr.max_recv_iov); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV:
+			DC_ASSERT_EQ(p.ep_attr.max_request_iov, all.ep_attr.max_request_iov); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN:
+			DC_ASSERT_EQ(p.ep_attr.max_rdma_read_in, all.ep_attr.max_rdma_read_in); break;
+		case DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT:
+			DC_ASSERT_EQ(p.ep_attr.max_rdma_read_out, all.ep_attr.max_rdma_read_out); break;
+		}
+	}
+}
+
+/* ---- addresses and port qualifiers ------------------------------------------------ */
+
+/* Same IP address (the port of an IA address carries no meaning here). */
+static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+	return false;
+}
+
+static const char *host_of(const struct sockaddr *a, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (a && a->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, buf, (socklen_t)len);
+	else if (a && a->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, buf, (socklen_t)len);
+	return buf;
+}
+
+static struct sockaddr_storage parse_host(const char *h)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, h, &((struct sockaddr_in *)&ss)->sin_addr) == 1)
+		ss.ss_family = AF_INET;
+	else if (inet_pton(AF_INET6, h, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1)
+		ss.ss_family = AF_INET6;
+	return ss;
+}
+
+/*
+ * Both sides connected.  The active half reports its IA address and its
+ * EP's local_port_qual; the passive half checks its EP's remote fields
+ * against that, the active half checks its remote fields against the
+ * announced address and qualifier.
+ */
+DC_TWO_NODE_CASE(dat_ep_query, remote_address_valid_when_connected,
+		 .clauses = "dat_ep_query.remote_address_valid_when_connected dat_ep_query.local_port_qual_valid_when_connected",
+		 .summary = "connected EPs report the peer's address and port qualifier, and each other's");
+DC_PASSIVE(dat_ep_query, remote_address_valid_when_connected)
+{
+	struct dc_endpoint e;
+	DAT_EP_PARAM p;
+	char msg[128], host[64];
+	unsigned long long port;
+	struct sockaddr_storage act;
+
+	memset(&e, 0, sizeof(e));
+	dc_connect_passive(t, &e, NULL);
+	dc_peer_wait(t, "active", msg, sizeof(msg));
+	DC_SETUP_ASSERT(sscanf(msg, "%63s %llu", host, &port) == 2, "bad message '%s'", msg);
+	act = parse_host(host);
+	p = ep_param_checked(e.ep);
+	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&act),
+		  "passive EP's remote_ia_address is not the active IA's address %s", host);
+	DC_ASSERT(p.remote_port_qual == port,
+		  "passive EP's remote_port_qual %llu, the active EP's local_port_qual is %llu",
+		  (unsigned long long)p.remote_port_qual, port);
+	dc_peer_send(t, "done", "ok");
+}
+DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
+{
+	struct dc_endpoint e;
+	DAT_EP_PARAM p;
+	char host[64];
+
+	memset(&e, 0, sizeof(e));
+	dc_connect_active(t, &e, NULL);
+	p = ep_param_checked(e.ep);
+	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
+		  "active EP's remote_ia_address is not the passive IA's address %s", t->peer.host);
+	DC_ASSERT(p.remote_port_qual == t->peer.conn_qual,
+		  "active EP's remote_port_qual %llu, it connected to %llu",
+		  (unsigned long long)p.remote_port_qual, (unsigned long long)t->peer.conn_qual);
+	dc_peer_send(t, "active", "%s %llu",
+		     host_of((struct sockaddr *)t->ia_attr.ia_address_ptr, host, sizeof(host)),
+		     (unsigned long long)p.local_port_qual);
+	dc_peer_wait(t, "done", NULL, 0);
+}
+
+/* Active Connection Pending: remote fields are the target's. */
+static void acp_remote(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_EP_PARAM p = ep_param_checked(s->ep);
+
+	(void)arg;
+	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
+		  "remote_ia_address is not the target IA's address %s", t->peer.host);
+	DC_ASSERT_EQ(p.remote_port_qual, t->peer.conn_qual);
+}
+STATE_CASE(dat_ep_query, remote_address_in_active_connection_pending,
+	   active_connection_pending, acp_remote, NULL,
+	   "dat_ep_query.remote_address_valid_when_connected",
+	   "in ACTIVE_CONNECTION_PENDING the EP reports the target's address and qualifier")
+
+/* Passive Connection Pending: remote fields are those of the request. */
+static void pcp_remote(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_EP_PARAM p = ep_param_checked(s->ep);
+	DAT_CR_PARAM c;
+
+	(void)arg;
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &c));
+	DC_ASSERT(same_host(p.remote_ia_address_ptr, c.remote_ia_address_ptr),
+		  "remote_ia_address differs from the request's");
+	DC_ASSERT_EQ(p.remote_port_qual, c.remote_port_qual);
+}
+STATE_CASE(dat_ep_query, remote_address_in_passive_connection_pending,
+	   passive_connection_pending, pcp_remote, NULL,
+	   "dat_ep_query.remote_address_valid_when_connected",
+	   "in PASSIVE_CONNECTION_PENDING the EP reports the requester's address and port")
+
+/* Active Connection Pending: the local port is the one the request carries. */
+DC_TWO_NODE_CASE(dat_ep_query, local_port_qual_in_active_connection_pending,
+		 .clauses = "dat_ep_query.local_port_qual_valid_when_connected",
+		 .summary = "in ACTIVE_CONNECTION_PENDING local_port_qual is the port the peer's request shows");
+DC_PASSIVE(dat_ep_query, local_port_qual_in_active_connection_pending)
+{
+	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_CR_PARAM c;
+	DAT_CR_HANDLE cr;
+
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	dc_announce(t, NULL, q);
+	cr = await_cr(cr_evd, NULL);
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	dc_peer_send(t, "cr", "%llu", (unsigned long long)c.remote_port_qual);
+	dc_peer_wait(t, "done", NULL, 0);
+}
+DC_ACTIVE(dat_ep_query, local_port_qual_in_active_connection_pending)
+{
+	struct dc_endpoint e;
+	char msg[64];
+	unsigned long long port = 0;
+	DAT_EP_PARAM p;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
+				long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG));
+	dc_peer_wait(t, "cr", msg, sizeof(msg));
+	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
+	p = ep_param_checked(e.ep);
+	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	DC_ASSERT(p.local_port_qual == port,
+		  "local_port_qual %llu, the peer's request says %llu",
+		  (unsigned long long)p.local_port_qual, port);
+	dc_peer_send(t, "done", "ok");
+}
+
+static void query_works(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_EP_PARAM p;
+
+	(void)arg;
+	DC_ASSERT_SUCCESS(dat_ep_query(s->ep, DAT_EP_FIELD_LOCAL_PORT_QUAL, &p));
+	dc_note(t, "local_port_qual in %s: %llu", state_name(s->state),
+		(unsigned long long)p.local_port_qual);
+}
+#define PORT_MAYBE(st)							\
+	STATE_CASE(dat_ep_query, local_port_qual_in_##st, st, query_works, NULL,	\
+		   "dat_ep_query.local_port_qual_maybe_valid",			\
+		   "local_port_qual can be queried in " #st)
+PORT_MAYBE(unconnected)
+PORT_MAYBE(reserved)
+PORT_MAYBE(tentative_connection_pending)
+
+DC_CASE(dat_ep_query, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	DAT_EP_PARAM p;
+
+	DC_ASSERT_RET(dat_ep_query(dead_ep(), DAT_EP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_query((DAT_EP_HANDLE)wrong_handle(), DAT_EP_FIELD_ALL, &p),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_query, invalid_mask,
+	.summary = "mask bits that name no EP parameter are invalid")
+{
+	struct dc_endpoint e;
+	DAT_EP_PARAM p;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_ep_query(e.ep, 0x800, &p), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_ep_query(e.ep, (DAT_EP_PARAM_MASK)1 << 40, &p), DAT_INVALID_PARAMETER);
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_ep_reset(3DAT): clauses/dat_ep_reset.toml.
+ * Reset is valid only from Disconnected (and a no-op in Unconnected); every
+ * other state is reached for real and must refuse it.
+ */
+#include "ep_common.h"
+
+static void disconnect_a(struct dc_ctx *t, struct pair *p)
+{
+	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	await_state(p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+}
+
+DC_CASE(dat_ep_reset, disconnected_to_unconnected,
+	.summary = "reset takes a Disconnected EP to Unconnected, ready to connect again")
+{
+	struct pair p;
+	struct dc_endpoint b2;
+
+	pair_up(&p, NULL);
+	disconnect_a(t, &p);
+	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+	memset(&b2, 0, sizeof(b2));
+	dc_drain(t, p.a.recv_evd);
+	dc_drain(t, p.a.req_evd);
+	dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+}
+
+DC_CASE(dat_ep_reset, may_lose_completions,
+	.summary = "after reset, what is left of undequeued flushed completions is a clean subset")
+{
+	struct pair p;
+	bool seen[4] = { false };
+	DAT_EVENT ev;
+	int n = 0;
+
+	pair_up(&p, NULL);
+	for (int i = 0; i < 4; i++)
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
+	disconnect_a(t, &p);
+	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+	while (dat_evd_dequeue(p.a.recv_evd, &ev) == DAT_SUCCESS) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+		uint64_t c = d->user_cookie.as_64;
+
+		DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
+			  "unexpected %s on the receive EVD", dc_event_name(ev.event_number));
+		DC_ASSERT(c >= 10 && c < 14 && !seen[c - 10],
+			  "completion of unknown or repeated cookie %llu", (unsigned long long)c);
+		DC_ASSERT(d->status == DAT_DTO_ERR_FLUSHED, "cookie %llu completed with %s",
+			  (unsigned long long)c, dc_dto_status_name(d->status));
+		seen[c - 10] = true;
+		n++;
+	}
+	dc_note(t, "%d of 4 flushed completions were kept", n);
+}
+
+DC_CASE(dat_ep_reset, unconnected_noop,
+	.summary = "reset of an Unconnected EP succeeds and changes nothing")
+{
+	struct dc_endpoint e;
+	struct dc_snap before;
+
+	dc_endpoint(t, &e, NULL);
+	dc_snapshot(t, DC_OBJ_EP, e.ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_reset(e.ep));
+	DC_ASSERT_UNCHANGED(&before);
+}
+
+DC_CASE(dat_ep_reset, unconnected_keeps_recvs,
+	.summary = "reset of an Unconnected EP keeps its pre-posted Receives")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	memset(&a, 0, sizeof(a));
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
+	DC_ASSERT_SUCCESS(dat_ep_reset(b.ep));
+	ASSERT_RECV_IDLE(b.ep, DAT_FALSE);
+	DC_ASSERT_NO_EVENT(b.recv_evd);
+	dc_connect_local(t, &a, &b, NULL);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	fill(&ma, 0, 123, 0x71);
+	DC_SETUP(post_send1(a.ep, &ma, 0, 123, 2));
+	d = expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 123);
+	DC_ASSERT(check_fill(mb.buf, 123, 0x71), "the kept Receive holds wrong bytes");
+}
+
+static void reset_refused(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	struct dc_snap before;
+
+	(void)arg;
+	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
+	DC_ASSERT_RET(dat_ep_reset(s->ep), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+}
+
+#define RESET_REFUSED(st)							\
+	STATE_CASE(dat_ep_reset, invalid_state_##st, st, reset_refused, NULL,	\
+		   "dat_ep_reset.invalid_state", "reset is refused in " #st)
+RESET_REFUSED(reserved)
+RESET_REFUSED(passive_connection_pending)
+RESET_REFUSED(tentative_connection_pending)
+RESET_REFUSED(active_connection_pending)
+RESET_REFUSED(completion_pending)
+RESET_REFUSED(connected)
+RESET_REFUSED(disconnect_pending)
+
+DC_CASE(dat_ep_reset, invalid_handle,
+	.summary = "a freed EP or a handle of another type is an invalid handle")
+{
+	DC_ASSERT_RET(dat_ep_reset(dead_ep()), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_reset((DAT_EP_HANDLE)wrong_handle()), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ep_reset, marker_flush_order,
+	.summary = "a Receive posted after the disconnect is flushed behind all earlier ones")
+{
+	struct pair p;
+
+	pair_up(&p, NULL);
+	for (int i = 0; i < 4; i++)
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
+	disconnect_a(t, &p);
+	DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
+	for (int i = 0; i < 4; i++)
+		expect_dto(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+	expect_dto(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+}
