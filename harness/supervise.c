@@ -898,7 +898,7 @@ static int run_one(const struct dc_case *c, const char *area,
 	struct session s = { .kids = kids, .in_fd = -1 };
 	double t0 = dc_now_ms(), timeout_ms = timeout_s * 1000.0;
 	double kill_at = t0 + timeout_ms;
-	int i, worst = 0;
+	int i, worst = 0, stdin_flags = -1;
 	bool two = c->passive != NULL;
 
 	memset(kids, 0, sizeof(kids));
@@ -910,6 +910,7 @@ static int run_one(const struct dc_case *c, const char *area,
 		kids[0].role = (enum dc_role)role_opt;
 		s.relay_stdio = true;
 		s.in_fd = 0;
+		stdin_flags = fcntl(0, F_GETFL);
 		set_nonblock(0);
 	} else {
 		s.nkids = 2;
@@ -932,6 +933,8 @@ static int run_one(const struct dc_case *c, const char *area,
 		live_pgids[i] = kids[i].pid;
 	}
 	supervise_loop(&s);
+	if (stdin_flags >= 0)
+		fcntl(0, F_SETFL, stdin_flags);
 	if (s.relay_stdio)
 		emit_half_result(c, area, &kids[0], timeout_s);
 	else

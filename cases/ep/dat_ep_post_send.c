@@ -157,6 +157,94 @@ DC_CASE(dat_ep_post_send, suppress_success,
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 }
 
+/*
+ * Solicited wait: the receiver's EP takes solicited-wait Receive
+ * completions and its receive EVD feeds a CNO.  A plain Send's Receive
+ * completion must not notify (the CNO stays quiet); a solicited Send's
+ * must.  Two-node, so the receiver is already blocked in dat_cno_wait when
+ * the solicited message crosses the wire.
+ */
+DC_TWO_NODE_CASE(dat_ep_post_send, solicited_wait,
+		 .summary = "only a solicited Send's Receive completion notifies a solicited-wait receiver",
+		 .requires = "completion_flags_supported&2");
+DC_PASSIVE(dat_ep_post_send, solicited_wait)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+	struct dc_endpoint e;
+	struct dc_lmr m;
+	DAT_CNO_HANDLE cno;
+	DAT_EVD_HANDLE woke = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	memset(&e, 0, sizeof(e));
+	dc_ep_attr_default(t, &attr);
+	attr.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+	o.attr = &attr;
+	dc_endpoint(t, &e, &o);
+	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	DC_SETUP(dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
+	DC_SETUP(dat_evd_modify_cno(e.recv_evd, cno));
+	DC_SETUP(post_recv1(e.ep, &m, 0, 1024, 1));
+	DC_SETUP(post_recv1(e.ep, &m, 1024, 1024, 2));
+	dc_connect_passive(t, &e, &o);
+	dc_peer_wait(t, "plain-done", NULL, 0);	/* message 1 has been placed */
+	r = dat_cno_wait(cno, 200000, &woke);
+	DC_ASSERT(r != DAT_SUCCESS,
+		  "the Receive completion of a plain Send triggered the CNO of a solicited-wait EP");
+	dc_peer_send(t, "ready", "ok");
+	r = dat_cno_wait(cno, 5000000, &woke);
+	DC_ASSERT(r == DAT_SUCCESS, "the solicited Send's Receive completion did not notify (dat_cno_wait %s)",
+		  ret_s(r));
+	expect_dto(e.recv_evd, 1, DAT_DTO_SUCCESS);
+	expect_dto(e.recv_evd, 2, DAT_DTO_SUCCESS);
+	dc_peer_wait(t, "sent", NULL, 0);	/* stay up until the sender has its completion */
+}
+DC_ACTIVE(dat_ep_post_send, solicited_wait)
+{
+	struct dc_endpoint e;
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	memset(&e, 0, sizeof(e));
+	dc_connect_active(t, &e, NULL);
+	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	DC_SETUP(post_send1(e.ep, &m, 0, 32, 1));
+	expect_dto(e.req_evd, 1, DAT_DTO_SUCCESS);
+	dc_peer_send(t, "plain-done", "ok");
+	dc_peer_wait(t, "ready", NULL, 0);
+	iov = dc_iov(&m, 0, 32);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &iov, ck(2), DAT_COMPLETION_SOLICITED_WAIT_FLAG));
+	expect_dto(e.req_evd, 2, DAT_DTO_SUCCESS);
+	dc_peer_send(t, "sent", "ok");
+}
+
+DC_CASE(dat_ep_post_send, barrier_fence,
+	.summary = "a fenced Send of a buffer being RDMA-read carries the read data, not stale bytes")
+{
+	struct pair p;
+	DAT_LMR_TRIPLET liov, siov;
+	DAT_RMR_TRIPLET rem;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_up(&p, NULL);
+	memset(p.ma.buf, CANARY, SUBJ_MEM);
+	fill(&p.mb, 32768, 4096, 0x3C);			/* what the Read fetches */
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
+	liov = dc_iov(&p.ma, 0, 4096);
+	rem = dc_rmr_iov(&p.mb, 32768, 4096);
+	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &liov, ck(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	siov = dc_iov(&p.ma, 0, 4096);			/* send what the Read filled */
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, ck(11),
+					   DAT_COMPLETION_BARRIER_FENCE_FLAG));
+	expect_dto(p.a.req_evd, 10, DAT_DTO_SUCCESS);
+	expect_dto(p.a.req_evd, 11, DAT_DTO_SUCCESS);
+	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 4096);
+	DC_ASSERT(check_fill(p.mb.buf, 4096, 0x3C),
+		  "the fenced Send carried bytes from before the RDMA Read completed");
+}
+
 static void disconnect_pair(struct dc_ctx *t, struct pair *p)
 {
 	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));

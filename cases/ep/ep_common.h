@@ -86,6 +86,14 @@ static inline const char *state_name(DAT_EP_STATE s)
 	return "unknown state";
 }
 
+/* A connect timeout that outlives the case (microseconds). */
+static inline DAT_TIMEOUT long_timeout(struct dc_ctx *t)
+{
+	long ms = dc_remaining_ms(t);
+
+	return ms > 0 ? (DAT_TIMEOUT)ms * 1000u : 1000u;
+}
+
 /* ---- EP parameters and state ------------------------------------------------- */
 
 static inline DAT_EP_PARAM ep_param_at(struct dc_ctx *t, const char *file,
@@ -494,6 +502,34 @@ static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
 #define prove_nothing_sent(p, roff, rcookie) \
 	prove_nothing_sent_at(t, __FILE__, __LINE__, (p), (roff), (rcookie))
 
+/* ---- connecting to this IA's own address (connection-management cases) ---------- */
+
+/* Starts a connect of ep to qualifier q of this IA. */
+static inline DAT_RETURN lconnect_pd(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_CONN_QUAL q,
+				     DAT_TIMEOUT tmo, DAT_COUNT pn, const void *pd)
+{
+	return dat_ep_connect(ep, t->ia_attr.ia_address_ptr, q, tmo ? tmo : long_timeout(t),
+			      pn, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+}
+#define lconnect(ep, q) lconnect_pd(t, (ep), (q), 0, 0, NULL)
+
+/* A PSP (consumer flag) on a fresh CR EVD; returns its qualifier. */
+static inline DAT_CONN_QUAL psp_any_at(struct dc_ctx *t, const char *file, int line,
+				       DAT_PSP_FLAGS flags, DAT_EVD_HANDLE *evd,
+				       DAT_PSP_HANDLE *psp)
+{
+	DAT_CONN_QUAL q = 0;
+	DAT_RETURN r;
+
+	*evd = dc_evd_at(t, file, line, 16, DAT_EVD_CR_FLAG);
+	r = dat_psp_create_any(t->ia, &q, *evd, flags, psp);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_psp_create_any returned %s", ret_s(r));
+	return q;
+}
+#define psp_any(flags, evd, psp) psp_any_at(t, __FILE__, __LINE__, (flags), (evd), (psp))
+
 /* ---- RDMA ---------------------------------------------------------------------- */
 
 /* A pair whose EPs take RDMA with up to 3 local segments. */
@@ -589,13 +625,6 @@ static inline bool subject_on_passive(DAT_EP_STATE st)
 static inline bool state_needs_peer(DAT_EP_STATE st)
 {
 	return st != DAT_EP_STATE_UNCONNECTED && st != DAT_EP_STATE_RESERVED;
-}
-
-static inline DAT_TIMEOUT long_timeout(struct dc_ctx *t)
-{
-	long ms = dc_remaining_ms(t);
-
-	return ms > 0 ? (DAT_TIMEOUT)ms * 1000u : 1000u;
 }
 
 /* Creates the Consumer objects of the subject, unconnected. */

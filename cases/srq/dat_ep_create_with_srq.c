@@ -6,7 +6,6 @@
  */
 #include "srq_common.h"
 
-#include <unistd.h>
 
 /* Objects to create EPs with by hand. */
 struct kit {
@@ -529,9 +528,18 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	/* reserved service point made with the SRQ EP */
 	link_up(&rsp, &o);
 	rsp.rx.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
-	for (int i = 0; i < 32 && r != DAT_SUCCESS; i++) {
-		q = 0x53510000u + (((DAT_CONN_QUAL)getpid() * 37u + (DAT_CONN_QUAL)i) & 0xFFFFu);
+	/* a qualifier the provider accepts and nobody uses: borrow one from
+	 * dat_psp_create_any, release it, reserve it with the RSP */
+	for (int i = 0; i < 8 && r != DAT_SUCCESS; i++) {
+		DAT_PSP_HANDLE probe;
+
+		DC_SETUP(dat_psp_create_any(t->ia, &q, rsp.rx.cr_evd,
+					    DAT_PSP_CONSUMER_FLAG, &probe));
+		DC_SETUP(dat_psp_free(probe));
 		r = dat_rsp_create(t->ia, q, rsp.rx.ep, rsp.rx.cr_evd, &rh);
+		if (dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE))
+			continue;
+		break;
 	}
 	DC_ASSERT_SUCCESS(r);
 	DC_SETUP(dat_ep_connect(rsp.tx.ep, t->ia_attr.ia_address_ptr, q, DC_WAIT_MS * 1000u,

@@ -52,6 +52,7 @@ static void complete_messages(struct dc_ctx *t, struct srq_link *l,
 	for (unsigned i = first; i < first + n; i++)
 		link_send(l, i, 64);
 	expect_in_send_order(t, l, first, n);
+	link_sent(l, (int)n);
 }
 
 /* ---- DESCRIPTION -------------------------------------------------------- */

@@ -153,7 +153,7 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 {
 	struct link_opts def = { 0 };
 	struct dc_conn_opts tx = { 0 };
-	DAT_EP_ATTR attr;
+	DAT_EP_ATTR attr, txattr;
 	DAT_COUNT q;
 
 	if (!o)
@@ -175,7 +175,14 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	l->rx.pz = o->ep_pz ? o->ep_pz : l->pz;
 	l->rx.ep = dc_ep_at(t, file, line, l->rx.pz, l->rx.recv_evd, l->rx.req_evd,
 			    l->rx.conn_evd, l->srq, o->rx_attr ? o->rx_attr : &attr);
-	tx.evd_qlen = q;
+	/* the sender may have many Sends outstanding (held ones are not
+	 * acknowledged): room for 64, and EVDs long enough for them */
+	dc_ep_attr_default(t, &txattr);
+	txattr.max_request_dtos = t->ia_attr.max_dto_per_ep > 0 &&
+				  t->ia_attr.max_dto_per_ep < 64 ?
+				  t->ia_attr.max_dto_per_ep : 64;
+	tx.attr = &txattr;
+	tx.evd_qlen = q > 64 ? q : 64;
 	dc_endpoint_at(t, file, line, &l->tx, &tx);
 	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, RW_PRIV, &l->sbuf);
 	if (!o->no_connect)
@@ -377,7 +384,8 @@ static inline void two_connections_interleaved(struct dc_ctx *t, bool shared_evd
 /*
  * A signalled completion is a notification event: it triggers the CNO of
  * its EVD.  attach_cno() gives evd a fresh CNO; cno_fired() waits up to
- * timeout_ms for a trigger and returns dat_cno_wait's result.
+ * timeout_ms for a trigger and returns dat_cno_wait's result (DAT_SUCCESS,
+ * or DAT_QUEUE_EMPTY on a timeout without notification, per dat_cno_wait).
  */
 static inline DAT_CNO_HANDLE attach_cno_at(struct dc_ctx *t, const char *file,
 					   int line, DAT_EVD_HANDLE evd)

@@ -311,6 +311,17 @@ DAT_RETURN ref_conn_ia_open(struct ref_ia *ia, const char *instance_data);
 void ref_conn_ia_close(struct ref_ia *ia);
 
 /*
+ * Sleep of dat_evd_wait / dat_cno_wait: same contract as
+ * ref_waiter_sleep() (ref.h; lock held on entry and return; 0 woken,
+ * ETIMEDOUT, EINTR), but while sleeping the thread polls the IA's
+ * transport and runs its progress itself (no hand-off through the
+ * progress thread).  Falls back to ref_waiter_sleep when the transport
+ * cannot be polled.
+ */
+int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
+		  const struct timespec *deadline, bool infinite);
+
+/*
  * dat_rmr_bind support (rmr.c).  ref_ep_bind_check() validates that @ep
  * may take a request post with @flags (state CONNECTED or DISCONNECTED,
  * UNSIGNALLED only if the EP's request completion flags allow it, request

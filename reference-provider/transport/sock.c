@@ -9,7 +9,7 @@
  * across network namespaces or hosts).  A progress thread per IA waits in
  * epoll and delivers into core with ia->lock held.
  *
- * Wire format.  Every frame is a 32-byte header followed by `length`
+ * Wire format.  Every frame is a 40-byte header followed by `length`
  * payload bytes.  All integers are LITTLE ENDIAN.
  *
  *   off size field
@@ -21,6 +21,9 @@
  *    16   8  arg1
  *    24   4  arg2
  *    28   4  arg3
+ *    32   8  ack     piggybacked cumulative acknowledgement: every request
+ *                    of the receiver's with seq < ack is done (0 = none);
+ *                    0 in CM frames (types 1-4)
  *
  *   type             dir    arg0        arg1        arg2        arg3    payload
  *   1 CONN_REQ       A->P   conn_qual   0           0           0       private data (<= REF_MAX_PRIVATE_DATA)
@@ -47,9 +50,11 @@
  * sender's request sequence number `seq` (0, 1, 2, ... per connection and
  * direction); SEND also carries its message sequence number `msn` (0, 1,
  * ... counting Sends only).  The receiver processes requests strictly in
- * order and answers with a cumulative ACK (all requests <= seq done), a
- * READ_RESP for a read (which also acknowledges everything before it), or
- * a NAK with a DAT_DTO_COMPLETION_STATUS for a failed request, after which
+ * order and acknowledges them cumulatively in the `ack` field of the next
+ * frame it sends anyway, or - when nothing goes back within ACK_DELAY_US or
+ * ACK_EVERY requests piled up - in a standalone ACK frame (arg0 = seq, all
+ * requests <= seq done).  An RDMA Read is answered by its READ_RESP; a
+ * failed request by a NAK with a DAT_DTO_COMPLETION_STATUS, after which
  * both sides break the connection (RC semantics).  DISCONNECT is an orderly
  * close; EOF or an error without it is a broken connection.
  *
@@ -75,6 +80,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,8 +89,11 @@
 #define HANDSHAKE_MS	10000	/* passive side: CONN_REQ / RTU must come */
 #define LINGER_MS	2000	/* closing: drain input this long at most */
 #define RX_BUDGET	(1024 * 1024)	/* bytes per conn per progress round */
+#define ACK_DELAY_US	200	/* standalone ACK if nothing carried it */
+#define ACK_EVERY	16	/* ... or after this many requests */
+#define REATTACH_MS	1	/* see sock_poll_end */
 
-enum poll_kind { K_WAKE, K_LISTENER, K_CONN };
+enum poll_kind { K_WAKE, K_LISTENER, K_CONN, K_INNER, K_TIMER };
 
 struct sock_poll {
 	enum poll_kind kind;
@@ -134,7 +143,10 @@ struct sock_conn {
 	enum conn_state state;
 	bool released;			/* core dropped it */
 	bool on_dead;			/* moved to tp->dead */
-	bool in_input;			/* inside conn_input (acks coalesce) */
+	bool ack_timed;			/* ack_deadline is set */
+	struct timespec ack_deadline;	/* standalone ACK due */
+	unsigned int ack_count;		/* requests since the last ack */
+	bool in_input;			/* inside conn_input */
 	bool resume;			/* RX_STALLED: core has buffers again */
 	struct ref_list resume_link;	/* on tp->resumeq */
 	bool in_armed;			/* EPOLLIN registered */
@@ -168,8 +180,21 @@ struct sock_conn {
 struct sock_tp {
 	struct ref_transport base;	/* first */
 	struct sock_poll wake;
-	int epfd;
+	struct sock_poll inner;
+	int epfd;		/* inner: every socket; waited on only under
+				 * ia->lock with timeout 0 */
+	int outer;		/* the progress thread sleeps here: wakefd and,
+				 * while no consumer polls, the inner epfd */
+	int pollers;		/* consumers polling inner (ref_conn_wait) */
+	bool detached;		/* inner is not in outer (a consumer polled
+				 * lately); re-attached by the progress
+				 * thread within REATTACH_MS of the last one */
+	bool consumer_round;	/* a consumer runs tp_progress right now */
 	int wakefd;
+	struct sock_poll timer;
+	int timerfd;		/* delayed acks */
+	bool timer_armed;
+	struct timespec timer_at;
 	pthread_t thread;
 	bool thread_started;
 	bool stop;
@@ -182,6 +207,8 @@ struct sock_tp {
 };
 
 static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
+static void tp_reattach(struct sock_tp *tp);
+static void tp_arm_ack_timer(struct sock_tp *tp, const struct timespec *at);
 static void conn_broken(struct sock_conn *c);
 static void conn_close_now(struct sock_conn *c);
 static void flush_ack(struct sock_conn *c);
@@ -239,6 +266,7 @@ void ref_sock_encode_header(uint8_t *p, const struct frame *f)
 	put64(p + 16, f->arg1);
 	put32(p + 24, f->arg2);
 	put32(p + 28, f->arg3);
+	put64(p + 32, f->ack);
 }
 
 uint64_t ref_sock_frame_cap(uint8_t type)
@@ -267,11 +295,14 @@ int ref_sock_parse_header(const uint8_t *p, struct frame *f)
 	f->arg1 = get64(p + 16);
 	f->arg2 = get32(p + 24);
 	f->arg3 = get32(p + 28);
+	f->ack = get64(p + 32);
 	if (f->magic != SOCK_MAGIC || f->version != SOCK_VERSION)
 		return -1;
 	if (f->type < F_CONN_REQ || f->type >= F_MAX)
 		return -1;
 	if (f->length > ref_sock_frame_cap(f->type))
+		return -1;
+	if (f->type <= F_CONN_RTU && f->ack)
 		return -1;
 	switch (f->type) {
 	case F_CONN_REJECT:
@@ -322,6 +353,18 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec ||
 	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void tp_arm_ack_timer(struct sock_tp *tp, const struct timespec *at)
+{
+	struct itimerspec its = { .it_value = *at };
+
+	if (tp->timer_armed && !ts_before(at, &tp->timer_at))
+		return;
+	if (timerfd_settime(tp->timerfd, TFD_TIMER_ABSTIME, &its, NULL) == 0) {
+		tp->timer_armed = true;
+		tp->timer_at = *at;
+	}
 }
 
 static void tp_wake(struct sock_tp *tp)
@@ -451,7 +494,18 @@ static int conn_send_frame(struct sock_conn *c, const struct frame *f,
 		free(owned);
 		return -1;
 	}
-	ref_sock_encode_header(t->hdr, f);
+	if (c->ack_pending && c->state == C_ESTABLISHED &&
+	    f->type >= F_DISCONNECT) {
+		struct frame g = *f;
+
+		g.ack = c->ack_pending;	/* piggyback */
+		c->ack_pending = 0;
+		c->ack_timed = false;
+		c->ack_count = 0;
+		ref_sock_encode_header(t->hdr, &g);
+	} else {
+		ref_sock_encode_header(t->hdr, f);
+	}
 	t->iov[0].iov_base = t->hdr;
 	t->iov[0].iov_len = HDR_LEN;
 	t->niov = 1;
@@ -976,20 +1030,38 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
 
-	/* Coalesced while input is processed: one ack per batch. */
 	c->ack_pending = seq + 1;
-	if (!c->in_input)
+	if (++c->ack_count >= ACK_EVERY) {
 		flush_ack(c);
+		return;
+	}
+	if (!c->in_input) {
+		/* from an API call (test hook release): at once */
+		flush_ack(c);
+		return;
+	}
+	if (!c->tp->consumer_round) {
+		/* nobody waits here for it to arrive: ack at the end of the
+		 * input batch (conn_input) */
+		return;
+	}
+	/* A consumer waiting on this IA just received it and is likely to
+	 * answer: the next frame going back carries the ack. */
+	if (!c->ack_timed) {
+		c->ack_timed = true;
+		c->ack_deadline = deadline_after_us(ACK_DELAY_US);
+		tp_arm_ack_timer(c->tp, &c->ack_deadline);
+	}
 }
 
+/* A standalone ACK for whatever is pending. */
 static void flush_ack(struct sock_conn *c)
 {
-	if (c->ack_pending && c->state == C_ESTABLISHED) {
-		uint64_t seq = c->ack_pending - 1;
-
-		c->ack_pending = 0;
-		send_simple(c, F_ACK, seq, 0);
-	}
+	if (c->ack_pending && c->state == C_ESTABLISHED)
+		send_simple(c, F_ACK, c->ack_pending - 1, 0);
+	c->ack_pending = 0;
+	c->ack_timed = false;
+	c->ack_count = 0;
 }
 
 static void sock_read_resp(struct ref_tp_conn *cb, uint64_t seq,
@@ -1027,8 +1099,7 @@ static void sock_nak(struct ref_tp_conn *cb, uint64_t seq,
 
 	if (c->state != C_ESTABLISHED)
 		return;
-	flush_ack(c);
-	send_simple(c, F_NAK, seq, (uint32_t)status);
+	send_simple(c, F_NAK, seq, (uint32_t)status);	/* carries the ack */
 }
 
 /* ---- failures ----------------------------------------------------------------- */
@@ -1187,6 +1258,15 @@ static bool frame_begin(struct sock_conn *c)
 		conn_broken(c);
 		return false;
 	}
+	if (f->ack && c->state == C_ESTABLISHED) {
+		if (!c->base.ep) {
+			conn_broken(c);
+			return false;
+		}
+		ref_tp_rx_ack(c->base.ep, f->ack - 1);
+		if (c->released || c->state == C_DEAD)
+			return false;
+	}
 	switch (f->type) {
 	case F_CONN_REQ:
 	case F_CONN_ACCEPT:
@@ -1341,7 +1421,7 @@ static void place(struct sock_conn *c, const uint8_t *src, size_t n)
 	}
 }
 
-static bool conn_input_locked(struct sock_conn *c);
+static bool conn_input_batch(struct sock_conn *c);
 
 /* Reads and processes input.  Returns false when the conn went away. */
 static bool conn_input(struct sock_conn *c)
@@ -1349,16 +1429,18 @@ static bool conn_input(struct sock_conn *c)
 	bool alive;
 
 	c->in_input = true;
-	alive = conn_input_locked(c);
+	alive = conn_input_batch(c);
 	c->in_input = false;
-	if (alive)
+
+	if (alive && c->ack_pending && !c->ack_timed)
 		flush_ack(c);
 	return alive;
 }
 
-static bool conn_input_locked(struct sock_conn *c)
+static bool conn_input_batch(struct sock_conn *c)
 {
 	size_t budget = RX_BUDGET;
+	bool drained = false;
 
 	while (budget > 0) {
 		size_t avail = c->rlen - c->rpos;
@@ -1428,6 +1510,7 @@ static bool conn_input_locked(struct sock_conn *c)
 				if (n > 0) {
 					uint64_t k = (uint64_t)n;
 
+					drained = k < c->remain;
 					c->remain -= k;
 					budget = budget > k ? budget - k : 0;
 					while (k > 0) {
@@ -1458,8 +1541,12 @@ static bool conn_input_locked(struct sock_conn *c)
 			c->rlen -= c->rpos;
 			c->rpos = 0;
 		}
+		if (drained)
+			break;	/* short read: the socket is empty (level-
+				 * triggered epoll reports anything new) */
 		n = read(c->fd, c->rbuf + c->rlen, RBUF_LEN - c->rlen);
 		if (n > 0) {
+			drained = (size_t)n < RBUF_LEN - c->rlen;
 			c->rlen += (size_t)n;
 			budget = budget > (size_t)n ? budget - (size_t)n : 0;
 			continue;
@@ -1568,8 +1655,26 @@ static void listener_event(struct sock_listener *l)
 /* Pending synchronous failures and expired deadlines. */
 static void tp_timers(struct sock_tp *tp)
 {
-	struct timespec now = now_mono();
-	bool again = true;
+	struct timespec now = now_mono(), next = { 0 };
+	bool again = true, have_next = false;
+	struct ref_list *it;
+
+	/* delayed acks that nothing carried */
+	ref_list_for_each(it, &tp->conns) {
+		struct sock_conn *c = ref_container_of(it, struct sock_conn,
+						       link);
+
+		if (!c->ack_timed)
+			continue;
+		if (!ts_before(&now, &c->ack_deadline)) {
+			flush_ack(c);
+		} else if (!have_next || ts_before(&c->ack_deadline, &next)) {
+			next = c->ack_deadline;
+			have_next = true;
+		}
+	}
+	if (have_next)
+		tp_arm_ack_timer(tp, &next);
 
 	while (again) {
 		struct ref_list *pos;
@@ -1670,49 +1775,128 @@ static void tp_resumes(struct sock_tp *tp)
 	}
 }
 
+/*
+ * One progress round, ia->lock held: every ready socket, stalled
+ * connections that may resume, timers, and freeing of dead connections.
+ * epoll_wait runs with timeout 0 under the lock, so no event can be held
+ * by a thread outside the lock while a connection is freed.
+ */
+static void tp_progress(struct sock_tp *tp)
+{
+	struct epoll_event evs[64];
+	int n = epoll_wait(tp->epfd, evs, 64, 0);
+
+	for (int i = 0; i < n; i++) {
+		struct sock_poll *p = evs[i].data.ptr;
+
+		switch (p->kind) {
+		case K_LISTENER:
+			listener_event((struct sock_listener *)p);
+			break;
+		case K_CONN:
+			conn_event(ref_container_of(p, struct sock_conn, poll),
+				   evs[i].events);
+			break;
+		default:
+			break;
+		}
+	}
+	tp_resumes(tp);
+	tp_timers(tp);
+	tp_reap_dead(tp);
+}
+
 static void *progress_thread(void *arg)
 {
 	struct sock_tp *tp = arg;
 	struct ref_ia *ia = tp->base.ia;
-	struct epoll_event evs[64];
+	struct epoll_event evs[4];
 
 	ref_ia_lock(ia);
 	while (!tp->stop) {
 		int timeout = tp_next_timeout_ms(tp);
 		int n;
 
+		if (tp->detached && (timeout < 0 || timeout > REATTACH_MS))
+			timeout = REATTACH_MS;
 		ref_ia_unlock(ia);
-		n = epoll_wait(tp->epfd, evs, 64, timeout);
+		n = epoll_wait(tp->outer, evs, 4, timeout);
 		ref_ia_lock(ia);
 		if (tp->stop)
 			break;
 		for (int i = 0; i < n; i++) {
 			struct sock_poll *p = evs[i].data.ptr;
 
-			switch (p->kind) {
-			case K_WAKE: {
+			if (p->kind == K_WAKE || p->kind == K_TIMER) {
 				uint64_t v;
-				ssize_t r = read(tp->wakefd, &v, sizeof(v));
+				ssize_t r = read(p->kind == K_WAKE ? tp->wakefd
+								   : tp->timerfd,
+						 &v, sizeof(v));
 
 				(void)r;
-				break;
-			}
-			case K_LISTENER:
-				listener_event((struct sock_listener *)p);
-				break;
-			case K_CONN:
-				conn_event(ref_container_of(p, struct sock_conn,
-							    poll),
-					   evs[i].events);
-				break;
+				if (p->kind == K_TIMER)
+					tp->timer_armed = false;
 			}
 		}
-		tp_resumes(tp);
-		tp_timers(tp);
-		tp_reap_dead(tp);
+		tp_reattach(tp);
+		tp_progress(tp);
 	}
 	ref_ia_unlock(ia);
 	return NULL;
+}
+
+/* ---- consumer-driven progress (ref_conn_wait) --------------------------------- */
+
+static int sock_poll_fd(struct ref_transport *base)
+{
+	return ((struct sock_tp *)base)->epfd;
+}
+
+/* A consumer starts polling the sockets itself: the progress thread stops
+ * waking for socket activity (it keeps timers and wake-ups). */
+static void sock_poll_begin(struct ref_transport *base)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+
+	tp->pollers++;
+	if (!tp->detached) {
+		epoll_ctl(tp->outer, EPOLL_CTL_DEL, tp->epfd, NULL);
+		tp->detached = true;
+	}
+}
+
+/*
+ * The consumer stopped polling.  Re-attaching the sockets to the progress
+ * thread at once would make it wake for the next message of a ping-pong
+ * (the consumer is about to wait again); it re-attaches them on its next
+ * tick instead (REATTACH_MS), unless a consumer polls again by then.
+ */
+static void sock_poll_end(struct ref_transport *base)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+
+	tp->pollers--;
+}
+
+/* Progress thread, lock held: give the sockets back to it if idle. */
+static void tp_reattach(struct sock_tp *tp)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!tp->detached || tp->pollers > 0)
+		return;
+	ev.data.ptr = &tp->inner;
+	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->epfd, &ev) == 0)
+		tp->detached = false;
+}
+
+static void sock_progress(struct ref_transport *base)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+
+	tp->consumer_round = true;
+	tp_progress(tp);
+	tp->consumer_round = false;
 }
 
 /* ---- open / close ------------------------------------------------------------------ */
@@ -1767,7 +1951,11 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	tp->base.ops = &ref_sock_ops;
 	tp->base.ia = ia;
 	tp->wake.kind = K_WAKE;
+	tp->inner.kind = K_INNER;
+	tp->timer.kind = K_TIMER;
+	tp->timerfd = -1;
 	tp->epfd = -1;
+	tp->outer = -1;
 	tp->wakefd = -1;
 	ref_list_init(&tp->conns);
 	ref_list_init(&tp->dead);
@@ -1779,12 +1967,24 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 			       DAT_INVALID_ADDRESS_MALFORMED);
 	}
 	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	tp->outer = epoll_create1(EPOLL_CLOEXEC);
 	tp->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (tp->epfd < 0 || tp->wakefd < 0)
+	tp->timerfd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tp->epfd < 0 || tp->outer < 0 || tp->wakefd < 0 ||
+	    tp->timerfd < 0)
+		goto fail;
+	ev.events = EPOLLIN;
+	ev.data.ptr = &tp->timer;
+	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->timerfd, &ev) < 0)
 		goto fail;
 	ev.events = EPOLLIN;
 	ev.data.ptr = &tp->wake;
-	if (epoll_ctl(tp->epfd, EPOLL_CTL_ADD, tp->wakefd, &ev) < 0)
+	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->wakefd, &ev) < 0)
+		goto fail;
+	ev.events = EPOLLIN;
+	ev.data.ptr = &tp->inner;
+	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->epfd, &ev) < 0)
 		goto fail;
 	if (pthread_create(&tp->thread, NULL, progress_thread, tp) != 0)
 		goto fail;
@@ -1795,6 +1995,10 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 fail:
 	if (tp->epfd >= 0)
 		close(tp->epfd);
+	if (tp->outer >= 0)
+		close(tp->outer);
+	if (tp->timerfd >= 0)
+		close(tp->timerfd);
 	if (tp->wakefd >= 0)
 		close(tp->wakefd);
 	free(tp);
@@ -1830,6 +2034,8 @@ static void sock_close(struct ref_transport *base)
 		free(l);
 	}
 	close(tp->epfd);
+	close(tp->outer);
+	close(tp->timerfd);
 	close(tp->wakefd);
 	free(tp);
 }
@@ -1854,4 +2060,8 @@ const struct ref_transport_ops ref_sock_ops = {
 	.nak = sock_nak,
 	.abort = sock_abort,
 	.rx_resume = sock_rx_resume,
+	.poll_fd = sock_poll_fd,
+	.poll_begin = sock_poll_begin,
+	.poll_end = sock_poll_end,
+	.progress = sock_progress,
 };

@@ -10,7 +10,7 @@
 
 #define SOCK_MAGIC	0xDA12
 #define SOCK_VERSION	1
-#define HDR_LEN		32
+#define HDR_LEN		40
 enum frame_type {
 	F_CONN_REQ = 1,
 	F_CONN_ACCEPT,
@@ -33,10 +33,11 @@ struct frame {
 	uint32_t length;
 	uint64_t arg0, arg1;
 	uint32_t arg2, arg3;
+	uint64_t ack;		/* piggybacked cumulative ack: seq + 1, 0 none */
 };
 
 
-/* Encodes @f into the 32-byte little-endian header at @p. */
+/* Encodes @f into the 40-byte little-endian header at @p. */
 void ref_sock_encode_header(uint8_t *p, const struct frame *f);
 /*
  * Decodes the header at @p into @f and checks everything that does not

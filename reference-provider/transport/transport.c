@@ -8,7 +8,11 @@
  */
 #include "transport.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const struct ref_transport_ops *const transports[] = {
 	&ref_sock_ops,
@@ -52,5 +56,96 @@ void ref_conn_ia_close(struct ref_ia *ia)
 	if (ia->transport) {
 		ia->transport->ops->close(ia->transport);
 		ia->transport = NULL;
+	}
+}
+
+/*
+ * evd_wait / cno_wait sleep (REQUEST (4) in ref.h): like ref_waiter_sleep,
+ * but the sleeping thread also polls the transport and runs its progress
+ * itself, so an arriving message wakes the consumer directly instead of
+ * the progress thread, which would then have to wake the consumer (one
+ * thread hand-off less per message; see docs, "Transport interface").
+ */
+/* Default busy-poll before sleeping (µs); DAPLREF_SPIN_US overrides. */
+#define REF_CONN_SPIN_US 50
+
+int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
+		  const struct timespec *deadline, bool infinite)
+{
+	static int disabled = -1;
+	static long spin_us = -1;
+	struct ref_transport *tp = ia->transport;
+
+	if (disabled < 0)
+		disabled = getenv("DAPLREF_NO_CONSUMER_POLL") != NULL;
+	if (spin_us < 0) {
+		const char *e = getenv("DAPLREF_SPIN_US");
+
+		spin_us = e ? strtol(e, NULL, 10) : REF_CONN_SPIN_US;
+		if (spin_us < 0)
+			spin_us = 0;
+	}
+	if (!tp || !tp->ops->poll_fd || w->fd < 0 || ia->closing || disabled)
+		return ref_waiter_sleep(w, ia, deadline, infinite);
+	for (;;) {
+		struct pollfd pfd[2];
+		struct timespec rem, now, *tmo = NULL;
+		int r, err;
+
+		if (w->woken || ia->closing)
+			return ref_waiter_sleep(w, ia, deadline, infinite);
+		if (!infinite) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > deadline->tv_sec ||
+			    (now.tv_sec == deadline->tv_sec &&
+			     now.tv_nsec >= deadline->tv_nsec))
+				return ETIMEDOUT;
+			rem.tv_sec = deadline->tv_sec - now.tv_sec;
+			rem.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+			if (rem.tv_nsec < 0) {
+				rem.tv_sec--;
+				rem.tv_nsec += 1000000000L;
+			}
+			tmo = &rem;
+		}
+		pfd[0].fd = w->fd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		pfd[1].fd = tp->ops->poll_fd(tp);
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		tp->ops->poll_begin(tp);
+		ref_ia_unlock(ia);
+		/*
+		 * Spin briefly before sleeping: on virtual machines the
+		 * wake-up of a sleeping thread costs tens of microseconds,
+		 * more than a reply usually takes to arrive.
+		 */
+		r = 0;
+		if (spin_us > 0) {
+			struct timespec t0, t1, zero = { 0, 0 };
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do {
+				r = ppoll(pfd, 2, &zero, NULL);
+				if (r != 0)
+					break;
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+			} while ((t1.tv_sec - t0.tv_sec) * 1000000L +
+				 (t1.tv_nsec - t0.tv_nsec) / 1000 < spin_us);
+		}
+		if (r == 0)
+			r = ppoll(pfd, 2, tmo, NULL);
+		err = r < 0 ? errno : 0;
+		ref_ia_lock(ia);
+		tp->ops->poll_end(tp);
+		if (ia->transport == tp && (pfd[1].revents & POLLIN))
+			tp->ops->progress(tp);
+		if (w->woken)
+			return ref_waiter_sleep(w, ia, deadline, infinite);
+		if (r < 0 && err == EINTR)
+			return EINTR;
+		if (r == 0)
+			return ETIMEDOUT;
 	}
 }

@@ -129,6 +129,16 @@ struct ref_transport_ops {
 	/* A Send stalled for lack of a receive buffer (rx_send_begin returned
 	 * -1) may now find one: retry it soon (from the progress engine). */
 	void (*rx_resume)(struct ref_tp_conn *c);
+
+	/* ---- consumer-driven progress (optional; ref_conn_wait) ---- */
+	/* An fd that polls readable when progress() has work to do. */
+	int (*poll_fd)(struct ref_transport *tp);
+	/* Bracket a consumer's poll of poll_fd (lock held): while any
+	 * consumer polls, the progress thread leaves socket work to it. */
+	void (*poll_begin)(struct ref_transport *tp);
+	void (*poll_end)(struct ref_transport *tp);
+	/* One non-blocking progress round (lock held). */
+	void (*progress)(struct ref_transport *tp);
 };
 
 /* Selects the transport from the instance data ("sock:..."). */

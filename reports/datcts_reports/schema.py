@@ -311,6 +311,7 @@ PROVIDER = Obj(
         "dat_conf": Str(),
         "dat_conf_line": Nullable(Obj({"number": Int(1), "text": Str()})),
         "library": Nullable(Str()),
+        "library_resolved": Nullable(Str()),
         "library_sha256": Nullable(SHA256),
         "instance_data": Nullable(Str()),
         "generated_dat_conf": Bool(),
@@ -468,7 +469,7 @@ def upgrade_legacy(doc: dict) -> dict:
     if isinstance(run, dict):
         prov = run.get("provider")
         if isinstance(prov, dict):
-            for k in ("dat_conf_line", "library_sha256", "attributes"):
+            for k in ("dat_conf_line", "library_resolved", "library_sha256", "attributes"):
                 prov.setdefault(k, None)
             prov.setdefault("attributes_error", "not recorded (results from before datcts-results/1)")
         host = run.get("host") or ""

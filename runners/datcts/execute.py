@@ -13,7 +13,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from datcts import STATES
 from datcts.discovery import Case
@@ -113,6 +113,9 @@ class Runner:
     launcher: LocalLauncher
     timeout: float
     procs: ProcessTable
+    # Where each half of a two-node case runs: role -> launcher (default:
+    # `launcher` for both).  The multi-host placement plugs in here.
+    placement: dict = field(default_factory=dict)
 
     # ---- single node ----
 
@@ -179,14 +182,15 @@ class Runner:
         for role in ("passive", "active"):
             argv = [case.binary, "--run", case.id, "--role", role,
                     "--timeout", f"{self.timeout:g}"]
+            launcher = self.placement.get(role, self.launcher)
             try:
-                p = self.launcher.start(argv, stdin=subprocess.PIPE)
+                p = launcher.start(argv, stdin=subprocess.PIPE)
             except OSError as e:
                 for h in halves.values():
                     kill_group(h.proc)
                 return synthesized(case, "UNRESOLVED", f"cannot start {role} half: {e}", 0.0)
             self.procs.add(p)
-            halves[role] = _Half(role, p, self.launcher.host)
+            halves[role] = _Half(role, p, launcher.host)
         try:
             self._relay(halves, deadline)
         finally:

@@ -38,6 +38,7 @@ int main(void)
 	      b[3] == F_SEND);
 	CHECK(b[4] == 5 && b[5] == 0 && b[8] == 0x08 && b[15] == 0x01);
 	CHECK(b[28] == 0xD0 && b[31] == 0xA0);
+	CHECK(HDR_LEN == 40 && b[32] == 0 && b[39] == 0);
 	CHECK(ref_sock_parse_header(b, &g) == 0);
 	CHECK(g.type == F_SEND && g.length == 5 && g.arg0 == f.arg0 &&
 	      g.arg1 == 9 && g.arg2 == 1 && g.arg3 == f.arg3);
@@ -89,6 +90,11 @@ int main(void)
 		h = (struct frame){ .type = F_RDMA_READ_REQ,
 				    .arg3 = REF_MAX_RDMA_SIZE + 1 };
 		CHECK(parse(&h) < 0);
+		/* CM frames carry no acknowledgement */
+		h = (struct frame){ .type = F_CONN_REQ, .ack = 1 };
+		CHECK(parse(&h) < 0);
+		h = (struct frame){ .type = F_SEND, .ack = 7 };
+		CHECK(parse(&h) == 0);
 	}
 	if (failures)
 		fprintf(stderr, "test_sock_frames: %d check(s) failed\n",

@@ -22,7 +22,10 @@ struct hdr {
 	uint32_t length;
 	uint64_t a0, a1;
 	uint32_t a2, a3;
+	uint64_t ack;
 };
+
+#define HLEN 40
 
 static void le(uint8_t *p, uint64_t v, int n)
 {
@@ -44,11 +47,13 @@ static int xwrite(int fd, const void *p, size_t n)
 	return write(fd, p, n) == (ssize_t)n ? 0 : -1;
 }
 
+static uint64_t next_ack;	/* piggybacked on the next frame */
+
 static int send_frame(int fd, uint8_t type, uint32_t len, uint64_t a0,
 		      uint64_t a1, uint32_t a2, uint32_t a3,
 		      const void *payload, size_t plen)
 {
-	uint8_t b[32];
+	uint8_t b[HLEN];
 
 	le(b, 0xDA12, 2);
 	b[2] = 1;
@@ -58,7 +63,9 @@ static int send_frame(int fd, uint8_t type, uint32_t len, uint64_t a0,
 	le(b + 16, a1, 8);
 	le(b + 24, a2, 4);
 	le(b + 28, a3, 4);
-	if (xwrite(fd, b, 32))
+	le(b + 32, next_ack, 8);
+	next_ack = 0;
+	if (xwrite(fd, b, HLEN))
 		return -1;
 	return plen ? xwrite(fd, payload, plen) : 0;
 }
@@ -84,8 +91,8 @@ static int read_full(int fd, void *p, size_t n)
 /* Reads one frame header (payload into buf).  1, 0 on EOF, -1 error. */
 static int recv_frame(int fd, struct hdr *h, void *buf, size_t max)
 {
-	uint8_t b[32];
-	int r = read_full(fd, b, 32);
+	uint8_t b[HLEN];
+	int r = read_full(fd, b, HLEN);
 
 	if (r <= 0)
 		return r;
@@ -95,6 +102,7 @@ static int recv_frame(int fd, struct hdr *h, void *buf, size_t max)
 	h->a1 = rd(b + 16, 8);
 	h->a2 = (uint32_t)rd(b + 24, 4);
 	h->a3 = (uint32_t)rd(b + 28, 4);
+	h->ack = rd(b + 32, 8);
 	if (h->length > max)
 		return -1;
 	if (h->length && read_full(fd, buf, h->length) != 1)
@@ -200,8 +208,8 @@ int main(void)
 
 	/* 1. garbage instead of a CONN_REQ: dropped, no request */
 	fd = raw_connect(&b, qual);
-	memset(buf, 0xff, 32);
-	xwrite(fd, buf, 32);
+	memset(buf, 0xff, HLEN);
+	xwrite(fd, buf, HLEN);
 	CF_CHECK(peer_closes(fd));
 	close(fd);
 	CF_CHECK(cf_empty(b.cr));
@@ -238,6 +246,17 @@ int main(void)
 	fd = raw_established(&b, qual);
 	if (fd >= 0) {
 		send_frame(fd, T_ACK, 0, 0, 0, 0, 0, NULL, 0);
+		expect_broken(&b, fd);
+	}
+
+	/* 6b. a piggybacked acknowledgement of a request never sent */
+	fd = raw_established(&b, qual);
+	if (fd >= 0) {
+		DAT_LMR_TRIPLET t = cf_seg(&b, 512, 64);
+
+		CF_OK(dat_ep_post_recv(b.ep, 1, &t, cf_cookie(1), 0));
+		next_ack = 5;
+		send_frame(fd, T_SEND, 1, 0, 0, 0, 0, "a", 1);
 		expect_broken(&b, fd);
 	}
 

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_cr_accept(3DAT): clauses/dat_cr_accept.toml.
+ * Requesters are EPs of the same IA connecting to its own address; "a" is
+ * the requester, the accepting side holds the Service Point.
+ */
+#include "../ep/ep_common.h"
+
+/* A request on a consumer-flag PSP from a fresh requester a. */
+static DAT_CR_HANDLE request(struct dc_ctx *t, struct dc_endpoint *a, DAT_TIMEOUT tmo)
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+
+	dc_endpoint(t, a, NULL);
+	DC_SETUP(lconnect_pd(t, a->ep, q, tmo, 0, NULL));
+	return await_cr(evd, NULL);
+}
+
+/* Clause: the request still works: accepting it on a fresh EP connects. */
+static void still_acceptable(struct dc_ctx *t, DAT_CR_HANDLE cr, struct dc_endpoint *a)
+{
+	struct dc_endpoint b;
+
+	dc_endpoint(t, &b, NULL);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	expect_conn_event(a->conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a->ep);
+}
+
+DC_CASE(dat_cr_accept, establishes_explicit_ep,
+	.summary = "accepting on a Consumer EP connects it to the requester")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	ASSERT_STATE(b.ep, DAT_EP_STATE_CONNECTED);
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	fill(&ma, 0, 40, 0x19);
+	DC_SETUP(post_send1(a.ep, &ma, 0, 40, 2));
+	expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(check_fill(mb.buf, 40, 0x19), "the accepted EP received wrong bytes");
+}
+
+DC_CASE(dat_cr_accept, establishes_implicit_ep,
+	.summary = "a request that carries its EP (RSP; PSP with provider flag) is accepted with NULL")
+{
+	struct dc_endpoint a, e;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	dc_endpoint(t, &e, NULL);
+	rsp_any(e.ep, evd, &q, &rsp);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	DC_ASSERT_SUCCESS(dat_cr_accept(await_cr(evd, NULL), DAT_HANDLE_NULL, 0, NULL));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_CONNECTED);
+	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+
+	if (t->prov_attr.ep_creator != DAT_PSP_CREATES_EP_NEVER) {
+		struct dc_endpoint a2, mine;
+		DAT_EVD_HANDLE pevd;
+		DAT_PSP_HANDLE psp;
+		DAT_CONN_QUAL pq = psp_any(DAT_PSP_PROVIDER_FLAG, &pevd, &psp);
+		DAT_CR_HANDLE cr;
+		DAT_CR_PARAM c;
+		DAT_EP_PARAM nv;
+
+		dc_endpoint(t, &a2, NULL);
+		dc_endpoint(t, &mine, NULL);
+		DC_SETUP(lconnect(a2.ep, pq));
+		cr = await_cr(pevd, NULL);
+		memset(&c, 0, sizeof(c));
+		DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+		memset(&nv, 0, sizeof(nv));
+		nv.pz_handle = mine.pz;
+		nv.recv_evd_handle = mine.recv_evd;
+		nv.request_evd_handle = mine.req_evd;
+		nv.connect_evd_handle = mine.conn_evd;
+		DC_SETUP(dat_ep_modify(c.local_ep_handle, DAT_EP_FIELD_PZ_HANDLE |
+				       DAT_EP_FIELD_RECV_EVD_HANDLE |
+				       DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+				       DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
+		DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+		expect_conn_event(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
+		ASSERT_STATE(c.local_ep_handle, DAT_EP_STATE_CONNECTED);
+	}
+}
+
+DC_CASE(dat_cr_accept, private_data_delivered,
+	.summary = "accept's private data reaches the requester in its ESTABLISHED event")
+{
+	static const unsigned char pd[24] = "accept private data 24b";
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+	DAT_EVENT ev;
+	const DAT_CONNECTION_EVENT_DATA *d;
+
+	dc_endpoint(t, &b, NULL);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, sizeof(pd), (DAT_PVOID)pd));
+	DC_ASSERT_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	d = &ev.event_data.connect_event_data;
+	DC_ASSERT_GE(d->private_data_size, (DAT_COUNT)sizeof(pd));
+	DC_ASSERT(d->private_data && !memcmp(d->private_data, pd, sizeof(pd)),
+		  "the ESTABLISHED event does not carry accept's private data");
+}
+
+DC_CASE(dat_cr_accept, ep_given_for_implicit,
+	.summary = "an EP given for a request that already names one is refused without effect")
+{
+	struct dc_endpoint a, e, other;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+	DAT_CR_HANDLE cr;
+	struct dc_snap se, so;
+
+	dc_endpoint(t, &e, NULL);
+	dc_endpoint(t, &other, NULL);
+	rsp_any(e.ep, evd, &q, &rsp);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	cr = await_cr(evd, NULL);
+	dc_snapshot(t, DC_OBJ_EP, e.ep, &se);
+	dc_snapshot(t, DC_OBJ_EP, other.ep, &so);
+	DC_ASSERT_RET_ANY(dat_cr_accept(cr, other.ep, 0, NULL),
+			  DAT_INVALID_PARAMETER, DAT_INVALID_HANDLE);
+	DC_ASSERT_UNCHANGED(&se);
+	DC_ASSERT_UNCHANGED(&so);
+	DC_ASSERT_NO_EVENT(a.conn_evd);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+}
+
+DC_CASE(dat_cr_accept, no_ep_for_explicit,
+	.summary = "a request without an EP cannot be accepted with NULL; it stays acceptable")
+{
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+
+	DC_ASSERT_RET_ANY(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL),
+			  DAT_INVALID_PARAMETER, DAT_INVALID_HANDLE);
+	DC_ASSERT_NO_EVENT(a.conn_evd);
+	still_acceptable(t, cr, &a);
+}
+
+DC_CASE(dat_cr_accept, unsuitable_ep_no_effect,
+	.summary = "accepting on an EP that cannot take the request fails and changes nothing")
+{
+	struct dc_endpoint a;
+	struct pair busy;
+	DAT_CR_HANDLE cr;
+	struct dc_snap before;
+
+	pair_up(&busy, NULL);
+	cr = request(t, &a, 0);
+	dc_snapshot(t, DC_OBJ_EP, busy.b.ep, &before);
+	DC_ASSERT_RET_ANY(dat_cr_accept(cr, busy.b.ep, 0, NULL),
+			  DAT_INVALID_PARAMETER, DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&before);
+	DC_ASSERT_NO_EVENT(busy.b.conn_evd);
+	DC_ASSERT_NO_EVENT(a.conn_evd);
+	DC_SETUP(post_recv1(busy.b.ep, &busy.mb, 0, 1024, 1));	/* old connection still up */
+	DC_SETUP(post_send1(busy.a.ep, &busy.ma, 0, 16, 2));
+	expect_dto(busy.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	still_acceptable(t, cr, &a);
+}
+
+DC_CASE(dat_cr_accept, accept_completion_error,
+	.summary = "accepting after the requester gave up: ACCEPT_COMPLETION_ERROR, DISCONNECTED, Receives flushed")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr mb;
+	DAT_CR_HANDLE cr = request(t, &a, 200000);
+	DAT_RETURN r;
+
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
+	DC_SETUP(post_recv1(b.ep, &mb, 0, 256, 1));
+	DC_SETUP(post_recv1(b.ep, &mb, 256, 256, 2));
+	r = dat_cr_accept(cr, b.ep, 0, NULL);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "dat_cr_accept refused at once: %s", ret_s(r));
+		ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);
+		return;
+	}
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, b.ep);
+	ASSERT_REACHES_STATE(b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	expect_dto(b.recv_evd, 1, DAT_DTO_ERR_FLUSHED);
+	expect_dto(b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+}
+
+DC_CASE(dat_cr_accept, cr_destroyed,
+	.summary = "after a successful accept the CR handle is dead")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+	DAT_CR_PARAM c;
+
+	dc_endpoint(t, &b, NULL);
+	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	DC_ASSERT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_cr_accept, invalid_cr_handle,
+	.summary = "a rejected CR or a handle of another type is an invalid handle")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+
+	dc_endpoint(t, &b, NULL);
+	DC_SETUP(dat_cr_reject(cr));
+	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 0, NULL), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cr_accept((DAT_CR_HANDLE)dc_pz(t), b.ep, 0, NULL), DAT_INVALID_HANDLE);
+	ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);
+}
+
+DC_CASE(dat_cr_accept, invalid_ep_handle,
+	.summary = "a freed EP or a handle of another type as ep_handle is an invalid handle")
+{
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+
+	DC_ASSERT_RET(dat_cr_accept(cr, dead_ep(), 0, NULL), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cr_accept(cr, (DAT_EP_HANDLE)dc_pz(t), 0, NULL), DAT_INVALID_HANDLE);
+	still_acceptable(t, cr, &a);
+}
+
+DC_CASE(dat_cr_accept, private_data_invalid,
+	.summary = "negative, oversized or missing private data is an invalid parameter")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+	DAT_COUNT big = t->prov_attr.max_private_data_size + 1;
+	char *pd = calloc(1, (size_t)big + 16);
+
+	DC_SETUP_ASSERT(pd, "no memory");
+	dc_endpoint(t, &b, NULL);
+	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, -1, pd), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, big, pd), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 16, NULL), DAT_INVALID_PARAMETER);
+	ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);
+	free(pd);
+	still_acceptable(t, cr, &a);
+}
+
+DC_CASE(dat_cr_accept, null_private_data_when_zero,
+	.summary = "accept with (0, NULL) private data connects")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = request(t, &a, 0);
+
+	dc_endpoint(t, &b, NULL);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_cr_query(3DAT): clauses/dat_cr_query.toml.
+ */
+#include "../ep/ep_common.h"
+
+#include <netinet/in.h>
+
+static DAT_CR_HANDLE request_pd(struct dc_ctx *t, struct dc_endpoint *a, DAT_PSP_FLAGS flags,
+				DAT_COUNT pn, const void *pd)
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(flags, &evd, &psp);
+
+	dc_endpoint(t, a, NULL);
+	DC_SETUP(lconnect_pd(t, a->ep, q, 0, pn, pd));
+	return await_cr(evd, NULL);
+}
+
+DC_CASE(dat_cr_query, remote_address_and_port,
+	.summary = "the request reports the requester's IA address and EP port qualifier")
+{
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, 0, NULL);
+	const struct sockaddr *me = (const struct sockaddr *)t->ia_attr.ia_address_ptr;
+	DAT_CR_PARAM c;
+
+	memset(&c, 0, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	DC_ASSERT(c.remote_ia_address_ptr && me &&
+		  c.remote_ia_address_ptr->sa_family == me->sa_family,
+		  "remote_ia_address is missing or of another family than the requester's IA");
+	if (me->sa_family == AF_INET)
+		DC_ASSERT(((const struct sockaddr_in *)c.remote_ia_address_ptr)->sin_addr.s_addr ==
+			  ((const struct sockaddr_in *)me)->sin_addr.s_addr,
+			  "remote_ia_address is not the requester's IA address");
+	DC_ASSERT_EQ(c.remote_port_qual, ep_param(a.ep).local_port_qual);
+}
+
+DC_CASE(dat_cr_query, private_data,
+	.summary = "the request reports the requester's private data and size")
+{
+	static const unsigned char pd[20] = "cr_query private 20";
+	struct dc_endpoint a, a0;
+	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, sizeof(pd), pd);
+	DAT_CR_PARAM c;
+
+	memset(&c, 0, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	DC_ASSERT_GE(c.private_data_size, (DAT_COUNT)sizeof(pd));
+	DC_ASSERT(c.private_data && !memcmp(c.private_data, pd, sizeof(pd)),
+		  "private_data differs from what the requester sent");
+	cr = request_pd(t, &a0, DAT_PSP_CONSUMER_FLAG, 0, NULL);
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));
+	if (c.private_data_size != 0)
+		dc_note(t, "no private data sent, size reported %d", (int)c.private_data_size);
+	DC_ASSERT(c.private_data_size >= 0, "negative private_data_size %d", (int)c.private_data_size);
+}
+
+DC_CASE(dat_cr_query, local_ep,
+	.summary = "local_ep_handle: NULL for a consumer PSP, the Provider EP, the RSP's EP")
+{
+	struct dc_endpoint a, a2, a3, e;
+	DAT_CR_PARAM c;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, 0, NULL),
+				       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, DAT_HANDLE_NULL);
+	if (t->prov_attr.ep_creator != DAT_PSP_CREATES_EP_NEVER) {
+		DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
+
+		memset(&c, 0, sizeof(c));
+		DC_ASSERT_SUCCESS(dat_cr_query(request_pd(t, &a2, DAT_PSP_PROVIDER_FLAG, 0, NULL),
+					       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+		DC_ASSERT_SUCCESS(dat_get_handle_type(c.local_ep_handle, &ty));
+		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
+	}
+	dc_endpoint(t, &e, NULL);
+	rsp_any(e.ep, evd, &q, &rsp);
+	dc_endpoint(t, &a3, NULL);
+	DC_SETUP(lconnect(a3.ep, q));
+	memset(&c, 0, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, e.ep);
+}
+
+DC_CASE(dat_cr_query, returns_masked_params,
+	.summary = "each single mask bit fills its member in a poisoned DAT_CR_PARAM")
+{
+	static const unsigned char pd[8] = "masked!";
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, sizeof(pd), pd);
+	DAT_CR_PARAM all, c;
+
+	memset(&all, 0, sizeof(all));
+	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &all));
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR, &c));
+	DC_ASSERT(c.remote_ia_address_ptr && c.remote_ia_address_ptr->sa_family ==
+		  all.remote_ia_address_ptr->sa_family, "remote_ia_address_ptr not filled");
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_REMOTE_PORT_QUAL, &c));
+	DC_ASSERT_EQ(c.remote_port_qual, all.remote_port_qual);
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));
+	DC_ASSERT_EQ(c.private_data_size, all.private_data_size);
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA, &c));
+	DC_ASSERT(c.private_data && !memcmp(c.private_data, pd, sizeof(pd)),
+		  "private_data not filled");
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, all.local_ep_handle);
+}
+
+DC_CASE(dat_cr_query, invalid_handle,
+	.summary = "a rejected CR or a handle of another type is an invalid handle")
+{
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, 0, NULL);
+	DAT_CR_PARAM c;
+
+	DC_SETUP(dat_cr_reject(cr));
+	DC_ASSERT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cr_query((DAT_CR_HANDLE)dc_pz(t), DAT_CR_FIELD_ALL, &c),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_cr_query, invalid_mask,
+	.summary = "mask bits that name no CR parameter are invalid; the request still works")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, 0, NULL);
+	DAT_CR_PARAM c;
+
+	DC_ASSERT_RET(dat_cr_query(cr, (DAT_CR_PARAM_MASK)0x20, &c), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_cr_query(cr, (DAT_CR_PARAM_MASK)0x80000000u, &c), DAT_INVALID_PARAMETER);
+	dc_endpoint(t, &b, NULL);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+}

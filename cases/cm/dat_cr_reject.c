@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_cr_reject(3DAT): clauses/dat_cr_reject.toml.
+ */
+#include "../ep/ep_common.h"
+
+DC_CASE(dat_cr_reject, rejects,
+	.summary = "the requester of a rejected request gets PEER_REJECTED and is Disconnected")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	struct dc_endpoint a;
+
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	DC_ASSERT_SUCCESS(dat_cr_reject(await_cr(evd, NULL)));
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
+	ASSERT_STATE(a.ep, DAT_EP_STATE_DISCONNECTED);
+}
+
+DC_CASE(dat_cr_reject, cr_destroyed,
+	.summary = "when reject returns, the CR handle is dead")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM c;
+
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	cr = await_cr(evd, NULL);
+	DC_SETUP(dat_cr_reject(cr));
+	DC_ASSERT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 0, NULL), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_cr_reject, provider_ep_reverts,
+	.summary = "rejecting a request with a Provider EP works and the PSP keeps serving",
+	.requires = "ep_creator!=0")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_PROVIDER_FLAG, &evd, &psp);
+	struct dc_endpoint a, a2;
+	DAT_CR_PARAM c;
+
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	DC_ASSERT_SUCCESS(dat_cr_reject(await_cr(evd, NULL)));
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
+	dc_endpoint(t, &a2, NULL);
+	DC_SETUP(lconnect(a2.ep, q));
+	memset(&c, 0, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the next request carries no Provider EP");
+}
+
+DC_CASE(dat_cr_reject, rsp_ep_reverts_to_consumer,
+	.summary = "rejecting an RSP request gives the EP back, Unconnected and usable")
+{
+	struct dc_endpoint e, a;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	dc_endpoint(t, &e, NULL);
+	rsp_any(e.ep, evd, &q, &rsp);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	DC_ASSERT_SUCCESS(dat_cr_reject(await_cr(evd, NULL)));
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
+}
+
+DC_CASE(dat_cr_reject, invalid_handle,
+	.summary = "a rejected CR or a handle of another type is an invalid handle")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr;
+
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	cr = await_cr(evd, NULL);
+	DC_SETUP(dat_cr_reject(cr));
+	DC_ASSERT_RET(dat_cr_reject(cr), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cr_reject((DAT_CR_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);
+}

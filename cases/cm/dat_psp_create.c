@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_psp_create(3DAT): clauses/dat_psp_create.toml.
+ * The requesters are EPs of the same IA connecting to its own address.
+ */
+#include "../ep/ep_common.h"
+
+static DAT_PSP_HANDLE psp_on(struct dc_ctx *t, DAT_CONN_QUAL q, DAT_EVD_HANDLE evd,
+			     DAT_PSP_FLAGS flags)
+{
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+
+	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, evd, flags, &psp));
+	return psp;
+}
+
+/* Clause: a request to q reaches evd (the qualifier is being listened on). */
+static DAT_CR_HANDLE expect_request(struct dc_ctx *t, DAT_CONN_QUAL q, DAT_EVD_HANDLE evd,
+				    DAT_CR_ARRIVAL_EVENT_DATA *arr)
+{
+	struct dc_endpoint e;
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(lconnect(e.ep, q));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	if (arr)
+		*arr = ev.event_data.cr_arrival_event_data;
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/* Clause: nobody listens on q (a fresh PSP can take it). */
+static void assert_qual_free(struct dc_ctx *t, DAT_CONN_QUAL q)
+{
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+					 DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_psp_free(psp));
+}
+
+DC_CASE(dat_psp_create, listening_on_return,
+	.summary = "once dat_psp_create returns, requests to the qualifier arrive")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp = psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
+	DAT_CR_ARRIVAL_EVENT_DATA arr;
+
+	DC_ASSERT(psp != DAT_HANDLE_NULL, "no PSP handle");
+	expect_request(t, q, evd, &arr);
+	DC_ASSERT_PTR_EQ(arr.sp_handle.psp_handle, psp);
+	DC_ASSERT_EQ(arr.conn_qual, q);
+}
+
+DC_CASE(dat_psp_create, persistent,
+	.summary = "a PSP keeps listening: three requests, three Connection Requests")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp = psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
+	DAT_CR_HANDLE crs[3];
+
+	for (int i = 0; i < 3; i++) {
+		DAT_CR_ARRIVAL_EVENT_DATA arr;
+
+		crs[i] = expect_request(t, q, evd, &arr);
+		DC_ASSERT_PTR_EQ(arr.sp_handle.psp_handle, psp);
+		DC_ASSERT_EQ(arr.conn_qual, q);
+		for (int k = 0; k < i; k++)
+			DC_ASSERT(crs[k] != crs[i], "requests %d and %d share a CR handle", k, i);
+	}
+}
+
+DC_CASE(dat_psp_create, backlog_is_evd_qlen,
+	.summary = "the PSP's EVD queue length bounds the requests waiting")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 1, DAT_EVD_CR_FLAG);
+	DAT_EVD_PARAM ep;
+	DAT_CONN_QUAL q = free_qual();
+	struct dc_endpoint extra, late;
+	DAT_EVENT ev;
+
+	DC_SETUP(dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &ep));
+	DC_SETUP_ASSERT(ep.evd_qlen >= 1 && ep.evd_qlen <= 64, "qlen %d", (int)ep.evd_qlen);
+	psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
+	for (DAT_COUNT i = 0; i < ep.evd_qlen; i++) {
+		struct dc_endpoint e;
+
+		dc_endpoint(t, &e, NULL);
+		DC_SETUP(lconnect(e.ep, q));
+	}
+	dc_endpoint(t, &extra, NULL);
+	DC_SETUP(lconnect_pd(t, extra.ep, q, 3000000, 0, NULL));
+	expect_conn_event(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
+	/* Take one request off the queue: a new one fits again. */
+	DC_SETUP(dc_wait_event(t, evd, -1, &ev));
+	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	dc_endpoint(t, &late, NULL);
+	DC_SETUP(lconnect(late.ep, q));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, NULL);
+}
+
+DC_CASE(dat_psp_create, consumer_flag_no_ep,
+	.summary = "with the consumer flag a request carries no EP")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_CR_PARAM c;
+
+	psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
+	memset(&c, 0xA5, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(expect_request(t, q, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, DAT_HANDLE_NULL);
+}
+
+DC_CASE(dat_psp_create, provider_flag_creates_ep,
+	.summary = "with the provider flag each request carries its own Provider EP, TENTATIVE",
+	.requires = "ep_creator!=0")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_EP_HANDLE eps[2];
+
+	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
+	for (int i = 0; i < 2; i++) {
+		DAT_CR_PARAM c;
+		DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
+
+		memset(&c, 0, sizeof(c));
+		DC_ASSERT_SUCCESS(dat_cr_query(expect_request(t, q, evd, NULL), DAT_CR_FIELD_ALL, &c));
+		eps[i] = c.local_ep_handle;
+		DC_ASSERT(eps[i] != DAT_HANDLE_NULL, "request %d carries no EP", i);
+		DC_ASSERT_SUCCESS(dat_get_handle_type(eps[i], &ty));
+		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
+		ASSERT_STATE(eps[i], DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+	}
+	DC_ASSERT(eps[0] != eps[1], "both requests carry the same EP");
+}
+
+DC_CASE(dat_psp_create, flag_unsatisfiable,
+	.summary = "a flag the provider cannot honour (per ep_creator) is model-not-supported")
+{
+	static const DAT_PSP_FLAGS flags[] = { DAT_PSP_CONSUMER_FLAG, DAT_PSP_PROVIDER_FLAG };
+	DAT_EP_CREATOR_FOR_PSP cr = t->prov_attr.ep_creator;
+
+	for (int i = 0; i < 2; i++) {
+		DAT_CONN_QUAL q = free_qual();
+		DAT_PSP_HANDLE psp;
+		bool can = cr == DAT_PSP_CREATES_EP_IFASKED ||
+			   (cr == DAT_PSP_CREATES_EP_NEVER && flags[i] == DAT_PSP_CONSUMER_FLAG) ||
+			   (cr == DAT_PSP_CREATES_EP_ALWAYS && flags[i] == DAT_PSP_PROVIDER_FLAG);
+		DAT_RETURN r = dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG), flags[i], &psp);
+
+		dc_note(t, "ep_creator %d, flag %d", (int)cr, (int)flags[i]);
+		if (can) {
+			DC_ASSERT_SUCCESS(r);
+		} else {
+			DC_ASSERT_RET(r, DAT_MODEL_NOT_SUPPORTED);
+			assert_qual_free(t, q);
+		}
+	}
+}
+
+DC_CASE(dat_psp_create, provider_ep_null_handles,
+	.summary = "a Provider EP has no PZ and no EVDs",
+	.requires = "ep_creator!=0")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_CR_PARAM c;
+	DAT_EP_PARAM p;
+
+	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(expect_request(t, q, evd, NULL), DAT_CR_FIELD_ALL, &c));
+	p = ep_param_checked(c.local_ep_handle);
+	DC_ASSERT_PTR_EQ(p.pz_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.recv_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.request_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.connect_evd_handle, DAT_HANDLE_NULL);
+}
+
+DC_CASE(dat_psp_create, provider_ep_attrs_match_request,
+	.summary = "the Provider EP's attributes fit the active request",
+	.requires = "ep_creator!=0")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	struct dc_endpoint a;
+	DAT_CR_PARAM c;
+	DAT_EP_ATTR pa, aa;
+
+	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_ALL, &c));
+	pa = ep_param_checked(c.local_ep_handle).ep_attr;
+	aa = ep_param(a.ep).ep_attr;
+	DC_ASSERT_EQ(pa.service_type, DAT_SERVICE_TYPE_RC);
+	DC_ASSERT_GE(pa.max_rdma_read_in, aa.max_rdma_read_out);
+	DC_ASSERT_GE(pa.max_message_size, 1);
+}
+
+DC_CASE(dat_psp_create, provider_ep_modifiable,
+	.summary = "the Provider EP takes the Consumer's PZ and EVDs and then carries the connection",
+	.requires = "ep_creator!=0")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	struct dc_endpoint a, mine;
+	struct dc_lmr m, ma;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM c;
+	DAT_EP_PARAM nv;
+
+	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &mine, NULL);	/* supplies PZ and EVDs */
+	dc_lmr(t, mine.pz, 4096, RW_PRIV, &m);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	DC_SETUP(lconnect(a.ep, q));
+	cr = await_cr(evd, NULL);
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	memset(&nv, 0, sizeof(nv));
+	nv.pz_handle = mine.pz;
+	nv.recv_evd_handle = mine.recv_evd;
+	nv.request_evd_handle = mine.req_evd;
+	nv.connect_evd_handle = mine.conn_evd;
+	DC_ASSERT_SUCCESS(dat_ep_modify(c.local_ep_handle, DAT_EP_FIELD_PZ_HANDLE |
+					DAT_EP_FIELD_RECV_EVD_HANDLE |
+					DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+					DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
+	DC_ASSERT_SUCCESS(post_recv1(c.local_ep_handle, &m, 0, 1024, 1));
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+	expect_conn_event(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
+	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	fill(&ma, 0, 99, 0x17);
+	DC_SETUP(post_send1(a.ep, &ma, 0, 99, 2));
+	expect_dto(mine.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(check_fill(m.buf, 99, 0x17), "the message did not land in the Consumer's LMR");
+}
+
+DC_CASE(dat_psp_create, invalid_ia_handle,
+	.summary = "an ia_handle that is not an open IA is an invalid handle")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create((DAT_IA_HANDLE)dc_pz(t), q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+				     DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_INVALID_HANDLE);
+	assert_qual_free(t, q);
+}
+
+DC_CASE(dat_psp_create, invalid_evd_handle,
+	.summary = "a freed EVD or a handle of another type as evd_handle is an invalid handle")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, dead_evd(DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, (DAT_EVD_HANDLE)dc_pz(t), DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_INVALID_HANDLE);
+	assert_qual_free(t, q);
+}
+
+DC_CASE(dat_psp_create, evd_without_cr_flag,
+	.summary = "an EVD not made for Connection Requests should be refused")
+{
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create(t->ia, free_qual(), dc_evd(t, 4, DAT_EVD_DTO_FLAG),
+				     DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_psp_create, invalid_flags,
+	.summary = "psp_flags other than consumer/provider are invalid")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG), (DAT_PSP_FLAGS)0x2, &psp),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG), (DAT_PSP_FLAGS)0x80, &psp),
+		      DAT_INVALID_PARAMETER);
+	assert_qual_free(t, q);
+}
+
+DC_CASE(dat_psp_create, conn_qual_in_use,
+	.summary = "a qualifier held by a PSP or an RSP cannot take another PSP")
+{
+	DAT_CONN_QUAL q = free_qual(), q2;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_RSP_HANDLE rsp;
+	struct dc_endpoint r;
+
+	psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+				     &psp),
+		      DAT_CONN_QUAL_IN_USE);
+	expect_request(t, q, evd, NULL);	/* the first PSP still works */
+	dc_endpoint(t, &r, NULL);
+	rsp_any(r.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q2, &rsp);
+	DC_ASSERT_RET(dat_psp_create(t->ia, q2, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+				     &psp),
+		      DAT_CONN_QUAL_IN_USE);
+	ASSERT_STATE(r.ep, DAT_EP_STATE_RESERVED);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_psp_create_any(3DAT): clauses/dat_psp_create_any.toml.
+ */
+#include "../ep/ep_common.h"
+
+#include <netinet/in.h>
+
+DC_CASE(dat_psp_create_any, returns_qual_and_psp,
+	.summary = "the call returns a qualifier and a PSP listening on it")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL q = 0;
+	DAT_PSP_PARAM pp;
+	struct dc_endpoint e;
+	DAT_EVENT ev;
+
+	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	memset(&pp, 0, sizeof(pp));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &pp));
+	DC_ASSERT_EQ(pp.conn_qual, q);
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(lconnect(e.ep, q));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, q);
+	DC_ASSERT_PTR_EQ(ev.event_data.cr_arrival_event_data.sp_handle.psp_handle, psp);
+}
+
+DC_CASE(dat_psp_create_any, qual_unused,
+	.summary = "the chosen qualifiers are distinct and never one already in use")
+{
+	DAT_CONN_QUAL used = free_qual(), got[16];
+	DAT_PSP_HANDLE psp;
+
+	DC_SETUP(dat_psp_create(t->ia, used, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+				&psp));
+	for (int i = 0; i < 16; i++) {
+		DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &got[i], dc_evd(t, 4, DAT_EVD_CR_FLAG),
+						     DAT_PSP_CONSUMER_FLAG, &psp));
+		DC_ASSERT(got[i] != used, "create_any returned %llu, which a PSP already holds",
+			  (unsigned long long)used);
+		for (int k = 0; k < i; k++)
+			DC_ASSERT(got[k] != got[i], "qualifier %llu returned twice",
+				  (unsigned long long)got[i]);
+	}
+	DC_ASSERT_RET(dat_psp_create(t->ia, got[3], dc_evd(t, 4, DAT_EVD_CR_FLAG),
+				     DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_CONN_QUAL_IN_USE);
+}
+
+DC_CASE(dat_psp_create_any, nonprivileged,
+	.summary = "on an IP IA the chosen qualifier is a non-privileged port")
+{
+	DAT_CONN_QUAL q;
+	DAT_PSP_HANDLE psp;
+	int fam = t->ia_attr.ia_address_ptr ? t->ia_attr.ia_address_ptr->sa_family : -1;
+
+	DC_SETUP(dat_psp_create_any(t->ia, &q, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+				    &psp));
+	if (fam != AF_INET && fam != AF_INET6) {
+		dc_note(t, "IA address family %d: qualifiers are not IP ports, nothing to check", fam);
+		return;
+	}
+	DC_ASSERT_GE(q, 1024);
+}
+
+DC_CASE(dat_psp_create_any, flag_unsatisfiable,
+	.summary = "a flag the provider cannot honour (per ep_creator) is model-not-supported")
+{
+	static const DAT_PSP_FLAGS flags[] = { DAT_PSP_CONSUMER_FLAG, DAT_PSP_PROVIDER_FLAG };
+	DAT_EP_CREATOR_FOR_PSP cr = t->prov_attr.ep_creator;
+
+	for (int i = 0; i < 2; i++) {
+		DAT_CONN_QUAL q;
+		DAT_PSP_HANDLE psp;
+		bool can = cr == DAT_PSP_CREATES_EP_IFASKED ||
+			   (cr == DAT_PSP_CREATES_EP_NEVER && flags[i] == DAT_PSP_CONSUMER_FLAG) ||
+			   (cr == DAT_PSP_CREATES_EP_ALWAYS && flags[i] == DAT_PSP_PROVIDER_FLAG);
+		DAT_RETURN r = dat_psp_create_any(t->ia, &q, dc_evd(t, 4, DAT_EVD_CR_FLAG), flags[i],
+						  &psp);
+
+		if (can)
+			DC_ASSERT_SUCCESS(r);
+		else
+			DC_ASSERT_RET(r, DAT_MODEL_NOT_SUPPORTED);
+	}
+}
+
+DC_CASE(dat_psp_create_any, provider_ep_null_handles,
+	.summary = "the Provider EP of a request has no PZ or EVDs and is TENTATIVE",
+	.requires = "ep_creator!=0")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_PROVIDER_FLAG, &evd, &psp);
+	struct dc_endpoint e;
+	DAT_CR_PARAM c;
+	DAT_EP_PARAM p;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(lconnect(e.ep, q));
+	memset(&c, 0, sizeof(c));
+	DC_SETUP(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_ALL, &c));
+	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
+	p = ep_param_checked(c.local_ep_handle);
+	DC_ASSERT_PTR_EQ(p.pz_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.recv_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.request_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_PTR_EQ(p.connect_evd_handle, DAT_HANDLE_NULL);
+	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+}
+
+DC_CASE(dat_psp_create_any, invalid_ia_handle,
+	.summary = "an ia_handle that is not an open IA is an invalid handle")
+{
+	DAT_CONN_QUAL q;
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create_any((DAT_IA_HANDLE)dc_pz(t), &q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+					 DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_psp_create_any, invalid_evd_handle,
+	.summary = "a freed EVD is an invalid handle")
+{
+	DAT_CONN_QUAL q;
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create_any(t->ia, &q, dead_evd(DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+					 &psp),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_psp_create_any, invalid_flags,
+	.summary = "psp_flags other than consumer/provider are invalid")
+{
+	DAT_CONN_QUAL q;
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create_any(t->ia, &q, dc_evd(t, 4, DAT_EVD_CR_FLAG), (DAT_PSP_FLAGS)0x2,
+					 &psp),
+		      DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_psp_create_any, null_conn_qual,
+	.summary = "a NULL conn_qual output is an invalid parameter")
+{
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_create_any(t->ia, NULL, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+					 DAT_PSP_CONSUMER_FLAG, &psp),
+		      DAT_INVALID_PARAMETER);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_psp_free(3DAT): clauses/dat_psp_free.toml.
+ */
+#include "../ep/ep_common.h"
+
+DC_CASE(dat_psp_free, handle_unusable_after_free,
+	.summary = "after dat_psp_free the handle is dead")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_PSP_PARAM p;
+
+	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DC_ASSERT_SUCCESS(dat_psp_free(psp));
+	DC_ASSERT_RET(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_psp_free, later_requests_rejected,
+	.summary = "requests after the free are rejected as if nobody listened")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	struct dc_endpoint e;
+
+	DC_SETUP(dat_psp_free(psp));
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(lconnect(e.ep, q));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_psp_free, previous_requests_unaffected,
+	.summary = "a request received before the free can still be queried and accepted")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM c;
+
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	DC_SETUP(lconnect(a.ep, q));
+	cr = await_cr(evd, NULL);
+	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
+	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	fill(&ma, 0, 64, 0x23);
+	DC_SETUP(post_send1(a.ep, &ma, 0, 64, 2));
+	expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+}
+
+DC_CASE(dat_psp_free, in_progress_consistent,
+	.summary = "a request racing the free either arrives or is rejected, never both or neither")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	struct dc_endpoint e;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(lconnect(e.ep, q));
+	DC_SETUP(dat_psp_free(psp));		/* races the request */
+	r = dc_wait_event(t, e.conn_evd, 1000, &ev);
+	if (r == DAT_SUCCESS) {
+		DC_ASSERT_EQ(ev.event_number, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+		DC_ASSERT_NO_EVENT(evd);
+		dc_note(t, "the request was rejected by the provider");
+		return;
+	}
+	/* No outcome yet: then the request must be waiting on the EVD. */
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
+	dc_note(t, "the request arrived before the free");
+}
+
+DC_CASE(dat_psp_free, qual_reusable,
+	.summary = "after the free a new PSP can take the qualifier")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+
+	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+}
+
+DC_CASE(dat_psp_free, invalid_handle,
+	.summary = "a handle of another type, or a freed PSP, is an invalid handle")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+
+	DC_ASSERT_RET(dat_psp_free((DAT_PSP_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);
+	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_RET(dat_psp_free(psp), DAT_INVALID_HANDLE);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_psp_query(3DAT): clauses/dat_psp_query.toml.
+ */
+#include "../ep/ep_common.h"
+
+DC_CASE(dat_psp_query, returns_params,
+	.summary = "the PSP reports its IA, qualifier, EVD and flags, for ALL and for single bits")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_PSP_PARAM p;
+
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p));
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_EQ(p.conn_qual, q);
+	DC_ASSERT_PTR_EQ(p.evd_handle, evd);
+	DC_ASSERT_EQ(p.psp_flags, DAT_PSP_CONSUMER_FLAG);
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_IA_HANDLE, &p));
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &p));
+	DC_ASSERT_EQ(p.conn_qual, q);
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_EVD_HANDLE, &p));
+	DC_ASSERT_PTR_EQ(p.evd_handle, evd);
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_PSP_FLAGS, &p));
+	DC_ASSERT_EQ(p.psp_flags, DAT_PSP_CONSUMER_FLAG);
+}
+
+DC_CASE(dat_psp_query, invalid_handle,
+	.summary = "a freed PSP or a handle of another type is an invalid handle")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_PSP_PARAM p;
+
+	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_RET(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_psp_query((DAT_PSP_HANDLE)dc_pz(t), DAT_PSP_FIELD_ALL, &p),
+		      DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_psp_query, invalid_mask,
+	.summary = "mask bits that name no PSP parameter are invalid")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_PSP_PARAM p;
+
+	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DC_ASSERT_RET(dat_psp_query(psp, (DAT_PSP_PARAM_MASK)0x10, &p), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_psp_query(psp, (DAT_PSP_PARAM_MASK)0x80000000u, &p), DAT_INVALID_PARAMETER);
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_rsp_create(3DAT): clauses/dat_rsp_create.toml.
+ * The requester is an EP of the same IA connecting to its own address.
+ */
+#include "../ep/ep_common.h"
+
+struct rsp_fix {
+	struct dc_endpoint e;		/* the reserved EP */
+	DAT_EVD_HANDLE evd;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+};
+
+static void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
+{
+	dc_endpoint(t, &f->e, NULL);
+	f->evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	rsp_any(f->e.ep, f->evd, &f->q, &f->rsp);
+}
+
+DC_CASE(dat_rsp_create, ep_reserved,
+	.summary = "the EP of a new RSP is Reserved, and the RSP names it")
+{
+	struct rsp_fix f;
+	DAT_RSP_PARAM p;
+
+	dc_endpoint(t, &f.e, NULL);
+	f.evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	f.q = free_qual();
+	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &f.rsp));
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_rsp_query(f.rsp, DAT_RSP_FIELD_EP_HANDLE, &p));
+	DC_ASSERT_PTR_EQ(p.ep_handle, f.e.ep);
+}
+
+DC_CASE(dat_rsp_create, request_carries_ep,
+	.summary = "the request names the reserved EP, which becomes Passive Connection Pending")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+	DAT_CR_ARRIVAL_EVENT_DATA arr;
+	DAT_EVENT ev;
+	DAT_CR_PARAM c;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, f.q));
+	DC_ASSERT_EVENT(f.evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	arr = ev.event_data.cr_arrival_event_data;
+	DC_ASSERT_EQ(arr.conn_qual, f.q);
+	memset(&c, 0, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(arr.cr_handle, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, f.e.ep);
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+}
+
+DC_CASE(dat_rsp_create, at_most_one_request,
+	.summary = "an RSP produces one Connection Request, never a second")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a, b;
+	DAT_EVENT ev;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	DC_SETUP(lconnect(a.ep, f.q));
+	await_cr(f.evd, NULL);
+	DC_SETUP(lconnect_pd(t, b.ep, f.q, 1000000, 0, NULL));
+	DC_ASSERT_SUCCESS(dc_wait_event(t, b.conn_evd, -1, &ev));
+	dc_note(t, "second requester: %s", dc_event_name(ev.event_number));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
+		  ev.event_number == DAT_CONNECTION_EVENT_UNREACHABLE ||
+		  ev.event_number == DAT_CONNECTION_EVENT_TIMED_OUT,
+		  "the second request to the RSP ended in %s", dc_event_name(ev.event_number));
+	DC_ASSERT_NO_EVENT(f.evd);
+}
+
+DC_CASE(dat_rsp_create, accept_connects_ep,
+	.summary = "accepting the request connects the reserved EP itself")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+	struct dc_lmr ma, mb;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	dc_lmr(t, f.e.pz, 4096, RW_PRIV, &mb);
+	DC_SETUP(post_recv1(f.e.ep, &mb, 0, 1024, 1));
+	DC_SETUP(lconnect(a.ep, f.q));
+	DC_ASSERT_SUCCESS(dat_cr_accept(await_cr(f.evd, NULL), DAT_HANDLE_NULL, 0, NULL));
+	expect_conn_event(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_CONNECTED);
+	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	fill(&ma, 0, 50, 0x2A);
+	DC_SETUP(post_send1(a.ep, &ma, 0, 50, 2));
+	expect_dto(f.e.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(check_fill(mb.buf, 50, 0x2A), "the reserved EP received wrong bytes");
+}
+
+DC_CASE(dat_rsp_create, reject_returns_ep,
+	.summary = "rejecting the request returns the reserved EP to Unconnected, usable again")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+	DAT_EVD_HANDLE evd2;
+	DAT_PSP_HANDLE psp2;
+	DAT_CONN_QUAL q2;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, f.q));
+	DC_SETUP(dat_cr_reject(await_cr(f.evd, NULL)));
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
+	q2 = psp_any(DAT_PSP_CONSUMER_FLAG, &evd2, &psp2);
+	DC_ASSERT_SUCCESS(lconnect(f.e.ep, q2));
+	await_cr(evd2, NULL);
+}
+
+DC_CASE(dat_rsp_create, null_ep_provider_created,
+	.summary = "with ep_handle NULL the request comes with a Provider EP",
+	.requires = "ep_creator!=0")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL q = free_qual();
+	DAT_RSP_HANDLE rsp;
+	struct dc_endpoint a;
+	DAT_CR_PARAM c;
+	DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
+
+	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, DAT_HANDLE_NULL, evd, &rsp));
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, q));
+	memset(&c, 0, sizeof(c));
+	DC_ASSERT_SUCCESS(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
+	DC_ASSERT_SUCCESS(dat_get_handle_type(c.local_ep_handle, &ty));
+	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
+}
+
+/* The failed create left the EP and the qualifier alone. */
+static void nothing_taken(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EP_STATE st, DAT_CONN_QUAL q)
+{
+	DAT_PSP_HANDLE psp;
+
+	if (ep)
+		ASSERT_STATE(ep, st);
+	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+					 DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_psp_free(psp));
+}
+
+DC_CASE(dat_rsp_create, invalid_ia_handle,
+	.summary = "an ia_handle that is not an open IA is an invalid handle")
+{
+	struct dc_endpoint e;
+	DAT_CONN_QUAL q = free_qual();
+	DAT_RSP_HANDLE rsp;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_rsp_create((DAT_IA_HANDLE)dc_pz(t), q, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+				     &rsp),
+		      DAT_INVALID_HANDLE);
+	nothing_taken(t, e.ep, DAT_EP_STATE_UNCONNECTED, q);
+}
+
+DC_CASE(dat_rsp_create, invalid_evd_handle,
+	.summary = "a freed EVD is an invalid handle")
+{
+	struct dc_endpoint e;
+	DAT_CONN_QUAL q = free_qual();
+	DAT_RSP_HANDLE rsp;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, e.ep, dead_evd(DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_HANDLE);
+	nothing_taken(t, e.ep, DAT_EP_STATE_UNCONNECTED, q);
+}
+
+DC_CASE(dat_rsp_create, invalid_ep_handle,
+	.summary = "a freed EP or a handle of another type as ep_handle is an invalid handle")
+{
+	DAT_CONN_QUAL q = free_qual();
+	DAT_RSP_HANDLE rsp;
+
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, dead_ep(), dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, (DAT_EP_HANDLE)dc_pz(t),
+				     dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_HANDLE);
+	nothing_taken(t, DAT_HANDLE_NULL, 0, q);
+}
+
+DC_CASE(dat_rsp_create, ep_not_unconnected,
+	.summary = "a Connected or already Reserved EP cannot be reserved")
+{
+	struct pair p;
+	struct rsp_fix f;
+	DAT_CONN_QUAL q = free_qual();
+	DAT_RSP_HANDLE rsp;
+
+	pair_up(&p, NULL);
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_STATE);
+	nothing_taken(t, p.a.ep, DAT_EP_STATE_CONNECTED, q);
+	rsp_up(t, &f);
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, f.e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_STATE);
+	nothing_taken(t, f.e.ep, DAT_EP_STATE_RESERVED, q);
+}
+
+DC_CASE(dat_rsp_create, conn_qual_in_use,
+	.summary = "an RSP cannot take a qualifier held by a PSP or another RSP")
+{
+	struct rsp_fix f;
+	struct dc_endpoint e;
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_RSP_HANDLE rsp;
+
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_CONN_QUAL_IN_USE);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	rsp_up(t, &f);
+	DC_ASSERT_RET(dat_rsp_create(t->ia, f.q, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_CONN_QUAL_IN_USE);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+}

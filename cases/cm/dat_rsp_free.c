@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_rsp_free(3DAT): clauses/dat_rsp_free.toml.
+ */
+#include "../ep/ep_common.h"
+
+struct rsp_fix {
+	struct dc_endpoint e;
+	DAT_EVD_HANDLE evd;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+};
+
+static void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
+{
+	dc_endpoint(t, &f->e, NULL);
+	f->evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	rsp_any(f->e.ep, f->evd, &f->q, &f->rsp);
+}
+
+DC_CASE(dat_rsp_free, handle_unusable_after_free,
+	.summary = "after dat_rsp_free the handle is dead")
+{
+	struct rsp_fix f;
+	DAT_RSP_PARAM p;
+
+	rsp_up(t, &f);
+	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
+	DC_ASSERT_RET(dat_rsp_query(f.rsp, DAT_RSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_rsp_free, later_requests_rejected,
+	.summary = "requests after the free are rejected as if nobody listened")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+
+	rsp_up(t, &f);
+	DC_SETUP(dat_rsp_free(f.rsp));
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, f.q));
+	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, a.ep);
+	ASSERT_STATE(a.ep, DAT_EP_STATE_DISCONNECTED);
+	DC_ASSERT_NO_EVENT(f.evd);
+}
+
+DC_CASE(dat_rsp_free, previous_request_unaffected,
+	.summary = "a request received before the free can still be accepted")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, f.q));
+	cr = await_cr(f.evd, NULL);
+	DC_ASSERT_RET_ANY(dat_rsp_free(f.rsp), DAT_SUCCESS, DAT_INVALID_HANDLE);
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+	expect_conn_event(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_CONNECTED);
+}
+
+DC_CASE(dat_rsp_free, ep_reverts_to_consumer,
+	.summary = "freeing an unused RSP returns its EP to Unconnected, usable again")
+{
+	struct rsp_fix f;
+	DAT_RSP_HANDLE rsp2;
+
+	rsp_up(t, &f);
+	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &rsp2));
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
+}
+
+DC_CASE(dat_rsp_free, in_progress_consistent,
+	.summary = "a request racing the free either arrives (EP pending) or is rejected (EP back)")
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(lconnect(a.ep, f.q));
+	r = dat_rsp_free(f.rsp);		/* races the request */
+	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_HANDLE);
+	r = dc_wait_event(t, a.conn_evd, 1000, &ev);
+	if (r == DAT_SUCCESS) {
+		DC_ASSERT_EQ(ev.event_number, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+		DC_ASSERT_NO_EVENT(f.evd);
+		ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
+		return;
+	}
+	DC_ASSERT_EVENT(f.evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+}
+
+DC_CASE(dat_rsp_free, invalid_handle,
+	.summary = "a handle of another type, or a freed RSP, is an invalid handle")
+{
+	struct rsp_fix f;
+
+	DC_ASSERT_RET(dat_rsp_free((DAT_RSP_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);
+	rsp_up(t, &f);
+	DC_SETUP(dat_rsp_free(f.rsp));
+	DC_ASSERT_RET(dat_rsp_free(f.rsp), DAT_INVALID_HANDLE);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_clear_unwaitable(3DAT); clauses in
+ * clauses/dat_evd_clear_unwaitable.toml.
+ */
+#include "evd_common.h"
+
+DC_CASE(dat_evd_clear_unwaitable, wait_permitted,
+	.summary = "after set_unwaitable + clear_unwaitable, dat_evd_wait times out and returns events again")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	DC_SETUP(dat_evd_set_unwaitable(evd));
+	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
+	r = dat_evd_wait(evd, 20000, 1, &ev, &nmore);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	post(evd, TAG(1));
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, (DAT_TIMEOUT)wait_ms(t) * 1000u, 1, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait", &ev, evd, TAG(1));
+}
+
+DC_CASE(dat_evd_clear_unwaitable, query_reports_waitable,
+	.summary = "dat_evd_query reports WAITABLE after clear_unwaitable")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVD_PARAM p;
+
+	DC_SETUP(dat_evd_set_unwaitable(evd));
+	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_STATE, &p));
+	DC_ASSERT(EVD_WAITABLE(p.evd_state),
+		  "state 0x%x after clear_unwaitable is not waitable",
+		  (unsigned int)p.evd_state);
+}
+
+DC_CASE(dat_evd_clear_unwaitable, cno_unaffected,
+	.summary = "the EVD keeps its CNO, notifies it and can be dequeued after clear_unwaitable")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w;
+
+	DC_SETUP(dat_evd_set_unwaitable(evd));
+	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
+	DC_ASSERT_PTR_EQ(evd_param_checked(evd).cno_handle, cno);
+	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(1));
+	EXPECT_CNO_WOKEN(w, evd, "a post to the EVD made waitable again");
+	EXPECT_SW(evd, TAG(1));
+}
+
+DC_CASE(dat_evd_clear_unwaitable, invalid_handle,
+	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
+{
+	DAT_EVD_HANDLE bad[3];
+	const char *names[3];
+	int n = bad_evd_handles(t, bad, names, true);
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++) {
+		char what[96];
+
+		r = dat_evd_clear_unwaitable(bad[i]);
+		snprintf(what, sizeof(what), "dat_evd_clear_unwaitable(%s)", names[i]);
+		note_ret(t, what, r);
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+	}
+}
+
+DC_CASE(dat_evd_clear_unwaitable, mt_safe,
+	.summary = "two threads toggling set/clear_unwaitable 10000 times while a third dequeues: all calls succeed")
+{
+	enum { N = 2000, NT = 3 };
+	static DAT_PVOID seen[N];
+	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
+	struct hammer h[NT];
+	struct gate g;
+	DAT_EVD_PARAM p;
+
+	post_n(evd, 0, N);
+	gate_init(&g, NT);
+	memset(h, 0, sizeof(h));
+	for (int i = 0; i < NT; i++) {
+		h[i].g = &g;
+		h[i].evd = evd;
+		h[i].op = H_UNWAIT_TOGGLE;
+		h[i].n = 10000;
+	}
+	h[2].op = H_DEQUEUE;
+	h[2].seen = seen;
+	h[2].seen_cap = N;
+	run_threads(NT, hammer_main_, h);
+	ASSERT_HAMMERS(h, NT);
+	DC_ASSERT_EQ(h[2].taken, N);
+	for (int i = 0; i < N; i++)
+		DC_ASSERT(seen[i] == TAG(i), "dequeue %d returned %p, expected %p",
+			  i, seen[i], TAG(i));
+	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
+	p = evd_param_checked(evd);
+	DC_ASSERT(EVD_WAITABLE(p.evd_state), "state 0x%x after a final clear_unwaitable",
+		  (unsigned int)p.evd_state);
+}

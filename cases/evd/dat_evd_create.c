@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_create; clauses in clauses/dat_evd_create.toml.  There is
+ * no dat_evd_create(3DAT) page: the catalog names, per clause, the header
+ * fact or the page it comes from.
+ */
+#include "evd_common.h"
+
+DC_CASE(dat_evd_create, returns_handle,
+	.summary = "dat_evd_create returns a new EVD handle of the IA")
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_HANDLE_TYPE ty;
+	DAT_EVD_PARAM p;
+
+	DC_ASSERT_SUCCESS(dat_evd_create(t->ia, 8, DAT_HANDLE_NULL,
+					 DAT_EVD_SOFTWARE_FLAG, &evd));
+	DC_ASSERT(evd != DAT_HANDLE_NULL, "dat_evd_create succeeded but returned DAT_HANDLE_NULL");
+	DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &ty));
+	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EVD);
+	p = evd_param_checked(evd);
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+}
+
+DC_CASE(dat_evd_create, holds_min_qlen,
+	.summary = "the queue holds at least evd_min_qlen events and exactly what the query reports")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 5, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVD_PARAM p = evd_param_checked(evd);
+	DAT_EVENT ev = sw_event(TAG(0));
+	DAT_RETURN r;
+
+	DC_ASSERT_GE(p.evd_qlen, 5);
+	DC_SETUP_ASSERT(p.evd_qlen <= (1 << 20),
+			"the provider made a 5-entry EVD %d entries long; too many to fill",
+			(int)p.evd_qlen);
+	for (DAT_COUNT i = 0; i < p.evd_qlen; i++) {
+		ev = sw_event(TAG(i));
+		r = dat_evd_post_se(evd, &ev);
+		DC_ASSERT(r == DAT_SUCCESS,
+			  "post %d of the %d the EVD reports room for returned %s",
+			  (int)i + 1, (int)p.evd_qlen, ret_s(r));
+	}
+	ev = sw_event(TAG(p.evd_qlen));
+	DC_ASSERT_RET(dat_evd_post_se(evd, &ev), DAT_QUEUE_FULL);
+}
+
+DC_CASE(dat_evd_create, query_reports_creation,
+	.summary = "dat_evd_query reports the flags and the CNO given at creation")
+{
+	static const DAT_EVD_FLAGS flags[] = {
+		DAT_EVD_SOFTWARE_FLAG, DAT_EVD_CR_FLAG, DAT_EVD_DTO_FLAG,
+		DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG,
+		DAT_EVD_ASYNC_FLAG,
+	};
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd;
+	DAT_EVD_PARAM p;
+
+	for (unsigned int i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		evd = dc_evd(t, 4, flags[i]);
+		p = evd_param_checked(evd);
+		DC_ASSERT(p.evd_flags == flags[i],
+			  "EVD created with flags 0x%x reports 0x%x",
+			  (unsigned int)flags[i], (unsigned int)p.evd_flags);
+		DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
+			  "EVD created without a CNO reports CNO %p", p.cno_handle);
+	}
+	evd = evd_with_cno(4, DAT_EVD_SOFTWARE_FLAG, cno);
+	p = evd_param_checked(evd);
+	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
+	DC_ASSERT(p.evd_flags == DAT_EVD_SOFTWARE_FLAG,
+		  "EVD created with flags 0x%x reports 0x%x",
+		  (unsigned int)DAT_EVD_SOFTWARE_FLAG, (unsigned int)p.evd_flags);
+}
+
+DC_CASE(dat_evd_create, starts_enabled_waitable,
+	.summary = "a new EVD is enabled and waitable")
+{
+	DAT_EVD_PARAM p = evd_param_checked(dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG));
+
+	DC_ASSERT(EVD_ENABLED(p.evd_state), "new EVD state 0x%x is not enabled",
+		  (unsigned int)p.evd_state);
+	DC_ASSERT(EVD_WAITABLE(p.evd_state), "new EVD state 0x%x is not waitable",
+		  (unsigned int)p.evd_state);
+}
+
+DC_CASE(dat_evd_create, cno_notified,
+	.summary = "an EVD created with a CNO notifies it when an event arrives")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(4, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(1));
+	EXPECT_CNO_WOKEN(w, evd, "a post to the EVD created with the CNO");
+	EXPECT_SW(evd, TAG(1));
+}
+
+DC_CASE(dat_evd_create, async_evd_by_ia_open,
+	.summary = "dat_ia_open makes an async EVD without CNO and with room for async_evd_min_qlen")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL, q = DAT_HANDLE_NULL;
+	DAT_IA_ATTR ia_attr;
+	DAT_PROVIDER_ATTR pattr;
+	DAT_EVD_PARAM p;
+
+	DC_ASSERT_SUCCESS(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 37, &aevd, &ia2));
+	DC_ASSERT(aevd != DAT_HANDLE_NULL && aevd != DAT_EVD_ASYNC_EXISTS &&
+		  aevd != DAT_EVD_OUT_OF_SCOPE,
+		  "dat_ia_open returned async EVD %p, not a new EVD", aevd);
+	p = evd_param_checked(aevd);
+	DC_ASSERT_GE(p.evd_qlen, 37);
+	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
+		  "the async EVD made by dat_ia_open has CNO %p", p.cno_handle);
+	DC_ASSERT(p.evd_flags & DAT_EVD_ASYNC_FLAG,
+		  "the async EVD's flags 0x%x lack DAT_EVD_ASYNC_FLAG",
+		  (unsigned int)p.evd_flags);
+	DC_ASSERT_PTR_EQ(p.ia_handle, ia2);
+	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, 0, &ia_attr, 0, &pattr));
+	DC_ASSERT_PTR_EQ(q, aevd);
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_evd_create, async_evd_modifiable,
+	.summary = "the IA's async EVD can be resized and given a CNO")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_PARAM p = evd_param(t->async_evd);
+	DAT_COUNT want = p.evd_qlen + 48;
+
+	DC_ASSERT_SUCCESS(dat_evd_resize(t->async_evd, want));
+	p = evd_param_checked(t->async_evd);
+	DC_ASSERT_GE(p.evd_qlen, want);
+	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
+	p = evd_param_checked(t->async_evd);
+	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
+	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, DAT_HANDLE_NULL));
+	p = evd_param_checked(t->async_evd);
+	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
+		  "after modify_cno(NULL) the async EVD reports CNO %p", p.cno_handle);
+}
+
+DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
+	.summary = "a full request EVD that loses a completion reports DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD")
+{
+	struct dc_conn_opts small = { .evd_qlen = 2 };
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_EVD_PARAM p;
+	DAT_EVENT ev;
+	const DAT_ASYNCH_ERROR_EVENT_DATA *ae = &ev.event_data.asynch_error_event_data;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+	const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_LOCAL_READ_FLAG |
+				      DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
+
+	/* a: the sender, with 2-entry EVDs; b: the receiver, default EVDs */
+	dc_endpoint(t, &a, &small);
+	memset(&b, 0, sizeof(b));
+	dc_connect_local(t, &a, &b, NULL);
+	p = evd_param(a.req_evd);
+	DC_SETUP_ASSERT(p.evd_qlen == 2,
+			"the provider made the 2-entry request EVD %d entries long; cannot overflow it with 3 sends",
+			(int)p.evd_qlen);
+	dc_lmr(t, b.pz, 4096, rw, &mb);
+	dc_lmr(t, a.pz, 4096, rw, &ma);
+	for (int i = 0; i < 3; i++)
+		dc_post_recv(t, b.ep, &mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
+	for (int i = 0; i < 3; i++)
+		dc_post_send(t, a.ep, &ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
+	for (int i = 0; i < 3; i++)
+		dc_await_dto(t, b.recv_evd, (uint64_t)i);
+
+	DC_ASSERT_EVENT(t->async_evd, DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev);
+	DC_ASSERT_PTR_EQ(ae->dat_handle, a.req_evd);
+	DC_ASSERT_EQ(ae->reason, DAT_EVD_OVERFLOW_ERROR);
+	/* the two completions that fitted are intact and in order */
+	for (int i = 0; i < 2; i++) {
+		DC_ASSERT_SUCCESS(dat_evd_dequeue(a.req_evd, &ev));
+		DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+		DC_ASSERT_EQ(d->user_cookie.as_64, 100 + i);
+		DC_ASSERT_EQ(d->status, DAT_DTO_SUCCESS);
+	}
+}
+
+DC_CASE(dat_evd_create, invalid_ia_handle,
+	.summary = "a NULL or non-IA ia_handle gives DAT_INVALID_HANDLE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	r = dat_evd_create(DAT_HANDLE_NULL, 4, DAT_HANDLE_NULL,
+			   DAT_EVD_SOFTWARE_FLAG, &evd);
+	note_ret(t, "dat_evd_create(ia DAT_HANDLE_NULL)", r);
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	r = dat_evd_create((DAT_IA_HANDLE)pz, 4, DAT_HANDLE_NULL,
+			   DAT_EVD_SOFTWARE_FLAG, &evd);
+	note_ret(t, "dat_evd_create(ia = a PZ handle)", r);
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_evd_create, invalid_cno_handle,
+	.summary = "a PZ handle passed as the CNO gives DAT_INVALID_HANDLE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	r = dat_evd_create(t->ia, 4, (DAT_CNO_HANDLE)pz, DAT_EVD_SOFTWARE_FLAG,
+			   &evd);
+	note_ret(t, "dat_evd_create(cno = a PZ handle)", r);
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_evd_create, invalid_qlen,
+	.summary = "evd_min_qlen 0 or -1 gives DAT_INVALID_PARAMETER")
+{
+	static const DAT_COUNT bad[] = { 0, -1 };
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN r;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		evd = DAT_HANDLE_NULL;
+		r = dat_evd_create(t->ia, bad[i], DAT_HANDLE_NULL,
+				   DAT_EVD_SOFTWARE_FLAG, &evd);
+		note_ret(t, bad[i] ? "dat_evd_create(qlen -1)" : "dat_evd_create(qlen 0)", r);
+		DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
+	}
+}
+
+DC_CASE(dat_evd_create, qlen_above_max,
+	.summary = "evd_min_qlen above max_evd_qlen is refused; max_evd_qlen itself is accepted")
+{
+	DAT_COUNT max = t->ia_attr.max_evd_qlen;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	DC_SETUP_ASSERT(max > 0 && max < 0x7fffffff,
+			"max_evd_qlen %d leaves no larger DAT_COUNT to try", (int)max);
+	r = dat_evd_create(t->ia, max + 1, DAT_HANDLE_NULL,
+			   DAT_EVD_SOFTWARE_FLAG, &evd);
+	note_ret(t, "dat_evd_create(max_evd_qlen + 1)", r);
+	DC_ASSERT_RET_ANY(r, DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	if (max <= (1 << 20)) {
+		r = dat_evd_create(t->ia, max, DAT_HANDLE_NULL,
+				   DAT_EVD_SOFTWARE_FLAG, &evd);
+		DC_ASSERT(r == DAT_SUCCESS,
+			  "dat_evd_create(max_evd_qlen = %d) returned %s",
+			  (int)max, ret_s(r));
+	} else {
+		dc_note(t, "max_evd_qlen %d: creating one that long was skipped (memory)",
+			(int)max);
+	}
+}
+
+DC_CASE(dat_evd_create, invalid_flags,
+	.summary = "undefined evd_flags bits give DAT_INVALID_PARAMETER")
+{
+	static const DAT_EVD_FLAGS bad[] = { (DAT_EVD_FLAGS)0x2, (DAT_EVD_FLAGS)0x200 };
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN r;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		char what[64];
+
+		evd = DAT_HANDLE_NULL;
+		r = dat_evd_create(t->ia, 4, DAT_HANDLE_NULL, bad[i], &evd);
+		snprintf(what, sizeof(what), "dat_evd_create(flags 0x%x)",
+			 (unsigned int)bad[i]);
+		note_ret(t, what, r);
+		DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
+	}
+}

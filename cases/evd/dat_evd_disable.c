@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_disable(3DAT); clauses in clauses/dat_evd_disable.toml.
+ */
+#include "evd_common.h"
+
+DC_CASE(dat_evd_disable, cno_not_notified,
+	.summary = "a disabled EVD queues events but does not wake its CNO's waiter")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE e1 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE got = GARBAGE_EVD;
+	struct waiter *w;
+	DAT_RETURN r;
+
+	DC_ASSERT_SUCCESS(dat_evd_disable(e1));
+	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(w);
+	post(e1, TAG(1));
+	ASSERT_STILL_WAITING(w, "a post to the disabled EVD");
+	post(e2, TAG(2));
+	EXPECT_CNO_WOKEN(w, e2, "a post to the enabled EVD of the same CNO");
+	EXPECT_SW(e1, TAG(1));
+	/* nor did the disabled EVD leave a notification behind */
+	r = dat_cno_wait(cno, 20000, &got);
+	DC_ASSERT(!(r == DAT_SUCCESS && got == e1),
+		  "dat_cno_wait returned a notification from the disabled EVD %p", e1);
+	if (r == DAT_SUCCESS)
+		dc_note(t, "a later dat_cno_wait returned a notification of EVD %p", got);
+	else
+		DC_ASSERT_RET(r, DAT_QUEUE_EMPTY);
+}
+
+DC_CASE(dat_evd_disable, already_disabled_noop,
+	.summary = "disabling a disabled EVD succeeds and changes nothing")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct dc_snap s;
+
+	post(evd, TAG(1));
+	DC_SETUP(dat_evd_disable(evd));
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	DC_ASSERT_SUCCESS(dat_evd_disable(evd));
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT(EVD_DISABLED(s.u.evd.evd_state), "state 0x%x is not disabled",
+		  (unsigned int)s.u.evd.evd_state);
+	EXPECT_SW(evd, TAG(1));
+}
+
+/* Posts `n` events from its own thread, starting at a shared gate. */
+struct poster {
+	struct gate *g;
+	DAT_EVD_HANDLE evd;
+	int first, n;
+	DAT_RETURN bad;
+};
+
+static void *poster_main(void *arg)
+{
+	struct poster *p = arg;
+
+	p->bad = DAT_SUCCESS;
+	gate_pass(p->g);
+	for (int i = 0; i < p->n; i++) {
+		DAT_EVENT ev = sw_event(TAG(p->first + i));
+		DAT_RETURN r = dat_evd_post_se(p->evd, &ev);
+
+		if (r != DAT_SUCCESS) {
+			p->bad = r;
+			break;
+		}
+	}
+	return NULL;
+}
+
+DC_CASE(dat_evd_disable, in_flight_wakeup,
+	.summary = "a disable racing posts may let one wake-up through; once settled the disabled EVD wakes nobody")
+{
+	enum { N = 200 };
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(256, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	struct poster p[1] = { { .evd = evd, .first = 0, .n = N } };
+	struct gate g;
+	pthread_t th[1];
+	int n;
+
+	ASSERT_BLOCKS(w);
+	gate_init(&g, 2);
+	p[0].g = &g;
+	threads_start(th, 1, poster_main, p);
+	gate_pass(&g);
+	DC_ASSERT_SUCCESS(dat_evd_disable(evd));
+	threads_join(th, 1);
+	DC_SETUP_ASSERT(p[0].bad == DAT_SUCCESS, "set-up: the poster got %s",
+			ret_s(p[0].bad));
+	if (waiter_done(w)) {
+		dc_note(t, "the CNO waiter was woken during the race");
+		DC_ASSERT(w->ret == DAT_SUCCESS && w->evd == evd,
+			  "the woken CNO waiter got %s with EVD %p, expected DAT_SUCCESS with %p",
+			  ret_s(w->ret), w->evd, evd);
+	} else {
+		dc_note(t, "the CNO waiter was not woken during the race");
+		release_cno_waiter(w);
+	}
+	n = cno_drain(cno);
+	if (n)
+		dc_note(t, "%d notification(s) were still held by the CNO", n);
+	/* settled: the disabled EVD wakes nobody */
+	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(N));
+	ASSERT_STILL_WAITING(w, "a post to the disabled EVD after the race");
+	release_cno_waiter(w);
+	EXPECT_SW_N(evd, 0, N + 1);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_evd_disable, invalid_handle,
+	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
+{
+	DAT_EVD_HANDLE bad[3];
+	const char *names[3];
+	int n = bad_evd_handles(t, bad, names, true);
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++) {
+		char what[96];
+
+		r = dat_evd_disable(bad[i]);
+		snprintf(what, sizeof(what), "dat_evd_disable(%s)", names[i]);
+		note_ret(t, what, r);
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+	}
+}
+
+DC_CASE(dat_evd_disable, mt_safe,
+	.summary = "4 threads alternating disable/enable on one EVD: every call succeeds, state stays coherent")
+{
+	enum { NT = 4 };
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct hammer h[NT];
+	struct gate g;
+	DAT_EVD_PARAM p;
+
+	gate_init(&g, NT);
+	memset(h, 0, sizeof(h));
+	for (int i = 0; i < NT; i++)
+		h[i] = (struct hammer){ .g = &g, .evd = evd,
+					.op = H_DISABLE_ENABLE, .n = 2000 };
+	run_threads(NT, hammer_main_, h);
+	ASSERT_HAMMERS(h, NT);
+	p = evd_param_checked(evd);
+	DC_ASSERT(EVD_ENABLED(p.evd_state) || EVD_DISABLED(p.evd_state),
+		  "state 0x%x is neither cleanly enabled nor cleanly disabled",
+		  (unsigned int)p.evd_state);
+	DC_ASSERT_SUCCESS(dat_evd_disable(evd));
+	p = evd_param_checked(evd);
+	DC_ASSERT(EVD_DISABLED(p.evd_state), "state 0x%x after a final disable",
+		  (unsigned int)p.evd_state);
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_enable(3DAT); clauses in clauses/dat_evd_enable.toml.
+ */
+#include "evd_common.h"
+
+DC_CASE(dat_evd_enable, cno_notified,
+	.summary = "a re-enabled EVD wakes its CNO's waiter again")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w;
+	DAT_EVD_PARAM p;
+
+	DC_SETUP(dat_evd_disable(evd));
+	DC_ASSERT_SUCCESS(dat_evd_enable(evd));
+	p = evd_param_checked(evd);
+	DC_ASSERT(EVD_ENABLED(p.evd_state), "state 0x%x after enable",
+		  (unsigned int)p.evd_state);
+	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(1));
+	EXPECT_CNO_WOKEN(w, evd, "a post to the re-enabled EVD");
+}
+
+DC_CASE(dat_evd_enable, direct_waiters_unaffected,
+	.summary = "dat_evd_wait returns events on a disabled EVD as on an enabled one")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w;
+
+	DC_SETUP(dat_evd_disable(evd));
+	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(1));
+	EXPECT_EVD_WOKEN(w, TAG(1), "a post to the disabled EVD");
+	waiter_free(w);
+	DC_SETUP(dat_evd_enable(evd));
+	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(2));
+	EXPECT_EVD_WOKEN(w, TAG(2), "a post to the enabled EVD");
+}
+
+DC_CASE(dat_evd_enable, waiter_preempts_cno,
+	.summary = "an enabled EVD with a direct waiter does not wake its CNO")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE e1 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *we, *wc;
+
+	DC_SETUP(dat_evd_enable(e1));
+	we = evd_waiter(e1, DAT_TIMEOUT_INFINITE, 1);
+	wc = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(we);
+	ASSERT_BLOCKS(wc);
+	post(e1, TAG(1));
+	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
+	ASSERT_STILL_WAITING(wc, "a post to an enabled EVD that had a direct waiter");
+	post(e2, TAG(2));
+	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
+}
+
+DC_CASE(dat_evd_enable, already_enabled_noop,
+	.summary = "enabling an enabled EVD succeeds and changes nothing")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct dc_snap s;
+
+	post(evd, TAG(1));
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	DC_ASSERT_SUCCESS(dat_evd_enable(evd));
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT(EVD_ENABLED(s.u.evd.evd_state), "state 0x%x is not enabled",
+		  (unsigned int)s.u.evd.evd_state);
+	EXPECT_SW(evd, TAG(1));
+}
+
+DC_CASE(dat_evd_enable, invalid_handle,
+	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
+{
+	DAT_EVD_HANDLE bad[3];
+	const char *names[3];
+	int n = bad_evd_handles(t, bad, names, true);
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++) {
+		char what[96];
+
+		r = dat_evd_enable(bad[i]);
+		snprintf(what, sizeof(what), "dat_evd_enable(%s)", names[i]);
+		note_ret(t, what, r);
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+	}
+}
+
+DC_CASE(dat_evd_enable, mt_safe,
+	.summary = "4 threads enabling one EVD while events arrive and its CNO waiter is woken")
+{
+	enum { NT = 4, N = 500 };
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(512, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	struct hammer h[NT];
+	pthread_t th[NT];
+	struct gate g;
+	DAT_EVD_PARAM p;
+
+	ASSERT_BLOCKS(w);
+	gate_init(&g, NT + 1);
+	for (int i = 0; i < NT; i++)
+		h[i] = (struct hammer){ .g = &g, .evd = evd, .op = H_ENABLE,
+					.n = 2000 };
+	threads_start(th, NT, hammer_main_, h);
+	gate_pass(&g);
+	post_n(evd, 0, N);
+	threads_join(th, NT);
+	ASSERT_HAMMERS(h, NT);
+	EXPECT_CNO_WOKEN(w, evd, "posts while other threads enabled the EVD");
+	p = evd_param_checked(evd);
+	DC_ASSERT(EVD_ENABLED(p.evd_state), "state 0x%x after the enables",
+		  (unsigned int)p.evd_state);
+	EXPECT_SW_N(evd, 0, N);
+	DC_ASSERT_NO_EVENT(evd);
+}

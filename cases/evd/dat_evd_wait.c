@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_wait(3DAT); clauses in clauses/dat_evd_wait.toml.
+ * Blocking calls run in waiter threads (evd_common.h); the connection-event
+ * clauses share their bodies with dat_evd_dequeue's (evd_cm.h) and take
+ * every event with dat_evd_wait.
+ */
+#include "evd_cm.h"
+
+/* A waiter's timeout that outlasts every check of a case. */
+#define LONG_US ((DAT_TIMEOUT)wait_ms(t) * 1000u)
+
+DC_CASE(dat_evd_wait, returns_first_event,
+	.summary = "dat_evd_wait removes the oldest event and fills in its type, EVD and data")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+
+	post(evd, TAG(1));
+	post(evd, TAG(2));
+	memset(&ev, 0xa5, sizeof(ev));
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 1, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "first dat_evd_wait", &ev, evd, TAG(1));
+	memset(&ev, 0xa5, sizeof(ev));
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 1, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "second dat_evd_wait", &ev, evd, TAG(2));
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_evd_wait, cr_event_carries_cr,
+	.summary = "a connection request event taken by dat_evd_wait carries a live CR handle of the PSP")
+{
+	cm_cr_event_carries_cr(t, TAKE_WAIT);
+}
+
+DC_CASE(dat_evd_wait, cr_gone_after_accept_or_reject,
+	.summary = "after dat_cr_reject / dat_cr_accept the old cr_handle is invalid")
+{
+	cm_cr_gone_after_accept_or_reject(t, TAKE_WAIT);
+}
+
+DC_CASE(dat_evd_wait, passive_established_no_private_data,
+	.summary = "the passive Established event has private_data_size 0")
+{
+	cm_passive_established_no_private_data(t, TAKE_WAIT);
+}
+
+DC_CASE(dat_evd_wait, active_established_private_data,
+	.summary = "the active Established event carries the accept's private data, valid until Disconnected")
+{
+	cm_active_established_private_data(t, TAKE_WAIT);
+}
+
+DC_CASE(dat_evd_wait, entire_private_data,
+	.summary = "max_private_data_size bytes of connect and accept private data arrive whole")
+{
+	cm_entire_private_data(t, TAKE_WAIT);
+}
+
+DC_CASE(dat_evd_wait, private_data_too_large,
+	.summary = "connect / accept with max_private_data_size + 1 bytes give DAT_INVALID_PARAMETER")
+{
+	cm_private_data_too_large(t, TAKE_WAIT);
+}
+
+DC_CASE(dat_evd_wait, waiter_owns_evd,
+	.summary = "while a thread waits, other waits and dequeues on the EVD get DAT_INVALID_STATE")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct waiter *w;
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	double t0;
+
+	post(evd, TAG(1));
+	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
+	ASSERT_BLOCKS(w);
+	/* threshold 1 would be met by the queued event if the EVD were free */
+	memset(&ev, 0, sizeof(ev));
+	r = dat_evd_wait(evd, 0, 1, &ev, &nmore);
+	note_ret(t, "second dat_evd_wait (timeout 0)", r);
+	DC_ASSERT(r != DAT_SUCCESS,
+		  "a second dat_evd_wait took event %p from the EVD another thread waits on",
+		  ev.event_data.software_event_data.pointer);
+	DC_ASSERT_RET(r, DAT_INVALID_STATE);
+	t0 = now_ms();
+	r = dat_evd_wait(evd, 1000000, 1, &ev, &nmore);
+	note_ret(t, "second dat_evd_wait (timeout 1 s)", r);
+	DC_ASSERT(r != DAT_SUCCESS,
+		  "a second dat_evd_wait took event %p from the EVD another thread waits on",
+		  ev.event_data.software_event_data.pointer);
+	DC_ASSERT_RET(r, DAT_INVALID_STATE);
+	dc_note(t, "the refused 1 s wait returned after %.1f ms", now_ms() - t0);
+	r = dat_evd_dequeue(evd, &ev);
+	note_ret(t, "dat_evd_dequeue", r);
+	DC_ASSERT_RET(r, DAT_INVALID_STATE);
+	post(evd, TAG(2));
+	EXPECT_EVD_WOKEN(w, TAG(1), "the second post (threshold 2)");
+	EXPECT_SW(evd, TAG(2));
+}
+
+DC_CASE(dat_evd_wait, cno_not_triggered_while_waiting,
+	.summary = "events for a blocked dat_evd_wait do not notify the EVD's CNO")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE e1 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *we = evd_waiter(e1, DAT_TIMEOUT_INFINITE, 1);
+	struct waiter *wc = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+
+	ASSERT_BLOCKS(we);
+	ASSERT_BLOCKS(wc);
+	post(e1, TAG(1));
+	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
+	ASSERT_STILL_WAITING(wc, "a post to an EVD that had a direct waiter");
+	post(e2, TAG(2));
+	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
+}
+
+DC_CASE(dat_evd_wait, timeout_in_microseconds,
+	.summary = "a 100000 us timeout on an empty EVD gives DAT_TIMEOUT_EXPIRED after >= 100 ms, nmore 0")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore = -1;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	double t0, ms;
+
+	t0 = now_ms();
+	r = dat_evd_wait(evd, 100000, 1, &ev, &nmore);
+	ms = now_ms() - t0;
+	dc_note(t, "returned after %.1f ms", ms);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	/* 1 ms of slack for clock granularity between provider and case */
+	DC_ASSERT(ms >= 99.0, "a 100000 us timeout expired after %.1f ms", ms);
+	DC_ASSERT(ms < 5000.0, "a 100000 us timeout took %.1f ms (read as milliseconds?)", ms);
+	DC_ASSERT_EQ(nmore, 0);
+}
+
+DC_CASE(dat_evd_wait, infinite_timeout,
+	.summary = "DAT_TIMEOUT_INFINITE waits until an event comes")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct waiter *w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+
+	ASSERT_BLOCKS(w);
+	ASSERT_STILL_WAITING(w, "nothing was posted");
+	post(evd, TAG(7));
+	EXPECT_EVD_WOKEN(w, TAG(7), "a post");
+}
+
+DC_CASE(dat_evd_wait, timeout_below_threshold,
+	.summary = "timeout with 2 of 3 events queued: DAT_TIMEOUT_EXPIRED, nmore 2, nothing dequeued")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore = -1;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	double t0, ms;
+
+	post_n(evd, 1, 2);
+	t0 = now_ms();
+	r = dat_evd_wait(evd, 50000, 3, &ev, &nmore);
+	ms = now_ms() - t0;
+	dc_note(t, "returned after %.1f ms", ms);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	DC_ASSERT_EQ(nmore, 2);
+	DC_ASSERT(ms >= 49.0, "a 50000 us timeout expired after %.1f ms", ms);
+	EXPECT_SW_N(evd, 1, 2);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_evd_wait, threshold_reached,
+	.summary = "a threshold-4 waiter returns only after the 4th event is posted")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct waiter *w = evd_waiter(evd, LONG_US, 4);
+	char after[48];
+
+	ASSERT_BLOCKS(w);
+	for (int i = 1; i <= 4; i++) {
+		post(evd, TAG(i));
+		if (i < 4) {
+			snprintf(after, sizeof(after), "post %d of 4 (threshold 4)", i);
+			ASSERT_STILL_WAITING(w, after);
+		}
+	}
+	EXPECT_EVD_WOKEN(w, TAG(1), "post 4 of 4 (threshold 4)");
+	DC_ASSERT_EQ(w->nmore, 3);
+	EXPECT_SW_N(evd, 2, 3);
+}
+
+DC_CASE(dat_evd_wait, threshold_above_qlen,
+	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT q = evd_param(evd).evd_qlen, nmore = -1;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	DC_SETUP_ASSERT(q >= 4 && q <= 4096,
+			"a 4-entry EVD reports evd_qlen %d", (int)q);
+	post_n(evd, 0, q);
+	r = dat_evd_wait(evd, 1000000, q + 1, &ev, &nmore);
+	note_ret(t, "dat_evd_wait(threshold evd_qlen + 1)", r);
+	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
+	/* nothing was taken: a threshold of evd_qlen is met by the full queue */
+	memset(&ev, 0, sizeof(ev));
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, 1000000, q, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold evd_qlen)", &ev,
+		    evd, TAG(0));
+	DC_ASSERT_EQ(nmore, q - 1);
+	EXPECT_SW_N(evd, 1, q - 1);
+}
+
+DC_CASE(dat_evd_wait, threshold_not_positive,
+	.summary = "threshold 0 or -1 gives DAT_INVALID_PARAMETER and takes nothing")
+{
+	static const DAT_COUNT bad[] = { 0, -1 };
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	post(evd, TAG(1));
+	for (int i = 0; i < 2; i++) {
+		r = dat_evd_wait(evd, 100000, bad[i], &ev, &nmore);
+		note_ret(t, bad[i] ? "dat_evd_wait(threshold -1)" :
+				     "dat_evd_wait(threshold 0)", r);
+		DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
+	}
+	EXPECT_SW(evd, TAG(1));
+}
+
+/* Threshold 2 refused, threshold 1 allowed, on `evd`. */
+static void check_threshold_one(struct dc_ctx *t, DAT_EVD_HANDLE evd,
+				const char *what)
+{
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	char b[160];
+
+	r = dat_evd_wait(evd, 0, 2, &ev, &nmore);
+	snprintf(b, sizeof(b), "dat_evd_wait(threshold 2) on %s", what);
+	note_ret(t, b, r);
+	DC_ASSERT(dc_ret_is(r, DAT_INVALID_STATE, DC_ANY_SUBTYPE),
+		  "%s returned %s, expected DAT_INVALID_STATE", b, ret_s(r));
+	r = dat_evd_wait(evd, 0, 1, &ev, &nmore);
+	DC_ASSERT(dc_ret_is(r, DAT_TIMEOUT_EXPIRED, DC_ANY_SUBTYPE),
+		  "dat_evd_wait(threshold 1, timeout 0) on %s returned %s, expected DAT_TIMEOUT_EXPIRED",
+		  what, ret_s(r));
+}
+
+DC_CASE(dat_evd_wait, threshold_one_for_consumer_notification,
+	.summary = "threshold 2 on an EVD fed under Consumer-controlled notification gives DAT_INVALID_STATE",
+	.requires = "completion_flags_supported&0x04")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EP_ATTR attr;
+
+	dc_ep_attr_default(t, &attr);
+	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	dc_ep(t, pz, recv, req, conn, &attr);
+	check_threshold_one(t, req, "the request EVD of an EP with unsignalled requests");
+	if (t->prov_attr.completion_flags_supported &
+	    DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
+		DAT_EVD_HANDLE recv2 = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE req2 = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE conn2 = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+
+		dc_ep_attr_default(t, &attr);
+		attr.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+		dc_ep(t, pz, recv2, req2, conn2, &attr);
+		check_threshold_one(t, recv2,
+				    "the recv EVD of an EP with solicited-wait receives");
+	} else {
+		dc_note(t, "DAT_COMPLETION_SOLICITED_WAIT_FLAG not supported: only the unsignalled half was checked");
+	}
+}
+
+DC_CASE(dat_evd_wait, nmore_on_success,
+	.summary = "nmore reports the events left: 4 after taking 1 of 5, then 3 with threshold 3")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore = -1;
+	DAT_EVENT ev;
+
+	post_n(evd, 0, 5);
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 1, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold 1)", &ev, evd, TAG(0));
+	DC_ASSERT_EQ(nmore, 4);
+	nmore = -1;
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 3, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold 3)", &ev, evd, TAG(1));
+	DC_ASSERT_EQ(nmore, 3);
+}
+
+DC_CASE(dat_evd_wait, stream_order,
+	.summary = "software events come out of dat_evd_wait in the order they were posted")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 128, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+
+	post_n(evd, 0, 100);
+	for (int i = 0; i < 100; i++) {
+		DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 1, &ev, &nmore));
+		check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait", &ev, evd, TAG(i));
+	}
+}
+
+DC_CASE(dat_evd_wait, unwaitable_refused,
+	.summary = "waits on an unwaitable EVD, and a waiter when it becomes unwaitable, get DAT_INVALID_STATE")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct waiter *w;
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	post(evd, TAG(1));
+	DC_SETUP(dat_evd_set_unwaitable(evd));
+	r = dat_evd_wait(evd, LONG_US, 1, &ev, &nmore);
+	note_ret(t, "dat_evd_wait on an unwaitable EVD", r);
+	DC_ASSERT_RET(r, DAT_INVALID_STATE);
+	DC_SETUP(dat_evd_clear_unwaitable(evd));
+	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
+	ASSERT_BLOCKS(w);
+	DC_SETUP(dat_evd_set_unwaitable(evd));
+	ASSERT_RETURNS(w, "dat_evd_set_unwaitable");
+	note_ret(t, "the blocked dat_evd_wait", w->ret);
+	DC_ASSERT_RET(w->ret, DAT_INVALID_STATE);
+	EXPECT_SW(evd, TAG(1));
+}
+
+DC_CASE(dat_evd_wait, invalid_handle,
+	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
+{
+	DAT_EVD_HANDLE bad[3];
+	const char *names[3];
+	int n = bad_evd_handles(t, bad, names, true);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++) {
+		char what[96];
+
+		r = dat_evd_wait(bad[i], 100000, 1, &ev, &nmore);
+		snprintf(what, sizeof(what), "dat_evd_wait(%s)", names[i]);
+		note_ret(t, what, r);
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+	}
+}
+
+DC_CASE(dat_evd_wait, abort_on_ia_close,
+	.summary = "closing the IA under a blocked dat_evd_wait makes it return DAT_ABORT")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL, evd = DAT_HANDLE_NULL;
+	struct waiter *w;
+
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd));
+	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+	ASSERT_BLOCKS(w);
+	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	ASSERT_RETURNS(w, "dat_ia_close(DAT_CLOSE_ABRUPT_FLAG)");
+	note_ret(t, "the blocked dat_evd_wait", w->ret);
+	DC_ASSERT_RET(w->ret, DAT_ABORT);
+}
+
+DC_CASE(dat_evd_wait, abort_on_evd_free,
+	.summary = "freeing the EVD under a blocked dat_evd_wait makes it return DAT_ABORT")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct waiter *w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+	DAT_RETURN r;
+
+	ASSERT_BLOCKS(w);
+	r = dat_evd_free(evd);
+	note_ret(t, "dat_evd_free with a blocked waiter", r);
+	DC_ASSERT_SUCCESS(r);
+	ASSERT_RETURNS(w, "dat_evd_free");
+	note_ret(t, "the blocked dat_evd_wait", w->ret);
+	DC_ASSERT_RET(w->ret, DAT_ABORT);
+}
+
+DC_CASE(dat_evd_wait, interrupted_by_signal,
+	.summary = "SIGUSR1 (no SA_RESTART) to a blocked waiter gives DAT_INTERRUPTED_CALL; nothing taken")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct waiter *w;
+	int sent;
+
+	install_sigusr1();
+	post(evd, TAG(1));
+	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
+	ASSERT_BLOCKS(w);
+	sent = interrupt_until_returned(w);
+	dc_note(t, "%d SIGUSR1 sent, %d handled", sent, (int)sigusr1_seen_);
+	note_ret(t, "the interrupted dat_evd_wait", w->ret);
+	DC_ASSERT_RET(w->ret, DAT_INTERRUPTED_CALL);
+	EXPECT_SW(evd, TAG(1));
+}
+
+DC_CASE(dat_evd_wait, mt_safe,
+	.summary = "4 threads wait on 4 EVDs at once; each post wakes exactly its EVD's waiter")
+{
+	enum { NT = 4 };
+	DAT_EVD_HANDLE e[NT];
+	struct waiter *w[NT];
+	char after[48];
+
+	for (int i = 0; i < NT; i++) {
+		e[i] = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+		w[i] = evd_waiter(e[i], DAT_TIMEOUT_INFINITE, 1);
+	}
+	for (int i = 0; i < NT; i++)
+		ASSERT_BLOCKS(w[i]);
+	ASSERT_STILL_WAITING(w[0], "nothing was posted");
+	for (int i = 0; i < NT; i++) {
+		post(e[i], TAG(i));
+		snprintf(after, sizeof(after), "a post to EVD %d", i);
+		EXPECT_EVD_WOKEN(w[i], TAG(i), after);
+		for (int j = i + 1; j < NT; j++)
+			DC_ASSERT(!waiter_done(w[j]),
+				  "the waiter of EVD %d returned %s after a post to EVD %d",
+				  j, ret_s(w[j]->ret), i);
+	}
+}

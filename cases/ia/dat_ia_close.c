@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_ia_close(3DAT); clauses in clauses/dat_ia_close.toml.
+ * Every close under test is of an instance the case opened itself; the
+ * harness's t->ia stays for fixtures and its own teardown.
+ */
+#include "ia_common.h"
+
+#include <sched.h>
+#include <time.h>
+
+/* After the close the IA handle is dead. */
+DC_CASE(dat_ia_close, destroys_instance,
+	.summary = "a closed IA handle is refused by dat_ia_query and dat_pz_create")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+	DAT_IA_ATTR a;
+
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_RET(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
+				   DAT_PROVIDER_FIELD_NONE, NULL), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_pz_create(ia, &pz), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_ia_close, abrupt_destroys_all,
+	.summary = "abrupt close with objects of every kind: PSP qualifier freed, peer disconnected, handles dead")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	struct xend a, b, other;
+	DAT_CNO_HANDLE cno = cno_new(ia);
+	DAT_RMR_HANDLE rmr;
+	DAT_RSP_HANDLE rsp;
+	DAT_PSP_HANDLE psp2 = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL rsp_qual = 0;
+	struct dc_lmr m;
+	DAT_EVD_HANDLE cr2;
+	DAT_PZ_PARAM pp;
+	DAT_EVD_PARAM ep;
+	DAT_LMR_PARAM lp;
+	DAT_CNO_PARAM cp;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	/* a on the closing IA, connected to b on the harness's IA */
+	xend_make(ia, &a);
+	xend_make(t->ia, &b);
+	xconnect(&a, &b);
+	lmr_on(ia, a.pz, BUF, PRIV_RW_ALL, &m);
+	SETUP_AT(__FILE__, __LINE__, dat_rmr_create(a.pz, &rmr), "dat_rmr_create");
+	/* a PSP listening, and an RSP on a second EP */
+	xlisten(&a);
+	xend_make(ia, &other);
+	{
+		DAT_EVD_HANDLE rcr = evd_on(ia, 4, DAT_EVD_CR_FLAG);
+		DAT_PSP_HANDLE tmp;
+
+		/* find a free qualifier for the RSP */
+		DC_SETUP(dat_psp_create_any(ia, &rsp_qual, rcr, DAT_PSP_CONSUMER_FLAG, &tmp));
+		DC_SETUP(dat_psp_free(tmp));
+		DC_SETUP(dat_rsp_create(ia, rsp_qual, other.ep, rcr, &rsp));
+	}
+
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+
+	/* the connection ended for the peer */
+	r = dc_wait_event(t, b.conn, -1, &ev);
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+		  ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+		  "the peer of the destroyed EP got %s", dc_event_name(ev.event_number));
+	/* the qualifiers of the PSP and the RSP are free again */
+	cr2 = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, a.qual, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
+	DC_ASSERT_SUCCESS(dat_psp_free(psp2));
+	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, rsp_qual, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
+	/* the handles are dead */
+	DC_ASSERT_RET(dat_pz_query(a.pz, DAT_PZ_FIELD_ALL, &pp), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_evd_query(a.dto, DAT_EVD_FIELD_ALL, &ep), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &lp), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &cp), DAT_INVALID_HANDLE);
+}
+
+/* ---- waiters ------------------------------------------------------------ */
+
+struct agent_rec {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int calls;
+	DAT_EVD_HANDLE last;
+};
+
+static void agent_fn(DAT_PVOID data, DAT_EVD_HANDLE evd)
+{
+	struct agent_rec *a = data;
+
+	pthread_mutex_lock(&a->mu);
+	a->calls++;
+	a->last = evd;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
+static struct timespec deadline_in(long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+DC_CASE(dat_ia_close, abrupt_unblocks_cno_waiters,
+	.summary = "abrupt close calls a CNO's OS Wait Proxy Agent with a NULL EVD")
+{
+	static struct agent_rec rec = {
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL
+	};
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_OS_WAIT_PROXY_AGENT agent = { &rec, agent_fn };
+	DAT_CNO_HANDLE cno;
+	DAT_EVD_HANDLE evd;
+	struct timespec until;
+	int rc = 0;
+
+	DC_SETUP(dat_cno_create(ia, agent, &cno));
+	SETUP_AT(__FILE__, __LINE__,
+		 dat_evd_create(ia, 4, cno, DAT_EVD_SOFTWARE_FLAG, &evd), "dat_evd_create");
+	rec.last = (DAT_EVD_HANDLE)&rec;
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	until = deadline_in(dc_remaining_ms(t) > 5000 ? 5000 : dc_remaining_ms(t));
+	pthread_mutex_lock(&rec.mu);
+	while (rec.calls == 0 && rc == 0)
+		rc = pthread_cond_timedwait(&rec.cv, &rec.mu, &until);
+	pthread_mutex_unlock(&rec.mu);
+	DC_ASSERT(rec.calls > 0, "the OS Wait Proxy Agent was not called by the abrupt close");
+	DC_ASSERT(rec.last == DAT_HANDLE_NULL,
+		  "the agent was called with EVD %p, expected DAT_HANDLE_NULL", rec.last);
+}
+
+struct waiter {
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	DAT_COUNT nmore;
+};
+
+static void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->ret = dat_evd_wait(w->evd, DAT_TIMEOUT_INFINITE, 1, &w->ev, &w->nmore);
+	return NULL;
+}
+
+DC_CASE(dat_ia_close, abrupt_aborts_evd_waiters,
+	.summary = "a thread blocked in dat_evd_wait returns DAT_ABORT when the IA is closed abruptly")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	static struct waiter w;
+	struct timespec until;
+	pthread_t th;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	int rc;
+
+	w.evd = evd_on(ia, 4, DAT_EVD_SOFTWARE_FLAG);
+	w.ret = DAT_SUCCESS;
+	DC_SETUP_ASSERT(pthread_create(&th, NULL, wait_thread, &w) == 0, "pthread_create");
+	/* dat_evd_dequeue says DAT_INVALID_STATE once a waiter is on the EVD */
+	do {
+		r = dat_evd_dequeue(w.evd, &ev);
+		if (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY)
+			sched_yield();
+	} while (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY && dc_remaining_ms(t) > 2000);
+	DC_SETUP_ASSERT(DAT_GET_TYPE(r) == DAT_INVALID_STATE,
+			"could not see the waiter: dat_evd_dequeue returned %s", ret_s(r));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	until = deadline_in(dc_remaining_ms(t) > 5000 ? 5000 : dc_remaining_ms(t) - 500);
+	rc = pthread_timedjoin_np(th, NULL, &until);
+	DC_ASSERT(rc == 0, "the waiter was still blocked after the abrupt close");
+	DC_ASSERT_RET(w.ret, DAT_ABORT);
+}
+
+/* ---- graceful ------------------------------------------------------------ */
+
+static void graceful_refused(struct dc_ctx *t, DAT_IA_HANDLE ia)
+{
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+
+	DC_ASSERT_RET_SUB(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG), DAT_INVALID_STATE,
+			  DAT_INVALID_STATE_IA_IN_USE);
+	/* the IA still works */
+	DC_ASSERT_SUCCESS(dat_pz_create(ia, &pz));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_pz,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with a PZ left: INVALID_STATE/IA_IN_USE, then fine after dat_pz_free")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = pz_on(ia);
+	DAT_PZ_PARAM p;
+
+	graceful_refused(t, ia);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_evd,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with an EVD left: INVALID_STATE/IA_IN_USE, EVD intact")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_EVD_HANDLE evd = evd_on(ia, 4, DAT_EVD_SOFTWARE_FLAG);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_evd_free(evd));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_cno,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with a CNO left: INVALID_STATE/IA_IN_USE, CNO intact")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_CNO_HANDLE cno = cno_new(ia);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_CNO, cno, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_cno_free(cno));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_lmr,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with an LMR left: INVALID_STATE/IA_IN_USE, LMR intact")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = pz_on(ia);
+	struct dc_lmr m;
+	struct dc_snap s;
+
+	lmr_on(ia, pz, BUF, PRIV_LOCAL, &m);
+	dc_snapshot(t, DC_OBJ_LMR, m.lmr, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_rmr,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with an RMR left: INVALID_STATE/IA_IN_USE, RMR intact")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = pz_on(ia);
+	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_RMR, rmr, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_rmr_free(rmr));
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_ep,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with an EP left: INVALID_STATE/IA_IN_USE, EP intact")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	struct xend e;
+	struct dc_snap s;
+
+	xend_make(ia, &e);
+	dc_snapshot(t, DC_OBJ_EP, e.ep, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_ep_free(e.ep));
+	DC_SETUP(dat_evd_free(e.dto));
+	DC_SETUP(dat_evd_free(e.conn));
+	DC_SETUP(dat_pz_free(e.pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_psp,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with a PSP left: INVALID_STATE/IA_IN_USE, PSP intact")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_EVD_HANDLE cr = evd_on(ia, 4, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = 0;
+	struct dc_snap s;
+
+	DC_SETUP(dat_psp_create_any(ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	dc_snapshot(t, DC_OBJ_PSP, psp, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_psp_free(psp));
+	DC_SETUP(dat_evd_free(cr));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_refused_with_srq,
+	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.summary = "graceful close with an SRQ left: INVALID_STATE/IA_IN_USE, SRQ intact",
+	.requires = "srq_supported")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = pz_on(ia);
+	DAT_SRQ_ATTR a = { .max_recv_dtos = 8, .max_recv_iov = 1,
+			   .low_watermark = DAT_SRQ_LW_DEFAULT };
+	DAT_SRQ_HANDLE srq;
+	struct dc_snap s;
+
+	DC_SETUP(dat_srq_create(ia, pz, &a, &srq));
+	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
+	graceful_refused(t, ia);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_srq_free(srq));
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, graceful_ignores_created_async_evd,
+	.summary = "after freeing all its objects a graceful close succeeds; the created async EVD does not count")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = ia_open(16, &async);
+	struct xend e;
+	struct dc_lmr m;
+
+	xend_make(ia, &e);
+	lmr_on(ia, e.pz, BUF, PRIV_LOCAL, &m);
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_SETUP(dat_ep_free(e.ep));
+	DC_SETUP(dat_evd_free(e.dto));
+	DC_SETUP(dat_evd_free(e.conn));
+	DC_SETUP(dat_pz_free(e.pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, created_async_evd_destroyed,
+	.summary = "the async EVD the open created is gone after an abrupt and after a graceful close")
+{
+	DAT_CLOSE_FLAGS modes[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
+
+	for (int i = 0; i < 2; i++) {
+		DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+		DAT_IA_HANDLE ia = ia_open(16, &async);
+		DAT_EVD_PARAM p;
+
+		DC_SETUP(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p));
+		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+		DC_ASSERT_RET(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	}
+}
+
+DC_CASE(dat_ia_close, passed_async_evd_kept,
+	.summary = "an async EVD passed to the open survives abrupt and graceful closes of that instance")
+{
+	DAT_CLOSE_FLAGS modes[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
+	DAT_EVD_HANDLE own = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE owner = ia_open(16, &own);
+
+	for (int i = 0; i < 2; i++) {
+		DAT_EVD_HANDLE evd = own;
+		DAT_IA_HANDLE ia = ia_open(16, &evd);
+		struct dc_snap s;
+		DAT_EVENT ev;
+
+		dc_snapshot(t, DC_OBJ_EVD, own, &s);
+		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+		DC_ASSERT_UNCHANGED(&s);
+		DC_ASSERT_RET(dat_evd_dequeue(own, &ev), DAT_QUEUE_EMPTY);
+	}
+	/* the owner instance still closes gracefully, taking its EVD along */
+	DC_ASSERT_SUCCESS(dat_ia_close(owner, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_close, invalid_handle,
+	.summary = "NULL, a PZ handle and a closed IA give DAT_INVALID_HANDLE/IA")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_PZ_PARAM p;
+
+	DC_ASSERT_RET_SUB(dat_ia_close(DAT_HANDLE_NULL, DAT_CLOSE_ABRUPT_FLAG),
+			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_RET_SUB(dat_ia_close((DAT_IA_HANDLE)pz, DAT_CLOSE_ABRUPT_FLAG),
+			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_RET_SUB(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG),
+			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+}
+
+DC_CASE(dat_ia_close, invalid_flags,
+	.summary = "close flags 0x2 and 0xFFFF give DAT_INVALID_PARAMETER; the IA stays usable")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+	DAT_PZ_HANDLE pz = pz_on(ia);
+	DAT_PZ_PARAM p;
+
+	DC_ASSERT_RET(dat_ia_close(ia, (DAT_CLOSE_FLAGS)0x2), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_ia_close(ia, (DAT_CLOSE_FLAGS)0xFFFF), DAT_INVALID_PARAMETER);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+/* An instance as busy as we can make it. */
+static void make_busy(struct dc_ctx *t, DAT_IA_HANDLE ia)
+{
+	struct xend a, b, c;
+	struct dc_lmr m;
+	DAT_RMR_HANDLE rmr;
+	DAT_CNO_HANDLE cno = cno_new(ia);
+	DAT_EVD_HANDLE sw;
+	DAT_EVENT se;
+	DAT_LMR_TRIPLET iov;
+
+	xend_make(ia, &a);
+	xend_make(ia, &b);
+	xconnect(&a, &b);
+	lmr_on(ia, a.pz, BUF, PRIV_RW_ALL, &m);
+	/* receives posted on both sides */
+	for (int i = 0; i < 4; i++) {
+		iov = dc_iov(&m, (DAT_VLEN)i * 256, 256);
+		DC_SETUP(dat_ep_post_recv(a.ep, 1, &iov, ck((uint64_t)i), 0));
+	}
+	/* a bound RMR */
+	rmr = rmr_new(a.pz);
+	iov = dc_iov(&m, 1024, 1024);
+	{
+		DAT_RMR_CONTEXT ctx;
+		DAT_RETURN r = bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, a.ep, 7,
+					 DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+
+		if (r != DAT_SUCCESS)
+			dc_note(t, "set-up: no bound RMR (dat_rmr_bind returned %s)", ret_s(r));
+	}
+	/* a CNO with an EVD and queued software events */
+	SETUP_AT(__FILE__, __LINE__,
+		 dat_evd_create(ia, 8, cno, DAT_EVD_SOFTWARE_FLAG, &sw), "dat_evd_create");
+	memset(&se, 0, sizeof(se));
+	se.event_number = DAT_SOFTWARE_EVENT;
+	DC_SETUP(dat_evd_post_se(sw, &se));
+	DC_SETUP(dat_evd_post_se(sw, &se));
+	/* a connection request nobody answers */
+	xend_make(ia, &c);
+	DC_SETUP(dat_ep_connect(c.ep, ia_address_at(t, __FILE__, __LINE__, ia), b.qual,
+				(DAT_TIMEOUT)dc_remaining_ms(t) * 1000u, 0, NULL,
+				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	await_on_at(t, __FILE__, __LINE__, b.cr, DAT_CONNECTION_REQUEST_EVENT, NULL);
+}
+
+DC_CASE(dat_ia_close, abrupt_always_succeeds,
+	.summary = "abrupt close of a busy instance (connections, DTOs, bound RMR, CNO, pending request) succeeds")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+
+	make_busy(t, ia);
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_close, no_leaks,
+	.summary = "32 open/use/abrupt-close cycles leave descriptors and threads as they were",
+	.flags = DC_NO_IA)
+{
+	int fds0 = -1, th0 = -1, fds, th;
+
+	for (int i = 0; i < 33; i++) {
+		DAT_IA_HANDLE ia = ia_open_plain();
+
+		make_busy(t, ia);
+		DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+		if (i == 0) {
+			fds0 = proc_count("/proc/self/fd");
+			th0 = proc_count("/proc/self/task");
+		}
+	}
+	fds = proc_count("/proc/self/fd");
+	th = proc_count("/proc/self/task");
+	DC_SETUP_ASSERT(fds0 > 0 && th0 > 0, "cannot count /proc/self/fd or /proc/self/task");
+	DC_ASSERT(fds <= fds0, "open descriptors grew from %d to %d over 32 cycles", fds0, fds);
+	DC_ASSERT(th <= th0, "threads grew from %d to %d over 32 cycles", th0, th);
+}

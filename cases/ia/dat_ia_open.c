@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_ia_open(3DAT); clauses in clauses/dat_ia_open.toml.
+ * Most cases open instances of their own (DC_NO_IA, or a second instance
+ * next to the harness's t->ia).
+ */
+#include "ia_common.h"
+
+#include <dat/dat_registry.h>
+
+DC_CASE(dat_ia_open, opens_instance,
+	.summary = "opening the IA under test gives a live IA handle",
+	.flags = DC_NO_IA)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_HANDLE_TYPE type = DAT_HANDLE_TYPE_CR;
+	DAT_IA_ATTR a;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
+	DC_ASSERT(ia != DAT_HANDLE_NULL, "dat_ia_open succeeded but returned a NULL handle");
+	DC_ASSERT_SUCCESS(dat_get_handle_type(ia, &type));
+	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_IA);
+	DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, multiple_instances,
+	.summary = "a second instance opens while the first is open, and survives its close")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz1, pz2;
+
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia2));
+	DC_ASSERT(ia2 != t->ia, "the second open returned the first instance's handle %p", ia2);
+	DC_ASSERT_SUCCESS(dat_pz_create(ia2, &pz2));
+	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz1));
+	/* closing the second leaves the first working */
+	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz1));
+	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz1));
+}
+
+DC_CASE(dat_ia_open, null_async_evd_creates,
+	.summary = "a NULL async EVD makes the open create one, reported by dat_ia_query",
+	.flags = DC_NO_IA)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL, q = DAT_HANDLE_NULL;
+	DAT_HANDLE_TYPE type = DAT_HANDLE_TYPE_CR;
+	DAT_IA_HANDLE ia;
+	DAT_EVD_PARAM p;
+
+	ia = ia_open(16, &evd);
+	DC_ASSERT(evd != DAT_HANDLE_NULL && evd != DAT_EVD_ASYNC_EXISTS &&
+		  evd != DAT_EVD_OUT_OF_SCOPE,
+		  "async_evd_handle came back as %p, not a new EVD", evd);
+	DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &type));
+	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_EVD);
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p));
+	DC_ASSERT(p.evd_flags & DAT_EVD_ASYNC_FLAG,
+		  "the created EVD has flags 0x%x, without DAT_EVD_ASYNC_FLAG",
+		  (unsigned int)p.evd_flags);
+	DC_ASSERT_PTR_EQ(p.ia_handle, ia);
+	DC_ASSERT_SUCCESS(dat_ia_query(ia, &q, DAT_IA_FIELD_NONE, NULL,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT_PTR_EQ(q, evd);
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, async_evd_qlen_at_least_min,
+	.summary = "the created async EVD holds at least async_evd_min_qlen events",
+	.flags = DC_NO_IA)
+{
+	static const DAT_COUNT want[] = { 1, 16, 100, 1000 };
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+		DAT_IA_HANDLE ia = ia_open(want[i], &evd);
+		DAT_EVD_PARAM p;
+
+		memset(&p, 0, sizeof(p));
+		DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &p));
+		DC_ASSERT(p.evd_qlen >= want[i],
+			  "async_evd_min_qlen %d gave an async EVD of %d entries",
+			  want[i], p.evd_qlen);
+		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	}
+}
+
+DC_CASE(dat_ia_open, async_evd_no_cno,
+	.summary = "the created async EVD has no CNO")
+{
+	DAT_EVD_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	p.cno_handle = (DAT_CNO_HANDLE)&p;	/* must be overwritten */
+	DC_ASSERT_SUCCESS(dat_evd_query(t->async_evd, DAT_EVD_FIELD_CNO, &p));
+	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
+		  "the async EVD made by dat_ia_open reports CNO %p", p.cno_handle);
+}
+
+DC_CASE(dat_ia_open, async_evd_modifiable,
+	.summary = "the created async EVD accepts a CNO and a resize")
+{
+	DAT_CNO_HANDLE cno = cno_new(t->ia);
+	DAT_EVD_PARAM p;
+	DAT_COUNT before;
+
+	memset(&p, 0, sizeof(p));
+	DC_SETUP(dat_evd_query(t->async_evd, DAT_EVD_FIELD_ALL, &p));
+	before = p.evd_qlen;
+	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
+	DC_ASSERT_SUCCESS(dat_evd_resize(t->async_evd, before + 32));
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_evd_query(t->async_evd, DAT_EVD_FIELD_ALL, &p));
+	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
+	DC_ASSERT_GE(p.evd_qlen, before + 32);
+	DC_ASSERT(p.evd_flags & DAT_EVD_ASYNC_FLAG, "the async EVD lost DAT_EVD_ASYNC_FLAG");
+}
+
+DC_CASE(dat_ia_open, passed_async_evd_used,
+	.summary = "an async EVD passed in is used as is and the min qlen is ignored")
+{
+	DAT_EVD_HANDLE evd = t->async_evd, q = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_EVD, t->async_evd, &s);
+	/* -1 would be refused for a queue the Provider creates */
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, -1, &evd, &ia2));
+	DC_ASSERT_PTR_EQ(evd, t->async_evd);
+	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, DAT_IA_FIELD_NONE, NULL,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT_PTR_EQ(q, t->async_evd);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, invalid_async_evd,
+	.clauses = "dat_ia_open.invalid_async_evd dat_ia_open.async_evd_check_optional",
+	.summary = "a DTO EVD passed as async EVD: refused with INVALID_HANDLE/EVD_ASYNC and left as passed, or (unchecked) accepted")
+{
+	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE evd = dto;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	struct dc_snap s;
+	DAT_RETURN r;
+
+	dc_snapshot(t, DC_OBJ_EVD, dto, &s);
+	r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia2);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the Provider did not check the async EVD (allowed)");
+		DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+		return;
+	}
+	DC_ASSERT_RET_SUB(r, DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_ASYNC);
+	DC_ASSERT_PTR_EQ(evd, dto);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+/*
+ * Overflow of a connection EVD of the second instance: more connection
+ * events than it holds.  Each EP connects to a qualifier nobody listens on
+ * (a PSP was created on it and freed), which ends in a rejection or an
+ * unreachable event.
+ */
+DC_CASE(dat_ia_open, async_events_to_passed_evd,
+	.summary = "an EVD overflow of an instance opened with a passed async EVD is reported there")
+{
+	DAT_EVD_HANDLE evd = t->async_evd, conn, cr;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL qual = 0;
+	DAT_PZ_HANDLE pz;
+	DAT_EP_ATTR attr;
+	DAT_EVENT ev;
+	DAT_COUNT q;
+	DAT_RETURN r;
+
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia2));
+	pz = pz_on(ia2);
+	conn = evd_on(ia2, 1, DAT_EVD_CONNECTION_FLAG);
+	q = evd_qlen(conn);
+	DC_SETUP_ASSERT(q >= 1 && q <= 64, "connection EVD of qlen 1 holds %d events", q);
+	cr = evd_on(ia2, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(ia2, &qual, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_psp_free(psp));
+	dc_ep_attr_default(t, &attr);
+	for (DAT_COUNT i = 0; i <= q; i++) {
+		DAT_EVD_HANDLE dto = evd_on(ia2, 4, DAT_EVD_DTO_FLAG);
+		DAT_EP_HANDLE ep;
+
+		DC_SETUP(dat_ep_create(ia2, pz, dto, dto, conn, &attr, &ep));
+		DC_SETUP(dat_ep_connect(ep, ia_address_at(t, __FILE__, __LINE__, ia2), qual,
+					(DAT_TIMEOUT)dc_remaining_ms(t) * 1000u, 0, NULL,
+					DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	}
+	/* q + 1 connection events are coming to a queue of q: one is lost */
+	r = dc_wait_event(t, t->async_evd, -1, &ev);
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT(ev.event_number == DAT_ASYNC_ERROR_EVD_OVERFLOW,
+		  "the shared async EVD got %s, expected DAT_ASYNC_ERROR_EVD_OVERFLOW",
+		  dc_event_name(ev.event_number));
+	DC_ASSERT_PTR_EQ(ev.event_data.asynch_error_event_data.dat_handle, conn);
+}
+
+DC_CASE(dat_ia_open, async_evd_exists_accepted,
+	.clauses = "dat_ia_open.async_evd_exists_accepted dat_ia_open.out_of_scope_reported",
+	.summary = "DAT_EVD_ASYNC_EXISTS opens without an async EVD; OUT_OF_SCOPE may be reported",
+	.flags = DC_NO_IA)
+{
+	DAT_EVD_HANDLE evd = DAT_EVD_ASYNC_EXISTS, q = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
+	DC_ASSERT(evd == DAT_EVD_ASYNC_EXISTS || evd == DAT_EVD_OUT_OF_SCOPE,
+		  "async_evd_handle came back as %p, expected DAT_EVD_ASYNC_EXISTS or DAT_EVD_OUT_OF_SCOPE",
+		  evd);
+	DC_ASSERT_SUCCESS(dat_ia_query(ia, &q, DAT_IA_FIELD_NONE, NULL,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT(q == DAT_EVD_OUT_OF_SCOPE || q == DAT_EVD_ASYNC_EXISTS,
+		  "dat_ia_query reports async EVD %p, expected DAT_EVD_OUT_OF_SCOPE", q);
+	/* nothing of the Consumer's exists: a graceful close must work */
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_ia_open, names_from_registry,
+	.summary = "the IA under test is listed by dat_registry_list_providers",
+	.flags = DC_NO_IA)
+{
+	DAT_PROVIDER_INFO info[64], *list[64];
+	DAT_COUNT n = 0;
+	bool found = false;
+
+	for (int i = 0; i < 64; i++)
+		list[i] = &info[i];
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_SETUP(dat_registry_list_providers(64, &n, list));
+	for (DAT_COUNT i = 0; i < n; i++)
+		if (!strcmp(info[i].ia_name, t->ia_name) &&
+		    info[i].dapl_version_major == DAT_VERSION_MAJOR &&
+		    info[i].dapl_version_minor == DAT_VERSION_MINOR &&
+		    info[i].is_thread_safe == DAT_THREADSAFE)
+			found = true;
+	DC_ASSERT(found, "'%s' (u%d.%d, thread safety %d) is not among the %d listed Providers",
+		  t->ia_name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_THREADSAFE, n);
+}
+
+DC_CASE(dat_ia_open, ro_aware_prefix,
+	.summary = "RO_AWARE_<ia> opens the same IA, or is not found (registry without the extension)",
+	.flags = DC_NO_IA)
+{
+	char name[DAT_NAME_MAX_LENGTH];
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_IA_ATTR a;
+	DAT_RETURN r;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	snprintf(name, sizeof(name), "RO_AWARE_%s", t->ia_name);
+	r = dat_ia_open(name, 16, &evd, &ia);
+	if (DAT_GET_TYPE(r) == DAT_PROVIDER_NOT_FOUND) {
+		dc_note(t, "the registry does not strip RO_AWARE_ (allowed: Solaris extension)");
+		return;
+	}
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADAPTER_NAME, &a,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT(!strcmp(a.adapter_name, t->ia_name) || !strcmp(a.adapter_name, name),
+		  "RO_AWARE_ open gave adapter '%s'", a.adapter_name);
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, provider_not_found,
+	.summary = "an unregistered name, or another major version, gives DAT_PROVIDER_NOT_FOUND",
+	.flags = DC_NO_IA)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_ASSERT_RET(dat_ia_open("datcts-no-such-ia", 16, &evd, &ia), DAT_PROVIDER_NOT_FOUND);
+	DC_ASSERT_RET(dat_ia_openv((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia,
+				   DAT_VERSION_MAJOR + 7, DAT_VERSION_MINOR, DAT_THREADSAFE),
+		      DAT_PROVIDER_NOT_FOUND);
+	/* the real name still opens: nothing was broken by the misses */
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, invalid_parameter,
+	.summary = "NULL or over-long names and a negative min qlen give DAT_INVALID_PARAMETER",
+	.flags = DC_NO_IA)
+{
+	char longname[DAT_NAME_MAX_LENGTH + 8];
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_ASSERT_RET(dat_ia_open(NULL, 16, &evd, &ia), DAT_INVALID_PARAMETER);
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	DC_ASSERT_RET(dat_ia_open(longname, 16, &evd, &ia), DAT_INVALID_PARAMETER);
+	evd = DAT_HANDLE_NULL;
+	DC_ASSERT_RET(dat_ia_open((DAT_NAME_PTR)t->ia_name, -5, &evd, &ia),
+		      DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ia_open, objects_owned_by_ia,
+	.summary = "PZ, EVD, CNO, LMR and EP created on the IA report it as their IA")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE cevd = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_CNO_HANDLE cno = cno_new(t->ia);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, evd, evd, cevd, NULL);
+	struct dc_lmr m;
+	DAT_PZ_PARAM pp;
+	DAT_EVD_PARAM ep_;
+	DAT_CNO_PARAM cp;
+	DAT_LMR_PARAM lp;
+	DAT_EP_PARAM e;
+
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_IA_HANDLE, &pp));
+	DC_ASSERT_PTR_EQ(pp.ia_handle, t->ia);
+	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &ep_));
+	DC_ASSERT_PTR_EQ(ep_.ia_handle, t->ia);
+	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_IA_HANDLE, &cp));
+	DC_ASSERT_PTR_EQ(cp.ia_handle, t->ia);
+	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_IA_HANDLE, &lp));
+	DC_ASSERT_PTR_EQ(lp.ia_handle, t->ia);
+	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_IA_HANDLE, &e));
+	DC_ASSERT_PTR_EQ(e.ia_handle, t->ia);
+}
+
+DC_CASE(dat_ia_open, unique_handle,
+	.summary = "two opens give two handles, and each owns its own objects")
+{
+	DAT_IA_HANDLE ia2 = ia_open_plain();
+	DAT_PZ_HANDLE p1 = dc_pz(t), p2 = pz_on(ia2);
+	DAT_PZ_PARAM q;
+
+	DC_ASSERT(ia2 != t->ia, "both opens returned handle %p", ia2);
+	DC_ASSERT_SUCCESS(dat_pz_query(p1, DAT_PZ_FIELD_ALL, &q));
+	DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+	DC_ASSERT_SUCCESS(dat_pz_query(p2, DAT_PZ_FIELD_ALL, &q));
+	DC_ASSERT_PTR_EQ(q.ia_handle, ia2);
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}

@@ -1,0 +1,312 @@
+"""The join of a run's results with the clause catalog: per clause its cases
+and status, coverage (clauses with no case), and the verdict.
+
+Rules (docs/results-format.md, "Verdict"):
+
+A case's outcome for one of its clauses:
+  PASS                                    -> pass
+  UNSUPPORTED, the clause is optional     -> unsupported   (optional: gated by a
+                                             provider attribute, or the page allows
+                                             DAT_MODEL_NOT_SUPPORTED)
+  UNSUPPORTED, the clause is not optional -> fail
+  FAIL/CRASH/TIMEOUT/UNRESOLVED, waived
+     by an active waiver with a reason    -> waived
+  FAIL/CRASH/TIMEOUT/UNRESOLVED otherwise -> fail
+A clause's status is the worst of its cases' outcomes, in the order
+fail > not-run > waived > unsupported > pass; "not-run" when a case exists
+but has no result in this run (not selected, or the run was interrupted),
+"no-case" when no case checks the clause at all.
+
+The verdict counts the "shall" clauses of the whole catalog:
+  not-conformant  some shall clause is "fail"
+  incomplete      none fails, but some shall clause is "not-run" or "no-case",
+                  or the run did not complete
+  conformant      every shall clause is pass, waived or unsupported
+should/may/qoi clauses are reported (advisories) but do not decide the verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from datcts_reports import BAD_STATES, STATES, VERDICT_SCHEMA
+from datcts_reports.catalog import Catalog, Clause
+
+STATUS_ORDER = ("pass", "unsupported", "waived", "not-run", "no-case", "fail")
+# How bad a status is, for "the worst of": no-case only when nothing else.
+_RANK = {"pass": 0, "unsupported": 1, "waived": 2, "not-run": 3, "fail": 4}
+
+# Chart categories (per clause), in stacking order.
+CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "UNRESOLVED", "FAIL", "TIMEOUT", "CRASH",
+              "NOT RUN", "NO CASE")
+
+VERDICT_LABEL = {
+    "conformant": "CONFORMANT",
+    "not-conformant": "NOT CONFORMANT",
+    "incomplete": "INCOMPLETE",
+}
+
+
+def outcome(result: dict, clause: Clause | None) -> str:
+    st = result["state"]
+    if st == "PASS":
+        return "pass"
+    if st == "UNSUPPORTED":
+        return "unsupported" if clause is None or clause.optional else "fail"
+    if st in BAD_STATES:
+        w = result.get("waiver") or {}
+        if result.get("waived") and str(w.get("reason", "")).strip():
+            return "waived"
+        return "fail"
+    return "fail"
+
+
+@dataclass
+class ClauseView:
+    clause: Clause
+    results: list = field(default_factory=list)   # results of the cases that ran
+    not_run: list = field(default_factory=list)   # ids of cases known but not run
+    status: str = "no-case"
+    chart: str = "NO CASE"
+    why: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.clause.id
+
+    @property
+    def level(self) -> str:
+        return self.clause.level
+
+
+@dataclass
+class PageView:
+    page: str
+    title: str
+    in_catalog: bool
+    clauses: list = field(default_factory=list)   # ClauseView
+    cases: list = field(default_factory=list)     # results whose page is this one
+    orphans: list = field(default_factory=list)   # results naming no catalogued clause
+
+    @property
+    def anchor(self) -> str:
+        return "page-" + self.page
+
+    def case_states(self) -> dict:
+        c = {s: 0 for s in STATES}
+        for r in self.cases:
+            c[r["state"]] += 1
+        return c
+
+    def chart(self) -> dict:
+        c = {k: 0 for k in CHART_KEYS}
+        for cv in self.clauses:
+            c[cv.chart] += 1
+        return c
+
+    def status_counts(self) -> dict:
+        c = {k: 0 for k in STATUS_ORDER}
+        for cv in self.clauses:
+            c[cv.status] += 1
+        return c
+
+    @property
+    def shall_failing(self) -> int:
+        return sum(1 for cv in self.clauses if cv.level == "shall" and cv.status == "fail")
+
+
+def _worst_bad_state(results: list) -> str:
+    bad = [r["state"] for r in results if r["state"] in BAD_STATES]
+    return max(bad, key=STATES.index) if bad else "FAIL"
+
+
+def _resolve(cv: ClauseView) -> None:
+    outs = [(outcome(r, cv.clause), r) for r in cv.results]
+    ranked = [o for o, _ in outs] + (["not-run"] if cv.not_run else [])
+    if not ranked:
+        cv.status, cv.chart = "no-case", "NO CASE"
+        cv.why = "no case checks this clause"
+        return
+    cv.status = max(ranked, key=_RANK.__getitem__)
+    failing = [r for o, r in outs if o == "fail"]
+    if cv.status == "fail":
+        cv.chart = _worst_bad_state(failing)
+        parts = []
+        for r in failing:
+            if r["state"] == "UNSUPPORTED":
+                parts.append(f"{r['id']}: UNSUPPORTED, but the catalog makes this clause "
+                             "mandatory (no gate, no DAT_MODEL_NOT_SUPPORTED)")
+            else:
+                parts.append(f"{r['id']}: {r['state']}" + (f": {r['message']}" if r["message"] else ""))
+        cv.why = "; ".join(parts)
+    elif cv.status == "not-run":
+        cv.chart = "NOT RUN"
+        cv.why = "not run: " + ", ".join(cv.not_run)
+    elif cv.status == "waived":
+        cv.chart = "WAIVED"
+        cv.why = "; ".join(f"{r['id']} waived: {r['waiver']['reason']}"
+                           for o, r in outs if o == "waived")
+    elif cv.status == "unsupported":
+        cv.chart = "UNSUPPORTED"
+        cv.why = "the provider lacks this optional feature ("
+        cv.why += ", ".join(cv.clause.gates or ["DAT_MODEL_NOT_SUPPORTED"]) + ")"
+    else:
+        cv.chart = "PASS"
+
+
+class Analysis:
+    """results.json (or None: coverage only) joined with a catalog.
+    `known_cases`: extra cases that exist but have no result
+    ({"id","page","clauses"}), e.g. run.not_selected or a --list."""
+
+    def __init__(self, catalog: Catalog, doc: dict | None = None, known_cases=None):
+        self.catalog = catalog
+        self.doc = doc
+        self.results = list(doc["results"]) if doc else []
+        known = list(known_cases or [])
+        if doc:
+            known += doc["run"].get("not_selected") or []
+        self.unknown_refs: list = []  # (case id, clause id) not in the catalog
+        views: dict[str, ClauseView] = {cid: ClauseView(c) for cid, c in catalog.clauses.items()}
+        pages: dict[str, PageView] = {}
+        for name, p in catalog.pages.items():
+            pv = PageView(name, p.title, True)
+            pv.clauses = [views[c.id] for c in p.clauses]
+            pages[name] = pv
+        ran = set()
+        for r in self.results:
+            ran.add(r["id"])
+            pv = pages.get(r["page"])
+            if pv is None:
+                pv = pages[r["page"]] = PageView(r["page"], "", False)
+            pv.cases.append(r)
+            hit = False
+            for cid in r["clauses"]:
+                cv = views.get(cid)
+                if cv is None:
+                    self.unknown_refs.append((r["id"], cid))
+                else:
+                    cv.results.append(r)
+                    hit = True
+            if not hit:
+                pv.orphans.append(r)
+        for k in known:
+            if k["id"] in ran:
+                continue
+            for cid in k.get("clauses") or [k["id"]]:
+                cv = views.get(cid)
+                if cv is None:
+                    self.unknown_refs.append((k["id"], cid))
+                elif k["id"] not in cv.not_run:
+                    cv.not_run.append(k["id"])
+        for cv in views.values():
+            _resolve(cv)
+        self.views = views
+        self.pages = [pages[k] for k in sorted(pages)]
+
+    # ---- coverage ----
+
+    def coverage(self) -> dict:
+        out_pages = []
+        total = covered = 0
+        for pv in self.pages:
+            if not pv.in_catalog:
+                continue
+            gaps = [cv for cv in pv.clauses if cv.status == "no-case"]
+            total += len(pv.clauses)
+            covered += len(pv.clauses) - len(gaps)
+            out_pages.append({
+                "page": pv.page,
+                "clauses": len(pv.clauses),
+                "covered": len(pv.clauses) - len(gaps),
+                "uncovered": [{"id": cv.id, "level": cv.level, "section": cv.clause.section,
+                               "text": cv.clause.text} for cv in gaps],
+            })
+        return {
+            "clauses": total,
+            "covered": covered,
+            "uncovered": total - covered,
+            "pages": out_pages,
+            "unknown_clause_refs": [{"case": a, "clause": b} for a, b in self.unknown_refs],
+            "pages_not_in_catalog": [pv.page for pv in self.pages if not pv.in_catalog],
+        }
+
+    # ---- verdict ----
+
+    def verdict(self) -> dict:
+        shall = [cv for cv in self.views.values() if cv.level == "shall"]
+        shall.sort(key=lambda cv: cv.id)
+        by = {k: [cv for cv in shall if cv.status == k] for k in STATUS_ORDER}
+        complete = bool(self.doc and self.doc["run"].get("complete"))
+        advisories = sorted(cv.id for cv in self.views.values()
+                            if cv.level != "shall" and cv.status == "fail")
+        n = len(shall)
+        if by["fail"]:
+            v = "not-conformant"
+            expl = f"{len(by['fail'])} of {n} shall clauses fail"
+        elif by["not-run"] or by["no-case"] or not complete:
+            v = "incomplete"
+            bits = []
+            if by["no-case"]:
+                bits.append(f"{len(by['no-case'])} have no case yet")
+            if by["not-run"]:
+                bits.append(f"{len(by['not-run'])} were not run")
+            checked = n - len(by["no-case"]) - len(by["not-run"])
+            expl = f"no shall clause fails, but {' and '.join(bits)}" if bits else \
+                "no shall clause fails"
+            expl += f" ({checked} of {n} checked)"
+            if not complete:
+                expl += "; the run did not complete"
+        else:
+            v = "conformant"
+            expl = f"all {n} shall clauses hold"
+            extra = []
+            if by["waived"]:
+                extra.append(f"{len(by['waived'])} waived with a reason")
+            if by["unsupported"]:
+                extra.append(f"{len(by['unsupported'])} optional and unsupported")
+            if extra:
+                expl += " (" + ", ".join(extra) + ")"
+
+        def case_list(cv, keep):
+            return [{"id": r["id"], "state": r["state"]} for r in cv.results
+                    if outcome(r, cv.clause) in keep]
+
+        run = (self.doc or {}).get("run") or {}
+        prov = run.get("provider") or {}
+        states = {s: 0 for s in STATES}
+        for r in self.results:
+            states[r["state"]] += 1
+        return {
+            "schema": VERDICT_SCHEMA,
+            "verdict": v,
+            "label": VERDICT_LABEL[v],
+            "explanation": expl,
+            "run_complete": complete,
+            "shall": {"total": n, **{k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
+            "failing_shall": [{"clause": cv.id, "cases": case_list(cv, {"fail"})}
+                              for cv in by["fail"]],
+            "waived_shall": [{"clause": cv.id, "cases": [
+                {"id": r["id"], "state": r["state"], "reason": r["waiver"]["reason"],
+                 "expires": r["waiver"]["expires"]}
+                for r in cv.results if outcome(r, cv.clause) == "waived"]}
+                for cv in by["waived"]],
+            "unsupported_shall": [cv.id for cv in by["unsupported"]],
+            "unchecked_shall": [{"clause": cv.id, "why": cv.status}
+                                for cv in by["not-run"] + by["no-case"]],
+            "advisories": advisories,
+            "case_states": states,
+            "cases": len(self.results),
+            "catalog_sha256": self.catalog.sha256(),
+            "run": {"ia": prov.get("ia"), "library_sha256": prov.get("library_sha256"),
+                    "started": run.get("started"), "finished": run.get("finished")},
+        }
+
+    # ---- what a maintainer looks at first ----
+
+    def attention(self) -> dict:
+        fails = [cv for cv in self.views.values() if cv.status == "fail"]
+        fails.sort(key=lambda cv: (cv.level != "shall", cv.id))
+        waived = [r for r in self.results if r.get("waived")]
+        wbp = [r for r in self.results if r.get("waived_but_passing")]
+        return {"failing": fails, "waived": waived, "waived_but_passing": wbp}

@@ -1,0 +1,225 @@
+"""The HTML compliance report: one self-contained file (inline CSS and SVG,
+no scripts that run, no external assets), rendered with Jinja2 from
+templates/report.html.j2."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+import jinja2
+
+from datcts_reports import BAD_STATES, STATES, __version__
+from datcts_reports.analysis import CHART_KEYS, Analysis
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+COLORS = {
+    "PASS": "#2e7d32",
+    "UNSUPPORTED": "#7d8f99",
+    "WAIVED": "#7e57c2",
+    "UNRESOLVED": "#e0a100",
+    "FAIL": "#d32f2f",
+    "TIMEOUT": "#ef6c00",
+    "CRASH": "#7f0000",
+    "NOT RUN": "#c9d1d6",
+    "NO CASE": "url(#hatch)",
+}
+STATUS_LABEL = {
+    "pass": "PASS",
+    "fail": "FAIL",
+    "waived": "WAIVED",
+    "unsupported": "UNSUPPORTED",
+    "not-run": "NOT RUN",
+    "no-case": "NO CASE",
+}
+STATUS_KEY = {"pass": "PASS", "fail": "FAIL", "waived": "WAIVED", "unsupported": "UNSUPPORTED",
+              "not-run": "NOT RUN", "no-case": "NO CASE"}
+
+
+def _css_class(key: str) -> str:
+    return "s-" + key.lower().replace(" ", "-")
+
+
+def _ms(v) -> str:
+    if v is None:
+        return ""
+    v = float(v)
+    if v >= 10000:
+        return f"{v / 1000:.1f} s"
+    if v >= 1000:
+        return f"{v / 1000:.2f} s"
+    return f"{v:.0f} ms" if v >= 10 else f"{v:.1f} ms"
+
+
+def _when(ts) -> str:
+    if not ts:
+        return "—"
+    try:
+        t = dt.datetime.fromisoformat(ts)
+    except ValueError:
+        return ts
+    return t.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+
+
+def _elapsed(a, b) -> str:
+    try:
+        s = (dt.datetime.fromisoformat(b) - dt.datetime.fromisoformat(a)).total_seconds()
+    except (TypeError, ValueError):
+        return ""
+    s = int(s)
+    return f"{s // 3600}h {s // 60 % 60:02d}m {s % 60:02d}s" if s >= 3600 else \
+        f"{s // 60}m {s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+# ---------------------------------------------------------------- the chart
+
+CHART = {"width": 1100, "label_w": 250, "right_w": 190, "row_h": 22, "bar_h": 14, "top": 8}
+
+
+def chart_rows(analysis: Analysis) -> dict:
+    pages = [pv for pv in analysis.pages if pv.clauses]
+    maxn = max((len(pv.clauses) for pv in pages), default=1)
+    span = CHART["width"] - CHART["label_w"] - CHART["right_w"]
+    rows = []
+    for i, pv in enumerate(pages):
+        y = CHART["top"] + i * CHART["row_h"]
+        x = float(CHART["label_w"])
+        segs = []
+        counts = pv.chart()
+        for k in CHART_KEYS:
+            n = counts[k]
+            if not n:
+                continue
+            w = span * n / maxn
+            segs.append({"key": k, "n": n, "x": round(x, 2), "w": round(w, 2),
+                         "fill": COLORS[k], "cls": _css_class(k)})
+            x += w
+        ok = counts["PASS"] + counts["UNSUPPORTED"] + counts["WAIVED"]
+        bad = sum(counts[k] for k in ("UNRESOLVED", "FAIL", "TIMEOUT", "CRASH"))
+        note = f"{ok}/{len(pv.clauses)} hold"
+        if bad:
+            note += f" · {bad} fail"
+        gaps = counts["NO CASE"]
+        if gaps:
+            note += f" · {gaps} no case"
+        rows.append({"page": pv.page, "anchor": pv.anchor, "y": y, "segs": segs,
+                     "note": note, "bad": bool(bad), "end": round(x, 2),
+                     "text_y": y + CHART["bar_h"] - 3})
+    height = CHART["top"] * 2 + len(rows) * CHART["row_h"]
+    ticks = []
+    step = 5 if maxn <= 40 else 10
+    for n in range(0, maxn + 1, step):
+        ticks.append({"n": n, "x": round(CHART["label_w"] + span * n / maxn, 2)})
+    return {"rows": rows, "height": height, "width": CHART["width"], "ticks": ticks,
+            "bar_h": CHART["bar_h"], "label_x": CHART["label_w"] - 10, "max": maxn}
+
+
+def bar(counts: dict, keys=CHART_KEYS, width=100.0) -> list:
+    """Segments of a stacked bar in percent (for the small per-page bars)."""
+    total = sum(counts.get(k, 0) for k in keys) or 1
+    out, x = [], 0.0
+    for k in keys:
+        n = counts.get(k, 0)
+        if n:
+            w = width * n / total
+            out.append({"key": k, "n": n, "x": round(x, 3), "w": round(w, 3),
+                        "fill": COLORS[k], "cls": _css_class(k)})
+            x += w
+    return out
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["ms"] = _ms
+    env.filters["when"] = _when
+    env.filters["cls"] = _css_class
+    env.filters["status_label"] = STATUS_LABEL.get
+    env.filters["status_key"] = STATUS_KEY.get
+    return env
+
+
+def _json_for_script(obj) -> str:
+    # Safe inside <script type="application/json">: no "</" can close it.
+    return json.dumps(obj, indent=1, ensure_ascii=False).replace("</", "<\\/")
+
+
+def render(analysis: Analysis, *, results_sha256: str | None = None,
+           generated: str | None = None) -> str:
+    doc = analysis.doc
+    if doc is None:
+        raise ValueError("a report needs results")
+    verdict = analysis.verdict()
+    run = doc["run"]
+    prov = run["provider"]
+    summary = doc["summary"]
+    attrs = prov.get("attributes") or {}
+    pname = (attrs.get("provider") or {}).get("provider_name") or ""
+    pver = ""
+    if attrs.get("provider"):
+        p = attrs["provider"]
+        pver = f"{p.get('provider_version_major', '?')}.{p.get('provider_version_minor', '?')}"
+    sys_ = run.get("system") or {}
+    attention = analysis.attention()
+    waivers = [r for r in doc["results"] if r.get("waiver")]
+    coverage = analysis.coverage()
+    shall = verdict["shall"]
+    shall_bar = bar({"PASS": shall["pass"], "WAIVED": shall["waived"],
+                     "UNSUPPORTED": shall["unsupported"], "FAIL": shall["fail"],
+                     "NOT RUN": shall["not_run"], "NO CASE": shall["no_case"]})
+    tool = doc["tool"]
+    ctx = {
+        "doc": doc,
+        "run": run,
+        "prov": prov,
+        "provider_name": pname,
+        "provider_version": pver,
+        "system": sys_,
+        "tool": tool,
+        "summary": summary,
+        "states": STATES,
+        "bad_states": BAD_STATES,
+        "verdict": verdict,
+        "verdict_json": _json_for_script(verdict),
+        "shall_bar": shall_bar,
+        "chart": chart_rows(analysis),
+        "colors": COLORS,
+        "legend": [(k, COLORS[k]) for k in CHART_KEYS],
+        "pages": analysis.pages,
+        "attention": attention,
+        "waivers": waivers,
+        "coverage": coverage,
+        "unknown_refs": analysis.unknown_refs,
+        "elapsed": _elapsed(run.get("started"), run.get("finished")),
+        "results_sha256": results_sha256,
+        "catalog_sha256": analysis.catalog.sha256(),
+        "catalog_origin": analysis.catalog.origin,
+        "generated": generated or dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "reports_version": __version__,
+        "bar": bar,
+        "levels": ("shall", "should", "may", "qoi"),
+    }
+    return _env().get_template("report.html.j2").render(**ctx)
+
+
+def write_report(analysis: Analysis, out: Path, results_path: Path | None = None) -> Path:
+    sha = None
+    if results_path and Path(results_path).is_file():
+        sha = hashlib.sha256(Path(results_path).read_bytes()).hexdigest()
+    html = render(analysis, results_sha256=sha)
+    out = Path(out)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,128 @@
+"""Verdict rules (reports/datcts_reports/analysis.py, docs/results-format.md)."""
+
+import pytest
+
+from datcts_reports.analysis import Analysis
+
+from helpers import SMALL_CATALOG, all_passing, make_doc, result
+
+
+def verdict(cat, results, **kw):
+    return Analysis(cat, make_doc(results, **kw)).verdict()
+
+
+def replace(results, cid, new):
+    return [new if r["id"] == cid else r for r in results]
+
+
+def test_all_shall_pass_is_conformant(small_cat):
+    v = verdict(small_cat, all_passing())
+    assert v["verdict"] == "conformant", v["explanation"]
+    assert v["label"] == "CONFORMANT"
+    assert v["shall"]["pass"] == v["shall"]["total"] == 6
+
+
+@pytest.mark.parametrize("state", ["FAIL", "CRASH", "TIMEOUT", "UNRESOLVED"])
+def test_shall_failure_is_not_conformant(small_cat, state):
+    rs = replace(all_passing(), "dat_ep_free.invalid_handle", result("dat_ep_free.invalid_handle", state))
+    v = verdict(small_cat, rs)
+    assert v["verdict"] == "not-conformant"
+    assert v["explanation"] == "1 of 6 shall clauses fail"
+    assert v["failing_shall"] == [{"clause": "dat_ep_free.invalid_handle",
+                                   "cases": [{"id": "dat_ep_free.invalid_handle", "state": state}]}]
+
+
+def test_waived_with_reason_is_allowed(small_cat):
+    rs = replace(all_passing(), "dat_ep_free.invalid_handle",
+                 result("dat_ep_free.invalid_handle", "FAIL", waiver="vendor bug 12, fix in 2.1"))
+    v = verdict(small_cat, rs)
+    assert v["verdict"] == "conformant"
+    assert v["shall"]["waived"] == 1
+    assert v["waived_shall"][0]["cases"][0]["reason"] == "vendor bug 12, fix in 2.1"
+    assert "1 waived with a reason" in v["explanation"]
+
+
+def test_waiver_without_reason_is_not_allowed(small_cat):
+    r = result("dat_ep_free.invalid_handle", "FAIL", waiver="x")
+    r["waiver"]["reason"] = "  "
+    v = Analysis(small_cat, make_doc(replace(all_passing(), r["id"], r))).verdict()
+    assert v["verdict"] == "not-conformant"
+
+
+def test_unsupported_on_a_gated_clause_is_allowed(small_cat):
+    # dat_srq_resize.* are gated by srq_supported
+    rs = replace(all_passing(), "dat_srq_resize.grows",
+                 result("dat_srq_resize.grows", "UNSUPPORTED", message="requires srq_supported"))
+    v = verdict(small_cat, rs)
+    assert v["verdict"] == "conformant"
+    assert v["unsupported_shall"] == ["dat_srq_resize.grows"]
+
+
+def test_unsupported_on_a_mandatory_clause_fails(small_cat):
+    rs = replace(all_passing(), "dat_ep_free.frees", result("dat_ep_free.frees", "UNSUPPORTED"))
+    a = Analysis(small_cat, make_doc(rs))
+    v = a.verdict()
+    assert v["verdict"] == "not-conformant"
+    assert "mandatory" in a.views["dat_ep_free.frees"].why
+
+
+def test_unsupported_allowed_by_model_not_supported(tmp_path):
+    from helpers import write_catalog
+    from datcts_reports.catalog import load_dir
+    d = write_catalog(tmp_path / "c", {"dat_x": [("y", "shall", [])]})
+    (d / "dat_x.toml").write_text((d / "dat_x.toml").read_text()
+                                  + 'return = ["DAT_MODEL_NOT_SUPPORTED"]\n')
+    cat = load_dir(d)
+    assert verdict(cat, [result("dat_x.y", "UNSUPPORTED")])["verdict"] == "conformant"
+
+
+def test_should_failure_is_an_advisory_only(small_cat):
+    rs = replace(all_passing(), "dat_srq_resize.no_message_lost",
+                 result("dat_srq_resize.no_message_lost", "FAIL"))
+    v = verdict(small_cat, rs)
+    assert v["verdict"] == "conformant"
+    assert v["advisories"] == ["dat_srq_resize.no_message_lost"]
+
+
+def test_clause_without_case_makes_it_incomplete(small_cat):
+    rs = [r for r in all_passing() if not r["id"].startswith("dat_cr_query.")]
+    v = verdict(small_cat, rs)
+    assert v["verdict"] == "incomplete"
+    assert v["shall"]["no_case"] == 2
+    assert v["explanation"] == "no shall clause fails, but 2 have no case yet (4 of 6 checked)"
+
+
+def test_case_not_selected_makes_it_incomplete(small_cat):
+    rs = [r for r in all_passing() if r["id"] != "dat_ep_free.frees"]
+    v = verdict(small_cat, rs, not_selected=["dat_ep_free.frees"])
+    assert v["verdict"] == "incomplete"
+    assert v["unchecked_shall"] == [{"clause": "dat_ep_free.frees", "why": "not-run"}]
+
+
+def test_interrupted_run_is_incomplete(small_cat):
+    v = verdict(small_cat, all_passing(), complete=False)
+    assert v["verdict"] == "incomplete"
+    assert "did not complete" in v["explanation"]
+
+
+def test_failure_beats_incomplete(small_cat):
+    rs = [r for r in all_passing() if not r["id"].startswith("dat_cr_query.")]
+    rs = replace(rs, "dat_ep_free.frees", result("dat_ep_free.frees", "FAIL"))
+    assert verdict(small_cat, rs)["verdict"] == "not-conformant"
+
+
+def test_worst_case_decides_a_clause_with_several_cases(small_cat):
+    rs = all_passing() + [result("dat_ep_free.frees_twice", "FAIL", clauses=["dat_ep_free.frees"])]
+    a = Analysis(small_cat, make_doc(rs))
+    assert a.views["dat_ep_free.frees"].status == "fail"
+    assert a.verdict()["verdict"] == "not-conformant"
+
+
+def test_realistic_run(ref_catalog, ref_doc):
+    v = Analysis(ref_catalog, ref_doc).verdict()
+    assert v["verdict"] == "not-conformant"
+    assert v["shall"]["waived"] == 1 and v["shall"]["unsupported"] == 1
+    failing = {f["clause"] for f in v["failing_shall"]}
+    assert "dat_ep_post_send.invalid_lmr_context" not in failing  # waived
+    assert any(c["state"] == "CRASH" for f in v["failing_shall"] for c in f["cases"])
+    assert v["catalog_sha256"] == ref_catalog.sha256()
