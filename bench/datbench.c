@@ -19,6 +19,7 @@
 #include <dat/udat.h>
 
 #include <netinet/in.h>
+#include <sched.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,23 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Per-iteration round trips, for the median (robust against the outliers
+ * of a busy or virtual machine). */
+static double *rtt;
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_us(long n)
+{
+	qsort(rtt, (size_t)n, sizeof(*rtt), cmp_double);
+	return rtt[n / 2] / 2 * 1e6;
 }
 
 static void setup(struct side *s)
@@ -252,7 +270,10 @@ static void lat_send(struct side *s, int initiator)
 	size_t slot = 0, nslots = (size_t)window * 2 + 2;
 	double t0 = now();
 
+	rtt = calloc((size_t)iters, sizeof(*rtt));
 	for (long i = 0; i < iters; i++) {
+		double ti = now();
+
 		if (initiator) {
 			post_send(s, 0, DAT_COMPLETION_SUPPRESS_FLAG);
 			wait_ev(s->recv, &ev, DAT_DTO_COMPLETION_EVENT);
@@ -262,10 +283,12 @@ static void lat_send(struct side *s, int initiator)
 		}
 		post_recv(s, slot);
 		slot = (slot + 1) % nslots;
+		rtt[i] = now() - ti;
 	}
 	if (initiator)
-		printf("datbench lat send size %zu: %.2f us one-way\n", size,
-		       (now() - t0) / iters / 2 * 1e6);
+		printf("datbench lat send size %zu: %.2f us one-way (median %.2f us)\n",
+		       size, (now() - t0) / iters / 2 * 1e6, median_us(iters));
+	free(rtt);
 }
 
 static void lat_write(struct side *s, int initiator)
@@ -274,24 +297,28 @@ static void lat_write(struct side *s, int initiator)
 	char *out = s->buf + (size - 1);
 	double t0 = now();
 
+	rtt = calloc((size_t)iters, sizeof(*rtt));
 	for (long i = 0; i < iters; i++) {
 		char mark = (char)(i % 255 + 1);
+		double ti = now();
 
 		if (initiator) {
 			*out = mark;
 			post_write(s, 0, 0, DAT_COMPLETION_SUPPRESS_FLAG);
 			while (*flag != mark)
-				;
+				sched_yield();
 		} else {
 			while (*flag != mark)
-				;
+				sched_yield();
 			*out = mark;
 			post_write(s, 0, 0, DAT_COMPLETION_SUPPRESS_FLAG);
 		}
+		rtt[i] = now() - ti;
 	}
 	if (initiator)
-		printf("datbench lat write size %zu: %.2f us one-way\n", size,
-		       (now() - t0) / iters / 2 * 1e6);
+		printf("datbench lat write size %zu: %.2f us one-way (median %.2f us)\n",
+		       size, (now() - t0) / iters / 2 * 1e6, median_us(iters));
+	free(rtt);
 }
 
 static void bw(struct side *s, int initiator)

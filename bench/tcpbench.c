@@ -34,6 +34,23 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Per-iteration round trips, for the median (robust against the outliers
+ * of a busy or virtual machine). */
+static double *rtt;
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_us(long n)
+{
+	qsort(rtt, (size_t)n, sizeof(*rtt), cmp_double);
+	return rtt[n / 2] / 2 * 1e6;
+}
+
 static int full(int fd, char *p, size_t n, int wr)
 {
 	while (n) {
@@ -63,8 +80,11 @@ static int run(int fd, int server)
 	double t0, t1;
 
 	if (!strcmp(mode, "lat")) {
+		rtt = calloc((size_t)iters, sizeof(*rtt));
 		t0 = now();
 		for (long i = 0; i < iters; i++) {
+			double ti = now();
+
 			if (server) {
 				if (full(fd, buf, size, 0) ||
 				    full(fd, buf, size, 1))
@@ -74,11 +94,14 @@ static int run(int fd, int server)
 				    full(fd, buf, size, 0))
 					return 1;
 			}
+			rtt[i] = now() - ti;
 		}
 		t1 = now();
 		if (!server)
-			printf("tcpbench lat size %zu: %.2f us one-way\n", size,
-			       (t1 - t0) / iters / 2 * 1e6);
+			printf("tcpbench lat size %zu: %.2f us one-way (median %.2f us)\n",
+			       size, (t1 - t0) / iters / 2 * 1e6,
+			       median_us(iters));
+		free(rtt);
 	} else {
 		t0 = now();
 		for (long i = 0; i < iters; i++)

@@ -24,6 +24,15 @@
 extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
 extern void __lsan_do_leak_check(void) __attribute__((weak));
 
+/* Sanitizer builds check for leaks unless DATCTS_LEAK_CHECK=0 (it costs
+ * tens of milliseconds per process). */
+static bool leak_check_wanted(void)
+{
+	const char *e = getenv("DATCTS_LEAK_CHECK");
+
+	return !e || strcmp(e, "0");
+}
+
 #define OUT_HEAD (16 * 1024)
 #define OUT_TAIL (16 * 1024)
 #define PEER_GRACE_MS 2000.0
@@ -239,7 +248,7 @@ static int spawn(struct child *ch, const char *ia_name, double kill_at,
 				       3, 4);
 		/* Sanitizer builds: report leaks into the case's output without
 		 * turning its verdict into a crash. */
-		if (__lsan_do_recoverable_leak_check &&
+		if (__lsan_do_recoverable_leak_check && leak_check_wanted() &&
 		    __lsan_do_recoverable_leak_check())
 			fprintf(stderr, "[datcts] LeakSanitizer: leaks in the case process (above)\n");
 		fflush(NULL);
@@ -1061,7 +1070,7 @@ int dc_main(int argc, char **argv)
 
 	free(g_ids);
 	free(g_todo);
-	if (__lsan_do_leak_check)
+	if (__lsan_do_leak_check && leak_check_wanted())
 		__lsan_do_leak_check();
 	return rc;
 }

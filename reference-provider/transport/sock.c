@@ -80,7 +80,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +92,7 @@
 #define ACK_EVERY	16	/* ... or after this many requests */
 #define REATTACH_MS	1	/* see sock_poll_end */
 
-enum poll_kind { K_WAKE, K_LISTENER, K_CONN, K_INNER, K_TIMER };
+enum poll_kind { K_WAKE, K_LISTENER, K_CONN, K_INNER };
 
 struct sock_poll {
 	enum poll_kind kind;
@@ -191,10 +190,6 @@ struct sock_tp {
 				 * thread within REATTACH_MS of the last one */
 	bool consumer_round;	/* a consumer runs tp_progress right now */
 	int wakefd;
-	struct sock_poll timer;
-	int timerfd;		/* delayed acks */
-	bool timer_armed;
-	struct timespec timer_at;
 	pthread_t thread;
 	bool thread_started;
 	bool stop;
@@ -208,7 +203,6 @@ struct sock_tp {
 
 static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
 static void tp_reattach(struct sock_tp *tp);
-static void tp_arm_ack_timer(struct sock_tp *tp, const struct timespec *at);
 static void conn_broken(struct sock_conn *c);
 static void conn_close_now(struct sock_conn *c);
 static void flush_ack(struct sock_conn *c);
@@ -353,18 +347,6 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec ||
 	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
-static void tp_arm_ack_timer(struct sock_tp *tp, const struct timespec *at)
-{
-	struct itimerspec its = { .it_value = *at };
-
-	if (tp->timer_armed && !ts_before(at, &tp->timer_at))
-		return;
-	if (timerfd_settime(tp->timerfd, TFD_TIMER_ABSTIME, &its, NULL) == 0) {
-		tp->timer_armed = true;
-		tp->timer_at = *at;
-	}
 }
 
 static void tp_wake(struct sock_tp *tp)
@@ -1048,9 +1030,10 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 	/* A consumer waiting on this IA just received it and is likely to
 	 * answer: the next frame going back carries the ack. */
 	if (!c->ack_timed) {
+		/* the progress thread's tick (REATTACH_MS, a consumer is
+		 * polling) or its timeout sends it if nothing else does */
 		c->ack_timed = true;
 		c->ack_deadline = deadline_after_us(ACK_DELAY_US);
-		tp_arm_ack_timer(c->tp, &c->ack_deadline);
 	}
 }
 
@@ -1655,8 +1638,8 @@ static void listener_event(struct sock_listener *l)
 /* Pending synchronous failures and expired deadlines. */
 static void tp_timers(struct sock_tp *tp)
 {
-	struct timespec now = now_mono(), next = { 0 };
-	bool again = true, have_next = false;
+	struct timespec now = now_mono();
+	bool again = true;
 	struct ref_list *it;
 
 	/* delayed acks that nothing carried */
@@ -1664,17 +1647,9 @@ static void tp_timers(struct sock_tp *tp)
 		struct sock_conn *c = ref_container_of(it, struct sock_conn,
 						       link);
 
-		if (!c->ack_timed)
-			continue;
-		if (!ts_before(&now, &c->ack_deadline)) {
+		if (c->ack_timed && !ts_before(&now, &c->ack_deadline))
 			flush_ack(c);
-		} else if (!have_next || ts_before(&c->ack_deadline, &next)) {
-			next = c->ack_deadline;
-			have_next = true;
-		}
 	}
-	if (have_next)
-		tp_arm_ack_timer(tp, &next);
 
 	while (again) {
 		struct ref_list *pos;
@@ -1736,6 +1711,11 @@ static int tp_next_timeout_ms(struct sock_tp *tp)
 
 		if (c->fail_pending >= 0)
 			return 0;
+		if (c->ack_timed &&
+		    (!have || ts_before(&c->ack_deadline, &best))) {
+			best = c->ack_deadline;
+			have = true;
+		}
 		if (!c->has_deadline)
 			continue;
 		if (!have || ts_before(&c->deadline, &best)) {
@@ -1827,15 +1807,11 @@ static void *progress_thread(void *arg)
 		for (int i = 0; i < n; i++) {
 			struct sock_poll *p = evs[i].data.ptr;
 
-			if (p->kind == K_WAKE || p->kind == K_TIMER) {
+			if (p->kind == K_WAKE) {
 				uint64_t v;
-				ssize_t r = read(p->kind == K_WAKE ? tp->wakefd
-								   : tp->timerfd,
-						 &v, sizeof(v));
+				ssize_t r = read(tp->wakefd, &v, sizeof(v));
 
 				(void)r;
-				if (p->kind == K_TIMER)
-					tp->timer_armed = false;
 			}
 		}
 		tp_reattach(tp);
@@ -1952,8 +1928,6 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	tp->base.ia = ia;
 	tp->wake.kind = K_WAKE;
 	tp->inner.kind = K_INNER;
-	tp->timer.kind = K_TIMER;
-	tp->timerfd = -1;
 	tp->epfd = -1;
 	tp->outer = -1;
 	tp->wakefd = -1;
@@ -1969,14 +1943,7 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
 	tp->outer = epoll_create1(EPOLL_CLOEXEC);
 	tp->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	tp->timerfd = timerfd_create(CLOCK_MONOTONIC,
-				     TFD_NONBLOCK | TFD_CLOEXEC);
-	if (tp->epfd < 0 || tp->outer < 0 || tp->wakefd < 0 ||
-	    tp->timerfd < 0)
-		goto fail;
-	ev.events = EPOLLIN;
-	ev.data.ptr = &tp->timer;
-	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->timerfd, &ev) < 0)
+	if (tp->epfd < 0 || tp->outer < 0 || tp->wakefd < 0)
 		goto fail;
 	ev.events = EPOLLIN;
 	ev.data.ptr = &tp->wake;
@@ -1997,8 +1964,6 @@ fail:
 		close(tp->epfd);
 	if (tp->outer >= 0)
 		close(tp->outer);
-	if (tp->timerfd >= 0)
-		close(tp->timerfd);
 	if (tp->wakefd >= 0)
 		close(tp->wakefd);
 	free(tp);
@@ -2035,7 +2000,6 @@ static void sock_close(struct ref_transport *base)
 	}
 	close(tp->epfd);
 	close(tp->outer);
-	close(tp->timerfd);
 	close(tp->wakefd);
 	free(tp);
 }

@@ -67,7 +67,7 @@ void ref_conn_ia_close(struct ref_ia *ia)
  * thread hand-off less per message; see docs, "Transport interface").
  */
 /* Default busy-poll before sleeping (µs); DAPLREF_SPIN_US overrides. */
-#define REF_CONN_SPIN_US 50
+#define REF_CONN_SPIN_US 0
 
 int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		  const struct timespec *deadline, bool infinite)

@@ -28,14 +28,22 @@ fail() {
 	off
 }
 # wait_for DESCRIPTION DEADLINE_S COMMAND...: poll a readiness condition until it holds.
+# (Builtins only in the conditions: every fork+exec costs tens of ms under TCG.)
+now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
 wait_for() {
 	local what=$1 limit=$2 end
 	shift 2
-	end=$(($(date +%s%N) / 1000000 + limit * 1000))
+	end=$(($(now_ms) + limit * 1000))
 	until "$@" >/dev/null; do
-		(($(date +%s%N) / 1000000 < end)) || fail "timed out after ${limit}s waiting for $what"
+		(($(now_ms) < end)) || fail "timed out after ${limit}s waiting for $what"
 		sleep 0.05
 	done
+}
+# file_has FILE TEXT: FILE's first line contains TEXT
+file_has() {
+	local line
+	{ read -r line <"$1"; } 2>/dev/null || return 1
+	[[ $line == *"$2"* ]]
 }
 
 # shellcheck source=/dev/null
@@ -48,18 +56,23 @@ hostname datcts-vm 2>/dev/null || true
 # its own address (rdma_cm picks the device by the netdev that holds the address).
 netdevs=(eth0)
 [[ $VM_RDMA == both ]] && netdevs+=(eth1)
-ip link set lo up || fail "ip link set lo up"
+ipcmds="link set lo up"$'\n'
 for i in "${!netdevs[@]}"; do
-	ip link set "${netdevs[$i]}" up || fail "no ${netdevs[$i]}"
-	ip addr add "10.99.$i.1/24" dev "${netdevs[$i]}" || fail "ip addr add 10.99.$i.1/24 dev ${netdevs[$i]}"
+	ipcmds+="link set ${netdevs[$i]} up"$'\n'"addr add 10.99.$i.1/24 dev ${netdevs[$i]}"$'\n'
 done
-is_up() { [[ "$(cat "/sys/class/net/$1/operstate" 2>/dev/null)" == up ]]; }
+ip -batch - <<<"$ipcmds" || fail "ip -batch: ${ipcmds//$'\n'/; }"
+is_up() { file_has "/sys/class/net/$1/operstate" up; }
 for n in "${netdevs[@]}"; do wait_for "$n up" 20 is_up "$n"; done
 say "${netdevs[*]} up"
 
 # --- RDMA
-port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null; }
-has_gid() { grep -qs "$2" /sys/class/infiniband/"$1"/ports/1/gids/*; }
+port_active() { file_has "/sys/class/infiniband/$1/ports/1/state" ACTIVE; }
+has_gid() {
+	local g
+	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do file_has "$g" "$2" && return 0; done
+	return 1
+}
+# shellcheck disable=SC2086 # split the address into its four numbers
 gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
 devices=()
 declare -A ip_of=()
@@ -93,7 +106,7 @@ ulimit -c 0
 port_dev() {
 	local p
 	for p in /sys/class/virtio-ports/*; do
-		[[ "$(cat "$p/name" 2>/dev/null)" == "$1" ]] && [[ -c /dev/${p##*/} ]] && {
+		file_has "$p/name" "$1" && [[ -c /dev/${p##*/} ]] && {
 			echo "/dev/${p##*/}"
 			return 0
 		}
@@ -110,7 +123,7 @@ cd -- "$VM_CWD" 2>/dev/null || fail "the working directory $VM_CWD does not exis
 
 say "setup done, devices: ${devices[*]:-none}"
 : >"$CTL/started"
-start=$(date +%s)
+start=$(now_ms)
 (
 	# the host's environment, not PID 1's
 	for v in $(compgen -e); do unset "$v" 2>/dev/null; done
@@ -123,7 +136,7 @@ start=$(date +%s)
 	exec timeout -k 5 "$VM_TIMEOUT" "${argv[@]}"
 ) </dev/null >"$out" 2>"$err"
 rc=$?
-if ((rc == 124 && $(date +%s) - start >= VM_TIMEOUT)); then
+if (((rc == 124 || rc == 137) && $(now_ms) - start >= VM_TIMEOUT * 1000)); then
 	: >"$CTL/timedout"
 fi
 echo "$rc" >"$CTL/rc.tmp" && mv "$CTL/rc.tmp" "$CTL/rc"

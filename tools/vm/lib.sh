@@ -1,5 +1,5 @@
 # Shared by tools/vm/{deps.sh,prepare.sh,run}. Sourced, never run.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the variables are for the scripts that source this
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_REPO=$(cd "$VM_DIR/../.." && pwd)

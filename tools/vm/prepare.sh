@@ -55,7 +55,9 @@ install_deps() { # install_deps WHY
 	fi
 	vm_is_root || return 1
 	vm_log "prepare: $1; running tools/vm/deps.sh"
-	"$VM_DIR/deps.sh" $( ((siw)) || echo --no-siw) >&2
+	local opts=()
+	((siw)) || opts=(--no-siw)
+	"$VM_DIR/deps.sh" "${opts[@]}" >&2
 }
 m=$(missing_cmd)
 if [[ -n "$m" ]]; then
@@ -64,8 +66,9 @@ if [[ -n "$m" ]]; then
 	m=$(missing_cmd)
 	[[ -z "$m" ]] || vm_skip "$m is still missing after tools/vm/deps.sh"
 fi
-[[ -x /bin/busybox ]] && ! ldd /bin/busybox >/dev/null 2>&1 ||
+if ldd /bin/busybox >/dev/null 2>&1; then
 	vm_die 1 "/bin/busybox is not static: install busybox-static"
+fi
 
 
 kver=$(vm_pick_kver --apt)

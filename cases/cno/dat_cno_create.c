@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_cno_create(3DAT); clauses in clauses/dat_cno_create.toml.
+ * Shared helpers (waiters, agent recorder): ../evd/evd_common.h.
+ */
+#include "../evd/evd_common.h"
+
+DC_CASE(dat_cno_create, returns_handle,
+	.summary = "dat_cno_create returns a CNO handle of the IA with the agent given")
+{
+	struct agent_rec *rec = agent_rec_new();
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+	DAT_HANDLE_TYPE ty;
+	DAT_CNO_PARAM p;
+
+	DC_ASSERT_SUCCESS(dat_cno_create(t->ia, agent_of(rec), &cno));
+	DC_ASSERT(cno != DAT_HANDLE_NULL, "dat_cno_create succeeded but returned DAT_HANDLE_NULL");
+	DC_ASSERT_SUCCESS(dat_get_handle_type(cno, &ty));
+	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_CNO);
+	p = cno_param_checked(cno);
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_PTR_EQ(p.agent.instance_data, rec);
+	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_,
+		  "dat_cno_query reports a different agent function");
+}
+
+DC_CASE(dat_cno_create, starts_unattached,
+	.summary = "a new CNO has no notification pending and nothing using it")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE got = GARBAGE_EVD;
+
+	DC_ASSERT_RET(dat_cno_wait(cno, 20000, &got), DAT_QUEUE_EMPTY);
+	DC_ASSERT_SUCCESS(dat_cno_free(cno));
+}
+
+DC_CASE(dat_cno_create, agent_invoked,
+	.summary = "the agent given at creation is called with its instance data and the EVD on a trigger")
+{
+	struct agent_rec *rec = agent_rec_new();
+	DAT_CNO_HANDLE cno = new_cno(agent_of(rec));
+	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+
+	post(evd, TAG(1));
+	DC_ASSERT(agent_calls_within(rec, 1, wait_ms(t)),
+		  "the OS Wait Proxy Agent was not called within %ld ms of the trigger",
+		  wait_ms(t));
+	DC_ASSERT_PTR_EQ(rec->inst, rec);
+	DC_ASSERT_PTR_EQ(rec->evd, evd);
+}
+
+DC_CASE(dat_cno_create, agent_one_shot,
+	.summary = "after its first call the agent is no longer associated with the CNO")
+{
+	struct agent_rec *rec = agent_rec_new();
+	DAT_CNO_HANDLE cno = new_cno(agent_of(rec));
+	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct waiter *w;
+	DAT_CNO_PARAM p;
+
+	post(evd, TAG(1));
+	DC_SETUP_ASSERT(agent_calls_within(rec, 1, wait_ms(t)),
+			"set-up: the agent was not called for the first trigger");
+	p = cno_param_checked(cno);
+	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
+		  "after the agent was called, dat_cno_query still reports agent {%p, %p}",
+		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+	cno_drain(cno);
+	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(2));
+	EXPECT_CNO_WOKEN(w, evd, "a second trigger");
+	DC_ASSERT(!agent_calls_within(rec, 2, QUIET_MS),
+		  "the agent was called again for the second trigger");
+}
+
+DC_CASE(dat_cno_create, null_agent,
+	.summary = "DAT_OS_WAIT_PROXY_AGENT_NULL gives a CNO without agent that still wakes waiters")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_PARAM p = cno_param_checked(cno);
+	struct waiter *w;
+
+	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
+		  "a CNO created without agent reports agent {%p, %p}",
+		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	ASSERT_BLOCKS(w);
+	post(evd, TAG(1));
+	EXPECT_CNO_WOKEN(w, evd, "a post");
+}
+
+DC_CASE(dat_cno_create, invalid_ia_handle,
+	.summary = "a NULL or non-IA ia_handle gives DAT_INVALID_HANDLE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	r = dat_cno_create(DAT_HANDLE_NULL, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
+	note_ret(t, "dat_cno_create(ia DAT_HANDLE_NULL)", r);
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	r = dat_cno_create((DAT_IA_HANDLE)pz, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
+	note_ret(t, "dat_cno_create(ia = a PZ handle)", r);
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_cno_create, invalid_agent,
+	.summary = "an agent with instance data but no function gives DAT_INVALID_PARAMETER")
+{
+	static int x;
+	DAT_OS_WAIT_PROXY_AGENT bad = { .instance_data = &x, .proxy_agent_func = NULL };
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	r = dat_cno_create(t->ia, bad, &cno);
+	note_ret(t, "dat_cno_create({&x, NULL})", r);
+	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
+}
+
+struct creator {
+	struct gate *g;
+	DAT_IA_HANDLE ia;
+	DAT_CNO_HANDLE cno[100];
+	DAT_RETURN bad;
+};
+
+static void *creator_main(void *arg)
+{
+	struct creator *c = arg;
+
+	c->bad = DAT_SUCCESS;
+	gate_pass(c->g);
+	for (int i = 0; i < 100; i++) {
+		DAT_RETURN r = dat_cno_create(c->ia, DAT_OS_WAIT_PROXY_AGENT_NULL,
+					      &c->cno[i]);
+
+		if (r != DAT_SUCCESS) {
+			c->bad = r;
+			break;
+		}
+	}
+	return NULL;
+}
+
+DC_CASE(dat_cno_create, mt_safe,
+	.summary = "4 threads create 100 CNOs each at once: all succeed, all distinct, all of the IA")
+{
+	enum { NT = 4 };
+	static struct creator c[NT];
+	struct gate g;
+
+	gate_init(&g, NT);
+	for (int i = 0; i < NT; i++) {
+		memset(&c[i], 0, sizeof(c[i]));
+		c[i].g = &g;
+		c[i].ia = t->ia;
+	}
+	run_threads(NT, creator_main, c);
+	for (int i = 0; i < NT; i++)
+		DC_ASSERT(c[i].bad == DAT_SUCCESS, "thread %d: dat_cno_create returned %s",
+			  i, ret_s(c[i].bad));
+	for (int i = 0; i < NT; i++) {
+		for (int k = 0; k < 100; k++) {
+			DAT_CNO_HANDLE h = c[i].cno[k];
+
+			DC_ASSERT_PTR_EQ(cno_param_checked(h).ia_handle, t->ia);
+			for (int j = i; j < NT; j++)
+				for (int m = (j == i ? k + 1 : 0); m < 100; m++)
+					DC_ASSERT(c[j].cno[m] != h,
+						  "threads %d and %d got the same CNO handle %p",
+						  i, j, h);
+		}
+	}
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_free(3DAT); clauses in clauses/dat_evd_free.toml.
+ * RETURN VALUES names no subtype for the in-use refusal: the type is
+ * checked, the subtype reported.
+ */
+#include "evd_common.h"
+
+DC_CASE(dat_evd_free, destroys,
+	.summary = "a free EVD is destroyed and every later use of its handle gives DAT_INVALID_HANDLE")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVENT ev = sw_event(TAG(1));
+	DAT_EVD_PARAM p;
+
+	DC_ASSERT_SUCCESS(dat_evd_free(evd));
+	DC_ASSERT_RET(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_evd_post_se(evd, &ev), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_evd_dequeue(evd, &ev), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_evd_free(evd), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_evd_free, queued_events_lost,
+	.summary = "EVDs with queued events (one with a CNO) are freed; the events go with them")
+{
+	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_EVD_HANDLE e1 = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+
+	post_n(e1, 0, 3);
+	post(e2, TAG(9));
+	DC_ASSERT_SUCCESS(dat_evd_free(e1));
+	DC_ASSERT_SUCCESS(dat_evd_free(e2));
+}
+
+DC_CASE(dat_evd_free, originators_unaffected,
+	.summary = "freeing an EVD an EP no longer uses leaves the EP as it was")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn_a = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_HANDLE conn_b = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, dto, dto, conn_a, NULL);
+	DAT_EP_PARAM ep_param;
+	struct dc_snap s;
+
+	memset(&ep_param, 0, sizeof(ep_param));
+	ep_param.connect_evd_handle = conn_b;
+	DC_SETUP(dat_ep_modify(ep, DAT_EP_FIELD_CONNECT_EVD_HANDLE, &ep_param));
+	dc_snapshot(t, DC_OBJ_EP, ep, &s);
+	DC_SETUP_ASSERT(s.u.ep.connect_evd_handle == conn_b,
+			"set-up: dat_ep_modify did not move the EP to the second connect EVD");
+	DC_ASSERT_SUCCESS(dat_evd_free(conn_a));
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_SUCCESS(dat_ep_free(ep));
+}
+
+/* Clause part: freeing `evd` is refused and changes nothing. */
+static void expect_in_use(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *who)
+{
+	struct dc_snap s;
+	char what[128];
+	DAT_RETURN r;
+
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	r = dat_evd_free(evd);
+	snprintf(what, sizeof(what), "dat_evd_free(%s)", who);
+	note_ret(t, what, r);
+	DC_ASSERT(dc_ret_is(r, DAT_INVALID_STATE, DC_ANY_SUBTYPE),
+		  "%s returned %s, expected DAT_INVALID_STATE", what, ret_s(r));
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_evd_free, in_use_refused,
+	.summary = "EVDs still fed by an EP or a PSP give DAT_INVALID_STATE and stay intact")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_HANDLE cr = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, recv, req, conn, NULL);
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL q = 0;
+
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	expect_in_use(t, recv, "the recv EVD of an EP");
+	expect_in_use(t, req, "the request EVD of an EP");
+	expect_in_use(t, conn, "the connect EVD of an EP");
+	expect_in_use(t, cr, "the EVD of a PSP");
+	/* still usable: the EP can be torn down normally */
+	DC_SETUP(dat_ep_free(ep));
+	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_SUCCESS(dat_evd_free(recv));
+	DC_ASSERT_SUCCESS(dat_evd_free(req));
+	DC_ASSERT_SUCCESS(dat_evd_free(conn));
+	DC_ASSERT_SUCCESS(dat_evd_free(cr));
+}
+
+DC_CASE(dat_evd_free, invalid_handle,
+	.summary = "NULL or a PZ handle gives DAT_INVALID_HANDLE and the PZ survives")
+{
+	DAT_EVD_HANDLE bad[3];
+	const char *names[3];
+	int n = bad_evd_handles(t, bad, names, false);
+	DAT_PZ_PARAM pp;
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++) {
+		char what[96];
+
+		r = dat_evd_free(bad[i]);
+		snprintf(what, sizeof(what), "dat_evd_free(%s)", names[i]);
+		note_ret(t, what, r);
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+	}
+	DC_ASSERT_SUCCESS(dat_pz_query((DAT_PZ_HANDLE)bad[1], DAT_PZ_FIELD_ALL, &pp));
+}
+
+DC_CASE(dat_evd_free, ia_close_destroys_evds,
+	.summary = "an abrupt dat_ia_close succeeds with EVDs (queued events, a CNO, an EP) left on the IA")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL, e1, e2, e3, e4;
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_EVENT ev;
+
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	DC_SETUP(dat_cno_create(ia2, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &e1));
+	DC_SETUP(dat_evd_create(ia2, 8, cno, DAT_EVD_SOFTWARE_FLAG, &e2));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &e3));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &e4));
+	DC_SETUP(dat_pz_create(ia2, &pz));
+	DC_SETUP(dat_ep_create(ia2, pz, e3, e3, e4, NULL, &ep));
+	for (int i = 0; i < 3; i++) {
+		ev = sw_event(TAG(i));
+		DC_SETUP(dat_evd_post_se(e1, &ev));
+	}
+	ev = sw_event(TAG(3));
+	DC_SETUP(dat_evd_post_se(e2, &ev));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_evd_resize(3DAT); clauses in clauses/dat_evd_resize.toml.
+ */
+#include "evd_common.h"
+
+/* Clause part: the EVD reports room for `want` and takes `want` posts. */
+static void expect_room(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT want)
+{
+	DAT_EVD_PARAM p = evd_param_checked(evd);
+
+	DC_ASSERT(p.evd_qlen >= want, "after resize to %d the EVD reports evd_qlen %d",
+		  (int)want, (int)p.evd_qlen);
+	for (DAT_COUNT i = 0; i < want; i++) {
+		DAT_EVENT ev = sw_event(TAG(i));
+		DAT_RETURN r = dat_evd_post_se(evd, &ev);
+
+		DC_ASSERT(r == DAT_SUCCESS, "after resize to %d, post %d returned %s",
+			  (int)want, (int)i + 1, ret_s(r));
+	}
+	DC_ASSERT_EQ(dc_drain(t, evd), want);
+}
+
+DC_CASE(dat_evd_resize, resizes,
+	.summary = "resize 4 -> 32 -> 8: each time the queue takes at least the new length")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+
+	DC_ASSERT_SUCCESS(dat_evd_resize(evd, 32));
+	expect_room(t, evd, 32);
+	DC_ASSERT_SUCCESS(dat_evd_resize(evd, 8));
+	expect_room(t, evd, 8);
+}
+
+DC_CASE(dat_evd_resize, keeps_events,
+	.summary = "5 queued events survive resizes to 64 and back to 5, in order")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+
+	post_n(evd, 1, 5);
+	DC_SETUP(dat_evd_resize(evd, 64));
+	DC_SETUP(dat_evd_resize(evd, 5));
+	EXPECT_SW_N(evd, 1, 5);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_evd_resize, below_queued,
+	.summary = "resize to 3 with 6 queued: DAT_INVALID_STATE and unchanged, or success that keeps all 6")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct dc_snap s;
+	DAT_RETURN r;
+
+	post_n(evd, 0, 6);
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	r = dat_evd_resize(evd, 3);
+	note_ret(t, "dat_evd_resize(3) with 6 events queued", r);
+	DC_ASSERT_RET_ANY(r, DAT_INVALID_STATE, DAT_SUCCESS);
+	if (r == DAT_SUCCESS)
+		DC_ASSERT_GE(evd_param_checked(evd).evd_qlen, 6);
+	else
+		DC_ASSERT_UNCHANGED(&s);
+	EXPECT_SW_N(evd, 0, 6);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+/* Clause part: resize(evd, bad) is refused with one of the types; nothing changes. */
+static void expect_refused(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT bad,
+			   bool resources_ok)
+{
+	struct dc_snap s;
+	char what[64];
+	DAT_RETURN r;
+
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	r = dat_evd_resize(evd, bad);
+	snprintf(what, sizeof(what), "dat_evd_resize(%d)", (int)bad);
+	note_ret(t, what, r);
+	if (resources_ok)
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE) ||
+			  dc_ret_is(r, DAT_INSUFFICIENT_RESOURCES, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_PARAMETER or DAT_INSUFFICIENT_RESOURCES",
+			  what, ret_s(r));
+	else
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, ret_s(r));
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_evd_resize, invalid_qlen,
+	.summary = "resize to 0 or -5 gives DAT_INVALID_PARAMETER and changes nothing")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+
+	post_n(evd, 0, 2);
+	expect_refused(t, evd, 0, false);
+	expect_refused(t, evd, -5, false);
+	EXPECT_SW_N(evd, 0, 2);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_evd_resize, above_max,
+	.summary = "resize to max_evd_qlen + 1 is refused and changes nothing")
+{
+	DAT_COUNT max = t->ia_attr.max_evd_qlen;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+
+	DC_SETUP_ASSERT(max > 0 && max < 0x7fffffff,
+			"max_evd_qlen %d leaves no larger DAT_COUNT to try", (int)max);
+	post_n(evd, 0, 2);
+	expect_refused(t, evd, max + 1, true);
+	EXPECT_SW_N(evd, 0, 2);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+DC_CASE(dat_evd_resize, invalid_handle,
+	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
+{
+	DAT_EVD_HANDLE bad[3];
+	const char *names[3];
+	int n = bad_evd_handles(t, bad, names, true);
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++) {
+		char what[96];
+
+		r = dat_evd_resize(bad[i], 16);
+		snprintf(what, sizeof(what), "dat_evd_resize(%s)", names[i]);
+		note_ret(t, what, r);
+		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+	}
+}

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_lmr_create(3DAT); clauses in clauses/dat_lmr_create.toml.
+ * dat_lmr_create.pz_restricts_local_access is checked by
+ * dat_pz_create.protects_local_access (cases/pz).
+ */
+#include "mem_common.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+static DAT_RETURN lmr_of_lmr(struct dc_ctx *t, DAT_LMR_HANDLE from, DAT_VLEN len,
+			     DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out,
+			     const struct dc_lmr *orig)
+{
+	DAT_REGION_DESCRIPTION rd;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rd, 0, sizeof(rd));
+	rd.for_lmr_handle = from;
+	if (orig) {
+		out->buf = orig->buf;
+		out->len = orig->len;
+	}
+	return dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, len, pz, priv, &out->lmr,
+			      &out->lmr_context, &out->rmr_context,
+			      &out->registered_length, &out->registered_address);
+}
+
+static DAT_RETURN lmr_shared(struct dc_ctx *t, void *addr, char (*cookie)[DAT_LMR_COOKIE_SIZE],
+			     DAT_VLEN len, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			     struct dc_lmr *out)
+{
+	DAT_REGION_DESCRIPTION rd;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rd, 0, sizeof(rd));
+	rd.for_shared_memory.virtual_address = addr;
+	rd.for_shared_memory.shared_memory_id = cookie;
+	out->buf = addr;
+	out->len = len;
+	return dat_lmr_create(t->ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, len, pz, priv,
+			      &out->lmr, &out->lmr_context, &out->rmr_context,
+			      &out->registered_length, &out->registered_address);
+}
+
+static void *shared_map(struct dc_ctx *t, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	DC_SETUP_ASSERT(p != MAP_FAILED, "mmap(MAP_SHARED) failed");
+	return p;
+}
+
+DC_CASE(dat_lmr_create, registers_virtual,
+	.summary = "a virtual range registers; the LMR reports the type, region, length, PZ and privileges given")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_HANDLE_TYPE type = DAT_HANDLE_TYPE_CR;
+	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	struct dc_lmr m;
+	DAT_LMR_PARAM p;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf, BUF, PRIV_LOCAL, &m));
+	DC_ASSERT_SUCCESS(dat_get_handle_type(m.lmr, &type));
+	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_LMR);
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p));
+	DC_ASSERT_EQ(p.mem_type, DAT_MEM_TYPE_VIRTUAL);
+	DC_ASSERT_PTR_EQ(p.region_desc.for_va, buf);
+	DC_ASSERT_EQ(p.length, BUF);
+	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
+	DC_ASSERT_EQ(p.mem_priv, PRIV_LOCAL);
+	DC_ASSERT_EQ(p.lmr_context, m.lmr_context);
+	DC_SETUP(dat_lmr_free(m.lmr));
+	free(buf);
+}
+
+DC_CASE(dat_lmr_create, provider_pins_memory,
+	.summary = "a freshly mapped, never touched region is registered and receives a Send intact")
+{
+	struct pair p;
+	struct dc_lmr src, m;
+	const size_t len = 16 * 4096;
+	unsigned char *fresh;
+
+	pair_connect(&p, NULL);
+	fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	DC_SETUP_ASSERT(fresh != MAP_FAILED, "mmap failed");
+	DC_ASSERT_SUCCESS(lmr_virtual(t, p.b.pz, fresh, len, PRIV_LOCAL, &m));
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	fill(src.buf, 3000, 17);
+	/* the receive lands on pages the Consumer never touched */
+	dc_post_recv(t, p.b.ep, &m, 9 * 4096 + 100, 3000, 1);
+	send_sync(&p.a, &src, 0, 3000, 2);
+	recv_done(&p.b, 1);
+	DC_ASSERT(!memcmp(fresh + 9 * 4096 + 100, src.buf, 3000),
+		  "the message did not arrive intact in the never-touched region");
+}
+
+DC_CASE(dat_lmr_create, context_for_local_dtos,
+	.summary = "lmr_contexts work as local segments of a Send and a receive")
+{
+	struct pair p;
+	struct dc_lmr src, dst;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
+	fill(src.buf, 1024, 4);
+	dc_post_recv(t, p.b.ep, &dst, 512, 1024, 1);
+	dc_post_send(t, p.a.ep, &src, 0, 1024, 2);
+	d = dto_event(p.a.req_evd);
+	ASSERT_STATUS(d.status, DAT_DTO_SUCCESS);
+	d = dto_event(p.b.recv_evd);
+	ASSERT_STATUS(d.status, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 1024);
+	DC_ASSERT(!memcmp(dst.buf + 512, src.buf, 1024), "received bytes differ");
+}
+
+DC_CASE(dat_lmr_create, context_for_rmr_bind,
+	.summary = "an lmr_context binds an RMR (completion DAT_RMR_BIND_SUCCESS)")
+{
+	struct pair p;
+	struct dc_lmr m;
+	DAT_RMR_HANDLE rmr;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
+	DAT_RETURN r;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &m);
+	rmr = rmr_new(p.a.pz);
+	iov = dc_iov(&m, 0, BUF);
+	r = bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, p.a.ep, 5,
+		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_SUCCESS(r);
+	d = bind_event(p.a.req_evd);
+	ASSERT_STATUS(d.status, DAT_RMR_BIND_SUCCESS);
+}
+
+DC_CASE(dat_lmr_create, handle_for_lmr_type,
+	.summary = "an lmr_handle is accepted as the region of a DAT_MEM_TYPE_LMR registration")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_lmr m, m2;
+
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &m2, &m));
+}
+
+static void check_covers(struct dc_ctx *t, const struct dc_lmr *m, const void *addr,
+			 DAT_VLEN len)
+{
+	DAT_VADDR a = (DAT_VADDR)(uintptr_t)addr;
+	DAT_LMR_PARAM p;
+
+	DC_ASSERT(m->registered_address <= a &&
+		  m->registered_address + m->registered_length >= a + len,
+		  "registered [0x%llx, +%llu) does not cover [0x%llx, +%llu)",
+		  (unsigned long long)m->registered_address,
+		  (unsigned long long)m->registered_length,
+		  (unsigned long long)a, (unsigned long long)len);
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_lmr_query(m->lmr, DAT_LMR_FIELD_REGISTERED_SIZE |
+					DAT_LMR_FIELD_REGISTERED_ADDRESS, &p));
+	DC_ASSERT(p.registered_address == m->registered_address &&
+		  p.registered_size == m->registered_length,
+		  "dat_lmr_query reports [0x%llx, +%llu), the create returned [0x%llx, +%llu)",
+		  (unsigned long long)p.registered_address,
+		  (unsigned long long)p.registered_size,
+		  (unsigned long long)m->registered_address,
+		  (unsigned long long)m->registered_length);
+}
+
+DC_CASE(dat_lmr_create, registered_range_covers,
+	.summary = "registered_address/size cover the requested range, aligned or not")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *buf = aligned_alloc(4096, 3 * 4096);
+	struct dc_lmr m;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf, 2 * 4096, PRIV_LOCAL, &m));
+	check_covers(t, &m, buf, 2 * 4096);
+	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf + 4093, 1000, PRIV_LOCAL, &m));
+	check_covers(t, &m, buf + 4093, 1000);
+	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf + 1, 1, PRIV_LOCAL, &m));
+	check_covers(t, &m, buf + 1, 1);
+}
+
+DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
+	.summary = "a cookie starting with NUL is taken whole; the region description keeps all 40 bytes")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	void *shm = shared_map(t, BUF);
+	char cookie[DAT_LMR_COOKIE_SIZE], copy[DAT_LMR_COOKIE_SIZE];
+	struct dc_lmr m;
+	DAT_LMR_PARAM p;
+
+	for (int i = 0; i < DAT_LMR_COOKIE_SIZE; i++)
+		cookie[i] = (char)(i * 13 + 1);
+	cookie[0] = '\0';
+	memcpy(copy, cookie, sizeof(copy));
+	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, pz, PRIV_LOCAL, &m));
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p));
+	DC_ASSERT_EQ(p.mem_type, DAT_MEM_TYPE_SHARED_VIRTUAL);
+	if (p.region_desc.for_shared_memory.shared_memory_id)
+		DC_ASSERT(!memcmp(*p.region_desc.for_shared_memory.shared_memory_id, copy,
+				  DAT_LMR_COOKIE_SIZE),
+			  "the cookie reported by dat_lmr_query differs from the 40 bytes given");
+}
+
+DC_CASE(dat_lmr_create, rmr_context_for_remote,
+	.summary = "the peer RDMA-Writes and RDMA-Reads with the LMR's rmr_context")
+{
+	struct pair p;
+	struct dc_lmr src, target;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &target);
+	DC_ASSERT(target.rmr_context != 0, "an LMR with remote privileges returned rmr_context 0");
+	fill(src.buf, 1024, 21);
+	st = rdma_write(&p.a, &src, 0, 1024, dc_rmr_iov(&target, 100, 1024), 1);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(target.buf + 100, src.buf, 1024), "the RDMA Write did not land");
+	fill(target.buf + 2048, 512, 77);
+	st = rdma_read(&p.a, &src, 1024, 512, dc_rmr_iov(&target, 2048, 512), 2);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(src.buf + 1024, target.buf + 2048, 512), "the RDMA Read brought other bytes");
+}
+
+DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
+	.summary = "an LMR with local privileges only returns rmr_context 0")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lc;
+	DAT_RMR_CONTEXT rc = 0xdeadbeef;
+	DAT_VLEN sz;
+	DAT_VADDR va;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = buf;
+	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, PRIV_LOCAL,
+					 &lmr, &lc, &rc, &sz, &va));
+	DC_ASSERT(rc == 0, "rmr_context is 0x%x, expected NULL (0)", (unsigned int)rc);
+}
+
+DC_CASE(dat_lmr_create, remote_only_as_granted,
+	.summary = "RDMA Write into a remote-read-only LMR and RDMA Read from a remote-write-only LMR fail")
+{
+	struct pair p, q;
+	struct dc_lmr src, ro, wo;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	fill(src.buf, BUF, 3);
+	st = rdma_write(&p.a, &src, 0, 256, dc_rmr_iov(&ro, 0, 256), 1);
+	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(ro.buf, BUF, 0), "a remote-read-only LMR was written");
+
+	pair_connect(&q, NULL);
+	dc_lmr(t, q.b.pz, BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	fill(wo.buf, BUF, 99);
+	dc_lmr(t, q.a.pz, BUF, PRIV_LOCAL, &src);
+	st = rdma_read(&q.a, &src, 0, 256, dc_rmr_iov(&wo, 0, 256), 2);
+	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(src.buf, 256, 0), "bytes were read from a remote-write-only LMR");
+}
+
+DC_CASE(dat_lmr_create, type_lmr_same_range,
+	.summary = "DAT_MEM_TYPE_LMR ignores the length: 0 and a bogus length both cover the original range")
+{
+	struct pair p;
+	struct dc_lmr m, m0, mx, dst;
+	DAT_LMR_PARAM q;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, 0, p.a.pz, PRIV_LOCAL, &m0, &m));
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, 12345678, p.a.pz, PRIV_LOCAL, &mx, &m));
+	for (int i = 0; i < 2; i++) {
+		const struct dc_lmr *n = i ? &mx : &m0;
+
+		memset(&q, 0, sizeof(q));
+		DC_ASSERT_SUCCESS(dat_lmr_query(n->lmr, DAT_LMR_FIELD_ALL, &q));
+		DC_ASSERT(q.registered_address == m.registered_address &&
+			  q.registered_size == m.registered_length,
+			  "LMR-of-LMR covers [0x%llx, +%llu), the original [0x%llx, +%llu)",
+			  (unsigned long long)q.registered_address,
+			  (unsigned long long)q.registered_size,
+			  (unsigned long long)m.registered_address,
+			  (unsigned long long)m.registered_length);
+	}
+	/* the new context moves the original's bytes */
+	fill(m.buf, BUF, 8);
+	dc_post_recv(t, p.b.ep, &dst, 0, BUF, 1);
+	send_sync(&p.a, &mx, 0, BUF, 2);
+	recv_done(&p.b, 1);
+	DC_ASSERT(!memcmp(dst.buf, m.buf, BUF), "a Send through the LMR-of-LMR carried other bytes");
+}
+
+DC_CASE(dat_lmr_create, type_shared_virtual,
+	.summary = "two registrations of one shared region with one cookie; data received through one is sent through the other")
+{
+	struct pair p;
+	struct dc_lmr s1, s2, src, back;
+	char cookie[DAT_LMR_COOKIE_SIZE];
+	unsigned char *shm = shared_map(t, BUF);
+
+	pair_connect(&p, NULL);
+	memset(cookie, 0x5c, sizeof(cookie));
+	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, p.b.pz, PRIV_LOCAL, &s1));
+	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, p.b.pz, PRIV_LOCAL, &s2));
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &back);
+	fill(src.buf, 700, 31);
+	dc_post_recv(t, p.b.ep, &s1, 0, 700, 1);
+	send_sync(&p.a, &src, 0, 700, 2);
+	recv_done(&p.b, 1);
+	dc_post_recv(t, p.a.ep, &back, 0, 700, 3);
+	send_sync(&p.b, &s2, 0, 700, 4);
+	recv_done(&p.a, 3);
+	DC_ASSERT(!memcmp(back.buf, src.buf, 700), "the shared region did not carry the bytes across");
+}
+
+DC_CASE(dat_lmr_create, invalid_parameter,
+	.summary = "unknown privilege bits, a NULL lmr_handle or lmr_context pointer: INVALID_PARAMETER, nothing registered")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lc;
+	DAT_RMR_CONTEXT rc;
+	DAT_VLEN sz;
+	DAT_VADDR va;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = buf;
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
+				     (DAT_MEM_PRIV_FLAGS)0x4000, &lmr, &lc, &rc, &sz, &va),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, PRIV_LOCAL,
+				     NULL, &lc, &rc, &sz, &va), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, PRIV_LOCAL,
+				     &lmr, NULL, &rc, &sz, &va), DAT_INVALID_PARAMETER);
+	/* no LMR holds the PZ */
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_lmr_create, invalid_handle,
+	.summary = "bad IA, bad or freed PZ, and a non-LMR region handle give DAT_INVALID_HANDLE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t), gone = dc_pz(t);
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lc;
+	DAT_RMR_CONTEXT rc;
+	DAT_VLEN sz;
+	DAT_VADDR va;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	DC_SETUP(dat_pz_free(gone));
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = buf;
+	DC_ASSERT_RET(dat_lmr_create(DAT_HANDLE_NULL, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
+				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_lmr_create((DAT_IA_HANDLE)pz, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
+				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, DAT_HANDLE_NULL,
+				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, gone,
+				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, (DAT_PZ_HANDLE)evd,
+				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	rd.for_lmr_handle = (DAT_LMR_HANDLE)pz;
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz,
+				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
+	.summary = "SHARED_VIRTUAL over private memory gives DAT_INVALID_STATE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *priv = aligned_alloc(4096, BUF);
+	char cookie[DAT_LMR_COOKIE_SIZE];
+	struct dc_lmr m;
+
+	DC_SETUP_ASSERT(priv, "out of memory");
+	memset(priv, 1, BUF);
+	memset(cookie, 'p', sizeof(cookie));
+	DC_ASSERT_RET(lmr_shared(t, priv, &cookie, BUF, pz, PRIV_LOCAL, &m), DAT_INVALID_STATE);
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_lmr_create, unknown_type_refused,
+	.summary = "an undefined mem_type is refused (MODEL_NOT_SUPPORTED or INVALID_PARAMETER)")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lc;
+	DAT_RMR_CONTEXT rc;
+	DAT_VLEN sz;
+	DAT_VADDR va;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = buf;
+	DC_ASSERT_RET_ANY(dat_lmr_create(t->ia, (DAT_MEM_TYPE)0x40, rd, BUF, pz, PRIV_LOCAL,
+					 &lmr, &lc, &rc, &sz, &va),
+			  DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_lmr_create, lmr_over_lmr_own_pz_privileges,
+	.summary = "an LMR over an LMR takes its own PZ and privileges and works for that PZ's EP")
+{
+	struct pair p;
+	struct dc_lmr orig, over, src;
+	DAT_LMR_PARAM q;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_RW_ALL, &orig);
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, orig.lmr, BUF, p.b.pz, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+				     &over, &orig));
+	memset(&q, 0, sizeof(q));
+	DC_ASSERT_SUCCESS(dat_lmr_query(over.lmr, DAT_LMR_FIELD_ALL, &q));
+	DC_ASSERT_PTR_EQ(q.pz_handle, p.b.pz);
+	DC_ASSERT_EQ(q.mem_priv, DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	fill(src.buf, 600, 44);
+	dc_post_recv(t, p.b.ep, &over, 0, 600, 1);
+	send_sync(&p.a, &src, 0, 600, 2);
+	recv_done(&p.b, 1);
+	DC_ASSERT(!memcmp(orig.buf, src.buf, 600), "the receive through the LMR-of-LMR did not land");
+}
+
+DC_CASE(dat_lmr_create, rmr_context_until_free,
+	.summary = "the rmr_context works until dat_lmr_free, unaffected by other registrations; after it, REMOTE_ACCESS")
+{
+	struct pair p;
+	struct dc_lmr src, target, other;
+	DAT_DTO_COMPLETION_STATUS st;
+	DAT_RMR_TRIPLET win;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &target);
+	win = dc_rmr_iov(&target, 0, 256);
+	fill(src.buf, BUF, 2);
+	st = rdma_write(&p.a, &src, 0, 256, win, 1);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &other);
+	DC_SETUP(dat_lmr_free(other.lmr));
+	st = rdma_write(&p.a, &src, 256, 256, win, 2);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(target.buf, src.buf + 256, 256), "the second RDMA Write did not land");
+	DC_SETUP(dat_lmr_free(target.lmr));
+	memset(target.buf, 0, BUF);
+	st = rdma_write(&p.a, &src, 0, 256, win, 3);
+	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(target.buf, BUF, 0), "memory of a freed LMR was written");
+}

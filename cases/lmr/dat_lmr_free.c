@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_lmr_free(3DAT); clauses in clauses/dat_lmr_free.toml.
+ */
+#include "mem_common.h"
+
+#include <stdlib.h>
+
+DC_CASE(dat_lmr_free, destroys_unused,
+	.summary = "an LMR without RMRs is freed and releases its PZ")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_lmr_free, refused_while_rmr_bound,
+	.summary = "an LMR with a bound RMR: INVALID_STATE/LMR_IN_USE, LMR and window intact; frees after dat_rmr_free")
+{
+	struct pair p;
+	struct dc_lmr m, src;
+	DAT_RMR_HANDLE rmr;
+	DAT_RMR_CONTEXT ctx;
+	struct dc_snap s;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &m);
+	rmr = rmr_new(p.a.pz);
+	ctx = bind_sync(rmr, &m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 1);
+	dc_snapshot(t, DC_OBJ_LMR, m.lmr, &s);
+	DC_ASSERT_RET_SUB(dat_lmr_free(m.lmr), DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
+	DC_ASSERT_UNCHANGED(&s);
+	/* the window still works for the peer */
+	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &src);
+	fill(src.buf, 128, 6);
+	st = rdma_write(&p.b, &src, 0, 128, rmr_triplet(ctx, m.buf, 128), 2);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(m.buf, src.buf, 128), "the window stopped working");
+	DC_SETUP(dat_rmr_free(rmr));
+	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
+}
+
+DC_CASE(dat_lmr_free, memory_kept,
+	.summary = "after the free the buffer keeps its contents and stays readable and writable")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char ref[BUF];
+	struct dc_lmr m;
+
+	DC_SETUP_ASSERT(buf, "out of memory");
+	fill(buf, BUF, 12);
+	memcpy(ref, buf, BUF);
+	DC_SETUP(lmr_virtual(t, pz, buf, BUF, PRIV_RW_ALL, &m));
+	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
+	DC_ASSERT(!memcmp(buf, ref, BUF), "the buffer changed when its LMR was freed");
+	memset(buf, 0x3c, BUF);
+	DC_ASSERT(all_bytes(buf, BUF, 0x3c), "the buffer is not writable after the free");
+	free(buf);
+}
+
+DC_CASE(dat_lmr_free, stale_handle_fails,
+	.summary = "a freed LMR handle is refused by dat_lmr_query and as region of DAT_MEM_TYPE_LMR")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_HANDLE l2;
+	DAT_LMR_CONTEXT lc;
+	DAT_RMR_CONTEXT rc;
+	DAT_VLEN sz;
+	DAT_VADDR va;
+	DAT_LMR_PARAM p;
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_ASSERT_RET(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	memset(&rd, 0, sizeof(rd));
+	rd.for_lmr_handle = m.lmr;
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, PRIV_LOCAL,
+				     &l2, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_lmr_free, local_use_after_free_fails,
+	.summary = "a Send with a freed lmr_context fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); nothing is sent")
+{
+	struct pair p;
+	struct dc_lmr src, dst, good;
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_RETURN r;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &good);
+	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
+	fill(src.buf, 256, 1);
+	fill(good.buf, 256, 50);
+	iov = dc_iov(&src, 0, 256);
+	DC_SETUP(dat_lmr_free(src.lmr));
+	dc_post_recv(t, p.b.ep, &dst, 0, 256, 1);
+	r = dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_PROTECTION_VIOLATION);
+		send_sync(&p.a, &good, 0, 256, 3);
+		recv_done(&p.b, 1);
+		DC_ASSERT(!memcmp(dst.buf, good.buf, 256),
+			  "the receive did not get the next, legitimate message");
+		return;
+	}
+	d = dto_event(p.a.req_evd);
+	ASSERT_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
+	DC_ASSERT(all_bytes(dst.buf, 256, 0), "bytes of the freed LMR reached the peer");
+}
+
+DC_CASE(dat_lmr_free, remote_use_after_free_fails,
+	.summary = "RDMA Write with a freed LMR's rmr_context: REMOTE_ACCESS, memory untouched, connection ends")
+{
+	struct pair p;
+	struct dc_lmr src, target;
+	DAT_RMR_TRIPLET win;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &target);
+	win = dc_rmr_iov(&target, 0, 512);
+	fill(src.buf, 512, 8);
+	DC_SETUP(dat_lmr_free(target.lmr));
+	st = rdma_write(&p.a, &src, 0, 512, win, 1);
+	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(target.buf, BUF, 0), "memory of the freed LMR was written");
+	expect_conn_end(&p.a);
+}
+
+DC_CASE(dat_lmr_free, invalid_handle,
+	.summary = "NULL and a PZ handle give DAT_INVALID_HANDLE/LMR; the PZ is unchanged")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_PZ, pz, &s);
+	DC_ASSERT_RET_SUB(dat_lmr_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	DC_ASSERT_RET_SUB(dat_lmr_free((DAT_LMR_HANDLE)pz), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_get_consumer_context(3DAT); clauses in
+ * clauses/dat_get_consumer_context.toml.  returns_context is checked per
+ * kind by dat_set_consumer_context.associates_* (the same round trip).
+ */
+#include "handles.h"
+
+DC_CASE(dat_get_consumer_context, returns_latest,
+	.clauses = "dat_get_consumer_context.returns_context",
+	.summary = "the value read is the value last set, all 64 bits, on an RMR and a CR")
+{
+	DAT_HANDLE hs[2] = { make_handle(K_RMR), make_handle(K_CR) };
+
+	for (int i = 0; i < 2; i++) {
+		DAT_CONTEXT c, got;
+
+		memset(&c, 0, sizeof(c));
+		c.as_64 = 0x0123456789abcdefull + (uint64_t)i;
+		DC_SETUP(dat_set_consumer_context(hs[i], c));
+		memset(&got, 0, sizeof(got));
+		DC_ASSERT_SUCCESS(dat_get_consumer_context(hs[i], &got));
+		DC_ASSERT(got.as_64 == c.as_64, "read 0x%llx, set 0x%llx",
+			  (unsigned long long)got.as_64, (unsigned long long)c.as_64);
+	}
+}
+
+DC_CASE(dat_get_consumer_context, invalid_handle,
+	.summary = "NULL and a freed PZ give DAT_INVALID_HANDLE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_CONTEXT c;
+
+	DC_ASSERT_RET(dat_get_consumer_context(DAT_HANDLE_NULL, &c), DAT_INVALID_HANDLE);
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_RET(dat_get_consumer_context(pz, &c), DAT_INVALID_HANDLE);
+}

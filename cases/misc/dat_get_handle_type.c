@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_get_handle_type(3DAT); clauses in
+ * clauses/dat_get_handle_type.toml.  One case per kind (handles.h).
+ */
+#include "handles.h"
+
+static void type_is(struct dc_ctx *t, enum kind k, DAT_HANDLE h)
+{
+	DAT_HANDLE_TYPE type = (DAT_HANDLE_TYPE)0x7777;
+
+	DC_ASSERT_SUCCESS(dat_get_handle_type(h, &type));
+	DC_ASSERT_EQ(type, kind_type[k]);
+}
+
+PER_KIND_CASES(dat_get_handle_type, reports, "dat_get_handle_type.reports_type",
+	       "the handle's type is reported", type_is)
+
+DC_CASE(dat_get_handle_type, invalid_handle,
+	.summary = "NULL and a freed PZ give DAT_INVALID_HANDLE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_HANDLE_TYPE type;
+
+	DC_ASSERT_RET(dat_get_handle_type(DAT_HANDLE_NULL, &type), DAT_INVALID_HANDLE);
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_RET(dat_get_handle_type(pz, &type), DAT_INVALID_HANDLE);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_pz_create(3DAT); clauses in clauses/dat_pz_create.toml.
+ */
+#include "../lmr/mem_common.h"
+
+DC_CASE(dat_pz_create, creates_pz,
+	.summary = "dat_pz_create gives a PZ handle of this IA; two creates give two PZs")
+{
+	DAT_PZ_HANDLE a = DAT_HANDLE_NULL, b = DAT_HANDLE_NULL;
+	DAT_HANDLE_TYPE type = DAT_HANDLE_TYPE_CR;
+	DAT_PZ_PARAM p;
+
+	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &a));
+	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &b));
+	DC_ASSERT(a != DAT_HANDLE_NULL && a != b, "PZ handles %p and %p", a, b);
+	DC_ASSERT_SUCCESS(dat_get_handle_type(a, &type));
+	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_PZ);
+	DC_ASSERT_SUCCESS(dat_pz_query(a, DAT_PZ_FIELD_ALL, &p));
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+}
+
+/*
+ * A Send whose segment is an LMR of another PZ than the EP's must not go
+ * out: refused at the post, or completed in error; the receive it would
+ * have used then takes the next, legitimate message.
+ */
+DC_CASE(dat_pz_create, protects_local_access,
+	.clauses = "dat_pz_create.protects_local_access dat_lmr_create.pz_restricts_local_access",
+	.summary = "a Send from an LMR of another PZ fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); one of the EP's PZ works")
+{
+	struct pair p;
+	struct dc_lmr foreign, own, dst;
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_RETURN r;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL, &foreign);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &own);
+	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
+	fill(foreign.buf, 256, 1);
+	fill(own.buf, 256, 9);
+	dc_post_recv(t, p.b.ep, &dst, 0, 256, 1);
+	iov = dc_iov(&foreign, 0, 256);
+	r = dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_PROTECTION_VIOLATION);
+		/* the connection is intact: the EP's own memory goes out */
+		send_sync(&p.a, &own, 0, 256, 3);
+		d = recv_done(&p.b, 1);
+		DC_ASSERT(!memcmp(dst.buf, own.buf, 256),
+			  "the receive did not get the legitimate message");
+		return;
+	}
+	d = dto_event(p.a.req_evd);
+	ASSERT_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
+	DC_ASSERT(all_bytes(dst.buf, 256, 0), "bytes of the foreign LMR reached the peer");
+}
+
+DC_CASE(dat_pz_create, protects_remote_access,
+	.summary = "RDMA Write into an LMR of another PZ than the target EP's fails with REMOTE_ACCESS")
+{
+	struct pair p;
+	struct dc_lmr src, target;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	pair_connect(&p, NULL);
+	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &target);
+	fill(src.buf, 512, 5);
+	st = rdma_write(&p.a, &src, 0, 512, dc_rmr_iov(&target, 0, 512), 1);
+	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(target.buf, BUF, 0), "the RDMA Write changed memory of another PZ");
+}
+
+DC_CASE(dat_pz_create, invalid_handle,
+	.summary = "NULL, an EVD handle and a closed IA give DAT_INVALID_HANDLE/IA")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	DC_ASSERT_RET_SUB(dat_pz_create(DAT_HANDLE_NULL, &pz), DAT_INVALID_HANDLE,
+			  DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_RET_SUB(dat_pz_create((DAT_IA_HANDLE)evd, &pz), DAT_INVALID_HANDLE,
+			  DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2));
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_RET_SUB(dat_pz_create(ia2, &pz), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+}
+
+DC_CASE(dat_pz_create, invalid_parameter,
+	.summary = "a NULL pz_handle pointer gives DAT_INVALID_PARAMETER and creates nothing")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2));
+	DC_ASSERT_RET(dat_pz_create(ia2, NULL), DAT_INVALID_PARAMETER);
+	/* no PZ was left behind: a graceful close works */
+	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+DC_CASE(dat_pz_create, insufficient_resources,
+	.summary = "PZs up to max_pzs are created; a refusal beyond is DAT_INSUFFICIENT_RESOURCES and a free makes room")
+{
+	DAT_COUNT n = t->ia_attr.max_pzs;
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL, last = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_pzs %d is not a count to exhaust here", n);
+	for (DAT_COUNT i = 0; i < n; i++)
+		DC_SETUP(dat_pz_create(t->ia, &last));
+	r = dat_pz_create(t->ia, &pz);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the Provider created more than max_pzs (%d) PZs", n);
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	DC_SETUP(dat_pz_free(last));
+	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz));
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_pz_free(3DAT); clauses in clauses/dat_pz_free.toml.
+ */
+#include "../lmr/mem_common.h"
+
+DC_CASE(dat_pz_free, destroys_unused,
+	.summary = "an unused PZ is freed; its IA then closes gracefully")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2));
+	DC_SETUP(dat_pz_create(ia2, &pz));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+/* The PZ refuses to go while `user` lives, stays usable, then goes. */
+static void refused_then_freed(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_RETURN (*free_user)(DAT_HANDLE),
+			       DAT_HANDLE user)
+{
+	DAT_PZ_HANDLE q;
+	DAT_RMR_HANDLE probe;
+	DAT_PZ_PARAM p;
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_PZ, pz, &s);
+	DC_ASSERT_RET_SUB(dat_pz_free(pz), DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+	/* still usable for new objects */
+	DC_ASSERT_SUCCESS(dat_rmr_create(pz, &probe));
+	DC_SETUP(dat_rmr_free(probe));
+	DC_SETUP(free_user(user));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	(void)q;
+}
+
+static DAT_RETURN free_ep(DAT_HANDLE h) { return dat_ep_free(h); }
+static DAT_RETURN free_lmr(DAT_HANDLE h) { return dat_lmr_free(h); }
+static DAT_RETURN free_rmr(DAT_HANDLE h) { return dat_rmr_free(h); }
+
+DC_CASE(dat_pz_free, refused_while_ep_uses,
+	.clauses = "dat_pz_free.refused_while_in_use",
+	.summary = "a PZ an EP uses: INVALID_STATE/PZ_IN_USE, still usable, frees after dat_ep_free")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE cevd = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, evd, evd, cevd, NULL);
+
+	refused_then_freed(t, pz, free_ep, ep);
+}
+
+DC_CASE(dat_pz_free, refused_while_lmr_uses,
+	.clauses = "dat_pz_free.refused_while_in_use",
+	.summary = "a PZ an LMR uses: INVALID_STATE/PZ_IN_USE, still usable, frees after dat_lmr_free")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_lmr m;
+
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	refused_then_freed(t, pz, free_lmr, m.lmr);
+}
+
+DC_CASE(dat_pz_free, refused_while_rmr_uses,
+	.clauses = "dat_pz_free.refused_while_in_use",
+	.summary = "a PZ an RMR uses: INVALID_STATE/PZ_IN_USE, still usable, frees after dat_rmr_free")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+
+	refused_then_freed(t, pz, free_rmr, rmr_new(pz));
+}
+
+DC_CASE(dat_pz_free, stale_handle_fails,
+	.summary = "a freed PZ is refused by dat_pz_query, dat_lmr_create, dat_rmr_create and dat_ep_create")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE cevd = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	struct dc_lmr m;
+	DAT_PZ_PARAM p;
+	static unsigned char buf[BUF];
+
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_RET(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(lmr_virtual(t, pz, buf, BUF, PRIV_LOCAL, &m), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_rmr_create(pz, &rmr), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_create(t->ia, pz, evd, evd, cevd, NULL, &ep), DAT_INVALID_HANDLE);
+}
+
+DC_CASE(dat_pz_free, free_again,
+	.summary = "a second dat_pz_free of the same PZ returns SUCCESS or INVALID_HANDLE and harms nothing")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t), other;
+	DAT_RETURN r;
+
+	DC_SETUP(dat_pz_free(pz));
+	r = dat_pz_free(pz);
+	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_HANDLE);
+	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &other));
+}
+
+DC_CASE(dat_pz_free, invalid_handle,
+	.summary = "NULL and an EVD handle give DAT_INVALID_HANDLE/PZ; the EVD is unchanged")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+	DC_ASSERT_RET_SUB(dat_pz_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	DC_ASSERT_RET_SUB(dat_pz_free((DAT_PZ_HANDLE)evd), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	DC_ASSERT_UNCHANGED(&s);
+}

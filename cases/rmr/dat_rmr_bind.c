@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_rmr_bind(3DAT); clauses in clauses/dat_rmr_bind.toml.
+ * The picture of rmr_common.h: a binds its own memory through its EP, b
+ * uses the context from the other end of the connection.  One case
+ * (remote_peer_uses_window) does the same across two nodes.
+ */
+#include "rmr_common.h"
+
+#include <time.h>
+
+#define RW_REMOTE (DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+
+/* A bind that must be accepted; DAT_MODEL_NOT_SUPPORTED ends UNSUPPORTED. */
+#define BIND_OK(w, off, len, priv, cookie, flags, ctxp)			\
+	do {								\
+		DAT_LMR_TRIPLET iov_ = dc_iov(&(w)->m, (off), (len));	\
+		DAT_RETURN r_ = bind_post((w)->rmr, &iov_, (priv), (w)->p.a.ep, \
+					  (cookie), (flags), (ctxp));	\
+		DC_ALLOW_MODEL_NOT_SUPPORTED(r_, "dat_rmr_bind", "RMR binding"); \
+		DC_ASSERT_SUCCESS(r_);					\
+	} while (0)
+
+DC_CASE(dat_rmr_bind, binds_and_returns_context,
+	.summary = "after the bind the peer RDMA-Writes and RDMA-Reads inside the window with the new context")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx = 0;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	BIND_OK(&w, 1024, 2048, RW_REMOTE, 1, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+	fill(w.peer.buf, 512, 9);
+	ASSERT_STATUS(peer_write(&w, ctx, 1024 + 100, 512, 2), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.m.buf + 1024 + 100, w.peer.buf, 512), "the RDMA Write did not land");
+	fill(w.m.buf + 2048, 256, 140);
+	ASSERT_STATUS(peer_read(&w, ctx, 2048, 256, 3), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 2048, 256), "the RDMA Read brought other bytes");
+}
+
+DC_CASE(dat_rmr_bind, completion_event,
+	.summary = "DAT_RMR_BIND_COMPLETION_EVENT on the request EVD with RMR, cookie and success; nothing elsewhere")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_EVENT ev;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0x1234, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	DC_ASSERT_PTR_EQ(ev.evd_handle, w.p.a.req_evd);
+	DC_ASSERT_PTR_EQ(ev.event_data.rmr_completion_event_data.rmr_handle, w.rmr);
+	DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 0x1234);
+	ASSERT_STATUS(ev.event_data.rmr_completion_event_data.status, DAT_RMR_BIND_SUCCESS);
+	DC_ASSERT_NO_EVENT(w.p.a.recv_evd);
+	DC_ASSERT_NO_EVENT(w.p.a.conn_evd);
+}
+
+DC_CASE(dat_rmr_bind, new_context_each_bind,
+	.summary = "rebinding (same range, then another) returns a new context every time")
+{
+	struct win w;
+	DAT_RMR_CONTEXT c[3] = { 0 };
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	c[0] = bind_sync(w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	c[1] = bind_sync(w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	c[2] = bind_sync(w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
+	DC_ASSERT(c[0] != c[1] && c[1] != c[2] && c[0] != c[2],
+		  "contexts 0x%x, 0x%x, 0x%x are not all new", (unsigned int)c[0],
+		  (unsigned int)c[1], (unsigned int)c[2]);
+}
+
+/*
+ * The context goes to the peer in a Send posted right after the bind,
+ * without waiting for its completion; the peer uses it at once.
+ */
+DC_CASE(dat_rmr_bind, fences_later_requests,
+	.summary = "a Send posted right after the bind carries a context the peer can use at once; bind completes first")
+{
+	struct win w;
+	struct dc_lmr msg, inbox;
+	DAT_RMR_CONTEXT ctx = 0, got;
+	DAT_EVENT ev;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	dc_lmr(t, w.p.a.pz, BUF, PRIV_LOCAL, &msg);
+	dc_lmr(t, w.p.b.pz, BUF, PRIV_LOCAL, &inbox);
+	dc_post_recv(t, w.p.b.ep, &inbox, 0, 64, 1);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	memcpy(msg.buf, &ctx, sizeof(ctx));
+	dc_post_send(t, w.p.a.ep, &msg, 0, sizeof(ctx), 3);
+	recv_done(&w.p.b, 1);
+	memcpy(&got, inbox.buf, sizeof(got));
+	fill(w.peer.buf, 256, 4);
+	ASSERT_STATUS(peer_write(&w, got, 0, 256, 4), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.m.buf, w.peer.buf, 256), "the write with the sent context did not land");
+	/* on a's request EVD: the bind completion, then the Send's */
+	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 3);
+}
+
+DC_CASE(dat_rmr_bind, old_context_invalid,
+	.summary = "after a rebind, the peer's RDMA Write with the previous context fails with REMOTE_ACCESS")
+{
+	struct win w;
+	DAT_RMR_CONTEXT old, fresh;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	old = bind_sync(w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	fresh = bind_sync(w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	DC_ASSERT(old != fresh, "the rebind returned the old context 0x%x", (unsigned int)old);
+	fill(w.peer.buf, 256, 7);
+	ASSERT_STATUS(peer_write(&w, old, 0, 256, 3), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(w.m.buf, 256, 0), "the old window was written with the old context");
+}
+
+struct waiter {
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	DAT_COUNT nmore;
+	DAT_TIMEOUT us;
+};
+
+static void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->ret = dat_evd_wait(w->evd, w->us, 1, &w->ev, &w->nmore);
+	return NULL;
+}
+
+DC_CASE(dat_rmr_bind, notification_by_default,
+	.summary = "a thread blocked in dat_evd_wait on the request EVD is woken by a default bind's completion")
+{
+	struct win w;
+	static struct waiter wt;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	pthread_t th;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	wt.evd = w.p.a.req_evd;
+	wt.us = (DAT_TIMEOUT)(dc_remaining_ms(t) > 6000 ? 5000 : dc_remaining_ms(t) / 2) * 1000u;
+	DC_SETUP_ASSERT(pthread_create(&th, NULL, wait_thread, &wt) == 0, "pthread_create");
+	/* dat_evd_dequeue reports DAT_INVALID_STATE once the waiter is there */
+	do {
+		r = dat_evd_dequeue(w.p.a.req_evd, &ev);
+		if (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY)
+			sched_yield();
+	} while (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY && dc_remaining_ms(t) > 2000);
+	DC_SETUP_ASSERT(DAT_GET_TYPE(r) == DAT_INVALID_STATE,
+			"could not see the waiter: dat_evd_dequeue returned %s", ret_s(r));
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	pthread_join(th, NULL);
+	DC_ASSERT_SUCCESS(wt.ret);
+	DC_ASSERT_EQ(wt.ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
+	DC_ASSERT_EQ(wt.ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5);
+}
+
+DC_CASE(dat_rmr_bind, privileges_restrict_remote,
+	.summary = "remote-read-only window refuses RDMA Write; remote-write-only window refuses RDMA Read")
+{
+	struct win w, v;
+	DAT_RMR_CONTEXT ctx;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 1);
+	fill(w.peer.buf, 256, 1);
+	ASSERT_STATUS(peer_write(&w, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(w.m.buf, BUF, 0), "a read-only window was written");
+
+	win_setup(&v, PRIV_LOCAL, NULL);
+	ctx = bind_sync(v.rmr, &v.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &v.p.a, 1);
+	fill(v.m.buf, 256, 90);
+	ASSERT_STATUS(peer_read(&v, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(v.peer.buf, 256, 0), "bytes were read through a write-only window");
+}
+
+DC_CASE(dat_rmr_bind, privileges_must_match,
+	.summary = "remote write over a local-read-only LMR: SUCCESS or PRIVILEGES_VIOLATION (then nothing bound, no event)")
+{
+	struct win w;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_snap s;
+	DAT_RETURN r;
+
+	win_setup(&w, DAT_MEM_PRIV_LOCAL_READ_FLAG, NULL);
+	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
+	iov = dc_iov(&w.m, 0, BUF);
+	r = bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the Provider does not require matching privileges");
+		ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_PRIVILEGES_VIOLATION);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+}
+
+DC_CASE(dat_rmr_bind, zero_length_unbinds,
+	.summary = "a zero-length bind completes; the earlier context then fails and the LMR is free to go")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx, dummy = 0;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	BIND_OK(&w, 0, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &dummy);
+	ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+	fill(w.peer.buf, 128, 3);
+	ASSERT_STATUS(peer_write(&w, ctx, 0, 128, 3), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(w.m.buf, BUF, 0), "the unbound window was written");
+	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
+}
+
+DC_CASE(dat_rmr_bind, suppress_flag,
+	.summary = "a suppressed successful bind queues no event: the next request event is the following Send's",
+	.requires = "completion_flags_supported&0x1")
+{
+	struct win w;
+	struct dc_lmr msg, inbox;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_EVENT ev;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	dc_lmr(t, w.p.a.pz, BUF, PRIV_LOCAL, &msg);
+	dc_lmr(t, w.p.b.pz, BUF, PRIV_LOCAL, &inbox);
+	dc_post_recv(t, w.p.b.ep, &inbox, 0, 64, 1);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_SUPPRESS_FLAG, &ctx);
+	dc_post_send(t, w.p.a.ep, &msg, 0, 64, 3);
+	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 3);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+}
+
+DC_CASE(dat_rmr_bind, unsignalled_needs_ep_config,
+	.summary = "UNSIGNALLED on a default EP: INVALID_PARAMETER, nothing bound; on an unsignalled EP it is accepted",
+	.requires = "completion_flags_supported&0x4")
+{
+	struct win w, v;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_conn_opts o;
+	struct dc_snap s;
+	DAT_EP_ATTR attr;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
+	iov = dc_iov(&w.m, 0, BUF);
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+				DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+
+	dc_ep_attr_default(t, &attr);
+	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	memset(&o, 0, sizeof(o));
+	o.attr = &attr;
+	win_setup(&v, PRIV_LOCAL, &o);
+	BIND_OK(&v, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx);
+}
+
+DC_CASE(dat_rmr_bind, cookie_returned,
+	.summary = "cookies 0, all ones and a repeated value come back exactly in the completions")
+{
+	static const uint64_t cookies[] = { 0, ~(uint64_t)0, 42, 42 };
+	struct win w;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	for (size_t i = 0; i < sizeof(cookies) / sizeof(cookies[0]); i++) {
+		DAT_RMR_CONTEXT ctx = 0;
+		DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
+
+		BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, cookies[i],
+			DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+		d = bind_event(w.p.a.req_evd);
+		DC_ASSERT(d.user_cookie.as_64 == cookies[i], "bind %zu: cookie 0x%llx came back as 0x%llx",
+			  i, (unsigned long long)cookies[i], (unsigned long long)d.user_cookie.as_64);
+	}
+}
+
+/* Disconnects a's EP and waits for it to be DISCONNECTED. */
+static void disconnect_a(struct dc_ctx *t, struct win *w)
+{
+	DC_SETUP(dat_ep_disconnect(w->p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, w->p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	dc_drain(t, w->p.a.req_evd);
+	dc_drain(t, w->p.a.recv_evd);
+}
+
+DC_CASE(dat_rmr_bind, valid_states,
+	.summary = "a bind is accepted on a CONNECTED and on a DISCONNECTED EP")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx = 0;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 1, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	disconnect_a(t, &w);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+}
+
+DC_CASE(dat_rmr_bind, disconnected_flushed,
+	.summary = "a bind on a DISCONNECTED EP completes at once as DAT_RMR_BIND_FAILURE (flushed) with its cookie")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
+	DAT_EVENT ev;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	disconnect_a(t, &w);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 77, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	memset(&ev, 0, sizeof(ev));
+	/* "at once": already queued when the call returns */
+	DC_ASSERT_SUCCESS(dat_evd_dequeue(w.p.a.req_evd, &ev));
+	DC_ASSERT_EQ(ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
+	d = ev.event_data.rmr_completion_event_data;
+	ASSERT_STATUS(d.status, DAT_RMR_BIND_FAILURE);
+	DC_ASSERT_EQ(d.user_cookie.as_64, 77);
+}
+
+DC_CASE(dat_rmr_bind, invalid_state,
+	.summary = "a bind on an UNCONNECTED EP gives DAT_INVALID_STATE; nothing bound, no event")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_endpoint e;
+	struct dc_conn_opts o;
+	struct dc_lmr m;
+	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_snap s;
+
+	memset(&o, 0, sizeof(o));
+	o.pz = pz;
+	dc_endpoint(t, &e, &o);
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_snapshot(t, DC_OBJ_RMR, rmr, &s);
+	iov = dc_iov(&m, 0, BUF);
+	DC_ASSERT_RET(bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, e.ep, 1,
+				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_NO_EVENT(e.req_evd);
+}
+
+DC_CASE(dat_rmr_bind, triplet_outside_lmr,
+	.summary = "windows starting before or ending past the LMR give DAT_INVALID_PARAMETER; nothing bound")
+{
+	struct win w;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_snap s;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
+	iov = dc_iov(&w.m, 0, 256);
+	iov.virtual_address = w.m.registered_address - 64;
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	iov.virtual_address = w.m.registered_address + w.m.registered_length - 128;
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 2,
+				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+}
+
+DC_CASE(dat_rmr_bind, invalid_handle,
+	.summary = "NULL or PZ handles as RMR or as EP give DAT_INVALID_HANDLE; nothing bound")
+{
+	struct win w;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_snap s;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
+	iov = dc_iov(&w.m, 0, BUF);
+	DC_ASSERT_RET(bind_post(DAT_HANDLE_NULL, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep,
+				1, 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(bind_post((DAT_RMR_HANDLE)w.p.a.pz, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+				w.p.a.ep, 1, 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, DAT_HANDLE_NULL,
+				1, 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+				(DAT_EP_HANDLE)w.p.a.pz, 1, 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+}
+
+DC_CASE(dat_rmr_bind, protection_violation,
+	.summary = "RMR and EP in one PZ, LMR in another: DAT_PROTECTION_VIOLATION; nothing bound")
+{
+	struct win w;
+	struct dc_lmr other;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_snap s;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL, &other);
+	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
+	iov = dc_iov(&other, 0, BUF);
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_PROTECTION_VIOLATION);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+}
+
+/* ---- across two nodes ----------------------------------------------------- */
+
+DC_TWO_NODE_CASE(dat_rmr_bind, remote_peer_uses_window,
+	.clauses = "dat_rmr_bind.binds_and_returns_context dat_rmr_bind.fences_later_requests",
+	.summary = "two nodes: the passive side binds and Sends the context at once; the active side RDMA-Writes with it");
+
+DC_PASSIVE(dat_rmr_bind, remote_peer_uses_window)
+{
+	struct dc_endpoint e = { 0 };
+	struct dc_lmr m, msg;
+	DAT_RMR_HANDLE rmr;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RETURN r;
+	char done[64];
+
+	dc_connect_passive(t, &e, NULL);
+	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &msg);
+	rmr = rmr_new(e.pz);
+	iov = dc_iov(&m, 0, BUF);
+	r = bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, e.ep, 1,
+		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_SUCCESS(r);
+	/* context and address go out at once, fenced behind the bind */
+	memcpy(msg.buf, &ctx, sizeof(ctx));
+	memcpy(msg.buf + 8, &(DAT_VADDR){ (DAT_VADDR)(uintptr_t)m.buf }, sizeof(DAT_VADDR));
+	dc_post_send(t, e.ep, &msg, 0, 16, 2);
+	DC_ASSERT_EVENT(e.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, NULL);
+	dc_peer_wait(t, "written", done, sizeof(done));
+	{
+		unsigned char want[256];
+
+		fill(want, sizeof(want), 33);
+		DC_ASSERT(!memcmp(m.buf, want, sizeof(want)),
+			  "the remote RDMA Write through the window did not land");
+	}
+	dc_peer_send(t, "checked", "%s", "");
+}
+
+DC_ACTIVE(dat_rmr_bind, remote_peer_uses_window)
+{
+	struct dc_endpoint e = { 0 };
+	struct dc_lmr inbox, src;
+	DAT_RMR_CONTEXT ctx;
+	DAT_VADDR addr;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	dc_endpoint(t, &e, NULL);
+	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &inbox);
+	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &src);
+	dc_post_recv(t, e.ep, &inbox, 0, 64, 1);
+	dc_connect_active(t, &e, NULL);
+	recv_done(&e, 1);
+	memcpy(&ctx, inbox.buf, sizeof(ctx));
+	memcpy(&addr, inbox.buf + 8, sizeof(addr));
+	fill(src.buf, 256, 33);
+	st = rdma_write(&e, &src, 0, 256, rmr_triplet(ctx, (void *)(uintptr_t)addr, 256), 2);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	dc_peer_send(t, "written", "%s", "");
+	dc_peer_wait(t, "checked", NULL, 0);
+}

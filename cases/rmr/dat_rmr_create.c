@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_rmr_create(3DAT); clauses in clauses/dat_rmr_create.toml.
+ */
+#include "rmr_common.h"
+
+DC_CASE(dat_rmr_create, creates_rmr,
+	.summary = "dat_rmr_create gives an RMR of the PZ and its IA, which holds the PZ")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
+	DAT_HANDLE_TYPE type = DAT_HANDLE_TYPE_CR;
+	DAT_RMR_PARAM p;
+
+	DC_ASSERT_SUCCESS(dat_rmr_create(pz, &rmr));
+	DC_ASSERT_SUCCESS(dat_get_handle_type(rmr, &type));
+	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_RMR);
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_rmr_query(rmr, DAT_RMR_FIELD_IA_HANDLE | DAT_RMR_FIELD_PZ_HANDLE, &p));
+	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
+	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_RET(dat_pz_free(pz), DAT_INVALID_STATE);
+}
+
+DC_CASE(dat_rmr_create, bindable,
+	.summary = "a new RMR binds over an LMR of its PZ and completes with DAT_RMR_BIND_SUCCESS")
+{
+	struct win w;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RETURN r;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	iov = dc_iov(&w.m, 0, BUF);
+	r = bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_SUCCESS(r);
+	ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+}
+
+/*
+ * Two connections end on this side: a1 (PZ A) and a2 (PZ B).  A window of
+ * PZ A, bound through a1, serves a1's peer and refuses a2's.
+ */
+DC_CASE(dat_rmr_create, pz_restricts_access,
+	.summary = "a window of PZ A is reachable through an EP of PZ A only; the peer of a PZ B EP gets REMOTE_ACCESS")
+{
+	struct win w;
+	struct pair q;
+	struct dc_lmr src2;
+	DAT_RMR_CONTEXT ctx;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	pair_connect(&q, NULL);		/* q.a is in its own PZ, not w's */
+	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	fill(w.peer.buf, 256, 3);
+	st = peer_write(&w, ctx, 0, 256, 2);
+	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	/* q.b writes to q.a, whose PZ is not the window's */
+	dc_lmr(t, q.b.pz, BUF, PRIV_LOCAL, &src2);
+	fill(src2.buf, 256, 200);
+	st = rdma_write(&q.b, &src2, 0, 256, rmr_triplet(ctx, w.m.buf + 1024, 256), 3);
+	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(w.m.buf + 1024, 256, 0),
+		  "a connection of another PZ wrote through the window");
+}
+
+DC_CASE(dat_rmr_create, invalid_handle,
+	.summary = "NULL, an EVD handle and a freed PZ give DAT_INVALID_HANDLE/PZ")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RMR_HANDLE rmr;
+
+	DC_ASSERT_RET_SUB(dat_rmr_create(DAT_HANDLE_NULL, &rmr), DAT_INVALID_HANDLE,
+			  DAT_INVALID_HANDLE_PZ);
+	DC_ASSERT_RET_SUB(dat_rmr_create((DAT_PZ_HANDLE)evd, &rmr), DAT_INVALID_HANDLE,
+			  DAT_INVALID_HANDLE_PZ);
+	DC_SETUP(dat_pz_free(pz));
+	DC_ASSERT_RET_SUB(dat_rmr_create(pz, &rmr), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+}

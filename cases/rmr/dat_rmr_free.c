@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_rmr_free(3DAT); clauses in clauses/dat_rmr_free.toml.
+ */
+#include "rmr_common.h"
+
+DC_CASE(dat_rmr_free, destroys_unbound,
+	.summary = "an unbound RMR is freed and releases its PZ")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RMR_HANDLE rmr = rmr_new(pz);
+
+	DC_ASSERT_SUCCESS(dat_rmr_free(rmr));
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+DC_CASE(dat_rmr_free, destroys_bound,
+	.summary = "a bound RMR is freed (unbinding first); its LMR can then be freed")
+{
+	struct win w;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	DC_ASSERT_SUCCESS(dat_rmr_free(w.rmr));
+	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
+}
+
+DC_CASE(dat_rmr_free, stale_handle_fails,
+	.summary = "a freed RMR handle is refused by dat_rmr_query and dat_rmr_bind")
+{
+	struct win w;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx;
+	DAT_RMR_PARAM p;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	DC_SETUP(dat_rmr_free(w.rmr));
+	DC_ASSERT_RET(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	iov = dc_iov(&w.m, 0, 64);
+	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+}
+
+DC_CASE(dat_rmr_free, remote_use_after_free_fails,
+	.summary = "RDMA Write with a freed RMR's context: REMOTE_ACCESS, memory untouched, connection ends")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	DC_SETUP(dat_rmr_free(w.rmr));
+	fill(w.peer.buf, 512, 5);
+	ASSERT_STATUS(peer_write(&w, ctx, 0, 512, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT(all_bytes(w.m.buf, BUF, 0), "the freed RMR's window was written");
+	expect_conn_end(&w.p.b);
+}
+
+DC_CASE(dat_rmr_free, invalid_handle,
+	.summary = "NULL and a PZ handle give DAT_INVALID_HANDLE/RMR; the PZ is unchanged")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_snap s;
+
+	dc_snapshot(t, DC_OBJ_PZ, pz, &s);
+	DC_ASSERT_RET_SUB(dat_rmr_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	DC_ASSERT_RET_SUB(dat_rmr_free((DAT_RMR_HANDLE)pz), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_rmr_query(3DAT); clauses in clauses/dat_rmr_query.toml.
+ */
+#include "rmr_common.h"
+
+DC_CASE(dat_rmr_query, fills_requested,
+	.summary = "for a bound RMR every mask bit alone, and ALL, give IA, PZ, triplet, privileges and context")
+{
+	struct win w;
+	DAT_RMR_CONTEXT ctx;
+	DAT_LMR_TRIPLET want;
+	DAT_RMR_PARAM q;
+	const DAT_MEM_PRIV_FLAGS priv = DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
+
+	win_setup(&w, PRIV_LOCAL, NULL);
+	ctx = bind_sync(w.rmr, &w.m, 512, 1024, priv, &w.p.a, 1);
+	want = dc_iov(&w.m, 512, 1024);
+	for (unsigned int bit = 1; bit <= DAT_RMR_FIELD_ALL; bit <<= 1) {
+		memset(&q, 0xa5, sizeof(q));
+		DC_ASSERT_SUCCESS(dat_rmr_query(w.rmr, (DAT_RMR_PARAM_MASK)bit, &q));
+		if (bit == DAT_RMR_FIELD_IA_HANDLE)
+			DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+		if (bit == DAT_RMR_FIELD_PZ_HANDLE)
+			DC_ASSERT_PTR_EQ(q.pz_handle, w.p.a.pz);
+		if (bit == DAT_RMR_FIELD_LMR_TRIPLET)
+			DC_ASSERT(q.lmr_triplet.lmr_context == want.lmr_context &&
+				  q.lmr_triplet.virtual_address == want.virtual_address &&
+				  q.lmr_triplet.segment_length == want.segment_length,
+				  "lmr_triplet {0x%x, 0x%llx, %llu}, bound {0x%x, 0x%llx, %llu}",
+				  (unsigned int)q.lmr_triplet.lmr_context,
+				  (unsigned long long)q.lmr_triplet.virtual_address,
+				  (unsigned long long)q.lmr_triplet.segment_length,
+				  (unsigned int)want.lmr_context,
+				  (unsigned long long)want.virtual_address,
+				  (unsigned long long)want.segment_length);
+		if (bit == DAT_RMR_FIELD_MEM_PRIV)
+			DC_ASSERT_EQ(q.mem_priv, priv);
+		if (bit == DAT_RMR_FIELD_RMR_CONTEXT)
+			DC_ASSERT_EQ(q.rmr_context, ctx);
+	}
+	memset(&q, 0xa5, sizeof(q));
+	DC_ASSERT_SUCCESS(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &q));
+	DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+	DC_ASSERT_PTR_EQ(q.pz_handle, w.p.a.pz);
+	DC_ASSERT_EQ(q.lmr_triplet.segment_length, 1024);
+	DC_ASSERT_EQ(q.mem_priv, priv);
+	DC_ASSERT_EQ(q.rmr_context, ctx);
+}
+
+DC_CASE(dat_rmr_query, unbound_undefined,
+	.summary = "an unbound RMR can be queried; IA and PZ are right")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_PARAM q;
+
+	memset(&q, 0, sizeof(q));
+	DC_ASSERT_SUCCESS(dat_rmr_query(rmr, DAT_RMR_FIELD_ALL, &q));
+	DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+	DC_ASSERT_PTR_EQ(q.pz_handle, pz);
+}
+
+DC_CASE(dat_rmr_query, invalid_mask,
+	.summary = "mask bits no RMR parameter has give DAT_INVALID_PARAMETER")
+{
+	DAT_RMR_HANDLE rmr = rmr_new(dc_pz(t));
+	struct dc_snap s;
+	DAT_RMR_PARAM q;
+
+	dc_snapshot(t, DC_OBJ_RMR, rmr, &s);
+	DC_ASSERT_RET(dat_rmr_query(rmr, (DAT_RMR_PARAM_MASK)0x20, &q), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_rmr_query(rmr, (DAT_RMR_PARAM_MASK)0x80000000u, &q),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&s);
+}
+
+DC_CASE(dat_rmr_query, invalid_handle,
+	.summary = "NULL, a PZ handle and a freed RMR give DAT_INVALID_HANDLE/RMR")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_PARAM q;
+
+	DC_ASSERT_RET_SUB(dat_rmr_query(DAT_HANDLE_NULL, DAT_RMR_FIELD_ALL, &q),
+			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	DC_ASSERT_RET_SUB(dat_rmr_query((DAT_RMR_HANDLE)pz, DAT_RMR_FIELD_ALL, &q),
+			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	DC_SETUP(dat_rmr_free(rmr));
+	DC_ASSERT_RET_SUB(dat_rmr_query(rmr, DAT_RMR_FIELD_ALL, &q),
+			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+}
