@@ -50,7 +50,7 @@ DC_CASE(dat_cno_create, agent_invoked,
 }
 
 DC_CASE(dat_cno_create, agent_one_shot,
-	.summary = "after its first call the agent is no longer associated with the CNO")
+	.summary = "the CNO drops its agent after the agent's first call")
 {
 	struct agent_rec *rec = agent_rec_new();
 	DAT_CNO_HANDLE cno = new_cno(agent_of(rec));

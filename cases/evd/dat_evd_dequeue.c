@@ -58,7 +58,7 @@ DC_CASE(dat_evd_dequeue, private_data_too_large,
 }
 
 DC_CASE(dat_evd_dequeue, stream_order,
-	.summary = "software events are dequeued in the order they were posted")
+	.summary = "software events are dequeued in posting order")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 128, DAT_EVD_SOFTWARE_FLAG);
 

@@ -302,7 +302,7 @@ DC_CASE(dat_evd_wait, nmore_on_success,
 }
 
 DC_CASE(dat_evd_wait, stream_order,
-	.summary = "software events come out of dat_evd_wait in the order they were posted")
+	.summary = "software events come out of dat_evd_wait in posting order")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 128, DAT_EVD_SOFTWARE_FLAG);
 	DAT_COUNT nmore;

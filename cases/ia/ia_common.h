@@ -81,10 +81,7 @@ static inline void lmr_on_at(struct dc_ctx *t, const char *file, int line,
 	DAT_REGION_DESCRIPTION rd;
 
 	memset(m, 0, sizeof(*m));
-	m->buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, (size_t)len);
-	if (!m->buf)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: out of memory");
-	memset(m->buf, 0, (size_t)len);
+	m->buf = case_buf_at(t, file, line, DAT_OPTIMAL_ALIGNMENT, (size_t)len);
 	m->len = len;
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = m->buf;

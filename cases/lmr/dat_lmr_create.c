@@ -181,7 +181,7 @@ DC_CASE(dat_lmr_create, registered_range_covers,
 	.summary = "registered_address/size cover the requested range, aligned or not")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = aligned_alloc(4096, 3 * 4096);
+	unsigned char *buf = case_buf(4096, 3 * 4096);
 	struct dc_lmr m;
 
 	DC_SETUP_ASSERT(buf, "out of memory");
@@ -241,7 +241,7 @@ DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
 	.summary = "an LMR with local privileges only returns rmr_context 0")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -342,7 +342,7 @@ DC_CASE(dat_lmr_create, invalid_parameter,
 	.summary = "unknown privilege bits, a NULL lmr_handle or lmr_context pointer: INVALID_PARAMETER, nothing registered")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -369,7 +369,7 @@ DC_CASE(dat_lmr_create, invalid_handle,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t), gone = dc_pz(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
-	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -401,7 +401,7 @@ DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
 	.summary = "SHARED_VIRTUAL over private memory gives DAT_INVALID_STATE")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *priv = aligned_alloc(4096, BUF);
+	unsigned char *priv = case_buf(4096, BUF);
 	char cookie[DAT_LMR_COOKIE_SIZE];
 	struct dc_lmr m;
 
@@ -416,7 +416,7 @@ DC_CASE(dat_lmr_create, unknown_type_refused,
 	.summary = "an undefined mem_type is refused (MODEL_NOT_SUPPORTED or INVALID_PARAMETER)")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = aligned_alloc(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -481,4 +481,29 @@ DC_CASE(dat_lmr_create, rmr_context_until_free,
 	st = rdma_write(&p.a, &src, 0, 256, win, 3);
 	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
 	DC_ASSERT(all_bytes(target.buf, BUF, 0), "memory of a freed LMR was written");
+}
+
+DC_CASE(dat_lmr_create, insufficient_resources,
+	.summary = "LMRs up to max_lmrs are created; a refusal beyond is DAT_INSUFFICIENT_RESOURCES and a free makes room")
+{
+	DAT_COUNT n = t->ia_attr.max_lmrs;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct dc_lmr m, last, more;
+	DAT_RETURN r = DAT_SUCCESS;
+
+	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_lmrs %d is not a count to exhaust here", n);
+	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	/* n - 1 more: registrations of the first LMR's memory */
+	for (DAT_COUNT i = 1; i < n; i++) {
+		r = lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &last, &m);
+		DC_ASSERT(r == DAT_SUCCESS, "LMR %d of max_lmrs %d: %s", i + 1, n, ret_s(r));
+	}
+	r = lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &more, &m);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the Provider registered more than max_lmrs (%d) LMRs", n);
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	DC_SETUP(dat_lmr_free(last.lmr));
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &more, &m));
 }

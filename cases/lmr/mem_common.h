@@ -15,6 +15,7 @@
 #include "datcts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PRIV_LOCAL	(DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
@@ -52,6 +53,37 @@ static inline bool all_bytes(const unsigned char *p, size_t n, unsigned char v)
 			return false;
 	return true;
 }
+
+/*
+ * Consumer memory for the case, zero-filled, freed at process exit (after
+ * the teardown's dat_ia_close, so no registration outlives its memory).
+ */
+static void *case_bufs_[256];
+static int n_case_bufs_;
+
+static void case_bufs_free_(void)
+{
+	while (n_case_bufs_ > 0)
+		free(case_bufs_[--n_case_bufs_]);
+}
+
+static inline void *case_buf_at(struct dc_ctx *t, const char *file, int line,
+				size_t align, size_t len)
+{
+	void *p;
+
+	if (n_case_bufs_ == (int)(sizeof(case_bufs_) / sizeof(case_bufs_[0])))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "case bug: too many case buffers");
+	p = aligned_alloc(align, (len + align - 1) / align * align);
+	if (!p)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: out of memory");
+	memset(p, 0, len);
+	if (n_case_bufs_ == 0)
+		atexit(case_bufs_free_);
+	case_bufs_[n_case_bufs_++] = p;
+	return p;
+}
+#define case_buf(align, len) case_buf_at(t, __FILE__, __LINE__, (align), (len))
 
 /* A connected pair: a is the active side (the RDMA initiator), b the target. */
 struct pair {

@@ -478,3 +478,48 @@ DC_ACTIVE(dat_rmr_bind, remote_peer_uses_window)
 	dc_peer_send(t, "written", "%s", "");
 	dc_peer_wait(t, "checked", NULL, 0);
 }
+
+/*
+ * The request queue is filled with Sends the peer cannot take yet (it has
+ * no receive posted); a bind then finds no room.  Receives at the peer let
+ * the Sends complete and make room again.
+ */
+DC_CASE(dat_rmr_bind, insufficient_resources,
+	.summary = "with the request queue full of pending Sends a bind gives INSUFFICIENT_RESOURCES; once they complete it is accepted")
+{
+	struct win w;
+	struct dc_conn_opts o;
+	struct dc_lmr msg, inbox;
+	DAT_EP_ATTR attr;
+	DAT_EP_PARAM ep;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT ctx = 0;
+	struct dc_snap s;
+	DAT_RETURN r;
+	DAT_COUNT n;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_request_dtos = 2;
+	memset(&o, 0, sizeof(o));
+	o.attr = &attr;
+	win_setup(&w, PRIV_LOCAL, &o);
+	DC_SETUP(dat_ep_query(w.p.a.ep, DAT_EP_FIELD_ALL, &ep));
+	n = ep.ep_attr.max_request_dtos;
+	DC_SETUP_ASSERT(n >= 1 && n <= 64, "the EP got max_request_dtos %d", n);
+	dc_lmr(t, w.p.a.pz, BUF, PRIV_LOCAL, &msg);
+	dc_lmr(t, w.p.b.pz, BUF, PRIV_LOCAL, &inbox);
+	for (DAT_COUNT i = 0; i < n; i++)
+		dc_post_send(t, w.p.a.ep, &msg, 0, 32, 100 + (uint64_t)i);
+	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
+	iov = dc_iov(&w.m, 0, BUF);
+	r = bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
+		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	DC_ASSERT_UNCHANGED(&s);
+	for (DAT_COUNT i = 0; i < n; i++)
+		dc_post_recv(t, w.p.b.ep, &inbox, (DAT_VLEN)i * 32, 32, 200 + (uint64_t)i);
+	for (DAT_COUNT i = 0; i < n; i++)
+		dc_await_dto(t, w.p.a.req_evd, 100 + (uint64_t)i);
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+}

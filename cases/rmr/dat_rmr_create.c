@@ -81,3 +81,26 @@ DC_CASE(dat_rmr_create, invalid_handle,
 	DC_SETUP(dat_pz_free(pz));
 	DC_ASSERT_RET_SUB(dat_rmr_create(pz, &rmr), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 }
+
+DC_CASE(dat_rmr_create, insufficient_resources,
+	.summary = "RMRs up to max_rmrs are created; a refusal beyond is DAT_INSUFFICIENT_RESOURCES and a free makes room")
+{
+	DAT_COUNT n = t->ia_attr.max_rmrs;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_RMR_HANDLE last = DAT_HANDLE_NULL, rmr = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_rmrs %d is not a count to exhaust here", n);
+	for (DAT_COUNT i = 0; i < n; i++) {
+		r = dat_rmr_create(pz, &last);
+		DC_ASSERT(r == DAT_SUCCESS, "RMR %d of max_rmrs %d: %s", i + 1, n, ret_s(r));
+	}
+	r = dat_rmr_create(pz, &rmr);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the Provider created more than max_rmrs (%d) RMRs", n);
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	DC_SETUP(dat_rmr_free(last));
+	DC_ASSERT_SUCCESS(dat_rmr_create(pz, &rmr));
+}

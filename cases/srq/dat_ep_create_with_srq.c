@@ -231,7 +231,7 @@ DC_CASE(dat_ep_create_with_srq, connection_events_on_connect_evd,
 	DC_ASSERT_NO_EVENT(l.rx.req_evd);
 }
 
-DC_CASE(dat_ep_create_with_srq, takes_buffers_from_srq,
+SRQ_CASE(dat_ep_create_with_srq, takes_buffers_from_srq,
 	.summary = "the EP reports its SRQ and receives into buffers posted there",
 	.requires = "srq_supported")
 {
@@ -572,7 +572,7 @@ DC_CASE(dat_ep_create_with_srq, shared_evd_flag_mismatch,
 	}
 }
 
-DC_CASE(dat_ep_create_with_srq, srq_recv_always_signalled,
+SRQ_CASE(dat_ep_create_with_srq, srq_recv_always_signalled,
 	.summary = "with unsignalled receive flags every SRQ receive still notifies",
 	.requires = "srq_supported")
 {

@@ -98,7 +98,7 @@ DC_CASE(dat_ep_recv_query, support_per_attribute,
 	}
 }
 
-DC_CASE(dat_ep_recv_query, nbufs_allocated_not_completed,
+SRQ_CASE(dat_ep_recv_query, nbufs_allocated_not_completed,
 	.summary = "0 idle, 2 with two messages mid-arrival, 0 once they completed (before the dequeue)",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -146,7 +146,7 @@ DC_CASE(dat_ep_recv_query, null_output_skipped,
 	DC_ASSERT_EQ(DAT_GET_TYPE(r), DAT_GET_TYPE(both));
 }
 
-DC_CASE(dat_ep_recv_query, allocated_buffer_completes,
+SRQ_CASE(dat_ep_recv_query, allocated_buffer_completes,
 	.summary = "a buffer allocated to the EP completes on its recv EVD: released, or flushed at disconnect",
 	.requires = "srq_supported")
 {
@@ -187,7 +187,7 @@ DC_CASE(dat_ep_recv_query, allocated_on_post_without_srq,
 	ASSERT_COUNT(n, 3);
 }
 
-DC_CASE(dat_ep_recv_query, allocated_on_take_with_srq,
+SRQ_CASE(dat_ep_recv_query, allocated_on_take_with_srq,
 	.summary = "3 buffers on the SRQ: 0 allocated to the idle EP; 1 once a message takes one",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -207,7 +207,7 @@ DC_CASE(dat_ep_recv_query, allocated_on_take_with_srq,
 	expect_in_send_order(t, &l, 0, 1);
 }
 
-DC_CASE(dat_ep_recv_query, span_definition,
+SRQ_CASE(dat_ep_recv_query, span_definition,
 	.summary = "span 0 idle, 2 with two consecutive messages mid-arrival, 0 after they completed",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -226,7 +226,7 @@ DC_CASE(dat_ep_recv_query, span_definition,
 	ASSERT_RQ(l.rx.ep, 0, 0);
 }
 
-DC_CASE(dat_ep_recv_query, span_by_msn,
+SRQ_CASE(dat_ep_recv_query, span_by_msn,
 	.summary = "after 3 completed: only MSN 4 allocated gives count 1 span 2; with MSN 3 too, 2 and 2",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -247,24 +247,21 @@ DC_CASE(dat_ep_recv_query, span_by_msn,
 	expect_in_send_order(t, &l, 3, 2);
 }
 
-DC_CASE(dat_ep_recv_query, msn_counts_sends_only,
+SRQ_CASE(dat_ep_recv_query, msn_counts_sends_only,
 	.summary = "Send, RDMA Write, Send, all mid-arrival: count 2 and span 2",
 	.requires = "srq_supported ep_recv_info_supported")
 {
 	struct srq_link l;
 	struct srq_hold h;
 	struct dc_lmr target;
-	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rmr;
 
 	rq_link(t, &l, 4);
 	dc_lmr(t, l.rx.pz, SLOT, DAT_MEM_PRIV_ALL_FLAG, &target);
 	hold_begin(&h, &l);
 	link_send(&l, 0, 64);
-	iov = dc_iov(&l.sbuf, 10 * SLOT, 64);
 	rmr = dc_rmr_iov(&target, 0, 64);
-	DC_SETUP(dat_ep_post_rdma_write(l.tx.ep, 1, &iov, ck(500), &rmr,
-					DAT_COMPLETION_DEFAULT_FLAG));
+	link_rdma_write(&l, 10, 64, rmr.rmr_context, rmr.target_address);
 	link_send(&l, 1, 64);
 	hold_await(&h, 2);			/* the Sends are MSN 0 and 1 */
 	ASSERT_RQ(l.rx.ep, 2, 2);
@@ -272,7 +269,7 @@ DC_CASE(dat_ep_recv_query, msn_counts_sends_only,
 	expect_in_send_order(t, &l, 0, 2);
 }
 
-DC_CASE(dat_ep_recv_query, unknown_when_costly,
+SRQ_CASE(dat_ep_recv_query, unknown_when_costly,
 	.summary = "every count returned is DAT_VALUE_UNKNOWN or non-negative",
 	.requires = "srq_supported")
 {
@@ -344,7 +341,7 @@ DC_CASE(dat_ep_recv_query, model_not_supported,
 
 /* ---- USAGE -------------------------------------------------------------- */
 
-DC_CASE(dat_ep_recv_query, unsupported_count_is_unknown,
+SRQ_CASE(dat_ep_recv_query, unsupported_count_is_unknown,
 	.summary = "a count that is not DAT_VALUE_UNKNOWN is exact at every step of a held scenario",
 	.requires = "srq_supported")
 {
@@ -386,7 +383,7 @@ static void gap_scenario(struct dc_ctx *t, struct srq_link *l, struct srq_hold *
 	DC_SETUP(hold_partial(h, 23));
 }
 
-DC_CASE(dat_ep_recv_query, msn_gaps_allowed,
+SRQ_CASE(dat_ep_recv_query, msn_gaps_allowed,
 	.summary = "with a gap in the allocated MSNs count <= span, and the messages still complete in MSN order",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -401,7 +398,7 @@ DC_CASE(dat_ep_recv_query, msn_gaps_allowed,
 	expect_in_send_order(t, &l, 19, 5);
 }
 
-DC_CASE(dat_ep_recv_query, gap_example,
+SRQ_CASE(dat_ep_recv_query, gap_example,
 	.summary = "the page's example: MSNs 19, 22, 23 allocated give count 3, span 5; completion in MSN order",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -416,7 +413,7 @@ DC_CASE(dat_ep_recv_query, gap_example,
 	ASSERT_RQ(l.rx.ep, 0, 0);
 }
 
-DC_CASE(dat_ep_recv_query, gap_eager_allocation,
+SRQ_CASE(dat_ep_recv_query, gap_eager_allocation,
 	.summary = "in the gap scenario the count is 3..5 (eager allocation allowed) and the span 5",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -436,7 +433,7 @@ DC_CASE(dat_ep_recv_query, gap_eager_allocation,
 	expect_in_send_order(t, &l, 19, 5);
 }
 
-DC_CASE(dat_ep_recv_query, consistent_snapshot,
+SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
 	.summary = "queried while 24 messages stream in, span >= count and both within what was posted",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -468,7 +465,7 @@ DC_CASE(dat_ep_recv_query, consistent_snapshot,
 	dc_note(t, "%d queries while receiving", queries);
 }
 
-DC_CASE(dat_ep_recv_query, span_not_below_count,
+SRQ_CASE(dat_ep_recv_query, span_not_below_count,
 	.summary = "span >= count at every step: idle, in-order, out-of-order and gapped allocations",
 	.requires = "srq_supported ep_recv_info_supported")
 {

@@ -48,7 +48,7 @@ static void expect_broken(struct dc_ctx *t, struct srq_link *l)
 
 /* ---- DESCRIPTION -------------------------------------------------------- */
 
-DC_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
+SRQ_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
 	.summary = "soft 2: no event at 1 and 2 buffers at the EP, one event at 3",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -67,7 +67,7 @@ DC_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
 }
 
-DC_CASE(dat_ep_set_watermark, hard_breaks_connection,
+SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
 	.summary = "hard 2: the connection holds with 2 buffers at the EP and breaks at the 3rd",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -85,7 +85,7 @@ DC_CASE(dat_ep_set_watermark, hard_breaks_connection,
 	expect_no_async();		/* no soft event: soft is infinite */
 }
 
-DC_CASE(dat_ep_set_watermark, event_during_call,
+SRQ_CASE(dat_ep_set_watermark, event_during_call,
 	.summary = "3 buffers at the EP, set soft 1: the event is queued when the call returns",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -124,7 +124,7 @@ DC_CASE(dat_ep_set_watermark, soft_hard_independent,
 	expect_no_async();
 }
 
-DC_CASE(dat_ep_set_watermark, soft_once_per_setting,
+SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
 	.summary = "soft 1: one event at the 2nd buffer, none at the 3rd; setting it again gives one more",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -143,7 +143,7 @@ DC_CASE(dat_ep_set_watermark, soft_once_per_setting,
 	expect_no_async();
 }
 
-DC_CASE(dat_ep_set_watermark, infinite_means_none,
+SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
 	.summary = "default and explicit infinite watermarks: several buffers at the EP, no event, no break",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -164,7 +164,7 @@ DC_CASE(dat_ep_set_watermark, infinite_means_none,
 	expect_in_send_order(t, &l, 0, 4);
 }
 
-DC_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
+SRQ_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
 	.summary = "infinite watermarks, empty SRQ: a Send may break the connection, else it completes once a buffer comes",
 	.requires = "srq_supported")
 {
@@ -270,7 +270,7 @@ DC_CASE(dat_ep_set_watermark, hard_armed_from_establishment,
 	expect_broken(t, &l);
 }
 
-DC_CASE(dat_ep_set_watermark, update_before_event,
+SRQ_CASE(dat_ep_set_watermark, update_before_event,
 	.summary = "soft 5 then soft 2 before any event: the event comes at the 3rd buffer",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -287,7 +287,7 @@ DC_CASE(dat_ep_set_watermark, update_before_event,
 	expect_soft_event_now(t, l.rx.ep);
 }
 
-DC_CASE(dat_ep_set_watermark, rearm_after_event,
+SRQ_CASE(dat_ep_set_watermark, rearm_after_event,
 	.summary = "after an event with 2 at the EP: soft 1 fires at once; soft 4 fires only at the 5th buffer",
 	.requires = "srq_supported srq_watermarks_supported")
 {

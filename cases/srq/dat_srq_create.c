@@ -411,7 +411,7 @@ DC_CASE(dat_srq_create, any_ep_takes_any_buffer,
 	DC_ASSERT_NO_EVENT(b.rx.recv_evd);
 }
 
-DC_CASE(dat_srq_create, default_lw_no_event_on_consume,
+SRQ_CASE(dat_srq_create, default_lw_no_event_on_consume,
 	.summary = "with the default low watermark, draining the SRQ raises no async event",
 	.requires = "srq_supported")
 {
@@ -426,7 +426,7 @@ DC_CASE(dat_srq_create, default_lw_no_event_on_consume,
 	expect_no_async();
 }
 
-DC_CASE(dat_srq_create, ep_may_hold_several,
+SRQ_CASE(dat_srq_create, ep_may_hold_several,
 	.summary = "while a burst arrives, outstanding = posted - reaped and every buffer completes once",
 	.requires = "srq_supported")
 {
@@ -461,7 +461,7 @@ DC_CASE(dat_srq_create, ep_may_hold_several,
 	ASSERT_COUNT(p.outstanding_dto_count, 0);
 }
 
-DC_CASE(dat_srq_create, order_per_connection,
+SRQ_CASE(dat_srq_create, order_per_connection,
 	.summary = "receives of one connection complete in the peer's Send order",
 	.requires = "srq_supported")
 {
@@ -474,7 +474,7 @@ DC_CASE(dat_srq_create, order_per_connection,
 	expect_in_send_order(t, &l, 0, 8);
 }
 
-DC_CASE(dat_srq_create, buffer_order_not_guaranteed,
+SRQ_CASE(dat_srq_create, buffer_order_not_guaranteed,
 	.summary = "every posted buffer completes once, holding the message its completion reports",
 	.requires = "srq_supported")
 {

@@ -12,7 +12,7 @@
 
 /* ---- PARAMETERS --------------------------------------------------------- */
 
-DC_CASE(dat_srq_post_recv, zero_size_message,
+SRQ_CASE(dat_srq_post_recv, zero_size_message,
 	.summary = "a buffer of 0 segments / NULL iov receives a zero-byte Send",
 	.requires = "srq_supported")
 {
@@ -30,7 +30,7 @@ DC_CASE(dat_srq_post_recv, zero_size_message,
 
 /* ---- DESCRIPTION -------------------------------------------------------- */
 
-DC_CASE(dat_srq_post_recv, buffer_available_to_connected_eps,
+SRQ_CASE(dat_srq_post_recv, buffer_available_to_connected_eps,
 	.summary = "a posted buffer raises the available count and takes the next arriving Send",
 	.requires = "srq_supported")
 {
@@ -49,7 +49,7 @@ DC_CASE(dat_srq_post_recv, buffer_available_to_connected_eps,
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 3), 42);
 }
 
-DC_CASE(dat_srq_post_recv, fill_in_iov_order,
+SRQ_CASE(dat_srq_post_recv, fill_in_iov_order,
 	.summary = "20 bytes into 3x16-byte segments: 16 + 4 bytes, the rest untouched",
 	.requires = "srq_supported")
 {
@@ -57,7 +57,8 @@ DC_CASE(dat_srq_post_recv, fill_in_iov_order,
 	struct srq_link l;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
-	const unsigned char *sent, *seg[3];
+	unsigned char sent[20];
+	const unsigned char *seg[3];
 
 	DC_SETUP_ASSERT(t->ia_attr.max_iov_segments_per_dto >= 3,
 			"set-up: the IA allows %d segments, 3 needed",
@@ -71,7 +72,7 @@ DC_CASE(dat_srq_post_recv, fill_in_iov_order,
 	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 3, iov, ck(9)));
 	link_send(&l, 0x01020304, 20);
 	d = expect_recv(l.rx.recv_evd);
-	sent = l.sbuf.buf + (size_t)(0x01020304u % NSLOTS) * SLOT;
+	sent_payload(0x01020304u, sent, sizeof(sent));
 	DC_ASSERT_EQ(d.transfered_length, 20);
 	DC_ASSERT(!memcmp(seg[0], sent, 16), "segment 0 does not hold bytes 0..15 of the message");
 	DC_ASSERT(!memcmp(seg[1], sent + 16, 4), "segment 1 does not start with bytes 16..19");
@@ -81,7 +82,7 @@ DC_CASE(dat_srq_post_recv, fill_in_iov_order,
 		DC_ASSERT(seg[2][k] == 0xEE, "segment 2 written although the message ended in segment 1 (byte %u)", k);
 }
 
-DC_CASE(dat_srq_post_recv, cookie_returned,
+SRQ_CASE(dat_srq_post_recv, cookie_returned,
 	.summary = "each completion carries the cookie its buffer was posted with",
 	.requires = "srq_supported")
 {
@@ -114,7 +115,7 @@ DC_CASE(dat_srq_post_recv, cookie_returned,
 	}
 }
 
-DC_CASE(dat_srq_post_recv, cookie_not_unique,
+SRQ_CASE(dat_srq_post_recv, cookie_not_unique,
 	.summary = "two buffers with one cookie both complete with it; a zero cookie comes back as zero",
 	.requires = "srq_supported")
 {
@@ -144,7 +145,7 @@ DC_CASE(dat_srq_post_recv, cookie_not_unique,
 	DC_ASSERT_EQ(n0, 1);
 }
 
-DC_CASE(dat_srq_post_recv, signalled_with_unsignalled_ep,
+SRQ_CASE(dat_srq_post_recv, signalled_with_unsignalled_ep,
 	.summary = "on an EP with unsignalled receive flags every SRQ receive still notifies",
 	.requires = "srq_supported")
 {
@@ -158,7 +159,7 @@ DC_CASE(dat_srq_post_recv, signalled_with_unsignalled_ep,
 	every_message_notifies(t, &l, 3);
 }
 
-DC_CASE(dat_srq_post_recv, iov_ownership,
+SRQ_CASE(dat_srq_post_recv, iov_ownership,
 	.summary = "with DAT_IOV_CONSUMER, rewriting the triplet array after the post does not redirect the data",
 	.requires = "srq_supported")
 {
@@ -183,7 +184,7 @@ DC_CASE(dat_srq_post_recv, iov_ownership,
 	DC_ASSERT(l.rbuf.buf[SLOT] == 0xEE, "data went where the rewritten triplet pointed");
 }
 
-DC_CASE(dat_srq_post_recv, success_means_posted,
+SRQ_CASE(dat_srq_post_recv, success_means_posted,
 	.summary = "a Send issued after the post returned completes into the buffer",
 	.requires = "srq_supported")
 {
@@ -261,7 +262,7 @@ DC_CASE(dat_srq_post_recv, completion_as_for_ep_recv,
 	DC_ASSERT_NO_EVENT(s.rx.req_evd);	/* not on the request EVD */
 }
 
-DC_CASE(dat_srq_post_recv, order_per_connection,
+SRQ_CASE(dat_srq_post_recv, order_per_connection,
 	.summary = "Sends 0..7 of one connection complete in that order",
 	.requires = "srq_supported")
 {
@@ -281,7 +282,7 @@ DC_CASE(dat_srq_post_recv, no_order_across_connections,
 	two_connections_interleaved(t, true);
 }
 
-DC_CASE(dat_srq_post_recv, failed_completion_undefined,
+SRQ_CASE(dat_srq_post_recv, failed_completion_undefined,
 	.summary = "a receive that fails (message too long) still reports its cookie, EP and a failure status",
 	.requires = "srq_supported")
 {
@@ -425,7 +426,7 @@ DC_CASE(dat_srq_post_recv, lmr_without_local_write,
 }
 
 DC_CASE(dat_srq_post_recv, invalid_lmr,
-	.summary = "the context of a freed LMR gives DAT_PRIVILEGES_VIOLATION",
+	.summary = "an lmr_context that names no LMR gives DAT_PRIVILEGES_VIOLATION",
 	.requires = "srq_supported")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
@@ -434,9 +435,13 @@ DC_CASE(dat_srq_post_recv, invalid_lmr,
 	DAT_LMR_TRIPLET iov;
 	struct dc_snap s;
 
+	/*
+	 * A context never handed out (not a freed LMR's: for those
+	 * dat_lmr_free(3DAT) requires a protection violation instead).
+	 */
 	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
 	iov = dc_iov(&m, 0, SLOT);
-	DC_SETUP(dat_lmr_free(m.lmr));
+	iov.lmr_context = ~m.lmr_context ^ 0x5a5a0000u;
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
@@ -444,7 +449,7 @@ DC_CASE(dat_srq_post_recv, invalid_lmr,
 
 /* ---- USAGE -------------------------------------------------------------- */
 
-DC_CASE(dat_srq_post_recv, alignment_advised,
+SRQ_CASE(dat_srq_post_recv, alignment_advised,
 	.summary = "an aligned and an odd-address segment both receive correctly",
 	.requires = "srq_supported")
 {
@@ -490,13 +495,13 @@ DC_CASE(dat_srq_post_recv, size_for_any_ep,
 	dc_note(t, "SRQ EP: %s, plain EP: %s",
 		dc_dto_status_name(es.event_data.dto_completion_event_data.status),
 		dc_dto_status_name(ep.event_data.dto_completion_event_data.status));
-	DC_ASSERT(ep.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS,
-		  "set-up expectation: the plain EP accepted 64 bytes into 16");
+	DC_SETUP_ASSERT(ep.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS,
+			"set-up: the plain EP accepted 64 bytes into 16 bytes; nothing to compare against");
 	DC_ASSERT_EQ(es.event_data.dto_completion_event_data.status,
 		     ep.event_data.dto_completion_event_data.status);
 }
 
-DC_CASE(dat_srq_post_recv, solicited_wait_ep,
+SRQ_CASE(dat_srq_post_recv, solicited_wait_ep,
 	.summary = "solicited-wait EP: an unsolicited Send does not notify, a solicited one does; both are queued",
 	.requires = "srq_supported")
 {
@@ -528,7 +533,7 @@ DC_CASE(dat_srq_post_recv, solicited_wait_ep,
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)d.user_cookie.as_64), 1);
 }
 
-DC_CASE(dat_srq_post_recv, other_flags_signal,
+SRQ_CASE(dat_srq_post_recv, other_flags_signal,
 	.summary = "on an EP with default receive flags every SRQ receive notifies",
 	.requires = "srq_supported")
 {
@@ -538,7 +543,7 @@ DC_CASE(dat_srq_post_recv, other_flags_signal,
 	every_message_notifies(t, &l, 3);
 }
 
-DC_CASE(dat_srq_post_recv, threshold_ep,
+SRQ_CASE(dat_srq_post_recv, threshold_ep,
 	.summary = "threshold EP: dat_evd_wait(threshold 3) waits for the 3rd receive, then returns with nmore >= 2",
 	.requires = "srq_supported")
 {
@@ -628,7 +633,7 @@ DC_CASE(dat_srq_post_recv, only_connected_eps_take,
 	(void)expect_recv(idle.rx.recv_evd);
 }
 
-DC_CASE(dat_srq_post_recv, disconnect_flushes_taken,
+SRQ_CASE(dat_srq_post_recv, disconnect_flushes_taken,
 	.summary = "at disconnect the EP's taken buffers complete flushed on its recv EVD; the SRQ keeps the rest",
 	.requires = "srq_supported")
 {

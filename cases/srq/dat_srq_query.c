@@ -102,7 +102,7 @@ DC_CASE(dat_srq_query, other_fields_optional,
 	}
 }
 
-DC_CASE(dat_srq_query, available_count,
+SRQ_CASE(dat_srq_query, available_count,
 	.summary = "available_dto_count: 0, then n after n posts, then one less per arrival",
 	.requires = "srq_supported srq_info_supported")
 {
@@ -125,7 +125,7 @@ DC_CASE(dat_srq_query, available_count,
 	ASSERT_COUNT(p.available_dto_count, 1);
 }
 
-DC_CASE(dat_srq_query, outstanding_count,
+SRQ_CASE(dat_srq_query, outstanding_count,
 	.summary = "outstanding_dto_count: n after n posts, kept over an arrival, one less after the dequeue",
 	.requires = "srq_supported srq_info_supported")
 {
@@ -188,7 +188,7 @@ static void counts_in_range(struct dc_ctx *t, DAT_SRQ_HANDLE srq, const char *wh
 		DC_ASSERT_LE(a, o);
 }
 
-DC_CASE(dat_srq_query, counts_may_be_unknown,
+SRQ_CASE(dat_srq_query, counts_may_be_unknown,
 	.summary = "each count is DAT_VALUE_UNKNOWN or a count within 0..max_recv_dtos",
 	.requires = "srq_supported")
 {
@@ -205,7 +205,7 @@ DC_CASE(dat_srq_query, counts_may_be_unknown,
 	counts_in_range(t, l.srq, "after the dequeue");
 }
 
-DC_CASE(dat_srq_query, example_sequence,
+SRQ_CASE(dat_srq_query, example_sequence,
 	.summary = "the page's example: 10/3/3, a Send arrives 10/2/3, its completion is dequeued 10/2/2",
 	.requires = "srq_supported srq_info_supported")
 {
@@ -242,7 +242,7 @@ DC_CASE(dat_srq_query, example_sequence,
 	ASSERT_COUNT(p.outstanding_dto_count, 2);
 }
 
-DC_CASE(dat_srq_query, ep_ownership_accounting,
+SRQ_CASE(dat_srq_query, ep_ownership_accounting,
 	.summary = "a buffer held mid-arrival is outstanding but not available; dequeue releases it",
 	.requires = "srq_supported srq_info_supported")
 {

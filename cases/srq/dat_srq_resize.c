@@ -27,7 +27,7 @@ DC_CASE(dat_srq_resize, grows,
 	}
 }
 
-DC_CASE(dat_srq_resize, no_incoming_message_lost,
+SRQ_CASE(dat_srq_resize, no_incoming_message_lost,
 	.summary = "Sends arriving around resizes up and down all complete, in order",
 	.requires = "srq_supported")
 {
@@ -63,7 +63,7 @@ DC_CASE(dat_srq_resize, below_outstanding_on_srq,
 	DC_ASSERT_UNCHANGED(&s);
 }
 
-DC_CASE(dat_srq_resize, below_outstanding_held_by_ep,
+SRQ_CASE(dat_srq_resize, below_outstanding_held_by_ep,
 	.summary = "2 of 4 buffers held mid-arrival by the EP, resize to 3: DAT_INVALID_STATE, unchanged",
 	.requires = "srq_supported")
 {
@@ -85,7 +85,7 @@ DC_CASE(dat_srq_resize, below_outstanding_held_by_ep,
 	expect_in_send_order(t, &l, 0, 2);	/* and nothing was lost */
 }
 
-DC_CASE(dat_srq_resize, below_outstanding_unreaped,
+SRQ_CASE(dat_srq_resize, below_outstanding_unreaped,
 	.summary = "3 of 4 buffers completed but not reaped, resize to 3: DAT_INVALID_STATE; after reaping it passes",
 	.requires = "srq_supported")
 {
@@ -163,7 +163,7 @@ DC_CASE(dat_srq_resize, insufficient_resources,
 	DC_ASSERT_UNCHANGED(&s);
 }
 
-DC_CASE(dat_srq_resize, never_loses_buffers,
+SRQ_CASE(dat_srq_resize, never_loses_buffers,
 	.summary = "after growing, shrinking and a refused shrink, all 6 posted buffers are there and complete",
 	.requires = "srq_supported")
 {

@@ -39,7 +39,7 @@ DC_CASE(dat_srq_set_lw, sets_value,
 	expect_no_async();		/* 5 buffers, not below 3 */
 }
 
-DC_CASE(dat_srq_set_lw, event_when_count_drops_below,
+SRQ_CASE(dat_srq_set_lw, event_when_count_drops_below,
 	.summary = "watermark 2, 4 buffers: no event at 3 and 2 left, one event at 1 left",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -74,7 +74,7 @@ DC_CASE(dat_srq_set_lw, event_during_call,
 	expect_no_async();
 }
 
-DC_CASE(dat_srq_set_lw, once_per_setting,
+SRQ_CASE(dat_srq_set_lw, once_per_setting,
 	.summary = "after the event, further drops below the watermark raise nothing",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -91,7 +91,7 @@ DC_CASE(dat_srq_set_lw, once_per_setting,
 	expect_no_async();
 }
 
-DC_CASE(dat_srq_set_lw, rearm_for_another_event,
+SRQ_CASE(dat_srq_set_lw, rearm_for_another_event,
 	.summary = "setting the watermark again after its event gives exactly one new event",
 	.requires = "srq_supported srq_watermarks_supported")
 {

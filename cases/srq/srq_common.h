@@ -126,7 +126,8 @@ struct srq_link {
 	struct dc_endpoint rx;		/* EP on the SRQ (passive side) */
 	struct dc_endpoint tx;		/* plain EP that sends (active side) */
 	struct dc_lmr rbuf;		/* receive memory, SRQ's PZ */
-	struct dc_lmr sbuf;		/* send memory, tx's PZ */
+	struct dc_lmr sbuf;		/* send memory, tx's PZ (local tx only) */
+	bool remote;			/* tx is the other half of a two-node case */
 };
 
 struct link_opts {
@@ -183,6 +184,17 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 				  t->ia_attr.max_dto_per_ep : 64;
 	tx.attr = &txattr;
 	tx.evd_qlen = q > 64 ? q : 64;
+	if (t->role == DC_ROLE_PASSIVE) {
+		/* two-node: the sender is the active half (srq_servant) */
+		struct dc_conn_opts rxo = { .evd_qlen = q };
+
+		if (o->no_connect)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "case bug: a two-node link is connected at link_up");
+		l->remote = true;
+		dc_connect_passive_at(t, file, line, &l->rx, &rxo);
+		return;
+	}
 	dc_endpoint_at(t, file, line, &l->tx, &tx);
 	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, RW_PRIV, &l->sbuf);
 	if (!o->no_connect)
@@ -213,10 +225,17 @@ static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
 				      uint32_t seq, DAT_VLEN len,
 				      DAT_COMPLETION_FLAGS flags)
 {
-	unsigned char *p = l->sbuf.buf + (size_t)(seq % NSLOTS) * SLOT;
-	DAT_LMR_TRIPLET iov = dc_iov(&l->sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
+	unsigned char *p;
+	DAT_LMR_TRIPLET iov;
 	DAT_RETURN r;
 
+	if (l->remote) {
+		dc_peer_send(t, "cmd", "send %u %llu %u", (unsigned)seq,
+			     (unsigned long long)len, (unsigned)flags);
+		return;
+	}
+	p = l->sbuf.buf + (size_t)(seq % NSLOTS) * SLOT;
+	iov = dc_iov(&l->sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
 	memset(p, 0xA0 | (seq & 0xF), SLOT);
 	memcpy(p, &seq, sizeof(seq));
 	r = dat_ep_post_send(l->tx.ep, len ? 1 : 0, len ? &iov : NULL,
@@ -236,6 +255,16 @@ static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
 static inline void link_sent_at(struct dc_ctx *t, const char *file, int line,
 				struct srq_link *l, int n)
 {
+	if (l->remote) {
+		char ack[128];
+
+		dc_peer_send(t, "cmd", "sent %d", n);
+		dc_peer_wait_at(t, file, line, "ack", ack, sizeof(ack));
+		if (strcmp(ack, "ok"))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the sending half reports: %s", ack);
+		return;
+	}
 	for (int i = 0; i < n; i++) {
 		DAT_EVENT ev;
 		const DAT_DTO_COMPLETION_EVENT_DATA *d;
@@ -475,13 +504,24 @@ static inline void connect_checked_at(struct dc_ctx *t, const char *file,
 static inline void link_down_at(struct dc_ctx *t, const char *file, int line,
 				struct srq_link *l)
 {
-	DAT_RETURN r = dat_ep_disconnect(l->tx.ep, DAT_CLOSE_ABRUPT_FLAG);
+	DAT_RETURN r;
 
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: dat_ep_disconnect: %s", ret_s(r));
-	dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->tx.conn_evd,
-			   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	if (l->remote) {
+		char ack[128];
+
+		dc_peer_send(t, "cmd", "down");
+		dc_peer_wait_at(t, file, line, "ack", ack, sizeof(ack));
+		if (strcmp(ack, "ok"))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the sending half reports: %s", ack);
+	} else {
+		r = dat_ep_disconnect(l->tx.ep, DAT_CLOSE_ABRUPT_FLAG);
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: dat_ep_disconnect: %s", ret_s(r));
+		dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->tx.conn_evd,
+				   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	}
 	{
 		DAT_EVENT ev;
 
@@ -548,5 +588,153 @@ static inline DAT_EP_PARAM ep_param_at(struct dc_ctx *t, const char *file,
 	return p;
 }
 #define ep_param(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
+
+/* ---- two-node form ----------------------------------------------------------- */
+
+/* The bytes of message seq as every sender writes them (len <= SLOT). */
+static inline void sent_payload(uint32_t seq, unsigned char *out, size_t len)
+{
+	unsigned char slot[SLOT];
+
+	memset(slot, 0xA0 | (seq & 0xF), SLOT);
+	memcpy(slot, &seq, sizeof(seq));
+	memcpy(out, slot, len < SLOT ? len : SLOT);
+}
+
+/*
+ * The active half of every SRQ two-node case: a sender that connects to the
+ * passive half (where the SRQ, its EP and the clause live) and carries out
+ * its commands, so the case body reads the same in both forms:
+ *   send SEQ LEN FLAGS     post Send SEQ (no wait)
+ *   sent N                 wait for N Send completions, answer "ack ok"
+ *   write SEQ LEN CTX ADDR RDMA Write of message SEQ to (CTX, ADDR)
+ *   down                   disconnect, answer "ack ok" once DISCONNECTED
+ *   done                   the passive half is finished
+ */
+static inline void srq_servant(struct dc_ctx *t)
+{
+	struct srq_link l;
+	struct dc_conn_opts o = { .evd_qlen = 64 };
+	DAT_EP_ATTR a;
+
+	memset(&l, 0, sizeof(l));
+	dc_ep_attr_default(t, &a);
+	a.max_request_dtos = t->ia_attr.max_dto_per_ep > 0 &&
+			     t->ia_attr.max_dto_per_ep < 64 ?
+			     t->ia_attr.max_dto_per_ep : 64;
+	o.attr = &a;
+	dc_endpoint(t, &l.tx, &o);
+	dc_lmr(t, l.tx.pz, LINK_BUF, RW_PRIV, &l.sbuf);
+	dc_connect_active(t, &l.tx, &o);
+	for (;;) {
+		char cmd[256];
+		unsigned seq, flags;
+		unsigned long long len, addr;
+		unsigned ctx;
+		int n;
+
+		dc_peer_wait(t, "cmd", cmd, sizeof(cmd));
+		if (sscanf(cmd, "send %u %llu %u", &seq, &len, &flags) == 3) {
+			link_send_flags(&l, seq, (DAT_VLEN)len, (DAT_COMPLETION_FLAGS)flags);
+		} else if (sscanf(cmd, "sent %d", &n) == 1) {
+			for (int i = 0; i < n; i++) {
+				DAT_EVENT ev;
+				DAT_RETURN r = dc_wait_event(t, l.tx.req_evd, -1, &ev);
+
+				if (r != DAT_SUCCESS || ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+				    ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS) {
+					dc_peer_send(t, "ack", "Send completion %d of %d: %s / %s", i + 1, n,
+						     ret_s(r), r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
+					break;
+				}
+				if (i == n - 1)
+					dc_peer_send(t, "ack", "ok");
+			}
+			if (n <= 0)
+				dc_peer_send(t, "ack", "ok");
+		} else if (sscanf(cmd, "write %u %llu %u %llu", &seq, &len, &ctx, &addr) == 4) {
+			DAT_LMR_TRIPLET iov = dc_iov(&l.sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
+			DAT_RMR_TRIPLET rmr;
+
+			memset(&rmr, 0, sizeof(rmr));
+			rmr.rmr_context = ctx;
+			rmr.target_address = addr;
+			rmr.segment_length = len;
+			DC_SETUP(dat_ep_post_rdma_write(l.tx.ep, 1, &iov, ck(1000 + seq), &rmr,
+							DAT_COMPLETION_DEFAULT_FLAG));
+		} else if (!strcmp(cmd, "down")) {
+			DC_SETUP(dat_ep_disconnect(l.tx.ep, DAT_CLOSE_ABRUPT_FLAG));
+			for (;;) {
+				DAT_EVENT ev;
+
+				if (dc_wait_event(t, l.tx.conn_evd, -1, &ev) != DAT_SUCCESS) {
+					dc_peer_send(t, "ack", "no DISCONNECTED event");
+					break;
+				}
+				if (ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+				    ev.event_number == DAT_CONNECTION_EVENT_BROKEN) {
+					dc_peer_send(t, "ack", "ok");
+					break;
+				}
+			}
+		} else if (!strcmp(cmd, "done")) {
+			return;
+		} else {
+			DC_UNRESOLVED("case bug: unknown command '%s'", cmd);
+		}
+	}
+}
+
+/* RDMA Write of message seq (len bytes) from tx to (ctx, addr) on rx's side. */
+static inline void link_rdma_write_at(struct dc_ctx *t, const char *file,
+				      int line, struct srq_link *l, uint32_t seq,
+				      DAT_VLEN len, DAT_RMR_CONTEXT ctx,
+				      DAT_VADDR addr)
+{
+	if (l->remote) {
+		dc_peer_send(t, "cmd", "write %u %llu %u %llu", (unsigned)seq,
+			     (unsigned long long)len, (unsigned)ctx,
+			     (unsigned long long)addr);
+	} else {
+		DAT_LMR_TRIPLET iov = dc_iov(&l->sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
+		DAT_RMR_TRIPLET rmr;
+		DAT_RETURN r;
+
+		memset(&rmr, 0, sizeof(rmr));
+		rmr.rmr_context = ctx;
+		rmr.target_address = addr;
+		rmr.segment_length = len;
+		r = dat_ep_post_rdma_write(l->tx.ep, 1, &iov, ck(1000 + seq), &rmr,
+					   DAT_COMPLETION_DEFAULT_FLAG);
+		if (r != DAT_SUCCESS)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: dat_ep_post_rdma_write: %s", ret_s(r));
+	}
+}
+#define link_rdma_write(l, seq, len, ctx, addr) \
+	link_rdma_write_at(t, __FILE__, __LINE__, (l), (seq), (len), (ctx), (addr))
+
+/*
+ * SRQ_CASE(page, name, fields...) { body }: a case whose Sends come from a
+ * peer.  It is a two-node case: the body runs in the passive half (the SRQ
+ * side; link_up connects it to the other half), and the active half is
+ * srq_servant, which sends on the body's behalf.  The body uses only
+ * link_send / link_sent / link_down / link_rdma_write on the sender, so the
+ * same body also reads as a single-process case.
+ */
+#define SRQ_BODY_(page, name) srq_body__##page##__##name
+#define SRQ_CASE(page, name, ...)					\
+	static void SRQ_BODY_(page, name)(struct dc_ctx *t);		\
+	DC_TWO_NODE_CASE(page, name, __VA_ARGS__);			\
+	DC_PASSIVE(page, name)						\
+	{								\
+		SRQ_BODY_(page, name)(t);				\
+		dc_peer_send(t, "cmd", "done");				\
+	}								\
+	DC_ACTIVE(page, name)						\
+	{								\
+		srq_servant(t);						\
+	}								\
+	static void SRQ_BODY_(page, name)(struct dc_ctx *t)
 
 #endif /* SRQ_COMMON_H */

@@ -166,6 +166,7 @@ class Analysis:
         known = list(known_cases or [])
         if doc:
             known += doc["run"].get("not_selected") or []
+            known += doc["run"].get("not_finished") or []
         self.unknown_refs: list = []  # (case id, clause id) not in the catalog
         views: dict[str, ClauseView] = {cid: ClauseView(c) for cid, c in catalog.clauses.items()}
         pages: dict[str, PageView] = {}

@@ -74,20 +74,33 @@ def _catalog(args):
     return catalog_mod.load(args.catalog or DEFAULT_CATALOG)
 
 
-def cmd_report(args) -> int:
+def write_run_report(results, output=None, catalog=None) -> tuple:
+    """report.html and verdict.json for a run; returns (html path, verdict)."""
     from datcts_reports.html import write_report
     from datcts_reports.schema import load_results, results_path
 
-    rpath = results_path(Path(args.results))
+    rpath = results_path(Path(results))
     doc = load_results(rpath)
-    a = Analysis(_catalog(args), doc)
-    out = Path(args.output) if args.output else rpath.parent / "report.html"
+    a = Analysis(catalog_mod.load(catalog or DEFAULT_CATALOG), doc)
+    out = Path(output) if output else rpath.parent / "report.html"
     write_report(a, out, rpath)
     v = a.verdict()
     vpath = out.with_name("verdict.json")
-    vpath.write_text(json.dumps(v, indent=1, ensure_ascii=False) + "\n")
-    print(f"datcts: verdict {v['label']}: {v['explanation']}", file=sys.stderr)
-    print(f"datcts: HTML report: {out.resolve()}", file=sys.stderr)
+    tmp = vpath.with_name(vpath.name + ".tmp")
+    tmp.write_text(json.dumps(v, indent=1, ensure_ascii=False) + "\n")
+    tmp.replace(vpath)
+    return out.resolve(), v
+
+
+def print_report_lines(path, v, stream=None) -> None:
+    stream = stream or sys.stderr
+    print(f"datcts: verdict {v['label']}: {v['explanation']}", file=stream)
+    print(f"datcts: HTML report: {path}", file=stream)
+
+
+def cmd_report(args) -> int:
+    path, v = write_run_report(args.results, args.output, args.catalog)
+    print_report_lines(path, v)
     return EXIT_OK
 
 

@@ -303,6 +303,8 @@ RESULT = Obj(
     {"exit_status": Nullable(Int())},
 )
 
+CASE_REFS = List(Obj({"id": CASE_ID, "page": Str(), "clauses": List(Str())}))
+
 ATTRIBUTES = Obj({"provider": Map(Any()), "ia_attr": Map(Any())})
 
 PROVIDER = Obj(
@@ -336,7 +338,8 @@ RUN = Obj(
         "complete": Bool(),
         "host": Str(),
         "system": Obj({"hostname": Str(), "kernel": Str(), "os": Str(), "machine": Str()}),
-        "not_selected": List(Obj({"id": CASE_ID, "page": Str(), "clauses": List(Str())})),
+        "not_selected": CASE_REFS,
+        "not_finished": CASE_REFS,
     }
 )
 
@@ -430,6 +433,10 @@ def _consistency(doc: dict, errs: list) -> None:
                 errs.append(f"summary: selected ({s['selected']}) != finished "
                             f"({s['finished']}) + not_run ({s['not_run']})")
     run = doc.get("run")
+    if isinstance(run, dict) and isinstance(s, dict) and isinstance(run.get("not_finished"), list) \
+            and isinstance(s.get("not_run"), int) and len(run["not_finished"]) != s["not_run"]:
+        errs.append(f"run.not_finished: lists {len(run['not_finished'])} case(s), "
+                    f"summary.not_run says {s['not_run']}")
     if isinstance(run, dict) and run.get("complete") is True:
         if run.get("finished") is None:
             errs.append("run.complete: true but run.finished is null")
@@ -475,6 +482,7 @@ def upgrade_legacy(doc: dict) -> dict:
         host = run.get("host") or ""
         run.setdefault("system", {"hostname": host, "kernel": "", "os": "", "machine": ""})
         run.setdefault("not_selected", [])
+        run.setdefault("not_finished", [])
     doc.setdefault("warnings", []).append(
         "upgraded from the unnamed schema 1: run metadata (library sha256, "
         "attributes, kernel, git revision) was not recorded")

@@ -8,7 +8,7 @@ docs/results-format.md.
 __version__ = "0.1.0"
 
 # Version of results.json / results.jsonl (docs/results-format.md).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = "datcts-results/1"
 
 # Case states, best to worst.
 STATES = ("PASS", "UNSUPPORTED", "UNRESOLVED", "FAIL", "TIMEOUT", "CRASH")

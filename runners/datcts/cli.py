@@ -1,4 +1,5 @@
-"""The datcts command line: list, run, bench-overhead."""
+"""The datcts command line: list, run, bench-overhead; and the report tools
+of reports/datcts_reports: report, diff, bundle, verify, coverage."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+try:
+    import datcts_reports  # noqa: F401  (bin/datcts puts reports/ on the path)
+except ImportError:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports"))
+
+from datcts_reports import ReportError, runmeta
+from datcts_reports import cli as reports_cli
+
 from datcts import __version__
+from datcts import hosts as multihost
 from datcts.discovery import DiscoveryError, Filters, discover, find_binaries, split_multi
 from datcts.execute import LocalLauncher, ProcessTable, Runner
 from datcts.provider import ProviderError, resolve
@@ -74,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expectations", help="TOML file of waivers")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="without a terminal: print only failures")
+    multihost.add_options(p)
 
     p = sub.add_parser("bench-overhead",
                        help="measure the per-case overhead (process, IA open, teardown)")
@@ -85,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--connect", action="store_true",
                    help="also time a two-node case that makes a real connection")
     p.add_argument("--json", action="store_true")
+
+    reports_cli.register(sub, with_build_opts=_add_build_opts)
     return ap
 
 
@@ -184,9 +197,11 @@ def cmd_run(args) -> int:
     if not find_binaries(_cases_dir(args)):
         raise UsageError(f"no datcts-cases-* binaries in {_cases_dir(args)} "
                          "(build the project, or pass --build-dir/--cases-dir)")
-    setup = resolve(build_dir=build_dir, out_dir=out_dir, ia=args.ia,
-                    dat_conf=args.dat_conf, provider=args.provider,
-                    instance_data=args.instance_data)
+    # --hosts: every host fingerprinted, its provider from the hosts file
+    hostrun = multihost.from_args(args, build_dir, _cases_dir(args), out_dir)
+    setup = hostrun.setup if hostrun else resolve(
+        build_dir=build_dir, out_dir=out_dir, ia=args.ia, dat_conf=args.dat_conf,
+        provider=args.provider, instance_data=args.instance_data)
     if args.resume:
         _check_resume_provider(out_dir, setup)
     env = setup.env()
@@ -204,22 +219,38 @@ def cmd_run(args) -> int:
         return EXIT_NOTHING_SELECTED
 
     procs = ProcessTable()
-    runner = Runner(LocalLauncher(env), args.timeout, procs)
+    runner = (hostrun.make_runner(args.timeout, procs) if hostrun
+              else Runner(LocalLauncher(env), args.timeout, procs))
     progress = Progress(len(cases), quiet=args.quiet)
+    # Run metadata (docs/results-format.md): the provider's dat.conf line,
+    # library sha256 and dat_ia_query attributes, the host, datcts's revision.
+    provider = hostrun.provider() if hostrun else runmeta.provider_fields(
+        setup.describe(), env, build_dir, _cases_dir(args).resolve())
+    if provider["attributes_error"]:
+        print(f"datcts: warning: no provider attributes: {provider['attributes_error']}",
+              file=sys.stderr)
+    rev, dirty = runmeta.git_revision()
+    selected = {c.id for c in cases}
     meta = {
         "argv": sys.argv[1:],
         "build_dir": str(build_dir),
         "cases_dir": str(_cases_dir(args).resolve()),
-        "provider": setup.describe(),
+        "provider": provider,
         "jobs": args.jobs,
         "timeout_s": args.timeout,
         "filters": filters.describe(),
         "expectations": str(Path(args.expectations).resolve()) if args.expectations else None,
         "resume": bool(args.resume),
+        "system": runmeta.system(),
+        "not_selected": [{"id": c.id, "page": c.page, "clauses": list(c.clauses)}
+                         for c in all_cases if c.id not in selected],
     }
+    if hostrun:
+        meta["hosts"] = hostrun.meta()  # fingerprints; kept current (deaths)
     session = RunSession(cases=cases, runner=runner, jobs=args.jobs, out_dir=out_dir,
                          resume=args.resume, waivers=waivers, meta=meta,
-                         progress=progress, warnings=warnings)
+                         progress=progress, warnings=warnings,
+                         tool={"git_revision": rev, "git_dirty": dirty})
     got_signal = {"n": None}
 
     def on_term(signum, frame):
@@ -250,12 +281,28 @@ def cmd_run(args) -> int:
     if s["not_run"]:
         line += f"; {s['not_run']} not run"
     print(line, file=sys.stderr)
+    for hl in hostrun.report_lines() if hostrun else ():
+        print(f"datcts: {hl}", file=sys.stderr)
     print(f"datcts: results in {out_dir / 'results.json'} and {out_dir / 'junit.xml'}",
           file=sys.stderr)
     if interrupted or session.interrupted:
         print("datcts: interrupted; run again with --resume to finish", file=sys.stderr)
-        return 128 + (got_signal["n"] or signal.SIGINT)
-    return session.exit_code()
+        rc = 128 + (got_signal["n"] or signal.SIGINT)
+    else:
+        rc = session.exit_code()
+    # Every run ends with its HTML report (an interrupted one too); the
+    # report's path is the last line.
+    try:
+        path, verdict = reports_cli.write_run_report(out_dir / "results.json")
+    except (ReportError, OSError) as e:
+        print(f"datcts: error: no HTML report: {e}", file=sys.stderr)
+        return rc or EXIT_USAGE
+    reports_cli.print_report_lines(path, verdict)
+    return rc
+
+
+def _coverage_cases(args) -> list:
+    return [c.listing() for c in _discover(_cases_dir(args))]
 
 
 def cmd_bench(args) -> int:
@@ -273,6 +320,8 @@ def main(argv=None) -> int:
             return cmd_run(args)
         if args.cmd == "bench-overhead":
             return cmd_bench(args)
+        if args.cmd in reports_cli.COMMANDS:
+            return reports_cli.dispatch(args, discover=_coverage_cases)
     except (UsageError, ProviderError, DiscoveryError, ExpectationsError) as e:
         print(f"datcts: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -89,8 +89,10 @@ def kill_group(p: subprocess.Popen) -> None:
 
 
 class LocalLauncher:
-    """Starts case binaries on this host.  A remote launcher (another issue)
-    provides the same start() and host name."""
+    """Starts case binaries on this host.  The launchers of datcts.hosts
+    (local, netns, ssh) provide the same start() and host name, plus
+    lost(), which the runner asks when a process of theirs ended without a
+    result (is the host dead?)."""
 
     host = "local"
 
@@ -124,12 +126,17 @@ class Runner:
             return self.run_two_node(case)
         return self.run_single(case)
 
-    def run_single(self, case: Case) -> dict:
+    def run_single(self, case: Case, launcher=None) -> dict:
+        launcher = launcher or self.launcher
         argv = [case.binary, "--run", case.id, "--timeout", f"{self.timeout:g}"]
         t0 = time.monotonic()
         try:
-            p = self.launcher.start(argv, stdin=subprocess.DEVNULL)
+            p = launcher.start(argv, stdin=subprocess.DEVNULL)
         except OSError as e:
+            r = _host_lost(launcher, None, str(e), False, "case binary")
+            if r is not None:
+                r.update(hosts=[launcher.host])
+                return normalize(case, dict(synthesized(case, "UNRESOLVED", "", 0.0), **r))
             return synthesized(case, "UNRESOLVED", f"cannot start {case.binary}: {e}", 0.0)
         self.procs.add(p)
         timed_out = False
@@ -153,9 +160,14 @@ class Runner:
         stderr = err.decode(errors="replace")
         if result is None:
             result = self._no_result(case, p.returncode, timed_out, dur, stderr)
+            lost = None if result is None else _host_lost(
+                launcher, p.returncode, stderr, timed_out, "case binary")
+            if lost is not None:
+                result.update(lost, signal=None)
         elif stderr.strip():
             result["output"] = (result.get("output") or "") + "[supervisor] " + stderr
-        result.setdefault("hosts", [self.launcher.host])
+        if result is not None:
+            result["hosts"] = [launcher.host]
         return normalize(case, result)
 
     def _no_result(self, case, rc, timed_out, dur, stderr) -> dict:
@@ -175,22 +187,30 @@ class Runner:
 
     # ---- two node ----
 
-    def run_two_node(self, case: Case) -> dict:
+    def run_two_node(self, case: Case, placement: dict | None = None) -> dict:
+        placement = self.placement if placement is None else placement
         t0 = time.monotonic()
         deadline = t0 + self.timeout + SUPERVISOR_GRACE_S
         halves = {}
         for role in ("passive", "active"):
             argv = [case.binary, "--run", case.id, "--role", role,
                     "--timeout", f"{self.timeout:g}"]
-            launcher = self.placement.get(role, self.launcher)
+            launcher = placement.get(role, self.launcher)
             try:
                 p = launcher.start(argv, stdin=subprocess.PIPE)
             except OSError as e:
                 for h in halves.values():
                     kill_group(h.proc)
-                return synthesized(case, "UNRESOLVED", f"cannot start {role} half: {e}", 0.0)
+                    self.procs.remove(h.proc)
+                r = synthesized(case, "UNRESOLVED", f"cannot start {role} half: {e}", 0.0)
+                lost = _host_lost(launcher, None, str(e), False, f"{role} half")
+                if lost is not None:
+                    r.update(lost)
+                r["hosts"] = [placement.get(x, self.launcher).host
+                              for x in ("passive", "active")]
+                return r
             self.procs.add(p)
-            halves[role] = _Half(role, p, launcher.host)
+            halves[role] = _Half(role, p, launcher.host, launcher)
         try:
             self._relay(halves, deadline)
         finally:
@@ -269,6 +289,11 @@ class Runner:
     def _dead_half(self, h: "_Half") -> dict:
         rc = h.proc.returncode
         err = h.stderr.decode(errors="replace")
+        # Killed by us (peer gone, timeout) or not: a host-aware launcher
+        # first checks whether the half's host died or became unreachable.
+        lost = _host_lost(h.launcher, rc, err, h.killed is not None, f"{h.role} half")
+        if lost is not None:
+            return dict(lost, output=err)
         if h.killed == "peer":
             return {"state": "UNRESOLVED", "by_peer": True, "output": err,
                     "message": "stopped: the other half had ended and this one did not finish"}
@@ -283,11 +308,27 @@ class Runner:
                 "message": f"the half's supervisor exited with {rc} without a result"}
 
 
+def _host_lost(launcher, rc, stderr: str, killed_by_runner: bool, what: str):
+    """A process of `launcher` ended without a result (rc None: it could
+    not be started).  A host-aware launcher (datcts.hosts) says whether its
+    host died or became unreachable; the result is then UNRESOLVED with
+    that reason and `host_failure` set.  None: not a host problem."""
+    lost = getattr(launcher, "lost", None)
+    if lost is None:
+        return None
+    why = lost(rc, stderr, killed_by_runner, what)
+    if why is None:
+        return None
+    return {"state": "UNRESOLVED", "message": why,
+            "host_failure": {"host": launcher.host, "reason": why}}
+
+
 class _Half:
-    def __init__(self, role: str, proc: subprocess.Popen, host: str):
+    def __init__(self, role: str, proc: subprocess.Popen, host: str, launcher=None):
         self.role = role
         self.proc = proc
         self.host = host
+        self.launcher = launcher
         self.buf = b""
         self.stderr = b""
         self.result = None
@@ -310,7 +351,10 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
     """The case result from its halves: the worst half that was not ended
     by its peer (the earlier one on a tie) gives state and message."""
     hs = list(halves.values())
-    cands = [h for h in hs if not h.result.get("by_peer")] or hs
+    # A half whose host died decides: the clause could not be checked, so
+    # whatever the other half saw of the dying peer is no verdict.
+    cands = ([h for h in hs if h.result.get("host_failure")]
+             or [h for h in hs if not h.result.get("by_peer")] or hs)
     pick = max(cands, key=lambda h: (severity(h.result.get("state")), -h.order))
     r = pick.result
     outputs = []
@@ -323,10 +367,13 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
         if out:
             outputs.append(f"--- {h.role} ---\n{out}" + ("" if out.endswith("\n") else "\n"))
     msg = r.get("message") or ""
+    if msg and not r.get("host_failure"):
+        msg = f"{pick.role}: {msg}"
     return {
         "id": case.id,
         "state": r.get("state"),
-        "message": f"{pick.role}: {msg}" if msg else "",
+        "message": msg,
+        "host_failure": r.get("host_failure"),
         "file": r.get("file") or case.file,
         "line": r.get("line") or case.line,
         "duration_ms": round(dur, 3),
@@ -369,10 +416,11 @@ def synthesized(case: Case, state: str, message: str, dur: float) -> dict:
 
 
 def normalize(case: Case, r: dict) -> dict:
-    """Every result carries the full set of fields, in a stable order."""
+    """Every result carries the full set of fields, in a stable order
+    (plus `host_failure` and `directions` of a multi-host run, when set)."""
     if r is None:
         return None
-    return {
+    out = {
         "id": case.id,
         "state": r.get("state") if r.get("state") in STATES else "CRASH",
         "message": r.get("message") or "",
@@ -388,3 +436,7 @@ def normalize(case: Case, r: dict) -> dict:
         "halves": r.get("halves"),
         "phases": r.get("phases") or {},
     }
+    for k in ("host_failure", "directions"):
+        if r.get(k):
+            out[k] = r[k]
+    return out

@@ -43,6 +43,10 @@ class Journal:
                 except ValueError:
                     continue
                 if isinstance(r, dict) and "id" in r and r.get("state") in STATES:
+                    if r.get("host_failure"):
+                        # A host was unreachable: never checked, run again.
+                        self.previous.pop(r["id"], None)
+                        continue
                     self.previous[r["id"]] = r
             if len(good) != len(data):
                 with open(self.path, "r+b") as f:
@@ -155,7 +159,7 @@ class Progress:
 class RunSession:
     def __init__(self, *, cases: list, runner: Runner, jobs: int, out_dir: Path,
                  resume: bool, waivers: dict, meta: dict, progress: Progress,
-                 warnings: list):
+                 warnings: list, tool: dict | None = None):
         self.cases = cases
         self.runner = runner
         self.jobs = max(1, jobs)
@@ -163,6 +167,8 @@ class RunSession:
         self.journal = Journal(out_dir, resume)
         self.waivers = waivers
         self.meta = meta
+        # datcts's own revision (git_revision, git_dirty): docs/results-format.md
+        self.tool = tool or {"git_revision": None, "git_dirty": None}
         self.progress = progress
         self.warnings = warnings
         self.results: dict[str, dict] = {}
@@ -269,10 +275,13 @@ class RunSession:
                 results.append(a)
         doc = {
             "schema": SCHEMA_VERSION,
-            "tool": {"name": "datcts", "version": __version__},
+            "tool": {"name": "datcts", "version": __version__, **self.tool},
             "run": dict(self.meta, started=self.started,
                         finished=now_iso() if final else None,
-                        complete=complete, host=socket.gethostname()),
+                        complete=complete, host=socket.gethostname(),
+                        # selected cases without a result yet (coverage: "not run")
+                        not_finished=[{"id": c.id, "page": c.page, "clauses": list(c.clauses)}
+                                      for c in self.cases if c.id not in self.results]),
             "summary": self.summary(),
             "warnings": list(self.warnings),
             "results": results,

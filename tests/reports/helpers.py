@@ -104,6 +104,7 @@ def make_doc(results, *, complete=True, not_selected=()) -> dict:
             "system": {"hostname": "vm", "kernel": "Linux 6.1", "os": "Debian GNU/Linux 12",
                        "machine": "x86_64"},
             "not_selected": [{"id": c, "page": c.split(".")[0], "clauses": [c]} for c in not_selected],
+            "not_finished": [],
         },
         "warnings": [],
         "results": list(results),

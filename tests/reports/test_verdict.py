@@ -126,3 +126,22 @@ def test_realistic_run(ref_catalog, ref_doc):
     assert "dat_ep_post_send.invalid_lmr_context" not in failing  # waived
     assert any(c["state"] == "CRASH" for f in v["failing_shall"] for c in f["cases"])
     assert v["catalog_sha256"] == ref_catalog.sha256()
+
+
+def test_unfinished_cases_of_an_interrupted_run_are_not_run(small_cat):
+    from datcts_reports.schema import validate
+    rs = [r for r in all_passing() if r["id"] != "dat_ep_free.frees"]
+    doc = make_doc(rs, complete=False)
+    doc["run"]["not_finished"] = [{"id": "dat_ep_free.frees", "page": "dat_ep_free",
+                                   "clauses": ["dat_ep_free.frees"]}]
+    doc["summary"]["not_run"] = 1
+    doc["summary"]["selected"] += 1
+    assert validate(doc) == []
+    a = Analysis(small_cat, doc)
+    assert a.views["dat_ep_free.frees"].status == "not-run"
+    assert a.coverage()["uncovered"] == 0
+    v = a.verdict()
+    assert v["verdict"] == "incomplete" and "1 were not run" in v["explanation"]
+    doc["summary"]["not_run"] = 0
+    doc["summary"]["selected"] -= 1
+    assert "run.not_finished: lists 1 case(s), summary.not_run says 0" in validate(doc)

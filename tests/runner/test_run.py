@@ -96,7 +96,7 @@ def test_two_node_halves(full_run):
 
 def test_results_json_and_journal(full_run):
     doc = full_run.doc
-    assert doc["schema"] == 1
+    assert doc["schema"] == "datcts-results/1"
     assert doc["run"]["complete"] is True
     assert doc["run"]["provider"]["ia"] == "fake0"
     assert doc["summary"]["states"]["PASS"] == list(EXPECTED.values()).count("PASS")
@@ -136,7 +136,10 @@ def test_plain_progress_lines(full_run):
     assert any(l.startswith("TIMEOUT") and "selftest.hang" in l for l in lines)
     assert "\x1b[" not in full_run.stdout
     assert "25 passed" not in full_run.stderr  # the summary counts states
-    assert "failed" in full_run.stderr.splitlines()[-2]
+    err = full_run.stderr.splitlines()
+    # summary, where the results are, the verdict, and last the HTML report
+    assert "failed" in err[-4]
+    assert err[-1].startswith("datcts: HTML report: ") and err[-1].endswith("/report.html")
 
 
 def test_exit_zero_with_only_pass_and_unsupported(datcts):

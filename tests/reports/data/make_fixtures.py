@@ -98,6 +98,7 @@ def main():
     doc["run"]["provider"] = runmeta.provider_fields(doc["run"]["provider"], env, build)
     doc["run"]["system"] = runmeta.system()
     doc["run"]["not_selected"] = []
+    doc["run"]["not_finished"] = []
     doc["run"]["expectations"] = "/srv/datcts/expectations.toml"
     results = doc["results"]
     for pattern, change in EDITS:

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_registry_add_provider(3DAT); clauses in
+ * clauses/dat_registry_add_provider.toml.  The registry is libdat; the
+ * cases register the stand-in Provider of registry_common.h, or look at
+ * the real Provider's own registration.
+ */
+#include "registry_common.h"
+
+DC_CASE(dat_registry_add_provider, registration_provides_ia,
+	.summary = "a table registered under a new name is reached by dat_ia_open of that name",
+	.flags = DC_NO_IA)
+{
+	DAT_PROVIDER_INFO k = key_1_2("datcts-stub-a");
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+
+	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k));
+	DC_ASSERT_SUCCESS(dat_ia_open("datcts-stub-a", 8, &evd, &ia));
+	DC_ASSERT_EQ(stub_opens, 1);
+	DC_ASSERT(!strcmp(stub_last_name, "datcts-stub-a"), "the table was opened as '%s'",
+		  stub_last_name);
+	DC_ASSERT_PTR_EQ(DAT_HANDLE_TO_PROVIDER(ia), stub());
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_EQ(stub_closes, 1);
+	DC_SETUP(dat_registry_remove_provider(stub(), &k));
+}
+
+DC_CASE(dat_registry_add_provider, multiple_registrations,
+	.summary = "one table under two names: both open, each open reaching the table",
+	.flags = DC_NO_IA)
+{
+	DAT_PROVIDER_INFO k1 = key_1_2("datcts-port-1"), k2 = key_1_2("datcts-port-2");
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia1 = DAT_HANDLE_NULL, ia2 = DAT_HANDLE_NULL;
+
+	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k1));
+	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k2));
+	DC_ASSERT_SUCCESS(dat_ia_open("datcts-port-1", 8, &evd, &ia1));
+	DC_ASSERT(!strcmp(stub_last_name, "datcts-port-1"), "opened as '%s'", stub_last_name);
+	evd = DAT_HANDLE_NULL;
+	DC_ASSERT_SUCCESS(dat_ia_open("datcts-port-2", 8, &evd, &ia2));
+	DC_ASSERT(!strcmp(stub_last_name, "datcts-port-2"), "opened as '%s'", stub_last_name);
+	DC_ASSERT_EQ(stub_opens, 2);
+	DC_SETUP(dat_ia_close(ia1, DAT_CLOSE_ABRUPT_FLAG));
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_registry_add_provider, duplicate_refused,
+	.summary = "registering the real Provider's key again, or the stand-in twice: PROVIDER_ALREADY_REGISTERED")
+{
+	DAT_PROVIDER_INFO real = key_1_2(t->ia_name), k = key_1_2("datcts-stub-dup");
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+
+	DC_ASSERT_RET(dat_registry_add_provider(DAT_HANDLE_TO_PROVIDER(t->ia), &real),
+		      DAT_PROVIDER_ALREADY_REGISTERED);
+	DC_ASSERT_RET(dat_registry_add_provider(stub(), &real), DAT_PROVIDER_ALREADY_REGISTERED);
+	/* the real registration still works */
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
+	DC_ASSERT(DAT_HANDLE_TO_PROVIDER(ia2) != stub(), "the IA name now reaches the stand-in");
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+
+	DC_SETUP(dat_registry_add_provider(stub(), &k));
+	DC_ASSERT_RET(dat_registry_add_provider(stub(), &k), DAT_PROVIDER_ALREADY_REGISTERED);
+	evd = DAT_HANDLE_NULL;
+	DC_ASSERT_SUCCESS(dat_ia_open("datcts-stub-dup", 8, &evd, &ia2));
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_registry_add_provider, info_matches_consumer,
+	.summary = "the IA opened through the header macro is registered under exactly that key")
+{
+	DAT_PROVIDER_INFO k = key_1_2(t->ia_name);
+
+	/* the harness opened t->ia with dat_ia_open, i.e. this key */
+	DC_ASSERT(registered(&k), "no registration under '%s' u%d.%d thread safety %d",
+		  t->ia_name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_THREADSAFE);
+}
+
+DC_CASE(dat_registry_add_provider, invalid_parameter,
+	.summary = "a NULL provider or provider_info gives DAT_INVALID_PARAMETER and registers nothing",
+	.flags = DC_NO_IA)
+{
+	DAT_PROVIDER_INFO k = key_1_2("datcts-stub-bad");
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+
+	DC_ASSERT_RET(dat_registry_add_provider(NULL, &k), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_registry_add_provider(stub(), NULL), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_ia_open("datcts-stub-bad", 8, &evd, &ia), DAT_PROVIDER_NOT_FOUND);
+	DC_ASSERT_EQ(stub_opens, 0);
+}

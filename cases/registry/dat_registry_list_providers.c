@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cases for dat_registry_list_providers(3DAT); clauses in
+ * clauses/dat_registry_list_providers.toml.  The static registry is the
+ * dat.conf of the run ($DAT_OVERRIDE); the cases read it too.
+ */
+#include "registry_common.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAXP 64
+
+struct listing {
+	DAT_PROVIDER_INFO info[MAXP];
+	DAT_PROVIDER_INFO *ptr[MAXP];
+	DAT_COUNT n;
+};
+
+static DAT_RETURN list_all(struct listing *l, DAT_COUNT max, unsigned char poison)
+{
+	memset(l->info, poison, sizeof(l->info));
+	for (int i = 0; i < MAXP; i++)
+		l->ptr[i] = &l->info[i];
+	l->n = -7;
+	return dat_registry_list_providers(max, &l->n, l->ptr);
+}
+
+DC_CASE(dat_registry_list_providers, lists_static_registry,
+	.summary = "every loadable dat.conf entry is listed once with its name, version and thread safety",
+	.flags = DC_NO_IA)
+{
+	static struct conf_entry conf[MAXP];
+	static struct listing l;
+	int nconf = conf_read(conf, MAXP), loadable = 0;
+	bool ia_seen = false;
+
+	DC_SETUP_ASSERT(nconf >= 0, "cannot read %s", conf_path());
+	DC_ASSERT_SUCCESS(list_all(&l, MAXP, 0xa5));
+	for (int i = 0; i < nconf; i++) {
+		int hits = 0;
+
+		if (!conf[i].loadable)
+			continue;
+		loadable++;
+		for (DAT_COUNT j = 0; j < l.n; j++)
+			if (!strcmp(l.info[j].ia_name, conf[i].name) &&
+			    l.info[j].dapl_version_major == conf[i].major &&
+			    l.info[j].dapl_version_minor == conf[i].minor &&
+			    l.info[j].is_thread_safe == conf[i].thread_safe)
+				hits++;
+		DC_ASSERT(hits == 1, "dat.conf entry '%s' %s %s is listed %d times",
+			  conf[i].name, conf[i].api, conf[i].ts, hits);
+		if (t->ia_name && !strcmp(conf[i].name, t->ia_name))
+			ia_seen = true;
+	}
+	DC_ASSERT_EQ(l.n, loadable);
+	DC_ASSERT(!t->ia_name || ia_seen, "the IA under test '%s' is not in the list", t->ia_name);
+}
+
+DC_CASE(dat_registry_list_providers, no_effect,
+	.summary = "two lists are identical and listing registers nothing (the IA's key is still free)",
+	.flags = DC_NO_IA)
+{
+	static struct listing a, b;
+	DAT_PROVIDER_INFO k;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_ASSERT_SUCCESS(list_all(&a, MAXP, 0));
+	DC_ASSERT_SUCCESS(list_all(&b, MAXP, 0));
+	DC_ASSERT_EQ(a.n, b.n);
+	DC_ASSERT(!memcmp(a.info, b.info, sizeof(a.info)), "two lists differ");
+	k = key_1_2(t->ia_name);
+	DC_ASSERT(!registered(&k), "listing registered '%s' (its Provider was initialised)",
+		  t->ia_name);
+	/* and opening still works afterwards */
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia));
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_registry_list_providers, listed_entry_opens,
+	.summary = "the listed entry of the IA under test opens with exactly its name, version and thread safety",
+	.flags = DC_NO_IA)
+{
+	static struct listing l;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	int opened = 0;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	DC_SETUP(list_all(&l, MAXP, 0));
+	for (DAT_COUNT i = 0; i < l.n; i++) {
+		if (strcmp(l.info[i].ia_name, t->ia_name))
+			continue;
+		DC_ASSERT_SUCCESS(dat_ia_openv(l.info[i].ia_name, 8, &evd, &ia,
+					       l.info[i].dapl_version_major,
+					       l.info[i].dapl_version_minor,
+					       l.info[i].is_thread_safe));
+		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+		evd = DAT_HANDLE_NULL;
+		opened++;
+	}
+	DC_SETUP_ASSERT(opened > 0, "'%s' is not listed", t->ia_name);
+}
+
+DC_CASE(dat_registry_list_providers, success_count,
+	.summary = "number_entries is the number of entries written; the rest of the list is untouched",
+	.flags = DC_NO_IA)
+{
+	static struct listing l;
+	static DAT_PROVIDER_INFO poison;
+
+	memset(&poison, 0xa5, sizeof(poison));
+	DC_ASSERT_SUCCESS(list_all(&l, MAXP, 0xa5));
+	DC_ASSERT(l.n >= 0 && l.n <= MAXP, "number_entries is %d", l.n);
+	for (DAT_COUNT i = 0; i < l.n; i++)
+		DC_ASSERT(memcmp(&l.info[i], &poison, sizeof(poison)) != 0,
+			  "entry %d of %d was not written", i, l.n);
+	for (DAT_COUNT i = l.n; i < MAXP; i++)
+		DC_ASSERT(!memcmp(&l.info[i], &poison, sizeof(poison)),
+			  "entry %d beyond number_entries %d was written", i, l.n);
+}
+
+DC_CASE(dat_registry_list_providers, list_too_small,
+	.clauses = "dat_registry_list_providers.list_too_small dat_registry_list_providers.failure_reports_count",
+	.summary = "too small (count-1, 0) or NULL lists: INVALID_PARAMETER with number_entries = the count",
+	.flags = DC_NO_IA)
+{
+	static struct listing l;
+	DAT_COUNT n, got;
+
+	DC_SETUP(list_all(&l, MAXP, 0));
+	n = l.n;
+	DC_SETUP_ASSERT(n >= 1, "the static registry is empty; nothing can be too small");
+	DC_ASSERT_RET(list_all(&l, n - 1, 0), DAT_INVALID_PARAMETER);
+	DC_ASSERT_EQ(l.n, n);
+	if (n > 1) {
+		DC_ASSERT_RET(list_all(&l, 0, 0), DAT_INVALID_PARAMETER);
+		DC_ASSERT_EQ(l.n, n);
+	}
+	got = -7;
+	DC_ASSERT_RET(dat_registry_list_providers(MAXP, &got, NULL), DAT_INVALID_PARAMETER);
+	DC_ASSERT_EQ(got, n);
+}
+
+/*
+ * A fresh process (forked before this one touched the registry) whose
+ * DAT_OVERRIDE names a missing file.  Child exit codes: 0 the call said
+ * DAT_INTERNAL_ERROR, 1 it said something else, 2 it listed the run's
+ * registry (loaded before the fork: cannot check).
+ */
+DC_CASE(dat_registry_list_providers, registry_missing,
+	.summary = "with DAT_OVERRIDE naming a missing file the call gives DAT_INTERNAL_ERROR",
+	.flags = DC_NO_IA)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	DC_SETUP_ASSERT(pid >= 0, "fork failed");
+	if (pid == 0) {
+		DAT_PROVIDER_INFO info, *ptr = &info;
+		DAT_COUNT n = 0;
+		DAT_RETURN r;
+
+		setenv("DAT_OVERRIDE", "/nonexistent/datcts/dat.conf", 1);
+		r = dat_registry_list_providers(1, &n, &ptr);
+		if (DAT_GET_TYPE(r) == DAT_INTERNAL_ERROR)
+			_exit(0);
+		if (r == DAT_SUCCESS && n > 0)
+			_exit(2);
+		fprintf(stderr, "dat_registry_list_providers returned 0x%08x\n", (unsigned int)r);
+		_exit(1);
+	}
+	DC_SETUP_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid failed");
+	DC_SETUP_ASSERT(WIFEXITED(status), "the child died");
+	DC_SETUP_ASSERT(WEXITSTATUS(status) != 2,
+			"the registry was already loaded before the fork; cannot check");
+	DC_ASSERT(WEXITSTATUS(status) == 0,
+		  "with a missing dat.conf the call did not return DAT_INTERNAL_ERROR (see stderr)");
+}
+
+DC_CASE(dat_registry_list_providers, name_terminated,
+	.summary = "every listed ia_name is NUL-terminated within DAT_NAME_MAX_LENGTH",
+	.flags = DC_NO_IA)
+{
+	static struct listing l;
+
+	DC_ASSERT_SUCCESS(list_all(&l, MAXP, 0xa5));
+	for (DAT_COUNT i = 0; i < l.n; i++)
+		DC_ASSERT(memchr(l.info[i].ia_name, '\0', DAT_NAME_MAX_LENGTH),
+			  "entry %d's ia_name is not NUL-terminated", i);
+}
