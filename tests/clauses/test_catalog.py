@@ -14,7 +14,7 @@ CLAUSES = ROOT / "clauses"
 FILES = sorted(CLAUSES.glob("*.toml"))
 
 LEVELS = {"shall", "should", "may", "qoi"}
-SECTIONS = {"DESCRIPTION", "RETURN VALUES", "USAGE", "PARAMETERS", "NOTES"}
+SECTIONS = {"DESCRIPTION", "RETURN VALUES", "USAGE", "PARAMETERS", "NOTES", "ATTRIBUTES"}
 SOURCES = {"man3dat", "headers"}
 REQUIRED = {"id", "section", "level", "text", "expect"}
 OPTIONAL = {"return", "subtype", "gates", "also"}
