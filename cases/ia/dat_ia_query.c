@@ -251,7 +251,7 @@ DC_CASE(dat_ia_query, max_iov_usable,
 	a.max_request_iov = n;
 	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, pz, evd, evd, cevd, &a, &ep));
 	dc_lmr(t, pz, (DAT_VLEN)n * 16, PRIV_LOCAL, &m);
-	iov = calloc((size_t)n, sizeof(*iov));
+	iov = calloc((size_t)(unsigned int)n, sizeof(*iov));	/* n > 0 asserted above */
 	DC_SETUP_ASSERT(iov, "out of memory");
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&m, (DAT_VLEN)i * 16, 16);

@@ -125,7 +125,7 @@ DC_CASE(dat_registry_list_providers, success_count,
 
 DC_CASE(dat_registry_list_providers, list_too_small,
 	.clauses = "dat_registry_list_providers.list_too_small dat_registry_list_providers.failure_reports_count",
-	.summary = "too small (count-1, 0) or NULL lists: INVALID_PARAMETER with number_entries = the count",
+	.summary = "too small (count-1, 0), NULL entries or a NULL list: INVALID_PARAMETER with number_entries = the count",
 	.flags = DC_NO_IA)
 {
 	static struct listing l;
@@ -140,6 +140,11 @@ DC_CASE(dat_registry_list_providers, list_too_small,
 		DC_ASSERT_RET(list_all(&l, 0, 0), DAT_INVALID_PARAMETER);
 		DC_ASSERT_EQ(l.n, n);
 	}
+	/* room announced, but the entries point to NULL */
+	memset(l.ptr, 0, sizeof(l.ptr));
+	got = -7;
+	DC_ASSERT_RET(dat_registry_list_providers(MAXP, &got, l.ptr), DAT_INVALID_PARAMETER);
+	DC_ASSERT_EQ(got, n);
 	got = -7;
 	DC_ASSERT_RET(dat_registry_list_providers(MAXP, &got, NULL), DAT_INVALID_PARAMETER);
 	DC_ASSERT_EQ(got, n);

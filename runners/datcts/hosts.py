@@ -204,7 +204,7 @@ def load_hosts(path: Path, default_build_dir: Path) -> list[HostSpec]:
                 raise HostsError(f"{where}: 'ssh_program' must be a command (string or list)")
             spec.ssh_program = prog
         if spec.library and spec.kind != "ssh":
-            spec.library = str(Path(spec.library).expanduser().resolve())
+            spec.library = os.path.abspath(os.path.expanduser(spec.library))
         hosts.append(spec)
     return hosts
 
