@@ -427,9 +427,6 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return,
 
 	if (!entries_returned)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (max_to_return != 0 && !dat_provider_list)
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-
 	reg_lock_take();
 	sr_load();
 	if (!sr.readable) {
@@ -441,15 +438,16 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return,
 		*entries_returned = sr.count;
 		st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	} else {
-		for (i = 0; i < sr.count; i++) {
-			if (!dat_provider_list[i]) {
+		/* A NULL list, or NULL entries, is "too small" as well. */
+		if (!dat_provider_list)
+			st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		for (i = 0; st == DAT_SUCCESS && i < sr.count; i++)
+			if (!dat_provider_list[i])
 				st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-				break;
-			}
-		}
 		for (e = sr.entries, i = 0; st == DAT_SUCCESS && e; e = e->next)
 			*dat_provider_list[i++] = e->info;
-		*entries_returned = st == DAT_SUCCESS ? sr.count : 0;
+		/* Success: entries filled; failure: the registry's size. */
+		*entries_returned = sr.count;
 	}
 	reg_lock_drop();
 	return st;

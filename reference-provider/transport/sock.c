@@ -1838,6 +1838,8 @@ static void sock_poll_begin(struct ref_transport *base)
 	if (!tp->detached) {
 		epoll_ctl(tp->outer, EPOLL_CTL_DEL, tp->epfd, NULL);
 		tp->detached = true;
+		/* its sleep may have no timeout: make it start ticking */
+		tp_wake(tp);
 	}
 }
 

@@ -308,7 +308,7 @@ class HostLauncher:
             self.info["unresolved_cases"] = self.info.get("unresolved_cases", 0) + 1
 
     def dead_message(self) -> str:
-        return f"host {self.host} unreachable: {self.dead['reason']} (since {self.dead['at']})"
+        return f"host {self.host} unreachable since {self.dead['at']}: {self.dead['reason']}"
 
     def lost(self, rc, stderr: str, killed_by_runner: bool, what: str) -> str | None:
         """A process of this host ended without a result (rc None: it could

@@ -63,36 +63,45 @@ def ip(*args, check=True):
 
 
 class Net:
-    """Namespaces dcts-<pid>-<n><x> and veth pairs between them; every
-    address lives inside a namespace made here."""
+    """Hosts as namespaces dcts-<pid>-<n><x> on one switch (a bridge in a
+    namespace of its own), each joined by a veth pair with the address
+    10.77.<subnet>.<i>/24.  Every address lives inside a namespace made
+    here; removing one host's namespace leaves the others' addresses."""
 
     _serial = itertools.count()
 
-    def __init__(self):
+    def __init__(self, subnet: int):
         self.tag = f"dcts-{os.getpid()}-{next(self._serial)}"
+        self.subnet = subnet
         self.made: list = []
         self.addr: dict = {}
+        self.switch = self._add_ns("sw")
+        ip("-n", self.switch, "link", "add", "br0", "type", "bridge")
+        ip("-n", self.switch, "link", "set", "br0", "up")
 
     def ns(self, short: str) -> str:
         return f"{self.tag}{short}"
 
-    def add(self, short: str) -> str:
+    def _add_ns(self, short: str) -> str:
         name = self.ns(short)
         ip("netns", "add", name)
         self.made.append(name)
         ip("-n", name, "link", "set", "lo", "up")
         return name
 
-    def link(self, x: str, y: str, subnet: int) -> None:
-        """veth x<->y, x = 10.77.<subnet>.1, y = 10.77.<subnet>.2 (/24)."""
-        nx, ny = self.ns(x), self.ns(y)
-        vx, vy = f"v{subnet}{x}", f"v{subnet}{y}"
-        ip("link", "add", vx, "netns", nx, "type", "veth", "peer", "name", vy, "netns", ny)
-        for n, v, host in ((nx, vx, 1), (ny, vy, 2)):
-            ip("-n", n, "addr", "add", f"10.77.{subnet}.{host}/24", "dev", v)
-            ip("-n", n, "link", "set", v, "up")
-        self.addr.setdefault(x, f"10.77.{subnet}.1")
-        self.addr.setdefault(y, f"10.77.{subnet}.2")
+    def add(self, short: str, i: int) -> str:
+        """Host `short` with the address 10.77.<subnet>.<i>."""
+        name = self._add_ns(short)
+        port = f"p{short}"
+        ip("link", "add", "eth0", "netns", name, "type", "veth", "peer", "name", port,
+           "netns", self.switch)
+        ip("-n", self.switch, "link", "set", port, "master", "br0")
+        ip("-n", self.switch, "link", "set", port, "up")
+        addr = f"10.77.{self.subnet}.{i}"
+        ip("-n", name, "addr", "add", f"{addr}/24", "dev", "eth0")
+        ip("-n", name, "link", "set", "eth0", "up")
+        self.addr[short] = addr
+        return name
 
     def pids(self, short: str) -> list:
         p = ip("netns", "pids", self.ns(short), check=False)
@@ -110,27 +119,27 @@ class Net:
 
 @pytest.fixture
 def net(netns_ok):
-    n = Net()
-    yield n
-    n.cleanup()
+    n = None
+    try:
+        n = Net(3)
+        yield n
+    finally:
+        if n:
+            n.cleanup()
 
 
 @pytest.fixture(scope="module")
 def net3(netns_ok):
-    """Three namespaces a, b, c: a-b on 10.77.1.0/24, a-c on 10.77.2.0/24."""
-    n = Net()
+    """Three hosts a, b, c: 10.77.1.1, .2, .3."""
+    n = None
     try:
-        for x in "abc":
-            n.add(x)
-        n.link("a", "b", 1)
-        n.link("a", "c", 2)
-        n.addr_c = "10.77.2.2"
-        n.addr_a_to_c = "10.77.2.1"
-    except Exception:
-        n.cleanup()
-        raise
-    yield n
-    n.cleanup()
+        n = Net(1)
+        for i, x in enumerate("abc", 1):
+            n.add(x, i)
+        yield n
+    finally:
+        if n:
+            n.cleanup()
 
 
 def netns_host(name, ns, build, addr, **extra) -> str:
