@@ -321,6 +321,16 @@ void dc_lmr_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
 
 /* Segment descriptors over a dc_lmr (offsets are into m->buf). */
 DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
+/*
+ * An lmr_context the IA never handed out (derived from @m's, so it differs
+ * from it; a clash with another live context is a 2^-32 chance).  Not a
+ * freed LMR's context: for those dat_lmr_free(3DAT) asks for a protection
+ * violation, while the post pages call an invalid LMR a privileges one.
+ */
+static inline DAT_LMR_CONTEXT dc_unissued_lmr_context(const struct dc_lmr *m)
+{
+	return ~m->lmr_context ^ 0x5a5a0000u;
+}
 DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
 
 /* One side of a connection: the objects a connected EP lives with. */

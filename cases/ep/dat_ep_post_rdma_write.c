@@ -236,10 +236,10 @@ DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
-	.summary = "a local segment without local read privilege, or of a freed LMR, is a privileges violation")
+	.summary = "a local segment without local read privilege, or naming no LMR, is a privileges violation")
 {
 	struct pair p;
-	struct dc_lmr wo, gone;
+	struct dc_lmr wo, unknown;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
@@ -250,9 +250,9 @@ DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
 	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(1), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
-	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &gone);
-	iov = dc_iov(&gone, 0, 64);
-	DC_SETUP(dat_lmr_free(gone.lmr));
+	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &unknown);
+	iov = dc_iov(&unknown, 0, 64);
+	iov.lmr_context = dc_unissued_lmr_context(&unknown);
 	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(2), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);

@@ -229,16 +229,16 @@ DC_CASE(dat_ep_post_recv, lmr_no_local_write,
 }
 
 DC_CASE(dat_ep_post_recv, invalid_lmr_context,
-	.summary = "a segment naming a freed LMR's context is a privileges violation")
+	.summary = "a segment naming an lmr_context no LMR has is a privileges violation")
 {
 	struct lone l;
-	struct dc_lmr gone;
+	struct dc_lmr unknown;
 	DAT_LMR_TRIPLET iov;
 
 	lone_up(t, &l);
-	dc_lmr(t, l.e.pz, 4096, RW_PRIV, &gone);
-	iov = dc_iov(&gone, 0, 256);
-	DC_SETUP(dat_lmr_free(gone.lmr));
+	dc_lmr(t, l.e.pz, 4096, RW_PRIV, &unknown);
+	iov = dc_iov(&unknown, 0, 256);
+	iov.lmr_context = dc_unissued_lmr_context(&unknown);
 	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);

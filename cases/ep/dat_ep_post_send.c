@@ -352,16 +352,16 @@ DC_CASE(dat_ep_post_send, lmr_no_local_read,
 }
 
 DC_CASE(dat_ep_post_send, invalid_lmr_context,
-	.summary = "a segment naming a freed LMR's context is a privileges violation")
+	.summary = "a segment naming an lmr_context no LMR has is a privileges violation")
 {
 	struct pair p;
-	struct dc_lmr gone;
+	struct dc_lmr unknown;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
-	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &gone);
-	iov = dc_iov(&gone, 0, 64);
-	DC_SETUP(dat_lmr_free(gone.lmr));
+	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &unknown);
+	iov = dc_iov(&unknown, 0, 64);
+	iov.lmr_context = dc_unissued_lmr_context(&unknown);
 	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	prove_nothing_sent(&p, 0, RCOOKIE);

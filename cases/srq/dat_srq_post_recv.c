@@ -435,13 +435,9 @@ DC_CASE(dat_srq_post_recv, invalid_lmr,
 	DAT_LMR_TRIPLET iov;
 	struct dc_snap s;
 
-	/*
-	 * A context never handed out (not a freed LMR's: for those
-	 * dat_lmr_free(3DAT) requires a protection violation instead).
-	 */
 	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
 	iov = dc_iov(&m, 0, SLOT);
-	iov.lmr_context = ~m.lmr_context ^ 0x5a5a0000u;
+	iov.lmr_context = dc_unissued_lmr_context(&m);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);

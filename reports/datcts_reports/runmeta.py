@@ -137,8 +137,10 @@ def git_revision(repo: Path = REPO) -> tuple:
                              capture_output=True, text=True, timeout=10)
         if rev.returncode != 0:
             return None, None
-        st = subprocess.run(["git", "-C", str(repo), "status", "--porcelain",
-                             "--untracked-files=no"],
+        # --no-optional-locks: never take the index lock (a concurrent
+        # `git commit` must not fail because a run is looking).
+        st = subprocess.run(["git", "--no-optional-locks", "-C", str(repo), "status",
+                             "--porcelain", "--untracked-files=no"],
                             capture_output=True, text=True, timeout=30)
         dirty = bool(st.stdout.strip()) if st.returncode == 0 else None
         return rev.stdout.strip(), dirty

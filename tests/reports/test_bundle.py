@@ -218,3 +218,12 @@ def test_cli(run_dir, tmp_path):
     p = _cli("verify", bad)
     assert p.returncode == 1
     assert "FAILED" in p.stderr and "dat.conf: sha256 mismatch" in p.stderr
+
+
+def test_a_run_still_going_is_not_bundled(tmp_path):
+    from datcts_reports import ReportError
+    doc = ref_doc()
+    doc["run"]["finished"], doc["run"]["complete"] = None, False
+    save(doc, tmp_path / "run" / "results.json")
+    with pytest.raises(ReportError, match="the run is still going"):
+        build(tmp_path / "run", tmp_path / "b.tar.gz", CATALOG)
