@@ -2,6 +2,7 @@
 # Installs what datcts needs on Debian 12 (run as root); installs only what is missing.
 #   tools/deps.sh            build + test dependencies
 #   tools/deps.sh --report   also headless Chromium for the HTML report's browser test
+#   tools/deps.sh --vm       also QEMU and rdma-core for the soft-RoCE/siw VM (tools/vm)
 set -euo pipefail
 
 packages=(
@@ -10,9 +11,11 @@ packages=(
 	python3 python3-pytest python3-jinja2     # the runner and reports
 	valgrind iproute2 procps
 )
+vm=0
 for arg in "$@"; do
 	case "$arg" in
 	--report) packages+=(chromium) ;;
+	--vm) vm=1 ;;
 	*) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done
@@ -27,3 +30,5 @@ if ((${#missing[@]})); then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+((vm)) && "$(dirname "$0")/vm/deps.sh"
+exit 0

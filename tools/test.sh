@@ -4,6 +4,6 @@
 #   DATCTS_SANITIZE=1 tools/test.sh   the same under ASan + UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/deps.sh --report
+tools/deps.sh --report --vm
 build=$(tools/build.sh | tail -n 1)
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

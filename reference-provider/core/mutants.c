@@ -11,13 +11,25 @@
  *
  * Table format, one entry per mutant:
  *     { "<id>", "<clause id>[ <clause id>...]", "<what it breaks>" },
+ * optionally followed by
+ *     .quick = true       one of the CI subset (datcts mutate --quick);
+ *     .survives = "..."   why no case can kill it (an equivalent mutant, a
+ *                         rule no case can provoke); reported with it.
  * <id>: lower-case words joined by '-', naming the object and the broken
  *       behaviour (e.g. "evd-resize-drops-events");
  * clause ids: the stable ids of clauses/<page>.toml that the mutant must
  *       make FAIL (space separated);
  * the code tests it where the rule is enforced:
  *     if (ref_mutant("evd-resize-drops-events")) ...
+ * A mutant breaks that one rule and nothing else: it must not stop the
+ * provider from working for the cases of other clauses.
  * Both halves of the provider (core and conn) add their mutants here.
+ *
+ * The table is this file's only copy: `datcts mutate` reads it from the
+ * built library through daplref_test_mutant() (printed as JSON by
+ * <build>/bin/datref-mutants), and tests/mutants checks that every id
+ * tested in the sources is in the table and the other way round.
+ * How to add one, and the kill matrix: docs/mutants.md.
  */
 #include "ref.h"
 
@@ -30,6 +42,8 @@ struct ref_mutant_def {
 	const char *id;
 	const char *clauses;
 	const char *what;
+	bool quick;		/* in the CI subset */
+	const char *survives;	/* known reason no case kills it, or NULL */
 };
 
 static const struct ref_mutant_def ref_mutants[] = {
@@ -97,6 +111,35 @@ static void mutant_init(void)
 	}
 	if (nactive)
 		active_p = active;
+}
+
+/*
+ * Exported for datref-mutants (and any tool): entry @i of the table.
+ * Returns 0 and the fields, or -1 past the end.  @survives is NULL for a
+ * mutant a case is expected to kill.
+ */
+__attribute__((visibility("default")))
+int daplref_test_mutant(int i, const char **id, const char **clauses,
+			const char **what, int *quick, const char **survives)
+{
+	const struct ref_mutant_def *d;
+
+	if (i < 0 || (size_t)i >= sizeof(ref_mutants) / sizeof(ref_mutants[0]))
+		return -1;
+	d = &ref_mutants[i];
+	if (!d->id)
+		return -1;
+	if (id)
+		*id = d->id;
+	if (clauses)
+		*clauses = d->clauses;
+	if (what)
+		*what = d->what;
+	if (quick)
+		*quick = d->quick;
+	if (survives)
+		*survives = d->survives;
+	return 0;
 }
 
 bool ref_mutant(const char *id)

@@ -7,7 +7,7 @@ import pytest
 from datcts_reports import ReportError
 from datcts_reports.schema import load_results, validate
 
-from helpers import clone, fix_summary, make_doc, result, save
+from helpers import fix_summary, make_doc, result, save
 
 
 def test_realistic_run_is_valid(ref_doc):

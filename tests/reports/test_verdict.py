@@ -4,7 +4,7 @@ import pytest
 
 from datcts_reports.analysis import Analysis
 
-from helpers import SMALL_CATALOG, all_passing, make_doc, result
+from helpers import all_passing, make_doc, result
 
 
 def verdict(cat, results, **kw):
