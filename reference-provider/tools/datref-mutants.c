@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * datref-mutants - prints the mutant table of the reference provider
+ * (reference-provider/core/mutants.c) as JSON, read from the built
+ * library through its exported daplref_test_mutant() accessor, so the
+ * runner (`datcts mutate`) never parses C.
+ *
+ *   datref-mutants [LIBRARY]
+ *
+ * LIBRARY defaults to ../lib/libdaplref.so next to this program.  Output
+ * (docs/mutants.md):
+ *   {"schema": "datref-mutants/1", "library": "...",
+ *    "mutants": [{"id", "clauses": [...], "what", "quick", "survives"}]}
+ * Exit 0; 1 when the library or the accessor cannot be found, or the
+ * table is malformed (empty id, no clause, duplicate id).
+ */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int (*mutant_fn)(int, const char **, const char **, const char **,
+			 int *, const char **);
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_clauses(const char *s)
+{
+	const char *p = s;
+	int first = 1;
+
+	putchar('[');
+	while (p && *p) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, " \t");
+		if (n) {
+			printf("%s\"%.*s\"", first ? "" : ", ", (int)n, p);
+			first = 0;
+		}
+		p += n;
+	}
+	putchar(']');
+}
+
+int main(int argc, char **argv)
+{
+	char def[PATH_MAX], exe[PATH_MAX];
+	const char *lib = argc > 1 ? argv[1] : NULL;
+	const char *id, *clauses, *what, *survives, *ids[4096];
+	mutant_fn fn;
+	void *h;
+	int i, j, quick, bad = 0;
+	ssize_t n;
+
+	if (argc > 2 || (lib && (!strcmp(lib, "-h") || !strcmp(lib, "--help")))) {
+		fprintf(stderr, "usage: datref-mutants [LIBRARY]\n");
+		return 2;
+	}
+	if (!lib) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0) {
+			perror("datref-mutants: /proc/self/exe");
+			return 1;
+		}
+		exe[n] = '\0';
+		snprintf(def, sizeof(def), "%s/../lib/libdaplref.so",
+			 dirname(exe));
+		lib = def;
+	}
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "datref-mutants: %s\n", dlerror());
+		return 1;
+	}
+	fn = (mutant_fn)(void (*)(void))dlsym(h, "daplref_test_mutant");
+	if (!fn) {
+		fprintf(stderr, "datref-mutants: %s has no daplref_test_mutant\n",
+			lib);
+		return 1;
+	}
+	printf("{\"schema\": \"datref-mutants/1\", \"library\": ");
+	json_str(lib);
+	printf(", \"mutants\": [");
+	for (i = 0; fn(i, &id, &clauses, &what, &quick, &survives) == 0; i++) {
+		if (!id || !*id || !clauses || !clauses[strspn(clauses, " \t")]) {
+			fprintf(stderr, "datref-mutants: entry %d: empty id or no clause\n", i);
+			bad = 1;
+		}
+		for (j = 0; j < i && j < 4096 && id; j++)
+			if (ids[j] && !strcmp(ids[j], id)) {
+				fprintf(stderr, "datref-mutants: duplicate id %s\n", id);
+				bad = 1;
+			}
+		if (i < 4096)
+			ids[i] = id;
+		printf("%s\n {\"id\": ", i ? "," : "");
+		json_str(id);
+		printf(", \"clauses\": ");
+		json_clauses(clauses);
+		printf(", \"what\": ");
+		json_str(what);
+		printf(", \"quick\": %s, \"survives\": ", quick ? "true" : "false");
+		if (survives)
+			json_str(survives);
+		else
+			printf("null");
+		putchar('}');
+	}
+	printf("\n]}\n");
+	return bad;
+}
