@@ -9,7 +9,7 @@ packages=(
 	build-essential cmake pkg-config          # C toolchain
 	libibverbs-dev librdmacm-dev              # rdma-core: the verbs transport
 	python3 python3-pytest python3-jinja2     # the runner and reports
-	valgrind iproute2 procps
+	valgrind iproute2 procps openssh-client   # ip netns + ssh -G: tests/hosts
 )
 vm=0
 for arg in "$@"; do

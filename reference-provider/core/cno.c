@@ -26,22 +26,41 @@ static struct ref_cno *to_cno(struct ref_obj *obj)
 static bool agent_valid(const DAT_OS_WAIT_PROXY_AGENT *agent)
 {
 	/* instance data without a function to pass it to makes no agent */
-	return agent->proxy_agent_func || !agent->instance_data;
+	return agent->proxy_agent_func || !agent->instance_data ||
+	       ref_mutant("cno-agent-unchecked");
 }
 
 static void fire_agent(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 {
+	if (cno->old_agent.proxy_agent_func &&
+	    ref_mutant("cno-modify-agent-keeps-old"))
+		ref_ia_defer_agent(cno->obj.ia, cno->old_agent, evd);
 	if (!cno->agent.proxy_agent_func)
 		return;
+	if (evd && ref_mutant("cno-agent-never-called"))
+		return;
+	if (!evd && cno->obj.ia->closing &&
+	    ref_mutant("ia-close-skips-cno-agent"))
+		return;
 	ref_ia_defer_agent(cno->obj.ia, cno->agent, evd);
-	cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
+	if (!ref_mutant("cno-agent-kept-after-call"))
+		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
+}
+
+/* Mutant cno-wait-shared-waiter-list: one waiter list for every CNO. */
+static struct ref_list cno_shared_waiters = REF_LIST_INIT(cno_shared_waiters);
+
+static struct ref_list *waiter_list(struct ref_cno *cno)
+{
+	return ref_mutant("cno-wait-shared-waiter-list") ? &cno_shared_waiters :
+							    &cno->waiter_list;
 }
 
 static void deliver(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 {
 	struct ref_list *pos, *tmp;
 
-	ref_list_for_each_safe(pos, tmp, &cno->waiter_list) {
+	ref_list_for_each_safe(pos, tmp, waiter_list(cno)) {
 		struct ref_waiter *w = ref_container_of(pos, struct ref_waiter,
 							link);
 
@@ -54,9 +73,16 @@ static void deliver(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 
 void ref_cno_trigger(struct ref_cno *cno, struct ref_evd *evd)
 {
-	if (!ref_list_empty(&cno->waiter_list))
+	bool local = !(cno->agent.proxy_agent_func &&
+		       ref_mutant("cno-agent-replaces-local"));
+
+	if (!cno->first_evd)
+		cno->first_evd = evd;
+	if (ref_mutant("cno-wait-reports-first-evd"))
+		evd = cno->first_evd;
+	if (local && !ref_list_empty(waiter_list(cno)))
 		deliver(cno, (DAT_EVD_HANDLE)evd);
-	else if (!cno->triggered)
+	else if (local && !cno->triggered)
 		cno->triggered = evd;
 	fire_agent(cno, (DAT_EVD_HANDLE)evd);
 }
@@ -69,11 +95,15 @@ void ref_cno_release_waiters(struct ref_cno *cno)
 
 void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed)
 {
-	cno->users--;
+	if (cno->first_evd == evd)
+		cno->first_evd = NULL;
+	if (freed || !ref_mutant("cno-detach-keeps-user"))
+		cno->users--;
 	if (cno->triggered == evd)
 		cno->triggered = NULL;
 	/* dat_cno_wait.3dat: all its EVDs freed -> waiters see NULL */
-	if (freed && cno->users == 0 && cno->waiters > 0)
+	if (freed && cno->users == 0 && cno->waiters > 0 &&
+	    !ref_mutant("cno-evds-freed-keeps-waiters"))
 		ref_cno_release_waiters(cno);
 }
 
@@ -84,9 +114,9 @@ static void cno_destroy(struct ref_obj *obj)
 }
 
 /* dat_cno_create.3dat. */
-DAT_RETURN ref_cno_create(DAT_IA_HANDLE ia_handle,
-			  DAT_OS_WAIT_PROXY_AGENT agent,
-			  DAT_CNO_HANDLE *cno_handle)
+static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
+			     DAT_OS_WAIT_PROXY_AGENT agent,
+			     DAT_CNO_HANDLE *cno_handle)
 {
 	struct ref_obj *obj;
 	struct ref_ia *ia;
@@ -112,6 +142,10 @@ DAT_RETURN ref_cno_create(DAT_IA_HANDLE ia_handle,
 		goto out;
 	}
 	cno->agent = agent;
+	if (ref_mutant("cno-create-ignores-agent"))
+		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
+	if (ref_mutant("cno-create-counts-a-user"))
+		cno->users = 1;
 	ref_list_init(&cno->waiter_list);
 	cno->obj.destroy = cno_destroy;
 	if (!ref_obj_register(&cno->obj, DAT_HANDLE_TYPE_CNO, ia)) {
@@ -122,6 +156,20 @@ DAT_RETURN ref_cno_create(DAT_IA_HANDLE ia_handle,
 	*cno_handle = (DAT_CNO_HANDLE)cno;
 out:
 	ref_obj_release(obj);
+	return rc;
+}
+
+DAT_RETURN ref_cno_create(DAT_IA_HANDLE ia_handle,
+			  DAT_OS_WAIT_PROXY_AGENT agent,
+			  DAT_CNO_HANDLE *cno_handle)
+{
+	static int inside;
+	DAT_RETURN rc;
+
+	if (!ref_mutant_enter("cno-create-not-mt-safe", &inside))
+		return REF_ERR(DAT_INTERNAL_ERROR, 0);
+	rc = cno_create(ia_handle, agent, cno_handle);
+	ref_mutant_leave("cno-create-not-mt-safe", &inside);
 	return rc;
 }
 
@@ -138,8 +186,14 @@ DAT_RETURN ref_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 		return rc;
 	if (!agent_valid(&agent))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else
+	else if (ref_mutant("cno-modify-agent-ignored") ||
+		 (!agent.proxy_agent_func &&
+		  ref_mutant("cno-modify-null-ignored")))
+		;
+	else {
+		to_cno(obj)->old_agent = to_cno(obj)->agent;
 		to_cno(obj)->agent = agent;
+	}
 	ref_obj_release(obj);
 	return rc;
 }
@@ -155,13 +209,18 @@ DAT_RETURN ref_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK mask,
 			     &obj);
 	if (rc)
 		return rc;
-	if ((unsigned int)mask & ~(unsigned int)DAT_CNO_FIELD_ALL)
+	if (((unsigned int)mask & ~(unsigned int)DAT_CNO_FIELD_ALL) &&
+	    !ref_mutant("cno-query-mask-unchecked"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (!rc) {
+	if (!rc && (mask == DAT_CNO_FIELD_ALL ||
+		    !ref_mutant("cno-query-only-all-mask"))) {
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
-		param->agent = to_cno(obj)->agent;
+		if (to_cno(obj)->agent.proxy_agent_func ||
+		    to_cno(obj)->agent.instance_data ||
+		    !ref_mutant("cno-query-skips-null-agent"))
+			param->agent = to_cno(obj)->agent;
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -184,7 +243,8 @@ DAT_RETURN ref_cno_free(DAT_CNO_HANDLE cno_handle)
 		return rc;
 	cno = to_cno(obj);
 	ia = obj->ia;
-	if (cno->users > 0 || cno->waiters > 0) {
+	if ((cno->users > 0 && !ref_mutant("cno-free-ignores-evds")) ||
+	    (cno->waiters > 0 && !ref_mutant("cno-free-ignores-waiters"))) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_CNO_IN_USE);
 	}
@@ -219,15 +279,19 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	cno = to_cno(obj);
 	ia = obj->ia;
 	if (!evd_handle) {
-		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		rc = ref_mutant("cno-wait-null-pointer-wrong-code") ?
+		     REF_ERR(DAT_QUEUE_EMPTY, 0) :
+		     REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;
 	}
 	if (cno->triggered) {
-		*evd_handle = (DAT_EVD_HANDLE)cno->triggered;
+		*evd_handle = ref_mutant("cno-wait-reports-null-evd") ?
+			      DAT_HANDLE_NULL : (DAT_EVD_HANDLE)cno->triggered;
 		cno->triggered = NULL;
 		goto out;
 	}
-	*evd_handle = DAT_HANDLE_NULL;
+	if (!ref_mutant("cno-wait-timeout-leaves-evd-handle"))
+		*evd_handle = DAT_HANDLE_NULL;
 	if (ia->closing) {
 		goto out;
 	}
@@ -237,20 +301,21 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	}
 	deadline = ref_deadline(timeout);
 	ref_waiter_init(&w);
-	ref_list_add_tail(&cno->waiter_list, &w.link);
+	ref_list_add_tail(waiter_list(cno), &w.link);
 	cno->waiters++;
 	ia->sleepers++;
 	for (;;) {
 		r = ref_waiter_sleep(&w, ia, &deadline, infinite);
 		if (w.fired) {
-			*evd_handle = w.evd;
+			*evd_handle = ref_mutant("cno-wait-reports-null-evd") ?
+				      DAT_HANDLE_NULL : w.evd;
 			break;
 		}
 		if (r == ETIMEDOUT) {
 			rc = REF_ERR(DAT_QUEUE_EMPTY, 0);
 			break;
 		}
-		if (r == EINTR) {
+		if (r == EINTR && !ref_mutant("cno-wait-restarts-on-eintr")) {
 			rc = REF_ERR(DAT_INTERRUPTED_CALL, 0);
 			break;
 		}

@@ -11,6 +11,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +37,23 @@ static DAT_COUNT slot_of(const struct ref_evd *evd, DAT_COUNT i)
 static void ring_pop(struct ref_evd *evd, DAT_EVENT *ev)
 {
 	DAT_COUNT s = evd->head;
-	void *tag = evd->tags[s];
+	void *tag;
 
+	if (ref_mutant("evd-lifo") && evd->count > 1) {
+		/* the newest event leaves first */
+		DAT_COUNT last = slot_of(evd, evd->count - 1);
+		DAT_EVENT t = evd->ring[s];
+		void *tt = evd->tags[s];
+
+		evd->ring[s] = evd->ring[last];
+		evd->tags[s] = evd->tags[last];
+		evd->ring[last] = t;
+		evd->tags[last] = tt;
+	}
+	tag = evd->tags[s];
 	*ev = evd->ring[s];
+	if (ref_mutant("evd-event-no-evd-handle"))
+		ev->evd_handle = DAT_HANDLE_NULL;
 	evd->tags[s] = NULL;
 	evd->head = (evd->head + 1) % evd->qlen;
 	evd->count--;
@@ -76,6 +91,9 @@ static bool ring_alloc(DAT_COUNT qlen, DAT_EVENT **ring, void ***tags)
 
 /* ---- posting ---------------------------------------------------------------- */
 
+/* Mutant evd-wait-global-waiter-slot: the last waiter of any EVD. */
+static struct ref_waiter *evd_global_waiter;
+
 bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		     bool notify)
 {
@@ -89,7 +107,8 @@ bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		 */
 		if (!evd->overflowed) {
 			evd->overflowed = true;
-			if (evd != ia->async_evd)
+			if (evd != ia->async_evd &&
+			    !ref_mutant("evd-overflow-not-reported"))
 				ref_ia_post_async(ia,
 						  DAT_ASYNC_ERROR_EVD_OVERFLOW,
 						  (DAT_HANDLE)evd,
@@ -106,12 +125,21 @@ bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		return true;
 	if (evd->waiter) {
 		/* "Waited" state: the direct waiter owns it, no CNO */
-		if (evd->count >= evd->threshold)
-			ref_waiter_wake(evd->waiter);
-		return true;
+		if (evd->count >= evd->threshold &&
+		    !(!evd->enabled && ref_mutant("evd-disabled-mutes-waiter")))
+			ref_waiter_wake(evd_global_waiter && ref_mutant(
+						"evd-wait-global-waiter-slot") ?
+					evd_global_waiter : evd->waiter);
+		if (!ref_mutant("evd-waiter-does-not-preempt-cno"))
+			return true;
 	}
-	if (evd->enabled && evd->cno)
+	if ((evd->enabled || ref_mutant("evd-disabled-still-triggers-cno")) &&
+	    evd->cno)
 		ref_cno_trigger(evd->cno, evd);
+	if (evd->enabled && evd->old_cno && evd->old_cno != evd->cno &&
+	    ref_mutant("evd-modify-cno-old-still-notified") &&
+	    ref_obj_live(evd->old_cno))
+		ref_cno_trigger(evd->old_cno, evd);
 	return true;
 }
 
@@ -181,7 +209,7 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 	}
 	evd->flags = flags;
 	evd->qlen = qlen;
-	evd->enabled = true;
+	evd->enabled = !ref_mutant("evd-create-starts-disabled");
 	evd->waitable = true;
 	evd->is_async = (flags & DAT_EVD_ASYNC_FLAG) != 0;
 	evd->obj.destroy = evd_destroy;
@@ -192,7 +220,7 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 		ref_obj_free(evd);
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
-	if (cno) {
+	if (cno && !ref_mutant("evd-create-ignores-cno")) {
 		evd->cno = cno;
 		cno->users++;
 	}
@@ -243,9 +271,15 @@ DAT_RETURN ref_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	rc = cno_of_ia(ia, cno_handle, &cno);
 	if (rc)
 		goto out;
+	if (qlen <= 0 && ref_mutant("evd-create-qlen-unchecked"))
+		qlen = 1;
 	if (qlen <= 0 || qlen > REF_MAX_EVD_QLEN)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (!flags || (flags & ~REF_EVD_VALID_FLAGS))
+	else if (qlen == REF_MAX_EVD_QLEN &&
+		 ref_mutant("evd-create-max-qlen-refused"))
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+	else if (!flags || ((flags & ~REF_EVD_VALID_FLAGS) &&
+			    !ref_mutant("evd-create-flags-unchecked")))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	else if (!evd_handle)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
@@ -279,9 +313,14 @@ DAT_RETURN ref_evd_free(DAT_EVD_HANDLE evd_handle)
 		return rc;
 	evd = to_evd(obj);
 	ia = obj->ia;
-	if (evd->users > 0) {
+	if ((evd->users > 0 && !ref_mutant("evd-free-ignores-users")) ||
+	    (evd->count > 0 && ref_mutant("evd-free-refuses-queued"))) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	}
+	if (ref_mutant("evd-free-keeps-handle") && !evd->waiter) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
 	}
 	if (evd->waiter) {
 		ref_evd_abort_waiter(evd);
@@ -359,8 +398,19 @@ static DAT_EVD_STATE evd_state(struct ref_evd *evd)
 {
 	unsigned int st = 0;
 
-	st |= evd->enabled ? DAT_EVD_STATE_ENABLED : DAT_EVD_STATE_DISABLED;
-	st |= evd->waitable ? DAT_EVD_STATE_WAITABLE : DAT_EVD_STATE_UNWAITABLE;
+	if (ref_mutant("evd-query-state-always-initial"))
+		st |= DAT_EVD_STATE_ENABLED | DAT_EVD_STATE_WAITABLE;
+	else if (ref_mutant("evd-query-waitable-bits-swapped"))
+		st |= (evd->enabled ? DAT_EVD_STATE_ENABLED :
+				      DAT_EVD_STATE_DISABLED) |
+		      (evd->waitable ? DAT_EVD_STATE_UNWAITABLE :
+				       DAT_EVD_STATE_WAITABLE);
+	else {
+		st |= evd->enabled ? DAT_EVD_STATE_ENABLED :
+				     DAT_EVD_STATE_DISABLED;
+		st |= evd->waitable ? DAT_EVD_STATE_WAITABLE :
+				      DAT_EVD_STATE_UNWAITABLE;
+	}
 	switch (evd_config(evd, false)) {
 	case CFG_SOLICITED:
 		st |= DAT_EVD_STATE_CONFIG_SOLICITED;
@@ -388,17 +438,24 @@ DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 	if (rc)
 		return rc;
 	evd = to_evd(obj);
-	if ((unsigned int)mask & ~(unsigned int)DAT_EVD_FIELD_ALL)
+	if (((unsigned int)mask & ~(unsigned int)DAT_EVD_FIELD_ALL) &&
+	    !ref_mutant("evd-query-mask-unchecked"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (!rc) {
+	if (!rc && (mask == DAT_EVD_FIELD_ALL ||
+		    !ref_mutant("evd-query-only-all-mask"))) {
 		memset(param, 0, sizeof(*param));
-		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
-		param->evd_qlen = evd->qlen;
+		param->ia_handle = ref_mutant("evd-query-wrong-ia") ?
+				   DAT_HANDLE_NULL : (DAT_IA_HANDLE)obj->ia;
+		param->evd_qlen = evd->qlen +
+				  (ref_mutant("evd-query-qlen-overstated") ? 1 : 0);
 		param->evd_state = evd_state(evd);
 		param->cno_handle = (DAT_CNO_HANDLE)evd->cno;
 		param->evd_flags = evd->flags;
+		if (ref_mutant("evd-query-flags-wrong"))
+			param->evd_flags |= DAT_EVD_SOFTWARE_FLAG |
+					    DAT_EVD_DTO_FLAG;
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -422,9 +479,14 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 		return rc;
 	evd = to_evd(obj);
 	rc = cno_of_ia(obj->ia, cno_handle, &cno);
+	if (!rc && cno && ref_mutant("evd-modify-cno-keeps-old"))
+		cno = evd->cno;
+	if (!rc && !cno && ref_mutant("evd-modify-cno-null-ignored"))
+		cno = evd->cno;
 	if (!rc && cno != evd->cno) {
 		if (evd->cno)
 			ref_cno_evd_gone(evd->cno, evd, false);
+		evd->old_cno = evd->cno;
 		evd->cno = cno;
 		if (cno)
 			cno->users++;
@@ -440,16 +502,29 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
  */
 static DAT_RETURN set_enabled(DAT_EVD_HANDLE evd_handle, bool on)
 {
+	static int inside;
 	struct ref_obj *obj;
+	struct ref_evd *evd;
 	DAT_RETURN rc;
 
+	if (!ref_mutant_enter("evd-enable-disable-not-mt-safe", &inside))
+		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = ref_obj_acquire(evd_handle, DAT_HANDLE_TYPE_EVD, EVD_HANDLE_SUB,
 			     &obj);
 	if (rc)
-		return rc;
-	to_evd(obj)->enabled = on;
+		goto out;
+	evd = to_evd(obj);
+	if (on && ref_mutant("evd-enable-ignored"))
+		;
+	else if ((on && evd->enabled && ref_mutant("evd-enable-toggles")) ||
+		 (!on && !evd->enabled && ref_mutant("evd-disable-toggles")))
+		evd->enabled = !on;
+	else
+		evd->enabled = on;
 	ref_obj_release(obj);
-	return DAT_SUCCESS;
+out:
+	ref_mutant_leave("evd-enable-disable-not-mt-safe", &inside);
+	return rc;
 }
 
 DAT_RETURN ref_evd_enable(DAT_EVD_HANDLE evd_handle)
@@ -469,20 +544,31 @@ DAT_RETURN ref_evd_disable(DAT_EVD_HANDLE evd_handle)
  */
 static DAT_RETURN set_waitable(DAT_EVD_HANDLE evd_handle, bool on)
 {
+	static int inside;
 	struct ref_obj *obj;
 	struct ref_evd *evd;
 	DAT_RETURN rc;
 
+	if (!ref_mutant_enter("evd-unwaitable-toggle-not-mt-safe", &inside))
+		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = ref_obj_acquire(evd_handle, DAT_HANDLE_TYPE_EVD, EVD_HANDLE_SUB,
 			     &obj);
 	if (rc)
-		return rc;
+		goto out;
 	evd = to_evd(obj);
-	evd->waitable = on;
-	if (!on && evd->waiter)
+	if (!(on && ref_mutant("evd-clear-unwaitable-ignored")))
+		evd->waitable = on;
+	if (evd->cno && ((on && ref_mutant("evd-clear-unwaitable-detaches-cno")) ||
+			 (!on && ref_mutant("evd-set-unwaitable-detaches-cno")))) {
+		ref_cno_evd_gone(evd->cno, evd, false);
+		evd->cno = NULL;
+	}
+	if (!on && evd->waiter && !ref_mutant("evd-set-unwaitable-no-wake"))
 		ref_waiter_wake(evd->waiter);
 	ref_obj_release(obj);
-	return DAT_SUCCESS;
+out:
+	ref_mutant_leave("evd-unwaitable-toggle-not-mt-safe", &inside);
+	return rc;
 }
 
 DAT_RETURN ref_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
@@ -514,8 +600,39 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 	if (rc)
 		return rc;
 	evd = to_evd(obj);
-	if (qlen <= 0 || qlen > REF_MAX_EVD_QLEN)
+	if ((qlen <= 0 && ref_mutant("evd-resize-qlen-unchecked")) ||
+	    (qlen > 0 && ref_mutant("evd-resize-ignored"))) {
+		ref_obj_release(obj);
+		return DAT_SUCCESS;	/* nothing changes */
+	}
+	if (qlen > REF_MAX_EVD_QLEN && ref_mutant("evd-resize-max-unchecked") &&
+	    qlen <= 4 * REF_MAX_EVD_QLEN)
+		;
+	else if (qlen <= 0 || qlen > REF_MAX_EVD_QLEN)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!rc && evd->is_async && ref_mutant("evd-resize-refuses-async"))
+		rc = REF_ERR(DAT_INVALID_STATE, 0);
+	if (!rc && qlen < evd->count &&
+	    ref_mutant("evd-resize-below-queued-truncates")) {
+		while (evd->count > qlen) {	/* the newest are lost */
+			DAT_COUNT s = slot_of(evd, evd->count - 1);
+
+			if (evd->tags[s])
+				ref_srq_event_reaped(evd->tags[s], false);
+			evd->tags[s] = NULL;
+			evd->count--;
+		}
+	}
+	if (!rc && evd->count > 0 && ref_mutant("evd-resize-drops-newest")) {
+		DAT_COUNT s = slot_of(evd, evd->count - 1);
+
+		if (evd->tags[s])
+			ref_srq_event_reaped(evd->tags[s], false);
+		evd->tags[s] = NULL;
+		evd->count--;
+	}
+	if (rc)
+		;
 	else if (qlen < evd->count)
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	else if (!ring_alloc(qlen, &ring, &tags))
@@ -560,13 +677,33 @@ DAT_RETURN ref_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 	if (rc)
 		return rc;
 	evd = to_evd(obj);
-	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG))
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG) &&
+	    !ref_mutant("evd-post-se-any-evd"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	else if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+	else if (!event || (event->event_number != DAT_SOFTWARE_EVENT &&
+			    !ref_mutant("evd-post-se-event-unchecked")))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (evd->count >= evd->qlen)
+	else if (ref_mutant("evd-post-se-validates-pointer") &&
+		 ((uintptr_t)event->event_data.software_event_data.pointer % 8))
+		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	else if (evd->count >= evd->qlen &&
+		 ref_mutant("evd-post-se-full-overwrites")) {
+		DAT_EVENT old;
+
+		ring_pop(evd, &old);
+		ref_evd_post(evd, event);
+	} else if (evd->count >= evd->qlen) {
 		rc = REF_ERR(DAT_QUEUE_FULL, 0);
-	else
+		if (ref_mutant("evd-post-se-full-reports-overflow"))
+			ref_ia_post_async(obj->ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+					  (DAT_HANDLE)evd,
+					  DAT_EVD_OVERFLOW_ERROR);
+	} else if (ref_mutant("evd-post-se-drops-pointer")) {
+		DAT_EVENT ev = *event;
+
+		ev.event_data.software_event_data.pointer = NULL;
+		ref_evd_post(evd, &ev);
+	} else
 		ref_evd_post(evd, event);
 	ref_obj_release(obj);
 	return rc;
@@ -576,7 +713,14 @@ DAT_RETURN ref_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
  * dat_evd_dequeue.3dat: the oldest event; DAT_QUEUE_EMPTY when none;
  * DAT_INVALID_STATE while a thread is blocked in dat_evd_wait on it.
  */
-DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+/* Mutant evd-dequeue-per-thread-cache: one event prefetched per thread. */
+static __thread struct {
+	struct ref_evd *evd;
+	DAT_EVENT ev;
+	bool full;
+} evd_tcache;
+
+static DAT_RETURN evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
 	struct ref_obj *obj;
 	struct ref_evd *evd;
@@ -589,14 +733,71 @@ DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	evd = to_evd(obj);
 	if (!event)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (evd->waiters > 0)
+	else if (evd->waiters > 0 && !ref_mutant("evd-dequeue-ignores-waiter"))
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
-	else if (evd->count == 0)
+	else if (!evd->waitable && ref_mutant("evd-unwaitable-blocks-dequeue"))
+		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
+	else if (ref_mutant("evd-dequeue-per-thread-cache") &&
+		 evd_tcache.full && evd_tcache.evd == evd) {
+		*event = evd_tcache.ev;
+		evd_tcache.full = false;
+	} else if (evd->count == 0) {
 		rc = REF_ERR(DAT_QUEUE_EMPTY, 0);
-	else
+		if (ref_mutant("evd-dequeue-empty-succeeds")) {
+			memset(event, 0, sizeof(*event));
+			event->evd_handle = evd_handle;
+			rc = DAT_SUCCESS;
+		}
+	} else if (ref_mutant("evd-dequeue-race")) {
+		/* read the head, then remove "it" later: not atomic */
+		struct ref_ia *ia = obj->ia;
+		DAT_EVENT junk;
+
+		*event = evd->ring[evd->head];
+		ref_ia_unlock(ia);
+		sched_yield();
+		ref_ia_lock(ia);
+		if (ref_obj_live(evd) && evd->count > 0)
+			ring_pop(evd, &junk);
+	} else {
 		ring_pop(evd, event);
+		if (ref_mutant("evd-dequeue-per-thread-cache") && evd->count > 0) {
+			ring_pop(evd, &evd_tcache.ev);
+			evd_tcache.evd = evd;
+			evd_tcache.full = true;
+		}
+	}
 	ref_obj_release(obj);
 	return rc;
+}
+
+DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+	static int inside;
+	DAT_RETURN rc;
+
+	if (!ref_mutant_enter("evd-dequeue-not-mt-safe", &inside))
+		return REF_ERR(DAT_INTERNAL_ERROR, 0);
+	rc = evd_dequeue(evd_handle, event);
+	ref_mutant_leave("evd-dequeue-not-mt-safe", &inside);
+	return rc;
+}
+
+/* nmore after a successful wait (mutant: off by one). */
+static DAT_COUNT evd_nmore(const struct ref_evd *evd)
+{
+	return evd->count + (ref_mutant("evd-wait-nmore-off-by-one") ? 1 : 0);
+}
+
+/* A waiter released by dat_ia_close or dat_evd_free: DAT_ABORT. */
+static DAT_RETURN abort_code(const struct ref_evd *evd, const struct ref_ia *ia)
+{
+	if (ia->closing && ref_mutant("evd-wait-ia-close-not-abort"))
+		return REF_ERR(DAT_INVALID_STATE, 0);
+	if (!ia->closing && evd->aborting &&
+	    ref_mutant("evd-wait-free-not-abort"))
+		return REF_ERR(DAT_INVALID_HANDLE, EVD_HANDLE_SUB);
+	return REF_ERR(DAT_ABORT, 0);
 }
 
 /*
@@ -620,6 +821,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	struct timespec deadline;
 	bool infinite = timeout == DAT_TIMEOUT_INFINITE;
 	enum evd_config cfg;
+	bool lost_wakeup = false;
 	DAT_RETURN rc;
 	int r;
 
@@ -629,17 +831,33 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		return rc;
 	evd = to_evd(obj);
 	ia = obj->ia;
+	if (threshold <= 0 && ref_mutant("evd-wait-threshold-not-positive-accepted"))
+		threshold = 1;
+	if (threshold > evd->qlen &&
+	    ref_mutant("evd-wait-threshold-above-qlen-accepted"))
+		threshold = evd->qlen;
+	if (ref_mutant("evd-wait-ignores-threshold"))
+		threshold = 1;
+	if (timeout != DAT_TIMEOUT_INFINITE && ref_mutant("evd-wait-timeout-ms"))
+		timeout = timeout > DAT_TIMEOUT_INFINITE / 1000 ?
+			  DAT_TIMEOUT_INFINITE - 1 : timeout * 1000;
+	if (infinite && ref_mutant("evd-wait-infinite-clamped")) {
+		timeout = 20000;	/* "forever" became 20 ms */
+		infinite = false;
+	}
 	if (!event)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	else if (!nmore)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	else if (threshold <= 0 || threshold > evd->qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	else if (!evd->waitable)
+	else if (!evd->waitable && !ref_mutant("evd-wait-ignores-unwaitable"))
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
-	else if (evd->waiters > 0)
+	else if (evd->waiters > 0 &&
+		 !ref_mutant("evd-wait-second-waiter-allowed"))
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
 	else if (threshold > 1 &&
+		 !ref_mutant("evd-wait-threshold-config-unchecked") &&
 		 (cfg = evd_config(evd, true)) != CFG_NOTIFY &&
 		 cfg != CFG_THRESHOLD)
 		rc = REF_ERR(DAT_INVALID_STATE,
@@ -650,7 +868,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		goto out;
 	if (evd->count >= threshold) {
 		ring_pop(evd, event);
-		*nmore = evd->count;
+		*nmore = evd_nmore(evd);
 		goto out;
 	}
 	if (timeout == 0) {
@@ -658,26 +876,41 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		rc = REF_ERR(DAT_TIMEOUT_EXPIRED, 0);
 		goto out;
 	}
+	if (ref_mutant("evd-set-unwaitable-lost-wakeup")) {
+		/* the checks above and the sleep below are not atomic */
+		ref_ia_unlock(ia);
+		sched_yield();
+		ref_ia_lock(ia);
+		if (!ref_obj_live(evd)) {
+			rc = REF_ERR(DAT_INVALID_HANDLE, EVD_HANDLE_SUB);
+			goto out;
+		}
+		lost_wakeup = true;
+	}
 
 	deadline = ref_deadline(timeout);
 	ref_waiter_init(&w);
 	evd->waiter = &w;
 	evd->waiters = 1;
 	evd->threshold = threshold;
+	if (ref_mutant("evd-wait-global-waiter-slot"))
+		evd_global_waiter = &w;
 	ia->sleepers++;
 	for (;;) {
 		if (evd->aborting || ia->closing) {
-			rc = REF_ERR(DAT_ABORT, 0);
+			rc = abort_code(evd, ia);
 			break;
 		}
-		if (!evd->waitable) {
+		if (!evd->waitable && !lost_wakeup &&
+		    !ref_mutant("evd-wait-ignores-unwaitable")) {
 			rc = REF_ERR(DAT_INVALID_STATE,
 				     DAT_INVALID_STATE_EVD_UNWAITABLE);
 			break;
 		}
+		lost_wakeup = false;
 		if (evd->count >= threshold) {
 			ring_pop(evd, event);
-			*nmore = evd->count;
+			*nmore = evd_nmore(evd);
 			break;
 		}
 		r = ref_waiter_sleep(&w, ia, &deadline, infinite);
@@ -685,21 +918,24 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			if (!evd->aborting && !ia->closing && evd->waitable &&
 			    evd->count >= threshold) {
 				ring_pop(evd, event);
-				*nmore = evd->count;
+				*nmore = evd_nmore(evd);
 			} else if (evd->aborting || ia->closing) {
-				rc = REF_ERR(DAT_ABORT, 0);
+				rc = abort_code(evd, ia);
 			} else {
-				*nmore = evd->count;
+				*nmore = ref_mutant("evd-wait-timeout-nmore-zero") ?
+					 0 : evd->count;
 				rc = REF_ERR(DAT_TIMEOUT_EXPIRED, 0);
 			}
 			break;
 		}
-		if (r == EINTR) {
+		if (r == EINTR && !ref_mutant("evd-wait-restarts-on-eintr")) {
 			*nmore = evd->count;
 			rc = REF_ERR(DAT_INTERRUPTED_CALL, 0);
 			break;
 		}
 	}
+	if (evd_global_waiter == &w)
+		evd_global_waiter = NULL;
 	evd->waiter = NULL;
 	evd->waiters = 0;
 	evd->threshold = 0;

@@ -352,6 +352,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	}
 	fill_ia_attr(ia);
 	fill_provider_attr(ia);
+	ref_conn_ia_attrs(ia);
 	if (!ref_obj_register(&ia->obj, DAT_HANDLE_TYPE_IA, ia)) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto fail_transport;

@@ -213,7 +213,10 @@ static void lmr_release(struct ref_lmr *lmr)
 	struct ref_ia *ia = lmr->obj.ia;
 
 	ref_ctx_remove(ia, lmr->lmr_context);
-	ref_ctx_remove(ia, lmr->rmr_context);
+	if (lmr->tp_mem)	/* rmr_context is the transport's rkey */
+		ref_conn_mem_dereg(ia, lmr->tp_mem);
+	else
+		ref_ctx_remove(ia, lmr->rmr_context);
 	ref_obj_unregister(&lmr->obj);
 	ref_obj_free(lmr);
 }
@@ -357,15 +360,33 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	lmr->priv = priv;
 	lmr->registered_address = addr;
 	lmr->registered_size = size;
+	{
+		/* a hardware transport registers the memory: its rkey is
+		 * the rmr_context (docs/verbs.md) */
+		uint32_t rkey = 0;
+		DAT_RETURN mrc = ref_conn_mem_reg(ia, pz, addr, size, priv,
+						  &lmr->tp_mem, &rkey);
+
+		if (mrc) {
+			ref_obj_free(lmr);
+			rc = mrc;
+			goto out;
+		}
+		if (lmr->tp_mem && (priv & REF_REMOTE_PRIV))
+			lmr->rmr_context = rkey;
+	}
 	lmr->lmr_context = ref_ctx_new(ia, REF_CTX_LMR, lmr);
-	if (priv & REF_REMOTE_PRIV)
+	if ((priv & REF_REMOTE_PRIV) && !lmr->tp_mem)
 		lmr->rmr_context = ref_ctx_new(ia, REF_CTX_LMR_RMR, lmr);
 	lmr->obj.destroy = lmr_destroy;
 	if (!lmr->lmr_context || ((priv & REF_REMOTE_PRIV) &&
 				  !lmr->rmr_context) ||
 	    !ref_obj_register(&lmr->obj, DAT_HANDLE_TYPE_LMR, ia)) {
 		ref_ctx_remove(ia, lmr->lmr_context);
-		ref_ctx_remove(ia, lmr->rmr_context);
+		if (lmr->tp_mem)
+			ref_conn_mem_dereg(ia, lmr->tp_mem);
+		else
+			ref_ctx_remove(ia, lmr->rmr_context);
 		ref_obj_free(lmr);
 		goto out;	/* INSUFFICIENT_RESOURCES */
 	}

@@ -29,11 +29,25 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if (!pz_handle) {
+	if (!pz_handle && !ref_mutant("pz-create-leaks-on-null-pointer")) {
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
 	}
-	if (ia->count[DAT_HANDLE_TYPE_PZ] >= REF_MAX_PZS) {
+	if (pz_handle && ref_mutant("pz-create-singleton")) {
+		struct ref_list *pos;
+
+		ref_list_for_each(pos, &ia->objects) {
+			struct ref_obj *o = ref_container_of(pos, struct ref_obj,
+							     ia_link);
+
+			if (o->type == DAT_HANDLE_TYPE_PZ) {
+				*pz_handle = (DAT_PZ_HANDLE)o;
+				goto out;
+			}
+		}
+	}
+	if (ia->count[DAT_HANDLE_TYPE_PZ] >=
+	    REF_MAX_PZS - (ref_mutant("pz-create-limit-off-by-one") ? 1 : 0)) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
 			     DAT_RESOURCE_PROTECTION_DOMAIN);
 		goto out;
@@ -47,6 +61,10 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 	if (!ref_obj_register(&pz->obj, DAT_HANDLE_TYPE_PZ, ia)) {
 		ref_obj_free(pz);
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out;
+	}
+	if (!pz_handle) {	/* mutant: the check came too late */
+		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
 	}
 	*pz_handle = (DAT_PZ_HANDLE)pz;
@@ -66,12 +84,21 @@ DAT_RETURN ref_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
 			     DAT_INVALID_HANDLE_PZ, &obj);
 	if (rc)
 		return rc;
-	if ((unsigned int)mask & ~(unsigned int)DAT_PZ_FIELD_ALL)
+	if (((unsigned int)mask & ~(unsigned int)DAT_PZ_FIELD_ALL) &&
+	    !ref_mutant("pz-query-mask-unchecked"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	else
+	else if (mask == DAT_PZ_FIELD_ALL ||
+		 !ref_mutant("pz-query-only-all-mask"))
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
+	if (!rc && ref_mutant("pz-query-reports-first-ia")) {
+		static struct ref_ia *first;
+
+		if (!first)
+			first = obj->ia;
+		param->ia_handle = (DAT_IA_HANDLE)first;
+	}
 	ref_obj_release(obj);
 	return rc;
 }
@@ -93,9 +120,15 @@ DAT_RETURN ref_pz_free(DAT_PZ_HANDLE pz_handle)
 		return rc;
 	pz = to_pz(obj);
 	ia = obj->ia;
-	if (pz->users > 0) {
+	if (pz->users > 0 && !ref_mutant("pz-free-ignores-users")) {
 		ref_ia_release(ia);
-		return REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
+		return REF_ERR(DAT_INVALID_STATE,
+			       ref_mutant("pz-free-in-use-no-subtype") ? 0 :
+			       DAT_INVALID_STATE_PZ_IN_USE);
+	}
+	if (ref_mutant("pz-free-keeps-handle")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
 	}
 	ref_obj_unregister(obj);
 	ref_obj_free(pz);

@@ -30,7 +30,12 @@ static void rmr_unbind(struct ref_rmr *rmr, bool touch_lmr)
 {
 	if (!rmr->bound)
 		return;
-	ref_ctx_remove(rmr->obj.ia, rmr->rmr_context);
+	if (rmr->tp_mem) {	/* rmr_context is the transport's rkey */
+		ref_conn_mem_dereg(rmr->obj.ia, rmr->tp_mem);
+		rmr->tp_mem = NULL;
+	} else {
+		ref_ctx_remove(rmr->obj.ia, rmr->rmr_context);
+	}
 	if (touch_lmr)
 		rmr->lmr->users--;
 	rmr->bound = false;
@@ -248,13 +253,26 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	} else if (unbind) {
 		rmr_unbind(rmr, true);
 	} else {
-		ctx = ref_ctx_new(ia, REF_CTX_RMR, rmr);
+		/* A hardware transport registers the window on its own (an
+		 * MR of exactly the window; docs/verbs.md): its rkey is the
+		 * new rmr_context and the old registration goes with the
+		 * old binding. */
+		void *mem = NULL;
+		uint32_t rkey = 0;
+
+		rc = ref_conn_mem_reg(ia, rmr->pz, triplet->virtual_address,
+				      triplet->segment_length, priv, &mem,
+				      &rkey);
+		if (rc)
+			goto out;
+		ctx = mem ? rkey : ref_ctx_new(ia, REF_CTX_RMR, rmr);
 		if (!ctx) {
 			rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
 				     DAT_RESOURCE_MEMORY);
 			goto out;
 		}
 		rmr_unbind(rmr, true);
+		rmr->tp_mem = mem;
 		rmr->bound = true;
 		rmr->lmr = lmr;
 		lmr->users++;

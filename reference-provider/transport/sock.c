@@ -397,7 +397,9 @@ static void conn_set_events(struct sock_conn *c)
 
 	if (c->fd < 0 || (want_out == c->out_armed && want_in == c->in_armed))
 		return;
-	ev.events = (want_in ? EPOLLIN | EPOLLRDHUP : 0) |
+	/* stalled: no EPOLLIN (backpressure), but learn when the peer shut
+	 * down its side - it may have disconnected behind the stalled Send */
+	ev.events = EPOLLRDHUP | (want_in ? EPOLLIN : 0) |
 		    (want_out ? EPOLLOUT : 0);
 	ev.data.ptr = &c->poll;
 	if (epoll_ctl(c->tp->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
@@ -667,8 +669,10 @@ static void conn_forget_user_memory(struct sock_conn *c)
 	}
 	c->rniov = 0;
 	c->rx_token = NULL;
-	if (c->rx == RX_STALLED)
+	if (c->rx == RX_STALLED) {
 		c->rx = RX_PAYLOAD;
+		conn_set_events(c);
+	}
 }
 
 /*
@@ -1425,7 +1429,9 @@ static bool conn_input_batch(struct sock_conn *c)
 	size_t budget = RX_BUDGET;
 	bool drained = false;
 
-	while (budget > 0) {
+	/* Bytes already in rbuf are always processed (epoll would not report
+	 * them again); the budget only limits further reads. */
+	for (;;) {
 		size_t avail = c->rlen - c->rpos;
 		ssize_t n;
 
@@ -1475,6 +1481,8 @@ static bool conn_input_batch(struct sock_conn *c)
 					return false;
 				continue;
 			}
+			if (budget == 0 || drained)
+				break;
 			/* remain > 0, buffer empty: read straight into place */
 			if (c->remain >= DIRECT_MIN && c->rniov > 0) {
 				struct iovec v[REF_MAX_IOV + 1];
@@ -1524,9 +1532,10 @@ static bool conn_input_batch(struct sock_conn *c)
 			c->rlen -= c->rpos;
 			c->rpos = 0;
 		}
-		if (drained)
+		if (drained || budget == 0)
 			break;	/* short read: the socket is empty (level-
-				 * triggered epoll reports anything new) */
+				 * triggered epoll reports anything new); or
+				 * enough for this round */
 		n = read(c->fd, c->rbuf + c->rlen, RBUF_LEN - c->rlen);
 		if (n > 0) {
 			drained = (size_t)n < RBUF_LEN - c->rlen;
@@ -1601,6 +1610,19 @@ static void conn_event(struct sock_conn *c, uint32_t events)
 		}
 		if (c->state == C_CLOSING && ref_list_empty(&c->txq))
 			shutdown(c->fd, SHUT_WR);
+	}
+	if (c->rx == RX_STALLED &&
+	    (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+		/*
+		 * The peer is gone or going while a Send of its waits for a
+		 * receive buffer: that Send can no longer complete (the peer
+		 * flushed it).  Drop it, unacknowledged, and read on to learn
+		 * how the connection ended (DISCONNECT frame or not).
+		 */
+		c->rx = RX_PAYLOAD;
+		c->rniov = 0;
+		c->resume = false;
+		conn_set_events(c);
 	}
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
 		if (!conn_input(c))

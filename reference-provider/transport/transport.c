@@ -7,6 +7,7 @@
  * "sock:[::1]".  An empty string means "sock:127.0.0.1".
  */
 #include "transport.h"
+#include "verbs.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -16,6 +17,9 @@
 
 static const struct ref_transport_ops *const transports[] = {
 	&ref_sock_ops,
+#ifdef REF_WITH_VERBS
+	&ref_verbs_ops,
+#endif
 };
 
 const struct ref_transport_ops *ref_transport_lookup(const char *instance,
@@ -49,6 +53,63 @@ DAT_RETURN ref_conn_ia_open(struct ref_ia *ia, const char *instance_data)
 	if (!ops)
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	return ops->open(ia, params, &ia->transport);
+}
+
+/* Memory registration (ref.h): only hardware transports need it. */
+DAT_RETURN ref_conn_mem_reg(struct ref_ia *ia, struct ref_pz *pz,
+			    DAT_VADDR addr, DAT_VLEN len,
+			    DAT_MEM_PRIV_FLAGS priv, void **mem,
+			    uint32_t *rkey)
+{
+	*mem = NULL;
+	*rkey = 0;
+#ifdef REF_WITH_VERBS
+	if (ia->transport && ia->transport->ops == &ref_verbs_ops)
+		return ref_verbs_mem_reg(ia->transport, pz, addr, len, priv,
+					 mem, rkey);
+#else
+	(void)ia;
+	(void)pz;
+	(void)addr;
+	(void)len;
+	(void)priv;
+#endif
+	return DAT_SUCCESS;
+}
+
+void ref_conn_mem_dereg(struct ref_ia *ia, void *mem)
+{
+#ifdef REF_WITH_VERBS
+	if (mem && ia->transport && ia->transport->ops == &ref_verbs_ops)
+		ref_verbs_mem_dereg(ia->transport, mem);
+#else
+	(void)ia;
+	(void)mem;
+#endif
+}
+
+/* The transport's limits into the IA's attributes (ia.c, after filling). */
+void ref_conn_ia_attrs(struct ref_ia *ia)
+{
+#ifdef REF_WITH_VERBS
+	if (ia->transport && ia->transport->ops == &ref_verbs_ops)
+		ref_verbs_attrs(ia->transport, &ia->ia_attr,
+				&ia->provider_attr);
+#else
+	(void)ia;
+#endif
+}
+
+/* A DAT SRQ is being freed (srq.c). */
+void ref_conn_srq_free(struct ref_ia *ia, struct ref_srq *srq)
+{
+#ifdef REF_WITH_VERBS
+	if (ia->transport && ia->transport->ops == &ref_verbs_ops)
+		ref_verbs_srq_free(ia->transport, srq);
+#else
+	(void)ia;
+	(void)srq;
+#endif
 }
 
 void ref_conn_ia_close(struct ref_ia *ia)

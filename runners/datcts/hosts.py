@@ -29,7 +29,6 @@ import shlex
 import signal
 import subprocess
 import threading
-import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,6 +226,7 @@ class HostLauncher:
         # are kept current here (values only: a concurrent json.dump of the
         # run document sees a dict of fixed size).
         self.info: dict = {"died": None, "unresolved_cases": 0}
+        self.procs = None              # the run's ProcessTable (stopping: no probes)
 
     # -- to override --
     def wrap(self, argv: list, env: dict) -> list:
@@ -315,6 +315,8 @@ class HostLauncher:
         not be started).  Returns the UNRESOLVED reason when the host died or
         is unreachable, None when the host is fine (the usual CRASH/TIMEOUT
         classification then applies)."""
+        if self.procs is not None and self.procs.stopping:
+            return None  # the run is being interrupted: we ended it
         with self._lock:
             if self.dead is None:
                 why = self.probe()
@@ -322,14 +324,12 @@ class HostLauncher:
                     self._set_dead(why)
             dead = self.dead
         if dead is not None:
-            self.count_unresolved()
             return (f"host {self.host} unreachable: the {what} ended without a result "
                     f"({_how(rc, self.spec.kind)}); {dead['reason']}")
         if killed_by_runner or rc is None:
             return None
         external = rc < 0 and -rc in [int(s) for s in EXTERNAL_SIGNALS]
         if external or (self.spec.kind == "ssh" and rc == 255):
-            self.count_unresolved()
             return (f"host {self.host} died: the {what} ended without a result "
                     f"({_how(rc, self.spec.kind)}), not by datcts and not by a fault "
                     "of its own; the host answers its liveness probe again")
@@ -701,8 +701,21 @@ class HostsRunner(Runner):
             self.hosts[a].roles.add("active")
         for h in hosts:
             h.set_roles()
+            h.launcher.procs = procs
 
     def run(self, case: Case) -> dict:
+        r = self._run(case)
+        if r is not None and not self.procs.stopping:
+            # Count the case against every host whose failure it shows.
+            failed = {d["host_failure"]["host"] for d in r.get("directions") or ()
+                      if d.get("host_failure")}
+            if r.get("host_failure"):
+                failed.add(r["host_failure"]["host"])
+            for name in failed:
+                self.hosts[name].launcher.count_unresolved()
+        return r
+
+    def _run(self, case: Case) -> dict:
         if case.two_node:
             return self._two_node(case)
         launcher = self.hosts[self.single_on].launcher
@@ -713,7 +726,6 @@ class HostsRunner(Runner):
     def _skipped(self, case: Case, dead: list, placement=None) -> dict:
         """A case not started because a host it needs is already dead."""
         h = dead[0]
-        h.count_unresolved()
         r = synthesized(case, "UNRESOLVED", h.dead_message() + "; not started", 0.0)
         r["host_failure"] = {"host": h.host, "reason": h.dead["reason"]}
         r["hosts"] = list(placement) if placement else [h.host]

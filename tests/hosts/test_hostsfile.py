@@ -5,7 +5,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -232,7 +231,7 @@ def test_lost_classifies_host_deaths(tmp_path, monkeypatch):
     # Killed from outside, host answers: UNRESOLVED, host not dead.
     why = la.lost(-9, "", False, "active half")
     assert why.startswith("host b died: the active half ended without a result (killed by SIGKILL)")
-    assert la.dead is None and la.info["unresolved_cases"] == 1
+    assert la.dead is None
     # The probe fails: the host is dead from now on, without probing again.
     answers[0] = "liveness probe exited 255: Cannot open network namespace"
     why = la.lost(255, "", False, "passive half")
@@ -243,3 +242,41 @@ def test_lost_classifies_host_deaths(tmp_path, monkeypatch):
     assert la.lost(-11, "", False, "x").startswith("host b unreachable")
     with pytest.raises(OSError):
         la.start(["true"], stdin=subprocess.DEVNULL)
+
+
+def test_a_local_host_runs_the_real_cases(build, run_datcts):
+    """The whole path without namespaces: fingerprint through the local
+    launcher, a two-node and a single-node case, host names in the results."""
+    r = run_datcts(f'[[host]]\nname = "here"\nkind = "local"\nbuild_dir = "{build}"\n',
+                   "-k", "dat_ep_connect.established", "-k", "dat_ep_create.returns_handle")
+    assert r.rc == 0, r.stderr
+    two, one = r.results["dat_ep_connect.established"], r.results["dat_ep_create.returns_handle"]
+    assert two["state"] == one["state"] == "PASS"
+    assert two["hosts"] == ["here", "here"] and "directions" not in two  # one host: one direction
+    assert {h["host"] for h in two["halves"].values()} == {"here"}
+    assert one["hosts"] == ["here"]
+    (h,) = r.doc["run"]["hosts"]
+    assert h["name"] == "here" and h["kind"] == "local" and h["target"] is None
+    assert h["dat_conf"] == f"{build}/dat.conf" and h["ia"] == "ref-sock"
+    assert h["library_sha256"] and len(h["library_sha256"]) == 64
+    assert h["roles"] == ["single", "passive", "active"]
+    assert r.doc["run"]["provider"]["library_sha256"] == h["library_sha256"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--ia", "ref-sock"], "--ia cannot be combined with --hosts"),
+    (["--placement", "passive-on=here,active-on=there"], "no host 'there'"),
+    (["--single-on", "there"], "--single-on 'there': no such host"),
+])
+def test_bad_options_exit_2(build, run_datcts, extra, words):
+    r = run_datcts(f'[[host]]\nname = "here"\nkind = "local"\nbuild_dir = "{build}"\n',
+                   "-k", "dat_ep_connect.established", *extra)
+    assert r.rc == 2 and words in r.stderr, r.stderr
+
+
+def test_a_host_without_the_build_is_named(build, run_datcts, tmp_path):
+    r = run_datcts(f'[[host]]\nname = "here"\nkind = "local"\nbuild_dir = "{build}"\n'
+                   f'[[host]]\nname = "empty"\nkind = "local"\nbuild_dir = "{tmp_path}"\n',
+                   "-k", "dat_ep_connect.established")
+    assert r.rc == 2
+    assert "host empty (local): no datcts-cases-" in r.stderr and "build datcts there" in r.stderr

@@ -174,6 +174,23 @@ static inline DAT_DTO_COMPLETION_STATUS cf_dto(DAT_EVD_HANDLE evd,
 	return ev.event_data.dto_completion_event_data.status;
 }
 
+static inline void cf_ep_attr_default(DAT_EP_ATTR *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->service_type = DAT_SERVICE_TYPE_RC;
+	a->max_message_size = 65536;
+	a->max_rdma_size = 65536;
+	a->max_recv_dtos = 16;
+	a->max_request_dtos = 16;
+	a->max_recv_iov = 4;
+	a->max_request_iov = 4;
+	a->max_rdma_read_iov = 4;
+	a->max_rdma_write_iov = 4;
+	a->max_rdma_read_in = 4;
+	a->max_rdma_read_out = 4;
+	a->srq_soft_hw = DAT_HW_DEFAULT;
+}
+
 static inline DAT_EP_HANDLE cf_ep(struct cf_side *s, DAT_SRQ_HANDLE srq)
 {
 	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;

@@ -1,0 +1,1677 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verbs.c - the rdma-core transport of the reference provider ("verbs").
+ *
+ * A hardware RC transport (REF_TP_CAP_HW_RECV, transport.h): one RC queue
+ * pair per connected EP, connected through librdmacm (connection
+ * qualifiers are rdma_cm ports on the IA address), work requests mapped
+ * 1:1 to ibv_post_send / ibv_post_recv / ibv_post_srq_recv, completions
+ * reported to core with ref_tp_wr_done (requests) or completed directly
+ * (receives, which core matched to nothing: the HCA did).  Design and
+ * the DAT <-> verbs mapping: docs/verbs.md.
+ *
+ * Instance data: "verbs:<ibdev or netdev>[:<IPv4 address>]".  Without an
+ * address the IA address is the first IPv4 address that rdma_cm binds to
+ * the named device (or the address of the named netdev).
+ *
+ * Objects:
+ *  - one ibv_pd per DAT PZ (made lazily, kept until the IA closes), so the
+ *    HCA enforces the PZ of remote accesses;
+ *  - one CQ per connection, attached to the IA's completion channel:
+ *    releasing a connection destroys its QP and CQ at once, so no
+ *    completion ever names a work request core has already flushed;
+ *  - one ibv_srq per DAT SRQ (made when its first EP gets a QP), sized to
+ *    the IA maximum: core keeps the DAT depth, watermark and accounting.
+ *
+ * Private data: rdma_cm carries at most 56 bytes in a connect request
+ * over IB/RoCE (196 in a reply) and 256 bytes over iWARP, and IB pads it
+ * to the full size.  Every private data block this transport sends starts
+ * with a 2-byte header: length, kind ('C' connect, 'A' accept, 'P'
+ * Consumer reject, 'N' provider reject), so the receiver recovers the
+ * exact length and tells a peer reject from a non-peer one.  The provider
+ * attribute max_private_data_size says what is left (54 / 254).
+ *
+ * Threading: a progress thread per IA waits in epoll on the rdma_cm event
+ * channel, the completion channel, the device's async fd and a wake-up
+ * eventfd, then runs one progress round with ia->lock held.  Every event
+ * is acknowledged before core hears about it (core may destroy ids, QPs
+ * and CQs inside the upcall; their destroy waits for unacked events).
+ */
+#include "conn_priv.h"
+#include "verbs.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <infiniband/verbs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <rdma/rdma_cma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PD_HDR		2	/* private data header: length, kind */
+#define IB_REQ_PDATA	56	/* rdma_cm over IB/RoCE: REQ user bytes */
+#define IW_PDATA	256	/* iWARP MPA private data */
+#define RESOLVE_MS	2000	/* rdma_resolve_addr / _route timeouts */
+#define SRQ_DEPTH	REF_MAX_DTOS
+
+enum v_kind { K_WAKE, K_CM, K_COMP, K_ASYNC, K_INNER };
+
+struct v_poll {
+	enum v_kind kind;
+};
+
+enum v_state {
+	V_ADDR,		/* active: resolving the address */
+	V_ROUTE,	/* active: resolving the route */
+	V_REQ_SENT,	/* active: rdma_connect sent */
+	V_PENDING,	/* passive: request delivered to core */
+	V_ACCEPTING,	/* passive: rdma_accept sent */
+	V_ESTABLISHED,
+	V_DEAD,
+};
+
+struct v_tp;
+
+struct v_listener {
+	struct ref_list link;
+	struct v_tp *tp;
+	struct rdma_cm_id *id;
+	void *ctx;
+	DAT_CONN_QUAL qual;
+};
+
+struct v_conn {
+	struct ref_tp_conn base;
+	struct v_tp *tp;
+	struct ref_list link;		/* tp->conns or tp->dead */
+	struct rdma_cm_id *id;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	enum v_state state;
+	bool released;			/* core let go: no more upcalls */
+	bool cq_ready;			/* completion event seen */
+	int fail_pending;		/* enum ref_tp_fail to report, or -1 */
+	bool close_pending;		/* conn_closed(broken) to report */
+	DAT_CONN_QUAL qual;
+	uint8_t *pdata;			/* connect private data (with header) */
+	int pdata_len;
+	bool has_deadline;
+	struct timespec deadline;
+	uint64_t rx_msn;
+	struct ref_srq *srq;		/* SRQ of the EP the QP serves */
+};
+
+struct v_pd {
+	struct ref_list link;
+	struct ref_pz *pz;
+	struct ibv_pd *pd;
+};
+
+struct v_srq {
+	struct ref_list link;
+	struct ref_srq *srq;
+	struct ibv_srq *hw;
+};
+
+struct v_tp {
+	struct ref_transport base;
+	char dev[64];
+	struct sockaddr_storage addr;
+	struct ibv_context *ctx;	/* librdmacm's context of the device */
+	struct ibv_device_attr dattr;
+	bool iwarp;
+	struct rdma_event_channel *cm;
+	struct ibv_comp_channel *comp;
+	int epfd;			/* inner: cm, comp, async */
+	int outer;			/* progress thread: inner + wake */
+	int wakefd;
+	struct v_poll p_wake, p_cm, p_comp, p_async, p_inner;
+	pthread_t thread;
+	bool thread_started, stop, detached;
+	int pollers;
+	struct ref_list conns, dead, listeners, pds, srqs;
+};
+
+static void conn_release(struct v_conn *c);
+static void tp_round(struct v_tp *tp);
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static struct timespec now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void tp_wake(struct v_tp *tp)
+{
+	uint64_t one = 1;
+	ssize_t r = write(tp->wakefd, &one, sizeof(one));
+
+	(void)r;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static socklen_t sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					 : sizeof(struct sockaddr_in);
+}
+
+static void sa_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+static int max_pdata(const struct v_tp *tp)
+{
+	return (tp->iwarp ? IW_PDATA : IB_REQ_PDATA) - PD_HDR;
+}
+
+/* Private data with our header; @out holds PD_HDR + len bytes. */
+static int pdata_wrap(uint8_t *out, char kind, const void *p, DAT_COUNT len)
+{
+	out[0] = (uint8_t)len;
+	out[1] = (uint8_t)kind;
+	if (len > 0)
+		memcpy(out + PD_HDR, p, (size_t)len);
+	return PD_HDR + (int)len;
+}
+
+/* Decodes a received block: payload, length and kind (0 if none). */
+static const void *pdata_unwrap(const void *p, uint8_t len, DAT_COUNT *out,
+				char *kind)
+{
+	const uint8_t *b = p;
+
+	*out = 0;
+	*kind = 0;
+	if (!b || len < PD_HDR || b[0] > len - PD_HDR)
+		return NULL;
+	*out = b[0];
+	*kind = (char)b[1];
+	return b + PD_HDR;
+}
+
+static DAT_DTO_COMPLETION_STATUS wc_status(enum ibv_wc_status s)
+{
+	switch (s) {
+	case IBV_WC_SUCCESS:
+		return DAT_DTO_SUCCESS;
+	case IBV_WC_LOC_LEN_ERR:
+		return DAT_DTO_ERR_LOCAL_LENGTH;
+	case IBV_WC_LOC_QP_OP_ERR:
+	case IBV_WC_LOC_EEC_OP_ERR:
+		return DAT_DTO_ERR_LOCAL_EP;
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_MW_BIND_ERR:
+		return DAT_DTO_ERR_LOCAL_PROTECTION;
+	case IBV_WC_WR_FLUSH_ERR:
+		return DAT_DTO_ERR_FLUSHED;
+	case IBV_WC_BAD_RESP_ERR:
+		return DAT_DTO_ERR_BAD_RESPONSE;
+	case IBV_WC_LOC_ACCESS_ERR:
+		return DAT_DTO_ERR_LOCAL_PROTECTION;
+	case IBV_WC_REM_ACCESS_ERR:
+		return DAT_DTO_ERR_REMOTE_ACCESS;
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR:
+		return DAT_DTO_ERR_REMOTE_RESPONDER;
+	case IBV_WC_RETRY_EXC_ERR:
+		return DAT_DTO_ERR_TRANSPORT;
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return DAT_DTO_ERR_RECEIVER_NOT_READY;
+	default:
+		return DAT_DTO_ERR_TRANSPORT;
+	}
+}
+
+/* ---- protection domains, SRQs --------------------------------------------------- */
+
+static struct ibv_pd *pd_for(struct v_tp *tp, struct ref_pz *pz)
+{
+	struct ref_list *pos;
+	struct v_pd *p;
+
+	ref_list_for_each(pos, &tp->pds) {
+		p = ref_container_of(pos, struct v_pd, link);
+		if (p->pz == pz)
+			return p->pd;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pd = ibv_alloc_pd(tp->ctx);
+	if (!p->pd) {
+		free(p);
+		return NULL;
+	}
+	p->pz = pz;
+	ref_list_add_tail(&tp->pds, &p->link);
+	return p->pd;
+}
+
+static struct v_srq *srq_find(struct v_tp *tp, struct ref_srq *srq)
+{
+	struct ref_list *pos;
+
+	ref_list_for_each(pos, &tp->srqs) {
+		struct v_srq *s = ref_container_of(pos, struct v_srq, link);
+
+		if (s->srq == srq)
+			return s;
+	}
+	return NULL;
+}
+
+static struct v_srq *srq_get(struct v_tp *tp, struct ref_srq *srq)
+{
+	struct v_srq *s = srq_find(tp, srq);
+	struct ibv_srq_init_attr a;
+	struct ibv_pd *pd;
+
+	if (s)
+		return s;
+	pd = pd_for(tp, srq->pz);
+	if (!pd)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	memset(&a, 0, sizeof(a));
+	a.attr.max_wr = (uint32_t)(tp->dattr.max_srq_wr < SRQ_DEPTH ?
+				   tp->dattr.max_srq_wr : SRQ_DEPTH);
+	a.attr.max_sge = (uint32_t)(tp->dattr.max_srq_sge < REF_MAX_IOV ?
+				    tp->dattr.max_srq_sge : REF_MAX_IOV);
+	s->hw = ibv_create_srq(pd, &a);
+	if (!s->hw) {
+		free(s);
+		return NULL;
+	}
+	s->srq = srq;
+	ref_list_add_tail(&tp->srqs, &s->link);
+	return s;
+}
+
+void ref_verbs_srq_free(struct ref_transport *base, struct ref_srq *srq)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	struct v_srq *s = srq_find(tp, srq);
+
+	if (!s)
+		return;
+	ibv_destroy_srq(s->hw);
+	ref_list_del(&s->link);
+	free(s);
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+static int mem_access(DAT_MEM_PRIV_FLAGS priv)
+{
+	int a = 0;
+
+	if (priv & (DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
+		    DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+		a |= IBV_ACCESS_LOCAL_WRITE;
+	if (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG)
+		a |= IBV_ACCESS_REMOTE_READ;
+	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+		a |= IBV_ACCESS_REMOTE_WRITE;
+	return a;
+}
+
+DAT_RETURN ref_verbs_mem_reg(struct ref_transport *base, struct ref_pz *pz,
+			     DAT_VADDR addr, DAT_VLEN len,
+			     DAT_MEM_PRIV_FLAGS priv, void **mem,
+			     uint32_t *rkey)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	struct ibv_pd *pd = pd_for(tp, pz);
+	struct ibv_mr *mr;
+
+	if (!pd)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES,
+			       DAT_RESOURCE_PROTECTION_DOMAIN);
+	mr = ibv_reg_mr(pd, (void *)(uintptr_t)addr, (size_t)len,
+			mem_access(priv));
+	if (!mr)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES,
+			       DAT_RESOURCE_MEMORY_REGION);
+	*mem = mr;
+	*rkey = mr->rkey;
+	return DAT_SUCCESS;
+}
+
+void ref_verbs_mem_dereg(struct ref_transport *tp, void *mem)
+{
+	(void)tp;
+	if (mem)
+		ibv_dereg_mr(mem);
+}
+
+/* The lkey of a posted segment (core already checked it). */
+static bool seg_lkey(struct ref_ia *ia, const DAT_LMR_TRIPLET *t,
+		     uint32_t *lkey)
+{
+	struct ref_lmr *lmr = ref_ctx_find(ia, t->lmr_context, REF_CTX_LMR);
+
+	if (!lmr || !lmr->tp_mem)
+		return false;
+	*lkey = ((struct ibv_mr *)lmr->tp_mem)->lkey;
+	return true;
+}
+
+/* Scatter/gather list of @dto, at most @len bytes. */
+static int dto_sge(struct ref_ia *ia, const struct ref_dto *dto,
+		   uint64_t len, struct ibv_sge *sge)
+{
+	int n = 0;
+
+	for (int i = 0; i < dto->nseg && len > 0; i++) {
+		uint64_t k = dto->seg[i].len;
+
+		if (k == 0)
+			continue;
+		if (k > len)
+			k = len;
+		if (!seg_lkey(ia, &dto->iov[i], &sge[n].lkey))
+			return -1;
+		sge[n].addr = (uint64_t)(uintptr_t)dto->seg[i].ptr;
+		sge[n].length = (uint32_t)k;
+		len -= k;
+		n++;
+	}
+	return n;
+}
+
+/* ---- connection objects ------------------------------------------------------------ */
+
+static struct v_conn *conn_new(struct v_tp *tp, struct rdma_cm_id *id)
+{
+	struct v_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->base.tp = &tp->base;
+	c->tp = tp;
+	c->id = id;
+	c->fail_pending = -1;
+	if (id)
+		id->context = c;
+	ref_list_add_tail(&tp->conns, &c->link);
+	return c;
+}
+
+/* Destroys QP and CQ now: no completion can name a DTO after this. */
+static void conn_drop_hw(struct v_conn *c)
+{
+	if (c->qp) {
+		if (c->id && c->id->qp == c->qp)
+			rdma_destroy_qp(c->id);
+		else
+			ibv_destroy_qp(c->qp);
+		c->qp = NULL;
+	}
+	if (c->cq) {
+		ibv_destroy_cq(c->cq);
+		c->cq = NULL;
+	}
+}
+
+static void conn_kill(struct v_conn *c)
+{
+	conn_drop_hw(c);
+	if (c->id) {
+		c->id->context = NULL;
+		rdma_destroy_id(c->id);
+		c->id = NULL;
+	}
+	c->state = V_DEAD;
+	c->has_deadline = false;
+	free(c->pdata);
+	c->pdata = NULL;
+	if (c->released) {
+		ref_list_del(&c->link);
+		ref_list_add_tail(&c->tp->dead, &c->link);
+	}
+}
+
+static void conn_release(struct v_conn *c)
+{
+	c->released = true;
+	c->base.ep = NULL;
+	c->fail_pending = -1;
+	c->close_pending = false;
+	conn_kill(c);
+}
+
+/* Posts every receive of the EP (or its SRQ) not yet given to the HCA. */
+static int post_recvs(struct v_conn *c, struct ref_ep *ep)
+{
+	struct ref_ia *ia = ep->obj.ia;
+	struct ref_list *pos, *head;
+	struct v_srq *s = NULL;
+
+	if (ep->srq) {
+		s = srq_get(c->tp, ep->srq);
+		if (!s)
+			return -1;
+		head = &ep->srq->free_q;
+	} else {
+		head = &ep->recv_q;
+	}
+	ref_list_for_each(pos, head) {
+		struct ref_dto *dto = ref_container_of(pos, struct ref_dto,
+						       link);
+		struct ibv_sge sge[REF_MAX_IOV];
+		struct ibv_recv_wr wr, *bad;
+		int n;
+
+		if (dto->issued)
+			continue;
+		n = dto_sge(ia, dto, UINT64_MAX, sge);
+		if (n < 0)
+			return -1;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = (uint64_t)(uintptr_t)dto;
+		wr.sg_list = sge;
+		wr.num_sge = n;
+		if (s ? ibv_post_srq_recv(s->hw, &wr, &bad)
+		      : ibv_post_recv(c->qp, &wr, &bad))
+			return -1;
+		dto->issued = true;
+	}
+	/* keep core calling rx_resume after every receive post */
+	ep->rx_stalled = true;
+	return 0;
+}
+
+/* Creates CQ and QP for @ep on the connection's cm id. */
+static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
+{
+	struct v_tp *tp = c->tp;
+	struct ibv_qp_init_attr qa;
+	struct ibv_pd *pd;
+	struct v_srq *s = NULL;
+	int sq = ep->attr.max_request_dtos + 1;
+	int rq = ep->srq ? 0 : ep->attr.max_recv_dtos + 1;
+	int sge = tp->dattr.max_sge < REF_MAX_IOV ? tp->dattr.max_sge
+						  : REF_MAX_IOV;
+	int cqe;
+
+	if (!ep->pz)
+		return -1;
+	pd = pd_for(tp, ep->pz);
+	if (!pd)
+		return -1;
+	if (ep->srq) {
+		s = srq_get(tp, ep->srq);
+		if (!s)
+			return -1;
+	}
+	cqe = sq + (ep->srq ? SRQ_DEPTH : rq) + 16;
+	if (cqe > tp->dattr.max_cqe)
+		cqe = tp->dattr.max_cqe;
+	c->cq = ibv_create_cq(tp->ctx, cqe, c, tp->comp, 0);
+	if (!c->cq)
+		return -1;
+	if (ibv_req_notify_cq(c->cq, 0))
+		return -1;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_context = c;
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.srq = s ? s->hw : NULL;
+	qa.qp_type = IBV_QPT_RC;
+	qa.sq_sig_all = 1;
+	qa.cap.max_send_wr = (uint32_t)sq;
+	qa.cap.max_recv_wr = (uint32_t)(s ? 0 : rq);
+	qa.cap.max_send_sge = (uint32_t)sge;
+	qa.cap.max_recv_sge = s ? 0 : (uint32_t)sge;
+	if (rdma_create_qp(c->id, pd, &qa))
+		return -1;
+	c->qp = c->id->qp;
+	c->srq = ep->srq;
+	c->rx_msn = 0;
+	return post_recvs(c, ep);
+}
+
+static void conn_param(struct v_conn *c, struct rdma_conn_param *p,
+		       const void *pdata, int len)
+{
+	int rd = c->tp->dattr.max_qp_rd_atom;
+	int ird = c->tp->dattr.max_qp_init_rd_atom;
+
+	memset(p, 0, sizeof(*p));
+	p->private_data = pdata;
+	p->private_data_len = (uint8_t)len;
+	p->responder_resources = (uint8_t)(rd < REF_MAX_RDMA_READ ? rd :
+					   REF_MAX_RDMA_READ);
+	p->initiator_depth = (uint8_t)(ird < REF_MAX_RDMA_READ ? ird :
+				       REF_MAX_RDMA_READ);
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;		/* infinite: wait for a buffer */
+}
+
+/* ---- ops: listen -------------------------------------------------------------------- */
+
+static DAT_RETURN v_listen(struct ref_transport *base, DAT_CONN_QUAL *qual,
+			   void *ctx, struct ref_tp_listener **out)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	struct sockaddr_storage ss = tp->addr;
+	struct v_listener *l;
+	struct rdma_cm_id *id;
+
+	if (*qual > 65535)
+		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	if (rdma_create_id(tp->cm, &id, l, RDMA_PS_TCP)) {
+		free(l);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	sa_set_port(&ss, (uint16_t)*qual);
+	if (rdma_bind_addr(id, (struct sockaddr *)&ss)) {
+		int e = errno;
+
+		rdma_destroy_id(id);
+		free(l);
+		if (*qual == 0)
+			return REF_ERR(DAT_CONN_QUAL_UNAVAILABLE, 0);
+		if (e == EADDRINUSE || e == EACCES)
+			return REF_ERR(DAT_CONN_QUAL_IN_USE, 0);
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNSUPPORTED);
+	}
+	if (rdma_listen(id, 128)) {
+		int e = errno;
+
+		rdma_destroy_id(id);
+		free(l);
+		if (*qual == 0)
+			return REF_ERR(DAT_CONN_QUAL_UNAVAILABLE, 0);
+		(void)e;
+		return REF_ERR(DAT_CONN_QUAL_IN_USE, 0);
+	}
+	l->tp = tp;
+	l->id = id;
+	l->ctx = ctx;
+	l->qual = ntohs(rdma_get_src_port(id));
+	ref_list_add_tail(&tp->listeners, &l->link);
+	*qual = l->qual;
+	*out = (struct ref_tp_listener *)l;
+	return DAT_SUCCESS;
+}
+
+static void v_unlisten(struct ref_tp_listener *lb)
+{
+	struct v_listener *l = (struct v_listener *)lb;
+
+	rdma_destroy_id(l->id);
+	ref_list_del(&l->link);
+	free(l);
+}
+
+/* ---- ops: connect / accept / reject / disconnect ------------------------------------- */
+
+static DAT_RETURN v_connect(struct ref_transport *base, struct ref_ep *ep,
+			    const struct sockaddr *addr, DAT_CONN_QUAL qual,
+			    DAT_TIMEOUT timeout, const void *pdata,
+			    DAT_COUNT pdata_len, struct ref_tp_conn **out)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	struct sockaddr_storage dst, src = tp->addr;
+	struct rdma_cm_id *id;
+	struct v_conn *c;
+
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (qual == 0 || qual > 65535)
+		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (pdata_len > max_pdata(tp))
+		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (addr->sa_family != tp->addr.ss_family)
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNREACHABLE);
+	memset(&dst, 0, sizeof(dst));
+	memcpy(&dst, addr, sa_len(addr));
+	sa_set_port(&dst, (uint16_t)qual);
+	sa_set_port(&src, 0);
+	if (rdma_create_id(tp->cm, &id, NULL, RDMA_PS_TCP))
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	c = conn_new(tp, id);
+	if (!c) {
+		rdma_destroy_id(id);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	c->pdata = malloc(PD_HDR + (size_t)pdata_len);
+	if (!c->pdata) {
+		c->released = true;
+		conn_kill(c);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	c->pdata_len = pdata_wrap(c->pdata, 'C', pdata, pdata_len);
+	c->base.ep = ep;
+	c->qual = qual;
+	c->state = V_ADDR;
+	if (timeout != DAT_TIMEOUT_INFINITE) {
+		struct timespec d = now_mono();
+
+		d.tv_sec += (time_t)(timeout / 1000000u);
+		d.tv_nsec += (long)(timeout % 1000000u) * 1000L;
+		if (d.tv_nsec >= 1000000000L) {
+			d.tv_sec++;
+			d.tv_nsec -= 1000000000L;
+		}
+		c->has_deadline = true;
+		c->deadline = d;
+	}
+	if (rdma_resolve_addr(id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, RESOLVE_MS)) {
+		c->fail_pending = REF_TP_UNREACHABLE;
+		tp_wake(tp);
+	}
+	*out = &c->base;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN v_accept(struct ref_tp_conn *cb, struct ref_ep *ep,
+			   const void *pdata, DAT_COUNT pdata_len)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+	struct rdma_conn_param p;
+	uint8_t buf[IW_PDATA + PD_HDR];
+	int n;
+
+	if (pdata_len > max_pdata(c->tp))
+		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	c->base.ep = ep;
+	if (c->state != V_PENDING || conn_make_qp(c, ep) < 0)
+		goto fail;
+	n = pdata_wrap(buf, 'A', pdata, pdata_len);
+	conn_param(c, &p, buf, n);
+	if (rdma_accept(c->id, &p))
+		goto fail;
+	c->state = V_ACCEPTING;
+	return DAT_SUCCESS;
+fail:
+	/* The active side is gone: ACCEPT_COMPLETION_ERROR, async. */
+	conn_drop_hw(c);
+	c->fail_pending = REF_TP_ACCEPT_ERROR;
+	tp_wake(c->tp);
+	return DAT_SUCCESS;
+}
+
+static void v_reject(struct ref_tp_conn *cb, bool peer)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+	uint8_t buf[PD_HDR];
+
+	if (c->id && c->state == V_PENDING)
+		rdma_reject(c->id, buf, (uint8_t)pdata_wrap(buf, peer ? 'P' : 'N',
+							    NULL, 0));
+	conn_release(c);
+}
+
+static void v_disconnect(struct ref_tp_conn *cb)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+
+	if (c->id && (c->state == V_ESTABLISHED || c->state == V_ACCEPTING ||
+		      c->state == V_REQ_SENT))
+		rdma_disconnect(c->id);
+	conn_release(c);
+}
+
+static void v_abort(struct ref_tp_conn *cb)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+
+	if (c->id && c->state == V_PENDING) {
+		uint8_t buf[PD_HDR];
+
+		rdma_reject(c->id, buf, (uint8_t)pdata_wrap(buf, 'N', NULL, 0));
+	} else if (c->id && c->state != V_DEAD) {
+		rdma_disconnect(c->id);
+	}
+	conn_release(c);
+}
+
+static void v_addresses(struct ref_tp_conn *cb, struct sockaddr_storage *local,
+			DAT_PORT_QUAL *local_port,
+			struct sockaddr_storage *remote,
+			DAT_PORT_QUAL *remote_port)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+	struct sockaddr *sa;
+
+	if (!c->id)
+		return;
+	sa = rdma_get_local_addr(c->id);
+	if (sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
+		memset(local, 0, sizeof(*local));
+		memcpy(local, sa, sa_len(sa));
+		*local_port = ntohs(rdma_get_src_port(c->id));
+	}
+	sa = rdma_get_peer_addr(c->id);
+	if (sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
+		memset(remote, 0, sizeof(*remote));
+		memcpy(remote, sa, sa_len(sa));
+		*remote_port = ntohs(rdma_get_dst_port(c->id));
+	}
+}
+
+/* ---- ops: data ------------------------------------------------------------------------ */
+
+static int post_send(struct v_conn *c, const struct ref_dto *dto,
+		     enum ibv_wr_opcode op, uint64_t len, bool solicited)
+{
+	struct ref_ia *ia = c->tp->base.ia;
+	struct ibv_sge sge[REF_MAX_IOV];
+	struct ibv_send_wr wr, *bad;
+	int n;
+
+	if (c->state != V_ESTABLISHED || !c->qp)
+		return -1;
+	n = dto_sge(ia, dto, len, sge);
+	if (n < 0)
+		goto broken;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uint64_t)(uintptr_t)dto;
+	wr.sg_list = sge;
+	wr.num_sge = n;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (op == IBV_WR_SEND) {
+		if (solicited)
+			wr.send_flags |= IBV_SEND_SOLICITED;
+		if (!c->tp->iwarp) {
+			/* the solicited bit travels as immediate data */
+			wr.opcode = IBV_WR_SEND_WITH_IMM;
+			wr.imm_data = htonl(solicited ? 1u : 0u);
+		}
+	} else {
+		wr.wr.rdma.remote_addr = dto->remote.target_address;
+		wr.wr.rdma.rkey = dto->remote.rmr_context;
+	}
+	if (ibv_post_send(c->qp, &wr, &bad) == 0)
+		return 0;
+broken:
+	/* reported from the progress round, never inside the post */
+	c->close_pending = true;
+	tp_wake(c->tp);
+	return -1;
+}
+
+static int v_send(struct ref_tp_conn *cb, uint64_t seq, uint64_t msn,
+		  bool solicited, const struct ref_dto *dto)
+{
+	(void)seq;
+	(void)msn;
+	return post_send((struct v_conn *)cb, dto, IBV_WR_SEND, UINT64_MAX,
+			 solicited);
+}
+
+static int v_rdma_write(struct ref_tp_conn *cb, uint64_t seq,
+			const struct ref_dto *dto)
+{
+	(void)seq;
+	return post_send((struct v_conn *)cb, dto, IBV_WR_RDMA_WRITE,
+			 UINT64_MAX, false);
+}
+
+static int v_rdma_read(struct ref_tp_conn *cb, uint64_t seq,
+		       const struct ref_dto *dto)
+{
+	(void)seq;
+	return post_send((struct v_conn *)cb, dto, IBV_WR_RDMA_READ,
+			 dto->remote.segment_length, false);
+}
+
+/* Software-RC answers: the HCA does all of this. */
+static void v_ack(struct ref_tp_conn *c, uint64_t seq)
+{
+	(void)c;
+	(void)seq;
+}
+
+static void v_read_resp(struct ref_tp_conn *c, uint64_t seq,
+			const struct iovec *iov, int niov)
+{
+	(void)c;
+	(void)seq;
+	(void)iov;
+	(void)niov;
+}
+
+static void v_nak(struct ref_tp_conn *c, uint64_t seq,
+		  DAT_DTO_COMPLETION_STATUS status)
+{
+	(void)seq;
+	(void)status;
+	v_abort(c);
+}
+
+/* Core queued receives (EP or SRQ): hand the new ones to the HCA. */
+static void v_rx_resume(struct ref_tp_conn *cb)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+	struct ref_ep *ep = c->base.ep;
+
+	if (!ep || c->released || !c->qp)
+		return;
+	if (post_recvs(c, ep) < 0) {
+		c->close_pending = true;
+		tp_wake(c->tp);
+	}
+}
+
+/* ---- completions -------------------------------------------------------------------- */
+
+static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
+		      const struct ibv_wc *wc)
+{
+	DAT_DTO_COMPLETION_STATUS st = wc_status(wc->status);
+	bool solicited = true;
+
+	/* the HCA matched it: move it to the EP's allocated list */
+	ref_list_del(&dto->link);
+	if (dto->srq) {
+		dto->srq->available--;
+		dto->ep = ep;
+	}
+	dto->where = REF_DTO_ALLOCATED;
+	dto->seq = c->rx_msn++;
+	ref_list_add_tail(&ep->rx_alloc, &dto->link);
+	ep->rx_alloc_count++;
+	if (dto->srq)
+		ref_srq_buffer_taken(dto->srq);
+	ref_ep_check_watermarks(ep);
+	if (c->released || ep->conn != &c->base)
+		return;		/* hard watermark broke it: flushed */
+	ref_list_del(&dto->link);
+	ep->rx_alloc_count--;
+	if (!dto->srq)
+		ep->recv_count--;
+	ep->rx_next_msn = dto->seq + 1;
+	if (st == DAT_DTO_SUCCESS && (wc->wc_flags & IBV_WC_WITH_IMM))
+		solicited = ntohl(wc->imm_data) & 1;
+	ref_dto_complete(dto, st, st == DAT_DTO_SUCCESS ? wc->byte_len : 0,
+			 solicited);
+	if (st != DAT_DTO_SUCCESS && !c->released && ep->conn == &c->base)
+		ref_ep_break(ep);
+}
+
+static void conn_poll_cq(struct v_conn *c)
+{
+	struct ibv_wc wc[16];
+	int n;
+
+	while (!c->released && c->cq &&
+	       (n = ibv_poll_cq(c->cq, 16, wc)) > 0) {
+		for (int i = 0; i < n && !c->released; i++) {
+			struct ref_dto *dto =
+				(struct ref_dto *)(uintptr_t)wc[i].wr_id;
+			struct ref_ep *ep = c->base.ep;
+			DAT_DTO_COMPLETION_STATUS st;
+
+			if (!ep || !dto)
+				continue;
+			if (dto->op == REF_WR_RECV) {
+				recv_done(c, ep, dto, &wc[i]);
+				continue;
+			}
+			st = wc_status(wc[i].status);
+			if (dto->op == REF_WR_RDMA_READ && ep->rdma_read_out > 0)
+				ep->rdma_read_out--;
+			ref_tp_wr_done(ep, dto, st,
+				       st == DAT_DTO_SUCCESS ? dto->done : 0);
+			if (st != DAT_DTO_SUCCESS && !c->released &&
+			    ep->conn == &c->base)
+				ref_ep_break(ep);
+		}
+	}
+}
+
+static void tp_comp_events(struct v_tp *tp)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	while (ibv_get_cq_event(tp->comp, &cq, &ctx) == 0) {
+		struct v_conn *c = ctx;
+
+		ibv_ack_cq_events(cq, 1);
+		if (c && c->cq == cq && !c->released) {
+			ibv_req_notify_cq(cq, 0);
+			c->cq_ready = true;
+		}
+	}
+	/* poll every live connection that had an event (re-armed first,
+	 * so nothing arriving now is missed) */
+	for (bool again = true; again;) {
+		struct ref_list *pos;
+
+		again = false;
+		ref_list_for_each(pos, &tp->conns) {
+			struct v_conn *c = ref_container_of(pos, struct v_conn,
+							    link);
+
+			if (!c->cq_ready)
+				continue;
+			c->cq_ready = false;
+			conn_poll_cq(c);
+			again = true;	/* upcalls may have changed the list */
+			break;
+		}
+	}
+}
+
+/* ---- connection events ----------------------------------------------------------------- */
+
+static void conn_fail(struct v_conn *c, enum ref_tp_fail why)
+{
+	struct ref_ep *ep = c->base.ep;
+	bool report = !c->released && ep;
+
+	c->released = true;
+	c->base.ep = NULL;
+	conn_kill(c);
+	if (report)
+		ref_tp_conn_failed(ep, why);
+}
+
+static void conn_broken(struct v_conn *c, bool graceful)
+{
+	struct ref_ep *ep = c->base.ep;
+
+	switch (c->state) {
+	case V_ADDR:
+	case V_ROUTE:
+		conn_fail(c, REF_TP_UNREACHABLE);
+		return;
+	case V_REQ_SENT:
+		conn_fail(c, REF_TP_NON_PEER_REJECTED);
+		return;
+	case V_ACCEPTING:
+		conn_fail(c, REF_TP_ACCEPT_ERROR);
+		return;
+	case V_PENDING:
+		/* core holds it through the CR; accept will fail */
+		conn_drop_hw(c);
+		c->state = V_DEAD;
+		return;
+	case V_ESTABLISHED:
+		c->released = true;
+		c->base.ep = NULL;
+		conn_kill(c);
+		if (ep)
+			ref_tp_conn_closed(ep, graceful);
+		return;
+	default:
+		return;
+	}
+}
+
+static void on_connect_request(struct v_tp *tp, struct rdma_cm_id *id,
+			       struct v_listener *l, const uint8_t *pd,
+			       uint8_t pd_len)
+{
+	struct v_conn *c;
+	struct sockaddr_storage peer;
+	struct sockaddr *sa = rdma_get_peer_addr(id);
+	const void *p;
+	DAT_COUNT len;
+	char kind;
+
+	if (!l || !sa) {
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return;
+	}
+	c = conn_new(tp, id);
+	if (!c) {
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return;
+	}
+	c->state = V_PENDING;
+	c->qual = l->qual;
+	memset(&peer, 0, sizeof(peer));
+	memcpy(&peer, sa, sa_len(sa));
+	p = pdata_unwrap(pd, pd_len, &len, &kind);
+	ref_tp_conn_request(l->ctx, &c->base, (struct sockaddr *)&peer,
+			    ntohs(rdma_get_dst_port(id)), l->qual, p, len);
+}
+
+static void cm_event(struct v_tp *tp, struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = ev->id;
+	enum rdma_cm_event_type type = ev->event;
+	int status = ev->status;
+	uint8_t pd[256];
+	uint8_t pd_len = 0;
+	struct v_listener *l = NULL;
+	struct v_conn *c = NULL;
+	const void *p;
+	DAT_COUNT len;
+	char kind;
+
+	if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
+		pd_len = ev->param.conn.private_data_len;
+		memcpy(pd, ev->param.conn.private_data, pd_len);
+	}
+	if (type == RDMA_CM_EVENT_CONNECT_REQUEST)
+		l = ev->listen_id ? ev->listen_id->context : NULL;
+	else
+		c = id ? id->context : NULL;
+	rdma_ack_cm_event(ev);	/* before any upcall: core may destroy ids */
+
+	if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		on_connect_request(tp, id, l, pd, pd_len);
+		return;
+	}
+	if (!c || c->released || c->state == V_DEAD)
+		return;
+	switch (type) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (c->state != V_ADDR)
+			break;
+		c->state = V_ROUTE;
+		if (rdma_resolve_route(c->id, RESOLVE_MS))
+			conn_fail(c, REF_TP_UNREACHABLE);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED: {
+		struct rdma_conn_param prm;
+
+		if (c->state != V_ROUTE || !c->base.ep)
+			break;
+		if (conn_make_qp(c, c->base.ep) < 0) {
+			conn_fail(c, REF_TP_NON_PEER_REJECTED);
+			break;
+		}
+		conn_param(c, &prm, c->pdata, c->pdata_len);
+		if (rdma_connect(c->id, &prm)) {
+			conn_fail(c, REF_TP_UNREACHABLE);
+			break;
+		}
+		c->state = V_REQ_SENT;
+		break;
+	}
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		conn_fail(c, REF_TP_UNREACHABLE);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		if (c->state == V_REQ_SENT)
+			conn_fail(c, type == RDMA_CM_EVENT_UNREACHABLE ?
+				     REF_TP_UNREACHABLE :
+				     REF_TP_NON_PEER_REJECTED);
+		else
+			conn_broken(c, false);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		(void)status;
+		if (c->state != V_REQ_SENT) {
+			conn_broken(c, false);
+			break;
+		}
+		pdata_unwrap(pd, pd_len, &len, &kind);
+		conn_fail(c, kind == 'P' ? REF_TP_PEER_REJECTED
+					 : REF_TP_NON_PEER_REJECTED);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED: {
+		struct ref_ep *ep = c->base.ep;
+
+		if (c->state == V_REQ_SENT) {
+			c->state = V_ESTABLISHED;
+			c->has_deadline = false;
+			free(c->pdata);
+			c->pdata = NULL;
+			p = pdata_unwrap(pd, pd_len, &len, &kind);
+			if (ep)
+				ref_tp_established(ep, p, len);
+		} else if (c->state == V_ACCEPTING) {
+			c->state = V_ESTABLISHED;
+			if (ep)
+				ref_tp_established(ep, NULL, 0);
+		}
+		break;
+	}
+	case RDMA_CM_EVENT_DISCONNECTED:
+		conn_broken(c, true);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		conn_broken(c, false);
+		break;
+	default:
+		break;
+	}
+}
+
+static void tp_cm_events(struct v_tp *tp)
+{
+	struct rdma_cm_event *ev;
+
+	while (rdma_get_cm_event(tp->cm, &ev) == 0)
+		cm_event(tp, ev);
+}
+
+static struct v_conn *conn_of_qp(struct v_tp *tp, struct ibv_qp *qp)
+{
+	struct ref_list *pos;
+
+	ref_list_for_each(pos, &tp->conns) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+
+		if (c->qp == qp)
+			return c;
+	}
+	return NULL;
+}
+
+static void tp_async_events(struct v_tp *tp)
+{
+	struct ibv_async_event ev;
+
+	while (ibv_get_async_event(tp->ctx, &ev) == 0) {
+		enum ibv_event_type t = ev.event_type;
+		struct ibv_qp *qp = NULL;
+		struct v_conn *c;
+
+		if (t == IBV_EVENT_QP_FATAL || t == IBV_EVENT_QP_REQ_ERR ||
+		    t == IBV_EVENT_QP_ACCESS_ERR)
+			qp = ev.element.qp;
+		ibv_ack_async_event(&ev);
+		switch (t) {
+		case IBV_EVENT_QP_FATAL:
+		case IBV_EVENT_QP_REQ_ERR:
+		case IBV_EVENT_QP_ACCESS_ERR:
+			c = conn_of_qp(tp, qp);
+			if (c && !c->released && c->base.ep)
+				c->close_pending = true;
+			break;
+		case IBV_EVENT_CQ_ERR:
+		case IBV_EVENT_DEVICE_FATAL:
+		case IBV_EVENT_PORT_ERR:
+			ref_ia_post_async(tp->base.ia,
+					  t == IBV_EVENT_DEVICE_FATAL ?
+					  DAT_ASYNC_ERROR_IA_CATASTROPHIC :
+					  DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR,
+					  (DAT_HANDLE)tp->base.ia, 0);
+			break;
+		default:
+			break;	/* SRQ limit: core keeps the watermark */
+		}
+	}
+}
+
+/* Deferred failures, broken connections, connect timeouts. */
+static void tp_timers(struct v_tp *tp)
+{
+	struct timespec now = now_mono();
+
+	for (bool again = true; again;) {
+		struct ref_list *pos;
+
+		again = false;
+		ref_list_for_each(pos, &tp->conns) {
+			struct v_conn *c = ref_container_of(pos, struct v_conn,
+							    link);
+
+			if (c->released)
+				continue;
+			if (c->fail_pending >= 0) {
+				enum ref_tp_fail why = c->fail_pending;
+
+				c->fail_pending = -1;
+				conn_fail(c, why);
+				again = true;
+				break;
+			}
+			if (c->close_pending) {
+				c->close_pending = false;
+				if (c->base.ep && c->state == V_ESTABLISHED) {
+					struct ref_ep *ep = c->base.ep;
+
+					/* core breaks it: abort releases c */
+					ref_ep_break(ep);
+					again = true;
+					break;
+				}
+			}
+			if (c->has_deadline && !ts_before(&now, &c->deadline)) {
+				c->has_deadline = false;
+				conn_fail(c, c->state == V_REQ_SENT ?
+					     REF_TP_TIMED_OUT :
+					     REF_TP_UNREACHABLE);
+				again = true;
+				break;
+			}
+		}
+	}
+}
+
+static int tp_timeout_ms(struct v_tp *tp)
+{
+	struct timespec now = now_mono(), best = { 0, 0 };
+	bool any = false;
+	struct ref_list *pos;
+	long ms;
+
+	ref_list_for_each(pos, &tp->conns) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+
+		if (c->released)
+			continue;
+		if (c->fail_pending >= 0 || c->close_pending)
+			return 0;
+		if (c->has_deadline && (!any || ts_before(&c->deadline, &best))) {
+			best = c->deadline;
+			any = true;
+		}
+	}
+	if (!any)
+		return -1;
+	if (!ts_before(&now, &best))
+		return 0;
+	ms = (long)(best.tv_sec - now.tv_sec) * 1000 +
+	     (best.tv_nsec - now.tv_nsec) / 1000000 + 1;
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+static void tp_reap(struct v_tp *tp)
+{
+	while (!ref_list_empty(&tp->dead)) {
+		struct v_conn *c = ref_container_of(tp->dead.next,
+						    struct v_conn, link);
+
+		ref_list_del(&c->link);
+		free(c);
+	}
+}
+
+/* One progress round, ia->lock held. */
+static void tp_round(struct v_tp *tp)
+{
+	tp_cm_events(tp);
+	tp_comp_events(tp);
+	tp_async_events(tp);
+	tp_timers(tp);
+	tp_reap(tp);
+}
+
+static void *progress_thread(void *arg)
+{
+	struct v_tp *tp = arg;
+	struct ref_ia *ia = tp->base.ia;
+	struct epoll_event evs[4];
+
+	ref_ia_lock(ia);
+	while (!tp->stop) {
+		int timeout = tp_timeout_ms(tp);
+		int n;
+
+		if (tp->detached && (timeout < 0 || timeout > 20))
+			timeout = 20;
+		ref_ia_unlock(ia);
+		n = epoll_wait(tp->outer, evs, 4, timeout);
+		ref_ia_lock(ia);
+		if (tp->stop)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct v_poll *p = evs[i].data.ptr;
+
+			if (p->kind == K_WAKE) {
+				uint64_t v;
+				ssize_t r = read(tp->wakefd, &v, sizeof(v));
+
+				(void)r;
+			}
+		}
+		if (tp->detached && tp->pollers == 0) {
+			struct epoll_event ev = { .events = EPOLLIN };
+
+			ev.data.ptr = &tp->p_inner;
+			if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->epfd,
+				      &ev) == 0)
+				tp->detached = false;
+		}
+		tp_round(tp);
+	}
+	ref_ia_unlock(ia);
+	return NULL;
+}
+
+/* ---- consumer-driven progress (ref_conn_wait) ------------------------------------------ */
+
+static int v_poll_fd(struct ref_transport *base)
+{
+	return ((struct v_tp *)base)->epfd;
+}
+
+static void v_poll_begin(struct ref_transport *base)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+
+	tp->pollers++;
+	if (!tp->detached) {
+		epoll_ctl(tp->outer, EPOLL_CTL_DEL, tp->epfd, NULL);
+		tp->detached = true;
+		tp_wake(tp);
+	}
+}
+
+static void v_poll_end(struct ref_transport *base)
+{
+	((struct v_tp *)base)->pollers--;
+}
+
+static void v_progress(struct ref_transport *base)
+{
+	tp_round((struct v_tp *)base);
+}
+
+/* ---- attributes ------------------------------------------------------------------------ */
+
+static DAT_COUNT min_count(DAT_COUNT a, long long b)
+{
+	return b < a ? (DAT_COUNT)b : a;
+}
+
+void ref_verbs_attrs(struct ref_transport *base, DAT_IA_ATTR *a,
+		     DAT_PROVIDER_ATTR *p)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	const struct ibv_device_attr *d = &tp->dattr;
+	DAT_COUNT sge = min_count(min_count(REF_MAX_IOV, d->max_sge),
+				  d->max_srq_sge);
+
+	a->hardware_version_major = (DAT_UINT32)d->hw_ver;
+	a->max_dto_per_ep = min_count(a->max_dto_per_ep, d->max_qp_wr - 1);
+	a->max_rdma_read_per_ep_in = min_count(a->max_rdma_read_per_ep_in,
+					       d->max_qp_rd_atom);
+	a->max_rdma_read_per_ep_out = min_count(a->max_rdma_read_per_ep_out,
+						d->max_qp_init_rd_atom);
+	a->max_iov_segments_per_dto = sge;
+	a->max_iov_segments_per_rdma_write = min_count(REF_MAX_IOV,
+						       d->max_sge);
+	a->max_iov_segments_per_rdma_read =
+		min_count(REF_MAX_IOV, d->max_sge_rd > 0 ? d->max_sge_rd
+							 : d->max_sge);
+	a->max_srqs = min_count(a->max_srqs, d->max_srq);
+	a->max_recv_per_srq = min_count(a->max_recv_per_srq,
+					d->max_srq_wr < SRQ_DEPTH ?
+					d->max_srq_wr : SRQ_DEPTH);
+	a->max_lmrs = min_count(a->max_lmrs, d->max_mr);
+	if (d->max_mr_size && d->max_mr_size < a->max_lmr_block_size)
+		a->max_lmr_block_size = d->max_mr_size;
+	a->max_pzs = min_count(a->max_pzs, d->max_pd);
+	p->max_private_data_size = max_pdata(tp);
+	/* the HCA checks a receive's keys against the QP's PD */
+	p->srq_ep_pz_difference_supported = DAT_FALSE;
+	if (tp->iwarp)
+		/* no immediate data: a receive cannot tell a solicited Send */
+		p->completion_flags_supported &=
+			~DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+}
+
+/* ---- open / close ------------------------------------------------------------------------ */
+
+/* Does an IPv4 address of this host belong to RDMA device @dev? */
+static bool addr_on_device(const struct sockaddr *sa, const char *dev)
+{
+	struct rdma_cm_id *id;
+	bool yes = false;
+
+	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
+		return false;
+	if (rdma_bind_addr(id, (struct sockaddr *)sa) == 0 && id->verbs &&
+	    strcmp(ibv_get_device_name(id->verbs->device), dev) == 0)
+		yes = true;
+	rdma_destroy_id(id);
+	return yes;
+}
+
+/* IA address and device from "dev[:addr]" (dev: RDMA device or netdev). */
+static int resolve(struct v_tp *tp, const char *params)
+{
+	char buf[128], *ip;
+	struct ifaddrs *ifs = NULL, *i;
+	struct ibv_context **list;
+	int n = 0, found = 0;
+	struct rdma_cm_id *id;
+
+	snprintf(buf, sizeof(buf), "%s", params ? params : "");
+	ip = strchr(buf, ':');
+	if (ip)
+		*ip++ = '\0';
+	if (!buf[0])
+		return -1;
+	memset(&tp->addr, 0, sizeof(tp->addr));
+	if (ip && *ip) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&tp->addr;
+
+		sin->sin_family = AF_INET;
+		if (inet_pton(AF_INET, ip, &sin->sin_addr) != 1)
+			return -1;
+		found = 1;
+	} else if (getifaddrs(&ifs) == 0) {
+		/* a netdev named so, else an address on the RDMA device */
+		for (i = ifs; i && !found; i = i->ifa_next)
+			if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+			    strcmp(i->ifa_name, buf) == 0) {
+				memcpy(&tp->addr, i->ifa_addr,
+				       sizeof(struct sockaddr_in));
+				found = 1;
+			}
+		for (i = ifs; i && !found; i = i->ifa_next)
+			if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+			    !(i->ifa_flags & IFF_LOOPBACK) &&
+			    addr_on_device(i->ifa_addr, buf)) {
+				memcpy(&tp->addr, i->ifa_addr,
+				       sizeof(struct sockaddr_in));
+				found = 1;
+			}
+		freeifaddrs(ifs);
+	}
+	if (!found)
+		return -1;
+	/* the device: what rdma_cm binds the address to */
+	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
+		return -1;
+	if (rdma_bind_addr(id, (struct sockaddr *)&tp->addr) || !id->verbs) {
+		rdma_destroy_id(id);
+		return -1;
+	}
+	snprintf(tp->dev, sizeof(tp->dev), "%s",
+		 ibv_get_device_name(id->verbs->device));
+	rdma_destroy_id(id);
+	list = rdma_get_devices(&n);
+	for (int k = 0; list && k < n; k++)
+		if (strcmp(ibv_get_device_name(list[k]->device), tp->dev) == 0)
+			tp->ctx = list[k];
+	if (list)
+		rdma_free_devices(list);
+	return tp->ctx ? 0 : -1;
+}
+
+static void tp_free(struct v_tp *tp)
+{
+	while (!ref_list_empty(&tp->srqs)) {
+		struct v_srq *s = ref_container_of(tp->srqs.next,
+						   struct v_srq, link);
+
+		ibv_destroy_srq(s->hw);
+		ref_list_del(&s->link);
+		free(s);
+	}
+	while (!ref_list_empty(&tp->pds)) {
+		struct v_pd *p = ref_container_of(tp->pds.next, struct v_pd,
+						  link);
+
+		ibv_dealloc_pd(p->pd);
+		ref_list_del(&p->link);
+		free(p);
+	}
+	if (tp->comp)
+		ibv_destroy_comp_channel(tp->comp);
+	if (tp->cm)
+		rdma_destroy_event_channel(tp->cm);
+	if (tp->epfd >= 0)
+		close(tp->epfd);
+	if (tp->outer >= 0)
+		close(tp->outer);
+	if (tp->wakefd >= 0)
+		close(tp->wakefd);
+	free(tp);
+}
+
+static int watch(int epfd, int fd, struct v_poll *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.ptr = p;
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
+			 struct ref_transport **out)
+{
+	struct v_tp *tp = calloc(1, sizeof(*tp));
+
+	if (!tp)
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	tp->base.ops = &ref_verbs_ops;
+	tp->base.ia = ia;
+	tp->epfd = tp->outer = tp->wakefd = -1;
+	tp->p_wake.kind = K_WAKE;
+	tp->p_cm.kind = K_CM;
+	tp->p_comp.kind = K_COMP;
+	tp->p_async.kind = K_ASYNC;
+	tp->p_inner.kind = K_INNER;
+	ref_list_init(&tp->conns);
+	ref_list_init(&tp->dead);
+	ref_list_init(&tp->listeners);
+	ref_list_init(&tp->pds);
+	ref_list_init(&tp->srqs);
+	if (resolve(tp, params) < 0) {
+		tp_free(tp);
+		return REF_ERR(DAT_INVALID_ADDRESS,
+			       DAT_INVALID_ADDRESS_UNSUPPORTED);
+	}
+	if (ibv_query_device(tp->ctx, &tp->dattr))
+		goto fail;
+	tp->iwarp = tp->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+	tp->cm = rdma_create_event_channel();
+	tp->comp = ibv_create_comp_channel(tp->ctx);
+	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	tp->outer = epoll_create1(EPOLL_CLOEXEC);
+	tp->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!tp->cm || !tp->comp || tp->epfd < 0 || tp->outer < 0 ||
+	    tp->wakefd < 0)
+		goto fail;
+	if (set_nonblock(tp->cm->fd) || set_nonblock(tp->comp->fd) ||
+	    set_nonblock(tp->ctx->async_fd))
+		goto fail;
+	if (watch(tp->epfd, tp->cm->fd, &tp->p_cm) ||
+	    watch(tp->epfd, tp->comp->fd, &tp->p_comp) ||
+	    watch(tp->epfd, tp->ctx->async_fd, &tp->p_async) ||
+	    watch(tp->outer, tp->wakefd, &tp->p_wake) ||
+	    watch(tp->outer, tp->epfd, &tp->p_inner))
+		goto fail;
+	if (pthread_create(&tp->thread, NULL, progress_thread, tp) != 0)
+		goto fail;
+	tp->thread_started = true;
+	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
+	*out = &tp->base;
+	return DAT_SUCCESS;
+fail:
+	tp_free(tp);
+	return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+}
+
+static void v_close(struct ref_transport *base)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	struct ref_ia *ia = base->ia;
+
+	ref_ia_lock(ia);
+	tp->stop = true;
+	tp_wake(tp);
+	ref_ia_unlock(ia);
+	if (tp->thread_started)
+		pthread_join(tp->thread, NULL);
+	while (!ref_list_empty(&tp->conns)) {
+		struct v_conn *c = ref_container_of(tp->conns.next,
+						    struct v_conn, link);
+
+		c->released = true;
+		conn_kill(c);	/* moves it to tp->dead */
+	}
+	tp_reap(tp);
+	while (!ref_list_empty(&tp->listeners)) {
+		struct v_listener *l = ref_container_of(tp->listeners.next,
+							struct v_listener,
+							link);
+
+		v_unlisten((struct ref_tp_listener *)l);
+	}
+	tp_free(tp);
+}
+
+const struct ref_transport_ops ref_verbs_ops = {
+	.name = "verbs",
+	.caps = REF_TP_CAP_HW_RECV,
+	.open = v_open,
+	.close = v_close,
+	.listen = v_listen,
+	.unlisten = v_unlisten,
+	.connect = v_connect,
+	.accept = v_accept,
+	.reject = v_reject,
+	.disconnect = v_disconnect,
+	.addresses = v_addresses,
+	.send = v_send,
+	.rdma_write = v_rdma_write,
+	.rdma_read = v_rdma_read,
+	.ack = v_ack,
+	.read_resp = v_read_resp,
+	.nak = v_nak,
+	.abort = v_abort,
+	.rx_resume = v_rx_resume,
+	.poll_fd = v_poll_fd,
+	.poll_begin = v_poll_begin,
+	.poll_end = v_poll_end,
+	.progress = v_progress,
+};

@@ -1,0 +1,594 @@
+"""`datcts mutate`: proves that the suite can fail.
+
+Every mutant of the reference provider (reference-provider/core/mutants.c,
+switched on with DATREF_MUTANT=<id>) breaks one rule and names the
+clause(s) of that rule.  For each mutant the cases of those clauses run
+with the mutant on; the mutant is
+
+  killed        a case of one of its own clauses ends FAIL, CRASH or TIMEOUT
+                (a crash or a hang is a detection; the state is recorded);
+  killed-other  no case of its own clauses does, but a case of another
+                clause of the same area(s) fails (any bad state), or one of
+                its own cases ends UNRESOLVED (the suite noticed, but not at
+                the clause's check);  with --full the rest of the suite is
+                tried too;
+  survived      everything passes: a missing or weak case, or an equivalent
+                mutant (then the table says why, `survives`);
+  no-case       no case names any of its clauses.
+
+A case that does not PASS without a mutant (the baseline, run in the same
+session) never counts as a kill.  Output: OUT/mutants.json
+(datcts-mutants/1), OUT/mutants.html, and OUT/mutants.jsonl (one line per
+finished run, written as they finish).  Format and workflow:
+docs/mutants.md.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from datcts.discovery import Case, discover, find_binaries, split_multi
+from datcts.execute import LocalLauncher, ProcessTable, Runner
+from datcts.provider import resolve
+
+SCHEMA = "datcts-mutants/1"
+KILL_STATES = ("FAIL", "CRASH", "TIMEOUT")
+BAD_STATES = ("FAIL", "CRASH", "TIMEOUT", "UNRESOLVED")
+STATUSES = ("killed", "killed-other", "survived", "no-case")
+
+
+class MutateError(Exception):
+    """A usage or configuration problem (exit 2)."""
+
+
+def add_parser(sub, add_build_opts) -> None:
+    p = sub.add_parser(
+        "mutate",
+        help="run the cases of each mutant's clauses with that reference-provider "
+             "mutant on and write the kill matrix")
+    add_build_opts(p)
+    p.add_argument("--ia", help="IA of the reference provider (default: the build's dat.conf default)")
+    p.add_argument("--dat-conf", help="dat.conf (default: $DAT_OVERRIDE, else BUILD/dat.conf)")
+    p.add_argument("--mutant", "-m", action="append",
+                   help="mutant id glob (repeat or comma-separate; default: all)")
+    p.add_argument("--quick", action="store_true",
+                   help="only the CI subset (mutants marked quick in the table)")
+    p.add_argument("--full", action="store_true",
+                   help="a mutant no case of its own area kills is tried on the whole suite")
+    p.add_argument("--collateral", action="store_true",
+                   help="run every mutant on the other cases of its area(s) too, to find "
+                        "mutants that break more than their rule")
+    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                   help="case runs in parallel (default: number of CPUs)")
+    p.add_argument("--timeout", type=float, default=20.0,
+                   help="seconds per case run (default: 20)")
+    p.add_argument("--out", default="out", help="output directory (default: ./out)")
+    p.add_argument("--list", action="store_true",
+                   help="print the mutants with their clauses and cases, run nothing")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
+
+
+# ---------------------------------------------------------------- the table
+
+def find_tool(build_dir: Path) -> Path | None:
+    p = build_dir / "bin" / "datref-mutants"
+    return p if p.is_file() and os.access(p, os.X_OK) else None
+
+
+def load_mutants(build_dir: Path, library: str | None) -> dict:
+    """The mutant table, as datref-mutants prints it from the library."""
+    tool = find_tool(build_dir)
+    if tool is None:
+        raise MutateError(f"no {build_dir}/bin/datref-mutants (build the project)")
+    argv = [str(tool)] + ([library] if library else [])
+    try:
+        p = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise MutateError(f"{tool}: {e}") from e
+    if p.returncode != 0:
+        raise MutateError(f"{' '.join(argv)}: exit {p.returncode}: "
+                          f"{p.stderr.decode(errors='replace').strip()}")
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        raise MutateError(f"{tool} printed no JSON: {e}") from e
+    if doc.get("schema") != "datref-mutants/1":
+        raise MutateError(f"{tool}: unknown schema {doc.get('schema')!r}")
+    return doc
+
+
+def load_catalog():
+    try:
+        from datcts_reports import DEFAULT_CATALOG
+        from datcts_reports import catalog as catalog_mod
+    except ImportError:  # pragma: no cover - bin/datcts puts reports/ on the path
+        return None
+    try:
+        return catalog_mod.load(DEFAULT_CATALOG)
+    except Exception:  # noqa: BLE001 - a broken catalog only loses the checks
+        return None
+
+
+def catalog_clauses(cat) -> dict:
+    """clause id -> level."""
+    if cat is None:
+        return {}
+    return {cid: c.level for cid, c in cat.clauses.items()}
+
+
+# ---------------------------------------------------------------- planning
+
+def own_cases(mutant: dict, cases: list) -> list:
+    want = set(mutant["clauses"])
+    return [c for c in cases if want.intersection(c.clauses)]
+
+
+def area_cases(own: list, cases: list) -> list:
+    areas = {c.area for c in own}
+    ids = {c.id for c in own}
+    return [c for c in cases if c.area in areas and c.id not in ids]
+
+
+def select(mutants: list, globs: list, quick: bool) -> list:
+    out = []
+    for m in mutants:
+        if quick and not m.get("quick"):
+            continue
+        if globs and not any(fnmatch.fnmatchcase(m["id"], g) for g in globs):
+            continue
+        out.append(m)
+    return out
+
+
+# ---------------------------------------------------------------- execution
+
+class Executor:
+    """Runs (mutant, case) pairs on a pool; mutant None is the baseline.
+    Each finished run is appended to the journal."""
+
+    def __init__(self, env: dict, timeout: float, jobs: int, journal: Path, quiet: bool):
+        self.env = env
+        self.timeout = timeout
+        self.jobs = jobs
+        self.procs = ProcessTable()
+        self.journal = journal.open("a", encoding="utf-8")
+        self.lock = threading.Lock()
+        self.quiet = quiet
+        self.runs = 0
+        self.busy_s = 0.0
+
+    def _runner(self, mutant: str | None) -> Runner:
+        env = dict(self.env)
+        env.pop("DATREF_MUTANT", None)
+        if mutant:
+            env["DATREF_MUTANT"] = mutant
+        return Runner(LocalLauncher(env), self.timeout, self.procs)
+
+    def _one(self, mutant: str | None, case: Case) -> dict:
+        t0 = time.monotonic()
+        r = self._runner(mutant).run(case)
+        dur = time.monotonic() - t0
+        if r is None:  # interrupted
+            return None
+        rec = {"mutant": mutant, "id": case.id, "state": r["state"],
+               "message": r.get("message", ""), "duration_ms": r.get("duration_ms", 0.0),
+               "file": r.get("file"), "line": r.get("line")}
+        with self.lock:
+            self.runs += 1
+            self.busy_s += dur
+            self.journal.write(json.dumps(rec) + "\n")
+            self.journal.flush()
+        return rec
+
+    def run(self, tasks: list) -> list:
+        """tasks: [(mutant or None, Case)] -> records in the same order."""
+        if not tasks:
+            return []
+        out = [None] * len(tasks)
+        with cf.ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            futs = {pool.submit(self._one, m, c): i for i, (m, c) in enumerate(tasks)}
+            try:
+                for f in cf.as_completed(futs):
+                    out[futs[f]] = f.result()
+            except KeyboardInterrupt:
+                self.procs.stop_all()
+                for f in futs:
+                    f.cancel()
+                raise
+        return out
+
+    def close(self):
+        self.journal.close()
+
+
+# ---------------------------------------------------------------- classification
+
+def _case_entry(case: Case, rec: dict, baseline: dict, own: bool) -> dict:
+    b = baseline.get(case.id)
+    return {
+        "id": case.id,
+        "clauses": list(case.clauses),
+        "own": own,
+        "state": rec["state"],
+        "baseline": b["state"] if b else None,
+        "message": rec["message"],
+        "duration_ms": rec["duration_ms"],
+    }
+
+
+def classify(m: dict, own: list, own_recs: dict, other_recs: dict, baseline: dict,
+             case_by_id: dict, levels: dict) -> dict:
+    """Fills status, killers, reason of mutant record m."""
+    def valid(cid):  # a case that passes without the mutant
+        b = baseline.get(cid)
+        return b is not None and b["state"] == "PASS"
+
+    entries = [_case_entry(c, own_recs[c.id], baseline, True) for c in own if c.id in own_recs]
+    killers = [e for e in entries if e["state"] in KILL_STATES and valid(e["id"])]
+    unresolved = [e for e in entries if e["state"] == "UNRESOLVED" and valid(e["id"])]
+    others = []
+    for cid, rec in other_recs.items():
+        if rec["state"] in BAD_STATES and valid(cid):
+            others.append(_case_entry(case_by_id[cid], rec, baseline, False))
+    m["cases"] = entries + sorted(others, key=lambda e: e["id"])
+    m["killed_by"] = [e["id"] for e in killers]
+    m["kill_states"] = sorted({e["state"] for e in killers})
+    m["other_failures"] = [e["id"] for e in others]
+    m["others_run"] = len(other_recs)
+    unknown = [c for c in m["clauses"] if levels and c not in levels]
+    m["unknown_clauses"] = unknown
+    invalid = [e["id"] for e in entries if not valid(e["id"])]
+    m["baseline_not_passing"] = invalid
+    if not own:
+        m["status"] = "no-case"
+        m["reason"] = m.get("survives") or (
+            "missing case: no case names " + ", ".join(m["clauses"]))
+    elif killers:
+        m["status"] = "killed"
+        m["reason"] = None
+    elif others or unresolved:
+        m["status"] = "killed-other"
+        m["other_failures"] = [e["id"] for e in unresolved] + m["other_failures"]
+        m["reason"] = m.get("survives") or (
+            "weak case: only " + ", ".join(m["other_failures"][:5]) +
+            (" ..." if len(m["other_failures"]) > 5 else "") +
+            " noticed; no case of its own clause(s) fails")
+    else:
+        m["status"] = "survived"
+        if m.get("survives"):
+            m["reason"] = m["survives"]
+        elif invalid and len(invalid) == len(entries):
+            m["reason"] = "its cases do not pass without the mutant: " + ", ".join(invalid)
+        else:
+            m["reason"] = ("missing or weak case: " + ", ".join(e["id"] for e in entries) +
+                           " pass with the mutant on")
+    return m
+
+
+# ---------------------------------------------------------------- the command
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _say(args, msg: str) -> None:
+    if not args.quiet:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _line(m: dict) -> str:
+    st = m["status"]
+    if st == "killed":
+        how = ", ".join(f"{cid}" for cid in m["killed_by"][:2])
+        if len(m["killed_by"]) > 2:
+            how += f" (+{len(m['killed_by']) - 2})"
+        return f"killed        {m['id']:<44} by {how} [{'/'.join(m['kill_states'])}]"
+    return f"{st.upper():<13} {m['id']:<44} {m.get('reason') or ''}"
+
+
+def cmd_mutate(args, cases_dir: Path) -> int:
+    from datcts_reports import runmeta
+
+    build_dir = Path(args.build_dir).resolve()
+    out_dir = Path(args.out).resolve()
+    if args.jobs < 1:
+        raise MutateError("--jobs must be at least 1")
+    if args.timeout <= 0:
+        raise MutateError("--timeout must be positive")
+    if not find_binaries(cases_dir):
+        raise MutateError(f"no datcts-cases-* binaries in {cases_dir} (build the project, "
+                          "or pass --build-dir/--cases-dir)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    setup = resolve(build_dir=build_dir, out_dir=out_dir, ia=args.ia, dat_conf=args.dat_conf,
+                    provider=None, instance_data=None)
+    env = setup.env()
+    env.pop("DATREF_MUTANT", None)
+    library = runmeta.resolve_library(setup.library, env)
+    table = load_mutants(build_dir, library)
+    catalog = load_catalog()
+    levels = catalog_clauses(catalog)
+    cases = discover(cases_dir, env)
+    case_by_id = {c.id: c for c in cases}
+    globs = split_multi(args.mutant)
+    mutants = select(table["mutants"], globs, args.quick)
+    if not mutants:
+        print("datcts: no mutant matches the selection", file=sys.stderr)
+        return 5
+
+    plan = {m["id"]: own_cases(m, cases) for m in mutants}
+    if args.list:
+        for m in mutants:
+            flags = (" [quick]" if m.get("quick") else "") + \
+                    (f" [survives: {m['survives']}]" if m.get("survives") else "")
+            print(f"{m['id']}{flags}\n  breaks {' '.join(m['clauses'])}: {m['what']}")
+            for c in plan[m["id"]]:
+                print(f"    {c.id}")
+            if not plan[m["id"]]:
+                print("    (no case)")
+        print(f"{len(mutants)} mutant(s)", file=sys.stderr)
+        return 0
+
+    # The provider must be the one with the table, honouring the switch.
+    probe = runmeta.find_probe(build_dir, cases_dir)
+    penv = dict(env, DATREF_MUTANT=mutants[0]["id"])
+    attrs, err = runmeta.probe_attributes(probe, setup.ia, penv)
+    active = ((attrs or {}).get("provider") or {}).get("provider_specific_attr", {}) \
+        .get("datcts.mutant") if attrs else None
+    if active != mutants[0]["id"]:
+        raise MutateError(
+            f"IA {setup.ia} does not honour DATREF_MUTANT (datcts.mutant is {active!r}"
+            f"{'; ' + err if err else ''}): mutate needs the reference provider of this build")
+
+    started = _now()
+    t0 = time.monotonic()
+    journal = out_dir / "mutants.jsonl"
+    if journal.exists():
+        journal.unlink()
+    ex = Executor(env, args.timeout, args.jobs, journal, args.quiet)
+    baseline: dict = {}
+    own_recs = {m["id"]: {} for m in mutants}
+    other_recs = {m["id"]: {} for m in mutants}
+    _say(args, f"datcts mutate: {len(mutants)} mutant(s), "
+               f"{sum(len(v) for v in plan.values())} case run(s) of their clauses, "
+               f"--jobs {args.jobs}")
+    try:
+        # Phase 1: baseline of every case involved + each mutant's own cases.
+        union = sorted({c.id for v in plan.values() for c in v}, key=list(case_by_id).index)
+        tasks = [(None, case_by_id[cid]) for cid in union]
+        tasks += [(m["id"], c) for m in mutants for c in plan[m["id"]]]
+        if args.collateral:
+            for m in mutants:
+                extra = area_cases(plan[m["id"]], cases)
+                tasks += [(m["id"], c) for c in extra]
+                for c in extra:
+                    if c.id not in union:
+                        union.append(c.id)
+                        tasks.insert(0, (None, c))
+        _run_into(ex, tasks, baseline, plan, own_recs, other_recs)
+
+        def not_killed():
+            out = []
+            for m in mutants:
+                recs = own_recs[m["id"]]
+                if not any(r["state"] in KILL_STATES and
+                           baseline.get(cid, {}).get("state") == "PASS"
+                           for cid, r in recs.items()):
+                    out.append(m)
+            return out
+
+        # Phase 2: the rest of the area(s) for the mutants not killed yet.
+        if not args.collateral:
+            todo = not_killed()
+            tasks = []
+            for m in todo:
+                extra = area_cases(plan[m["id"]], cases) if plan[m["id"]] else \
+                    _guess_area_cases(m, cases)
+                tasks += [(m["id"], c) for c in extra]
+            base_needed = {c.id for _, c in tasks} - set(baseline)
+            tasks = [(None, case_by_id[cid]) for cid in sorted(base_needed)] + tasks
+            if todo:
+                _say(args, f"datcts mutate: {len(todo)} not killed by their own clauses; "
+                           f"trying the rest of their areas ({len(tasks)} runs)")
+            _run_into(ex, tasks, baseline, plan, own_recs, other_recs)
+
+        # Phase 3 (--full): the whole suite for the survivors.
+        if args.full:
+            todo = [m for m in not_killed()
+                    if not any(r["state"] in BAD_STATES for r in other_recs[m["id"]].values())]
+            tasks = []
+            for m in todo:
+                seen = {c.id for c in plan[m["id"]]} | set(other_recs[m["id"]])
+                tasks += [(m["id"], c) for c in cases if c.id not in seen]
+            base_needed = {c.id for _, c in tasks} - set(baseline)
+            tasks = [(None, case_by_id[cid]) for cid in sorted(base_needed)] + tasks
+            if todo:
+                _say(args, f"datcts mutate: {len(todo)} survivor(s) tried on the whole suite "
+                           f"({len(tasks)} runs)")
+            _run_into(ex, tasks, baseline, plan, own_recs, other_recs)
+    except KeyboardInterrupt:
+        ex.close()
+        print("datcts mutate: interrupted", file=sys.stderr)
+        return 130
+    ex.close()
+    elapsed = time.monotonic() - t0
+
+    results = []
+    for m in mutants:
+        rec = {k: m.get(k) for k in ("id", "clauses", "what", "quick", "survives")}
+        classify(rec, plan[m["id"]], own_recs[m["id"]], other_recs[m["id"]], baseline,
+                 case_by_id, levels)
+        results.append(rec)
+        _say(args, _line(rec))
+
+    doc = build_doc(args, results, baseline, table, setup, library, levels, started,
+                    elapsed, ex, cases, runmeta)
+    write_outputs(out_dir, doc)
+    s = doc["summary"]
+    print(f"datcts mutate: {s['mutants']} mutants: {s['killed']} killed by their own clause "
+          f"({s['kill_rate_own']:.1%}), {s['killed_other']} only by another case, "
+          f"{s['survived']} survived, {s['no_case']} without a case; "
+          f"{ex.runs} runs in {elapsed:.0f} s", file=sys.stderr)
+    for m in results:
+        if m["status"] != "killed":
+            print(f"datcts mutate: {m['status']}: {m['id']}: {m['reason']}", file=sys.stderr)
+    for w in doc["warnings"]:
+        print(f"datcts mutate: warning: {w}", file=sys.stderr)
+    print(f"datcts mutate: kill matrix in {out_dir / 'mutants.json'} and "
+          f"{out_dir / 'mutants.html'}", file=sys.stderr)
+    bad = [m for m in results if m["status"] != "killed" and not m.get("survives")]
+    return 1 if bad or doc["errors"] else 0
+
+
+def _guess_area_cases(m: dict, cases: list) -> list:
+    """Cases of the pages the mutant's clauses are on (no case names the
+    clause itself)."""
+    pages = {c.split(".", 1)[0] for c in m["clauses"]}
+    areas = {c.area for c in cases if c.page in pages}
+    return [c for c in cases if c.area in areas]
+
+
+def _run_into(ex, tasks, baseline, plan, own_recs, other_recs) -> None:
+    own_ids = {mid: {c.id for c in v} for mid, v in plan.items()}
+    for (mid, case), rec in zip(tasks, ex.run(tasks)):
+        if rec is None:
+            raise KeyboardInterrupt
+        if mid is None:
+            baseline[case.id] = rec
+        elif case.id in own_ids[mid]:
+            own_recs[mid][case.id] = rec
+        else:
+            other_recs[mid][case.id] = rec
+
+
+def build_doc(args, results, baseline, table, setup, library, levels, started, elapsed,
+              ex, cases, runmeta) -> dict:
+    from datcts import __version__
+
+    n = len(results)
+    count = {s: sum(1 for m in results if m["status"] == s) for s in STATUSES}
+    equivalent = [m for m in results if m.get("survives") and m["status"] != "killed"]
+    stale = [m["id"] for m in results if m.get("survives") and m["status"] == "killed"]
+    counted = n - len(equivalent)
+    covered = sorted({c for m in results for c in m["clauses"]})
+    shall = sorted(c for c, lv in levels.items() if lv == "shall")
+    warnings = [f"mutant {mid} is marked `survives` but was killed: drop the reason"
+                for mid in stale]
+    errors = []
+    for m in results:
+        if m["unknown_clauses"]:
+            errors.append(f"mutant {m['id']} names clauses missing from the catalog: "
+                          + ", ".join(m["unknown_clauses"]))
+    for e in errors:
+        warnings.append(e)
+    rev, dirty = runmeta.git_revision()
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "datcts", "version": __version__, "git_revision": rev,
+                 "git_dirty": dirty},
+        "run": {
+            "argv": sys.argv[1:],
+            "build_dir": str(Path(args.build_dir).resolve()),
+            "ia": setup.ia,
+            "dat_conf": str(setup.dat_conf),
+            "library": library,
+            "library_sha256": runmeta.sha256_file(library) if library else None,
+            "mode": "quick" if args.quick else ("full" if args.full else "default"),
+            "collateral": bool(args.collateral),
+            "selection": split_multi(args.mutant),
+            "jobs": args.jobs,
+            "timeout_s": args.timeout,
+            "started": started,
+            "finished": _now(),
+            "elapsed_s": round(elapsed, 1),
+            "case_runs": ex.runs,
+            "system": runmeta.system(),
+        },
+        "summary": {
+            "mutants": n,
+            "table_size": len(table["mutants"]),
+            "killed": count["killed"],
+            "killed_other": count["killed-other"],
+            "survived": count["survived"],
+            "no_case": count["no-case"],
+            "equivalent": len(equivalent),
+            "kill_rate_own": count["killed"] / n if n else 0.0,
+            "kill_rate_any": (count["killed"] + count["killed-other"]) / n if n else 0.0,
+            "kill_rate_own_excluding_equivalent":
+                count["killed"] / counted if counted else 0.0,
+            "clauses_with_mutant": len(covered),
+            "shall_clauses": len(shall),
+            "shall_clauses_with_mutant": len(set(covered) & set(shall)),
+        },
+        "baseline": {
+            "cases": len(baseline),
+            "not_passing": sorted(cid for cid, r in baseline.items() if r["state"] != "PASS"),
+        },
+        "warnings": warnings,
+        "errors": errors,
+        "mutants": results,
+    }
+
+
+def write_outputs(out_dir: Path, doc: dict) -> None:
+    tmp = out_dir / "mutants.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(out_dir / "mutants.json")
+    try:
+        html = render_html(doc)
+    except Exception as e:  # noqa: BLE001 - the JSON is the source of truth
+        print(f"datcts mutate: warning: no mutants.html: {e}", file=sys.stderr)
+        return
+    tmp = out_dir / "mutants.html.tmp"
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out_dir / "mutants.html")
+
+
+def render_html(doc: dict) -> str:
+    """A standalone page with the kill matrix (the same section the run
+    report shows when mutants.json sits next to results.json)."""
+    import html as h
+
+    s = doc["summary"]
+    r = doc["run"]
+    rows = []
+    order = {"survived": 0, "no-case": 1, "killed-other": 2, "killed": 3}
+    for m in sorted(doc["mutants"], key=lambda m: (order[m["status"]], m["id"])):
+        by = ", ".join(m["killed_by"]) if m["status"] == "killed" else (m.get("reason") or "")
+        rows.append(
+            f"<tr class='{m['status']}'><td class='mono'>{h.escape(m['id'])}</td>"
+            f"<td><b>{h.escape(m['status'])}</b>"
+            f"{' ' + '/'.join(m['kill_states']) if m['kill_states'] else ''}</td>"
+            f"<td class='mono small'>{'<br>'.join(h.escape(c) for c in m['clauses'])}</td>"
+            f"<td>{h.escape(m['what'])}</td><td class='small'>{h.escape(by)}</td></tr>")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>datcts mutation kill matrix</title>
+<style>
+body {{ font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; }}
+td, th {{ border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top; }}
+.mono {{ font-family: ui-monospace, monospace; }} .small {{ font-size: 12px; }}
+tr.killed td:nth-child(2) {{ color: #2e7d32; }} tr.killed-other td:nth-child(2) {{ color: #ef6c00; }}
+tr.survived td:nth-child(2), tr.no-case td:nth-child(2) {{ color: #d32f2f; }}
+</style></head><body>
+<h1>Mutation kill matrix</h1>
+<p>{s['mutants']} mutants of the reference provider ({r['mode']} run, {r['elapsed_s']} s,
+{r['case_runs']} case runs, --jobs {r['jobs']}):
+<b>{s['killed']}</b> killed by a case of their own clause ({s['kill_rate_own']:.1%}),
+{s['killed_other']} only by another clause's case, {s['survived']} survived,
+{s['no_case']} without a case; {s['equivalent']} declared equivalent or unprovokable.
+{s['shall_clauses_with_mutant']} of {s['shall_clauses']} shall clauses have a mutant.</p>
+<p class="small">Library <span class="mono">{h.escape(str(r['library']))}</span>
+(sha256 <span class="mono">{h.escape(str(r['library_sha256']))}</span>), started {h.escape(r['started'])}.</p>
+<table><tr><th>Mutant</th><th>Status</th><th>Clauses</th><th>What it breaks</th><th>Killed by / reason</th></tr>
+{''.join(rows)}
+</table></body></html>
+"""
