@@ -11,7 +11,8 @@ A case's outcome for one of its clauses:
   UNSUPPORTED, the clause is not optional -> fail
   FAIL/CRASH/TIMEOUT/UNRESOLVED, waived
      by an active waiver with a reason    -> waived
-  FAIL/CRASH/TIMEOUT/UNRESOLVED otherwise -> fail
+  FAIL/CRASH/TIMEOUT/UNRESOLVED otherwise -> fail, except UNRESOLVED
+  because a host of a multi-host run died (host_failure): not-run
 A clause's status is the worst of its cases' outcomes, in the order
 fail > not-run > waived > unsupported > pass; "not-run" when a case exists
 but has no result in this run (not selected, or the run was interrupted),
@@ -53,6 +54,10 @@ def outcome(result: dict, clause: Clause | None) -> str:
         return "pass"
     if st == "UNSUPPORTED":
         return "unsupported" if clause is None or clause.optional else "fail"
+    if st == "UNRESOLVED" and result.get("host_failure"):
+        # A host of a multi-host run died: the clause went unchecked, which
+        # says nothing about the provider (the exit code still fails).
+        return "not-run"
     if st in BAD_STATES:
         w = result.get("waiver") or {}
         if result.get("waived") and str(w.get("reason", "")).strip():

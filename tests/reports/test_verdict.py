@@ -145,3 +145,11 @@ def test_unfinished_cases_of_an_interrupted_run_are_not_run(small_cat):
     doc["summary"]["not_run"] = 0
     doc["summary"]["selected"] -= 1
     assert "run.not_finished: lists 1 case(s), summary.not_run says 0" in validate(doc)
+
+
+def test_dead_host_makes_it_incomplete_not_failing(small_cat):
+    dead = result("dat_ep_free.invalid_handle", "UNRESOLVED")
+    dead["host_failure"] = {"host": "b", "reason": "host b unreachable"}
+    v = verdict(small_cat, replace(all_passing(), "dat_ep_free.invalid_handle", dead))
+    assert v["verdict"] == "incomplete", v["explanation"]
+    assert v["unchecked_shall"] == [{"clause": "dat_ep_free.invalid_handle", "why": "not-run"}]
