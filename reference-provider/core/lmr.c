@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #define LMR_HANDLE_SUB DAT_INVALID_HANDLE_LMR
 #define REF_CTX_MAX_SEQ ((UINT32_C(1) << 30) - 1)
@@ -201,6 +203,40 @@ static bool map_lookup(uintptr_t start, uint64_t len, struct map_info *mi)
 	return true;
 }
 
+/*
+ * Mutant lmr-create-requires-resident-memory: the range must be resident
+ * (a provider that cannot fault pages in).  True when every page is.
+ */
+static bool range_resident(uintptr_t start, uint64_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a = start & ~((uintptr_t)pg - 1);
+	size_t n = (size_t)((start + len - a + (uint64_t)pg - 1) / (uint64_t)pg);
+	unsigned char *v = calloc(n ? n : 1, 1);
+	bool ok = true;
+
+	if (!v)
+		return true;
+	if (mincore((void *)a, n * (size_t)pg, v) == 0)
+		for (size_t i = 0; i < n && ok; i++)
+			ok = v[i] & 1;
+	free(v);
+	return ok;
+}
+
+/*
+ * Mutants lmr-rdma-*-needs-sync / lmr-sync-*-no-op: a provider whose
+ * RDMA goes through a bounce copy of the LMR (kept in step only by the
+ * sync calls) while it advertises lmr_sync_req false.
+ */
+static bool shadow_mutant(void)
+{
+	return ref_mutant("lmr-rdma-read-needs-sync") ||
+	       ref_mutant("lmr-rdma-write-needs-sync") ||
+	       ref_mutant("lmr-sync-read-no-op") ||
+	       ref_mutant("lmr-sync-write-no-op");
+}
+
 /* ---- objects ------------------------------------------------------------------- */
 
 static struct ref_lmr *to_lmr(struct ref_obj *obj)
@@ -218,6 +254,9 @@ static void lmr_release(struct ref_lmr *lmr)
 	else
 		ref_ctx_remove(ia, lmr->rmr_context);
 	ref_obj_unregister(&lmr->obj);
+	if (!ia->closing && (ref_mutant("lmr-free-keeps-local-context") ||
+			     ref_mutant("lmr-free-keeps-rmr-context")))
+		return;	/* a context still maps to it: keep the memory */
 	ref_obj_free(lmr);
 }
 
@@ -278,6 +317,19 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	if (rc)
 		goto out;
 	pz = ref_container_of(o, struct ref_pz, obj);
+	if (type == DAT_MEM_TYPE_LMR && ref_mutant("lmr-create-type-lmr-refused")) {
+		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+		goto out;
+	}
+	if (type == DAT_MEM_TYPE_SHARED_VIRTUAL &&
+	    ref_mutant("lmr-create-shared-unsupported")) {
+		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+		goto out;
+	}
+	if (type != DAT_MEM_TYPE_VIRTUAL && type != DAT_MEM_TYPE_LMR &&
+	    type != DAT_MEM_TYPE_SHARED_VIRTUAL &&
+	    ref_mutant("lmr-create-unknown-type-as-virtual"))
+		type = DAT_MEM_TYPE_VIRTUAL;
 	if (type == DAT_MEM_TYPE_LMR) {
 		rc = ref_obj_lookup(region.for_lmr_handle, DAT_HANDLE_TYPE_LMR,
 				    &o);
@@ -307,7 +359,12 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		break;
 	case DAT_MEM_TYPE_LMR:
 		addr = orig->registered_address;
-		size = orig->registered_size;
+		size = ref_mutant("lmr-create-type-lmr-uses-length") ? length :
+		       orig->registered_size;
+		if (ref_mutant("lmr-create-type-lmr-inherits")) {
+			pz = orig->pz;
+			priv = orig->priv;
+		}
 		break;
 	default:
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
@@ -317,7 +374,8 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	if (size == 0 || size > (DAT_VLEN)UINTPTR_MAX - addr)
 		goto out;
 	rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-	if ((unsigned int)priv & ~(unsigned int)DAT_MEM_PRIV_ALL_FLAG)
+	if (((unsigned int)priv & ~(unsigned int)DAT_MEM_PRIV_ALL_FLAG) &&
+	    !ref_mutant("lmr-create-priv-unchecked"))
 		goto out;
 	if (!lmr_handle) {
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
@@ -336,13 +394,20 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 			goto out;
 		/* state: the platform did not make it shared memory */
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
-		if (type == DAT_MEM_TYPE_SHARED_VIRTUAL && !mi.shared)
+		if (type == DAT_MEM_TYPE_SHARED_VIRTUAL && !mi.shared &&
+		    !ref_mutant("lmr-create-shared-private-accepted"))
 			goto out;
+	}
+	if (ref_mutant("lmr-create-requires-resident-memory") &&
+	    type != DAT_MEM_TYPE_LMR && !range_resident((uintptr_t)addr, size)) {
+		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
 	}
 
 	/* resources */
 	rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
-	if (ia->count[DAT_HANDLE_TYPE_LMR] >= REF_MAX_LMRS)
+	if (ia->count[DAT_HANDLE_TYPE_LMR] >=
+	    REF_MAX_LMRS - (ref_mutant("lmr-create-limit-off-by-one") ? 1 : 0))
 		goto out;
 	lmr = ref_obj_alloc(sizeof(*lmr));
 	if (!lmr) {
@@ -352,14 +417,31 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	lmr->pz = pz;
 	lmr->mem_type = type;
 	lmr->region = region;
-	if (type == DAT_MEM_TYPE_SHARED_VIRTUAL)
+	if (type == DAT_MEM_TYPE_SHARED_VIRTUAL) {
 		memcpy(lmr->shared_id,
 		       *region.for_shared_memory.shared_memory_id,
 		       DAT_LMR_COOKIE_SIZE);
+		if (ref_mutant("lmr-shared-cookie-as-string")) {
+			/* taken as a C string, and reported from our copy */
+			size_t n = strnlen(lmr->shared_id, DAT_LMR_COOKIE_SIZE);
+
+			memset(lmr->shared_id + n, 0, DAT_LMR_COOKIE_SIZE - n);
+			lmr->region.for_shared_memory.shared_memory_id =
+				&lmr->shared_id;
+		}
+	}
 	lmr->length = size;
 	lmr->priv = priv;
 	lmr->registered_address = addr;
 	lmr->registered_size = size;
+	if (ref_mutant("lmr-registered-range-short") && size > 1)
+		lmr->registered_size = size - 1;
+	if (shadow_mutant() && size <= ((DAT_VLEN)64 << 20)) {
+		lmr->shadow = malloc((size_t)size);
+		if (lmr->shadow)
+			memcpy(lmr->shadow, (void *)(uintptr_t)addr,
+			       (size_t)size);
+	}
 	{
 		/* a hardware transport registers the memory: its rkey is
 		 * the rmr_context (docs/verbs.md) */
@@ -376,10 +458,12 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 			lmr->rmr_context = rkey;
 	}
 	lmr->lmr_context = ref_ctx_new(ia, REF_CTX_LMR, lmr);
-	if ((priv & REF_REMOTE_PRIV) && !lmr->tp_mem)
+	if (((priv & REF_REMOTE_PRIV) || ref_mutant("lmr-rmr-context-always")) &&
+	    !lmr->tp_mem)
 		lmr->rmr_context = ref_ctx_new(ia, REF_CTX_LMR_RMR, lmr);
 	lmr->obj.destroy = lmr_destroy;
-	if (!lmr->lmr_context || ((priv & REF_REMOTE_PRIV) &&
+	if (!lmr->lmr_context || (((priv & REF_REMOTE_PRIV) ||
+				   ref_mutant("lmr-rmr-context-always")) &&
 				  !lmr->rmr_context) ||
 	    !ref_obj_register(&lmr->obj, DAT_HANDLE_TYPE_LMR, ia)) {
 		ref_ctx_remove(ia, lmr->lmr_context);
@@ -418,7 +502,8 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 	if (rc)
 		return rc;
 	lmr = to_lmr(obj);
-	if ((unsigned int)mask & ~(unsigned int)DAT_LMR_FIELD_ALL)
+	if (((unsigned int)mask & ~(unsigned int)DAT_LMR_FIELD_ALL) &&
+	    !ref_mutant("lmr-query-mask-unchecked"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
@@ -430,6 +515,8 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 		param->length = lmr->length;
 		param->pz_handle = (DAT_PZ_HANDLE)lmr->pz;
 		param->mem_priv = lmr->priv;
+		if (ref_mutant("lmr-query-privileges-wrong"))
+			param->mem_priv |= DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
 		param->lmr_context = lmr->lmr_context;
 		param->rmr_context = lmr->rmr_context;
 		param->registered_size = lmr->registered_size;
@@ -458,11 +545,27 @@ DAT_RETURN ref_lmr_free(DAT_LMR_HANDLE lmr_handle)
 		return rc;
 	lmr = to_lmr(obj);
 	ia = obj->ia;
-	if (lmr->users > 0) {
+	if (lmr->users > 0 && !ref_mutant("lmr-free-ignores-rmr")) {
 		ref_ia_release(ia);
-		return REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
+		return REF_ERR(DAT_INVALID_STATE,
+			       ref_mutant("lmr-free-in-use-no-subtype") ? 0 :
+			       DAT_INVALID_STATE_LMR_IN_USE);
 	}
-	lmr->pz->users--;
+	if (ref_mutant("lmr-free-keeps-handle")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
+	if (!ref_mutant("lmr-free-keeps-pz-user"))
+		lmr->pz->users--;
+	if (ref_mutant("lmr-free-scribbles") &&
+	    lmr->mem_type == DAT_MEM_TYPE_VIRTUAL &&
+	    (lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
+		memset((void *)(uintptr_t)lmr->registered_address, 0,
+		       (size_t)lmr->registered_size);
+	if (ref_mutant("lmr-free-keeps-local-context"))
+		lmr->lmr_context = 0;	/* stays in the map */
+	if (ref_mutant("lmr-free-keeps-rmr-context"))
+		lmr->rmr_context = 0;	/* stays in the map */
 	lmr_release(lmr);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
@@ -474,10 +577,11 @@ DAT_RETURN ref_lmr_free(DAT_LMR_HANDLE lmr_handle)
  * Memory is coherent here (lmr_sync_req is false), so nothing else to do.
  */
 static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
-			   const DAT_LMR_TRIPLET *segs, DAT_VLEN nsegs)
+			   const DAT_LMR_TRIPLET *segs, DAT_VLEN nsegs, bool rd)
 {
 	struct ref_obj *obj;
 	struct ref_ia *ia;
+	struct ref_pz *pz0 = NULL;
 	DAT_VLEN i;
 	DAT_RETURN rc;
 
@@ -494,11 +598,40 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 		if (!segs[i].segment_length)
 			continue;
 		lmr = ref_ctx_find(ia, segs[i].lmr_context, REF_CTX_LMR);
+		if (!lmr && ref_mutant(rd ? "lmr-sync-read-context-unchecked" :
+					    "lmr-sync-write-context-unchecked"))
+			continue;
+		if (lmr && ref_mutant(rd ? "lmr-sync-read-bounds-unchecked" :
+					   "lmr-sync-write-bounds-unchecked"))
+			continue;
 		if (!lmr || !range_inside(segs[i].virtual_address,
 					  segs[i].segment_length,
 					  lmr->registered_address,
-					  lmr->registered_size))
+					  lmr->registered_size)) {
 			rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+			break;
+		}
+		if (!pz0)
+			pz0 = lmr->pz;
+		if (lmr->pz != pz0 && ref_mutant(rd ? "lmr-sync-read-one-pz" :
+						      "lmr-sync-write-one-pz")) {
+			rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+			break;
+		}
+		if (lmr->shadow && !ref_mutant(rd ? "lmr-sync-read-no-op" :
+						    "lmr-sync-write-no-op")) {
+			/* keep the bounce copy in step (mutants only) */
+			size_t off = (size_t)(segs[i].virtual_address -
+					      lmr->registered_address);
+			void *mem = (void *)(uintptr_t)segs[i].virtual_address;
+
+			if (rd)
+				memcpy((char *)lmr->shadow + off, mem,
+				       (size_t)segs[i].segment_length);
+			else
+				memcpy(mem, (char *)lmr->shadow + off,
+				       (size_t)segs[i].segment_length);
+		}
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -507,13 +640,13 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 DAT_RETURN ref_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle,
 				  const DAT_LMR_TRIPLET *segs, DAT_VLEN nsegs)
 {
-	return lmr_sync(ia_handle, segs, nsegs);
+	return lmr_sync(ia_handle, segs, nsegs, true);
 }
 
 DAT_RETURN ref_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 				   const DAT_LMR_TRIPLET *segs, DAT_VLEN nsegs)
 {
-	return lmr_sync(ia_handle, segs, nsegs);
+	return lmr_sync(ia_handle, segs, nsegs, false);
 }
 
 /* ---- access checks --------------------------------------------------------------- */
@@ -529,6 +662,10 @@ DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 	if (!seg->segment_length)
 		return DAT_SUCCESS;
 	lmr = ref_ctx_find(ia, seg->lmr_context, REF_CTX_LMR);
+	if (lmr && ref_mutant("lmr-local-context-refused"))
+		return REF_ERR(DAT_PRIVILEGES_VIOLATION,
+			       write ? DAT_PRIVILEGES_WRITE :
+				       DAT_PRIVILEGES_READ);
 	if (!lmr) {
 		if (ref_ctx_issued(ia, seg->lmr_context, REF_CTX_LMR))
 			return REF_ERR(DAT_PROTECTION_VIOLATION,
@@ -541,7 +678,7 @@ DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 	if (!range_inside(seg->virtual_address, seg->segment_length,
 			  lmr->registered_address, lmr->registered_size))
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (lmr->pz != pz)
+	if (lmr->pz != pz && !ref_mutant("lmr-local-pz-unchecked"))
 		return REF_ERR(DAT_PROTECTION_VIOLATION,
 			       write ? DAT_PROTECTION_WRITE :
 				       DAT_PROTECTION_READ);
@@ -565,7 +702,8 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
 	DAT_MEM_PRIV_FLAGS priv;
 	struct ref_pz *wpz;
 	struct ref_rmr *rmr;
-	struct ref_lmr *lmr;
+	struct ref_lmr *lmr, *mem;
+	bool is_rmr = false;
 
 	*ptr = NULL;
 	if (!len)
@@ -573,27 +711,66 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
 	rmr = ref_ctx_find(ia, ctx, REF_CTX_RMR);
 	lmr = ref_ctx_find(ia, ctx, REF_CTX_LMR_RMR);
 	if (rmr && rmr->bound && rmr->rmr_context == ctx) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ref_mutant("rmr-bind-effective-late") &&
+		    (now.tv_sec < rmr->active_at.tv_sec ||
+		     (now.tv_sec == rmr->active_at.tv_sec &&
+		      now.tv_nsec < rmr->active_at.tv_nsec)))
+			return DAT_DTO_ERR_REMOTE_ACCESS;	/* not yet */
 		base = rmr->triplet.virtual_address;
 		size = rmr->triplet.segment_length;
 		priv = rmr->priv;
 		wpz = rmr->pz;
-	} else if (lmr && lmr->rmr_context == ctx) {
+		mem = rmr->lmr;
+		is_rmr = true;
+	} else if (rmr && rmr->bound && rmr->old_context == ctx &&
+		   ref_mutant("rmr-bind-old-context-kept")) {
+		base = rmr->old_triplet.virtual_address;
+		size = rmr->old_triplet.segment_length;
+		priv = rmr->priv;
+		wpz = rmr->pz;
+		mem = rmr->lmr;
+		is_rmr = true;
+	} else if (lmr && lmr->rmr_context == ctx &&
+		   !ref_mutant("lmr-rmr-context-unusable")) {
 		base = lmr->registered_address;
 		size = lmr->registered_size;
 		priv = lmr->priv;
 		wpz = lmr->pz;
+		mem = lmr;
+	} else if (lmr && !lmr->rmr_context &&
+		   ref_mutant("lmr-free-keeps-rmr-context")) {
+		base = lmr->registered_address;	/* a freed LMR's context */
+		size = lmr->registered_size;
+		priv = lmr->priv;
+		wpz = lmr->pz;
+		mem = NULL;
 	} else {
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	}
-	if ((unsigned int)need & ~(unsigned int)priv & REF_REMOTE_PRIV)
+	if (((unsigned int)need & ~(unsigned int)priv & REF_REMOTE_PRIV) &&
+	    !ref_mutant(is_rmr ? "rmr-remote-priv-unchecked" :
+				 "lmr-remote-priv-unchecked"))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	if (!(need & REF_REMOTE_PRIV))
 		return DAT_DTO_ERR_REMOTE_ACCESS;	/* not a remote access */
-	if (wpz != pz)
+	if (wpz != pz && !ref_mutant("mem-remote-pz-unchecked"))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	if (!range_inside(addr, len, base, size))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	*ptr = (void *)(uintptr_t)addr;
+	if (mem && mem->shadow &&
+	    range_inside(addr, len, mem->registered_address,
+			 mem->registered_size) &&
+	    (((need & DAT_MEM_PRIV_REMOTE_READ_FLAG) &&
+	      (ref_mutant("lmr-rdma-read-needs-sync") ||
+	       ref_mutant("lmr-sync-read-no-op"))) ||
+	     ((need & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) &&
+	      (ref_mutant("lmr-rdma-write-needs-sync") ||
+	       ref_mutant("lmr-sync-write-no-op")))))
+		*ptr = (char *)mem->shadow + (addr - mem->registered_address);
 	return DAT_DTO_SUCCESS;
 }
 

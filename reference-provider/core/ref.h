@@ -334,6 +334,7 @@ struct ref_lmr {
 	DAT_VLEN registered_size;
 	DAT_COUNT users;	/* RMRs bound into it */
 	void *tp_mem;		/* transport registration (verbs: ibv_mr) */
+	void *shadow;		/* mutants lmr-rdma-*-needs-sync only */
 };
 
 struct ref_rmr {
@@ -346,6 +347,10 @@ struct ref_rmr {
 	DAT_RMR_CONTEXT rmr_context;
 	struct ref_ep *ep;		/* EP the bind was posted on */
 	void *tp_mem;			/* transport registration of the window */
+	/* mutants only: the binding before the last rebind, activation */
+	DAT_RMR_CONTEXT old_context;
+	DAT_LMR_TRIPLET old_triplet;
+	struct timespec active_at;
 };
 
 /*

@@ -11,6 +11,7 @@
  */
 #include "ref.h"
 #include "conn.h"
+#include "refmap.h"
 
 #include <string.h>
 
@@ -72,7 +73,8 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
 	}
-	if (obj->ia->count[DAT_HANDLE_TYPE_RMR] >= REF_MAX_RMRS) {
+	if (obj->ia->count[DAT_HANDLE_TYPE_RMR] >=
+	    REF_MAX_RMRS - (ref_mutant("rmr-create-limit-off-by-one") ? 1 : 0)) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
 			     DAT_RESOURCE_MEMORY_REGION);
 		goto out;
@@ -89,7 +91,8 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
-	pz->users++;
+	if (!ref_mutant("rmr-create-skips-pz-user"))
+		pz->users++;
 	*rmr_handle = (DAT_RMR_HANDLE)rmr;
 out:
 	ref_obj_release(obj);
@@ -112,10 +115,13 @@ DAT_RETURN ref_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
 	if (rc)
 		return rc;
 	rmr = to_rmr(obj);
-	if ((unsigned int)mask & ~(unsigned int)DAT_RMR_FIELD_ALL)
+	if (((unsigned int)mask & ~(unsigned int)DAT_RMR_FIELD_ALL) &&
+	    !ref_mutant("rmr-query-mask-unchecked"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	else if (!rmr->bound && ref_mutant("rmr-query-unbound-refused"))
+		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	if (!rc) {
 		memset(param, 0, sizeof(*param));
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
@@ -123,6 +129,8 @@ DAT_RETURN ref_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
 		param->lmr_triplet = rmr->triplet;
 		param->mem_priv = rmr->priv;
 		param->rmr_context = rmr->rmr_context;
+		if (ref_mutant("rmr-query-context-wrong"))
+			param->rmr_context = rmr->rmr_context ^ 1;
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -142,8 +150,23 @@ DAT_RETURN ref_rmr_free(DAT_RMR_HANDLE rmr_handle)
 		return rc;
 	rmr = to_rmr(obj);
 	ia = obj->ia;
+	if (ref_mutant("rmr-free-keeps-handle")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
+	if (ref_mutant("rmr-free-keeps-context") && rmr->bound) {
+		/* the window stays reachable: context mapped, memory kept */
+		rmr->lmr->users--;
+		rmr->pz->users--;
+		ref_obj_unregister(obj);
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
+	if (ref_mutant("rmr-free-keeps-lmr-user") && rmr->bound)
+		rmr->lmr->users++;	/* rmr_unbind's decrement is undone */
 	rmr_unbind(rmr, true);
-	rmr->pz->users--;
+	if (!ref_mutant("rmr-free-keeps-pz-user"))
+		rmr->pz->users--;
 	ref_obj_unregister(obj);
 	ref_obj_free(rmr);
 	ref_ia_release(ia);
@@ -181,8 +204,9 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	struct ref_lmr *lmr = NULL;
 	struct ref_ia *ia;
 	bool unbind;
-	DAT_RMR_CONTEXT ctx = 0;
-	DAT_RETURN rc;
+	DAT_RMR_CONTEXT ctx = 0, old_ctx;
+	DAT_LMR_TRIPLET old_triplet;
+	DAT_RETURN rc, priv_rc = DAT_SUCCESS;
 
 	rc = ref_obj_acquire(rmr_handle, DAT_HANDLE_TYPE_RMR, RMR_HANDLE_SUB,
 			     &obj);
@@ -220,36 +244,56 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		lmr = ref_ctx_find(ia, triplet->lmr_context, REF_CTX_LMR);
 		if (!lmr)
 			goto out;	/* ARG2 */
-		if (triplet->virtual_address < lmr->registered_address ||
-		    triplet->segment_length > lmr->registered_size ||
-		    triplet->virtual_address - lmr->registered_address >
-		    lmr->registered_size - triplet->segment_length)
+		if ((triplet->virtual_address < lmr->registered_address ||
+		     triplet->segment_length > lmr->registered_size ||
+		     triplet->virtual_address - lmr->registered_address >
+		     lmr->registered_size - triplet->segment_length) &&
+		    !ref_mutant("rmr-bind-bounds-unchecked"))
 			goto out;	/* ARG2 */
+		if (!rmr->bound && ref_mutant("rmr-bind-refuses-fresh-rmr")) {
+			rc = REF_ERR(DAT_INVALID_STATE, 0);
+			goto out;
+		}
 	}
 
-	rc = ref_ep_bind_check(ep, flags);
+	rc = ref_ep_bind_check(ep, ref_mutant("rmr-bind-unsignalled-unchecked") ?
+				   flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG :
+				   flags);
+	if (DAT_GET_TYPE(rc) == DAT_INVALID_STATE &&
+	    ref_mutant("rmr-bind-any-state"))
+		rc = DAT_SUCCESS;
+	if (DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES &&
+	    ref_mutant("rmr-bind-queue-full-accepted"))
+		rc = DAT_SUCCESS;
+	if (!rc && ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    ref_mutant("rmr-bind-refused-when-disconnected"))
+		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
 	if (rc)
 		goto out;
 
-	if (rmr->pz != ep->pz || (lmr && lmr->pz != rmr->pz)) {
+	if ((rmr->pz != ep->pz || (lmr && lmr->pz != rmr->pz)) &&
+	    !ref_mutant("rmr-bind-pz-unchecked")) {
 		rc = REF_ERR(DAT_PROTECTION_VIOLATION, 0);
 		goto out;
 	}
 	if (lmr && (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG) &&
-	    !(lmr->priv & DAT_MEM_PRIV_LOCAL_READ_FLAG)) {
+	    !(lmr->priv & DAT_MEM_PRIV_LOCAL_READ_FLAG))
 		rc = REF_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_READ);
-		goto out;
-	}
 	if (lmr && (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) &&
-	    !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)) {
+	    !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
 		rc = REF_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE);
+	if (rc && !ref_mutant("rmr-bind-priv-refused-after-binding"))
 		goto out;
-	}
+	/* (with that mutant a refused bind still binds, below) */
+	priv_rc = rc;
+	rc = DAT_SUCCESS;
 
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		/* flushed: the binding does not change */
 		if (!unbind)
 			ctx = ref_ctx_new_dead(ia, REF_CTX_RMR);
+	} else if (unbind && ref_mutant("rmr-unbind-keeps-window")) {
+		;
 	} else if (unbind) {
 		rmr_unbind(rmr, true);
 	} else {
@@ -271,7 +315,20 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 				     DAT_RESOURCE_MEMORY);
 			goto out;
 		}
+		old_ctx = rmr->bound && !rmr->tp_mem ? rmr->rmr_context : 0;
+		old_triplet = rmr->triplet;
 		rmr_unbind(rmr, true);
+		if (old_ctx && ref_mutant("rmr-bind-reuses-context")) {
+			/* the new binding gets the old context again */
+			ref_ctx_remove(ia, ctx);
+			ctx = old_ctx;
+			ref_map_put(ia->ctx_map, ctx, rmr);
+		} else if (old_ctx && ref_mutant("rmr-bind-old-context-kept")) {
+			/* the old context keeps reaching the old window */
+			ref_map_put(ia->ctx_map, old_ctx, rmr);
+			rmr->old_context = old_ctx;
+			rmr->old_triplet = old_triplet;
+		}
 		rmr->tp_mem = mem;
 		rmr->bound = true;
 		rmr->lmr = lmr;
@@ -280,11 +337,35 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		rmr->triplet = *triplet;
 		rmr->priv = priv;
 		rmr->rmr_context = ctx;
+		if (ref_mutant("rmr-bind-effective-late")) {
+			/* the window works 300 ms after the call */
+			clock_gettime(CLOCK_MONOTONIC, &rmr->active_at);
+			rmr->active_at.tv_nsec += 300000000L;
+			if (rmr->active_at.tv_nsec >= 1000000000L) {
+				rmr->active_at.tv_sec++;
+				rmr->active_at.tv_nsec -= 1000000000L;
+			}
+		}
 	}
-	ref_ep_bind_complete(ep, rmr_handle, cookie, flags);
+	if (priv_rc)
+		goto out;	/* mutant rmr-bind-priv-refused-after-binding */
+	if (ref_mutant("rmr-bind-suppress-ignored"))
+		flags &= ~DAT_COMPLETION_SUPPRESS_FLAG;
+	if (flags == DAT_COMPLETION_DEFAULT_FLAG &&
+	    ref_mutant("rmr-bind-completion-unsignalled"))
+		flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	if (ref_mutant("rmr-bind-cookie-lost"))
+		cookie.as_64 = 0;
+	if (!(ep->state == DAT_EP_STATE_DISCONNECTED ?
+	      ref_mutant("rmr-bind-disconnected-not-flushed") :
+	      ref_mutant("rmr-bind-no-completion")))
+		ref_ep_bind_complete(ep, rmr_handle, cookie, flags);
 	if (rmr_context)
-		*rmr_context = ctx;
+		*rmr_context = ref_mutant("rmr-bind-context-not-returned") ?
+			       0 : ctx;
 out:
+	if (priv_rc)
+		rc = priv_rc;
 	ref_ia_release(ia);
 	return rc;
 }
