@@ -222,26 +222,46 @@ DC_ACTIVE(dat_ep_post_send, solicited_wait)
 DC_CASE(dat_ep_post_send, barrier_fence,
 	.summary = "a fenced Send of a buffer being RDMA-read carries the read data, not stale bytes")
 {
+	/*
+	 * The Read is large (1 MiB, the EPs are made for it) and the Send
+	 * carries its last 4 KiB, the bytes that arrive last: the Read is
+	 * still in flight when the fenced Send is posted right after it, and
+	 * an unfenced Send would go out at once, carrying the canary.
+	 */
+	enum { READ_LEN = 1u << 20, SEND_LEN = 4096 };
 	struct pair p;
+	struct dc_lmr la, lb;
 	DAT_LMR_TRIPLET liov, siov;
 	DAT_RMR_TRIPLET rem;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	DAT_EP_PARAM ep;
 
-	pair_up(&p, NULL);
-	memset(p.ma.buf, CANARY, SUBJ_MEM);
-	fill(&p.mb, 32768, 4096, 0x3C);			/* what the Read fetches */
+	dc_ep_attr_default(t, &attr);
+	if (attr.max_rdma_size < READ_LEN)
+		attr.max_rdma_size = READ_LEN;
+	pair_up(&p, &o);
+	DC_SETUP(dat_ep_query(p.a.ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, &ep));
+	DC_SETUP_ASSERT(ep.ep_attr.max_rdma_size >= READ_LEN,
+			"set-up: max_rdma_size %llu is below 1 MiB",
+			(unsigned long long)ep.ep_attr.max_rdma_size);
+	dc_lmr(t, p.a.pz, READ_LEN, ALL_PRIV, &la);
+	dc_lmr(t, p.b.pz, READ_LEN, ALL_PRIV, &lb);
+	memset(la.buf, CANARY, READ_LEN);
+	fill(&lb, 0, READ_LEN, 0x3C);			/* what the Read fetches */
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
-	liov = dc_iov(&p.ma, 0, 4096);
-	rem = dc_rmr_iov(&p.mb, 32768, 4096);
+	liov = dc_iov(&la, 0, READ_LEN);
+	rem = dc_rmr_iov(&lb, 0, READ_LEN);
 	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &liov, ck(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
-	siov = dc_iov(&p.ma, 0, 4096);			/* send what the Read filled */
+	siov = dc_iov(&la, READ_LEN - SEND_LEN, SEND_LEN);	/* what the Read fills last */
 	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, ck(11),
 					   DAT_COMPLETION_BARRIER_FENCE_FLAG));
 	expect_dto(p.a.req_evd, 10, DAT_DTO_SUCCESS);
 	expect_dto(p.a.req_evd, 11, DAT_DTO_SUCCESS);
 	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, 4096);
-	DC_ASSERT(check_fill(p.mb.buf, 4096, 0x3C),
+	DC_ASSERT_EQ(d.transfered_length, SEND_LEN);
+	DC_ASSERT(!memcmp(p.mb.buf, lb.buf + READ_LEN - SEND_LEN, SEND_LEN),
 		  "the fenced Send carried bytes from before the RDMA Read completed");
 }
 

@@ -104,14 +104,20 @@ DC_CASE(dat_lmr_create, context_for_local_dtos,
 {
 	struct pair p;
 	struct dc_lmr src, dst;
+	DAT_LMR_TRIPLET riov, siov;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	pair_connect(&p, NULL);
 	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
 	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
 	fill(src.buf, 1024, 4);
-	dc_post_recv(t, p.b.ep, &dst, 512, 1024, 1);
-	dc_post_send(t, p.a.ep, &src, 0, 1024, 2);
+	/* the posts are the clause: each segment names an lmr_context */
+	riov = dc_iov(&dst, 512, 1024);
+	siov = dc_iov(&src, 0, 1024);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 1, &riov, (DAT_DTO_COOKIE){ .as_64 = 1 },
+					   DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, (DAT_DTO_COOKIE){ .as_64 = 2 },
+					   DAT_COMPLETION_DEFAULT_FLAG));
 	d = dto_event(p.a.req_evd);
 	ASSERT_STATUS(d.status, DAT_DTO_SUCCESS);
 	d = dto_event(p.b.recv_evd);

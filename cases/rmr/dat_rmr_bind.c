@@ -138,9 +138,11 @@ DC_CASE(dat_rmr_bind, notification_by_default,
 	struct win w;
 	static struct waiter wt;
 	DAT_RMR_CONTEXT ctx = 0;
+	struct timespec t0, t1;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 	pthread_t th;
+	double ms;
 
 	win_setup(&w, PRIV_LOCAL, NULL);
 	wt.evd = w.p.a.req_evd;
@@ -154,11 +156,18 @@ DC_CASE(dat_rmr_bind, notification_by_default,
 	} while (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY && dc_remaining_ms(t) > 2000);
 	DC_SETUP_ASSERT(DAT_GET_TYPE(r) == DAT_INVALID_STATE,
 			"could not see the waiter: dat_evd_dequeue returned %s", ret_s(r));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	pthread_join(th, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	DC_ASSERT_SUCCESS(wt.ret);
 	DC_ASSERT_EQ(wt.ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
 	DC_ASSERT_EQ(wt.ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5);
+	/* woken by the completion, not released by its own timeout */
+	DC_ASSERT(ms < (double)wt.us / 2000.0,
+		  "the waiter returned %.0f ms after the bind, near its %u us timeout: "
+		  "the bind completion did not notify it", ms, (unsigned int)wt.us);
 }
 
 DC_CASE(dat_rmr_bind, privileges_restrict_remote,

@@ -99,6 +99,9 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 		DAT_EP_ATTR a;
 
 		ref_ep_default_attr(&a);
+		/* attributes that match the active side's request */
+		if (c->tp->ops->peer_attr)
+			c->tp->ops->peer_attr(c, &a);
 		if (ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a, true,
 			       &ep) != DAT_SUCCESS) {
 			free(cr->pdata);

@@ -1105,11 +1105,13 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 
 		pz = NULL;
 		if (p->pz_handle != DAT_HANDLE_NULL) {
+			/* a bad handle inside ep_param is a bad parameter
+			 * (dat_ep_modify RETURN VALUES: INVALID_HANDLE is
+			 * for ep_handle) */
 			if (ref_obj_lookup(p->pz_handle, DAT_HANDLE_TYPE_PZ,
 					   &obj) != DAT_SUCCESS ||
 			    obj->ia != ia) {
-				rc = REF_ERR(DAT_INVALID_HANDLE,
-					     DAT_INVALID_HANDLE_PZ);
+				rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 				goto out;
 			}
 			pz = ref_container_of(obj, struct ref_pz, obj);
@@ -1119,21 +1121,21 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		rc = ref_lookup_evd(p->recv_evd_handle, DAT_EVD_DTO_FLAG,
 				    DAT_INVALID_HANDLE_EVD_RECV, ia, &recv);
 		if (rc != DAT_SUCCESS)
-			goto out;
+			goto bad_param;
 	}
 	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) {
 		rc = ref_lookup_evd(p->request_evd_handle,
 				    DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG,
 				    DAT_INVALID_HANDLE_EVD_REQUEST, ia, &req);
 		if (rc != DAT_SUCCESS)
-			goto out;
+			goto bad_param;
 	}
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
 		rc = ref_lookup_evd(p->connect_evd_handle,
 				    DAT_EVD_CONNECTION_FLAG,
 				    DAT_INVALID_HANDLE_EVD_CONN, ia, &conn);
 		if (rc != DAT_SUCCESS)
-			goto out;
+			goto bad_param;
 	}
 	a = ep->attr;
 #define TAKE(bit, field) \
@@ -1212,6 +1214,9 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	a.ep_provider_specific_count = 0;
 	a.ep_provider_specific = NULL;
 	ep->attr = a;
+	goto out;
+bad_param:
+	rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	goto out;
 bad_state:
 	rc = ref_ep_state_error(ep);

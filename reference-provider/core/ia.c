@@ -656,8 +656,18 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	ref_conn_ia_close(ia);
 	if (ia->async_evd_ext) {
 		unuse_ext_evd(ia->async_evd_ext);
-		if (ref_mutant("ia-close-frees-passed-async-evd"))
-			ref_evd_free(ia->async_evd_ext);
+		if (ref_mutant("ia-close-frees-passed-async-evd")) {
+			struct ref_obj *eo;
+
+			/* freed although its own IA still uses it */
+			if (!ref_obj_acquire(ia->async_evd_ext,
+					     DAT_HANDLE_TYPE_EVD, 0, &eo)) {
+				ref_container_of(eo, struct ref_evd,
+						 obj)->users = 0;
+				ref_obj_release(eo);
+				ref_evd_free(ia->async_evd_ext);
+			}
+		}
 	}
 	ref_ia_drain_pins(ia);
 	ia_free(ia);

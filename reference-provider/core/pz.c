@@ -89,9 +89,9 @@ DAT_RETURN ref_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	else if (mask == DAT_PZ_FIELD_ALL ||
-		 !ref_mutant("pz-query-only-all-mask"))
-		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
+	else
+		param->ia_handle = ref_mutant("pz-query-wrong-ia") ?
+				   DAT_HANDLE_NULL : (DAT_IA_HANDLE)obj->ia;
 	if (!rc && ref_mutant("pz-query-reports-first-ia")) {
 		static struct ref_ia *first;
 

@@ -59,6 +59,8 @@ void ref_srq_resume_eps(struct ref_srq *srq)
  * and free the records when reaped or discarded. */
 static void srq_teardown(struct ref_srq *srq)
 {
+	/* a hardware transport drops its SRQ (ref.h) */
+	ref_conn_srq_free(srq->obj.ia, srq);
 	while (!ref_list_empty(&srq->free_q)) {
 		struct ref_dto *dto = ref_container_of(srq->free_q.next,
 						       struct ref_dto, link);

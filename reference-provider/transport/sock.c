@@ -26,7 +26,7 @@
  *                    0 in CM frames (types 1-4)
  *
  *   type             dir    arg0        arg1        arg2        arg3    payload
- *   1 CONN_REQ       A->P   conn_qual   0           0           0       private data (<= REF_MAX_PRIVATE_DATA)
+ *   1 CONN_REQ       A->P   conn_qual   msg size    rd out      rd in   private data (<= REF_MAX_PRIVATE_DATA)
  *   2 CONN_ACCEPT    P->A   0           0           0           0       private data (<= REF_MAX_PRIVATE_DATA)
  *   3 CONN_REJECT    P->A   0           0           1=peer,     0       none
  *                                                   0=non-peer
@@ -39,6 +39,8 @@
  *  10 ACK            both   seq         0           0           0       none
  *  11 NAK            both   seq         0           status      0       none
  *
+ * (CONN_REQ also carries the active EP's max_message_size and its
+ * outstanding RDMA Read limits, out and in, for a Provider-created EP.)
  * Handshake: the active side opens TCP and sends CONN_REQ; the passive side
  * answers CONN_ACCEPT (then waits for CONN_RTU) or CONN_REJECT.  A closed
  * port (ECONNREFUSED) or a reset before the answer is a non-peer reject; no
@@ -157,6 +159,8 @@ struct sock_conn {
 	int fail_pending;		/* -1, or enum ref_tp_fail to report */
 	void *req_pdata;		/* active: CONN_REQ payload until sent */
 	DAT_COUNT req_pdata_len;
+	uint64_t req_msg_size;		/* active EP attributes, CONN_REQ */
+	uint32_t req_rd_out, req_rd_in;	/* (received ones on the passive) */
 
 	/* receive side */
 	uint8_t *rbuf;
@@ -541,6 +545,21 @@ static int send_pdata(struct sock_conn *c, uint8_t type, uint64_t a0,
 	return conn_send_frame(c, &f, &iov, len > 0 ? 1 : 0, copy);
 }
 
+/* CONN_REQ: conn_qual, the active EP's attributes, private data. */
+static int send_conn_req(struct sock_conn *c)
+{
+	struct frame f = { .type = F_CONN_REQ, .arg0 = c->qual,
+			   .arg1 = c->req_msg_size, .arg2 = c->req_rd_out,
+			   .arg3 = c->req_rd_in,
+			   .length = (uint32_t)c->req_pdata_len };
+	struct iovec iov = { c->req_pdata, (size_t)c->req_pdata_len };
+
+	/* the frame owns req_pdata from here */
+	c->req_pdata = NULL;
+	return conn_send_frame(c, &f, &iov, iov.iov_len ? 1 : 0,
+			       iov.iov_base);
+}
+
 /* ---- connection objects -------------------------------------------------- */
 
 static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
@@ -854,6 +873,9 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 		memcpy(c->req_pdata, pdata, (size_t)pdata_len);
 	}
 	c->req_pdata_len = pdata_len;
+	c->req_msg_size = ep->attr.max_message_size;
+	c->req_rd_out = (uint32_t)ep->attr.max_rdma_read_out;
+	c->req_rd_in = (uint32_t)ep->attr.max_rdma_read_in;
 	c->base.ep = ep;
 	c->qual = qual;
 	c->state = C_CONNECTING;
@@ -897,6 +919,20 @@ static DAT_RETURN sock_accept(struct ref_tp_conn *cb, struct ref_ep *ep,
 	c->has_deadline = true;
 	c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
 	return DAT_SUCCESS;
+}
+
+static void sock_peer_attr(struct ref_tp_conn *cb, DAT_EP_ATTR *a)
+{
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	/* from the wire: clamp to what this provider supports */
+	if (c->req_msg_size > 0)
+		a->max_message_size = c->req_msg_size < REF_MAX_MESSAGE_SIZE ?
+				      c->req_msg_size : REF_MAX_MESSAGE_SIZE;
+	a->max_rdma_read_in = (DAT_COUNT)(c->req_rd_out < REF_MAX_RDMA_READ ?
+					  c->req_rd_out : REF_MAX_RDMA_READ);
+	a->max_rdma_read_out = (DAT_COUNT)(c->req_rd_in < REF_MAX_RDMA_READ ?
+					   c->req_rd_in : REF_MAX_RDMA_READ);
 }
 
 static void sock_reject(struct ref_tp_conn *cb, bool peer)
@@ -1188,6 +1224,9 @@ static void deliver_request(struct sock_conn *c)
 	}
 	c->state = C_PENDING;
 	c->qual = l->qual;
+	c->req_msg_size = c->cur.arg1;
+	c->req_rd_out = c->cur.arg2;
+	c->req_rd_in = c->cur.arg3;
 	ref_tp_conn_request(l->ctx, &c->base, (struct sockaddr *)&peer,
 			    sa_port(&peer), l->qual, c->pd_buf,
 			    (DAT_COUNT)c->cur.length);
@@ -1583,13 +1622,10 @@ static void conn_connected(struct sock_conn *c)
 		return;
 	}
 	c->state = C_REQ_SENT;
-	if (send_pdata(c, F_CONN_REQ, c->qual, c->req_pdata,
-		       c->req_pdata_len) < 0) {
+	if (send_conn_req(c) < 0) {
 		conn_fail(c, REF_TP_NON_PEER_REJECTED);
 		return;
 	}
-	free(c->req_pdata);
-	c->req_pdata = NULL;
 }
 
 static void conn_event(struct sock_conn *c, uint32_t events)
@@ -2040,6 +2076,7 @@ const struct ref_transport_ops ref_sock_ops = {
 	.reject = sock_reject,
 	.disconnect = sock_disconnect,
 	.addresses = sock_addresses,
+	.peer_attr = sock_peer_attr,
 	.send = sock_send,
 	.rdma_write = sock_rdma_write,
 	.rdma_read = sock_rdma_read,

@@ -99,6 +99,10 @@ struct ref_transport_ops {
 	void (*reject)(struct ref_tp_conn *c, bool peer);
 	/* Tells the peer we are done (DISCONNECTED there) and releases. */
 	void (*disconnect)(struct ref_tp_conn *c);
+	/* Optional: what the active side asked for (CONN_REQ), applied to
+	 * @a for a Provider-created EP (dat_psp_create: its attributes match
+	 * the request).  Values are clamped to the provider's limits. */
+	void (*peer_attr)(struct ref_tp_conn *c, DAT_EP_ATTR *a);
 	/* Local addresses of a connection (for ep_query). */
 	void (*addresses)(struct ref_tp_conn *c, struct sockaddr_storage *local,
 			  DAT_PORT_QUAL *local_port,

@@ -58,7 +58,7 @@
 
 #define PD_HDR		2	/* private data header: length, kind */
 #define IB_REQ_PDATA	56	/* rdma_cm over IB/RoCE: REQ user bytes */
-#define IW_PDATA	256	/* iWARP MPA private data */
+#define IW_PDATA	255	/* rdma_conn_param's length is a uint8_t */
 #define RESOLVE_MS	2000	/* rdma_resolve_addr / _route timeouts */
 #define SRQ_DEPTH	REF_MAX_DTOS
 
@@ -107,6 +107,7 @@ struct v_conn {
 	struct timespec deadline;
 	uint64_t rx_msn;
 	struct ref_srq *srq;		/* SRQ of the EP the QP serves */
+	uint8_t req_rd_in, req_rd_out;	/* passive: the request's read depths */
 };
 
 struct v_pd {
@@ -221,11 +222,12 @@ static const void *pdata_unwrap(const void *p, uint8_t len, DAT_COUNT *out,
 static DAT_DTO_COMPLETION_STATUS wc_status(enum ibv_wc_status s)
 {
 	switch (s) {
+	case IBV_WC_LOC_QP_OP_ERR:
+		return DAT_DTO_ERR_LOCAL_EP;
 	case IBV_WC_SUCCESS:
 		return DAT_DTO_SUCCESS;
 	case IBV_WC_LOC_LEN_ERR:
 		return DAT_DTO_ERR_LOCAL_LENGTH;
-	case IBV_WC_LOC_QP_OP_ERR:
 	case IBV_WC_LOC_EEC_OP_ERR:
 		return DAT_DTO_ERR_LOCAL_EP;
 	case IBV_WC_LOC_PROT_ERR:
@@ -294,9 +296,33 @@ static struct v_srq *srq_get(struct v_tp *tp, struct ref_srq *srq)
 	struct v_srq *s = srq_find(tp, srq);
 	struct ibv_srq_init_attr a;
 	struct ibv_pd *pd;
+	struct ref_list *pos;
 
-	if (s)
-		return s;
+	if (s) {
+		/*
+		 * Until srq.c tells us about dat_srq_free (ref_conn_srq_free),
+		 * a DAT SRQ at a reused address could find a stale ibv_srq:
+		 * one that no live QP uses and none of whose buffers were
+		 * posted is made afresh (nothing is lost: it holds none).
+		 */
+		bool keep = false;
+
+		ref_list_for_each(pos, &tp->conns) {
+			struct v_conn *c = ref_container_of(pos, struct v_conn,
+							    link);
+
+			if (!c->released && c->qp && c->srq == srq)
+				keep = true;
+		}
+		ref_list_for_each(pos, &srq->free_q)
+			if (ref_container_of(pos, struct ref_dto, link)->issued)
+				keep = true;
+		if (keep)
+			return s;
+		ibv_destroy_srq(s->hw);
+		ref_list_del(&s->link);
+		free(s);
+	}
 	pd = pd_for(tp, srq->pz);
 	if (!pd)
 		return NULL;
@@ -695,8 +721,10 @@ static DAT_RETURN v_connect(struct ref_transport *base, struct ref_ep *ep,
 		c->has_deadline = true;
 		c->deadline = d;
 	}
-	if (rdma_resolve_addr(id, (struct sockaddr *)&src,
-			      (struct sockaddr *)&dst, RESOLVE_MS)) {
+	/* bound first: the local port qualifier is known at once */
+	if (rdma_bind_addr(id, (struct sockaddr *)&src) ||
+	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+			      RESOLVE_MS)) {
 		c->fail_pending = REF_TP_UNREACHABLE;
 		tp_wake(tp);
 	}
@@ -729,6 +757,17 @@ fail:
 	c->fail_pending = REF_TP_ACCEPT_ERROR;
 	tp_wake(c->tp);
 	return DAT_SUCCESS;
+}
+
+/* A Provider-created EP fits the request: its read depths, crossed. */
+static void v_peer_attr(struct ref_tp_conn *cb, DAT_EP_ATTR *a)
+{
+	struct v_conn *c = (struct v_conn *)cb;
+
+	a->max_rdma_read_in = c->req_rd_out < REF_MAX_RDMA_READ ?
+			      c->req_rd_out : REF_MAX_RDMA_READ;
+	a->max_rdma_read_out = c->req_rd_in < REF_MAX_RDMA_READ ?
+			       c->req_rd_in : REF_MAX_RDMA_READ;
 }
 
 static void v_reject(struct ref_tp_conn *cb, bool peer)
@@ -903,6 +942,11 @@ static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
 	DAT_DTO_COMPLETION_STATUS st = wc_status(wc->status);
 	bool solicited = true;
 
+	/* rxe reports a Send longer than the buffer as a local QP
+	 * operation error on the receive; it is DAT's local length error */
+	if (wc->status == IBV_WC_LOC_QP_OP_ERR)
+		st = DAT_DTO_ERR_LOCAL_LENGTH;
+
 	/* the HCA matched it: move it to the EP's allocated list */
 	ref_list_del(&dto->link);
 	if (dto->srq) {
@@ -1044,7 +1088,7 @@ static void conn_broken(struct v_conn *c, bool graceful)
 
 static void on_connect_request(struct v_tp *tp, struct rdma_cm_id *id,
 			       struct v_listener *l, const uint8_t *pd,
-			       uint8_t pd_len)
+			       uint8_t pd_len, uint8_t rd_in, uint8_t rd_out)
 {
 	struct v_conn *c;
 	struct sockaddr_storage peer;
@@ -1066,6 +1110,8 @@ static void on_connect_request(struct v_tp *tp, struct rdma_cm_id *id,
 	}
 	c->state = V_PENDING;
 	c->qual = l->qual;
+	c->req_rd_in = rd_in;
+	c->req_rd_out = rd_out;
 	memset(&peer, 0, sizeof(peer));
 	memcpy(&peer, sa, sa_len(sa));
 	p = pdata_unwrap(pd, pd_len, &len, &kind);
@@ -1075,6 +1121,8 @@ static void on_connect_request(struct v_tp *tp, struct rdma_cm_id *id,
 
 static void cm_event(struct v_tp *tp, struct rdma_cm_event *ev)
 {
+	uint8_t rd_in = ev->param.conn.responder_resources;
+	uint8_t rd_out = ev->param.conn.initiator_depth;
 	struct rdma_cm_id *id = ev->id;
 	enum rdma_cm_event_type type = ev->event;
 	int status = ev->status;
@@ -1097,7 +1145,7 @@ static void cm_event(struct v_tp *tp, struct rdma_cm_event *ev)
 	rdma_ack_cm_event(ev);	/* before any upcall: core may destroy ids */
 
 	if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		on_connect_request(tp, id, l, pd, pd_len);
+		on_connect_request(tp, id, l, pd, pd_len, rd_in, rd_out);
 		return;
 	}
 	if (!c || c->released || c->state == V_DEAD)
@@ -1121,7 +1169,12 @@ static void cm_event(struct v_tp *tp, struct rdma_cm_event *ev)
 		}
 		conn_param(c, &prm, c->pdata, c->pdata_len);
 		if (rdma_connect(c->id, &prm)) {
-			conn_fail(c, REF_TP_UNREACHABLE);
+			/* iWARP connects TCP inside rdma_connect: a closed
+			 * port is refused right here */
+			conn_fail(c, errno == ECONNREFUSED ||
+				     errno == ECONNRESET ?
+				     REF_TP_NON_PEER_REJECTED :
+				     REF_TP_UNREACHABLE);
 			break;
 		}
 		c->state = V_REQ_SENT;
@@ -1661,6 +1714,7 @@ const struct ref_transport_ops ref_verbs_ops = {
 	.accept = v_accept,
 	.reject = v_reject,
 	.disconnect = v_disconnect,
+	.peer_attr = v_peer_attr,
 	.addresses = v_addresses,
 	.send = v_send,
 	.rdma_write = v_rdma_write,

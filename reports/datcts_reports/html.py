@@ -155,8 +155,33 @@ def _json_for_script(obj) -> str:
     return json.dumps(obj, indent=1, ensure_ascii=False).replace("</", "<\\/")
 
 
+MUTANTS_SCHEMA = "datcts-mutants/1"
+
+
+def mutants_next_to(results_path) -> dict | None:
+    """The kill matrix `datcts mutate` wrote next to results.json
+    (docs/mutants.md), shaped for the report's mutation section; None when
+    there is none or it is unreadable."""
+    if not results_path:
+        return None
+    p = Path(results_path).parent / "mutants.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("schema") != MUTANTS_SCHEMA:
+        return None
+    order = {"survived": 0, "no-case": 1, "killed-other": 2, "killed": 3}
+    muts = sorted(doc.get("mutants") or [],
+                  key=lambda m: (order.get(m.get("status"), 9), m.get("id", "")))
+    return {"summary": doc.get("summary") or {}, "run": doc.get("run") or {},
+            "mutants": muts,
+            "not_killed": [m for m in muts if m.get("status") != "killed"],
+            "unproven": doc.get("clauses_unproven") or []}
+
+
 def render(analysis: Analysis, *, results_sha256: str | None = None,
-           generated: str | None = None) -> str:
+           generated: str | None = None, mutants: dict | None = None) -> str:
     doc = analysis.doc
     if doc is None:
         raise ValueError("a report needs results")
@@ -209,6 +234,8 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
         "reports_version": __version__,
         "bar": bar,
         "levels": ("shall", "should", "may", "qoi"),
+        "mutants": mutants,
+        "run_library_sha256": prov.get("library_sha256"),
     }
     return _env().get_template("report.html.j2").render(**ctx)
 
@@ -217,7 +244,7 @@ def write_report(analysis: Analysis, out: Path, results_path: Path | None = None
     sha = None
     if results_path and Path(results_path).is_file():
         sha = hashlib.sha256(Path(results_path).read_bytes()).hexdigest()
-    html = render(analysis, results_sha256=sha)
+    html = render(analysis, results_sha256=sha, mutants=mutants_next_to(results_path))
     out = Path(out)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")

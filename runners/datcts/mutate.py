@@ -241,6 +241,9 @@ def classify(m: dict, own: list, own_recs: dict, other_recs: dict, baseline: dic
             others.append(_case_entry(case_by_id[cid], rec, baseline, False))
     m["cases"] = entries + sorted(others, key=lambda e: e["id"])
     m["killed_by"] = [e["id"] for e in killers]
+    # which of its clauses a failing case proves (a case may name several)
+    m["clauses_killed"] = [c for c in m["clauses"]
+                           if any(c in e["clauses"] for e in killers)]
     m["kill_states"] = sorted({e["state"] for e in killers})
     m["other_failures"] = [e["id"] for e in others]
     m["others_run"] = len(other_recs)
@@ -432,6 +435,15 @@ def cmd_mutate(args, cases_dir: Path) -> int:
     doc = build_doc(args, results, baseline, table, setup, library, levels, started,
                     elapsed, ex, cases, runmeta)
     write_outputs(out_dir, doc)
+    if (out_dir / "results.json").is_file():
+        # a run lives here: its HTML report gets the matrix too
+        try:
+            from datcts_reports import cli as reports_cli
+
+            path, _ = reports_cli.write_run_report(out_dir / "results.json")
+            print(f"datcts mutate: HTML report with the matrix: {path}", file=sys.stderr)
+        except Exception as e:  # noqa: BLE001 - the matrix itself is written
+            print(f"datcts mutate: warning: report.html not updated: {e}", file=sys.stderr)
     s = doc["summary"]
     print(f"datcts mutate: {s['mutants']} mutants: {s['killed']} killed by their own clause "
           f"({s['kill_rate_own']:.1%}), {s['killed_other']} only by another case, "
@@ -479,6 +491,7 @@ def build_doc(args, results, baseline, table, setup, library, levels, started, e
     stale = [m["id"] for m in results if m.get("survives") and m["status"] == "killed"]
     counted = n - len(equivalent)
     covered = sorted({c for m in results for c in m["clauses"]})
+    proven = sorted({c for m in results for c in m.get("clauses_killed", [])})
     shall = sorted(c for c, lv in levels.items() if lv == "shall")
     warnings = [f"mutant {mid} is marked `survives` but was killed: drop the reason"
                 for mid in stale]
@@ -525,9 +538,12 @@ def build_doc(args, results, baseline, table, setup, library, levels, started, e
             "kill_rate_own_excluding_equivalent":
                 count["killed"] / counted if counted else 0.0,
             "clauses_with_mutant": len(covered),
+            "clauses_proven": len(proven),
             "shall_clauses": len(shall),
             "shall_clauses_with_mutant": len(set(covered) & set(shall)),
+            "shall_clauses_proven": len(set(proven) & set(shall)),
         },
+        "clauses_unproven": [c for c in covered if c not in set(proven)],
         "baseline": {
             "cases": len(baseline),
             "not_passing": sorted(cid for cid, r in baseline.items() if r["state"] != "PASS"),
