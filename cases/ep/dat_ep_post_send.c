@@ -219,50 +219,94 @@ DC_ACTIVE(dat_ep_post_send, solicited_wait)
 	dc_peer_send(t, "sent", "ok");
 }
 
-DC_CASE(dat_ep_post_send, barrier_fence,
-	.summary = "a fenced Send of a buffer being RDMA-read carries the read data, not stale bytes")
+/*
+ * Barrier fence.  Two-node, so the Read's responder can be held still: the
+ * passive half (the responder, and the Send's receiver) stops itself after
+ * the set-up; the active half posts an RDMA Read and, right after it, a
+ * fenced Send of the bytes that Read fills, then resumes the passive half.
+ * Nothing of the Read can have arrived when the Send is posted, so a Send
+ * that does not wait for the Read carries the canary, deterministically.
+ */
+enum { FENCE_READ = 64u << 10, FENCE_SEND = 4096 };
+
+static void fence_attr(struct dc_ctx *t, DAT_EP_ATTR *attr)
 {
-	/*
-	 * The Read is large (1 MiB, the EPs are made for it) and the Send
-	 * carries its last 4 KiB, the bytes that arrive last: the Read is
-	 * still in flight when the fenced Send is posted right after it, and
-	 * an unfenced Send would go out at once, carrying the canary.
-	 */
-	enum { READ_LEN = 1u << 20, SEND_LEN = 4096 };
-	struct pair p;
-	struct dc_lmr la, lb;
-	DAT_LMR_TRIPLET liov, siov;
-	DAT_RMR_TRIPLET rem;
-	DAT_DTO_COMPLETION_EVENT_DATA d;
+	dc_ep_attr_default(t, attr);
+	if (attr->max_rdma_size < FENCE_READ)
+		attr->max_rdma_size = FENCE_READ;
+	if (attr->max_rdma_read_in < 1)
+		attr->max_rdma_read_in = 1;
+	if (attr->max_rdma_read_out < 1)
+		attr->max_rdma_read_out = 1;
+}
+
+DC_TWO_NODE_CASE(dat_ep_post_send, barrier_fence,
+		 .summary = "a fenced Send of a buffer being RDMA-read carries the read data, not stale bytes",
+		 .requires = "completion_flags_supported&8");
+DC_PASSIVE(dat_ep_post_send, barrier_fence)
+{
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { .attr = &attr };
-	DAT_EP_PARAM ep;
+	struct dc_endpoint e;
+	struct dc_lmr src, rcv;
+	DAT_RMR_TRIPLET rem;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	dc_ep_attr_default(t, &attr);
-	if (attr.max_rdma_size < READ_LEN)
-		attr.max_rdma_size = READ_LEN;
-	pair_up(&p, &o);
-	DC_SETUP(dat_ep_query(p.a.ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, &ep));
-	DC_SETUP_ASSERT(ep.ep_attr.max_rdma_size >= READ_LEN,
-			"set-up: max_rdma_size %llu is below 1 MiB",
-			(unsigned long long)ep.ep_attr.max_rdma_size);
-	dc_lmr(t, p.a.pz, READ_LEN, ALL_PRIV, &la);
-	dc_lmr(t, p.b.pz, READ_LEN, ALL_PRIV, &lb);
-	memset(la.buf, CANARY, READ_LEN);
-	fill(&lb, 0, READ_LEN, 0x3C);			/* what the Read fetches */
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
-	liov = dc_iov(&la, 0, READ_LEN);
-	rem = dc_rmr_iov(&lb, 0, READ_LEN);
-	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &liov, ck(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
-	siov = dc_iov(&la, READ_LEN - SEND_LEN, SEND_LEN);	/* what the Read fills last */
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, ck(11),
-					   DAT_COMPLETION_BARRIER_FENCE_FLAG));
-	expect_dto(p.a.req_evd, 10, DAT_DTO_SUCCESS);
-	expect_dto(p.a.req_evd, 11, DAT_DTO_SUCCESS);
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, SEND_LEN);
-	DC_ASSERT(!memcmp(p.mb.buf, lb.buf + READ_LEN - SEND_LEN, SEND_LEN),
+	fence_attr(t, &attr);
+	memset(&e, 0, sizeof(e));
+	dc_endpoint(t, &e, &o);
+	dc_lmr(t, e.pz, FENCE_READ, ALL_PRIV, &src);
+	dc_lmr(t, e.pz, FENCE_SEND, RW_PRIV, &rcv);
+	fill(&src, 0, FENCE_READ, 0x3C);		/* what the Read fetches */
+	memset(rcv.buf, 0, FENCE_SEND);
+	DC_SETUP(post_recv1(e.ep, &rcv, 0, FENCE_SEND, 1));
+	dc_connect_passive(t, &e, &o);
+	rem = dc_rmr_iov(&src, 0, FENCE_READ);
+	dc_peer_send(t, "window", "%llx %llx", (unsigned long long)rem.rmr_context,
+		     (unsigned long long)rem.target_address);
+	freeze_self(t);		/* until both requests are posted */
+	d = expect_dto(e.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, FENCE_SEND);
+	DC_ASSERT(!memcmp(rcv.buf, src.buf + FENCE_READ - FENCE_SEND, FENCE_SEND),
 		  "the fenced Send carried bytes from before the RDMA Read completed");
+	dc_peer_send(t, "checked", "ok");
+}
+DC_ACTIVE(dat_ep_post_send, barrier_fence)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct dc_endpoint e;
+	struct dc_lmr la;
+	DAT_LMR_TRIPLET liov, siov;
+	DAT_RMR_TRIPLET rem;
+	unsigned long long ctx, addr;
+	char msg[128];
+	pid_t peer;
+
+	fence_attr(t, &attr);
+	memset(&e, 0, sizeof(e));
+	dc_connect_active(t, &e, &o);
+	dc_lmr(t, e.pz, FENCE_READ, ALL_PRIV, &la);
+	memset(la.buf, CANARY, FENCE_READ);
+	dc_peer_wait(t, "window", msg, sizeof(msg));
+	DC_SETUP_ASSERT(sscanf(msg, "%llx %llx", &ctx, &addr) == 2,
+			"set-up: malformed window message '%s'", msg);
+	memset(&rem, 0, sizeof(rem));
+	rem.rmr_context = (DAT_RMR_CONTEXT)ctx;
+	rem.target_address = (DAT_VADDR)addr;
+	rem.segment_length = FENCE_READ;
+	peer = await_frozen();
+	remember_frozen(peer);
+	liov = dc_iov(&la, 0, FENCE_READ);
+	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &liov, ck(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	siov = dc_iov(&la, FENCE_READ - FENCE_SEND, FENCE_SEND);	/* what the Read fills */
+	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &siov, ck(11),
+					   DAT_COMPLETION_BARRIER_FENCE_FLAG));
+	kill(peer, SIGCONT);
+	epc_frozen_pid = 0;
+	expect_dto(e.req_evd, 10, DAT_DTO_SUCCESS);
+	expect_dto(e.req_evd, 11, DAT_DTO_SUCCESS);
+	dc_peer_wait(t, "checked", NULL, 0);
 }
 
 static void disconnect_pair(struct dc_ctx *t, struct pair *p)

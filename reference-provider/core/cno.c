@@ -12,6 +12,7 @@
  * Upcalls run after the IA lock is dropped (ref_ia_defer_agent).
  */
 #include "ref.h"
+#include "conn.h"
 
 #include <errno.h>
 #include <string.h>
@@ -305,7 +306,7 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	cno->waiters++;
 	ia->sleepers++;
 	for (;;) {
-		r = ref_waiter_sleep(&w, ia, &deadline, infinite);
+		r = ref_conn_wait(&w, ia, &deadline, infinite);
 		if (w.fired) {
 			*evd_handle = ref_mutant("cno-wait-reports-null-evd") ?
 				      DAT_HANDLE_NULL : w.evd;

@@ -190,11 +190,15 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 
 		dto->where = REF_DTO_COMPLETED;
 		ref_list_add_tail(&srq->completed, &dto->link);
-		if (ref_mutant("srq-outstanding-ignores-unreaped") ||
-		    !ref_post_event(evd, &ev, dto, notify)) {
+		if (!ref_post_event(evd, &ev, dto, notify)) {
 			ref_list_del(&dto->link);
 			srq->outstanding--;
 			ref_dto_free(dto);
+		} else if (ref_mutant("srq-outstanding-ignores-unreaped")) {
+			/* the event is queued, but the buffer is no longer
+			 * counted (ref_srq_event_reaped does not count it
+			 * down again) */
+			srq->outstanding--;
 		}
 		return;
 	}
@@ -209,7 +213,8 @@ void ref_srq_event_reaped(void *tag, bool reaped)
 
 	(void)reaped;
 	if (dto->srq) {
-		dto->srq->outstanding--;
+		if (!ref_mutant("srq-outstanding-ignores-unreaped"))
+			dto->srq->outstanding--;
 		ref_list_del(&dto->link);
 	}
 	ref_dto_free(dto);

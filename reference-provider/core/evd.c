@@ -913,7 +913,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			*nmore = evd_nmore(evd);
 			break;
 		}
-		r = ref_waiter_sleep(&w, ia, &deadline, infinite);
+		r = ref_conn_wait(&w, ia, &deadline, infinite);
 		if (r == ETIMEDOUT) {
 			if (!evd->aborting && !ia->closing && evd->waitable &&
 			    evd->count >= threshold) {

@@ -235,8 +235,9 @@ DAT_RETURN_SUBTYPE ref_invalid_handle_subtype(DAT_HANDLE_TYPE type);
  */
 struct ref_waiter {
 	struct ref_list link;
-	int fd;
+	int fd;			/* the calling thread's eventfd (time.c) */
 	bool woken;
+	bool written;		/* the eventfd holds a count to read */
 	pthread_cond_t cond;
 	bool fired;			/* CNO waiters: a trigger was delivered */
 	DAT_EVD_HANDLE evd;		/* CNO waiters: the EVD that fired */
@@ -252,6 +253,11 @@ void ref_waiter_wake(struct ref_waiter *w);
  */
 int ref_waiter_sleep(struct ref_waiter *w, struct ref_ia *ia,
 		     const struct timespec *deadline, bool infinite);
+/*
+ * The waiter whose own thread is running transport progress inside its
+ * wait (ref_conn_wait); waking it needs no eventfd round trip.
+ */
+extern __thread struct ref_waiter *ref_waiter_running;
 
 /* ---- IA ----------------------------------------------------------------- */
 
@@ -656,31 +662,3 @@ void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed);
 extern DAT_PROVIDER ref_provider;
 
 #endif /* REF_H */
-
-/* REQUEST from conn (4): consumer-driven progress in the waits.
- * Measured (bench/datbench vs bench/tcpbench, 64-byte ping-pong, medians
- * of per-iteration RTTs on this 2-vCPU machine): the progress-thread
- * hand-off gives 41 us one-way vs 8 us for TCP (5x); with the three
- * changes below 11.7 us (1.45x).
- *  a) evd.c dat_evd_wait (and cno.c dat_cno_wait): sleep with
- *         r = ref_conn_wait(&w, ia, &deadline, infinite);      (conn.h)
- *     instead of ref_waiter_sleep().  Same contract (lock held in/out;
- *     0 / ETIMEDOUT / EINTR); it polls the waiter's eventfd together
- *     with the transport's sockets and runs the transport's progress in
- *     the waiting thread, falling back to ref_waiter_sleep() when it
- *     cannot (no eventfd, no transport).
- *  b) time.c: do not create/close an eventfd per wait (2.6 us here):
- *     keep one per thread (e.g. a __thread int created on first use) in
- *     ref_waiter_init / ref_waiter_fini.
- *  c) time.c: a wake of a waiter by its own thread (ref_conn_wait runs
- *     progress that posts to the EVD being waited on) needs no eventfd
- *     write/read.  Proposed: time.c exports
- *         extern __thread struct ref_waiter *ref_waiter_running;
- *     ref_conn_wait sets it to the waiter around the progress call;
- *     ref_waiter_wake(w) with w == ref_waiter_running only sets
- *     w->woken; consume() reads the eventfd only if a real write
- *     happened since (a `written` flag set by ref_waiter_wake) - an
- *     unread count would otherwise keep ppoll returning at once.
- * Once (c) is in, ref_conn_wait will set ref_waiter_running (tell me the
- * name you pick).
- */

@@ -81,20 +81,59 @@ int ref_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
 
 /* ---- waiters ------------------------------------------------------------------ */
 
+__thread struct ref_waiter *ref_waiter_running;
+
+/*
+ * One eventfd per thread, made on its first wait and closed when the
+ * thread exits: creating and closing one per wait costs more than a
+ * loopback round trip.  A thread waits in one call at a time, so its
+ * waiters never share the descriptor.
+ */
+static pthread_key_t waiter_fd_key;
+static pthread_once_t waiter_fd_once = PTHREAD_ONCE_INIT;
+static __thread int waiter_fd = -1;
+
+static void waiter_fd_close(void *arg)
+{
+	close((int)(intptr_t)arg - 1);
+}
+
+static void waiter_fd_key_init(void)
+{
+	if (pthread_key_create(&waiter_fd_key, waiter_fd_close))
+		waiter_fd_key = (pthread_key_t)-1;
+}
+
+static int thread_waiter_fd(void)
+{
+	if (waiter_fd >= 0)
+		return waiter_fd;
+	pthread_once(&waiter_fd_once, waiter_fd_key_init);
+	waiter_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (waiter_fd >= 0 && waiter_fd_key != (pthread_key_t)-1)
+		pthread_setspecific(waiter_fd_key,
+				    (void *)(intptr_t)(waiter_fd + 1));
+	return waiter_fd;
+}
+
 void ref_waiter_init(struct ref_waiter *w)
 {
 	ref_list_init(&w->link);
 	w->woken = false;
+	w->written = false;
 	w->fired = false;
 	w->evd = DAT_HANDLE_NULL;
-	w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->fd = thread_waiter_fd();
 	ref_cond_init(&w->cond);
 }
 
 void ref_waiter_fini(struct ref_waiter *w)
 {
-	if (w->fd >= 0)
-		close(w->fd);
+	uint64_t v;
+
+	/* Leave the thread's eventfd empty for its next wait. */
+	if (w->fd >= 0 && w->written && read(w->fd, &v, sizeof(v)) < 0)
+		(void)0;
 	w->fd = -1;
 	pthread_cond_destroy(&w->cond);
 }
@@ -104,7 +143,11 @@ void ref_waiter_wake(struct ref_waiter *w)
 	uint64_t one = 1;
 
 	w->woken = true;
+	/* Woken by its own thread's progress: it looks at the flag next. */
+	if (w == ref_waiter_running)
+		return;
 	if (w->fd >= 0) {
+		w->written = true;
 		/* EAGAIN (counter full) still leaves it readable */
 		if (write(w->fd, &one, sizeof(one)) < 0)
 			(void)0;
@@ -116,9 +159,10 @@ static int consume(struct ref_waiter *w)
 {
 	uint64_t v;
 
-	if (w->fd >= 0) {
+	if (w->fd >= 0 && w->written) {
 		if (read(w->fd, &v, sizeof(v)) < 0)
 			(void)0;
+		w->written = false;
 	}
 	w->woken = false;
 	return 0;

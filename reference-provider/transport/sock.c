@@ -948,14 +948,24 @@ static void sock_disconnect(struct ref_tp_conn *cb)
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
 
-	if (c->state == C_ESTABLISHED)
+	if (c->state == C_ESTABLISHED) {
+		/* what this side received and completed is acknowledged before
+		 * the connection goes: else the peer flushes a delivered Send */
+		flush_ack(c);
 		send_simple(c, F_DISCONNECT, 0, 0);
+	}
 	conn_release(c);
 }
 
 static void sock_abort(struct ref_tp_conn *cb)
 {
-	conn_release((struct sock_conn *)cb);
+	struct sock_conn *c = (struct sock_conn *)cb;
+
+	/* Requests processed so far were processed: say so before breaking
+	 * (a delayed ACK would otherwise turn a delivered Send into a flush
+	 * at the peer).  flush_ack sends nothing unless established. */
+	flush_ack(c);
+	conn_release(c);
 }
 
 static void sock_rx_resume(struct ref_tp_conn *cb)

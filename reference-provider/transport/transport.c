@@ -200,8 +200,11 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		err = r < 0 ? errno : 0;
 		ref_ia_lock(ia);
 		tp->ops->poll_end(tp);
-		if (ia->transport == tp && (pfd[1].revents & POLLIN))
+		if (ia->transport == tp && (pfd[1].revents & POLLIN)) {
+			ref_waiter_running = w;
 			tp->ops->progress(tp);
+			ref_waiter_running = NULL;
+		}
 		if (w->woken)
 			return ref_waiter_sleep(w, ia, deadline, infinite);
 		if (r < 0 && err == EINTR)
