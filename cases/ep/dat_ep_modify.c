@@ -699,6 +699,27 @@ DC_CASE(dat_ep_modify, invalid_handle_in_param,
 	DC_ASSERT_UNCHANGED(&before);
 }
 
+DC_CASE(dat_ep_modify, evd_wrong_kind,
+	.summary = "an EVD not made for the stream it is given for is an invalid parameter")
+{
+	struct dc_endpoint e;
+	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	DAT_EP_PARAM nv = ep_param(ep);
+	struct dc_snap before;
+
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	nv.connect_evd_handle = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+
+	nv = ep_param(ep);
+	nv.recv_evd_handle = dc_evd(t, 16, DAT_EVD_CR_FLAG);
+	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_RECV_EVD_HANDLE, &nv),
+		      DAT_INVALID_PARAMETER);
+	DC_ASSERT_UNCHANGED(&before);
+}
+
 DC_CASE(dat_ep_modify, mixed_mask_atomic,
 	.summary = "a refused modify leaves the other requested parameters unchanged too")
 {

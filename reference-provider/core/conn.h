@@ -162,6 +162,10 @@ struct ref_ep {
 	uint64_t ack_deferred;		/* seq + 1 to ack after held ones */
 	struct ref_dto *rx_read;	/* RDMA Read response being placed */
 	struct ref_list srq_link;	/* on srq->eps */
+	/* mutants only (core/mutants.c) */
+	bool disconnect_event_posted;	/* DISCONNECTED already reported */
+	struct ref_dto *mut_held_recv;	/* a completion held back */
+	bool mut_held_solicited;
 };
 
 /* ---- shared receive queue --------------------------------------------------- */
@@ -180,6 +184,9 @@ struct ref_srq {
 	DAT_COUNT users;		/* EPs created with this SRQ */
 	struct ref_list eps;		/* those EPs (ep->srq_link) */
 	struct ref_list completed;	/* completion queued, not yet reaped */
+	/* mutants only (core/mutants.c) */
+	bool lw_fired;			/* a low watermark event was raised */
+	struct ref_dto *mut_pending;	/* srq-post-recv-deferred */
 };
 
 /* ---- service points and connection requests -------------------------------- */
@@ -190,6 +197,7 @@ struct ref_psp {
 	struct ref_evd *evd;
 	DAT_PSP_FLAGS flags;
 	struct ref_tp_listener *listener;
+	unsigned int mut_requests;	/* mutant psp-one-request-only */
 };
 
 struct ref_rsp {

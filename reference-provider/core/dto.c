@@ -61,6 +61,79 @@ void ref_dto_free(struct ref_dto *dto)
 		     DAT_COMPLETION_BARRIER_FENCE_FLAG | \
 		     DAT_COMPLETION_EVD_THRESHOLD_FLAG)
 
+/*
+ * Mutants that break one rule of one post call: @which names the rule,
+ * the id is the one of the DTO's operation.
+ */
+enum op_rule {
+	R_BOUNDS, R_PZ, R_PRIV, R_INVALID_LMR, R_IOV, R_UNSIGNALLED,
+	R_ANY_STATE, R_REFUSED_DISCONNECTED, R_NO_FLUSH, R_COOKIE,
+	R_GATHER,
+};
+
+static const char *const op_mutants[][4] = {
+	/*	 SEND, RDMA_READ, RDMA_WRITE, RECV */
+	[R_BOUNDS] = { REF_MUTANT_ID("post-send-bounds-unchecked"),
+		       REF_MUTANT_ID("post-rdma-read-bounds-unchecked"),
+		       REF_MUTANT_ID("post-rdma-write-bounds-unchecked"),
+		       REF_MUTANT_ID("post-recv-bounds-unchecked") },
+	[R_PZ] = { REF_MUTANT_ID("post-send-pz-unchecked"),
+		   REF_MUTANT_ID("post-rdma-read-pz-unchecked"),
+		   REF_MUTANT_ID("post-rdma-write-pz-unchecked"),
+		   REF_MUTANT_ID("post-recv-pz-unchecked") },
+	[R_PRIV] = { REF_MUTANT_ID("post-send-read-priv-unchecked"),
+		     REF_MUTANT_ID("post-rdma-read-write-priv-unchecked"),
+		     REF_MUTANT_ID("post-rdma-write-read-priv-unchecked"),
+		     REF_MUTANT_ID("post-recv-priv-unchecked") },
+	[R_INVALID_LMR] = { REF_MUTANT_ID("post-send-invalid-lmr-is-protection"),
+			    REF_MUTANT_ID("post-rdma-read-invalid-lmr-is-protection"),
+			    REF_MUTANT_ID("post-rdma-write-invalid-lmr-is-protection"),
+			    REF_MUTANT_ID("post-recv-invalid-lmr-is-protection") },
+	[R_IOV] = { REF_MUTANT_ID("post-send-iov-limit-unchecked"),
+		    REF_MUTANT_ID("post-rdma-read-iov-limit-unchecked"),
+		    REF_MUTANT_ID("post-rdma-write-iov-limit-unchecked"),
+		    REF_MUTANT_ID("post-recv-iov-limit-unchecked") },
+	[R_UNSIGNALLED] = { REF_MUTANT_ID("post-send-unsignalled-unchecked"),
+			    REF_MUTANT_ID("post-rdma-read-unsignalled-unchecked"),
+			    REF_MUTANT_ID("post-rdma-write-unsignalled-unchecked"),
+			    REF_MUTANT_ID("post-recv-unsignalled-unchecked") },
+	[R_ANY_STATE] = { REF_MUTANT_ID("post-send-any-state"),
+			  REF_MUTANT_ID("post-rdma-read-any-state"),
+			  REF_MUTANT_ID("post-rdma-write-any-state"),
+			  REF_MUTANT_ID("post-recv-refused-when-unconnected") },
+	[R_REFUSED_DISCONNECTED] = {
+		REF_MUTANT_ID("post-send-refused-when-disconnected"),
+		REF_MUTANT_ID("post-rdma-read-refused-when-disconnected"),
+		REF_MUTANT_ID("post-rdma-write-refused-when-disconnected"),
+		REF_MUTANT_ID("post-recv-refused-when-disconnected") },
+	[R_NO_FLUSH] = { REF_MUTANT_ID("post-send-disconnected-no-flush"),
+			 REF_MUTANT_ID("post-rdma-read-disconnected-no-flush"),
+			 REF_MUTANT_ID("post-rdma-write-disconnected-no-flush"),
+			 REF_MUTANT_ID("post-recv-disconnected-no-flush") },
+	[R_COOKIE] = { REF_MUTANT_ID("send-completion-cookie-lost"),
+		       REF_MUTANT_ID("rdma-read-completion-cookie-lost"),
+		       REF_MUTANT_ID("rdma-write-completion-cookie-lost"),
+		       REF_MUTANT_ID("recv-completion-cookie-lost") },
+	[R_GATHER] = { REF_MUTANT_ID("send-gather-reversed"),
+		       REF_MUTANT_ID("rdma-read-scatter-reversed"),
+		       REF_MUTANT_ID("rdma-write-gather-reversed"),
+		       REF_MUTANT_ID("recv-scatter-reversed") },
+};
+
+static bool op_mutant(enum ref_wr_op op, enum op_rule rule)
+{
+	int i;
+
+	switch (op) {
+	case REF_WR_SEND:	i = 0; break;
+	case REF_WR_RDMA_READ:	i = 1; break;
+	case REF_WR_RDMA_WRITE:	i = 2; break;
+	case REF_WR_RECV:	i = 3; break;
+	default:		return false;
+	}
+	return ref_mutant(op_mutants[rule][i]);
+}
+
 /* Checks the local segments and records them in @dto. */
 static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 			   struct ref_pz *pz, DAT_COUNT nseg,
@@ -68,6 +141,12 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 			   DAT_MEM_PRIV_FLAGS need)
 {
 	DAT_VLEN total = 0;
+
+	if (op_mutant(dto->op, R_PRIV))
+		need = 0;
+	if (dto->op == REF_WR_RECV &&
+	    ref_mutant("post-recv-accepts-read-only-lmr"))
+		need = DAT_MEM_PRIV_LOCAL_READ_FLAG;
 
 	dto->nseg = nseg;
 	for (DAT_COUNT i = 0; i < nseg; i++) {
@@ -86,6 +165,24 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 				       DAT_PROTECTION_READ :
 				       DAT_PROTECTION_WRITE);
 		rc = ref_mem_check_local(ia, pz, &iov[i], need, &ptr);
+		if (DAT_GET_TYPE(rc) == DAT_PROTECTION_VIOLATION &&
+		    op_mutant(dto->op, R_PZ)) {
+			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
+							   REF_CTX_LMR);
+
+			if (lmr)	/* checked against its own PZ */
+				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
+							 need, &ptr);
+		}
+		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
+		    op_mutant(dto->op, R_BOUNDS)) {
+			rc = DAT_SUCCESS;	/* whatever the range */
+			ptr = (void *)(uintptr_t)iov[i].virtual_address;
+		}
+		if (DAT_GET_TYPE(rc) == DAT_PRIVILEGES_VIOLATION &&
+		    !ref_ctx_issued(ia, iov[i].lmr_context, REF_CTX_LMR) &&
+		    op_mutant(dto->op, R_INVALID_LMR))
+			rc = REF_ERR(DAT_PROTECTION_VIOLATION, 0);
 		if (rc != DAT_SUCCESS)
 			return rc;
 		dto->seg[i].ptr = ptr;
@@ -103,8 +200,11 @@ static int dto_iov(const struct ref_dto *dto, uint64_t len, struct iovec *iov,
 		   int max)
 {
 	int n = 0;
+	bool rev = dto->srq ? ref_mutant("srq-recv-scatter-reversed") :
+			      op_mutant(dto->op, R_GATHER);
 
-	for (int i = 0; i < dto->nseg && len > 0 && n < max; i++) {
+	for (int j = 0; j < dto->nseg && len > 0 && n < max; j++) {
+		int i = rev ? dto->nseg - 1 - j : j;
 		uint64_t k = dto->seg[i].len;
 
 		if (k == 0)
@@ -147,15 +247,35 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 	memset(&ev, 0, sizeof(ev));
 	if (dto->op == REF_WR_RECV) {
 		evd = ep ? ep->recv_evd : NULL;
+		if (ep && !dto->srq &&
+		    ref_mutant("dto-recv-completion-on-request-evd"))
+			evd = ep->request_evd;
 		if (st == DAT_DTO_SUCCESS && ep &&
 		    ep->attr.recv_completion_flags ==
-			    DAT_COMPLETION_SOLICITED_WAIT_FLAG && !solicited)
+			    DAT_COMPLETION_SOLICITED_WAIT_FLAG && !solicited &&
+		    !(dto->srq && ref_mutant("srq-recv-ignores-solicited-wait")))
 			notify = false;
 		if (st == DAT_DTO_SUCCESS && !dto->srq &&
 		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
 			notify = false;
+		if (st == DAT_DTO_SUCCESS && dto->srq && ep &&
+		    ep->attr.recv_completion_flags ==
+			    DAT_COMPLETION_UNSIGNALLED_FLAG &&
+		    ref_mutant("srq-recv-honours-unsignalled"))
+			notify = false;
+		if (st == DAT_DTO_SUCCESS && dto->srq && ep &&
+		    ep->attr.recv_completion_flags ==
+			    DAT_COMPLETION_DEFAULT_FLAG &&
+		    ref_mutant("srq-recv-not-notifying"))
+			notify = false;
 	} else {
 		evd = ep ? ep->request_evd : NULL;
+		if (ep && dto->op != REF_WR_BIND &&
+		    ref_mutant("dto-request-completion-on-recv-evd"))
+			evd = ep->recv_evd;
+		if (ep && dto->op == REF_WR_BIND &&
+		    ref_mutant("rmr-bind-completion-on-recv-evd"))
+			evd = ep->recv_evd;
 		if (st == DAT_DTO_SUCCESS &&
 		    (dto->flags & DAT_COMPLETION_SUPPRESS_FLAG) &&
 		    !ref_mutant("send-suppress-ignored")) {
@@ -163,7 +283,8 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 			return;
 		}
 		if (st == DAT_DTO_SUCCESS &&
-		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
+		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+		    !ref_mutant("send-unsignalled-notifies"))
 			notify = false;
 	}
 	ev.evd_handle = (DAT_EVD_HANDLE)evd;
@@ -177,8 +298,14 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		ev.event_number = DAT_DTO_COMPLETION_EVENT;
 		ev.event_data.dto_completion_event_data.ep_handle =
 			(DAT_EP_HANDLE)ep;
+		if (dto->srq && ref_mutant("srq-recv-completion-names-no-ep"))
+			ev.event_data.dto_completion_event_data.ep_handle =
+				DAT_HANDLE_NULL;
 		ev.event_data.dto_completion_event_data.user_cookie =
 			dto->cookie;
+		if (dto->srq ? ref_mutant("srq-recv-cookie-lost") :
+			       op_mutant(dto->op, R_COOKIE))
+			ev.event_data.dto_completion_event_data.user_cookie.as_64 = 0;
 		ev.event_data.dto_completion_event_data.status = st;
 		ev.event_data.dto_completion_event_data.transfered_length =
 			st == DAT_DTO_SUCCESS ? len : 0;
@@ -251,10 +378,19 @@ void ref_ep_flush(struct ref_ep *ep)
 	while (!ref_list_empty(&ep->req_q)) {
 		struct ref_dto *dto = ref_container_of(ep->req_q.next,
 						       struct ref_dto, link);
+		bool last = dto->link.next == &ep->req_q;
+		DAT_DTO_COMPLETION_STATUS st = DAT_DTO_ERR_FLUSHED;
 
 		ref_list_del(&dto->link);
 		ep->req_count--;
-		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
+		if (ref_mutant("ep-flush-requests-succeed") ||
+		    (last && ref_mutant("ep-flush-last-request-succeeds")))
+			st = DAT_DTO_SUCCESS;
+		if (last && ref_mutant("ep-flush-drops-last-request")) {
+			ref_dto_free(dto);
+			continue;
+		}
+		ref_dto_complete(dto, st, 0, true);
 	}
 	ep->rdma_read_out = 0;
 	ep->rx_read = NULL;
@@ -265,11 +401,26 @@ void ref_ep_flush(struct ref_ep *ep)
 						       struct ref_dto, link);
 
 		rx_unalloc(ep, dto);
+		if (dto->srq && ref_mutant("srq-disconnect-returns-taken-to-srq")) {
+			/* back on the SRQ instead of flushed */
+			dto->ep = NULL;
+			dto->where = REF_DTO_POSTED;
+			ref_list_add_tail(&dto->srq->free_q, &dto->link);
+			dto->srq->available++;
+			continue;
+		}
+		if (ref_mutant("flush-drops-taken-buffers")) {
+			if (dto->srq)
+				dto->srq->outstanding--;
+			ref_dto_free(dto);
+			continue;
+		}
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
 	}
 	while (!ref_list_empty(&ep->recv_q)) {
-		struct ref_dto *dto = ref_container_of(ep->recv_q.next,
-						       struct ref_dto, link);
+		struct ref_dto *dto = ref_container_of(
+			ref_mutant("ep-flush-recvs-reverse-order") ?
+			ep->recv_q.prev : ep->recv_q.next, struct ref_dto, link);
 
 		ref_list_del(&dto->link);
 		ep->recv_count--;
@@ -314,12 +465,15 @@ static void issue_requests(struct ref_ep *ep)
 		case REF_WR_SEND:
 			dto->seq = ep->next_req_seq++;
 			rc = ops->send(ep->conn, dto->seq, ep->tx_next_msn++,
-				       dto->flags &
-				       DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+				       (dto->flags &
+					DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
+				       !ref_mutant("send-solicited-flag-dropped"),
 				       dto);
 			break;
 		case REF_WR_RDMA_WRITE:
 			dto->seq = ep->next_req_seq++;
+			if (ref_mutant("msn-counts-rdma-writes"))
+				ep->tx_next_msn++;
 			rc = ops->rdma_write(ep->conn, dto->seq, dto);
 			break;
 		case REF_WR_RDMA_READ:
@@ -333,6 +487,17 @@ static void issue_requests(struct ref_ep *ep)
 		if (rc < 0)
 			return;	/* dying connection; its upcall flushes */
 	}
+}
+
+static bool request_precheck_state(const struct ref_ep *ep, enum ref_wr_op op)
+{
+	if (ep->state == DAT_EP_STATE_CONNECTED ||
+	    ep->state == DAT_EP_STATE_DISCONNECTED)
+		return true;
+	if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING &&
+	    ref_mutant("ep-post-in-disconnect-pending"))
+		return true;
+	return op_mutant(op, R_ANY_STATE);
 }
 
 void ref_ep_req_progress(struct ref_ep *ep)
@@ -352,26 +517,35 @@ void ref_ep_req_progress(struct ref_ep *ep)
 }
 
 /* Common checks of the four request posts. */
-static DAT_RETURN request_precheck(struct ref_ep *ep,
+static DAT_RETURN request_precheck(struct ref_ep *ep, enum ref_wr_op op,
 				   DAT_COMPLETION_FLAGS flags,
 				   DAT_COUNT nseg, const DAT_LMR_TRIPLET *iov,
 				   DAT_COUNT max_iov,
 				   DAT_RETURN_SUBTYPE flags_arg)
 {
-	if (ep->state != DAT_EP_STATE_CONNECTED &&
-	    ep->state != DAT_EP_STATE_DISCONNECTED)
+	if (!request_precheck_state(ep, op))
+		return ref_ep_state_error(ep);
+	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    op_mutant(op, R_REFUSED_DISCONNECTED))
 		return ref_ep_state_error(ep);
 	if ((DAT_UINT32)flags & ~(DAT_UINT32)KNOWN_FLAGS)
 		return REF_INVALID_PARAM(flags_arg);
 	if ((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
 	    ep->attr.request_completion_flags !=
-		    DAT_COMPLETION_UNSIGNALLED_FLAG)
+		    DAT_COMPLETION_UNSIGNALLED_FLAG &&
+	    !op_mutant(op, R_UNSIGNALLED))
 		return REF_INVALID_PARAM(flags_arg);
+	if (op_mutant(op, R_IOV))
+		max_iov = REF_MAX_IOV;
 	if (nseg < 0 || nseg > max_iov || nseg > REF_MAX_IOV)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (nseg > 0 && !iov)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (ep->req_count >= ep->attr.max_request_dtos)
+	if (op == REF_WR_SEND && nseg == 0 &&
+	    ref_mutant("post-send-refuses-empty"))
+		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
+	if (ep->req_count >= ep->attr.max_request_dtos &&
+	    !(op == REF_WR_SEND && ref_mutant("post-send-queue-unbounded")))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	return DAT_SUCCESS;
 }
@@ -380,6 +554,10 @@ static DAT_RETURN request_precheck(struct ref_ep *ep,
 static void request_post(struct ref_ep *ep, struct ref_dto *dto)
 {
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
+		if (op_mutant(dto->op, R_NO_FLUSH)) {
+			ref_dto_free(dto);	/* never completes */
+			return;
+		}
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
 		return;
 	}
@@ -411,9 +589,19 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	max_iov = op == REF_WR_SEND ? ep->attr.max_request_iov :
 		  op == REF_WR_RDMA_WRITE ? ep->attr.max_rdma_write_iov :
 					    ep->attr.max_rdma_read_iov;
-	rc = request_precheck(ep, flags, nseg, iov, max_iov, flags_arg);
+	rc = request_precheck(ep, op, flags, nseg, iov, max_iov, flags_arg);
 	if (rc != DAT_SUCCESS)
 		goto out;
+	if (op == REF_WR_SEND && ref_mutant("post-send-refuses-duplicate-cookie")) {
+		struct ref_list *pos;
+
+		ref_list_for_each(pos, &ep->req_q)
+			if (ref_container_of(pos, struct ref_dto, link)->cookie.as_64 ==
+			    cookie.as_64) {
+				rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
+				goto out;
+			}
+	}
 	if (op != REF_WR_SEND && !remote) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG5);
 		goto out;
@@ -437,14 +625,18 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 			break;
 		case REF_WR_RDMA_WRITE:
 			dto->remote = *remote;
-			if (dto->length > ep->attr.max_rdma_size ||
-			    dto->length > remote->segment_length)
+			if ((dto->length > ep->attr.max_rdma_size &&
+			     !ref_mutant("rdma-write-max-size-unchecked")) ||
+			    (dto->length > remote->segment_length &&
+			     !ref_mutant("rdma-write-remote-length-unchecked")))
 				rc = REF_ERR(DAT_LENGTH_ERROR, 0);
 			break;
 		case REF_WR_RDMA_READ:
 			dto->remote = *remote;
-			if (remote->segment_length > ep->attr.max_rdma_size ||
-			    remote->segment_length > dto->length)
+			if ((remote->segment_length > ep->attr.max_rdma_size &&
+			     !ref_mutant("rdma-read-max-size-unchecked")) ||
+			    (remote->segment_length > dto->length &&
+			     !ref_mutant("rdma-read-local-length-unchecked")))
 				rc = REF_ERR(DAT_LENGTH_ERROR, 0);
 			break;
 		default:
@@ -492,7 +684,8 @@ DAT_RETURN ref_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT nseg,
 
 DAT_RETURN ref_ep_bind_check(struct ref_ep *ep, DAT_COMPLETION_FLAGS flags)
 {
-	return request_precheck(ep, flags, 0, NULL, 0, DAT_INVALID_ARG6);
+	return request_precheck(ep, REF_WR_BIND, flags, 0, NULL, 0,
+				DAT_INVALID_ARG6);
 }
 
 void ref_ep_bind_complete(struct ref_ep *ep, DAT_RMR_HANDLE rmr,
@@ -528,9 +721,16 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ep->srq) {
+	if (ep->srq && !ref_mutant("ep-post-recv-srq-ep-accepted")) {
 		/* dat_ep_create_with_srq: receives go to the SRQ only */
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	if ((ep->state == DAT_EP_STATE_UNCONNECTED &&
+	     op_mutant(REF_WR_RECV, R_ANY_STATE)) ||
+	    (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	     op_mutant(REF_WR_RECV, R_REFUSED_DISCONNECTED))) {
+		rc = ref_ep_state_error(ep);
 		goto out;
 	}
 	if (((DAT_UINT32)flags & ~(DAT_UINT32)KNOWN_FLAGS) ||
@@ -538,11 +738,18 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 		      DAT_COMPLETION_BARRIER_FENCE_FLAG)) ||
 	    ((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
 	     ep->attr.recv_completion_flags !=
-		     DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		     DAT_COMPLETION_UNSIGNALLED_FLAG &&
+	     !op_mutant(REF_WR_RECV, R_UNSIGNALLED))) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG5);
 		goto out;
 	}
-	if (nseg < 0 || nseg > ep->attr.max_recv_iov || nseg > REF_MAX_IOV) {
+	if (nseg < 0 || (nseg > ep->attr.max_recv_iov &&
+			 !op_mutant(REF_WR_RECV, R_IOV)) ||
+	    nseg > REF_MAX_IOV) {
+		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
+		goto out;
+	}
+	if (nseg == 0 && ref_mutant("post-recv-refuses-empty")) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
 	}
@@ -567,9 +774,16 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 		ref_dto_free(dto);
 		goto out;
 	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    op_mutant(REF_WR_RECV, R_NO_FLUSH)) {
+		ref_dto_free(dto);	/* never completes */
+		goto out;
+	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		/* dat_ep_post_recv(3DAT): flushed at once */
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
+		if (ref_mutant("ep-flush-recvs-deferred"))
+			ref_ep_flush(ep);	/* the earlier ones, late */
 		goto out;
 	}
 	ref_list_add_tail(&ep->recv_q, &dto->link);
@@ -620,6 +834,9 @@ struct ref_dto *ref_ep_take_buffer(struct ref_ep *ep, uint64_t msn)
 		     ep->state != DAT_EP_STATE_DISCONNECT_PENDING) ||
 		    ref_list_empty(&srq->free_q))
 			return NULL;
+		if (ref_mutant("srq-buffers-for-first-ep-only") &&
+		    srq->eps.next != &ep->srq_link)
+			return NULL;	/* "reserved" for another EP */
 		dto = ref_container_of(srq->free_q.next, struct ref_dto, link);
 		ref_list_del(&dto->link);
 		srq->available--;
@@ -697,6 +914,10 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 		return 1;
 	}
 	dto = ref_ep_take_buffer(ep, msn);
+	if (!dto && ep->srq && ref_mutant("srq-empty-breaks-connection")) {
+		ref_ep_break(ep);
+		return 0;
+	}
 	if (!dto) {
 		ep->rx_stalled = true;	/* wait for a buffer (RNR) */
 		return -1;
@@ -719,6 +940,23 @@ static void rx_complete(struct ref_ep *ep, struct ref_dto *dto,
 {
 	rx_unalloc(ep, dto);
 	ep->rx_next_msn = dto->seq + 1;
+	if (dto->srq && ref_mutant("srq-completions-pairwise-swapped")) {
+		/* every other completion is held back behind the next one */
+		if (!ep->mut_held_recv) {
+			ep->mut_held_recv = dto;
+			ep->mut_held_solicited = solicited;
+		} else {
+			struct ref_dto *first = ep->mut_held_recv;
+
+			ep->mut_held_recv = NULL;
+			ref_dto_complete(dto, DAT_DTO_SUCCESS, dto->done,
+					 solicited);
+			ref_dto_complete(first, DAT_DTO_SUCCESS, first->done,
+					 ep->mut_held_solicited);
+		}
+		ep_ack(ep, seq);
+		return;
+	}
 	ref_dto_complete(dto, DAT_DTO_SUCCESS, dto->done, solicited);
 	ep_ack(ep, seq);
 }
@@ -1020,6 +1258,11 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_hold_arrivals(DAT_EP_HANDLE h,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (ep->obj.ia->transport->ops->caps & REF_TP_CAP_HW_RECV) {
+		/* the device places arriving messages itself: nothing to hold */
+		ref_ia_release(ep->obj.ia);
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	}
 	ep->hold_arrivals = on == DAT_TRUE;
 	if (!ep->hold_arrivals)
 		ref_ep_rx_resume(ep);

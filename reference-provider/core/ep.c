@@ -98,17 +98,38 @@ bool ref_post_event(struct ref_evd *evd, const DAT_EVENT *ev, void *tag,
 void ref_ep_conn_event(struct ref_ep *ep, DAT_EVENT_NUMBER num,
 		       const void *pdata, DAT_COUNT len)
 {
+	struct ref_evd *evd = ep->connect_evd;
 	DAT_EVENT ev;
 
-	if (!ep->connect_evd)
+	if (ep->request_evd && ref_mutant("ep-conn-events-on-request-evd"))
+		evd = ep->request_evd;
+	if (!evd)
 		return;
+	if (num == DAT_CONNECTION_EVENT_PEER_REJECTED &&
+	    ref_mutant("ep-peer-reject-reported-non-peer"))
+		num = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+	else if (num == DAT_CONNECTION_EVENT_NON_PEER_REJECTED &&
+		 ref_mutant("ep-non-peer-reject-reported-unreachable"))
+		num = DAT_CONNECTION_EVENT_UNREACHABLE;
+	else if (num == DAT_CONNECTION_EVENT_UNREACHABLE &&
+		 ref_mutant("ep-unreachable-reported-timed-out"))
+		num = DAT_CONNECTION_EVENT_TIMED_OUT;
+	else if (num == DAT_CONNECTION_EVENT_TIMED_OUT &&
+		 ref_mutant("ep-timed-out-reported-unreachable"))
+		num = DAT_CONNECTION_EVENT_UNREACHABLE;
+	else if (num == DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR &&
+		 ref_mutant("ep-accept-error-reported-disconnected"))
+		num = DAT_CONNECTION_EVENT_DISCONNECTED;
 	memset(&ev, 0, sizeof(ev));
 	ev.event_number = num;
-	ev.evd_handle = (DAT_EVD_HANDLE)ep->connect_evd;
+	ev.evd_handle = (DAT_EVD_HANDLE)evd;
 	ev.event_data.connect_event_data.ep_handle = (DAT_EP_HANDLE)ep;
+	if (num == DAT_CONNECTION_EVENT_ESTABLISHED && ep->was_active &&
+	    ref_mutant("ep-established-event-no-ep"))
+		ev.event_data.connect_event_data.ep_handle = DAT_HANDLE_NULL;
 	ev.event_data.connect_event_data.private_data_size = len;
 	ev.event_data.connect_event_data.private_data = (DAT_PVOID)pdata;
-	ref_post_event(ep->connect_evd, &ev, NULL, true);
+	ref_post_event(evd, &ev, NULL, true);
 }
 
 void ref_ep_default_attr(DAT_EP_ATTR *a)
@@ -120,8 +141,8 @@ void ref_ep_default_attr(DAT_EP_ATTR *a)
 	a->qos = DAT_QOS_BEST_EFFORT;
 	a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	a->max_recv_dtos = REF_DEF_DTOS;
-	a->max_request_dtos = REF_DEF_DTOS;
+	a->max_recv_dtos = ref_mutant("ep-default-no-dtos") ? 0 : REF_DEF_DTOS;
+	a->max_request_dtos = ref_mutant("ep-default-no-dtos") ? 0 : REF_DEF_DTOS;
 	a->max_recv_iov = REF_DEF_IOV;
 	a->max_request_iov = REF_DEF_IOV;
 	a->max_rdma_read_in = REF_DEF_RDMA_READ;
@@ -138,6 +159,10 @@ void ref_ep_default_attr(DAT_EP_ATTR *a)
 
 static bool recv_flags_ok(DAT_COMPLETION_FLAGS f)
 {
+	if ((f == DAT_COMPLETION_SUPPRESS_FLAG ||
+	     f == DAT_COMPLETION_BARRIER_FENCE_FLAG) &&
+	    ref_mutant("ep-recv-flags-request-only-accepted"))
+		return true;
 	return f == DAT_COMPLETION_DEFAULT_FLAG ||
 	       f == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	       f == DAT_COMPLETION_SOLICITED_WAIT_FLAG ||
@@ -146,6 +171,8 @@ static bool recv_flags_ok(DAT_COMPLETION_FLAGS f)
 
 static bool request_flags_ok(DAT_COMPLETION_FLAGS f)
 {
+	if (ref_mutant("ep-request-flags-unchecked"))
+		return true;
 	return f == DAT_COMPLETION_DEFAULT_FLAG ||
 	       f == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	       f == DAT_COMPLETION_EVD_THRESHOLD_FLAG;
@@ -160,9 +187,11 @@ static bool count_ok(DAT_COUNT v, DAT_COUNT max)
 static DAT_RETURN check_attr(const DAT_EP_ATTR *a, bool srq,
 			     DAT_RETURN_SUBTYPE arg)
 {
-	if (a->service_type != DAT_SERVICE_TYPE_RC)
+	if (a->service_type != DAT_SERVICE_TYPE_RC &&
+	    !ref_mutant("ep-service-type-unchecked"))
 		return REF_INVALID_PARAM(arg);
-	if (a->max_message_size > REF_MAX_MESSAGE_SIZE ||
+	if ((a->max_message_size > REF_MAX_MESSAGE_SIZE &&
+	     !ref_mutant("ep-max-message-size-unchecked")) ||
 	    a->max_rdma_size > REF_MAX_RDMA_SIZE)
 		return REF_INVALID_PARAM(arg);
 	if ((DAT_UINT32)a->qos & ~(DAT_UINT32)QOS_ALL)
@@ -173,10 +202,12 @@ static DAT_RETURN check_attr(const DAT_EP_ATTR *a, bool srq,
 	if (!count_ok(a->max_recv_dtos, REF_MAX_DTOS) ||
 	    !count_ok(a->max_request_dtos, REF_MAX_DTOS))
 		return REF_INVALID_PARAM(arg);
-	if (!srq && !count_ok(a->max_recv_iov, REF_MAX_IOV))
+	if ((!srq || ref_mutant("ep-create-with-srq-checks-recv-iov")) &&
+	    !count_ok(a->max_recv_iov, REF_MAX_IOV))
 		return REF_INVALID_PARAM(arg);
 	if (!count_ok(a->max_request_iov, REF_MAX_IOV) ||
-	    !count_ok(a->max_rdma_read_iov, REF_MAX_IOV) ||
+	    (!count_ok(a->max_rdma_read_iov, REF_MAX_IOV) &&
+	     !ref_mutant("ep-rdma-read-iov-unchecked")) ||
 	    !count_ok(a->max_rdma_write_iov, REF_MAX_IOV))
 		return REF_INVALID_PARAM(arg);
 	if (!count_ok(a->max_rdma_read_in, REF_MAX_RDMA_READ) ||
@@ -217,8 +248,9 @@ static bool consumer_controlled(DAT_COMPLETION_FLAGS f)
 
 static bool streams_compatible(const struct stream *a, const struct stream *b)
 {
-	if (a->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG ||
-	    b->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG)
+	if ((a->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG ||
+	     b->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
+	    !ref_mutant("ep-streams-solicited-unchecked"))
 		return a->recv && b->recv && a->flags == b->flags;
 	if (a->flags == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	    b->flags == DAT_COMPLETION_UNSIGNALLED_FLAG)
@@ -236,6 +268,12 @@ static bool stream_fits_evd(const struct stream *s)
 	DAT_EVD_FLAGS other = s->evd->flags &
 			      ~(DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG);
 
+	if (other && s->srq && s->recv &&
+	    s->flags == DAT_COMPLETION_EVD_THRESHOLD_FLAG &&
+	    ref_mutant("ep-streams-srq-threshold-refused"))
+		return false;
+	if (ref_mutant("ep-streams-evd-kind-unchecked"))
+		return true;
 	return !(other && consumer_controlled(s->flags));
 }
 
@@ -259,6 +297,9 @@ static DAT_RETURN check_streams(struct ref_ia *ia, struct ref_ep *self,
 						     ia_link);
 		struct ref_ep *ep;
 		struct stream other[2];
+
+		if (ref_mutant("ep-streams-ignore-other-eps"))
+			break;
 
 		if (o->type != DAT_HANDLE_TYPE_EP)
 			continue;
@@ -292,18 +333,28 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 {
 	struct ref_ep *ep;
 
-	if (ia->count[DAT_HANDLE_TYPE_EP] >= REF_MAX_EPS)
+	if (ia->count[DAT_HANDLE_TYPE_EP] >=
+	    REF_MAX_EPS - (ref_mutant("ep-create-limit-off-by-one") ? 1 : 0))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	ep = ref_obj_alloc(sizeof(*ep));
 	if (!ep)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	ep->state = DAT_EP_STATE_UNCONNECTED;
+	ep->state = ref_mutant("ep-create-starts-unconfigured") ?
+		    DAT_EP_STATE_UNCONFIGURED_UNCONNECTED :
+		    DAT_EP_STATE_UNCONNECTED;
 	ep->pz = pz;
 	ep->recv_evd = recv;
 	ep->request_evd = req;
 	ep->connect_evd = conn;
 	ep->srq = srq;
 	ep->attr = *attr;
+	if (ref_mutant("ep-create-ignores-qos"))
+		ep->attr.qos = DAT_QOS_BEST_EFFORT;
+	if (ref_mutant("ep-create-request-dtos-short") &&
+	    ep->attr.max_request_dtos > 1)
+		ep->attr.max_request_dtos--;
+	if (srq && ref_mutant("ep-create-with-srq-rounds-up"))
+		ep->attr.max_recv_dtos++;	/* not exactly as asked */
 	ep->attr.ep_transport_specific_count = 0;
 	ep->attr.ep_transport_specific = NULL;
 	ep->attr.ep_provider_specific_count = 0;
@@ -383,6 +434,12 @@ static void ep_drop_dtos(struct ref_ep *ep)
 
 void ref_ep_delete(struct ref_ep *ep)
 {
+	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->conn &&
+	    ref_mutant("ep-free-pending-keeps-connection")) {
+		/* the transport connection is left to finish on its own */
+		ep->conn->ep = NULL;
+		ep->conn = NULL;
+	}
 	ep_drop_conn(ep, true);
 	ep_drop_dtos(ep);
 	if (ep->cr)
@@ -391,12 +448,14 @@ void ref_ep_delete(struct ref_ep *ep)
 		ep->rsp->ep = NULL;
 	if (ep->pz)
 		ep->pz->users--;
-	if (ep->recv_evd)
-		ep->recv_evd->users--;
-	if (ep->request_evd)
-		ep->request_evd->users--;
-	if (ep->connect_evd)
-		ep->connect_evd->users--;
+	if (!ref_mutant("ep-free-keeps-evd-users")) {
+		if (ep->recv_evd)
+			ep->recv_evd->users--;
+		if (ep->request_evd)
+			ep->request_evd->users--;
+		if (ep->connect_evd)
+			ep->connect_evd->users--;
+	}
 	if (ep->srq) {
 		ep->srq->users--;
 		ref_list_del(&ep->srq_link);
@@ -452,8 +511,11 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (!out)
 		return REF_INVALID_PARAM(with_srq ? DAT_INVALID_ARG8
 						  : DAT_INVALID_ARG7);
-	if (with_srq && !attr)
+	if (with_srq && !attr && !ref_mutant("ep-create-with-srq-null-attr-accepted"))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG7);
+	if (with_srq && attr && attr->qos == DAT_QOS_BEST_EFFORT &&
+	    ref_mutant("ep-create-with-srq-best-effort-unsupported"))
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)
@@ -461,36 +523,63 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (pzh != DAT_HANDLE_NULL || with_srq) {
 		rc = ref_obj_lookup(pzh, DAT_HANDLE_TYPE_PZ, &obj);
 		if (rc != DAT_SUCCESS || obj->ia != ia) {
-			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+			rc = ref_mutant("ep-create-bad-pz-is-parameter") ?
+			     REF_INVALID_PARAM(DAT_INVALID_ARG2) :
+			     REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 			goto out;
 		}
 		pz = ref_container_of(obj, struct ref_pz, obj);
 	}
-	rc = ref_lookup_evd(recvh, DAT_EVD_DTO_FLAG,
-			    DAT_INVALID_HANDLE_EVD_RECV, ia, &recv);
-	if (rc != DAT_SUCCESS)
-		goto out;
-	rc = ref_lookup_evd(reqh, DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG,
-			    DAT_INVALID_HANDLE_EVD_REQUEST, ia, &req);
-	if (rc != DAT_SUCCESS)
-		goto out;
-	rc = ref_lookup_evd(connh, DAT_EVD_CONNECTION_FLAG,
-			    DAT_INVALID_HANDLE_EVD_CONN, ia, &conn);
-	if (rc != DAT_SUCCESS)
-		goto out;
+	{
+		/* mutant: the kind of EVD is not checked */
+		DAT_EVD_FLAGS any = ref_mutant("ep-create-evd-kind-unchecked") ?
+				    (DAT_EVD_FLAGS)~0u : 0;
+
+		if ((recvh == DAT_HANDLE_NULL || reqh == DAT_HANDLE_NULL ||
+		     connh == DAT_HANDLE_NULL) &&
+		    ref_mutant("ep-create-null-evd-refused")) {
+			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
+			goto out;
+		}
+		rc = ref_lookup_evd(recvh, DAT_EVD_DTO_FLAG | any,
+				    DAT_INVALID_HANDLE_EVD_RECV, ia, &recv);
+		if (rc == DAT_SUCCESS)
+			rc = ref_lookup_evd(reqh, DAT_EVD_DTO_FLAG |
+					    DAT_EVD_RMR_BIND_FLAG | any,
+					    DAT_INVALID_HANDLE_EVD_REQUEST, ia,
+					    &req);
+		if (rc == DAT_SUCCESS)
+			rc = ref_lookup_evd(connh, DAT_EVD_CONNECTION_FLAG | any,
+					    DAT_INVALID_HANDLE_EVD_CONN, ia,
+					    &conn);
+		if (rc != DAT_SUCCESS) {
+			if (ref_mutant("ep-create-bad-evd-is-parameter"))
+				rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
+			goto out;
+		}
+	}
 	if (with_srq) {
 		rc = ref_obj_lookup(srqh, DAT_HANDLE_TYPE_SRQ, &obj);
 		if (rc != DAT_SUCCESS || obj->ia != ia) {
-			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+			rc = ref_mutant("ep-create-with-srq-bad-srq-is-parameter") ?
+			     REF_INVALID_PARAM(DAT_INVALID_ARG6) :
+			     REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 			goto out;
 		}
 		srq = ref_container_of(obj, struct ref_srq, obj);
+		if (pz && srq->pz != pz &&
+		    ref_mutant("ep-create-with-srq-pz-difference-refused")) {
+			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
+			goto out;
+		}
 	}
 	if (attr) {
 		a = *attr;
 		rc = check_attr(&a, with_srq, attr_arg);
 		if (rc != DAT_SUCCESS)
 			goto out;
+	} else if (ref_mutant("ep-create-null-attr-zero")) {
+		memset(&a, 0, sizeof(a));
 	} else {
 		ref_ep_default_attr(&a);
 	}
@@ -504,8 +593,14 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		if (rc != DAT_SUCCESS)
 			goto out;
 	}
+	if (srq && srq->users >= 1 &&
+	    ref_mutant("ep-create-with-srq-one-ep-per-srq")) {
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+		goto out;
+	}
 	if (srq && ia->ia_attr.max_ep_per_srq > 0 &&
-	    srq->users >= ia->ia_attr.max_ep_per_srq) {
+	    srq->users >= ia->ia_attr.max_ep_per_srq &&
+	    !ref_mutant("ep-create-with-srq-ep-limit-unchecked")) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 		goto out;
 	}
@@ -549,6 +644,27 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if ((ep->state == DAT_EP_STATE_RESERVED &&
+	     ref_mutant("ep-free-reserved-allowed")) ||
+	    (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING &&
+	     ref_mutant("ep-free-passive-pending-allowed")) ||
+	    (ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING &&
+	     ref_mutant("ep-free-tentative-allowed"))) {
+		/* freed anyway: whoever held it lets go first */
+		if (ep->rsp) {
+			ep->rsp->ep = NULL;
+			ep->rsp = NULL;
+		}
+		ref_ep_delete(ep);
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
+	if (ep->state == DAT_EP_STATE_CONNECTED &&
+	    ref_mutant("ep-free-refused-when-connected")) {
+		rc = ref_ep_state_error(ep);
+		ref_ia_release(ia);
+		return rc;
+	}
 	switch (ep->state) {
 	case DAT_EP_STATE_RESERVED:
 	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
@@ -572,11 +688,40 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 
 void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev)
 {
+	DAT_EP_STATE was = ep->state;
+	struct ref_list keep;
+
+	ref_list_init(&keep);
 	ep->state = DAT_EP_STATE_DISCONNECTED;
 	ep->disconnect_requested = false;
 	ep->rx_stalled = false;
+	if ((was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
+	     ref_mutant("ep-abort-active-pending-keeps-recvs")) ||
+	    (was == DAT_EP_STATE_COMPLETION_PENDING &&
+	     ref_mutant("ep-abort-completion-pending-keeps-recvs")) ||
+	    ref_mutant("ep-flush-recvs-deferred")) {
+		/* the posted receives are not flushed (now) */
+		while (!ref_list_empty(&ep->recv_q)) {
+			struct ref_list *n = ep->recv_q.next;
+
+			ref_list_del(n);
+			ref_list_add_tail(&keep, n);
+		}
+	}
 	ref_ep_flush(ep);
-	ref_ep_conn_event(ep, ev, NULL, 0);
+	while (!ref_list_empty(&keep)) {
+		struct ref_list *n = keep.next;
+
+		ref_list_del(n);
+		ref_list_add_tail(&ep->recv_q, n);
+	}
+	if (ep->est_pdata && ep->est_pdata_len > 0 &&
+	    ref_mutant("ep-established-pdata-scrubbed-on-disconnect"))
+		memset(ep->est_pdata, 0, (size_t)ep->est_pdata_len);
+	if (!(ev == DAT_CONNECTION_EVENT_DISCONNECTED &&
+	      ep->disconnect_event_posted))
+		ref_ep_conn_event(ep, ev, NULL, 0);
+	ep->disconnect_event_posted = false;
 }
 
 void ref_ep_break(struct ref_ep *ep)
@@ -593,10 +738,17 @@ void ref_ep_break(struct ref_ep *ep)
 /* Hard high watermark: break once connected and above it. */
 static void check_hard_hw(struct ref_ep *ep)
 {
-	if (ep->hard_hw != DAT_WATERMARK_INFINITE &&
+	DAT_COUNT hard = ep->hard_hw;
+
+	if (hard == DAT_WATERMARK_INFINITE &&
+	    ref_mutant("ep-watermark-infinite-is-zero"))
+		hard = 0;
+	if (ref_mutant("ep-hard-hw-ignored"))
+		return;
+	if (hard != DAT_WATERMARK_INFINITE &&
 	    (ep->state == DAT_EP_STATE_CONNECTED ||
 	     ep->state == DAT_EP_STATE_DISCONNECT_PENDING) &&
-	    ref_ep_recv_held(ep) > ep->hard_hw)
+	    ref_ep_recv_held(ep) > hard)
 		ref_ep_break(ep);
 }
 
@@ -611,11 +763,18 @@ void ref_ep_check_watermarks(struct ref_ep *ep)
 	DAT_COUNT held = ref_ep_recv_held(ep);
 
 	if (ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
-	    held > ep->soft_hw) {
-		ep->soft_hw_armed = false;
+	    (held > ep->soft_hw ||
+	     (held == ep->soft_hw && held > 0 &&
+	      ref_mutant("ep-soft-hw-fires-at-equal")))) {
+		if (!ref_mutant("ep-soft-hw-rearms-itself"))
+			ep->soft_hw_armed = false;
 		ref_ia_post_async(ep->obj.ia, REF_ASYNC_EP_EVENT,
 				  (DAT_HANDLE)ep,
 				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+		if (ref_mutant("ep-soft-hw-also-breaks")) {
+			ref_ep_break(ep);
+			return;
+		}
 	}
 	check_hard_hw(ep);
 }
@@ -628,6 +787,28 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 	if (c)
 		c->tp->ops->addresses(c, &ep->local_addr, &ep->local_port,
 				      &ep->remote_addr, &ep->remote_port);
+	if (ref_mutant("ep-connect-changes-attrs")) {
+		/* "negotiated" on establishment */
+		if (ep->attr.max_rdma_read_in < 1)
+			ep->attr.max_rdma_read_in = 1;
+		if (ep->attr.max_rdma_read_out < 1)
+			ep->attr.max_rdma_read_out = 1;
+	}
+	if (ref_mutant("ep-hard-hw-armed-late"))
+		ep->hard_hw = DAT_WATERMARK_INFINITE;
+	if (!ref_list_empty(&ep->recv_q) &&
+	    ref_mutant("post-recv-unconnected-discarded")) {
+		/* receives posted before the connection are dropped */
+		while (!ref_list_empty(&ep->recv_q)) {
+			struct ref_dto *dto = ref_container_of(ep->recv_q.next,
+							       struct ref_dto,
+							       link);
+
+			ref_list_del(&dto->link);
+			ep->recv_count--;
+			ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
+		}
+	}
 	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		ep->remote_port = ep->remote_conn_qual;
 		free(ep->est_pdata);
@@ -646,7 +827,15 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 	} else if (ep->state == DAT_EP_STATE_COMPLETION_PENDING) {
 		ep->state = DAT_EP_STATE_CONNECTED;
 		/* dat_evd_wait(3DAT): passive side gets no private data */
-		ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, NULL, 0);
+		if (ref_mutant("ep-passive-established-carries-pdata")) {
+			static const char junk[16] = "accepted-pdata";
+
+			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
+					  junk, sizeof(junk));
+		} else if (!ref_mutant("ep-passive-established-no-event")) {
+			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
+					  NULL, 0);
+		}
 	} else {
 		return;
 	}
@@ -692,6 +881,8 @@ static DAT_RETURN check_pdata(DAT_COUNT size, const void *pdata,
 		return REF_INVALID_PARAM(size_arg);
 	if (size > 0 && !pdata)
 		return REF_INVALID_PARAM(ptr_arg);
+	if (size == 0 && !pdata && ref_mutant("ep-connect-null-pdata-refused"))
+		return REF_INVALID_PARAM(ptr_arg);
 	return DAT_SUCCESS;
 }
 
@@ -704,6 +895,8 @@ static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 	struct ref_tp_conn *c;
 	DAT_RETURN rc;
 
+	if (pdata_size > 64 && ref_mutant("ep-connect-pdata-truncated"))
+		pdata_size = 64;
 	rc = ia->transport->ops->connect(ia->transport, ep, addr, qual,
 					 timeout, pdata, pdata_size, &c);
 	if (rc != DAT_SUCCESS)
@@ -721,6 +914,11 @@ static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 			      &ep->remote_addr, &ep->remote_port);
 	ep->remote_port = qual;
 	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
+	if (ep->srq && ep->srq->available > 0 &&
+	    ref_mutant("srq-unconnected-ep-takes"))
+		ep->srq->available--;	/* "reserved" for the connection */
+	if (ref_mutant("ep-local-port-wrong"))
+		ep->local_port ^= 1;
 	return DAT_SUCCESS;
 }
 
@@ -739,10 +937,31 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    ref_mutant("ep-connect-from-disconnected"))
+		ep->state = DAT_EP_STATE_UNCONNECTED;	/* implicit reset */
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = ref_ep_state_error(ep);
 		goto out;
 	}
+	if (ep->attr.max_rdma_read_in == 0 && ep->attr.max_rdma_read_out == 0 &&
+	    ref_mutant("ep-connect-needs-rdma-read")) {
+		rc = REF_INVALID_PARAM(DAT_INVALID_ARG1);
+		goto out;
+	}
+	if (timeout == 0 && ref_mutant("ep-connect-zero-timeout-accepted"))
+		timeout = DAT_TIMEOUT_INFINITE;
+	if (pdata_size < 0 && ref_mutant("ep-connect-negative-pdata-accepted"))
+		pdata_size = 0;
+	if (pdata_size > REF_MAX_PRIVATE_DATA &&
+	    ref_mutant("ep-connect-pdata-limit-unchecked"))
+		pdata_size = REF_MAX_PRIVATE_DATA;
+	if ((flags & DAT_CONNECT_MULTIPATH_FLAG) &&
+	    ref_mutant("ep-connect-multipath-accepted"))
+		flags &= ~DAT_CONNECT_MULTIPATH_FLAG;
+	if ((DAT_UINT32)qos & DAT_QOS_PREMIUM &&
+	    ref_mutant("ia-query-qos-partial-but-accepted"))
+		qos &= ~DAT_QOS_PREMIUM;
 	if (!remote_addr) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
@@ -809,10 +1028,19 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		rc = ref_ep_state_error(ep);
 		goto out;
 	}
-	if (dup == ep || dup->state != DAT_EP_STATE_CONNECTED) {
+	if (dup == ep || (dup->state != DAT_EP_STATE_CONNECTED &&
+			  !(dup->state == DAT_EP_STATE_DISCONNECTED &&
+			    ref_mutant("ep-dup-connect-disconnected-dup")))) {
 		rc = ref_ep_state_error(dup);
 		goto out;
 	}
+	if (timeout == 0 && ref_mutant("ep-dup-connect-zero-timeout-accepted"))
+		timeout = DAT_TIMEOUT_INFINITE;
+	if (pdata_size < 0 &&
+	    ref_mutant("ep-dup-connect-negative-pdata-accepted"))
+		pdata_size = 0;
+	if (ref_mutant("ep-dup-connect-drops-private-data"))
+		pdata_size = 0;
 	if (!dup->was_active) {
 		/* The remote end of a passive EP is no service point. */
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
@@ -832,8 +1060,9 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 	}
 	addr = dup->remote_addr;
 	rc = ep_start_connect(ep, (struct sockaddr *)&addr,
-			      dup->remote_conn_qual, timeout, pdata_size,
-			      pdata);
+			      dup->remote_conn_qual +
+			      (ref_mutant("ep-dup-connect-wrong-qual") ? 1 : 0),
+			      timeout, pdata_size, pdata);
 out:
 	ref_ia_release(ia);
 	return rc;
@@ -858,6 +1087,9 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG &&
+	    ref_mutant("ep-disconnect-flags-unchecked"))
+		flags = DAT_CLOSE_ABRUPT_FLAG;
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	ia = ep->obj.ia;
@@ -866,28 +1098,53 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 		return rc;
 	switch (ep->state) {
 	case DAT_EP_STATE_DISCONNECTED:
+		if (ref_mutant("ep-disconnect-disconnected-repeats-event"))
+			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
+					  NULL, 0);
 		break;		/* no-op */
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		/* aborts establishment; both flags behave the same */
+		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
+		    ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
+		    ref_mutant("ep-graceful-waits-in-active-pending"))
+			break;	/* "waits for the peer" */
 		ep_drop_conn(ep, false);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
 	case DAT_EP_STATE_CONNECTED:
 		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
-		    !ref_list_empty(&ep->req_q)) {
+		    !ref_list_empty(&ep->req_q) &&
+		    !ref_mutant("ep-graceful-is-abrupt")) {
 			ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
 			ep->disconnect_requested = true;
+			if (ref_mutant("ep-disconnect-event-before-completions")) {
+				ref_ep_conn_event(ep,
+					DAT_CONNECTION_EVENT_DISCONNECTED,
+					NULL, 0);
+				ep->disconnect_event_posted = true;
+			}
 			break;
 		}
+		if (ref_mutant("ep-disconnect-no-event"))
+			ep->disconnect_event_posted = true;
 		ep_drop_conn(ep, true);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		if (flags == DAT_CLOSE_GRACEFUL_FLAG)
+		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
+		    !ref_mutant("ep-graceful-in-pending-aborts"))
 			break;	/* no effect */
+		if (flags == DAT_CLOSE_ABRUPT_FLAG &&
+		    ref_mutant("ep-abrupt-in-pending-ignored"))
+			break;
 		ep_drop_conn(ep, true);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
+		break;
+	case DAT_EP_STATE_UNCONNECTED:
+		if (ref_mutant("ep-disconnect-unconnected-accepted"))
+			break;
+		rc = ref_ep_state_error(ep);
 		break;
 	default:
 		rc = ref_ep_state_error(ep);
@@ -909,6 +1166,29 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
+	    ref_mutant("ep-reset-unconnected-clears-attrs"))
+		ref_ep_default_attr(&ep->attr);
+	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
+	    ref_mutant("ep-reset-unconnected-flushes-recvs"))
+		ref_ep_flush(ep);
+	if (ep->state != DAT_EP_STATE_DISCONNECTED &&
+	    ep->state != DAT_EP_STATE_UNCONNECTED &&
+	    ref_mutant("ep-reset-any-state")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;	/* nothing done */
+	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    ref_mutant("ep-reset-ignored")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED && ep->srq &&
+	    ref_mutant("ep-reset-detaches-srq")) {
+		ep->srq->users--;
+		ref_list_del(&ep->srq_link);
+		ep->srq = NULL;
+	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 		free(ep->est_pdata);
@@ -932,6 +1212,21 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 
 /* ---- status, query, modify ----------------------------------------------------- */
 
+/* The state dat_ep_get_status and dat_ep_query report (mutants). */
+static DAT_EP_STATE reported_state(const struct ref_ep *ep)
+{
+	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
+	    ref_mutant("ep-active-pending-reported-unconnected"))
+		return DAT_EP_STATE_UNCONNECTED;
+	if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING &&
+	    ref_mutant("ep-disconnect-pending-reported-connected"))
+		return DAT_EP_STATE_CONNECTED;
+	if (ep->state == DAT_EP_STATE_RESERVED &&
+	    ref_mutant("ep-get-status-reserved-as-unconnected"))
+		return DAT_EP_STATE_UNCONNECTED;
+	return ep->state;
+}
+
 DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE eph, DAT_EP_STATE *state,
 			     DAT_BOOLEAN *recv_idle, DAT_BOOLEAN *request_idle)
 {
@@ -946,16 +1241,22 @@ DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE eph, DAT_EP_STATE *state,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	if (state)
-		*state = ep->state;
+		*state = reported_state(ep);
 	if (recv_idle)
-		*recv_idle = (ep->recv_count == 0 && ep->rx_alloc_count == 0)
-			     ? DAT_TRUE : DAT_FALSE;
+		*recv_idle = ((ep->recv_count == 0 ||
+			       (ref_mutant("ep-recv-idle-ignores-posted") &&
+				ep->recv_count == ep->rx_alloc_count)) &&
+			      ep->rx_alloc_count == 0) ? DAT_TRUE : DAT_FALSE;
 	if (request_idle)
-		*request_idle = ref_list_empty(&ep->req_q) ? DAT_TRUE
-							   : DAT_FALSE;
+		*request_idle = ref_list_empty(&ep->req_q) ||
+				ref_mutant("ep-request-idle-always-true") ?
+				DAT_TRUE : DAT_FALSE;
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
+
+/* mutant ep-query-remote-address-zero */
+static struct sockaddr_storage zero_addr;
 
 DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 			DAT_EP_PARAM *p)
@@ -966,7 +1267,8 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL)
+	if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL) &&
+	    !ref_mutant("ep-query-mask-unchecked"))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -974,19 +1276,28 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (mask != DAT_EP_FIELD_ALL && ref_mutant("ep-query-only-all-mask")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
 	/* The page lets us fill more than asked: fill everything. */
 	p->ia_handle = (DAT_IA_HANDLE)ia;
-	p->ep_state = ep->state;
+	p->ep_state = reported_state(ep);
 	p->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->address;
 	p->local_port_qual = ep->local_port;
 	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->remote_addr;
 	p->remote_port_qual = ep->remote_port;
 	p->pz_handle = (DAT_PZ_HANDLE)ep->pz;
+	if (ref_mutant("ep-query-wrong-pz"))
+		p->pz_handle = DAT_HANDLE_NULL;
 	p->recv_evd_handle = (DAT_EVD_HANDLE)ep->recv_evd;
 	p->request_evd_handle = (DAT_EVD_HANDLE)ep->request_evd;
 	p->connect_evd_handle = (DAT_EVD_HANDLE)ep->connect_evd;
-	p->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
+	p->srq_handle = ref_mutant("ep-query-srq-null") ? DAT_HANDLE_NULL :
+			(DAT_SRQ_HANDLE)ep->srq;
 	p->ep_attr = ep->attr;
+	if (ref_mutant("ep-query-remote-address-zero"))
+		p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&zero_addr;
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
@@ -1018,6 +1329,78 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		     DAT_EP_FIELD_LOCAL_PORT_QUAL | \
 		     DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR | \
 		     DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE)
+
+/*
+ * Mutants of the per-parameter state rules of dat_ep_modify: for each
+ * parameter, one that lets it change in any state (its *_forbidden_states
+ * clause) and one that refuses it outside UNCONNECTED (or always, for the
+ * ones only UNCONNECTED allows: its *_allowed_states clause).
+ */
+static const struct {
+	DAT_EP_PARAM_MASK bit;
+	const char *any_state, *restricted;
+} modify_state_mutants[] = {
+	{ DAT_EP_FIELD_PZ_HANDLE,
+	  REF_MUTANT_ID("ep-modify-pz-while-connected"),
+	  REF_MUTANT_ID("ep-modify-pz-only-unconnected") },
+	{ DAT_EP_FIELD_RECV_EVD_HANDLE,
+	  REF_MUTANT_ID("ep-modify-recv-evd-any-state"),
+	  REF_MUTANT_ID("ep-modify-recv-evd-only-unconnected") },
+	{ DAT_EP_FIELD_REQUEST_EVD_HANDLE,
+	  REF_MUTANT_ID("ep-modify-request-evd-any-state"),
+	  REF_MUTANT_ID("ep-modify-request-evd-only-unconnected") },
+	{ DAT_EP_FIELD_CONNECT_EVD_HANDLE,
+	  REF_MUTANT_ID("ep-modify-connect-evd-any-state"),
+	  REF_MUTANT_ID("ep-modify-connect-evd-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE,
+	  REF_MUTANT_ID("ep-modify-service-type-any-state"),
+	  REF_MUTANT_ID("ep-modify-service-type-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE,
+	  REF_MUTANT_ID("ep-modify-max-message-size-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-message-size-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE,
+	  REF_MUTANT_ID("ep-modify-max-rdma-size-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-rdma-size-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_QOS,
+	  REF_MUTANT_ID("ep-modify-qos-any-state"),
+	  REF_MUTANT_ID("ep-modify-qos-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS,
+	  REF_MUTANT_ID("ep-modify-recv-flags-any-state"),
+	  REF_MUTANT_ID("ep-modify-recv-flags-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS,
+	  REF_MUTANT_ID("ep-modify-request-flags-any-state"),
+	  REF_MUTANT_ID("ep-modify-request-flags-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS,
+	  REF_MUTANT_ID("ep-modify-max-recv-dtos-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-recv-dtos-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS,
+	  REF_MUTANT_ID("ep-modify-max-request-dtos-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-request-dtos-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV,
+	  REF_MUTANT_ID("ep-modify-max-recv-iov-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-recv-iov-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV,
+	  REF_MUTANT_ID("ep-modify-max-request-iov-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-request-iov-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN,
+	  REF_MUTANT_ID("ep-modify-max-rdma-read-in-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-rdma-read-in-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
+	  REF_MUTANT_ID("ep-modify-max-rdma-read-out-any-state"),
+	  REF_MUTANT_ID("ep-modify-max-rdma-read-out-only-unconnected") },
+	{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR,
+	  REF_MUTANT_ID("ep-modify-num-transport-attr-any-state"),
+	  REF_MUTANT_ID("ep-modify-num-transport-attr-never") },
+	{ DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
+	  REF_MUTANT_ID("ep-modify-transport-attr-any-state"),
+	  REF_MUTANT_ID("ep-modify-transport-attr-never") },
+	{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR,
+	  REF_MUTANT_ID("ep-modify-num-provider-attr-any-state"),
+	  REF_MUTANT_ID("ep-modify-num-provider-attr-never") },
+	{ DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
+	  REF_MUTANT_ID("ep-modify-provider-attr-any-state"),
+	  REF_MUTANT_ID("ep-modify-provider-attr-never") },
+};
 
 static bool state_pre_connection(DAT_EP_STATE s)
 {
@@ -1069,30 +1452,77 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL) ||
-	    (mask & F_READ_ONLY))
-		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
+	{
+		/* mutants: read-only parameters that are silently accepted */
+		DAT_EP_PARAM_MASK ro = F_READ_ONLY;
+
+		if (ref_mutant("ep-modify-ia-handle-writable"))
+			ro &= ~DAT_EP_FIELD_IA_HANDLE;
+		if (ref_mutant("ep-modify-ep-state-writable"))
+			ro &= ~DAT_EP_FIELD_EP_STATE;
+		if (ref_mutant("ep-modify-local-address-writable"))
+			ro &= ~DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR;
+		if (ref_mutant("ep-modify-local-port-writable"))
+			ro &= ~DAT_EP_FIELD_LOCAL_PORT_QUAL;
+		if (ref_mutant("ep-modify-remote-address-writable"))
+			ro &= ~DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR;
+		if (ref_mutant("ep-modify-remote-port-writable"))
+			ro &= ~DAT_EP_FIELD_REMOTE_PORT_QUAL;
+		if (ref_mutant("ep-modify-srq-writable"))
+			ro &= ~DAT_EP_FIELD_SRQ_HANDLE;
+		if (ref_mutant("ep-modify-mask-unchecked"))
+			mask &= DAT_EP_FIELD_ALL;
+		if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL) ||
+		    (mask & ro))
+			return REF_INVALID_PARAM(DAT_INVALID_ARG2);
+		mask &= ~F_READ_ONLY;	/* the accepted ones change nothing */
+	}
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	ia = ep->obj.ia;
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if ((mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS) &&
+	    ref_mutant("ep-modify-partial-commit"))
+		ep->attr.max_recv_dtos = p->ep_attr.max_recv_dtos;
+	if (ep->provider_created && ref_mutant("ep-modify-provider-ep-refused"))
+		goto bad_state;
 
 	/* Per-parameter state rules first (DAT_INVALID_STATE). */
-	if ((mask & DAT_EP_FIELD_PZ_HANDLE) &&
-	    ep->state != DAT_EP_STATE_UNCONNECTED &&
-	    ep->state != DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
-		goto bad_state;
-	if ((mask & F_PRECONN_STATES) && !state_pre_connection(ep->state))
-		goto bad_state;
-	if ((mask & F_QUIESCENT_ONLY) &&
-	    ep->state != DAT_EP_STATE_UNCONNECTED)
-		goto bad_state;
+	{
+		DAT_EP_PARAM_MASK free_bits = 0;
+
+		for (size_t i = 0; i < sizeof(modify_state_mutants) /
+				       sizeof(modify_state_mutants[0]); i++) {
+			DAT_EP_PARAM_MASK bit = modify_state_mutants[i].bit;
+			bool quiescent = (bit & F_QUIESCENT_ONLY) != 0;
+
+			if (!(mask & bit))
+				continue;
+			if (ref_mutant(modify_state_mutants[i].any_state))
+				free_bits |= bit;
+			if (ref_mutant(modify_state_mutants[i].restricted) &&
+			    (quiescent ||
+			     ep->state != DAT_EP_STATE_UNCONNECTED))
+				goto bad_state;
+		}
+		if ((mask & DAT_EP_FIELD_PZ_HANDLE & ~free_bits) &&
+		    ep->state != DAT_EP_STATE_UNCONNECTED &&
+		    ep->state != DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
+			goto bad_state;
+		if ((mask & F_PRECONN_STATES & ~free_bits) &&
+		    !state_pre_connection(ep->state))
+			goto bad_state;
+		if ((mask & F_QUIESCENT_ONLY & ~free_bits) &&
+		    ep->state != DAT_EP_STATE_UNCONNECTED)
+			goto bad_state;
+	}
 	if ((mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) &&
 	    p->ep_attr.recv_completion_flags !=
 		    ep->attr.recv_completion_flags &&
-	    (ep->recv_count > 0 || ep->rx_alloc_count > 0))
+	    (ep->recv_count > 0 || ep->rx_alloc_count > 0) &&
+	    !ref_mutant("ep-modify-recv-flags-after-post"))
 		goto bad_state;	/* "before posting of any Recvs" */
 
 	/* New values. */
@@ -1111,7 +1541,10 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 			if (ref_obj_lookup(p->pz_handle, DAT_HANDLE_TYPE_PZ,
 					   &obj) != DAT_SUCCESS ||
 			    obj->ia != ia) {
-				rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
+				rc = ref_mutant("ep-modify-bad-handle-in-param-is-handle") ?
+				     REF_ERR(DAT_INVALID_HANDLE,
+					     DAT_INVALID_HANDLE_PZ) :
+				     REF_INVALID_PARAM(DAT_INVALID_ARG3);
 				goto out;
 			}
 			pz = ref_container_of(obj, struct ref_pz, obj);
@@ -1132,12 +1565,15 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	}
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
 		rc = ref_lookup_evd(p->connect_evd_handle,
-				    DAT_EVD_CONNECTION_FLAG,
+				    ref_mutant("ep-modify-connect-evd-kind-unchecked") ?
+				    (DAT_EVD_FLAGS)~0u : DAT_EVD_CONNECTION_FLAG,
 				    DAT_INVALID_HANDLE_EVD_CONN, ia, &conn);
 		if (rc != DAT_SUCCESS)
 			goto bad_param;
 	}
 	a = ep->attr;
+	if (ref_mutant("ep-modify-takes-all-attrs"))
+		mask |= DAT_EP_FIELD_EP_ATTR_ALL & ~F_QUIESCENT_ONLY;
 #define TAKE(bit, field) \
 	do { if (mask & (bit)) a.field = p->ep_attr.field; } while (0)
 	TAKE(DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, service_type);
@@ -1165,7 +1601,8 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	TAKE(DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
 	     ep_provider_specific);
 #undef TAKE
-	rc = check_attr(&a, ep->srq != NULL, DAT_INVALID_ARG3);
+	rc = ref_mutant("ep-modify-values-unchecked") ? DAT_SUCCESS :
+	     check_attr(&a, ep->srq != NULL, DAT_INVALID_ARG3);
 	if (rc != DAT_SUCCESS) {
 		if (DAT_GET_TYPE(rc) == DAT_MODEL_NOT_SUPPORTED)
 			rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -1193,7 +1630,8 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		if (pz)
 			pz->users++;
 		ep->pz = pz;
-		recheck_recv_pz(ep, pz);
+		if (!ref_mutant("ep-modify-pz-keeps-recvs"))
+			recheck_recv_pz(ep, pz);
 	}
 #define SWAP_EVD(field, val) \
 	do { \
@@ -1216,7 +1654,8 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	ep->attr = a;
 	goto out;
 bad_param:
-	rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
+	rc = ref_mutant("ep-modify-bad-handle-in-param-is-handle") ? rc :
+	     REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	goto out;
 bad_state:
 	rc = ref_ep_state_error(ep);
@@ -1244,6 +1683,15 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if ((!nbufs || !span) && ref_mutant("recv-query-null-output-refused")) {
+		ref_ia_release(ia);
+		return REF_INVALID_PARAM(nbufs ? DAT_INVALID_ARG3 :
+					 DAT_INVALID_ARG2);
+	}
+	if (ref_mutant("recv-query-model-not-supported")) {
+		ref_ia_release(ia);
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	}
 	/*
 	 * One scan under the lock (dat_ep_recv_query(3DAT) USAGE): the same
 	 * set of buffers gives the count and the span.  Buffers matched to an
@@ -1264,11 +1712,21 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	{
 		DAT_COUNT posted = ep->srq ? 0 : ep->recv_count -
 						 ep->rx_alloc_count;
-		DAT_COUNT sp = any ? (DAT_COUNT)(max_msn + 1 - ep->rx_next_msn)
+		DAT_COUNT sp = any ? (DAT_COUNT)(max_msn + 1 -
+						 (ref_mutant("recv-query-span-from-zero") ?
+						  0 : ep->rx_next_msn))
 				   : 0;
 
+		if (ep->srq && ref_mutant("recv-query-srq-counts-available"))
+			posted = ep->srq->available;
+		if (!ep->srq && ref_mutant("recv-query-plain-counts-only-taken"))
+			posted = 0;
+		if (ref_mutant("recv-query-span-is-count"))
+			sp = count;
 		if (sp < count)
 			sp = count;	/* never fewer than the count */
+		if (count > 0 && ref_mutant("recv-query-count-off-by-one"))
+			count++;
 		count += posted;
 		sp += posted;
 		if (ref_mutant("recv-query-span-below-count") && sp > 0)
@@ -1291,19 +1749,42 @@ DAT_RETURN ref_ep_set_watermark(DAT_EP_HANDLE eph, DAT_COUNT soft_hw,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (ref_mutant("ep-set-watermark-negative-accepted")) {
+		if (soft_hw < 0)
+			soft_hw = DAT_WATERMARK_INFINITE;
+		if (hard_hw < 0)
+			hard_hw = DAT_WATERMARK_INFINITE;
+	}
 	if (soft_hw < 0 && soft_hw != DAT_WATERMARK_INFINITE)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (hard_hw < 0 && hard_hw != DAT_WATERMARK_INFINITE)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
+	if (ref_mutant("ep-set-watermark-model-not-supported"))
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	ia = ep->obj.ia;
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
+	    ref_mutant("ep-set-watermark-refused-unconnected")) {
+		rc = ref_ep_state_error(ep);
+		ref_ia_release(ia);
+		return rc;
+	}
+	if (ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
+	    ref_mutant("ep-set-watermark-keeps-first"))
+		soft_hw = ep->soft_hw;	/* armed: the old value stays */
+	if (!ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
+	    ref_mutant("ep-set-watermark-no-rearm")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;	/* fired once: ignored from now on */
+	}
 	ep->soft_hw = soft_hw;
 	ep->soft_hw_armed = soft_hw != DAT_WATERMARK_INFINITE;
 	ep->hard_hw = hard_hw;
 	/* Above a new watermark already: the event comes from this call. */
-	ref_ep_check_watermarks(ep);
+	if (!ref_mutant("ep-set-watermark-no-check-in-call"))
+		ref_ep_check_watermarks(ep);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }

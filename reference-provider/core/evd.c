@@ -374,6 +374,9 @@ static enum evd_config evd_config(struct ref_evd *evd, bool for_wait)
 		ep = ref_container_of(o, struct ref_ep, obj);
 		rf = ep->attr.recv_completion_flags;
 		qf = ep->attr.request_completion_flags;
+		if (for_wait && ep->srq && ep->recv_evd == evd &&
+		    ref_mutant("srq-threshold-ep-refuses-threshold"))
+			return CFG_UNSIGNALLED;
 		if (ep->recv_evd == evd) {
 			if (rf & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
 				return CFG_SOLICITED;

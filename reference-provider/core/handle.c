@@ -61,7 +61,8 @@ void *ref_obj_alloc(size_t size)
 		return h + 1;
 	}
 	pthread_mutex_lock(&pool.lock);
-	if (pool.nfree[cls] > REF_QUARANTINE) {
+	if (pool.nfree[cls] > (ref_mutant("handle-reuse-immediate") ?
+			       0u : REF_QUARANTINE)) {
 		h = pool.head[cls];
 		pool.head[cls] = h->next;
 		if (!pool.head[cls])

@@ -237,7 +237,9 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->dat_qos_supported = (DAT_QOS)(DAT_QOS_BEST_EFFORT |
 					 DAT_QOS_HIGH_THROUGHPUT |
 					 DAT_QOS_LOW_LATENCY |
-					 DAT_QOS_ECONOMY | DAT_QOS_PREMIUM |
+					 DAT_QOS_ECONOMY |
+					 (ref_mutant("ia-query-qos-partial-but-accepted") ?
+					  0 : DAT_QOS_PREMIUM) |
 					 (ref_mutant("ia-query-qos-undefined-bits") ?
 					  0x100 : 0));
 	p->completion_flags_supported =
@@ -261,6 +263,8 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->ep_creator = DAT_PSP_CREATES_EP_IFASKED;
 	if (ref_mutant("ia-query-ep-creator-invalid"))
 		p->ep_creator = (DAT_EP_CREATOR_FOR_PSP)9;
+	if (ref_mutant("ia-query-ep-creator-never"))
+		p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
 	p->pz_support = DAT_PZ_UNIQUE;
 	p->optimal_buffer_alignment = ref_mutant("ia-query-alignment-bad") ?
 				      48 : 64;

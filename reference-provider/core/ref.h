@@ -520,6 +520,11 @@ void ref_cond_init(pthread_cond_t *cond);
  */
 bool ref_mutant(const char *id);
 /*
+ * Marks a mutant id kept in a table (e.g. one per EP parameter) so that
+ * tests/mutants/check_table.py finds it; expands to the string itself.
+ */
+#define REF_MUTANT_ID(id) (id)
+/*
  * For mutants of the MT-Level "Safe" rules: with @id on, returns false
  * (the call must then fail) when another thread is between
  * ref_mutant_enter and ref_mutant_leave of the same @inside counter.

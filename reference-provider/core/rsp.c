@@ -40,6 +40,8 @@ static void rsp_destroy_cb(struct ref_obj *obj)
 
 void ref_rsp_consumed(struct ref_rsp *rsp)
 {
+	if (ref_mutant("rsp-keeps-listening"))
+		return;		/* takes further requests */
 	rsp->evd->users--;
 	if (rsp->ep)
 		rsp->ep->rsp = NULL;
@@ -65,6 +67,8 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!out)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG5);
+	if (eph == DAT_HANDLE_NULL && ref_mutant("rsp-null-ep-no-provider-ep"))
+		return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (eph != DAT_HANDLE_NULL) {
 		rc = ref_lookup_ep(eph, &ep);
 		if (rc != DAT_SUCCESS)
@@ -82,10 +86,23 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	}
 	rc = ref_lookup_evd(evdh, DAT_EVD_CR_FLAG, DAT_INVALID_HANDLE_EVD_CR,
 			    ia, &evd);
-	if (rc != DAT_SUCCESS)
+	if (rc != DAT_SUCCESS) {
+		if (ref_mutant("rsp-create-bad-evd-is-parameter"))
+			rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
 		goto out;
-	if (ep && ep->state != DAT_EP_STATE_UNCONNECTED) {
+	}
+	if (ep && ep->state != DAT_EP_STATE_UNCONNECTED &&
+	    !ref_mutant("rsp-create-ep-state-unchecked")) {
 		rc = ref_ep_state_error(ep);
+		goto out;
+	}
+	if (ep && !ep->was_active && !ep->conn && ep->next_req_seq == 0 &&
+	    ep->rx_next_msn == 0 && ref_mutant("rsp-create-refuses-fresh-ep")) {
+		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED);
+		goto out;
+	}
+	if (ep && ep->srq && ref_mutant("rsp-create-refuses-srq-ep")) {
+		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
 	rsp = ref_obj_alloc(sizeof(*rsp));
@@ -97,6 +114,9 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 					&rsp->listener);
 	if (rc != DAT_SUCCESS) {
 		ref_obj_free(rsp);
+		if (DAT_GET_TYPE(rc) == DAT_CONN_QUAL_IN_USE &&
+		    ref_mutant("rsp-create-qual-in-use-wrong-code"))
+			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
 	}
 	if (!ep) {
@@ -123,7 +143,8 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	rsp->evd = evd;
 	rsp->ep = ep;
 	evd->users++;
-	ep->state = DAT_EP_STATE_RESERVED;
+	if (!ref_mutant("rsp-create-ep-state-unchanged"))
+		ep->state = DAT_EP_STATE_RESERVED;
 	ep->rsp = rsp;
 	rsp->obj.destroy = rsp_destroy_cb;
 	*out = (DAT_RSP_HANDLE)rsp;
@@ -140,7 +161,8 @@ DAT_RETURN ref_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if ((DAT_UINT32)mask & ~(DAT_UINT32)DAT_RSP_FIELD_ALL)
+	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_RSP_FIELD_ALL) &&
+	    !ref_mutant("rsp-query-mask-unchecked"))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -150,7 +172,8 @@ DAT_RETURN ref_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 	p->ia_handle = (DAT_IA_HANDLE)rsp->obj.ia;
 	p->conn_qual = rsp->conn_qual;
 	p->evd_handle = (DAT_EVD_HANDLE)rsp->evd;
-	p->ep_handle = (DAT_EP_HANDLE)rsp->ep;
+	p->ep_handle = ref_mutant("rsp-query-ep-wrong") ? DAT_HANDLE_NULL :
+		       (DAT_EP_HANDLE)rsp->ep;
 	ref_ia_release(rsp->obj.ia);
 	return DAT_SUCCESS;
 }
@@ -168,13 +191,25 @@ DAT_RETURN ref_rsp_free(DAT_RSP_HANDLE h)
 	rc = ref_enter(&rsp->obj, DAT_HANDLE_TYPE_RSP);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	if (ref_mutant("rsp-free-keeps-handle")) {
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
 	ep = rsp->ep;
 	rsp->evd->users--;
 	rsp->ep = NULL;
+	if (ref_mutant("rsp-free-keeps-listening")) {
+		/* unregistered, still listening (and still holding its EP) */
+		ref_obj_unregister(&rsp->obj);
+		rsp->ep = ep;
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
 	rsp_teardown(rsp);
 	if (ep) {
 		ep->rsp = NULL;
-		if (ep->state == DAT_EP_STATE_RESERVED) {
+		if (ep->state == DAT_EP_STATE_RESERVED &&
+		    !ref_mutant("rsp-free-keeps-ep-reserved")) {
 			/* back to the Consumer (dat_rsp_free(3DAT)); a
 			 * Provider-made EP goes back to the Provider */
 			if (ep->provider_created)

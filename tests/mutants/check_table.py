@@ -33,7 +33,7 @@ def source_ids(root: Path) -> dict:
         # comments out (kept as blanks so line numbers stay right)
         text = re.sub(r"/\*.*?\*/|//[^\n]*",
                       lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-        for m in re.finditer(r"\bref_mutant(?:_enter|_leave)?\s*\(", text):
+        for m in re.finditer(r"\b(?:ref_mutant(?:_enter|_leave)?|REF_MUTANT_ID)\s*\(", text):
             i, depth = m.end(), 1
             while i < len(text) and depth:
                 depth += {"(": 1, ")": -1}.get(text[i], 0)
