@@ -54,8 +54,19 @@ DC_CASE(dat_cr_reject, provider_ep_reverts,
 	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
 	dc_endpoint(t, &a2, NULL);
 	DC_SETUP(lconnect(a2.ep, q));
-	memset(&c, 0, sizeof(c));
-	DC_ASSERT_SUCCESS(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	{
+		/* the PSP keeps serving: the next request must arrive */
+		DAT_EVENT ev;
+		DAT_RETURN r = dc_wait_event(t, evd, 5000, &ev);
+
+		DC_ASSERT(r == DAT_SUCCESS &&
+			  ev.event_number == DAT_CONNECTION_REQUEST_EVENT,
+			  "after the reject the PSP took no further request within 5 s (%s)",
+			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : ret_s(r));
+		memset(&c, 0, sizeof(c));
+		DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+					       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	}
 	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the next request carries no Provider EP");
 }
 

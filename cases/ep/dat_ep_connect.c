@@ -417,17 +417,33 @@ CONNECT_REFUSED(disconnected)
 DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
 	.summary = "EPs with both RDMA Read limits at 0 connect and exchange a Send")
 {
-	DAT_EP_ATTR a;
-	struct dc_conn_opts o = { 0 };
-	struct pair p;
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_EVENT ev;
 
-	dc_ep_attr_default(t, &a);
-	a.max_rdma_read_in = a.max_rdma_read_out = 0;
-	o.attr = &a;
-	pair_up(&p, &o);	/* UNRESOLVED unless ESTABLISHED on both sides */
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
-	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	dc_ep_attr_default(t, &attr);
+	attr.max_rdma_read_in = attr.max_rdma_read_out = 0;
+	dc_endpoint(t, &a, &o);
+	dc_endpoint(t, &b, &o);
+	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
+	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	/* the connection itself is the clause: each step is checked */
+	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, 5000000,
+					 0, NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_cr_accept(await_cr(b.cr_evd, NULL), b.ep, 0, NULL));
+	DC_ASSERT_SUCCESS(dc_wait_event(t, a.conn_evd, -1, &ev));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED,
+		  "active side: %s instead of ESTABLISHED", dc_event_name(ev.event_number));
+	DC_ASSERT_SUCCESS(dc_wait_event(t, b.conn_evd, -1, &ev));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED,
+		  "passive side: %s instead of ESTABLISHED", dc_event_name(ev.event_number));
+	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
+	DC_SETUP(post_send1(a.ep, &ma, 0, 64, 2));
+	expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_connect, rdma_read_attr_mismatch,

@@ -19,6 +19,12 @@ static DAT_EP_ATTR requested(struct dc_ctx *t)
 	a.max_rdma_size = 7000;
 	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_UNSIGNALLED_FLAG)
 		a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	/* a QoS other than the default one, when the provider has one */
+	for (unsigned int bit = 1; bit <= 0x80; bit <<= 1)
+		if ((unsigned int)t->prov_attr.dat_qos_supported & bit) {
+			a.qos = (DAT_QOS)bit;
+			break;
+		}
 	return a;
 }
 

@@ -50,7 +50,18 @@ DC_PASSIVE(dat_ep_dup_connect, same_remote_end)
 	DAT_PSP_PARAM pp;
 
 	dc_endpoint(t, &e2, NULL);
-	cr = await_cr(cr_evd, &arr);
+	{
+		/* the request reaching this PSP is the clause (bounded wait) */
+		DAT_EVENT ev;
+		DAT_RETURN r = dc_wait_event(t, cr_evd, 5000, &ev);
+
+		DC_ASSERT(r == DAT_SUCCESS &&
+			  ev.event_number == DAT_CONNECTION_REQUEST_EVENT,
+			  "the duplicate request did not reach the PSP of the first connection within 5 s (%s)",
+			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : ret_s(r));
+		arr = ev.event_data.cr_arrival_event_data;
+		cr = arr.cr_handle;
+	}
 	DC_SETUP(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &pp));
 	DC_ASSERT_PTR_EQ(arr.sp_handle.psp_handle, psp);
 	DC_ASSERT_EQ(arr.conn_qual, pp.conn_qual);

@@ -63,6 +63,10 @@ DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	DC_ASSERT(check_fill(p.ma.buf, 256, 0x62), "the read bytes are wrong");
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
+	/* and a cookie that is not 0 comes back as posted */
+	DC_SETUP(read1(&p, 0, 256, &rem, 0x5eed0001));
+	d = expect_dto(p.a.req_evd, 0x5eed0001, DAT_DTO_SUCCESS);
+	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 }
 
 DC_CASE(dat_ep_post_rdma_read, unsignalled_needs_ep_flag,

@@ -263,7 +263,16 @@ SRQ_CASE(dat_ep_recv_query, msn_counts_sends_only,
 	rmr = dc_rmr_iov(&target, 0, 64);
 	link_rdma_write(&l, 10, 64, rmr.rmr_context, rmr.target_address);
 	link_send(&l, 1, 64);
-	hold_await(&h, 2);			/* the Sends are MSN 0 and 1 */
+	hold_await_whole(&h, 2);
+	DC_SETUP(hold_partial(&h, 0));
+	{
+		/* the Sends are MSN 0 and 1: the RDMA Write took none */
+		DAT_RETURN r = hold_partial(&h, 1);
+
+		DC_ASSERT(r == DAT_SUCCESS,
+			  "no held Send has MSN 1 (%s): the RDMA Write took a message sequence number",
+			  ret_s(r));
+	}
 	ASSERT_RQ(l.rx.ep, 2, 2);
 	hold_release(&h);
 	expect_in_send_order(t, &l, 0, 2);

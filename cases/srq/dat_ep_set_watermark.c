@@ -31,6 +31,29 @@ static void staged(struct dc_ctx *t, struct srq_link *l, struct srq_hold *h,
 /* Set-up: buffer for Send msn taken: one more buffer at the EP. */
 #define take(h, msn) DC_SETUP(hold_partial((h), (msn)))
 
+/*
+ * The same where taking the buffer is the clause's scenario (no watermark
+ * may act): a take that fails because the connection broke is a FAIL.
+ */
+static void take_unbroken_at(struct dc_ctx *t, const char *file, int line,
+			     struct srq_link *l, struct srq_hold *h,
+			     unsigned msn)
+{
+	DAT_RETURN r = hold_partial(h, msn);
+	DAT_EVENT ev;
+
+	if (r != DAT_SUCCESS && dc_wait_event(t, l->rx.conn_evd, 0, &ev) ==
+				 DAT_SUCCESS &&
+	    ev.event_number == DAT_CONNECTION_EVENT_BROKEN)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the connection broke when buffer %u was taken, with no watermark set",
+			  msn + 1);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: taking the buffer of Send %u failed: %s", msn, ret_s(r));
+}
+#define take_unbroken(l, h, msn) take_unbroken_at(t, __FILE__, __LINE__, (l), (h), (msn))
+
 static void expect_soft_event_now(struct dc_ctx *t, DAT_EP_HANDLE ep)
 {
 	expect_async_at(t, __FILE__, __LINE__, ep, SOFT_EVENT, 0);
@@ -152,12 +175,12 @@ SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
 
 	staged(t, &l, &h, 4);
 	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_attr.srq_soft_hw, DAT_HW_DEFAULT);
-	take(&h, 0);
-	take(&h, 1);
+	take_unbroken(&l, &h, 0);
+	take_unbroken(&l, &h, 1);
 	expect_no_async();
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, INF));
-	take(&h, 2);
-	take(&h, 3);
+	take_unbroken(&l, &h, 2);
+	take_unbroken(&l, &h, 3);
 	expect_no_async();
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
 	hold_release(&h);

@@ -194,8 +194,8 @@ SRQ_CASE(dat_srq_post_recv, success_means_posted,
 	link_up(&l, NULL);
 	post_slot(l.srq, &l.rbuf, 0);
 	link_send(&l, 1, 64);
+	d = expect_recv(l.rx.recv_evd);		/* the clause: it lands */
 	link_sent(&l, 1);
-	d = expect_recv(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 0);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 1);
 }
@@ -312,6 +312,9 @@ DC_CASE(dat_srq_post_recv, valid_in_every_srq_state,
 	struct link_opts o = { .no_connect = true };
 	DAT_SRQ_PARAM p;
 
+	/* an SRQ no EP uses */
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT),
+					    0, NULL, ck(9)));
 	link_up(&l, &o);
 	p = srq_param_checked(l.srq);
 	dc_note(t, "state %d with an unconnected EP", (int)p.srq_state);

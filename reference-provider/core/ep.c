@@ -333,9 +333,10 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 {
 	struct ref_ep *ep;
 
-	if (ia->count[DAT_HANDLE_TYPE_EP] >=
-	    REF_MAX_EPS - (ref_mutant("ep-create-limit-off-by-one") ? 1 : 0))
-		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	if (ia->count[DAT_HANDLE_TYPE_EP] >= REF_MAX_EPS)
+		return ref_mutant("ep-create-limit-wrong-code") ?
+		       REF_ERR(DAT_INTERNAL_ERROR, 0) :
+		       REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	ep = ref_obj_alloc(sizeof(*ep));
 	if (!ep)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -578,8 +579,9 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		rc = check_attr(&a, with_srq, attr_arg);
 		if (rc != DAT_SUCCESS)
 			goto out;
-	} else if (ref_mutant("ep-create-null-attr-zero")) {
-		memset(&a, 0, sizeof(a));
+	} else if (ref_mutant("ep-create-null-attr-refused")) {
+		rc = REF_INVALID_PARAM(attr_arg);
+		goto out;
 	} else {
 		ref_ep_default_attr(&a);
 	}
@@ -1244,8 +1246,7 @@ DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE eph, DAT_EP_STATE *state,
 		*state = reported_state(ep);
 	if (recv_idle)
 		*recv_idle = ((ep->recv_count == 0 ||
-			       (ref_mutant("ep-recv-idle-ignores-posted") &&
-				ep->recv_count == ep->rx_alloc_count)) &&
+			       ref_mutant("ep-recv-idle-ignores-posted")) &&
 			      ep->rx_alloc_count == 0) ? DAT_TRUE : DAT_FALSE;
 	if (request_idle)
 		*request_idle = ref_list_empty(&ep->req_q) ||
@@ -1712,10 +1713,12 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	{
 		DAT_COUNT posted = ep->srq ? 0 : ep->recv_count -
 						 ep->rx_alloc_count;
-		DAT_COUNT sp = any ? (DAT_COUNT)(max_msn + 1 -
-						 (ref_mutant("recv-query-span-from-zero") ?
-						  0 : ep->rx_next_msn))
+		DAT_COUNT sp = any ? (DAT_COUNT)(max_msn + 1 - ep->rx_next_msn)
 				   : 0;
+
+		if (ref_mutant("recv-query-span-from-zero"))	/* MSN 0 on */
+			sp = any ? (DAT_COUNT)(max_msn + 1) :
+			     (DAT_COUNT)ep->rx_next_msn;
 
 		if (ep->srq && ref_mutant("recv-query-srq-counts-available"))
 			posted = ep->srq->available;

@@ -136,9 +136,10 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ia->count[DAT_HANDLE_TYPE_SRQ] >=
-	    REF_MAX_SRQS - (ref_mutant("srq-create-limit-off-by-one") ? 1 : 0)) {
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+	if (ia->count[DAT_HANDLE_TYPE_SRQ] >= REF_MAX_SRQS) {
+		rc = ref_mutant("srq-create-limit-wrong-code") ?
+		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
+		     REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 		goto out;
 	}
 	srq = ref_obj_alloc(sizeof(*srq));
@@ -372,11 +373,14 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	if (ref_mutant("srq-query-outstanding-is-available"))
 		p->outstanding_dto_count = srq->available;
 	if (ref_mutant("srq-query-available-counts-taken")) {
+		/* a buffer counts as available until its event is reaped */
 		struct ref_list *pos;
 
 		ref_list_for_each(pos, &srq->eps)
 			p->available_dto_count += ref_container_of(pos,
 				struct ref_ep, srq_link)->rx_alloc_count;
+		ref_list_for_each(pos, &srq->completed)
+			p->available_dto_count++;
 	}
 	ref_ia_release(ia);
 	return DAT_SUCCESS;

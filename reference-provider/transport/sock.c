@@ -1004,8 +1004,14 @@ static void sock_addresses(struct ref_tp_conn *cb,
 static int dto_iov(const struct ref_dto *dto, struct iovec *iov)
 {
 	int n = 0;
+	/* mutants: the segments are gathered last to first */
+	bool rev = dto->op == REF_WR_SEND ? ref_mutant("send-gather-reversed") :
+		   dto->op == REF_WR_RDMA_WRITE ?
+		   ref_mutant("rdma-write-gather-reversed") : false;
 
-	for (int i = 0; i < dto->nseg; i++) {
+	for (int j = 0; j < dto->nseg; j++) {
+		int i = rev ? dto->nseg - 1 - j : j;
+
 		if (dto->seg[i].len == 0)
 			continue;
 		iov[n].iov_base = dto->seg[i].ptr;

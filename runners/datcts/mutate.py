@@ -44,6 +44,10 @@ SCHEMA = "datcts-mutants/1"
 KILL_STATES = ("FAIL", "CRASH", "TIMEOUT")
 BAD_STATES = ("FAIL", "CRASH", "TIMEOUT", "UNRESOLVED")
 STATUSES = ("killed", "killed-other", "survived", "no-case")
+# Baseline states in which a case can witness a mutant: it passes, or it
+# does not apply to the provider as it is (UNSUPPORTED) - a mutant that
+# changes the provider's attributes can make it apply, and then fail.
+VALID_BASELINE = ("PASS", "UNSUPPORTED")
 
 
 class MutateError(Exception):
@@ -228,9 +232,9 @@ def _case_entry(case: Case, rec: dict, baseline: dict, own: bool) -> dict:
 def classify(m: dict, own: list, own_recs: dict, other_recs: dict, baseline: dict,
              case_by_id: dict, levels: dict) -> dict:
     """Fills status, killers, reason of mutant record m."""
-    def valid(cid):  # a case that passes without the mutant
+    def valid(cid):  # a case that passes (or does not apply) without the mutant
         b = baseline.get(cid)
-        return b is not None and b["state"] == "PASS"
+        return b is not None and b["state"] in VALID_BASELINE
 
     entries = [_case_entry(c, own_recs[c.id], baseline, True) for c in own if c.id in own_recs]
     killers = [e for e in entries if e["state"] in KILL_STATES and valid(e["id"])]
@@ -261,10 +265,15 @@ def classify(m: dict, own: list, own_recs: dict, other_recs: dict, baseline: dic
     elif others or unresolved:
         m["status"] = "killed-other"
         m["other_failures"] = [e["id"] for e in unresolved] + m["other_failures"]
-        m["reason"] = m.get("survives") or (
-            "weak case: only " + ", ".join(m["other_failures"][:5]) +
-            (" ..." if len(m["other_failures"]) > 5 else "") +
-            " noticed; no case of its own clause(s) fails")
+        why = []
+        if unresolved:
+            why.append("its own case(s) " + ", ".join(e["id"] for e in unresolved) +
+                       " ended UNRESOLVED (a set-up step noticed, not the clause's check)")
+        if others:
+            why.append("only cases of other clauses fail: " +
+                       ", ".join(e["id"] for e in others[:4]) +
+                       (f" (+{len(others) - 4})" if len(others) > 4 else ""))
+        m["reason"] = m.get("survives") or ("weak case: " + "; ".join(why))
     else:
         m["status"] = "survived"
         if m.get("survives"):
@@ -383,7 +392,7 @@ def cmd_mutate(args, cases_dir: Path) -> int:
             for m in mutants:
                 recs = own_recs[m["id"]]
                 if not any(r["state"] in KILL_STATES and
-                           baseline.get(cid, {}).get("state") == "PASS"
+                           baseline.get(cid, {}).get("state") in VALID_BASELINE
                            for cid, r in recs.items()):
                     out.append(m)
             return out
