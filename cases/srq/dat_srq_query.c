@@ -115,14 +115,20 @@ SRQ_CASE(dat_srq_query, available_count,
 	post_slots(l.srq, &l.rbuf, 0, 3);
 	p = srq_param_checked(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 3);
+	/* the sender's completion means the message has arrived; its
+	 * receive completion is still queued (not reaped) when we look */
 	link_send(&l, 0, 64);
+	link_sent(&l, 1);
+	p = srq_param_checked(l.srq);
+	ASSERT_COUNT(p.available_dto_count, 2);
 	(void)expect_recv(l.rx.recv_evd);
 	p = srq_param_checked(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 2);
 	link_send(&l, 1, 64);
-	(void)expect_recv(l.rx.recv_evd);
+	link_sent(&l, 1);
 	p = srq_param_checked(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 1);
+	(void)expect_recv(l.rx.recv_evd);
 }
 
 SRQ_CASE(dat_srq_query, outstanding_count,

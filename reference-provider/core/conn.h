@@ -166,6 +166,9 @@ struct ref_ep {
 	bool disconnect_event_posted;	/* DISCONNECTED already reported */
 	struct ref_dto *mut_held_recv;	/* a completion held back */
 	bool mut_held_solicited;
+	uint64_t mut_msn_skew;		/* msn-counts-rdma-writes */
+	uint64_t mut_last_cookie;	/* post-send-refuses-duplicate-cookie */
+	bool mut_last_cookie_set;
 };
 
 /* ---- shared receive queue --------------------------------------------------- */

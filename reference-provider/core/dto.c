@@ -472,8 +472,6 @@ static void issue_requests(struct ref_ep *ep)
 			break;
 		case REF_WR_RDMA_WRITE:
 			dto->seq = ep->next_req_seq++;
-			if (ref_mutant("msn-counts-rdma-writes"))
-				ep->tx_next_msn++;
 			rc = ops->rdma_write(ep->conn, dto->seq, dto);
 			break;
 		case REF_WR_RDMA_READ:
@@ -593,17 +591,23 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	if (rc != DAT_SUCCESS)
 		goto out;
 	if (op == REF_WR_SEND && ref_mutant("post-send-refuses-duplicate-cookie")) {
-		struct ref_list *pos;
-
-		ref_list_for_each(pos, &ep->req_q)
-			if (ref_container_of(pos, struct ref_dto, link)->cookie.as_64 ==
-			    cookie.as_64) {
-				rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
-				goto out;
-			}
+		/* "the same cookie twice in a row is a resend": refused */
+		if (ep->mut_last_cookie_set &&
+		    ep->mut_last_cookie == cookie.as_64) {
+			rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
+			goto out;
+		}
+		ep->mut_last_cookie = cookie.as_64;
+		ep->mut_last_cookie_set = true;
 	}
 	if (op != REF_WR_SEND && !remote) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG5);
+		goto out;
+	}
+	if (op == REF_WR_RDMA_READ && nseg > 1 &&
+	    ref_mutant("rdma-read-one-segment-only")) {
+		/* no resources reserved for scattering RDMA Reads */
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto out;
 	}
 	dto = ref_dto_new(ep, op);
@@ -876,7 +880,9 @@ static void rx_length_error(struct ref_ep *ep, struct ref_dto *dto,
 			    uint64_t seq)
 {
 	rx_unalloc(ep, dto);
-	ref_dto_complete(dto, DAT_DTO_ERR_LOCAL_LENGTH, 0, true);
+	ref_dto_complete(dto, dto->srq &&
+			 ref_mutant("srq-recv-overflow-wrong-status") ?
+			 DAT_DTO_ERR_FLUSHED : DAT_DTO_ERR_LOCAL_LENGTH, 0, true);
 	if (ep->conn)
 		ep->conn->tp->ops->nak(ep->conn, seq,
 				       DAT_DTO_ERR_REMOTE_RESPONDER);
@@ -889,6 +895,7 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 {
 	struct ref_dto *dto;
 
+	msn += ep->mut_msn_skew;	/* mutant msn-counts-rdma-writes */
 	ep->rx_cur_held = NULL;
 	ep->rx_cur_seq = seq;
 	ep->rx_cur_solicited = solicited;
@@ -1047,6 +1054,8 @@ int ref_tp_rx_write_begin(struct ref_ep *ep, uint64_t seq,
 	void *ptr = NULL;
 
 	(void)max;
+	if (data_state(ep) && ref_mutant("msn-counts-rdma-writes"))
+		ep->mut_msn_skew++;	/* an RDMA Write "takes" an MSN */
 	if (!data_state(ep) || len == 0)
 		return 0;
 	/* The window is checked before a single byte is placed. */

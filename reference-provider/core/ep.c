@@ -21,6 +21,8 @@
  */
 #include "conn_priv.h"
 
+#include <sched.h>
+
 #include <stdio.h>
 
 /* ---- shared helpers ----------------------------------------------------- */
@@ -530,6 +532,12 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 			goto out;
 		}
 		pz = ref_container_of(obj, struct ref_pz, obj);
+	}
+	if (((recvh && (recvh == connh || recvh == reqh)) ||
+	     (reqh && reqh == connh)) &&
+	    ref_mutant("ep-create-evd-shared-streams-refused")) {
+		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
+		goto out;
 	}
 	{
 		/* mutant: the kind of EVD is not checked */
@@ -1637,7 +1645,8 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 #define SWAP_EVD(field, val) \
 	do { \
 		if (ep->field != (val)) { \
-			if (ep->field) \
+			if (ep->field && \
+			    !ref_mutant("ep-modify-keeps-old-evd-user")) \
 				ep->field->users--; \
 			if (val) \
 				(val)->users++; \
@@ -1673,7 +1682,7 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	struct ref_ep *ep;
 	struct ref_ia *ia;
 	struct ref_list *pos;
-	DAT_COUNT count = 0;
+	DAT_COUNT count = 0, mut_first_count = 0;
 	uint64_t max_msn = 0;
 	bool any = false;
 	DAT_RETURN rc = ref_lookup_ep(eph, &ep);
@@ -1701,14 +1710,35 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	 * a plain EP are allocated but not yet tied to a message; each one can
 	 * take one more message, so they add one each to count and span.
 	 */
+	ref_list_for_each(pos, &ep->rx_alloc)
+		count++;
+	if (ref_mutant("recv-query-not-atomic")) {
+		/* count and span from two looks: not one snapshot */
+		ref_ia_unlock(ia);
+		sched_yield();
+		ref_ia_lock(ia);
+		if (!ref_obj_live(ep)) {
+			ref_ia_release(ia);
+			return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		}
+	}
 	ref_list_for_each(pos, &ep->rx_alloc) {
 		struct ref_dto *dto = ref_container_of(pos, struct ref_dto,
 						       link);
 
-		count++;
 		if (!any || dto->seq > max_msn)
 			max_msn = dto->seq;
 		any = true;
+	}
+	{
+		/* the count that goes with the span (the second look) */
+		DAT_COUNT first = count;
+
+		count = 0;
+		ref_list_for_each(pos, &ep->rx_alloc)
+			count++;
+		if (ref_mutant("recv-query-not-atomic"))
+			mut_first_count = first;
 	}
 	{
 		DAT_COUNT posted = ep->srq ? 0 : ep->recv_count -
@@ -1730,6 +1760,8 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 			sp = count;	/* never fewer than the count */
 		if (count > 0 && ref_mutant("recv-query-count-off-by-one"))
 			count++;
+		if (ref_mutant("recv-query-not-atomic"))
+			count = mut_first_count;	/* from the first look */
 		count += posted;
 		sp += posted;
 		if (ref_mutant("recv-query-span-below-count") && sp > 0)

@@ -758,6 +758,10 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
 		return DAT_DTO_ERR_REMOTE_ACCESS;	/* not a remote access */
 	if (wpz != pz && !ref_mutant("mem-remote-pz-unchecked"))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
+	if (is_rmr && mem && ref_mutant("rmr-window-bounds-unchecked")) {
+		base = mem->registered_address;	/* the LMR's, not the window's */
+		size = mem->registered_size;
+	}
 	if (!range_inside(addr, len, base, size))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	*ptr = (void *)(uintptr_t)addr;

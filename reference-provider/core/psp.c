@@ -30,7 +30,11 @@ static void psp_teardown(struct ref_psp *psp)
 
 static void psp_destroy_cb(struct ref_obj *obj)
 {
-	psp_teardown(ref_container_of(obj, struct ref_psp, obj));
+	struct ref_psp *psp = ref_container_of(obj, struct ref_psp, obj);
+
+	if (ref_mutant("ia-close-keeps-listeners"))
+		psp->listener = NULL;	/* left to the transport, which keeps it */
+	psp_teardown(psp);
 }
 
 static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,

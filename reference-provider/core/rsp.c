@@ -42,6 +42,16 @@ void ref_rsp_consumed(struct ref_rsp *rsp)
 {
 	if (ref_mutant("rsp-keeps-listening"))
 		return;		/* takes further requests */
+	if (ref_mutant("rsp-free-rejects-its-request")) {
+		/* stays alive (not listening) until dat_rsp_free */
+		if (rsp->listener)
+			rsp->obj.ia->transport->ops->unlisten(rsp->listener);
+		rsp->listener = NULL;
+		if (rsp->ep)
+			rsp->ep->rsp = NULL;
+		rsp->ep = NULL;
+		return;
+	}
 	rsp->evd->users--;
 	if (rsp->ep)
 		rsp->ep->rsp = NULL;
@@ -194,6 +204,25 @@ DAT_RETURN ref_rsp_free(DAT_RSP_HANDLE h)
 	if (ref_mutant("rsp-free-keeps-handle")) {
 		ref_ia_release(ia);
 		return DAT_SUCCESS;
+	}
+	if (ref_mutant("rsp-free-rejects-its-request")) {
+		struct ref_list *pos;
+
+		ref_list_for_each(pos, &ia->objects) {
+			struct ref_obj *o = ref_container_of(pos, struct ref_obj,
+							     ia_link);
+			struct ref_cr *cr;
+
+			if (o->type != DAT_HANDLE_TYPE_CR)
+				continue;
+			cr = ref_container_of(o, struct ref_cr, obj);
+			if (cr->conn_qual == rsp->conn_qual && cr->conn) {
+				cr->conn->tp->ops->reject(cr->conn, false);
+				cr->conn = NULL;
+				ref_cr_delete(cr);	/* gone with the RSP */
+				break;
+			}
+		}
 	}
 	ep = rsp->ep;
 	rsp->evd->users--;

@@ -130,7 +130,9 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	    attr->max_recv_iov > REF_MAX_IOV || attr->low_watermark < 0 ||
 	    attr->low_watermark > attr->max_recv_dtos)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (attr->max_recv_dtos > REF_MAX_DTOS)
+	if (attr->max_recv_dtos > REF_MAX_DTOS ||
+	    (attr->max_recv_dtos == REF_MAX_DTOS &&
+	     ref_mutant("srq-create-max-depth-refused")))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
@@ -288,6 +290,12 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		dto->seg[i].len = iov[i].segment_length;
 		if (iov[i].segment_length == 0)
 			continue;
+		if ((iov[i].virtual_address & 7) &&
+		    ref_mutant("srq-post-recv-requires-alignment")) {
+			ref_dto_free(dto);
+			rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
+			goto out;
+		}
 		rc = ref_mem_check_local(ia, srq->pz, &iov[i],
 					 ref_mutant("srq-post-recv-write-priv-unchecked") ?
 					 0 : DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ptr);

@@ -594,6 +594,11 @@ def render_html(doc: dict) -> str:
             f"{' ' + '/'.join(m['kill_states']) if m['kill_states'] else ''}</td>"
             f"<td class='mono small'>{'<br>'.join(h.escape(c) for c in m['clauses'])}</td>"
             f"<td>{h.escape(m['what'])}</td><td class='small'>{h.escape(by)}</td></tr>")
+    unproven = ""
+    if doc.get("clauses_unproven"):
+        unproven = ("<p class='small'>Clauses a mutant names but no failing case proved: " +
+                    ", ".join(f"<span class='mono'>{h.escape(c)}</span>"
+                              for c in doc["clauses_unproven"]) + "</p>")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>datcts mutation kill matrix</title>
 <style>
@@ -610,7 +615,9 @@ tr.survived td:nth-child(2), tr.no-case td:nth-child(2) {{ color: #d32f2f; }}
 <b>{s['killed']}</b> killed by a case of their own clause ({s['kill_rate_own']:.1%}),
 {s['killed_other']} only by another clause's case, {s['survived']} survived,
 {s['no_case']} without a case; {s['equivalent']} declared equivalent or unprovokable.
-{s['shall_clauses_with_mutant']} of {s['shall_clauses']} shall clauses have a mutant.</p>
+{s.get('shall_clauses_with_mutant', 0)} of {s['shall_clauses']} shall clauses have a mutant,
+{s.get('shall_clauses_proven', 0)} of them proven able to fail (a case of the clause failed under one).</p>
+{unproven}
 <p class="small">Library <span class="mono">{h.escape(str(r['library']))}</span>
 (sha256 <span class="mono">{h.escape(str(r['library_sha256']))}</span>), started {h.escape(r['started'])}.</p>
 <table><tr><th>Mutant</th><th>Status</th><th>Clauses</th><th>What it breaks</th><th>Killed by / reason</th></tr>

@@ -1,0 +1,94 @@
+"""Unit tests of the kill classification of `datcts mutate`
+(runners/datcts/mutate.py, docs/mutants.md)."""
+
+from datcts.discovery import Case
+from datcts.mutate import area_cases, classify, own_cases, select
+
+
+def case(cid, clauses, area="evd"):
+    return Case(id=cid, page=cid.split(".")[0], area=area, clauses=tuple(clauses),
+                summary="", requires=(), two_node=False, file="f.c", line=1, binary="b")
+
+
+def rec(state, msg=""):
+    return {"state": state, "message": msg, "duration_ms": 1.0}
+
+
+def run(m, own, own_states, other_states=None, base=None):
+    cases = {c.id: c for c in own}
+    others = {}
+    for cid, st in (other_states or {}).items():
+        cases[cid] = case(cid, [cid])
+        others[cid] = rec(st)
+    baseline = {cid: rec("PASS") for cid in cases}
+    baseline.update({cid: rec(st) for cid, st in (base or {}).items()})
+    return classify(dict(m), own, {cid: rec(st) for cid, st in own_states.items()},
+                    others, baseline, cases, {c: "shall" for c in m["clauses"]})
+
+
+M = {"id": "m", "clauses": ["p.a", "p.b"], "what": "x", "quick": False, "survives": None}
+
+
+def test_fail_of_own_clause_kills():
+    own = [case("p.a", ["p.a"]), case("p.b", ["p.b"])]
+    r = run(M, own, {"p.a": "FAIL", "p.b": "PASS"})
+    assert r["status"] == "killed"
+    assert r["killed_by"] == ["p.a"]
+    assert r["clauses_killed"] == ["p.a"]
+    assert r["reason"] is None
+
+
+def test_crash_and_timeout_kill_and_are_recorded():
+    own = [case("p.a", ["p.a"]), case("p.b", ["p.b"])]
+    r = run(M, own, {"p.a": "CRASH", "p.b": "TIMEOUT"})
+    assert r["status"] == "killed"
+    assert r["kill_states"] == ["CRASH", "TIMEOUT"]
+
+
+def test_unresolved_own_case_is_not_a_kill():
+    own = [case("p.a", ["p.a"])]
+    r = run(M, own, {"p.a": "UNRESOLVED"})
+    assert r["status"] == "killed-other"
+    assert "UNRESOLVED" in r["reason"]
+
+
+def test_only_other_clause_fails():
+    own = [case("p.a", ["p.a"])]
+    r = run(M, own, {"p.a": "PASS"}, other_states={"q.z": "FAIL"})
+    assert r["status"] == "killed-other"
+    assert r["other_failures"] == ["q.z"]
+
+
+def test_survivor_and_declared_reason():
+    own = [case("p.a", ["p.a"])]
+    r = run(M, own, {"p.a": "PASS"})
+    assert r["status"] == "survived" and "weak case" in r["reason"]
+    r = run(dict(M, survives="equivalent: because"), own, {"p.a": "PASS"})
+    assert r["status"] == "survived" and r["reason"] == "equivalent: because"
+
+
+def test_baseline_failure_never_kills_but_unsupported_may():
+    own = [case("p.a", ["p.a"])]
+    r = run(M, own, {"p.a": "FAIL"}, base={"p.a": "FAIL"})
+    assert r["status"] == "survived"
+    assert r["baseline_not_passing"] == ["p.a"]
+    r = run(M, own, {"p.a": "FAIL"}, base={"p.a": "UNSUPPORTED"})
+    assert r["status"] == "killed"
+
+
+def test_no_case():
+    r = run(M, [], {})
+    assert r["status"] == "no-case"
+    assert "no case names" in r["reason"]
+
+
+def test_selection_helpers():
+    a = case("p.a", ["p.a"], "evd")
+    b = case("p.b", ["p.b", "p.c"], "evd")
+    c = case("q.x", ["q.x"], "srq")
+    own = own_cases({"clauses": ["p.c"]}, [a, b, c])
+    assert own == [b]
+    assert area_cases(own, [a, b, c]) == [a]
+    ms = [{"id": "x-y", "quick": True}, {"id": "x-z", "quick": False}]
+    assert [m["id"] for m in select(ms, [], True)] == ["x-y"]
+    assert [m["id"] for m in select(ms, ["*-z"], False)] == ["x-z"]
