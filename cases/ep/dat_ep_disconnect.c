@@ -153,13 +153,19 @@ DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 	struct pair p;
 
 	pair_up(&p, NULL);
-	for (int i = 0; i < 8; i++)
-		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
+	/*
+	 * The peer's Receives are posted right after the disconnect call, so
+	 * the Sends are certainly still outstanding when it is made (without
+	 * a Receive a Send cannot complete); they must then complete
+	 * successfully before the EP disconnects.
+	 */
 	for (int i = 0; i < 8; i++) {
 		fill(&p.ma, (DAT_VLEN)i * 1024, 1000, 10 + (unsigned)i);
 		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1000, 200 + (uint64_t)i));
 	}
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
 	for (int i = 0; i < 8; i++)
 		expect_dto(p.a.req_evd, 200 + (uint64_t)i, DAT_DTO_SUCCESS);
 	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
@@ -293,11 +299,12 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 	dc_lmr(t, a.pz, 8 * 1024, RW_PRIV, &ma);
 	dc_lmr(t, b.pz, 8 * 1024, RW_PRIV, &mb);
 	dc_connect_local(t, &a, &b, NULL);
-	for (int i = 0; i < 8; i++)
-		DC_SETUP(post_recv1(b.ep, &mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
+	/* Receives after the disconnect call: the Sends are outstanding then */
 	for (int i = 0; i < 8; i++)
 		DC_SETUP(post_send1(a.ep, &ma, (DAT_VLEN)i * 1024, 512, 200 + (uint64_t)i));
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	for (int i = 0; i < 8; i++)
+		DC_SETUP(post_recv1(b.ep, &mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
 	for (;;) {
 		DAT_EVENT e;
 		DAT_RETURN r = dc_wait_event(t, ev, disc ? 0 : -1, &e);
@@ -308,6 +315,9 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 			DC_FAIL("no DISCONNECTED event on the shared EVD (dat_evd_wait %s)", ret_s(r));
 		if (e.event_number == DAT_CONNECTION_EVENT_DISCONNECTED) {
 			disc = true;
+			/* drain only once the EP really is DISCONNECTED: any
+			 * completion still to come would follow the event */
+			await_state(a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
 			continue;
 		}
 		if (e.event_number == DAT_DTO_COMPLETION_EVENT &&

@@ -301,7 +301,7 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 		goto out;
 	}
 	deadline = ref_deadline(timeout);
-	ref_waiter_init(&w);
+	ref_waiter_init(&w, ia);
 	ref_list_add_tail(waiter_list(cno), &w.link);
 	cno->waiters++;
 	ia->sleepers++;
@@ -325,7 +325,7 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	cno->waiters--;
 	ia->sleepers--;
 	pthread_cond_broadcast(&ia->sleepers_cond);
-	ref_waiter_fini(&w);
+	ref_waiter_fini(&w, ia);
 out:
 	ref_ia_release(ia);
 	return rc;

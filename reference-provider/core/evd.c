@@ -892,7 +892,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	}
 
 	deadline = ref_deadline(timeout);
-	ref_waiter_init(&w);
+	ref_waiter_init(&w, ia);
 	evd->waiter = &w;
 	evd->waiters = 1;
 	evd->threshold = threshold;
@@ -944,7 +944,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	evd->threshold = 0;
 	ia->sleepers--;
 	pthread_cond_broadcast(&ia->sleepers_cond);
-	ref_waiter_fini(&w);
+	ref_waiter_fini(&w, ia);
 out:
 	ref_ia_release(ia);
 	return rc;

@@ -233,9 +233,11 @@ DAT_RETURN_SUBTYPE ref_invalid_handle_subtype(DAT_HANDLE_TYPE type);
  * ia->lock held; the flag it sets stays until the sleeper looks at it, so
  * no wake-up is lost.
  */
+#define REF_WAITER_FD_CACHE	4	/* concurrent waits that reuse an eventfd */
+
 struct ref_waiter {
 	struct ref_list link;
-	int fd;			/* the calling thread's eventfd (time.c) */
+	int fd;			/* eventfd, from the IA's cache (time.c) */
 	bool woken;
 	bool written;		/* the eventfd holds a count to read */
 	pthread_cond_t cond;
@@ -243,8 +245,11 @@ struct ref_waiter {
 	DAT_EVD_HANDLE evd;		/* CNO waiters: the EVD that fired */
 };
 
-void ref_waiter_init(struct ref_waiter *w);
-void ref_waiter_fini(struct ref_waiter *w);
+/* Both with ia->lock held: the eventfd comes from / goes back to the IA. */
+void ref_waiter_init(struct ref_waiter *w, struct ref_ia *ia);
+void ref_waiter_fini(struct ref_waiter *w, struct ref_ia *ia);
+/* Closes the IA's cached eventfds (IA teardown). */
+void ref_waiter_cache_fini(struct ref_ia *ia);
 void ref_waiter_wake(struct ref_waiter *w);
 /*
  * Sleeps until woken, the deadline passes or a signal handler runs.
@@ -283,6 +288,9 @@ struct ref_ia {
 	DAT_IA_ATTR ia_attr;
 	DAT_PROVIDER_ATTR provider_attr;
 	bool closing;
+	/* eventfds of finished waits, reused by the next ones (time.c) */
+	int waiter_fds[REF_WAITER_FD_CACHE];
+	int nwaiter_fds;
 
 	/* LMR / RMR contexts (lmr.c) */
 	uint64_t ctx_key[4];		/* per-IA secret of the permutation */

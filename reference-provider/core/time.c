@@ -84,58 +84,46 @@ int ref_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
 __thread struct ref_waiter *ref_waiter_running;
 
 /*
- * One eventfd per thread, made on its first wait and closed when the
- * thread exits: creating and closing one per wait costs more than a
- * loopback round trip.  A thread waits in one call at a time, so its
- * waiters never share the descriptor.
+ * Making and closing an eventfd per wait costs more than a loopback round
+ * trip, so an IA keeps the eventfds of finished waits for the next ones
+ * (one per concurrent waiter at most) and closes them with the IA: no
+ * descriptor outlives the IA that used it.
  */
-static pthread_key_t waiter_fd_key;
-static pthread_once_t waiter_fd_once = PTHREAD_ONCE_INIT;
-static __thread int waiter_fd = -1;
-
-static void waiter_fd_close(void *arg)
-{
-	close((int)(intptr_t)arg - 1);
-}
-
-static void waiter_fd_key_init(void)
-{
-	if (pthread_key_create(&waiter_fd_key, waiter_fd_close))
-		waiter_fd_key = (pthread_key_t)-1;
-}
-
-static int thread_waiter_fd(void)
-{
-	if (waiter_fd >= 0)
-		return waiter_fd;
-	pthread_once(&waiter_fd_once, waiter_fd_key_init);
-	waiter_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (waiter_fd >= 0 && waiter_fd_key != (pthread_key_t)-1)
-		pthread_setspecific(waiter_fd_key,
-				    (void *)(intptr_t)(waiter_fd + 1));
-	return waiter_fd;
-}
-
-void ref_waiter_init(struct ref_waiter *w)
+void ref_waiter_init(struct ref_waiter *w, struct ref_ia *ia)
 {
 	ref_list_init(&w->link);
 	w->woken = false;
 	w->written = false;
 	w->fired = false;
 	w->evd = DAT_HANDLE_NULL;
-	w->fd = thread_waiter_fd();
+	if (ia->nwaiter_fds > 0)
+		w->fd = ia->waiter_fds[--ia->nwaiter_fds];
+	else
+		w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ref_cond_init(&w->cond);
 }
 
-void ref_waiter_fini(struct ref_waiter *w)
+void ref_waiter_fini(struct ref_waiter *w, struct ref_ia *ia)
 {
 	uint64_t v;
 
-	/* Leave the thread's eventfd empty for its next wait. */
-	if (w->fd >= 0 && w->written && read(w->fd, &v, sizeof(v)) < 0)
-		(void)0;
+	if (w->fd >= 0) {
+		/* leave it empty for its next waiter */
+		if (w->written && read(w->fd, &v, sizeof(v)) < 0)
+			(void)0;
+		if (ia->nwaiter_fds < REF_WAITER_FD_CACHE)
+			ia->waiter_fds[ia->nwaiter_fds++] = w->fd;
+		else
+			close(w->fd);
+	}
 	w->fd = -1;
 	pthread_cond_destroy(&w->cond);
+}
+
+void ref_waiter_cache_fini(struct ref_ia *ia)
+{
+	while (ia->nwaiter_fds > 0)
+		close(ia->waiter_fds[--ia->nwaiter_fds]);
 }
 
 void ref_waiter_wake(struct ref_waiter *w)
