@@ -374,7 +374,8 @@ def cmd_mutate(args, cases_dir: Path) -> int:
                f"--jobs {args.jobs}")
     try:
         # Phase 1: baseline of every case involved + each mutant's own cases.
-        union = sorted({c.id for v in plan.values() for c in v}, key=list(case_by_id).index)
+        order = {cid: i for i, cid in enumerate(case_by_id)}
+        union = sorted({c.id for v in plan.values() for c in v}, key=order.__getitem__)
         tasks = [(None, case_by_id[cid]) for cid in union]
         tasks += [(m["id"], c) for m in mutants for c in plan[m["id"]]]
         if args.collateral:
@@ -461,6 +462,9 @@ def cmd_mutate(args, cases_dir: Path) -> int:
     for m in results:
         if m["status"] != "killed":
             print(f"datcts mutate: {m['status']}: {m['id']}: {m['reason']}", file=sys.stderr)
+    for f in doc["baseline"]["flaky"]:
+        print(f"datcts mutate: warning: {f['id']} failed without a mutant once ({f['first']}: "
+              f"{f['message']}) and passed when run again: flaky", file=sys.stderr)
     for w in doc["warnings"]:
         print(f"datcts mutate: warning: {w}", file=sys.stderr)
     print(f"datcts mutate: kill matrix in {out_dir / 'mutants.json'} and "
@@ -479,15 +483,27 @@ def _guess_area_cases(m: dict, cases: list) -> list:
 
 def _run_into(ex, tasks, baseline, plan, own_recs, other_recs) -> None:
     own_ids = {mid: {c.id for c in v} for mid, v in plan.items()}
+    retry = []
     for (mid, case), rec in zip(tasks, ex.run(tasks)):
         if rec is None:
             raise KeyboardInterrupt
         if mid is None:
             baseline[case.id] = rec
+            if rec["state"] not in VALID_BASELINE:
+                retry.append((None, case))
         elif case.id in own_ids[mid]:
             own_recs[mid][case.id] = rec
         else:
             other_recs[mid][case.id] = rec
+    # A case that fails without any mutant gets one more baseline run: if
+    # it passes then, it is flaky (recorded), and it still counts.
+    for (_, case), rec in zip(retry, ex.run(retry)):
+        if rec is None:
+            raise KeyboardInterrupt
+        if rec["state"] in VALID_BASELINE:
+            rec = dict(rec, flaky_first=baseline[case.id]["state"],
+                       flaky_message=baseline[case.id]["message"])
+        baseline[case.id] = rec
 
 
 def build_doc(args, results, baseline, table, setup, library, levels, started, elapsed,
@@ -555,7 +571,12 @@ def build_doc(args, results, baseline, table, setup, library, levels, started, e
         "clauses_unproven": [c for c in covered if c not in set(proven)],
         "baseline": {
             "cases": len(baseline),
-            "not_passing": sorted(cid for cid, r in baseline.items() if r["state"] != "PASS"),
+            "not_passing": sorted(cid for cid, r in baseline.items()
+                                  if r["state"] not in VALID_BASELINE),
+            "unsupported": sorted(cid for cid, r in baseline.items()
+                                  if r["state"] == "UNSUPPORTED"),
+            "flaky": [{"id": cid, "first": r["flaky_first"], "message": r["flaky_message"]}
+                      for cid, r in sorted(baseline.items()) if r.get("flaky_first")],
         },
         "warnings": warnings,
         "errors": errors,
