@@ -96,13 +96,17 @@ DC_CASE(dat_cr_query, returns_masked_params,
 	static const unsigned char pd[8] = "masked!";
 	struct dc_endpoint a;
 	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, sizeof(pd), pd);
-	DAT_CR_PARAM all, c;
+	DAT_CR_PARAM all, c, poison;
 
 	memset(&all, 0, sizeof(all));
+	memset(&poison, 0xA5, sizeof(poison));
 	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &all));
 	memset(&c, 0xA5, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR, &c));
-	DC_ASSERT(c.remote_ia_address_ptr && c.remote_ia_address_ptr->sa_family ==
+	/* a member left poisoned is reported, not dereferenced */
+	DC_ASSERT(c.remote_ia_address_ptr &&
+		  c.remote_ia_address_ptr != poison.remote_ia_address_ptr &&
+		  c.remote_ia_address_ptr->sa_family ==
 		  all.remote_ia_address_ptr->sa_family, "remote_ia_address_ptr not filled");
 	memset(&c, 0xA5, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_REMOTE_PORT_QUAL, &c));
@@ -112,7 +116,8 @@ DC_CASE(dat_cr_query, returns_masked_params,
 	DC_ASSERT_EQ(c.private_data_size, all.private_data_size);
 	memset(&c, 0xA5, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA, &c));
-	DC_ASSERT(c.private_data && !memcmp(c.private_data, pd, sizeof(pd)),
+	DC_ASSERT(c.private_data && c.private_data != poison.private_data &&
+		  !memcmp(c.private_data, pd, sizeof(pd)),
 		  "private_data not filled");
 	memset(&c, 0xA5, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));

@@ -442,8 +442,59 @@ SRQ_CASE(dat_ep_recv_query, gap_eager_allocation,
 	expect_in_send_order(t, &l, 19, 5);
 }
 
+/*
+ * consistent_snapshot, second part: the sender streams 64 KiB messages
+ * (link_stream) through 8 buffers that are reposted as they complete,
+ * while the receiver queries in a tight loop.  A message that large is
+ * read in several steps, so a buffer is often mid-arrival between two of
+ * them; an answer built from two looks at the EP then shows a count above
+ * the span or above the buffers posted.
+ */
+static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
+{
+	enum { NB = 8, NMSG = 10000 };
+	DAT_VLEN big = 65536;
+	struct dc_lmr rb;
+	unsigned got = 0;
+	long queries = 0;
+
+	if (t->ia_attr.max_message_size && t->ia_attr.max_message_size < big)
+		big = t->ia_attr.max_message_size;
+	dc_lmr(t, l->pz, NB * big, RW_PRIV, &rb);
+	for (unsigned k = 0; k < NB; k++)
+		dc_srq_post_recv(t, l->srq, &rb, (DAT_VLEN)k * big, big, k);
+	link_stream(l, NMSG, big);
+	while (got < NMSG) {
+		DAT_COUNT n, s;
+		DAT_EVENT ev;
+
+		rq(l->rx.ep, &n, &s);		/* checks span >= count */
+		queries++;
+		if (KNOWN(n))
+			DC_ASSERT_LE(n, NB);
+		if (KNOWN(s))
+			DC_ASSERT_LE(s, NB);
+		if (dat_evd_dequeue(l->rx.recv_evd, &ev) == DAT_SUCCESS) {
+			const DAT_DTO_COMPLETION_EVENT_DATA *d =
+				&ev.event_data.dto_completion_event_data;
+
+			DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+			DC_ASSERT_EQ(d->status, DAT_DTO_SUCCESS);
+			got++;
+			dc_srq_post_recv(t, l->srq, &rb,
+					 (DAT_VLEN)d->user_cookie.as_64 * big, big,
+					 d->user_cookie.as_64);
+		} else if (dc_remaining_ms(t) < 1000) {
+			DC_FAIL("only %u of %u large messages arrived", got, (unsigned)NMSG);
+		}
+	}
+	link_stream_done(l);
+	dc_note(t, "%u messages of %lu bytes, %ld queries while receiving",
+		(unsigned)NMSG, (unsigned long)big, queries);
+}
+
 SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
-	.summary = "queried while 24 messages stream in, span >= count and both within what was posted",
+	.summary = "queried while messages stream in (24 small, then large ones for a second), span >= count and both within what was posted",
 	.requires = "srq_supported ep_recv_info_supported")
 {
 	enum { N = 24 };
@@ -472,6 +523,7 @@ SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
 		}
 	}
 	dc_note(t, "%d queries while receiving", queries);
+	snapshot_big_stream(t, &l);
 }
 
 SRQ_CASE(dat_ep_recv_query, span_not_below_count,

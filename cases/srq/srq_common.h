@@ -602,11 +602,78 @@ static inline void sent_payload(uint32_t seq, unsigned char *out, size_t len)
 }
 
 /*
+ * tx streams n Sends of len bytes (len <= the EP's max_message_size), at
+ * most 32 outstanding, from an LMR of its own; link_stream_done waits
+ * until all of them completed successfully (else UNRESOLVED).
+ */
+static inline void stream_sends(struct dc_ctx *t, struct srq_link *l,
+				unsigned n, DAT_VLEN len, char *err, size_t errlen)
+{
+	struct dc_lmr m;
+	unsigned posted = 0, done = 0;
+
+	*err = 0;
+	dc_lmr(t, l->tx.pz, len, RW_PRIV, &m);
+	memset(m.buf, 0x5A, (size_t)len);
+	while (done < n) {
+		DAT_EVENT ev;
+		DAT_RETURN r;
+
+		while (posted < n && posted - done < 32) {
+			DAT_LMR_TRIPLET iov = dc_iov(&m, 0, len);
+
+			r = dat_ep_post_send(l->tx.ep, 1, &iov, ck(posted),
+					     DAT_COMPLETION_DEFAULT_FLAG);
+			if (r != DAT_SUCCESS) {
+				snprintf(err, errlen, "Send %u of %u: %s",
+					 posted + 1, n, ret_s(r));
+				return;
+			}
+			posted++;
+		}
+		r = dc_wait_event(t, l->tx.req_evd, -1, &ev);
+		if (r != DAT_SUCCESS || ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+		    ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS) {
+			snprintf(err, errlen, "Send completion %u of %u: %s / %s",
+				 done + 1, n, ret_s(r),
+				 r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
+			return;
+		}
+		done++;
+	}
+}
+
+static inline void link_stream_at(struct dc_ctx *t, const char *file, int line,
+				  struct srq_link *l, unsigned n, DAT_VLEN len)
+{
+	if (!l->remote)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: link_stream needs the two-node link");
+	dc_peer_send(t, "cmd", "stream %u %llu", n, (unsigned long long)len);
+}
+#define link_stream(l, n, len) link_stream_at(t, __FILE__, __LINE__, (l), (n), (len))
+
+static inline void link_stream_done_at(struct dc_ctx *t, const char *file,
+				       int line, struct srq_link *l)
+{
+	char ack[128];
+
+	if (!l->remote)
+		return;
+	dc_peer_wait_at(t, file, line, "ack", ack, sizeof(ack));
+	if (strcmp(ack, "ok"))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the sending half reports: %s", ack);
+}
+#define link_stream_done(l) link_stream_done_at(t, __FILE__, __LINE__, (l))
+
+/*
  * The active half of every SRQ two-node case: a sender that connects to the
  * passive half (where the SRQ, its EP and the clause live) and carries out
  * its commands, so the case body reads the same in both forms:
  *   send SEQ LEN FLAGS     post Send SEQ (no wait)
  *   sent N                 wait for N Send completions, answer "ack ok"
+ *   stream N LEN           N Sends of LEN bytes (stream_sends), "ack ok"
  *   write SEQ LEN CTX ADDR RDMA Write of message SEQ to (CTX, ADDR)
  *   down                   disconnect, answer "ack ok" once DISCONNECTED
  *   done                   the passive half is finished
@@ -652,6 +719,11 @@ static inline void srq_servant(struct dc_ctx *t)
 			}
 			if (n <= 0)
 				dc_peer_send(t, "ack", "ok");
+		} else if (sscanf(cmd, "stream %u %llu", &seq, &len) == 2) {
+			char err[160];
+
+			stream_sends(t, &l, seq, (DAT_VLEN)len, err, sizeof(err));
+			dc_peer_send(t, "ack", "%s", *err ? err : "ok");
 		} else if (sscanf(cmd, "write %u %llu %u %llu", &seq, &len, &ctx, &addr) == 4) {
 			DAT_LMR_TRIPLET iov = dc_iov(&l.sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
 			DAT_RMR_TRIPLET rmr;

@@ -75,7 +75,9 @@ static void deliver(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 void ref_cno_trigger(struct ref_cno *cno, struct ref_evd *evd)
 {
 	bool local = !(cno->agent.proxy_agent_func &&
-		       ref_mutant("cno-agent-replaces-local"));
+		       ref_mutant("cno-agent-replaces-local")) &&
+		     !(!cno->agent.proxy_agent_func && !cno->old_agent.proxy_agent_func &&
+		       !cno->had_agent && ref_mutant("cno-null-agent-drops-triggers"));
 
 	if (!cno->first_evd)
 		cno->first_evd = evd;
@@ -143,6 +145,7 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 		goto out;
 	}
 	cno->agent = agent;
+	cno->had_agent = agent.proxy_agent_func != NULL;
 	if (ref_mutant("cno-create-ignores-agent"))
 		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
 	if (ref_mutant("cno-create-counts-a-user"))

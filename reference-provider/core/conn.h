@@ -190,6 +190,7 @@ struct ref_srq {
 	/* mutants only (core/mutants.c) */
 	bool lw_fired;			/* a low watermark event was raised */
 	struct ref_dto *mut_pending;	/* srq-post-recv-deferred */
+	bool lw_fired_mut_blocked;	/* srq-post-recv-blocks-without-ep */
 };
 
 /* ---- service points and connection requests -------------------------------- */

@@ -247,8 +247,9 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 	memset(&ev, 0, sizeof(ev));
 	if (dto->op == REF_WR_RECV) {
 		evd = ep ? ep->recv_evd : NULL;
-		if (ep && !dto->srq &&
-		    ref_mutant("dto-recv-completion-on-request-evd"))
+		if (ep && (dto->srq ?
+			   ref_mutant("srq-recv-completion-on-request-evd") :
+			   ref_mutant("dto-recv-completion-on-request-evd")))
 			evd = ep->request_evd;
 		if (st == DAT_DTO_SUCCESS && ep &&
 		    ep->attr.recv_completion_flags ==

@@ -803,6 +803,8 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 			ep->attr.max_rdma_read_in = 1;
 		if (ep->attr.max_rdma_read_out < 1)
 			ep->attr.max_rdma_read_out = 1;
+		if (ep->attr.max_request_dtos > 1)
+			ep->attr.max_request_dtos--;
 	}
 	if (ref_mutant("ep-hard-hw-armed-late"))
 		ep->hard_hw = DAT_WATERMARK_INFINITE;

@@ -246,6 +246,14 @@ static DAT_RETURN bad_handle(DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE subtype)
 	return REF_ERR(DAT_INVALID_HANDLE, subtype);
 }
 
+/* Mutant ia-close-keeps-created-async-evd: the EVD outlives its IA. */
+static bool mutant_orphan(const struct ref_obj *obj)
+{
+	return obj->type == DAT_HANDLE_TYPE_EVD &&
+	       ref_container_of(obj, struct ref_evd, obj)->mut_orphan &&
+	       ref_mutant("ia-close-keeps-created-async-evd");
+}
+
 static bool type_ok(const struct ref_obj *obj, DAT_HANDLE_TYPE type)
 {
 	return type == REF_HANDLE_TYPE_ANY || obj->type == type;
@@ -285,7 +293,8 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 		subtype = ref_invalid_handle_subtype(type);
 	pthread_mutex_lock(&table_lock);
 	obj = table_find(handle);
-	if (!obj || !type_ok(obj, type) || obj->ia->dead) {
+	if (!obj || !type_ok(obj, type) ||
+	    (obj->ia->dead && !mutant_orphan(obj))) {
 		pthread_mutex_unlock(&table_lock);
 		return bad_handle(type, subtype);
 	}
@@ -297,7 +306,8 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	/* It may have been freed (and its memory reused) while we waited. */
 	pthread_mutex_lock(&table_lock);
 	obj = table_find(handle);
-	if (!obj || !type_ok(obj, type) || obj->ia != ia || ia->dead)
+	if (!obj || !type_ok(obj, type) || obj->ia != ia ||
+	    (ia->dead && !mutant_orphan(obj)))
 		obj = NULL;
 	pthread_mutex_unlock(&table_lock);
 	if (!obj) {
@@ -425,6 +435,9 @@ DAT_RETURN ref_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 	if (obj->type == DAT_HANDLE_TYPE_IA &&
 	    ref_mutant("handle-type-ia-reported-as-pz"))
 		*type = DAT_HANDLE_TYPE_PZ;
+	if (obj->type == DAT_HANDLE_TYPE_EP &&
+	    ref_mutant("handle-type-ep-reported-as-rsp"))
+		*type = DAT_HANDLE_TYPE_RSP;
 	ref_obj_release(obj);
 	return DAT_SUCCESS;
 }

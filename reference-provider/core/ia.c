@@ -558,6 +558,7 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	struct ref_list *pos;
 	struct ref_obj *obj;
 	struct ref_ia *ia;
+	bool keep_ia = false;
 	DAT_RETURN rc;
 
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
@@ -637,9 +638,12 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 
 		if (ia->async_evd && o == &ia->async_evd->obj &&
 		    ref_mutant("ia-close-keeps-created-async-evd")) {
-			/* left alive, detached from the IA's list */
+			/* left alive, detached from the IA's list (the IA's
+			 * memory is kept for it below) */
 			ref_list_del(&o->ia_link);
 			ia->count[o->type]--;
+			ia->async_evd->mut_orphan = true;
+			keep_ia = true;
 			continue;
 		}
 		if (o->destroy)
@@ -675,7 +679,8 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 		}
 	}
 	ref_ia_drain_pins(ia);
-	ia_free(ia);
+	if (!keep_ia)
+		ia_free(ia);
 	__atomic_fetch_sub(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
 	return DAT_SUCCESS;
 }

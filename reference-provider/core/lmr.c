@@ -516,7 +516,7 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 		param->pz_handle = (DAT_PZ_HANDLE)lmr->pz;
 		param->mem_priv = lmr->priv;
 		if (ref_mutant("lmr-query-privileges-wrong"))
-			param->mem_priv |= DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
+			param->mem_priv ^= DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
 		param->lmr_context = lmr->lmr_context;
 		param->rmr_context = lmr->rmr_context;
 		param->registered_size = lmr->registered_size;

@@ -977,7 +977,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "ep-connect-changes-attrs",
 	  "dat_ep_create_with_srq.attributes_kept_through_connect "
 	  "dat_ep_create_with_srq.rdma_read_default_zero",
-	  "establishment raises RDMA Read limits of 0 to 1" },
+	  "establishment changes attributes: RDMA Read limits of 0 become 1,"
+	  " max_request_dtos one less" },
 	{ "ep-hard-hw-armed-late",
 	  "dat_ep_set_watermark.hard_armed_from_establishment",
 	  "a hard watermark set before connecting is dropped at establishment" },
@@ -1109,7 +1110,7 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_ep_query.returns_masked_params",
 	  "dat_ep_query fills nothing unless the mask is DAT_EP_FIELD_ALL" },
 	{ "ep-query-wrong-pz",
-	  "dat_ep_create.handles_recorded dat_ep_create.returns_handle "
+	  "dat_ep_create.handles_recorded "
 	  "dat_ep_create_with_srq.success_returns_handle "
 	  "dat_ep_query.returns_all_params",
 	  "dat_ep_query reports a NULL PZ" },
@@ -1912,10 +1913,7 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_rsp_free rejects the request the RSP produced" },
 	{ "recv-query-not-atomic",
 	  "dat_ep_recv_query.consistent_snapshot",
-	  "dat_ep_recv_query takes count and span from two looks",
-	  .survives = "missing case: the race needs a buffer mid-arrival between the "
-		      "two looks; the suite streams 64-byte messages, which the sock "
-		      "transport takes and completes within one locked step" },
+	  "dat_ep_recv_query takes count and span from two looks" },
 	{ "srq-create-max-depth-refused",
 	  "dat_srq_create.consumer_chosen_sizes",
 	  "an SRQ of exactly max_recv_per_srq entries is refused" },
@@ -1925,6 +1923,18 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "srq-recv-overflow-wrong-status",
 	  "dat_srq_post_recv.size_for_any_ep",
 	  "a message too long for an SRQ buffer completes it flushed, not with a length error" },
+	{ "cno-null-agent-drops-triggers",
+	  "dat_cno_create.null_agent",
+	  "a CNO created without an agent is never triggered" },
+	{ "handle-type-ep-reported-as-rsp",
+	  "dat_ep_create.returns_handle",
+	  "dat_get_handle_type says RSP for an EP" },
+	{ "pz-create-limit-wrong-code",
+	  "dat_pz_create.insufficient_resources",
+	  "the PZ limit is reported as DAT_INTERNAL_ERROR" },
+	{ "srq-recv-completion-on-request-evd",
+	  "dat_ep_create_with_srq.dto_completions_routed",
+	  "SRQ receive completions go to the request EVD" },
 	{ NULL, NULL, NULL },	/* terminator */
 };
 #pragma GCC diagnostic pop

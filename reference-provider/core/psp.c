@@ -213,6 +213,7 @@ DAT_RETURN ref_psp_free(DAT_PSP_HANDLE h)
 			if (cr->conn)
 				cr->conn->tp->ops->reject(cr->conn, false);
 			cr->conn = NULL;
+			ref_cr_delete(cr);	/* gone with the PSP */
 		}
 	}
 	psp->evd->users--;

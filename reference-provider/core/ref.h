@@ -443,6 +443,7 @@ struct ref_evd {
 	bool overflowed;		/* overflow reported, not yet drained */
 	struct ref_cno *cno;
 	struct ref_cno *old_cno;	/* before dat_evd_modify_cno (mutants) */
+	bool mut_orphan;		/* kept by a closed IA (mutants) */
 	DAT_COUNT users;	/* EPs, PSPs, RSPs, SRQs, IAs that name it */
 	DAT_COUNT waiters;	/* 0 or 1: dat_evd_wait is exclusive */
 	DAT_COUNT threshold;	/* of the current waiter */
@@ -493,6 +494,7 @@ struct ref_cno {
 	DAT_OS_WAIT_PROXY_AGENT agent;
 	DAT_OS_WAIT_PROXY_AGENT old_agent;	/* mutants only */
 	struct ref_evd *first_evd;	/* mutants only */
+	bool had_agent;			/* mutants only: created with one */
 	DAT_COUNT users;	/* EVDs attached */
 	struct ref_evd *triggered;	/* pending trigger, for cno_wait */
 	DAT_COUNT waiters;

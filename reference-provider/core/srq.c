@@ -251,7 +251,9 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
 		goto out;
 	}
-	if (srq->users == 0 && ref_mutant("srq-post-recv-blocks-without-ep")) {
+	if (srq->users == 0 && !srq->lw_fired_mut_blocked &&
+	    ref_mutant("srq-post-recv-blocks-without-ep")) {
+		srq->lw_fired_mut_blocked = true;	/* once per SRQ */
 		/* "waits for an EP to attach", for a while */
 		struct timespec ts = { 1, 100000000L };
 
