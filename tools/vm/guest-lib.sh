@@ -9,9 +9,15 @@ vm_wait_listen() {
 	local addr=$1 port=$2 limit=${3:-30} end
 	end=$(($(date +%s%N) / 1000000 + limit * 1000))
 	while :; do
-		# a wildcard listen (0.0.0.0 or ::, as perftest's server does) counts for every address
-		rdma res show cm_id 2>/dev/null |
-			grep -Eq "state LISTEN .*src-addr (${addr//./\\.}|0\.0\.0\.0|\[?::\]?):$port( |\$)" && return 0
+		# A listen bound to ADDR is ready once its device-bound id (a "link" line) is.  A
+		# wildcard listen (0.0.0.0 or ::, as perftest's server does) makes one child id per
+		# device after the parent: ready only once every device has its child, else a
+		# client on the last device can be rejected (no listener yet).
+		local ids devs
+		ids=$(rdma res show cm_id 2>/dev/null | grep -E "^link .*state LISTEN ")
+		grep -Eq "src-addr ${addr//./\\.}:$port( |\$)" <<<"$ids" && return 0
+		devs=$(rdma link show 2>/dev/null | grep -c '^link ')
+		(($(grep -Ec "src-addr (0\.0\.0\.0|\[?::\]?):$port( |\$)" <<<"$ids") >= devs && devs > 0)) && return 0
 		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
 		if (($(date +%s%N) / 1000000 >= end)); then
 			echo "vm_wait_listen: nothing listens on $addr:$port after ${limit}s" >&2
