@@ -4,7 +4,7 @@
  * found through libdat; default IA "ref-sock" from DAT_OVERRIDE/dat.conf).
  *
  *   datbench [-d ia] [-t lat|bw] [-o send|write] [-s size] [-n iters]
- *            [-w window] [-S | -C addr:conn_qual]
+ *            [-w window] [-P] [-S | -C addr:conn_qual]
  *
  * lat/send:  ping-pong of Sends into pre-posted Receives; half the RTT.
  * lat/write: ping-pong of RDMA Writes; each side spins on the last byte
@@ -13,6 +13,8 @@
  *            Receives posted; MB/s (1e6 bytes) at the sender once every
  *            Send completed (completion = acknowledged by the receiver).
  * bw/write:  `window` RDMA Writes in flight; MB/s at the writer.
+ * -P: completions are busy-polled with dat_evd_dequeue (as perftest polls
+ * its CQ) instead of waited for with dat_evd_wait (perftest's -e).
  * Without -S/-C the program forks: the parent is the passive side, the
  * child connects over the IA address (loopback for ref-sock).
  */
@@ -33,6 +35,7 @@ static char mode[8] = "lat", op[8] = "send";
 static size_t size = 64;
 static long iters = 100000;
 static int window = 64;
+static int busy_poll;
 
 #define DIE(expr) do { \
 	DAT_RETURN rc_ = (expr); \
@@ -150,7 +153,15 @@ static void wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_EVENT_NUMBER want)
 {
 	DAT_COUNT nmore;
 
-	DIE(dat_evd_wait(evd, DAT_TIMEOUT_INFINITE, 1, ev, &nmore));
+	if (busy_poll && want == DAT_DTO_COMPLETION_EVENT) {
+		DAT_RETURN rc;
+
+		while ((rc = dat_evd_dequeue(evd, ev)) != DAT_SUCCESS)
+			if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
+				DIE(rc);
+	} else {
+		DIE(dat_evd_wait(evd, DAT_TIMEOUT_INFINITE, 1, ev, &nmore));
+	}
 	if (ev->event_number != want) {
 		fprintf(stderr, "datbench: event 0x%x, want 0x%x\n",
 			ev->event_number, want);
@@ -397,7 +408,7 @@ int main(int argc, char **argv)
 	int serve = 0, opt, pfd[2];
 	struct side s;
 
-	while ((opt = getopt(argc, argv, "d:t:o:s:n:w:SC:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:t:o:s:n:w:PSC:")) != -1) {
 		switch (opt) {
 		case 'd': ia_name = optarg; break;
 		case 't': snprintf(mode, sizeof(mode), "%s", optarg); break;
@@ -405,10 +416,11 @@ int main(int argc, char **argv)
 		case 's': size = strtoul(optarg, NULL, 0); break;
 		case 'n': iters = strtol(optarg, NULL, 0); break;
 		case 'w': window = atoi(optarg); break;
+		case 'P': busy_poll = 1; break;
 		case 'S': serve = 1; break;
 		case 'C': connect_to = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-d ia] [-t lat|bw] [-o send|write] [-s size] [-n iters] [-w window] [-S | -C addr:qual]\n",
+			fprintf(stderr, "usage: %s [-d ia] [-t lat|bw] [-o send|write] [-s size] [-n iters] [-w window] [-P] [-S | -C addr:qual]\n",
 				argv[0]);
 			return 2;
 		}

@@ -554,7 +554,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 
 DC_CASE(dat_ep_create_with_srq, shared_evd_flag_mismatch,
 	.summary = "a second EP with conflicting receive flags on a shared EVD is refused or created",
-	.requires = "srq_supported")
+	.requires = "srq_supported completion_flags_supported&2")
 {
 	struct kit k;
 	DAT_EP_HANDLE ep1, ep2;
@@ -690,7 +690,7 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_default_zero,
 
 DC_CASE(dat_ep_create_with_srq, rdma_read_iov_mismatch,
 	.summary = "max_rdma_read_iov 2 with max_rdma_read_out 0 is created or refused with DAT_INVALID_PARAMETER",
-	.requires = "srq_supported")
+	.requires = "srq_supported ia.max_iov_segments_per_rdma_read>=2")
 {
 	struct kit k;
 	DAT_EP_HANDLE ep;
@@ -709,7 +709,7 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_iov_mismatch,
 
 DC_CASE(dat_ep_create_with_srq, rdma_read_resources_allocated,
 	.summary = "max_rdma_read_out 2 x max_rdma_read_iov 2: two 2-segment RDMA Reads outstanding complete",
-	.requires = "srq_supported")
+	.requires = "srq_supported ia.max_iov_segments_per_rdma_read>=2 ia.max_rdma_read_per_ep_out>=2 ia.max_rdma_read_per_ep_in>=2")
 {
 	struct srq_link l;
 	DAT_EP_ATTR a;

@@ -502,7 +502,7 @@ DC_CASE(dat_srq_post_recv, size_for_any_ep,
 
 SRQ_CASE(dat_srq_post_recv, solicited_wait_ep,
 	.summary = "solicited-wait EP: an unsolicited Send does not notify, a solicited one does; both are queued",
-	.requires = "srq_supported")
+	.requires = "srq_supported completion_flags_supported&2")
 {
 	struct srq_link l;
 	DAT_EP_ATTR a;

@@ -56,6 +56,16 @@ struct ref_tp_listener;		/* a transport listener, transport.h */
 #define REF_ASYNC_EP_EVENT	DAT_ASYNC_ERROR_EP_BROKEN
 #define REF_ASYNC_SRQ_EVENT	DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
 
+/*
+ * Core's own maximum for an attribute, lowered to the IA's where the
+ * transport's device allows less (ref_conn_ia_attrs lowers ia_attr; an IA
+ * attribute above core's maximum never raises it).
+ */
+static inline DAT_COUNT ref_ia_limit(DAT_COUNT core_max, DAT_COUNT ia_max)
+{
+	return ia_max >= 0 && ia_max < core_max ? ia_max : core_max;
+}
+
 /* Defaults used by dat_ep_create(..., NULL attributes, ...). */
 #define REF_DEF_MESSAGE_SIZE	(64u << 10)
 #define REF_DEF_RDMA_SIZE	(1u << 20)
@@ -332,6 +342,13 @@ void ref_conn_ia_close(struct ref_ia *ia);
  */
 int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		  const struct timespec *deadline, bool infinite);
+/*
+ * Busy polling (dat_evd_dequeue on an empty EVD): completions the transport
+ * already has are delivered now, without waiting for its progress engine
+ * (the completion channel's notification on verbs).  Lock held; a no-op on
+ * transports without it (sock's progress thread and waits deliver).
+ */
+void ref_conn_poll(struct ref_ia *ia);
 
 /*
  * dat_rmr_bind support (rmr.c).  ref_ep_bind_check() validates that @ep

@@ -67,7 +67,7 @@ void ref_ep_finish_graceful(struct ref_ep *ep);
 /* Break the connection (hostile peer, DTO error, hard watermark). */
 void ref_ep_break(struct ref_ep *ep);
 /* Default attributes for dat_ep_create(NULL) and provider EPs. */
-void ref_ep_default_attr(DAT_EP_ATTR *attr);
+void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *attr);
 /* Receive-side accounting after a buffer arrived at / left the EP. */
 void ref_ep_check_watermarks(struct ref_ep *ep);
 DAT_COUNT ref_ep_recv_held(const struct ref_ep *ep);

@@ -113,7 +113,7 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 		     ref_mutant("psp-consumer-flag-creates-ep")))) {
 		DAT_EP_ATTR a;
 
-		ref_ep_default_attr(&a);
+		ref_ep_default_attr(ia, &a);
 		/* attributes that match the active side's request */
 		if (c->tp->ops->peer_attr &&
 		    !ref_mutant("psp-provider-ep-attrs-default"))
@@ -234,7 +234,7 @@ DAT_RETURN ref_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE eph,
 	if (pdata_size > REF_MAX_PRIVATE_DATA &&
 	    ref_mutant("cr-accept-pdata-limit-unchecked"))
 		pdata_size = REF_MAX_PRIVATE_DATA;
-	if (pdata_size < 0 || pdata_size > REF_MAX_PRIVATE_DATA)
+	if (pdata_size < 0 || pdata_size > ia->max_pdata)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	if (pdata_size > 0 && !pdata)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
@@ -267,7 +267,7 @@ DAT_RETURN ref_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE eph,
 		    ref_mutant("cr-accept-null-ep-creates-one")) {
 			DAT_EP_ATTR a;
 
-			ref_ep_default_attr(&a);
+			ref_ep_default_attr(ia, &a);
 			rc = ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a,
 					true, &ep);
 			if (rc != DAT_SUCCESS)

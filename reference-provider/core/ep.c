@@ -134,7 +134,46 @@ void ref_ep_conn_event(struct ref_ep *ep, DAT_EVENT_NUMBER num,
 	ref_post_event(evd, &ev, NULL, true);
 }
 
-void ref_ep_default_attr(DAT_EP_ATTR *a)
+static DAT_COUNT max_dtos(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_DTOS, ia->ia_attr.max_dto_per_ep);
+}
+
+static DAT_COUNT max_iov(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_IOV, ia->ia_attr.max_iov_segments_per_dto);
+}
+
+static DAT_COUNT max_read_iov(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_IOV,
+			    ia->ia_attr.max_iov_segments_per_rdma_read);
+}
+
+static DAT_COUNT max_write_iov(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_IOV,
+			ia->ia_attr.max_iov_segments_per_rdma_write);
+}
+
+static DAT_COUNT max_read_in(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_RDMA_READ,
+			    ia->ia_attr.max_rdma_read_per_ep_in);
+}
+
+static DAT_COUNT max_read_out(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_RDMA_READ,
+			ia->ia_attr.max_rdma_read_per_ep_out);
+}
+
+static DAT_COUNT min_count(DAT_COUNT a, DAT_COUNT b)
+{
+	return a < b ? a : b;
+}
+
+void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->service_type = DAT_SERVICE_TYPE_RC;
@@ -145,13 +184,13 @@ void ref_ep_default_attr(DAT_EP_ATTR *a)
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->max_recv_dtos = ref_mutant("ep-default-no-dtos") ? 0 : REF_DEF_DTOS;
 	a->max_request_dtos = ref_mutant("ep-default-no-dtos") ? 0 : REF_DEF_DTOS;
-	a->max_recv_iov = REF_DEF_IOV;
-	a->max_request_iov = REF_DEF_IOV;
-	a->max_rdma_read_in = REF_DEF_RDMA_READ;
-	a->max_rdma_read_out = REF_DEF_RDMA_READ;
+	a->max_recv_iov = min_count(REF_DEF_IOV, max_iov(ia));
+	a->max_request_iov = min_count(REF_DEF_IOV, max_iov(ia));
+	a->max_rdma_read_in = min_count(REF_DEF_RDMA_READ, max_read_in(ia));
+	a->max_rdma_read_out = min_count(REF_DEF_RDMA_READ, max_read_out(ia));
 	a->srq_soft_hw = DAT_HW_DEFAULT;
-	a->max_rdma_read_iov = REF_DEF_IOV;
-	a->max_rdma_write_iov = REF_DEF_IOV;
+	a->max_rdma_read_iov = min_count(REF_DEF_IOV, max_read_iov(ia));
+	a->max_rdma_write_iov = min_count(REF_DEF_IOV, max_write_iov(ia));
 }
 
 /* ---- attribute checks ------------------------------------------------------ */
@@ -186,8 +225,8 @@ static bool count_ok(DAT_COUNT v, DAT_COUNT max)
 }
 
 /* dat_ep_create / _with_srq / dat_ep_modify attribute validation. */
-static DAT_RETURN check_attr(const DAT_EP_ATTR *a, bool srq,
-			     DAT_RETURN_SUBTYPE arg)
+static DAT_RETURN check_attr(const struct ref_ia *ia, const DAT_EP_ATTR *a,
+			     bool srq, DAT_RETURN_SUBTYPE arg)
 {
 	if (a->service_type != DAT_SERVICE_TYPE_RC &&
 	    !ref_mutant("ep-service-type-unchecked"))
@@ -201,19 +240,25 @@ static DAT_RETURN check_attr(const DAT_EP_ATTR *a, bool srq,
 	if (!recv_flags_ok(a->recv_completion_flags) ||
 	    !request_flags_ok(a->request_completion_flags))
 		return REF_INVALID_PARAM(arg);
-	if (!count_ok(a->max_recv_dtos, REF_MAX_DTOS) ||
-	    !count_ok(a->max_request_dtos, REF_MAX_DTOS))
+	/* a valid flag the transport cannot honour (completion_flags_supported:
+	 * no solicited-wait on iWARP) */
+	if (!(ia->provider_attr.completion_flags_supported &
+	      a->recv_completion_flags) &&
+	    a->recv_completion_flags != DAT_COMPLETION_DEFAULT_FLAG)
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	if (!count_ok(a->max_recv_dtos, max_dtos(ia)) ||
+	    !count_ok(a->max_request_dtos, max_dtos(ia)))
 		return REF_INVALID_PARAM(arg);
 	if ((!srq || ref_mutant("ep-create-with-srq-checks-recv-iov")) &&
-	    !count_ok(a->max_recv_iov, REF_MAX_IOV))
+	    !count_ok(a->max_recv_iov, max_iov(ia)))
 		return REF_INVALID_PARAM(arg);
-	if (!count_ok(a->max_request_iov, REF_MAX_IOV) ||
-	    (!count_ok(a->max_rdma_read_iov, REF_MAX_IOV) &&
+	if (!count_ok(a->max_request_iov, max_iov(ia)) ||
+	    (!count_ok(a->max_rdma_read_iov, max_read_iov(ia)) &&
 	     !ref_mutant("ep-rdma-read-iov-unchecked")) ||
-	    !count_ok(a->max_rdma_write_iov, REF_MAX_IOV))
+	    !count_ok(a->max_rdma_write_iov, max_write_iov(ia)))
 		return REF_INVALID_PARAM(arg);
-	if (!count_ok(a->max_rdma_read_in, REF_MAX_RDMA_READ) ||
-	    !count_ok(a->max_rdma_read_out, REF_MAX_RDMA_READ))
+	if (!count_ok(a->max_rdma_read_in, max_read_in(ia)) ||
+	    !count_ok(a->max_rdma_read_out, max_read_out(ia)))
 		return REF_INVALID_PARAM(arg);
 	if (a->srq_soft_hw < 0 && a->srq_soft_hw != DAT_HW_DEFAULT)
 		return REF_INVALID_PARAM(arg);
@@ -577,21 +622,22 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		}
 		srq = ref_container_of(obj, struct ref_srq, obj);
 		if (pz && srq->pz != pz &&
-		    ref_mutant("ep-create-with-srq-pz-difference-refused")) {
+		    (!ia->provider_attr.srq_ep_pz_difference_supported ||
+		     ref_mutant("ep-create-with-srq-pz-difference-refused"))) {
 			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 			goto out;
 		}
 	}
 	if (attr) {
 		a = *attr;
-		rc = check_attr(&a, with_srq, attr_arg);
+		rc = check_attr(ia, &a, with_srq, attr_arg);
 		if (rc != DAT_SUCCESS)
 			goto out;
 	} else if (ref_mutant("ep-create-null-attr-refused")) {
 		rc = REF_INVALID_PARAM(attr_arg);
 		goto out;
 	} else {
-		ref_ep_default_attr(&a);
+		ref_ep_default_attr(ia, &a);
 	}
 	{
 		struct stream mine[2] = {
@@ -885,11 +931,12 @@ void ref_tp_conn_closed(struct ref_ep *ep, bool graceful)
 					 : DAT_CONNECTION_EVENT_BROKEN);
 }
 
-static DAT_RETURN check_pdata(DAT_COUNT size, const void *pdata,
+static DAT_RETURN check_pdata(const struct ref_ia *ia, DAT_COUNT size,
+			      const void *pdata,
 			      DAT_RETURN_SUBTYPE size_arg,
 			      DAT_RETURN_SUBTYPE ptr_arg)
 {
-	if (size < 0 || size > REF_MAX_PRIVATE_DATA)
+	if (size < 0 || size > ia->max_pdata)
 		return REF_INVALID_PARAM(size_arg);
 	if (size > 0 && !pdata)
 		return REF_INVALID_PARAM(ptr_arg);
@@ -992,7 +1039,7 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
 		goto out;
 	}
-	rc = check_pdata(pdata_size, pdata, DAT_INVALID_ARG5,
+	rc = check_pdata(ep->obj.ia, pdata_size, pdata, DAT_INVALID_ARG5,
 			 DAT_INVALID_ARG6);
 	if (rc != DAT_SUCCESS)
 		goto out;
@@ -1062,7 +1109,7 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
-	rc = check_pdata(pdata_size, pdata, DAT_INVALID_ARG4,
+	rc = check_pdata(dup->obj.ia, pdata_size, pdata, DAT_INVALID_ARG4,
 			 DAT_INVALID_ARG5);
 	if (rc != DAT_SUCCESS)
 		goto out;
@@ -1180,7 +1227,7 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 		return rc;
 	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
 	    ref_mutant("ep-reset-unconnected-clears-attrs"))
-		ref_ep_default_attr(&ep->attr);
+		ref_ep_default_attr(ia, &ep->attr);
 	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
 	    ref_mutant("ep-reset-unconnected-flushes-recvs"))
 		ref_ep_flush(ep);
@@ -1613,7 +1660,7 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	     ep_provider_specific);
 #undef TAKE
 	rc = ref_mutant("ep-modify-values-unchecked") ? DAT_SUCCESS :
-	     check_attr(&a, ep->srq != NULL, DAT_INVALID_ARG3);
+	     check_attr(ia, &a, ep->srq != NULL, DAT_INVALID_ARG3);
 	if (rc != DAT_SUCCESS) {
 		if (DAT_GET_TYPE(rc) == DAT_MODEL_NOT_SUPPORTED)
 			rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);

@@ -287,6 +287,8 @@ struct ref_ia {
 	DAT_COUNT count[REF_HANDLE_TYPES];	/* live objects per type */
 	DAT_IA_ATTR ia_attr;
 	DAT_PROVIDER_ATTR provider_attr;
+	/* private data the transport carries (core's limit or less) */
+	DAT_COUNT max_pdata;
 	bool closing;
 	/* eventfds of finished waits, reused by the next ones (time.c) */
 	int waiter_fds[REF_WAITER_FD_CACHE];

@@ -132,7 +132,7 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	if (!ep) {
 		DAT_EP_ATTR a;
 
-		ref_ep_default_attr(&a);
+		ref_ep_default_attr(ia, &a);
 		rc = ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a, true,
 				&ep);
 		if (rc != DAT_SUCCESS) {

@@ -101,6 +101,12 @@ static void srq_destroy_cb(struct ref_obj *obj)
 	srq_teardown(ref_container_of(obj, struct ref_srq, obj));
 }
 
+/* Deepest SRQ: core's limit, or the device's where lower. */
+static DAT_COUNT max_depth(const struct ref_ia *ia)
+{
+	return ref_ia_limit(REF_MAX_DTOS, ia->ia_attr.max_recv_per_srq);
+}
+
 DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 			  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *out)
 {
@@ -127,11 +133,13 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (attr->max_recv_dtos <= 0 ||
 	    (attr->max_recv_iov < 0 && !ref_mutant("srq-create-attrs-unchecked")) ||
-	    attr->max_recv_iov > REF_MAX_IOV || attr->low_watermark < 0 ||
+	    attr->max_recv_iov > ref_ia_limit(REF_MAX_IOV,
+				ia->ia_attr.max_iov_segments_per_dto) ||
+	    attr->low_watermark < 0 ||
 	    attr->low_watermark > attr->max_recv_dtos)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (attr->max_recv_dtos > REF_MAX_DTOS ||
-	    (attr->max_recv_dtos == REF_MAX_DTOS &&
+	if (attr->max_recv_dtos > max_depth(ia) ||
+	    (attr->max_recv_dtos == max_depth(ia) &&
 	     ref_mutant("srq-create-max-depth-refused")))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 
@@ -408,9 +416,9 @@ DAT_RETURN ref_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT n)
 		return DAT_SUCCESS;	/* and nothing happens */
 	if (n < 0)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
-	if (n > REF_MAX_DTOS && !ref_mutant("srq-resize-max-unchecked"))
-		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 	ia = srq->obj.ia;
+	if (n > max_depth(ia) && !ref_mutant("srq-resize-max-unchecked"))
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 	rc = ref_enter(&srq->obj, DAT_HANDLE_TYPE_SRQ);
 	if (rc != DAT_SUCCESS)
 		return rc;

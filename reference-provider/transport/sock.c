@@ -92,9 +92,9 @@
 #define RX_BUDGET	(1024 * 1024)	/* bytes per conn per progress round */
 #define ACK_DELAY_US	200	/* standalone ACK if nothing carried it */
 #define ACK_EVERY	16	/* ... or after this many requests */
-#define REATTACH_MS	1	/* see sock_poll_end */
+#define TICK_MS		1	/* engine tick while a consumer polls */
 
-enum poll_kind { K_WAKE, K_LISTENER, K_CONN, K_INNER };
+enum poll_kind { K_LISTENER, K_CONN };
 
 struct sock_poll {
 	enum poll_kind kind;
@@ -182,21 +182,9 @@ struct sock_conn {
 
 struct sock_tp {
 	struct ref_transport base;	/* first */
-	struct sock_poll wake;
-	struct sock_poll inner;
-	int epfd;		/* inner: every socket; waited on only under
-				 * ia->lock with timeout 0 */
-	int outer;		/* the progress thread sleeps here: wakefd and,
-				 * while no consumer polls, the inner epfd */
-	int pollers;		/* consumers polling inner (ref_conn_wait) */
-	bool detached;		/* inner is not in outer (a consumer polled
-				 * lately); re-attached by the progress
-				 * thread within REATTACH_MS of the last one */
+	/* base.engine.epfd holds every socket; it is waited on only under
+	 * ia->lock with timeout 0 (tp_progress) */
 	bool consumer_round;	/* a consumer runs tp_progress right now */
-	int wakefd;
-	pthread_t thread;
-	bool thread_started;
-	bool stop;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	struct ref_list conns;
@@ -206,7 +194,6 @@ struct sock_tp {
 };
 
 static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
-static void tp_reattach(struct sock_tp *tp);
 static void conn_broken(struct sock_conn *c);
 static void conn_close_now(struct sock_conn *c);
 static void flush_ack(struct sock_conn *c);
@@ -355,10 +342,7 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 
 static void tp_wake(struct sock_tp *tp)
 {
-	uint64_t one = 1;
-	ssize_t n = write(tp->wakefd, &one, sizeof(one));
-
-	(void)n;
+	ref_engine_wake(&tp->base.engine);
 }
 
 static void tune_socket(int fd)
@@ -406,7 +390,7 @@ static void conn_set_events(struct sock_conn *c)
 	ev.events = EPOLLRDHUP | (want_in ? EPOLLIN : 0) |
 		    (want_out ? EPOLLOUT : 0);
 	ev.data.ptr = &c->poll;
-	if (epoll_ctl(c->tp->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
+	if (epoll_ctl(c->tp->base.engine.epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
 		c->out_armed = want_out;
 		c->in_armed = want_in;
 	}
@@ -593,7 +577,7 @@ static int conn_register(struct sock_conn *c, bool out)
 	ev.data.ptr = &c->poll;
 	c->out_armed = out;
 	c->in_armed = true;
-	return epoll_ctl(c->tp->epfd, EPOLL_CTL_ADD, c->fd, &ev);
+	return epoll_ctl(c->tp->base.engine.epfd, EPOLL_CTL_ADD, c->fd, &ev);
 }
 
 static void conn_retire(struct sock_conn *c)
@@ -609,7 +593,7 @@ static void conn_retire(struct sock_conn *c)
 static void conn_close_now(struct sock_conn *c)
 {
 	if (c->fd >= 0) {
-		epoll_ctl(c->tp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		epoll_ctl(c->tp->base.engine.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
 		c->fd = -1;
 	}
@@ -777,7 +761,7 @@ static DAT_RETURN sock_listen(struct ref_transport *base, DAT_CONN_QUAL *qual,
 	l->qual = sa_port(&ss);
 	ev.events = EPOLLIN;
 	ev.data.ptr = &l->poll;
-	if (epoll_ctl(tp->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (epoll_ctl(tp->base.engine.epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		close(fd);
 		free(l);
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -814,7 +798,7 @@ static void sock_unlisten(struct ref_tp_listener *lb)
 			}
 		}
 	}
-	epoll_ctl(tp->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	epoll_ctl(tp->base.engine.epfd, EPOLL_CTL_DEL, l->fd, NULL);
 	close(l->fd);
 	ref_list_del(&l->link);
 	free(l);
@@ -1086,7 +1070,7 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 	/* A consumer waiting on this IA just received it and is likely to
 	 * answer: the next frame going back carries the ack. */
 	if (!c->ack_timed) {
-		/* the progress thread's tick (REATTACH_MS, a consumer is
+		/* the progress thread's tick (TICK_MS, a consumer is
 		 * polling) or its timeout sends it if nothing else does */
 		c->ack_timed = true;
 		c->ack_deadline = deadline_after_us(ACK_DELAY_US);
@@ -1838,7 +1822,7 @@ static void tp_resumes(struct sock_tp *tp)
 static void tp_progress(struct sock_tp *tp)
 {
 	struct epoll_event evs[64];
-	int n = epoll_wait(tp->epfd, evs, 64, 0);
+	int n = epoll_wait(tp->base.engine.epfd, evs, 64, 0);
 
 	for (int i = 0; i < n; i++) {
 		struct sock_poll *p = evs[i].data.ptr;
@@ -1860,87 +1844,19 @@ static void tp_progress(struct sock_tp *tp)
 	tp_reap_dead(tp);
 }
 
-static void *progress_thread(void *arg)
+/* The engine's round and timer (engine.c). */
+static void engine_round(struct ref_engine *e)
 {
-	struct sock_tp *tp = arg;
-	struct ref_ia *ia = tp->base.ia;
-	struct epoll_event evs[4];
+	tp_progress(ref_container_of(e, struct sock_tp, base.engine));
+}
 
-	ref_ia_lock(ia);
-	while (!tp->stop) {
-		int timeout = tp_next_timeout_ms(tp);
-		int n;
-
-		if (tp->detached && (timeout < 0 || timeout > REATTACH_MS))
-			timeout = REATTACH_MS;
-		ref_ia_unlock(ia);
-		n = epoll_wait(tp->outer, evs, 4, timeout);
-		ref_ia_lock(ia);
-		if (tp->stop)
-			break;
-		for (int i = 0; i < n; i++) {
-			struct sock_poll *p = evs[i].data.ptr;
-
-			if (p->kind == K_WAKE) {
-				uint64_t v;
-				ssize_t r = read(tp->wakefd, &v, sizeof(v));
-
-				(void)r;
-			}
-		}
-		tp_reattach(tp);
-		tp_progress(tp);
-	}
-	ref_ia_unlock(ia);
-	return NULL;
+static int engine_timeout_ms(struct ref_engine *e)
+{
+	return tp_next_timeout_ms(ref_container_of(e, struct sock_tp,
+						   base.engine));
 }
 
 /* ---- consumer-driven progress (ref_conn_wait) --------------------------------- */
-
-static int sock_poll_fd(struct ref_transport *base)
-{
-	return ((struct sock_tp *)base)->epfd;
-}
-
-/* A consumer starts polling the sockets itself: the progress thread stops
- * waking for socket activity (it keeps timers and wake-ups). */
-static void sock_poll_begin(struct ref_transport *base)
-{
-	struct sock_tp *tp = (struct sock_tp *)base;
-
-	tp->pollers++;
-	if (!tp->detached) {
-		epoll_ctl(tp->outer, EPOLL_CTL_DEL, tp->epfd, NULL);
-		tp->detached = true;
-		/* its sleep may have no timeout: make it start ticking */
-		tp_wake(tp);
-	}
-}
-
-/*
- * The consumer stopped polling.  Re-attaching the sockets to the progress
- * thread at once would make it wake for the next message of a ping-pong
- * (the consumer is about to wait again); it re-attaches them on its next
- * tick instead (REATTACH_MS), unless a consumer polls again by then.
- */
-static void sock_poll_end(struct ref_transport *base)
-{
-	struct sock_tp *tp = (struct sock_tp *)base;
-
-	tp->pollers--;
-}
-
-/* Progress thread, lock held: give the sockets back to it if idle. */
-static void tp_reattach(struct sock_tp *tp)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	if (!tp->detached || tp->pollers > 0)
-		return;
-	ev.data.ptr = &tp->inner;
-	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->epfd, &ev) == 0)
-		tp->detached = false;
-}
 
 static void sock_progress(struct ref_transport *base)
 {
@@ -1996,17 +1912,11 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 			    struct ref_transport **out)
 {
 	struct sock_tp *tp = calloc(1, sizeof(*tp));
-	struct epoll_event ev = { 0 };
 
 	if (!tp)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	tp->base.ops = &ref_sock_ops;
 	tp->base.ia = ia;
-	tp->wake.kind = K_WAKE;
-	tp->inner.kind = K_INNER;
-	tp->epfd = -1;
-	tp->outer = -1;
-	tp->wakefd = -1;
 	ref_list_init(&tp->conns);
 	ref_list_init(&tp->dead);
 	ref_list_init(&tp->listeners);
@@ -2016,32 +1926,15 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 		return REF_ERR(DAT_INVALID_ADDRESS,
 			       DAT_INVALID_ADDRESS_MALFORMED);
 	}
-	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
-	tp->outer = epoll_create1(EPOLL_CLOEXEC);
-	tp->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (tp->epfd < 0 || tp->outer < 0 || tp->wakefd < 0)
+	if (ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
+			    engine_timeout_ms) < 0 ||
+	    ref_engine_start(&tp->base.engine) < 0)
 		goto fail;
-	ev.events = EPOLLIN;
-	ev.data.ptr = &tp->wake;
-	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->wakefd, &ev) < 0)
-		goto fail;
-	ev.events = EPOLLIN;
-	ev.data.ptr = &tp->inner;
-	if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->epfd, &ev) < 0)
-		goto fail;
-	if (pthread_create(&tp->thread, NULL, progress_thread, tp) != 0)
-		goto fail;
-	tp->thread_started = true;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
 	*out = &tp->base;
 	return DAT_SUCCESS;
 fail:
-	if (tp->epfd >= 0)
-		close(tp->epfd);
-	if (tp->outer >= 0)
-		close(tp->outer);
-	if (tp->wakefd >= 0)
-		close(tp->wakefd);
+	ref_engine_fini(&tp->base.engine);
 	free(tp);
 	return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 }
@@ -2049,14 +1942,8 @@ fail:
 static void sock_close(struct ref_transport *base)
 {
 	struct sock_tp *tp = (struct sock_tp *)base;
-	struct ref_ia *ia = base->ia;
 
-	ref_ia_lock(ia);
-	tp->stop = true;
-	tp_wake(tp);
-	ref_ia_unlock(ia);
-	if (tp->thread_started)
-		pthread_join(tp->thread, NULL);
+	ref_engine_stop(&base->engine);
 	/* Everything left: connections core released or never claimed. */
 	while (!ref_list_empty(&tp->conns)) {
 		struct sock_conn *c = ref_container_of(tp->conns.next,
@@ -2075,9 +1962,7 @@ static void sock_close(struct ref_transport *base)
 		ref_list_del(&l->link);
 		free(l);
 	}
-	close(tp->epfd);
-	close(tp->outer);
-	close(tp->wakefd);
+	ref_engine_fini(&base->engine);
 	free(tp);
 }
 
@@ -2102,8 +1987,5 @@ const struct ref_transport_ops ref_sock_ops = {
 	.nak = sock_nak,
 	.abort = sock_abort,
 	.rx_resume = sock_rx_resume,
-	.poll_fd = sock_poll_fd,
-	.poll_begin = sock_poll_begin,
-	.poll_end = sock_poll_end,
 	.progress = sock_progress,
 };

@@ -91,12 +91,14 @@ void ref_conn_mem_dereg(struct ref_ia *ia, void *mem)
 /* The transport's limits into the IA's attributes (ia.c, after filling). */
 void ref_conn_ia_attrs(struct ref_ia *ia)
 {
+	ia->max_pdata = REF_MAX_PRIVATE_DATA;
 #ifdef REF_WITH_VERBS
-	if (ia->transport && ia->transport->ops == &ref_verbs_ops)
+	if (ia->transport && ia->transport->ops == &ref_verbs_ops) {
 		ref_verbs_attrs(ia->transport, &ia->ia_attr,
 				&ia->provider_attr);
-#else
-	(void)ia;
+		ia->max_pdata = ref_ia_limit(REF_MAX_PRIVATE_DATA,
+				ia->provider_attr.max_private_data_size);
+	}
 #endif
 }
 
@@ -118,6 +120,14 @@ void ref_conn_ia_close(struct ref_ia *ia)
 		ia->transport->ops->close(ia->transport);
 		ia->transport = NULL;
 	}
+}
+
+void ref_conn_poll(struct ref_ia *ia)
+{
+	struct ref_transport *tp = ia->transport;
+
+	if (tp && tp->ops->poll_completions && !ia->closing)
+		tp->ops->poll_completions(tp);
 }
 
 /*
@@ -146,7 +156,7 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		if (spin_us < 0)
 			spin_us = 0;
 	}
-	if (!tp || !tp->ops->poll_fd || w->fd < 0 || ia->closing || disabled)
+	if (!tp || !tp->ops->progress || w->fd < 0 || ia->closing || disabled)
 		return ref_waiter_sleep(w, ia, deadline, infinite);
 	for (;;) {
 		struct pollfd pfd[2];
@@ -172,10 +182,10 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		pfd[0].fd = w->fd;
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;
-		pfd[1].fd = tp->ops->poll_fd(tp);
+		pfd[1].fd = tp->engine.epfd;
 		pfd[1].events = POLLIN;
 		pfd[1].revents = 0;
-		tp->ops->poll_begin(tp);
+		ref_engine_poll_begin(&tp->engine);
 		ref_ia_unlock(ia);
 		/*
 		 * Spin briefly before sleeping: on virtual machines the
@@ -188,6 +198,18 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			do {
+				if (tp->ops->poll_completions) {
+					ref_ia_lock(ia);
+					if (ia->transport == tp &&
+					    !ia->closing) {
+						ref_waiter_running = w;
+						tp->ops->poll_completions(tp);
+						ref_waiter_running = NULL;
+					}
+					ref_ia_unlock(ia);
+					if (w->woken)
+						break;
+				}
 				r = ppoll(pfd, 2, &zero, NULL);
 				if (r != 0)
 					break;
@@ -195,11 +217,13 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 			} while ((t1.tv_sec - t0.tv_sec) * 1000000L +
 				 (t1.tv_nsec - t0.tv_nsec) / 1000 < spin_us);
 		}
+		if (r == 0 && w->woken)
+			r = 1;	/* woken while spinning: no sleep */
 		if (r == 0)
 			r = ppoll(pfd, 2, tmo, NULL);
 		err = r < 0 ? errno : 0;
 		ref_ia_lock(ia);
-		tp->ops->poll_end(tp);
+		ref_engine_poll_end(&tp->engine);
 		if (ia->transport == tp && (pfd[1].revents & POLLIN)) {
 			ref_waiter_running = w;
 			tp->ops->progress(tp);

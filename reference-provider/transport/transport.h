@@ -37,14 +37,63 @@
 
 #include "conn.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <sys/uio.h>
+#include <time.h>
 
 struct ref_transport_ops;
+
+/*
+ * The progress engine (engine.c), one per transport instance: a thread
+ * that sleeps on the transport's descriptors (the inner epoll set, @epfd)
+ * and a wake-up eventfd, and runs @round with ia->lock held whenever one
+ * is readable or @timeout_ms (the transport's next timer, -1 none) is due.
+ * A consumer may take the descriptors over (ref_conn_wait polls @epfd
+ * itself between ref_engine_poll_begin/_end; a busy poller calls
+ * ref_engine_busy_poll): the thread then only ticks every @tick_ms until
+ * nobody polls, and takes them back.
+ */
+struct ref_engine {
+	struct ref_ia *ia;
+	int epfd;		/* inner: the transport's descriptors */
+	int outer;		/* the thread sleeps here: wakefd + epfd */
+	int wakefd;
+	int tick_ms;
+	pthread_t thread;
+	bool thread_started, stop;
+	bool detached;		/* epfd out of outer: a consumer polls it */
+	int pollers;		/* consumers polling epfd (ref_conn_wait) */
+	struct timespec busy_at, busy_round_at;	/* ref_engine_busy_poll */
+	void (*round)(struct ref_engine *e);
+	int (*timeout_ms)(struct ref_engine *e);
+};
+
+/* Descriptors; 0 or -1 (ref_engine_fini cleans up either way). */
+int ref_engine_init(struct ref_engine *e, struct ref_ia *ia, int tick_ms,
+		    void (*round)(struct ref_engine *e),
+		    int (*timeout_ms)(struct ref_engine *e));
+/* Adds @fd to the inner set with @ptr as its epoll data. */
+int ref_engine_watch(struct ref_engine *e, int fd, uint32_t events, void *ptr);
+int ref_engine_start(struct ref_engine *e);
+/* Stops and joins the thread; called WITHOUT ia->lock. */
+void ref_engine_stop(struct ref_engine *e);
+void ref_engine_fini(struct ref_engine *e);
+/* Makes the thread run a round soon (any thread). */
+void ref_engine_wake(struct ref_engine *e);
+/* Lock held: a consumer polls epfd itself (ref_conn_wait). */
+void ref_engine_poll_begin(struct ref_engine *e);
+void ref_engine_poll_end(struct ref_engine *e);
+/* Lock held: a consumer busy-polls completions (poll_completions); the
+ * thread keeps off for a while.  True when the poller should also run a
+ * whole round now (once a millisecond: connection and async events). */
+bool ref_engine_busy_poll(struct ref_engine *e);
 
 /* Common heads; each transport embeds them first in its own structs. */
 struct ref_transport {
 	const struct ref_transport_ops *ops;
 	struct ref_ia *ia;
+	struct ref_engine engine;
 };
 
 struct ref_tp_conn {
@@ -134,15 +183,14 @@ struct ref_transport_ops {
 	 * -1) may now find one: retry it soon (from the progress engine). */
 	void (*rx_resume)(struct ref_tp_conn *c);
 
-	/* ---- consumer-driven progress (optional; ref_conn_wait) ---- */
-	/* An fd that polls readable when progress() has work to do. */
-	int (*poll_fd)(struct ref_transport *tp);
-	/* Bracket a consumer's poll of poll_fd (lock held): while any
-	 * consumer polls, the progress thread leaves socket work to it. */
-	void (*poll_begin)(struct ref_transport *tp);
-	void (*poll_end)(struct ref_transport *tp);
-	/* One non-blocking progress round (lock held). */
+	/* ---- consumer-driven progress (ref_conn_wait) ---- */
+	/* One non-blocking progress round (lock held) by a consumer that
+	 * polled engine.epfd readable. */
 	void (*progress)(struct ref_transport *tp);
+	/* Optional: reap completions that are already there without
+	 * blocking or waiting for a notification (lock held); busy polling
+	 * (dat_evd_dequeue, the spin of a wait) calls it. */
+	void (*poll_completions)(struct ref_transport *tp);
 };
 
 /* Selects the transport from the instance data ("sock:..."). */

@@ -58,15 +58,14 @@
 
 #define PD_HDR		2	/* private data header: length, kind */
 #define IB_REQ_PDATA	56	/* rdma_cm over IB/RoCE: REQ user bytes */
-#define IW_PDATA	255	/* rdma_conn_param's length is a uint8_t */
+/* rdma_conn_param's length is a uint8_t, and MPA v2 (enhanced connection
+ * set-up) puts its 8-byte IRD/ORD block into the same private data: siw
+ * counts both in one uint8_t, so 248 and more bytes wrap around */
+#define IW_PDATA	247
 #define RESOLVE_MS	2000	/* rdma_resolve_addr / _route timeouts */
 #define SRQ_DEPTH	REF_MAX_DTOS
+#define TICK_MS		20	/* engine tick while a consumer polls */
 
-enum v_kind { K_WAKE, K_CM, K_COMP, K_ASYNC, K_INNER };
-
-struct v_poll {
-	enum v_kind kind;
-};
 
 enum v_state {
 	V_ADDR,		/* active: resolving the address */
@@ -98,6 +97,7 @@ struct v_conn {
 	enum v_state state;
 	bool released;			/* core let go: no more upcalls */
 	bool cq_ready;			/* completion event seen */
+	bool polled;			/* tp_poll_cqs: done this sweep */
 	int fail_pending;		/* enum ref_tp_fail to report, or -1 */
 	bool close_pending;		/* conn_closed(broken) to report */
 	DAT_CONN_QUAL qual;
@@ -131,13 +131,8 @@ struct v_tp {
 	bool iwarp;
 	struct rdma_event_channel *cm;
 	struct ibv_comp_channel *comp;
-	int epfd;			/* inner: cm, comp, async */
-	int outer;			/* progress thread: inner + wake */
-	int wakefd;
-	struct v_poll p_wake, p_cm, p_comp, p_async, p_inner;
-	pthread_t thread;
-	bool thread_started, stop, detached;
-	int pollers;
+	/* base.engine.epfd: the cm channel, completion channel and async fds
+	 * (every round reads all three, non-blocking) */
 	struct ref_list conns, dead, listeners, pds, srqs;
 };
 
@@ -162,10 +157,7 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 
 static void tp_wake(struct v_tp *tp)
 {
-	uint64_t one = 1;
-	ssize_t r = write(tp->wakefd, &one, sizeof(one));
-
-	(void)r;
+	ref_engine_wake(&tp->base.engine);
 }
 
 static int set_nonblock(int fd)
@@ -1006,6 +998,35 @@ static void conn_poll_cq(struct v_conn *c)
 	}
 }
 
+/* Polls every live connection's CQ (@all) or those that had an event. */
+static void tp_poll_cqs(struct v_tp *tp, bool all)
+{
+	for (bool again = true; again;) {
+		struct ref_list *pos;
+
+		again = false;
+		ref_list_for_each(pos, &tp->conns) {
+			struct v_conn *c = ref_container_of(pos, struct v_conn,
+							    link);
+
+			if (!c->cq_ready && !(all && c->cq && !c->polled))
+				continue;
+			c->cq_ready = false;
+			c->polled = all;
+			conn_poll_cq(c);
+			again = true;	/* upcalls may have changed the list */
+			break;
+		}
+	}
+	if (all) {
+		struct ref_list *pos;
+
+		ref_list_for_each(pos, &tp->conns)
+			ref_container_of(pos, struct v_conn, link)->polled =
+				false;
+	}
+}
+
 static void tp_comp_events(struct v_tp *tp)
 {
 	struct ibv_cq *cq;
@@ -1022,22 +1043,7 @@ static void tp_comp_events(struct v_tp *tp)
 	}
 	/* poll every live connection that had an event (re-armed first,
 	 * so nothing arriving now is missed) */
-	for (bool again = true; again;) {
-		struct ref_list *pos;
-
-		again = false;
-		ref_list_for_each(pos, &tp->conns) {
-			struct v_conn *c = ref_container_of(pos, struct v_conn,
-							    link);
-
-			if (!c->cq_ready)
-				continue;
-			c->cq_ready = false;
-			conn_poll_cq(c);
-			again = true;	/* upcalls may have changed the list */
-			break;
-		}
-	}
+	tp_poll_cqs(tp, false);
 }
 
 /* ---- connection events ----------------------------------------------------------------- */
@@ -1384,75 +1390,38 @@ static void tp_round(struct v_tp *tp)
 	tp_reap(tp);
 }
 
-static void *progress_thread(void *arg)
+/* The engine's round and timer (engine.c). */
+static void engine_round(struct ref_engine *e)
 {
-	struct v_tp *tp = arg;
-	struct ref_ia *ia = tp->base.ia;
-	struct epoll_event evs[4];
-
-	ref_ia_lock(ia);
-	while (!tp->stop) {
-		int timeout = tp_timeout_ms(tp);
-		int n;
-
-		if (tp->detached && (timeout < 0 || timeout > 20))
-			timeout = 20;
-		ref_ia_unlock(ia);
-		n = epoll_wait(tp->outer, evs, 4, timeout);
-		ref_ia_lock(ia);
-		if (tp->stop)
-			break;
-		for (int i = 0; i < n; i++) {
-			struct v_poll *p = evs[i].data.ptr;
-
-			if (p->kind == K_WAKE) {
-				uint64_t v;
-				ssize_t r = read(tp->wakefd, &v, sizeof(v));
-
-				(void)r;
-			}
-		}
-		if (tp->detached && tp->pollers == 0) {
-			struct epoll_event ev = { .events = EPOLLIN };
-
-			ev.data.ptr = &tp->p_inner;
-			if (epoll_ctl(tp->outer, EPOLL_CTL_ADD, tp->epfd,
-				      &ev) == 0)
-				tp->detached = false;
-		}
-		tp_round(tp);
-	}
-	ref_ia_unlock(ia);
-	return NULL;
+	tp_round(ref_container_of(e, struct v_tp, base.engine));
 }
 
-/* ---- consumer-driven progress (ref_conn_wait) ------------------------------------------ */
-
-static int v_poll_fd(struct ref_transport *base)
+static int engine_timeout_ms(struct ref_engine *e)
 {
-	return ((struct v_tp *)base)->epfd;
+	return tp_timeout_ms(ref_container_of(e, struct v_tp, base.engine));
 }
 
-static void v_poll_begin(struct ref_transport *base)
-{
-	struct v_tp *tp = (struct v_tp *)base;
-
-	tp->pollers++;
-	if (!tp->detached) {
-		epoll_ctl(tp->outer, EPOLL_CTL_DEL, tp->epfd, NULL);
-		tp->detached = true;
-		tp_wake(tp);
-	}
-}
-
-static void v_poll_end(struct ref_transport *base)
-{
-	((struct v_tp *)base)->pollers--;
-}
+/* ---- consumer-driven progress (ref_conn_wait, busy polling) ----------------------------- */
 
 static void v_progress(struct ref_transport *base)
 {
 	tp_round((struct v_tp *)base);
+}
+
+/* Busy polling (dat_evd_dequeue, a spinning wait): the CQs directly,
+ * without waiting for the completion channel's interrupt. */
+static void v_poll_completions(struct ref_transport *base)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+
+	/*
+	 * While a consumer busy-polls, the progress thread leaves the fds to
+	 * it: a thread woken by every completion event (and re-arming the CQ
+	 * each time) would cost the poller more than the completion itself.
+	 */
+	if (ref_engine_busy_poll(&base->engine))
+		tp_round(tp);
+	tp_poll_cqs(tp, true);
 }
 
 /* ---- attributes ------------------------------------------------------------------------ */
@@ -1601,22 +1570,10 @@ static void tp_free(struct v_tp *tp)
 		ibv_destroy_comp_channel(tp->comp);
 	if (tp->cm)
 		rdma_destroy_event_channel(tp->cm);
-	if (tp->epfd >= 0)
-		close(tp->epfd);
-	if (tp->outer >= 0)
-		close(tp->outer);
-	if (tp->wakefd >= 0)
-		close(tp->wakefd);
+	ref_engine_fini(&tp->base.engine);
 	free(tp);
 }
 
-static int watch(int epfd, int fd, struct v_poll *p)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	ev.data.ptr = p;
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
-}
 
 static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 			 struct ref_transport **out)
@@ -1627,12 +1584,8 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	tp->base.ops = &ref_verbs_ops;
 	tp->base.ia = ia;
-	tp->epfd = tp->outer = tp->wakefd = -1;
-	tp->p_wake.kind = K_WAKE;
-	tp->p_cm.kind = K_CM;
-	tp->p_comp.kind = K_COMP;
-	tp->p_async.kind = K_ASYNC;
-	tp->p_inner.kind = K_INNER;
+	tp->base.engine.epfd = tp->base.engine.outer = -1;
+	tp->base.engine.wakefd = -1;
 	ref_list_init(&tp->conns);
 	ref_list_init(&tp->dead);
 	ref_list_init(&tp->listeners);
@@ -1648,24 +1601,19 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 	tp->iwarp = tp->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	tp->cm = rdma_create_event_channel();
 	tp->comp = ibv_create_comp_channel(tp->ctx);
-	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
-	tp->outer = epoll_create1(EPOLL_CLOEXEC);
-	tp->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!tp->cm || !tp->comp || tp->epfd < 0 || tp->outer < 0 ||
-	    tp->wakefd < 0)
+	if (!tp->cm || !tp->comp ||
+	    ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
+			    engine_timeout_ms) < 0)
 		goto fail;
 	if (set_nonblock(tp->cm->fd) || set_nonblock(tp->comp->fd) ||
 	    set_nonblock(tp->ctx->async_fd))
 		goto fail;
-	if (watch(tp->epfd, tp->cm->fd, &tp->p_cm) ||
-	    watch(tp->epfd, tp->comp->fd, &tp->p_comp) ||
-	    watch(tp->epfd, tp->ctx->async_fd, &tp->p_async) ||
-	    watch(tp->outer, tp->wakefd, &tp->p_wake) ||
-	    watch(tp->outer, tp->epfd, &tp->p_inner))
+	if (ref_engine_watch(&tp->base.engine, tp->cm->fd, EPOLLIN, NULL) ||
+	    ref_engine_watch(&tp->base.engine, tp->comp->fd, EPOLLIN, NULL) ||
+	    ref_engine_watch(&tp->base.engine, tp->ctx->async_fd, EPOLLIN,
+			     NULL) ||
+	    ref_engine_start(&tp->base.engine))
 		goto fail;
-	if (pthread_create(&tp->thread, NULL, progress_thread, tp) != 0)
-		goto fail;
-	tp->thread_started = true;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
 	*out = &tp->base;
 	return DAT_SUCCESS;
@@ -1677,14 +1625,8 @@ fail:
 static void v_close(struct ref_transport *base)
 {
 	struct v_tp *tp = (struct v_tp *)base;
-	struct ref_ia *ia = base->ia;
 
-	ref_ia_lock(ia);
-	tp->stop = true;
-	tp_wake(tp);
-	ref_ia_unlock(ia);
-	if (tp->thread_started)
-		pthread_join(tp->thread, NULL);
+	ref_engine_stop(&base->engine);
 	while (!ref_list_empty(&tp->conns)) {
 		struct v_conn *c = ref_container_of(tp->conns.next,
 						    struct v_conn, link);
@@ -1724,8 +1666,6 @@ const struct ref_transport_ops ref_verbs_ops = {
 	.nak = v_nak,
 	.abort = v_abort,
 	.rx_resume = v_rx_resume,
-	.poll_fd = v_poll_fd,
-	.poll_begin = v_poll_begin,
-	.poll_end = v_poll_end,
 	.progress = v_progress,
+	.poll_completions = v_poll_completions,
 };

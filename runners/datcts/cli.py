@@ -57,7 +57,7 @@ def _add_filter_opts(p):
     g.add_argument("--area", action="append", help="area, e.g. srq (repeat or comma-separate)")
     g.add_argument("--page", action="append", help="man page, e.g. dat_srq_resize")
     g.add_argument("--clause", action="append", help="clause id")
-    g.add_argument("-k", dest="globs", action="append", help="case id glob, e.g. 'dat_srq_*'")
+    g.add_argument("-k", dest="globs", action="append", help="case id glob, e.g. 'dat_srq_*' (repeat or comma-separate)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,7 +108,7 @@ def _filters(args) -> Filters:
         areas=split_multi(args.area),
         pages=split_multi(args.page),
         clauses=split_multi(args.clause),
-        globs=list(args.globs or []),
+        globs=split_multi(args.globs),
     )
 
 

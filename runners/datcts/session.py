@@ -18,7 +18,11 @@ from datcts.discovery import Case
 from datcts.execute import Runner
 from datcts.waivers import annotate
 
+# The partial results.json is rewritten at most every second, and never more
+# often than REWRITE_COST_FACTOR times its own cost: on a slow machine (the
+# TCG VM) rewriting a large document every second would take most of a CPU.
 JSON_REWRITE_INTERVAL_S = 1.0
+REWRITE_COST_FACTOR = 20
 
 
 def now_iso() -> str:
@@ -177,6 +181,7 @@ class RunSession:
         self.pool = None
         self._lock = threading.Lock()
         self._last_write = 0.0
+        self._write_interval = JSON_REWRITE_INTERVAL_S
         self.started = now_iso()
         self.interrupted = False
         ids = {c.id for c in cases}
@@ -211,7 +216,7 @@ class RunSession:
         self.journal.append(r)
         with self._lock:
             self.results[case.id] = r
-            due = time.monotonic() - self._last_write >= JSON_REWRITE_INTERVAL_S
+            due = time.monotonic() - self._last_write >= self._write_interval
         self.progress.result(annotate(r, self.waivers))
         if due:
             self.write_json(complete=False)
@@ -263,8 +268,9 @@ class RunSession:
         return 0
 
     def write_json(self, complete: bool, final: bool = False) -> None:
+        t0 = time.monotonic()
         with self._lock:
-            self._last_write = time.monotonic()
+            self._last_write = t0
             results = []
             for c in self.cases:
                 r = self.results.get(c.id)
@@ -288,3 +294,5 @@ class RunSession:
         }
         with self._lock:
             atomic_write_json(self.out_dir / "results.json", doc)
+            cost = time.monotonic() - t0
+            self._write_interval = max(JSON_REWRITE_INTERVAL_S, REWRITE_COST_FACTOR * cost)

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - the progress engine every transport runs (transport.h):
+ * a thread that sleeps on the transport's descriptors and runs its
+ * progress rounds, and the hand-over of those descriptors to consumers
+ * that poll them themselves (ref_conn_wait, busy polling).
+ */
+#include "transport.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct timespec now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts;
+}
+
+static long elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000L +
+	       (b->tv_nsec - a->tv_nsec) / 1000000L;
+}
+
+int ref_engine_init(struct ref_engine *e, struct ref_ia *ia, int tick_ms,
+		    void (*round)(struct ref_engine *e),
+		    int (*timeout_ms)(struct ref_engine *e))
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	memset(e, 0, sizeof(*e));
+	e->ia = ia;
+	e->tick_ms = tick_ms;
+	e->round = round;
+	e->timeout_ms = timeout_ms;
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	e->outer = epoll_create1(EPOLL_CLOEXEC);
+	e->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (e->epfd < 0 || e->outer < 0 || e->wakefd < 0)
+		return -1;
+	ev.data.ptr = &e->wakefd;
+	if (epoll_ctl(e->outer, EPOLL_CTL_ADD, e->wakefd, &ev) < 0)
+		return -1;
+	ev.data.ptr = &e->epfd;
+	return epoll_ctl(e->outer, EPOLL_CTL_ADD, e->epfd, &ev);
+}
+
+void ref_engine_fini(struct ref_engine *e)
+{
+	if (e->epfd >= 0)
+		close(e->epfd);
+	if (e->outer >= 0)
+		close(e->outer);
+	if (e->wakefd >= 0)
+		close(e->wakefd);
+	e->epfd = e->outer = e->wakefd = -1;
+}
+
+void ref_engine_wake(struct ref_engine *e)
+{
+	uint64_t one = 1;
+	ssize_t n = write(e->wakefd, &one, sizeof(one));
+
+	(void)n;
+}
+
+/* Busy polled within the last two ticks: leave the descriptors to it. */
+static bool busy(const struct ref_engine *e)
+{
+	struct timespec now = now_mono();
+
+	return e->busy_at.tv_sec &&
+	       elapsed_ms(&e->busy_at, &now) < 2L * e->tick_ms;
+}
+
+static void detach(struct ref_engine *e)
+{
+	if (!e->detached) {
+		epoll_ctl(e->outer, EPOLL_CTL_DEL, e->epfd, NULL);
+		e->detached = true;
+		/* its sleep may have no timeout: make it start ticking */
+		ref_engine_wake(e);
+	}
+}
+
+/* Thread, lock held: takes the descriptors back once nobody polls them. */
+static void reattach(struct ref_engine *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!e->detached || e->pollers > 0 || busy(e))
+		return;
+	ev.data.ptr = &e->epfd;
+	if (epoll_ctl(e->outer, EPOLL_CTL_ADD, e->epfd, &ev) == 0)
+		e->detached = false;
+}
+
+static void *engine_thread(void *arg)
+{
+	struct ref_engine *e = arg;
+	struct ref_ia *ia = e->ia;
+	struct epoll_event evs[4];
+
+	ref_ia_lock(ia);
+	while (!e->stop) {
+		int timeout = e->timeout_ms(e);
+		int n;
+
+		if (e->detached && (timeout < 0 || timeout > e->tick_ms))
+			timeout = e->tick_ms;
+		ref_ia_unlock(ia);
+		n = epoll_wait(e->outer, evs, 4, timeout);
+		ref_ia_lock(ia);
+		if (e->stop)
+			break;
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.ptr == &e->wakefd) {
+				uint64_t v;
+				ssize_t r = read(e->wakefd, &v, sizeof(v));
+
+				(void)r;
+			}
+		}
+		reattach(e);
+		e->round(e);
+	}
+	ref_ia_unlock(ia);
+	return NULL;
+}
+
+int ref_engine_start(struct ref_engine *e)
+{
+	if (pthread_create(&e->thread, NULL, engine_thread, e) != 0)
+		return -1;
+	e->thread_started = true;
+	return 0;
+}
+
+void ref_engine_stop(struct ref_engine *e)
+{
+	ref_ia_lock(e->ia);
+	e->stop = true;
+	ref_engine_wake(e);
+	ref_ia_unlock(e->ia);
+	if (e->thread_started)
+		pthread_join(e->thread, NULL);
+	e->thread_started = false;
+}
+
+int ref_engine_watch(struct ref_engine *e, int fd, uint32_t events, void *ptr)
+{
+	struct epoll_event ev = { .events = events };
+
+	ev.data.ptr = ptr;
+	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void ref_engine_poll_begin(struct ref_engine *e)
+{
+	e->pollers++;
+	detach(e);
+}
+
+/*
+ * Re-attaching at once would make the thread wake for the next message of
+ * a ping-pong (the consumer is about to wait again); it re-attaches on its
+ * next tick instead, unless a consumer polls again by then.
+ */
+void ref_engine_poll_end(struct ref_engine *e)
+{
+	e->pollers--;
+}
+
+bool ref_engine_busy_poll(struct ref_engine *e)
+{
+	struct timespec now = now_mono();
+	bool round = !e->busy_round_at.tv_sec ||
+		     elapsed_ms(&e->busy_round_at, &now) >= 1;
+
+	e->busy_at = now;
+	detach(e);
+	if (round)
+		e->busy_round_at = now;
+	return round;
+}
