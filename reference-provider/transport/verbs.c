@@ -1081,6 +1081,14 @@ static void conn_broken(struct v_conn *c, bool graceful)
 		c->state = V_DEAD;
 		return;
 	case V_ESTABLISHED:
+		/* what the device completed before the connection ended comes
+		 * first: an error completion here is often why the peer left
+		 * (destroying the CQ would lose it, and with it an SRQ
+		 * buffer the device had taken) */
+		conn_poll_cq(c);
+		if (c->released)
+			return;		/* the completion broke it already */
+		ep = c->base.ep;
 		c->released = true;
 		c->base.ep = NULL;
 		conn_kill(c);
