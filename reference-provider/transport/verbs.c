@@ -967,7 +967,13 @@ static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
 		ref_ep_break(ep);
 }
 
-static void conn_poll_cq(struct v_conn *c)
+/*
+ * Delivers @c's completions.  @closing: the connection is ending (a cm
+ * event); flush completions are left out, core flushes those DTOs itself
+ * when the connection closes (a flush is the end of the connection, not an
+ * error of the DTO that would make a graceful end a broken one).
+ */
+static void conn_poll_cq(struct v_conn *c, bool closing)
 {
 	struct ibv_wc wc[16];
 	int n;
@@ -981,6 +987,8 @@ static void conn_poll_cq(struct v_conn *c)
 			DAT_DTO_COMPLETION_STATUS st;
 
 			if (!ep || !dto)
+				continue;
+			if (closing && wc[i].status == IBV_WC_WR_FLUSH_ERR)
 				continue;
 			if (dto->op == REF_WR_RECV) {
 				recv_done(c, ep, dto, &wc[i]);
@@ -1013,7 +1021,7 @@ static void tp_poll_cqs(struct v_tp *tp, bool all)
 				continue;
 			c->cq_ready = false;
 			c->polled = all;
-			conn_poll_cq(c);
+			conn_poll_cq(c, false);
 			again = true;	/* upcalls may have changed the list */
 			break;
 		}
@@ -1085,7 +1093,7 @@ static void conn_broken(struct v_conn *c, bool graceful)
 		 * first: an error completion here is often why the peer left
 		 * (destroying the CQ would lose it, and with it an SRQ
 		 * buffer the device had taken) */
-		conn_poll_cq(c);
+		conn_poll_cq(c, true);
 		if (c->released)
 			return;		/* the completion broke it already */
 		ep = c->base.ep;

@@ -60,6 +60,10 @@ if [[ $scope != bench ]]; then
 	done
 fi
 # Benchmarks: datbench (fork mode: both ends in this VM) vs perftest on the same device.
+# median V...: the median of the non-empty values (empty when there are none).
+median() {
+	printf '%s\n' "$@" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
 export DAT_OVERRIDE=$conf
 VM_PAIR_DIR=$(mktemp -d)
 export VM_PAIR_DIR
@@ -71,20 +75,27 @@ for dev in $DATCTS_VM_DEVICES; do
 	common="-d $dev -R -F -p $port"
 	# latency: busy polling on both sides (perftest's default; datbench -P
 	# polls with dat_evd_dequeue), then event-driven (perftest -e; datbench
-	# waits in dat_evd_wait)
-	pl=$(vm_pair "$dev-lat" 120 "$ip" "$port" "ib_send_lat $common -n 1000" "ib_send_lat $common -n 1000 $ip" &&
-		awk '$1 == 2 && NF >= 9 { print $5 }' "$VM_PAIR_DIR/$dev-lat.client.log")
-	pe=$(vm_pair "$dev-late" 120 "$ip" "$port" "ib_send_lat $common -e -n 1000" "ib_send_lat $common -e -n 1000 $ip" &&
-		awk '$1 == 2 && NF >= 9 { print $5 }' "$VM_PAIR_DIR/$dev-late.client.log")
-	pb=$(vm_pair "$dev-bw" 180 "$ip" "$port" "ib_write_bw $common -n 1000" "ib_write_bw $common -n 1000 $ip" &&
-		awk '$1 == 65536 && NF >= 5 { print $4 }' "$VM_PAIR_DIR/$dev-bw.client.log")
-	dl=$(timeout 120 "$build/bin/datbench" -d "ref-verbs-$dev" -t lat -o send -s 2 -n 1000 -P 2>&1 |
-		sed -n 's/.*one-way (median \([0-9.]*\) us).*/\1/p')
-	de=$(timeout 120 "$build/bin/datbench" -d "ref-verbs-$dev" -t lat -o send -s 2 -n 1000 2>&1 |
-		sed -n 's/.*one-way (median \([0-9.]*\) us).*/\1/p')
-	db=$(timeout 180 "$build/bin/datbench" -d "ref-verbs-$dev" -t bw -o write -s 65536 -n 1000 -w 64 2>&1 |
-		sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')
-	echo "$dev ib_send_lat 2B typical ${pl:-?} us; datbench -P lat send 2B median ${dl:-?} us" >>"$bench"
+	# waits in dat_evd_wait).  Under TCG single runs vary by tens of percent:
+	# every figure is the median of three runs, taken in turns.
+	pl=() pe=() pb=() dl=() de=() db=()
+	for round in 1 2 3; do
+		pl+=("$(vm_pair "$dev-lat" 120 "$ip" "$port" "ib_send_lat $common -n 2000" "ib_send_lat $common -n 2000 $ip" &&
+			awk '$1 == 2 && NF >= 9 { print $5 }' "$VM_PAIR_DIR/$dev-lat.client.log")")
+		dl+=("$(timeout 120 "$build/bin/datbench" -d "ref-verbs-$dev" -t lat -o send -s 2 -n 2000 -P 2>&1 |
+			sed -n 's/.*one-way (median \([0-9.]*\) us).*/\1/p')")
+		pe+=("$(vm_pair "$dev-late" 120 "$ip" "$port" "ib_send_lat $common -e -n 1000" "ib_send_lat $common -e -n 1000 $ip" &&
+			awk '$1 == 2 && NF >= 9 { print $5 }' "$VM_PAIR_DIR/$dev-late.client.log")")
+		de+=("$(timeout 120 "$build/bin/datbench" -d "ref-verbs-$dev" -t lat -o send -s 2 -n 1000 2>&1 |
+			sed -n 's/.*one-way (median \([0-9.]*\) us).*/\1/p')")
+		pb+=("$(vm_pair "$dev-bw" 180 "$ip" "$port" "ib_write_bw $common -n 1000" "ib_write_bw $common -n 1000 $ip" &&
+			awk '$1 == 65536 && NF >= 5 { print $4 }' "$VM_PAIR_DIR/$dev-bw.client.log")")
+		db+=("$(timeout 180 "$build/bin/datbench" -d "ref-verbs-$dev" -t bw -o write -s 65536 -n 1000 -w 64 2>&1 |
+			sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')")
+	done
+	echo "$dev runs: ib_send_lat ${pl[*]}; datbench -P ${dl[*]}; ib_send_lat -e ${pe[*]}; datbench ${de[*]}; ib_write_bw ${pb[*]}; datbench bw ${db[*]}" >>"$bench"
+	pl=$(median "${pl[@]}") dl=$(median "${dl[@]}") pe=$(median "${pe[@]}")
+	de=$(median "${de[@]}") pb=$(median "${pb[@]}") db=$(median "${db[@]}")
+	echo "$dev ib_send_lat 2B typical ${pl:-?} us; datbench -P lat send 2B median ${dl:-?} us (medians of 3 runs)" >>"$bench"
 	echo "$dev ib_send_lat -e 2B typical ${pe:-?} us; datbench lat send 2B (dat_evd_wait) median ${de:-?} us" >>"$bench"
 	echo "$dev ib_write_bw 64KiB ${pb:-?} MB/s; datbench bw write 64KiB ${db:-?} MB/s" >>"$bench"
 	if [[ -n "$pl" && -n "$dl" && -n "$pe" && -n "$de" && -n "$pb" && -n "$db" ]]; then
