@@ -65,6 +65,7 @@ struct ref_engine {
 	bool detached;		/* epfd out of outer: a consumer polls it */
 	int pollers;		/* consumers polling epfd (ref_conn_wait) */
 	struct timespec busy_at, busy_round_at;	/* ref_engine_busy_poll */
+	unsigned int busy_calls;
 	void (*round)(struct ref_engine *e);
 	int (*timeout_ms)(struct ref_engine *e);
 };

@@ -43,8 +43,35 @@ run_device() {
 	else
 		"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev" || r=1
 	fi
-	echo "$dev suite ($scope): $((SECONDS - start)) s, exit $r" >"$out/$dev.status"
+	local note=""
+	if ((r)) && [[ $scope != ci ]]; then
+		# Emulation noise: a case that failed unwaived runs once more on its own.
+		# The first run's results stay the device's results (its report shows the
+		# failure); the job passes when every such case passes the second time,
+		# and the status names them as flaky.
+		local again
+		again=$(unwaived_failures "$out/$dev/results.json")
+		if [[ -n $again ]] && "$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-retry" -k "$again"; then
+			r=0
+			note=", flaky (failed, then passed alone): $again"
+		fi
+	fi
+	echo "$dev suite ($scope): $((SECONDS - start)) s, exit $r$note" >"$out/$dev.status"
 	return "$r"
+}
+# unwaived_failures RESULTS_JSON: the ids of its unwaived FAIL/UNRESOLVED/CRASH/TIMEOUT
+# results, comma-separated (empty when the run did not finish).
+unwaived_failures() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(0)
+if d["run"].get("complete"):
+    print(",".join(r["id"] for r in d["results"]
+                   if r["state"] in ("FAIL", "UNRESOLVED", "CRASH", "TIMEOUT") and not r["waived"]))
+PY
 }
 if [[ $scope != bench ]]; then
 	pids=()
@@ -65,6 +92,9 @@ median() {
 	printf '%s\n' "$@" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 export DAT_OVERRIDE=$conf
+# the guest's clock source: where it is not the TSC (an emulated HPET), every clock read of a
+# poll loop costs microseconds
+echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')" >>"$bench"
 VM_PAIR_DIR=$(mktemp -d)
 export VM_PAIR_DIR
 port=18515
