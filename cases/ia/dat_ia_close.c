@@ -493,11 +493,11 @@ DC_CASE(dat_ia_close, no_leaks,
 		DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 		if (i == 0) {
 			fds0 = proc_count("/proc/self/fd");
-			th0 = proc_count("/proc/self/task");
+			th0 = settled_thread_count(1);
 		}
 	}
 	fds = proc_count("/proc/self/fd");
-	th = proc_count("/proc/self/task");
+	th = settled_thread_count(th0);
 	DC_SETUP_ASSERT(fds0 > 0 && th0 > 0, "cannot count /proc/self/fd or /proc/self/task");
 	DC_ASSERT(fds <= fds0, "open descriptors grew from %d to %d over 32 cycles", fds0, fds);
 	DC_ASSERT(th <= th0, "threads grew from %d to %d over 32 cycles", th0, th);

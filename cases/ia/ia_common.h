@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define SETUP_AT(file, line, expr, what)				\
 	do {								\
@@ -184,6 +185,29 @@ static inline int proc_count(const char *dir)
 			n++;
 	closedir(dp);
 	return n;
+}
+
+/*
+ * Threads of this process once the ones that ended have left: a joined
+ * thread can stay in /proc/self/task for a moment after pthread_join
+ * returned (the kernel reaps it after waking the joiner; long enough to see
+ * under emulation).  Polls up to 500 ms for the count to drop to @want and
+ * returns the lowest count seen; a leaked thread never leaves.
+ */
+static inline int settled_thread_count(int want)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	int low = proc_count("/proc/self/task");
+
+	for (int i = 0; i < 100 && low > want; i++) {
+		int n;
+
+		nanosleep(&tick, NULL);
+		n = proc_count("/proc/self/task");
+		if (n >= 0 && n < low)
+			low = n;
+	}
+	return low;
 }
 
 #endif /* IA_COMMON_H */
