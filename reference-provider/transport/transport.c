@@ -200,12 +200,9 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 			do {
 				if (tp->ops->poll_completions) {
 					ref_ia_lock(ia);
-					if (ia->transport == tp &&
-					    !ia->closing) {
-						ref_waiter_running = w;
-						tp->ops->poll_completions(tp);
-						ref_waiter_running = NULL;
-					}
+					ref_waiter_running = w;
+					ref_conn_poll(ia);
+					ref_waiter_running = NULL;
 					ref_ia_unlock(ia);
 					if (w->woken)
 						break;
