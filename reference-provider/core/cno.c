@@ -224,7 +224,7 @@ DAT_RETURN ref_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK mask,
 		if (to_cno(obj)->agent.proxy_agent_func ||
 		    to_cno(obj)->agent.instance_data ||
 		    !ref_mutant("cno-query-skips-null-agent"))
-			param->agent = to_cno(obj)->agent;
+			ref_abi_fill_cno_agent(param, &to_cno(obj)->agent);
 	}
 	ref_obj_release(obj);
 	return rc;

@@ -313,6 +313,8 @@ DAT_RETURN ref_cr_query(DAT_CR_HANDLE cr, DAT_CR_PARAM_MASK mask,
 DAT_RETURN ref_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 			 DAT_COUNT pdata_size, const DAT_PVOID pdata);
 DAT_RETURN ref_cr_reject(DAT_CR_HANDLE cr);
+DAT_RETURN ref_cr_reject_with_data(DAT_CR_HANDLE cr, DAT_COUNT size,
+				   const DAT_PVOID pdata);
 DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL handoff);
 
 /* ---- hooks for core --------------------------------------------------------- */

@@ -379,6 +379,26 @@ DAT_RETURN ref_cr_reject(DAT_CR_HANDLE h)
 	return DAT_SUCCESS;
 }
 
+/*
+ * DAT 2.0's dat_cr_reject carries private data to the active side, under
+ * the same rules as dat_cr_accept's (size within max_private_data_size, a
+ * buffer when the size is not 0).
+ */
+DAT_RETURN ref_cr_reject_with_data(DAT_CR_HANDLE h, DAT_COUNT size,
+				   const DAT_PVOID pdata)
+{
+	struct ref_cr *cr;
+	DAT_RETURN rc = lookup_cr(h, &cr);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	if (size < 0 || size > cr->obj.ia->max_pdata)
+		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
+	if (size > 0 && !pdata)
+		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
+	return ref_cr_reject(h);
+}
+
 DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 {
 	struct ref_cr *cr;

@@ -310,6 +310,7 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		ev.event_data.dto_completion_event_data.status = st;
 		ev.event_data.dto_completion_event_data.transfered_length =
 			st == DAT_DTO_SUCCESS ? len : 0;
+		ref_abi_fill_dto_event(&ev, dto->op);
 	}
 	if (dto->srq) {
 		/* Counted as outstanding until the Consumer reaps the event

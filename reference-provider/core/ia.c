@@ -166,7 +166,7 @@ static void fill_ia_attr(struct ref_ia *ia)
 	a->max_iov_segments_per_dto = REF_MAX_IOV;
 	a->max_lmrs = REF_MAX_LMRS;
 	/* any mapped range can be registered: the address space bounds it */
-	a->max_lmr_block_size = (DAT_VLEN)UINTPTR_MAX;
+	a->max_lmr_block_size = REF_SEG_LENGTH_MAX;
 	a->max_lmr_virtual_address = (DAT_VADDR)UINTPTR_MAX;
 	a->max_pzs = REF_MAX_PZS;
 	a->max_message_size = REF_MAX_MESSAGE_SIZE;
@@ -212,6 +212,7 @@ static void fill_ia_attr(struct ref_ia *ia)
 		ia->transport_attr[1].value = NULL;
 	a->num_vendor_attr = 0;
 	a->vendor_attr = NULL;
+	ref_abi_fill_ia_attr(a);
 }
 
 static void fill_provider_attr(struct ref_ia *ia)
@@ -225,8 +226,10 @@ static void fill_provider_attr(struct ref_ia *ia)
 		 "datcts reference provider");
 	p->provider_version_major = 1;
 	p->provider_version_minor = 2;
-	p->dapl_version_major = 1;
-	p->dapl_version_minor = ref_mutant("ia-query-dapl-version-wrong") ? 1 : 2;
+	/* the DAT version of the ABI this library was built for */
+	p->dapl_version_major = DAT_VERSION_MAJOR;
+	p->dapl_version_minor = DAT_VERSION_MINOR +
+				(ref_mutant("ia-query-dapl-version-wrong") ? 1 : 0);
 	/* DAT_MEM_TYPE values are not bits: the "union" of 0, 1, 2 is 3 */
 	p->lmr_mem_types_supported = (DAT_MEM_TYPE)(DAT_MEM_TYPE_VIRTUAL |
 						    DAT_MEM_TYPE_LMR |
@@ -288,6 +291,7 @@ static void fill_provider_attr(struct ref_ia *ia)
 	ia->provider_specific_attr[0].value = ref_mutant_active();
 	p->num_provider_specific_attr = 1;
 	p->provider_specific_attr = ia->provider_specific_attr;
+	ref_abi_fill_provider_attr(p);
 }
 
 /* ---- dat_ia_open --------------------------------------------------------------- */

@@ -56,7 +56,7 @@
 #ifndef REF_H
 #define REF_H
 
-#include <dat/udat.h>
+#include "dat_abi.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -672,10 +672,5 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 void ref_evd_abort_waiter(struct ref_evd *evd);
 /* cno.c: cno of an EVD goes away from under the CNO (lock held). */
 void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed);
-
-/* ---- the dispatch table -------------------------------------------------- */
-
-/* Template: every registered IA name gets a copy with its device_name. */
-extern DAT_PROVIDER ref_provider;
 
 #endif /* REF_H */

@@ -129,6 +129,7 @@ DAT_RETURN ref_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
 		param->lmr_triplet = rmr->triplet;
 		param->mem_priv = rmr->priv;
 		param->rmr_context = rmr->rmr_context;
+		ref_abi_fill_rmr_param(param);
 		if (ref_mutant("rmr-query-context-wrong"))
 			param->rmr_context = rmr->rmr_context ^ 1;
 	}

@@ -1023,7 +1023,7 @@ static int sock_rdma_write(struct ref_tp_conn *cb, uint64_t seq,
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
 	struct frame f = { .type = F_RDMA_WRITE, .arg0 = seq,
-			   .arg1 = dto->remote.target_address,
+			   .arg1 = REF_RMR_TRIPLET_ADDRESS(&dto->remote),
 			   .arg2 = dto->remote.rmr_context,
 			   .length = (uint32_t)dto->length };
 	struct iovec iov[REF_MAX_IOV];
@@ -1038,7 +1038,7 @@ static int sock_rdma_read(struct ref_tp_conn *cb, uint64_t seq,
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
 	struct frame f = { .type = F_RDMA_READ_REQ, .arg0 = seq,
-			   .arg1 = dto->remote.target_address,
+			   .arg1 = REF_RMR_TRIPLET_ADDRESS(&dto->remote),
 			   .arg2 = dto->remote.rmr_context,
 			   .arg3 = (uint32_t)dto->remote.segment_length };
 

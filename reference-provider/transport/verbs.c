@@ -850,7 +850,7 @@ static int post_send(struct v_conn *c, const struct ref_dto *dto,
 			wr.imm_data = htonl(solicited ? 1u : 0u);
 		}
 	} else {
-		wr.wr.rdma.remote_addr = dto->remote.target_address;
+		wr.wr.rdma.remote_addr = REF_RMR_TRIPLET_ADDRESS(&dto->remote);
 		wr.wr.rdma.rkey = dto->remote.rmr_context;
 	}
 	if (ibv_post_send(c->qp, &wr, &bad) == 0)
