@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
 	build-essential cmake pkg-config          # C toolchain
 	libibverbs-dev librdmacm-dev              # rdma-core: the verbs transport
+	libdapl-dev dapl2-utils                   # DAT 2.0: headers, libdat2, OFA's test programs
 	python3 python3-pytest python3-jinja2     # the runner and reports
 	valgrind iproute2 procps openssh-client   # ip netns + ssh -G: tests/hosts
 )
