@@ -319,8 +319,6 @@ void dc_lmr_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
 #define dc_lmr(t, pz, len, priv, out)					\
 	dc_lmr_at((t), __FILE__, __LINE__, (pz), (len), (priv), (out))
 
-/* Segment descriptors over a dc_lmr (offsets are into m->buf). */
-DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
 /*
  * An lmr_context the IA never handed out (derived from @m's, so it differs
  * from it; a clash with another live context is a 2^-32 chance).  Not a
@@ -331,7 +329,6 @@ static inline DAT_LMR_CONTEXT dc_unissued_lmr_context(const struct dc_lmr *m)
 {
 	return ~m->lmr_context ^ 0x5a5a0000u;
 }
-DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
 
 /* One side of a connection: the objects a connected EP lives with. */
 struct dc_endpoint {
@@ -510,6 +507,14 @@ void dc_peer_wait_at(struct dc_ctx *t, const char *file, int line,
 
 /* Entry point used by the case binaries (libdatcts provides main()). */
 int dc_main(int argc, char **argv);
+
+/* ---- the rest of the fixture layer, one header per purpose ------------------ */
+
+#include "dc_abi.h"		/* calls that differ between DAT 1.2 and 2.0 */
+#include "dc_objects.h"		/* more objects, parameters, invalid handles */
+#include "dc_events.h"		/* events by content, waiters, watches */
+#include "dc_conn.h"		/* qualifiers, service points, pairs */
+#include "dc_mem.h"		/* patterns, buffers, synchronous DTOs, binds */
 
 #ifdef __cplusplus
 }

@@ -168,7 +168,6 @@ DAT_SRQ_HANDLE dc_srq_at(struct dc_ctx *t, const char *file, int line,
 void dc_lmr_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
 	       DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out)
 {
-	DAT_REGION_DESCRIPTION rd;
 	size_t align = t->prov_attr.optimal_buffer_alignment;
 
 	need_ia(t, file, line);
@@ -180,40 +179,9 @@ void dc_lmr_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up: no memory for a %llu-byte buffer",
 			  (unsigned long long)len);
-	out->len = len;
-	memset(&rd, 0, sizeof(rd));
-	rd.for_va = out->buf;
-	setup_ok(t, file, line,
-		 dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz, priv,
-				&out->lmr, &out->lmr_context,
-				&out->rmr_context, &out->registered_length,
-				&out->registered_address),
+	setup_ok(t, file, line, dc_lmr_register(t->ia, pz, out->buf, len, priv, out),
 		 "dat_lmr_create");
 }
-
-DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
-{
-	DAT_LMR_TRIPLET iov;
-
-	memset(&iov, 0, sizeof(iov));
-	iov.lmr_context = m->lmr_context;
-	iov.virtual_address = (DAT_VADDR)(uintptr_t)(m->buf + off);
-	iov.segment_length = len;
-	return iov;
-}
-
-DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
-{
-	DAT_RMR_TRIPLET iov;
-
-	memset(&iov, 0, sizeof(iov));
-	iov.rmr_context = m->rmr_context;
-	iov.target_address = (DAT_VADDR)(uintptr_t)(m->buf + off);
-	iov.segment_length = len;
-	return iov;
-}
-
-/* ---- endpoints and connections ---- */
 
 static DAT_COUNT opt_qlen(const struct dc_conn_opts *o)
 {

@@ -11,11 +11,11 @@ static DAT_CR_HANDLE request(struct dc_ctx *t, struct dc_endpoint *a, DAT_TIMEOU
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 
 	dc_endpoint(t, a, NULL);
-	DC_SETUP(lconnect_pd(t, a->ep, q, tmo, 0, NULL));
-	return await_cr(evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, a->ep, q, tmo, 0, NULL));
+	return dc_await_cr(t, evd, NULL);
 }
 
 /* Clause: the request still works: accepting it on a fresh EP connects. */
@@ -25,8 +25,8 @@ static void still_acceptable(struct dc_ctx *t, DAT_CR_HANDLE cr, struct dc_endpo
 
 	dc_endpoint(t, &b, NULL);
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
-	expect_conn_event(a->conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a->ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(a->conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a->ep);
 }
 
 DC_CASE(dat_cr_accept, establishes_explicit_ep,
@@ -37,17 +37,17 @@ DC_CASE(dat_cr_accept, establishes_explicit_ep,
 	DAT_CR_HANDLE cr = request(t, &a, 0);
 
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	ASSERT_STATE(b.ep, DAT_EP_STATE_CONNECTED);
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
-	fill(&ma, 0, 40, 0x19);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	dc_fill(ma.buf + 0, 40, 0x19);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 40, 2));
-	expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(mb.buf, 40, 0x19), "the accepted EP received wrong bytes");
+	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(mb.buf, 40, 0x19), "the accepted EP received wrong bytes");
 }
 
 DC_CASE(dat_cr_accept, establishes_implicit_ep,
@@ -59,11 +59,11 @@ DC_CASE(dat_cr_accept, establishes_implicit_ep,
 	DAT_CONN_QUAL q;
 
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, evd, &q, &rsp);
+	dc_rsp_any(t, e.ep, evd, &q, &rsp);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	DC_ASSERT_SUCCESS(dat_cr_accept(await_cr(evd, NULL), DAT_HANDLE_NULL, 0, NULL));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_accept(dc_await_cr(t, evd, NULL), DAT_HANDLE_NULL, 0, NULL));
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_CONNECTED);
 	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 
@@ -71,15 +71,15 @@ DC_CASE(dat_cr_accept, establishes_implicit_ep,
 		struct dc_endpoint a2, mine;
 		DAT_EVD_HANDLE pevd;
 		DAT_PSP_HANDLE psp;
-		DAT_CONN_QUAL pq = psp_any(DAT_PSP_PROVIDER_FLAG, &pevd, &psp);
+		DAT_CONN_QUAL pq = dc_psp_any(t, DAT_PSP_PROVIDER_FLAG, &pevd, &psp);
 		DAT_CR_HANDLE cr;
 		DAT_CR_PARAM c;
 		DAT_EP_PARAM nv;
 
 		dc_endpoint(t, &a2, NULL);
 		dc_endpoint(t, &mine, NULL);
-		DC_SETUP(lconnect(a2.ep, pq));
-		cr = await_cr(pevd, NULL);
+		DC_SETUP(dc_connect_to_self(t, a2.ep, pq, 0, 0, NULL));
+		cr = dc_await_cr(t, pevd, NULL);
 		memset(&c, 0, sizeof(c));
 		DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 		memset(&nv, 0, sizeof(nv));
@@ -92,7 +92,7 @@ DC_CASE(dat_cr_accept, establishes_implicit_ep,
 				       DAT_EP_FIELD_REQUEST_EVD_HANDLE |
 				       DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
 		DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
-		expect_conn_event(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
+		DC_ASSERT_CONN_EVENT(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
 		ASSERT_STATE(c.local_ep_handle, DAT_EP_STATE_CONNECTED);
 	}
 }
@@ -127,10 +127,10 @@ DC_CASE(dat_cr_accept, ep_given_for_implicit,
 
 	dc_endpoint(t, &e, NULL);
 	dc_endpoint(t, &other, NULL);
-	rsp_any(e.ep, evd, &q, &rsp);
+	dc_rsp_any(t, e.ep, evd, &q, &rsp);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	cr = await_cr(evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	cr = dc_await_cr(t, evd, NULL);
 	dc_snapshot(t, DC_OBJ_EP, e.ep, &se);
 	dc_snapshot(t, DC_OBJ_EP, other.ep, &so);
 	DC_ASSERT_RET_ANY(dat_cr_accept(cr, other.ep, 0, NULL),
@@ -139,7 +139,7 @@ DC_CASE(dat_cr_accept, ep_given_for_implicit,
 	DC_ASSERT_UNCHANGED(&so);
 	DC_ASSERT_NO_EVENT(a.conn_evd);
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
 }
 
 DC_CASE(dat_cr_accept, no_ep_for_explicit,
@@ -158,11 +158,11 @@ DC_CASE(dat_cr_accept, unsuitable_ep_no_effect,
 	.summary = "accepting on an EP that cannot take the request fails and changes nothing")
 {
 	struct dc_endpoint a;
-	struct pair busy;
+	struct dc_pair busy;
 	DAT_CR_HANDLE cr;
 	struct dc_snap before;
 
-	pair_up(&busy, NULL);
+	dc_pair_up(t, &busy, SUBJ_MEM, NULL);
 	cr = request(t, &a, 0);
 	dc_snapshot(t, DC_OBJ_EP, busy.b.ep, &before);
 	DC_ASSERT_RET_ANY(dat_cr_accept(cr, busy.b.ep, 0, NULL),
@@ -172,7 +172,7 @@ DC_CASE(dat_cr_accept, unsuitable_ep_no_effect,
 	DC_ASSERT_NO_EVENT(a.conn_evd);
 	DC_SETUP(post_recv1(busy.b.ep, &busy.mb, 0, 1024, 1));	/* old connection still up */
 	DC_SETUP(post_send1(busy.a.ep, &busy.ma, 0, 16, 2));
-	expect_dto(busy.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(busy.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	still_acceptable(t, cr, &a);
 }
 
@@ -185,20 +185,20 @@ DC_CASE(dat_cr_accept, accept_completion_error,
 	DAT_RETURN r;
 
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 256, 1));
 	DC_SETUP(post_recv1(b.ep, &mb, 256, 256, 2));
 	r = dat_cr_accept(cr, b.ep, 0, NULL);
 	if (r != DAT_SUCCESS) {
-		dc_note(t, "dat_cr_accept refused at once: %s", ret_s(r));
+		dc_note(t, "dat_cr_accept refused at once: %s", dc_ret_text(r));
 		ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);
 		return;
 	}
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, b.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, b.ep);
 	ASSERT_REACHES_STATE(b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
-	expect_dto(b.recv_evd, 1, DAT_DTO_ERR_FLUSHED);
-	expect_dto(b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
 }
 
 DC_CASE(dat_cr_accept, cr_destroyed,
@@ -232,7 +232,7 @@ DC_CASE(dat_cr_accept, invalid_ep_handle,
 	struct dc_endpoint a;
 	DAT_CR_HANDLE cr = request(t, &a, 0);
 
-	DC_ASSERT_RET(dat_cr_accept(cr, dead_ep(), 0, NULL), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_cr_accept(cr, dc_freed_ep(t), 0, NULL), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_cr_accept(cr, (DAT_EP_HANDLE)dc_pz(t), 0, NULL), DAT_INVALID_HANDLE);
 	still_acceptable(t, cr, &a);
 }
@@ -263,6 +263,6 @@ DC_CASE(dat_cr_accept, null_private_data_when_zero,
 
 	dc_endpoint(t, &b, NULL);
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
 }

@@ -15,11 +15,11 @@ struct two_sps {
 
 static void at_a(struct dc_ctx *t, struct two_sps *s)
 {
-	s->qa = psp_any(DAT_PSP_CONSUMER_FLAG, &s->evd_a, &s->psp_a);
-	s->qb = psp_any(DAT_PSP_CONSUMER_FLAG, &s->evd_b, &s->psp_b);
+	s->qa = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &s->evd_a, &s->psp_a);
+	s->qb = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &s->evd_b, &s->psp_b);
 	dc_endpoint(t, &s->req, NULL);
-	DC_SETUP(lconnect(s->req.ep, s->qa));
-	s->cr = await_cr(s->evd_a, NULL);
+	DC_SETUP(dc_connect_to_self(t, s->req.ep, s->qa, 0, 0, NULL));
+	s->cr = dc_await_cr(t, s->evd_a, NULL);
 	memset(&s->c, 0, sizeof(s->c));
 	DC_SETUP(dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &s->c));
 }
@@ -42,8 +42,8 @@ DC_CASE(dat_cr_handoff, delivered_to_other_sp,
 	DC_ASSERT_EQ(c2.remote_port_qual, s.c.remote_port_qual);
 	dc_endpoint(t, &b, NULL);
 	DC_ASSERT_SUCCESS(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
-	expect_conn_event(s.req.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s.req.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(s.req.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s.req.ep);
 	DC_ASSERT_NO_EVENT(s.evd_a);
 }
 
@@ -77,8 +77,8 @@ DC_CASE(dat_cr_handoff, invalid_qualifier,
 	struct dc_endpoint b;
 
 	at_a(t, &s);
-	DC_ASSERT_RET(dat_cr_handoff(s.cr, free_qual()), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_cr_handoff(s.cr, dc_free_conn_qual(t)), DAT_INVALID_PARAMETER);
 	dc_endpoint(t, &b, NULL);
 	DC_ASSERT_SUCCESS(dat_cr_accept(s.cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 }

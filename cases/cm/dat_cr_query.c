@@ -11,11 +11,11 @@ static DAT_CR_HANDLE request_pd(struct dc_ctx *t, struct dc_endpoint *a, DAT_PSP
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(flags, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, flags, &evd, &psp);
 
 	dc_endpoint(t, a, NULL);
-	DC_SETUP(lconnect_pd(t, a->ep, q, 0, pn, pd));
-	return await_cr(evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, a->ep, q, 0, pn, pd));
+	return dc_await_cr(t, evd, NULL);
 }
 
 DC_CASE(dat_cr_query, remote_address_and_port,
@@ -35,7 +35,7 @@ DC_CASE(dat_cr_query, remote_address_and_port,
 		DC_ASSERT(((const struct sockaddr_in *)c.remote_ia_address_ptr)->sin_addr.s_addr ==
 			  ((const struct sockaddr_in *)me)->sin_addr.s_addr,
 			  "remote_ia_address is not the requester's IA address");
-	DC_ASSERT_EQ(c.remote_port_qual, ep_param(a.ep).local_port_qual);
+	DC_ASSERT_EQ(c.remote_port_qual, dc_ep_param(t, a.ep).local_port_qual);
 }
 
 DC_CASE(dat_cr_query, private_data,
@@ -82,11 +82,11 @@ DC_CASE(dat_cr_query, local_ep,
 		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
 	}
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, evd, &q, &rsp);
+	dc_rsp_any(t, e.ep, evd, &q, &rsp);
 	dc_endpoint(t, &a3, NULL);
-	DC_SETUP(lconnect(a3.ep, q));
+	DC_SETUP(dc_connect_to_self(t, a3.ep, q, 0, 0, NULL));
 	memset(&c, 0, sizeof(c));
-	DC_ASSERT_SUCCESS(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_SUCCESS(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT_PTR_EQ(c.local_ep_handle, e.ep);
 }
 
@@ -148,5 +148,5 @@ DC_CASE(dat_cr_query, invalid_mask,
 	DC_ASSERT_RET(dat_cr_query(cr, (DAT_CR_PARAM_MASK)0x80000000u, &c), DAT_INVALID_PARAMETER);
 	dc_endpoint(t, &b, NULL);
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 }

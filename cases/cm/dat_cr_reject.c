@@ -9,13 +9,13 @@ DC_CASE(dat_cr_reject, rejects,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	struct dc_endpoint a;
 
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	DC_ASSERT_SUCCESS(dat_cr_reject(await_cr(evd, NULL)));
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_reject(dc_await_cr(t, evd, NULL)));
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
 	ASSERT_STATE(a.ep, DAT_EP_STATE_DISCONNECTED);
 }
 
@@ -24,15 +24,15 @@ DC_CASE(dat_cr_reject, cr_destroyed,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	struct dc_endpoint a, b;
 	DAT_CR_HANDLE cr;
 	DAT_CR_PARAM c;
 
 	dc_endpoint(t, &a, NULL);
 	dc_endpoint(t, &b, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	cr = await_cr(evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	cr = dc_await_cr(t, evd, NULL);
 	DC_SETUP(dat_cr_reject(cr));
 	DC_ASSERT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 0, NULL), DAT_INVALID_HANDLE);
@@ -44,16 +44,16 @@ DC_CASE(dat_cr_reject, provider_ep_reverts,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_PROVIDER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_PROVIDER_FLAG, &evd, &psp);
 	struct dc_endpoint a, a2;
 	DAT_CR_PARAM c;
 
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	DC_ASSERT_SUCCESS(dat_cr_reject(await_cr(evd, NULL)));
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_reject(dc_await_cr(t, evd, NULL)));
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
 	dc_endpoint(t, &a2, NULL);
-	DC_SETUP(lconnect(a2.ep, q));
+	DC_SETUP(dc_connect_to_self(t, a2.ep, q, 0, 0, NULL));
 	{
 		/* the PSP keeps serving: the next request must arrive */
 		DAT_EVENT ev;
@@ -62,7 +62,7 @@ DC_CASE(dat_cr_reject, provider_ep_reverts,
 		DC_ASSERT(r == DAT_SUCCESS &&
 			  ev.event_number == DAT_CONNECTION_REQUEST_EVENT,
 			  "after the reject the PSP took no further request within 5 s (%s)",
-			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : ret_s(r));
+			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : dc_ret_text(r));
 		memset(&c, 0, sizeof(c));
 		DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
 					       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
@@ -79,10 +79,10 @@ DC_CASE(dat_cr_reject, rsp_ep_reverts_to_consumer,
 	DAT_CONN_QUAL q;
 
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, evd, &q, &rsp);
+	dc_rsp_any(t, e.ep, evd, &q, &rsp);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	DC_ASSERT_SUCCESS(dat_cr_reject(await_cr(evd, NULL)));
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_reject(dc_await_cr(t, evd, NULL)));
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
 }
@@ -92,13 +92,13 @@ DC_CASE(dat_cr_reject, invalid_handle,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	struct dc_endpoint a;
 	DAT_CR_HANDLE cr;
 
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
-	cr = await_cr(evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	cr = dc_await_cr(t, evd, NULL);
 	DC_SETUP(dat_cr_reject(cr));
 	DC_ASSERT_RET(dat_cr_reject(cr), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_cr_reject((DAT_CR_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);

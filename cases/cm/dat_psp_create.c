@@ -22,7 +22,7 @@ static DAT_CR_HANDLE expect_request(struct dc_ctx *t, DAT_CONN_QUAL q, DAT_EVD_H
 	DAT_EVENT ev;
 
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(lconnect(e.ep, q));
+	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	if (arr)
 		*arr = ev.event_data.cr_arrival_event_data;
@@ -42,7 +42,7 @@ static void assert_qual_free(struct dc_ctx *t, DAT_CONN_QUAL q)
 DC_CASE(dat_psp_create, listening_on_return,
 	.summary = "once dat_psp_create returns, requests to the qualifier arrive")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp = psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
 	DAT_CR_ARRIVAL_EVENT_DATA arr;
@@ -56,7 +56,7 @@ DC_CASE(dat_psp_create, listening_on_return,
 DC_CASE(dat_psp_create, persistent,
 	.summary = "a PSP keeps listening: three requests, three Connection Requests")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp = psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
 	DAT_CR_HANDLE crs[3];
@@ -77,7 +77,7 @@ DC_CASE(dat_psp_create, backlog_is_evd_qlen,
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 1, DAT_EVD_CR_FLAG);
 	DAT_EVD_PARAM ep;
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	struct dc_endpoint extra, late;
 	DAT_EVENT ev;
 
@@ -88,23 +88,23 @@ DC_CASE(dat_psp_create, backlog_is_evd_qlen,
 		struct dc_endpoint e;
 
 		dc_endpoint(t, &e, NULL);
-		DC_SETUP(lconnect(e.ep, q));
+		DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
 	}
 	dc_endpoint(t, &extra, NULL);
-	DC_SETUP(lconnect_pd(t, extra.ep, q, 3000000, 0, NULL));
-	expect_conn_event(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
+	DC_SETUP(dc_connect_to_self(t, extra.ep, q, 3000000, 0, NULL));
+	DC_ASSERT_CONN_EVENT(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
 	/* Take one request off the queue: a new one fits again. */
 	DC_SETUP(dc_wait_event(t, evd, -1, &ev));
 	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
 	dc_endpoint(t, &late, NULL);
-	DC_SETUP(lconnect(late.ep, q));
+	DC_SETUP(dc_connect_to_self(t, late.ep, q, 0, 0, NULL));
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, NULL);
 }
 
 DC_CASE(dat_psp_create, consumer_flag_no_ep,
 	.summary = "with the consumer flag a request carries no EP")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_CR_PARAM c;
 
@@ -118,7 +118,7 @@ DC_CASE(dat_psp_create, provider_flag_creates_ep,
 	.summary = "with the provider flag each request carries its own Provider EP, TENTATIVE",
 	.requires = "ep_creator!=0")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_EP_HANDLE eps[2];
 
@@ -145,7 +145,7 @@ DC_CASE(dat_psp_create, flag_unsatisfiable,
 	DAT_EP_CREATOR_FOR_PSP cr = t->prov_attr.ep_creator;
 
 	for (int i = 0; i < 2; i++) {
-		DAT_CONN_QUAL q = free_qual();
+		DAT_CONN_QUAL q = dc_free_conn_qual(t);
 		DAT_PSP_HANDLE psp;
 		bool can = cr == DAT_PSP_CREATES_EP_IFASKED ||
 			   (cr == DAT_PSP_CREATES_EP_NEVER && flags[i] == DAT_PSP_CONSUMER_FLAG) ||
@@ -166,7 +166,7 @@ DC_CASE(dat_psp_create, provider_ep_null_handles,
 	.summary = "a Provider EP has no PZ and no EVDs",
 	.requires = "ep_creator!=0")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_CR_PARAM c;
 	DAT_EP_PARAM p;
@@ -174,7 +174,7 @@ DC_CASE(dat_psp_create, provider_ep_null_handles,
 	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
 	memset(&c, 0, sizeof(c));
 	DC_SETUP(dat_cr_query(expect_request(t, q, evd, NULL), DAT_CR_FIELD_ALL, &c));
-	p = ep_param_checked(c.local_ep_handle);
+	p = DC_EP_PARAM(c.local_ep_handle);
 	DC_ASSERT_PTR_EQ(p.pz_handle, DAT_HANDLE_NULL);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, DAT_HANDLE_NULL);
 	DC_ASSERT_PTR_EQ(p.request_evd_handle, DAT_HANDLE_NULL);
@@ -185,7 +185,7 @@ DC_CASE(dat_psp_create, provider_ep_attrs_match_request,
 	.summary = "the Provider EP's attributes fit the active request",
 	.requires = "ep_creator!=0")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	struct dc_endpoint a;
 	DAT_CR_PARAM c;
@@ -193,11 +193,11 @@ DC_CASE(dat_psp_create, provider_ep_attrs_match_request,
 
 	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	memset(&c, 0, sizeof(c));
-	DC_SETUP(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_ALL, &c));
-	pa = ep_param_checked(c.local_ep_handle).ep_attr;
-	aa = ep_param(a.ep).ep_attr;
+	DC_SETUP(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_ALL, &c));
+	pa = DC_EP_PARAM(c.local_ep_handle).ep_attr;
+	aa = dc_ep_param(t, a.ep).ep_attr;
 	DC_ASSERT_EQ(pa.service_type, DAT_SERVICE_TYPE_RC);
 	DC_ASSERT_GE(pa.max_rdma_read_in, aa.max_rdma_read_out);
 	DC_ASSERT_GE(pa.max_message_size, 1);
@@ -207,7 +207,7 @@ DC_CASE(dat_psp_create, provider_ep_modifiable,
 	.summary = "the Provider EP takes the Consumer's PZ and EVDs and then carries the connection",
 	.requires = "ep_creator!=0")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	struct dc_endpoint a, mine;
 	struct dc_lmr m, ma;
@@ -218,10 +218,10 @@ DC_CASE(dat_psp_create, provider_ep_modifiable,
 	psp_on(t, q, evd, DAT_PSP_PROVIDER_FLAG);
 	dc_endpoint(t, &a, NULL);
 	dc_endpoint(t, &mine, NULL);	/* supplies PZ and EVDs */
-	dc_lmr(t, mine.pz, 4096, RW_PRIV, &m);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	DC_SETUP(lconnect(a.ep, q));
-	cr = await_cr(evd, NULL);
+	dc_lmr(t, mine.pz, 4096, DC_PRIV_LOCAL, &m);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	cr = dc_await_cr(t, evd, NULL);
 	memset(&c, 0, sizeof(c));
 	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 	memset(&nv, 0, sizeof(nv));
@@ -235,18 +235,18 @@ DC_CASE(dat_psp_create, provider_ep_modifiable,
 					DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
 	DC_ASSERT_SUCCESS(post_recv1(c.local_ep_handle, &m, 0, 1024, 1));
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
-	expect_conn_event(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
+	DC_ASSERT_CONN_EVENT(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
 	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	fill(&ma, 0, 99, 0x17);
+	dc_fill(ma.buf + 0, 99, 0x17);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 99, 2));
-	expect_dto(mine.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(m.buf, 99, 0x17), "the message did not land in the Consumer's LMR");
+	DC_ASSERT_DTO(mine.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(m.buf, 99, 0x17), "the message did not land in the Consumer's LMR");
 }
 
 DC_CASE(dat_psp_create, invalid_ia_handle,
 	.summary = "an ia_handle that is not an open IA is an invalid handle")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_PSP_HANDLE psp;
 
 	DC_ASSERT_RET(dat_psp_create((DAT_IA_HANDLE)dc_pz(t), q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
@@ -258,10 +258,10 @@ DC_CASE(dat_psp_create, invalid_ia_handle,
 DC_CASE(dat_psp_create, invalid_evd_handle,
 	.summary = "a freed EVD or a handle of another type as evd_handle is an invalid handle")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create(t->ia, q, dead_evd(DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG, &psp),
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_freed_evd(t, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG, &psp),
 		      DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_psp_create(t->ia, q, (DAT_EVD_HANDLE)dc_pz(t), DAT_PSP_CONSUMER_FLAG, &psp),
 		      DAT_INVALID_HANDLE);
@@ -273,7 +273,7 @@ DC_CASE(dat_psp_create, evd_without_cr_flag,
 {
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create(t->ia, free_qual(), dc_evd(t, 4, DAT_EVD_DTO_FLAG),
+	DC_ASSERT_RET(dat_psp_create(t->ia, dc_free_conn_qual(t), dc_evd(t, 4, DAT_EVD_DTO_FLAG),
 				     DAT_PSP_CONSUMER_FLAG, &psp),
 		      DAT_INVALID_HANDLE);
 }
@@ -281,7 +281,7 @@ DC_CASE(dat_psp_create, evd_without_cr_flag,
 DC_CASE(dat_psp_create, invalid_flags,
 	.summary = "psp_flags other than consumer/provider are invalid")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_PSP_HANDLE psp;
 
 	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG), (DAT_PSP_FLAGS)0x2, &psp),
@@ -294,7 +294,7 @@ DC_CASE(dat_psp_create, invalid_flags,
 DC_CASE(dat_psp_create, conn_qual_in_use,
 	.summary = "a qualifier held by a PSP or an RSP cannot take another PSP")
 {
-	DAT_CONN_QUAL q = free_qual(), q2;
+	DAT_CONN_QUAL q = dc_free_conn_qual(t), q2;
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp;
 	DAT_RSP_HANDLE rsp;
@@ -306,7 +306,7 @@ DC_CASE(dat_psp_create, conn_qual_in_use,
 		      DAT_CONN_QUAL_IN_USE);
 	expect_request(t, q, evd, NULL);	/* the first PSP still works */
 	dc_endpoint(t, &r, NULL);
-	rsp_any(r.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q2, &rsp);
+	dc_rsp_any(t, r.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q2, &rsp);
 	DC_ASSERT_RET(dat_psp_create(t->ia, q2, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
 				     &psp),
 		      DAT_CONN_QUAL_IN_USE);

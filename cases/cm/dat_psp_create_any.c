@@ -21,7 +21,7 @@ DC_CASE(dat_psp_create_any, returns_qual_and_psp,
 	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &pp));
 	DC_ASSERT_EQ(pp.conn_qual, q);
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(lconnect(e.ep, q));
+	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, q);
 	DC_ASSERT_PTR_EQ(ev.event_data.cr_arrival_event_data.sp_handle.psp_handle, psp);
@@ -30,7 +30,7 @@ DC_CASE(dat_psp_create_any, returns_qual_and_psp,
 DC_CASE(dat_psp_create_any, qual_unused,
 	.summary = "the chosen qualifiers are distinct and never one already in use")
 {
-	DAT_CONN_QUAL used = free_qual(), got[16];
+	DAT_CONN_QUAL used = dc_free_conn_qual(t), got[16];
 	DAT_PSP_HANDLE psp;
 
 	DC_SETUP(dat_psp_create(t->ia, used, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
@@ -93,17 +93,17 @@ DC_CASE(dat_psp_create_any, provider_ep_null_handles,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_PROVIDER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_PROVIDER_FLAG, &evd, &psp);
 	struct dc_endpoint e;
 	DAT_CR_PARAM c;
 	DAT_EP_PARAM p;
 
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(lconnect(e.ep, q));
+	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
 	memset(&c, 0, sizeof(c));
-	DC_SETUP(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_ALL, &c));
+	DC_SETUP(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_ALL, &c));
 	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
-	p = ep_param_checked(c.local_ep_handle);
+	p = DC_EP_PARAM(c.local_ep_handle);
 	DC_ASSERT_PTR_EQ(p.pz_handle, DAT_HANDLE_NULL);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, DAT_HANDLE_NULL);
 	DC_ASSERT_PTR_EQ(p.request_evd_handle, DAT_HANDLE_NULL);
@@ -128,7 +128,7 @@ DC_CASE(dat_psp_create_any, invalid_evd_handle,
 	DAT_CONN_QUAL q;
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create_any(t->ia, &q, dead_evd(DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+	DC_ASSERT_RET(dat_psp_create_any(t->ia, &q, dc_freed_evd(t, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
 					 &psp),
 		      DAT_INVALID_HANDLE);
 }

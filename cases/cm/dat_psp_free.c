@@ -11,7 +11,7 @@ DC_CASE(dat_psp_free, handle_unusable_after_free,
 	DAT_PSP_HANDLE psp;
 	DAT_PSP_PARAM p;
 
-	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_ASSERT_SUCCESS(dat_psp_free(psp));
 	DC_ASSERT_RET(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
 }
@@ -21,13 +21,13 @@ DC_CASE(dat_psp_free, later_requests_rejected,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	struct dc_endpoint e;
 
 	DC_SETUP(dat_psp_free(psp));
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(lconnect(e.ep, q));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
+	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	DC_ASSERT_NO_EVENT(evd);
 }
@@ -37,7 +37,7 @@ DC_CASE(dat_psp_free, previous_requests_unaffected,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	struct dc_endpoint a, b;
 	struct dc_lmr ma, mb;
 	DAT_CR_HANDLE cr;
@@ -45,19 +45,19 @@ DC_CASE(dat_psp_free, previous_requests_unaffected,
 
 	dc_endpoint(t, &a, NULL);
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
-	DC_SETUP(lconnect(a.ep, q));
-	cr = await_cr(evd, NULL);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	cr = dc_await_cr(t, evd, NULL);
 	DC_SETUP(dat_psp_free(psp));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
-	fill(&ma, 0, 64, 0x23);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	dc_fill(ma.buf + 0, 64, 0x23);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 64, 2));
-	expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_psp_free, in_progress_consistent,
@@ -65,13 +65,13 @@ DC_CASE(dat_psp_free, in_progress_consistent,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	struct dc_endpoint e;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(lconnect(e.ep, q));
+	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
 	DC_SETUP(dat_psp_free(psp));		/* races the request */
 	r = dc_wait_event(t, e.conn_evd, 1000, &ev);
 	if (r == DAT_SUCCESS) {
@@ -83,7 +83,7 @@ DC_CASE(dat_psp_free, in_progress_consistent,
 	/* No outcome yet: then the request must be waiting on the EVD. */
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
 	dc_note(t, "the request arrived before the free");
 }
 
@@ -92,7 +92,7 @@ DC_CASE(dat_psp_free, qual_reusable,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 
 	DC_SETUP(dat_psp_free(psp));
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
@@ -105,7 +105,7 @@ DC_CASE(dat_psp_free, invalid_handle,
 	DAT_PSP_HANDLE psp;
 
 	DC_ASSERT_RET(dat_psp_free((DAT_PSP_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);
-	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_SETUP(dat_psp_free(psp));
 	DC_ASSERT_RET(dat_psp_free(psp), DAT_INVALID_HANDLE);
 }

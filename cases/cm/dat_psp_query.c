@@ -9,7 +9,7 @@ DC_CASE(dat_psp_query, returns_params,
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DAT_PSP_PARAM p;
 
 	memset(&p, 0xA5, sizeof(p));
@@ -39,7 +39,7 @@ DC_CASE(dat_psp_query, invalid_handle,
 	DAT_PSP_HANDLE psp;
 	DAT_PSP_PARAM p;
 
-	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_SETUP(dat_psp_free(psp));
 	DC_ASSERT_RET(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_psp_query((DAT_PSP_HANDLE)dc_pz(t), DAT_PSP_FIELD_ALL, &p),
@@ -53,7 +53,7 @@ DC_CASE(dat_psp_query, invalid_mask,
 	DAT_PSP_HANDLE psp;
 	DAT_PSP_PARAM p;
 
-	psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_ASSERT_RET(dat_psp_query(psp, (DAT_PSP_PARAM_MASK)0x10, &p), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_psp_query(psp, (DAT_PSP_PARAM_MASK)0x80000000u, &p), DAT_INVALID_PARAMETER);
 }

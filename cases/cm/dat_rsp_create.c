@@ -16,7 +16,7 @@ static void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
 {
 	dc_endpoint(t, &f->e, NULL);
 	f->evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
-	rsp_any(f->e.ep, f->evd, &f->q, &f->rsp);
+	dc_rsp_any(t, f->e.ep, f->evd, &f->q, &f->rsp);
 }
 
 DC_CASE(dat_rsp_create, ep_reserved,
@@ -27,7 +27,7 @@ DC_CASE(dat_rsp_create, ep_reserved,
 
 	dc_endpoint(t, &f.e, NULL);
 	f.evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
-	f.q = free_qual();
+	f.q = dc_free_conn_qual(t);
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &f.rsp));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
 	memset(&p, 0, sizeof(p));
@@ -46,7 +46,7 @@ DC_CASE(dat_rsp_create, request_carries_ep,
 
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, f.q));
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
 	DC_ASSERT_EVENT(f.evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	arr = ev.event_data.cr_arrival_event_data;
 	DC_ASSERT_EQ(arr.conn_qual, f.q);
@@ -66,9 +66,9 @@ DC_CASE(dat_rsp_create, at_most_one_request,
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
 	dc_endpoint(t, &b, NULL);
-	DC_SETUP(lconnect(a.ep, f.q));
-	await_cr(f.evd, NULL);
-	DC_SETUP(lconnect_pd(t, b.ep, f.q, 1000000, 0, NULL));
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
+	dc_await_cr(t, f.evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, b.ep, f.q, 1000000, 0, NULL));
 	DC_ASSERT_SUCCESS(dc_wait_event(t, b.conn_evd, -1, &ev));
 	dc_note(t, "second requester: %s", dc_event_name(ev.event_number));
 	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
@@ -87,18 +87,18 @@ DC_CASE(dat_rsp_create, accept_connects_ep,
 
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	dc_lmr(t, f.e.pz, 4096, RW_PRIV, &mb);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, f.e.pz, 4096, DC_PRIV_LOCAL, &mb);
 	DC_SETUP(post_recv1(f.e.ep, &mb, 0, 1024, 1));
-	DC_SETUP(lconnect(a.ep, f.q));
-	DC_ASSERT_SUCCESS(dat_cr_accept(await_cr(f.evd, NULL), DAT_HANDLE_NULL, 0, NULL));
-	expect_conn_event(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_accept(dc_await_cr(t, f.evd, NULL), DAT_HANDLE_NULL, 0, NULL));
+	DC_ASSERT_CONN_EVENT(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_CONNECTED);
 	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	fill(&ma, 0, 50, 0x2A);
+	dc_fill(ma.buf + 0, 50, 0x2A);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 50, 2));
-	expect_dto(f.e.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(mb.buf, 50, 0x2A), "the reserved EP received wrong bytes");
+	DC_ASSERT_DTO(f.e.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(mb.buf, 50, 0x2A), "the reserved EP received wrong bytes");
 }
 
 DC_CASE(dat_rsp_create, reject_returns_ep,
@@ -112,12 +112,12 @@ DC_CASE(dat_rsp_create, reject_returns_ep,
 
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, f.q));
-	DC_SETUP(dat_cr_reject(await_cr(f.evd, NULL)));
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
+	DC_SETUP(dat_cr_reject(dc_await_cr(t, f.evd, NULL)));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
-	q2 = psp_any(DAT_PSP_CONSUMER_FLAG, &evd2, &psp2);
-	DC_ASSERT_SUCCESS(lconnect(f.e.ep, q2));
-	await_cr(evd2, NULL);
+	q2 = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd2, &psp2);
+	DC_ASSERT_SUCCESS(dc_connect_to_self(t, f.e.ep, q2, 0, 0, NULL));
+	dc_await_cr(t, evd2, NULL);
 }
 
 DC_CASE(dat_rsp_create, null_ep_provider_created,
@@ -125,7 +125,7 @@ DC_CASE(dat_rsp_create, null_ep_provider_created,
 	.requires = "ep_creator!=0")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_RSP_HANDLE rsp;
 	struct dc_endpoint a;
 	DAT_CR_PARAM c;
@@ -133,9 +133,9 @@ DC_CASE(dat_rsp_create, null_ep_provider_created,
 
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, DAT_HANDLE_NULL, evd, &rsp));
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, q));
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	memset(&c, 0, sizeof(c));
-	DC_ASSERT_SUCCESS(dat_cr_query(await_cr(evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_SUCCESS(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
 	DC_ASSERT_SUCCESS(dat_get_handle_type(c.local_ep_handle, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
@@ -157,7 +157,7 @@ DC_CASE(dat_rsp_create, invalid_ia_handle,
 	.summary = "an ia_handle that is not an open IA is an invalid handle")
 {
 	struct dc_endpoint e;
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);
@@ -171,11 +171,11 @@ DC_CASE(dat_rsp_create, invalid_evd_handle,
 	.summary = "a freed EVD is an invalid handle")
 {
 	struct dc_endpoint e;
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, e.ep, dead_evd(DAT_EVD_CR_FLAG), &rsp),
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, e.ep, dc_freed_evd(t, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_HANDLE);
 	nothing_taken(t, e.ep, DAT_EP_STATE_UNCONNECTED, q);
 }
@@ -183,10 +183,10 @@ DC_CASE(dat_rsp_create, invalid_evd_handle,
 DC_CASE(dat_rsp_create, invalid_ep_handle,
 	.summary = "a freed EP or a handle of another type as ep_handle is an invalid handle")
 {
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_RSP_HANDLE rsp;
 
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, dead_ep(), dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, dc_freed_ep(t), dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_rsp_create(t->ia, q, (DAT_EP_HANDLE)dc_pz(t),
 				     dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
@@ -197,12 +197,12 @@ DC_CASE(dat_rsp_create, invalid_ep_handle,
 DC_CASE(dat_rsp_create, ep_not_unconnected,
 	.summary = "a Connected or already Reserved EP cannot be reserved")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct rsp_fix f;
-	DAT_CONN_QUAL q = free_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_RSP_HANDLE rsp;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, p.a.ep, DAT_EP_STATE_CONNECTED, q);
@@ -219,7 +219,7 @@ DC_CASE(dat_rsp_create, conn_qual_in_use,
 	struct dc_endpoint e;
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = psp_any(DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);

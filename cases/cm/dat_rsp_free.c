@@ -15,7 +15,7 @@ static void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
 {
 	dc_endpoint(t, &f->e, NULL);
 	f->evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
-	rsp_any(f->e.ep, f->evd, &f->q, &f->rsp);
+	dc_rsp_any(t, f->e.ep, f->evd, &f->q, &f->rsp);
 }
 
 DC_CASE(dat_rsp_free, handle_unusable_after_free,
@@ -38,8 +38,8 @@ DC_CASE(dat_rsp_free, later_requests_rejected,
 	rsp_up(t, &f);
 	DC_SETUP(dat_rsp_free(f.rsp));
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, f.q));
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, a.ep);
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, a.ep);
 	ASSERT_STATE(a.ep, DAT_EP_STATE_DISCONNECTED);
 	DC_ASSERT_NO_EVENT(f.evd);
 }
@@ -53,11 +53,11 @@ DC_CASE(dat_rsp_free, previous_request_unaffected,
 
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, f.q));
-	cr = await_cr(f.evd, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
+	cr = dc_await_cr(t, f.evd, NULL);
 	DC_ASSERT_RET_ANY(dat_rsp_free(f.rsp), DAT_SUCCESS, DAT_INVALID_HANDLE);
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
-	expect_conn_event(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
+	DC_ASSERT_CONN_EVENT(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_CONNECTED);
 }
 
@@ -84,7 +84,7 @@ DC_CASE(dat_rsp_free, in_progress_consistent,
 
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
-	DC_SETUP(lconnect(a.ep, f.q));
+	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
 	r = dat_rsp_free(f.rsp);		/* races the request */
 	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_HANDLE);
 	r = dc_wait_event(t, a.conn_evd, 1000, &ev);

@@ -14,7 +14,7 @@ DC_CASE(dat_rsp_query, returns_params,
 	DAT_RSP_PARAM p;
 
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, evd, &q, &rsp);
+	dc_rsp_any(t, e.ep, evd, &q, &rsp);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &p));
 	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
@@ -44,7 +44,7 @@ DC_CASE(dat_rsp_query, invalid_handle,
 	DAT_RSP_PARAM p;
 
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
+	dc_rsp_any(t, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
 	DC_SETUP(dat_rsp_free(rsp));
 	DC_ASSERT_RET(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_rsp_query((DAT_RSP_HANDLE)dc_pz(t), DAT_RSP_FIELD_ALL, &p),
@@ -60,7 +60,7 @@ DC_CASE(dat_rsp_query, invalid_mask,
 	DAT_RSP_PARAM p;
 
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
+	dc_rsp_any(t, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
 	DC_ASSERT_RET(dat_rsp_query(rsp, (DAT_RSP_PARAM_MASK)0x10, &p), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_rsp_query(rsp, (DAT_RSP_PARAM_MASK)0x80000000u, &p), DAT_INVALID_PARAMETER);
 }

@@ -17,7 +17,7 @@ DC_CASE(dat_cno_create, returns_handle,
 	DC_ASSERT(cno != DAT_HANDLE_NULL, "dat_cno_create succeeded but returned DAT_HANDLE_NULL");
 	DC_ASSERT_SUCCESS(dat_get_handle_type(cno, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_CNO);
-	p = cno_param_checked(cno);
+	p = DC_CNO_PARAM(cno);
 	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(p.agent.instance_data, rec);
 	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_,
@@ -27,8 +27,8 @@ DC_CASE(dat_cno_create, returns_handle,
 DC_CASE(dat_cno_create, starts_unattached,
 	.summary = "a new CNO has no notification pending and nothing using it")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE got = GARBAGE_EVD;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE got = DC_UNWRITTEN_EVD;
 
 	DC_ASSERT_RET(dat_cno_wait(cno, 20000, &got), DAT_QUEUE_EMPTY);
 	DC_ASSERT_SUCCESS(dat_cno_free(cno));
@@ -38,13 +38,13 @@ DC_CASE(dat_cno_create, agent_invoked,
 	.summary = "the agent given at creation is called with its instance data and the EVD on a trigger")
 {
 	struct agent_rec *rec = agent_rec_new();
-	DAT_CNO_HANDLE cno = new_cno(agent_of(rec));
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_HANDLE cno = dc_cno(t, agent_of(rec));
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
 
 	post(evd, TAG(1));
-	DC_ASSERT(agent_calls_within(rec, 1, wait_ms(t)),
+	DC_ASSERT(agent_calls_within(rec, 1, dc_wait_ms(t)),
 		  "the OS Wait Proxy Agent was not called within %ld ms of the trigger",
-		  wait_ms(t));
+		  dc_wait_ms(t));
 	DC_ASSERT_PTR_EQ(rec->inst, rec);
 	DC_ASSERT_PTR_EQ(rec->evd, evd);
 }
@@ -53,40 +53,40 @@ DC_CASE(dat_cno_create, agent_one_shot,
 	.summary = "the CNO drops its agent after the agent's first call")
 {
 	struct agent_rec *rec = agent_rec_new();
-	DAT_CNO_HANDLE cno = new_cno(agent_of(rec));
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_cno(t, agent_of(rec));
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 	DAT_CNO_PARAM p;
 
 	post(evd, TAG(1));
-	DC_SETUP_ASSERT(agent_calls_within(rec, 1, wait_ms(t)),
+	DC_SETUP_ASSERT(agent_calls_within(rec, 1, dc_wait_ms(t)),
 			"set-up: the agent was not called for the first trigger");
-	p = cno_param_checked(cno);
+	p = DC_CNO_PARAM(cno);
 	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
 		  "after the agent was called, dat_cno_query still reports agent {%p, %p}",
 		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
 	cno_drain(cno);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(2));
 	EXPECT_CNO_WOKEN(w, evd, "a second trigger");
-	DC_ASSERT(!agent_calls_within(rec, 2, QUIET_MS),
+	DC_ASSERT(!agent_calls_within(rec, 2, DC_QUIET_MS),
 		  "the agent was called again for the second trigger");
 }
 
 DC_CASE(dat_cno_create, null_agent,
 	.summary = "DAT_OS_WAIT_PROXY_AGENT_NULL gives a CNO without agent that still wakes waiters")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_CNO_PARAM p = cno_param_checked(cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_PARAM p = DC_CNO_PARAM(cno);
+	struct dc_waiter *w;
 
 	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
 		  "a CNO created without agent reports agent {%p, %p}",
 		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post");
 }
@@ -160,12 +160,12 @@ DC_CASE(dat_cno_create, mt_safe,
 	run_threads(NT, creator_main, c);
 	for (int i = 0; i < NT; i++)
 		DC_ASSERT(c[i].bad == DAT_SUCCESS, "thread %d: dat_cno_create returned %s",
-			  i, ret_s(c[i].bad));
+			  i, dc_ret_text(c[i].bad));
 	for (int i = 0; i < NT; i++) {
 		for (int k = 0; k < 100; k++) {
 			DAT_CNO_HANDLE h = c[i].cno[k];
 
-			DC_ASSERT_PTR_EQ(cno_param_checked(h).ia_handle, t->ia);
+			DC_ASSERT_PTR_EQ(DC_CNO_PARAM(h).ia_handle, t->ia);
 			for (int j = i; j < NT; j++)
 				for (int m = (j == i ? k + 1 : 0); m < 100; m++)
 					DC_ASSERT(c[j].cno[m] != h,

@@ -9,8 +9,8 @@
 DC_CASE(dat_cno_free, destroys_unused,
 	.summary = "a CNO nobody uses (new, or whose EVD moved off) is freed")
 {
-	DAT_CNO_HANDLE c1 = plain_cno(), c2 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, c2);
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t), c2 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c2);
 	DAT_CNO_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_cno_free(c1));
@@ -23,10 +23,10 @@ DC_CASE(dat_cno_free, destroys_unused,
 DC_CASE(dat_cno_free, in_use_by_evd,
 	.summary = "freeing a CNO an EVD references gives DAT_INVALID_STATE and leaves it working")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
 	struct dc_snap s;
-	struct waiter *w;
+	struct dc_waiter *w;
 	DAT_RETURN r;
 
 	dc_snapshot(t, DC_OBJ_CNO, cno, &s);
@@ -34,8 +34,8 @@ DC_CASE(dat_cno_free, in_use_by_evd,
 	note_ret(t, "dat_cno_free with an EVD attached", r);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED(&s);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post after the refused free");
 }
@@ -43,30 +43,30 @@ DC_CASE(dat_cno_free, in_use_by_evd,
 DC_CASE(dat_cno_free, in_use_by_waiter,
 	.summary = "freeing a CNO a thread waits on gives DAT_INVALID_STATE; the waiter keeps waiting")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	DAT_RETURN r;
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	r = dat_cno_free(cno);
 	note_ret(t, "dat_cno_free with a blocked waiter", r);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
-	ASSERT_STILL_WAITING(w, "the refused dat_cno_free");
+	DC_ASSERT_STILL_WAITING(w, "the refused dat_cno_free");
 	release_cno_waiter(w);
 }
 
 DC_CASE(dat_cno_free, usage_unblock_then_free,
 	.summary = "a temporary software EVD attached and posted releases the CNO waiter; CNO and EVD then free")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EVD_HANDLE tmp = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);	/* made in advance */
-	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(tmp, cno));
 	post(tmp, TAG(1));
 	EXPECT_CNO_WOKEN(w, tmp, "the post to the temporary EVD");
-	waiter_free(w);
+	dc_waiter_free(w);
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(tmp, DAT_HANDLE_NULL));
 	DC_ASSERT_SUCCESS(dat_cno_free(cno));
 	DC_ASSERT_SUCCESS(dat_evd_free(tmp));
@@ -84,5 +84,5 @@ DC_CASE(dat_cno_free, invalid_handle,
 	r = dat_cno_free((DAT_CNO_HANDLE)evd);
 	note_ret(t, "dat_cno_free(an EVD handle)", r);
 	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
-	evd_param_checked(evd);
+	DC_EVD_PARAM(evd);
 }

@@ -9,19 +9,19 @@ DC_CASE(dat_cno_modify_agent, sets_agent,
 	.summary = "an installed agent is reported and called for the next trigger")
 {
 	struct agent_rec *rb = agent_rec_new();
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
 	DAT_CNO_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_cno_modify_agent(cno, agent_of(rb)));
-	p = cno_param_checked(cno);
+	p = DC_CNO_PARAM(cno);
 	DC_ASSERT_PTR_EQ(p.agent.instance_data, rb);
 	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_,
 		  "dat_cno_query reports a different agent function");
 	post(evd, TAG(1));
-	DC_ASSERT(agent_calls_within(rb, 1, wait_ms(t)),
+	DC_ASSERT(agent_calls_within(rb, 1, dc_wait_ms(t)),
 		  "the installed agent was not called within %ld ms of a trigger",
-		  wait_ms(t));
+		  dc_wait_ms(t));
 	DC_ASSERT_PTR_EQ(rb->inst, rb);
 	DC_ASSERT_PTR_EQ(rb->evd, evd);
 }
@@ -30,14 +30,14 @@ DC_CASE(dat_cno_modify_agent, replaces_agent,
 	.summary = "after changing agent A to B a trigger calls B, not A")
 {
 	struct agent_rec *ra = agent_rec_new(), *rb = agent_rec_new();
-	DAT_CNO_HANDLE cno = new_cno(agent_of(ra));
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_HANDLE cno = dc_cno(t, agent_of(ra));
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
 
 	DC_ASSERT_SUCCESS(dat_cno_modify_agent(cno, agent_of(rb)));
 	post(evd, TAG(1));
-	DC_ASSERT(agent_calls_within(rb, 1, wait_ms(t)),
-		  "the new agent was not called within %ld ms of a trigger", wait_ms(t));
-	DC_ASSERT(!agent_calls_within(ra, 1, QUIET_MS),
+	DC_ASSERT(agent_calls_within(rb, 1, dc_wait_ms(t)),
+		  "the new agent was not called within %ld ms of a trigger", dc_wait_ms(t));
+	DC_ASSERT(!agent_calls_within(ra, 1, DC_QUIET_MS),
 		  "the replaced agent was called");
 }
 
@@ -45,16 +45,16 @@ DC_CASE(dat_cno_modify_agent, in_addition_to_local,
 	.summary = "one trigger both calls the agent and wakes a dat_cno_wait waiter")
 {
 	struct agent_rec *rb = agent_rec_new();
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 
 	DC_SETUP(dat_cno_modify_agent(cno, agent_of(rb)));
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a trigger with an agent installed");
-	DC_ASSERT(agent_calls_within(rb, 1, wait_ms(t)),
+	DC_ASSERT(agent_calls_within(rb, 1, dc_wait_ms(t)),
 		  "the agent was not called for the trigger that woke the waiter");
 	DC_ASSERT_PTR_EQ(rb->evd, evd);
 }
@@ -63,21 +63,21 @@ DC_CASE(dat_cno_modify_agent, null_disassociates,
 	.summary = "DAT_OS_WAIT_PROXY_AGENT_NULL removes the agent: reported NULL, not called")
 {
 	struct agent_rec *ra = agent_rec_new();
-	DAT_CNO_HANDLE cno = new_cno(agent_of(ra));
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_cno(t, agent_of(ra));
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 	DAT_CNO_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_cno_modify_agent(cno, DAT_OS_WAIT_PROXY_AGENT_NULL));
-	p = cno_param_checked(cno);
+	p = DC_CNO_PARAM(cno);
 	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
 		  "after removing the agent dat_cno_query reports {%p, %p}",
 		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a trigger without agent");
-	DC_ASSERT(!agent_calls_within(ra, 1, QUIET_MS),
+	DC_ASSERT(!agent_calls_within(ra, 1, DC_QUIET_MS),
 		  "the removed agent was called");
 }
 
@@ -101,14 +101,14 @@ DC_CASE(dat_cno_modify_agent, invalid_agent,
 	static int x;
 	struct agent_rec *ra = agent_rec_new();
 	DAT_OS_WAIT_PROXY_AGENT bad = { .instance_data = &x, .proxy_agent_func = NULL };
-	DAT_CNO_HANDLE cno = new_cno(agent_of(ra));
+	DAT_CNO_HANDLE cno = dc_cno(t, agent_of(ra));
 	DAT_CNO_PARAM p;
 	DAT_RETURN r;
 
 	r = dat_cno_modify_agent(cno, bad);
 	note_ret(t, "dat_cno_modify_agent({&x, NULL})", r);
 	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
-	p = cno_param_checked(cno);
+	p = DC_CNO_PARAM(cno);
 	DC_ASSERT(p.agent.instance_data == ra && p.agent.proxy_agent_func == agent_fn_,
 		  "after the refused change dat_cno_query reports {%p, %p}",
 		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);

@@ -8,7 +8,7 @@ DC_CASE(dat_cno_query, returns_requested,
 	.summary = "DAT_CNO_FIELD_ALL and each single field report the IA and the agent")
 {
 	struct agent_rec *ra = agent_rec_new();
-	DAT_CNO_HANDLE cno = new_cno(agent_of(ra));
+	DAT_CNO_HANDLE cno = dc_cno(t, agent_of(ra));
 	DAT_CNO_PARAM p;
 
 	memset(&p, 0xa5, sizeof(p));
@@ -28,7 +28,7 @@ DC_CASE(dat_cno_query, returns_requested,
 DC_CASE(dat_cno_query, null_agent_reported,
 	.summary = "a CNO without agent reports DAT_OS_WAIT_PROXY_AGENT_NULL")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_CNO_PARAM p;
 
 	memset(&p, 0xa5, sizeof(p));
@@ -44,7 +44,7 @@ DC_CASE(dat_cno_query, invalid_mask,
 	static const DAT_CNO_PARAM_MASK bad[] = {
 		(DAT_CNO_PARAM_MASK)0x4, (DAT_CNO_PARAM_MASK)0x80000000u,
 	};
-	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	struct dc_snap s;
 	DAT_CNO_PARAM p;
 	DAT_RETURN r;
@@ -57,7 +57,7 @@ DC_CASE(dat_cno_query, invalid_mask,
 		snprintf(what, sizeof(what), "dat_cno_query(mask 0x%x)", (unsigned int)bad[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, dc_ret_text(r));
 	}
 	DC_ASSERT_UNCHANGED(&s);
 }

@@ -24,7 +24,7 @@ static DAT_CR_HANDLE listen_and_take(struct dc_ctx *t, DAT_EVD_HANDLE *cr_evd)
 	*cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, *cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	dc_announce(t, NULL, q);
-	return await_cr(*cr_evd, NULL);
+	return dc_await_cr(t, *cr_evd, NULL);
 }
 
 static void acp_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -57,12 +57,12 @@ DC_ACTIVE(dat_ep_connect, port_qual_passed_to_remote)
 	unsigned long long port = 0;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
 	dc_peer_wait(t, "cr", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
-	DC_ASSERT(ep_param_checked(e.ep).local_port_qual == port,
+	DC_ASSERT(DC_EP_PARAM(e.ep).local_port_qual == port,
 		  "the EP's local_port_qual %llu differs from the request's remote_port_qual %llu",
-		  (unsigned long long)ep_param_checked(e.ep).local_port_qual, port);
+		  (unsigned long long)DC_EP_PARAM(e.ep).local_port_qual, port);
 	dc_peer_send(t, "done", "ok");
 }
 
@@ -79,7 +79,7 @@ DC_PASSIVE(dat_ep_connect, private_data_delivered)
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	dc_announce(t, NULL, q);
 	for (int i = 0; i < 2; i++) {
-		DAT_CR_HANDLE cr = await_cr(cr_evd, NULL);
+		DAT_CR_HANDLE cr = dc_await_cr(t, cr_evd, NULL);
 		DAT_CR_PARAM c;
 		const unsigned char *pd;
 
@@ -109,7 +109,7 @@ DC_ACTIVE(dat_ep_connect, private_data_delivered)
 		for (DAT_COUNT k = 0; k < sizes[i]; k++)
 			pd[k] = (unsigned char)(0x40 + i + k * 3);
 		dc_endpoint(t, &e, NULL);
-		DC_SETUP(connect_to(t, e.ep, long_timeout(t), sizes[i], pd));
+		DC_SETUP(connect_to(t, e.ep, dc_case_timeout_us(t), sizes[i], pd));
 		dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
 		free(pd);
 	}
@@ -131,8 +131,8 @@ DC_ACTIVE(dat_ep_connect, established)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_CONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -152,8 +152,8 @@ DC_ACTIVE(dat_ep_connect, peer_rejected)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -162,7 +162,7 @@ DC_TWO_NODE_CASE(dat_ep_connect, non_peer_rejected_no_listener,
 		 .summary = "a request to a qualifier nobody listens on is NON_PEER_REJECTED");
 DC_PASSIVE(dat_ep_connect, non_peer_rejected_no_listener)
 {
-	dc_announce(t, NULL, free_qual());	/* a qualifier with no Service Point */
+	dc_announce(t, NULL, dc_free_conn_qual(t));	/* a qualifier with no Service Point */
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_connect, non_peer_rejected_no_listener)
@@ -170,8 +170,8 @@ DC_ACTIVE(dat_ep_connect, non_peer_rejected_no_listener)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, long_timeout(t), 0, NULL));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
+	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -194,13 +194,13 @@ DC_CASE(dat_ep_connect, non_peer_rejected_backlog_full,
 		struct dc_endpoint e;
 
 		dc_endpoint(t, &e, NULL);
-		DC_SETUP(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, q, long_timeout(t), 0,
+		DC_SETUP(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, q, dc_case_timeout_us(t), 0,
 					NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
 	}
 	dc_endpoint(t, &extra, NULL);
 	DC_SETUP(dat_ep_connect(extra.ep, t->ia_attr.ia_address_ptr, q, 3000000, 0, NULL,
 				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-	expect_conn_event(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
+	DC_ASSERT_CONN_EVENT(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
 	ASSERT_STATE(extra.ep, DAT_EP_STATE_DISCONNECTED);
 }
 
@@ -223,7 +223,7 @@ DC_CASE(dat_ep_connect, unreachable,
 		return;
 	}
 	DC_ASSERT_SUCCESS(r);
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE, e.ep);
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 }
 
@@ -242,7 +242,7 @@ DC_ACTIVE(dat_ep_connect, timed_out)
 
 	dc_endpoint(t, &e, NULL);
 	DC_ASSERT_SUCCESS(connect_to(t, e.ep, 200000, 0, NULL));
-	expect_conn_event(e.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e.ep);
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -257,8 +257,8 @@ DC_CASE(dat_ep_connect, qos_not_supported_local,
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, free_qual(),
-				     long_timeout(t), 0, NULL, missing & -missing,
+	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, dc_free_conn_qual(t),
+				     dc_case_timeout_us(t), 0, NULL, missing & -missing,
 				     DAT_CONNECT_DEFAULT_FLAG),
 		      DAT_MODEL_NOT_SUPPORTED);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
@@ -296,7 +296,7 @@ static void refused_connect(struct dc_ctx *t, DAT_TIMEOUT tmo, DAT_COUNT pn, con
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, free_qual(), tmo, pn,
+	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, dc_free_conn_qual(t), tmo, pn,
 				     (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, flags),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
@@ -314,7 +314,7 @@ DC_CASE(dat_ep_connect, private_data_size_negative,
 {
 	static const char pd[16];
 
-	refused_connect(t, long_timeout(t), -1, pd, DAT_CONNECT_DEFAULT_FLAG);
+	refused_connect(t, dc_case_timeout_us(t), -1, pd, DAT_CONNECT_DEFAULT_FLAG);
 }
 
 DC_CASE(dat_ep_connect, private_data_too_large,
@@ -324,7 +324,7 @@ DC_CASE(dat_ep_connect, private_data_too_large,
 	char *pd = calloc(1, (size_t)n);
 
 	DC_SETUP_ASSERT(pd && n > 1, "max_private_data_size %d", (int)n - 1);
-	refused_connect(t, long_timeout(t), n, pd, DAT_CONNECT_DEFAULT_FLAG);
+	refused_connect(t, dc_case_timeout_us(t), n, pd, DAT_CONNECT_DEFAULT_FLAG);
 	free(pd);
 }
 
@@ -340,14 +340,14 @@ DC_CASE(dat_ep_connect, null_private_data_when_zero,
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
 	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
-					 long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					 dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
 					 DAT_CONNECT_DEFAULT_FLAG));
-	cr = await_cr(b.cr_evd, NULL);
+	cr = dc_await_cr(t, b.cr_evd, NULL);
 	memset(&c, 0xA5, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));
 	DC_ASSERT_EQ(c.private_data_size, 0);
 	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
 }
 
 DC_CASE(dat_ep_connect, multipath_flag,
@@ -356,17 +356,17 @@ DC_CASE(dat_ep_connect, multipath_flag,
 	struct dc_endpoint a, b;
 	DAT_RETURN r;
 
-	refused_connect(t, long_timeout(t), 0, NULL, (DAT_CONNECT_FLAGS)0x80);
+	refused_connect(t, dc_case_timeout_us(t), 0, NULL, (DAT_CONNECT_FLAGS)0x80);
 	dc_endpoint(t, &a, NULL);
 	dc_endpoint(t, &b, NULL);
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
-	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, long_timeout(t), 0, NULL,
+	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, dc_case_timeout_us(t), 0, NULL,
 			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_MULTIPATH_FLAG);
 	if (t->prov_attr.supports_multipath) {
 		DC_ASSERT_SUCCESS(r);
-		DC_SETUP(dat_cr_accept(await_cr(b.cr_evd, NULL), b.ep, 0, NULL));
-		expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+		DC_SETUP(dat_cr_accept(dc_await_cr(t, b.cr_evd, NULL), b.ep, 0, NULL));
+		DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
 	} else {
 		DC_ASSERT_RET_ANY(r, DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
 		ASSERT_STATE(a.ep, DAT_EP_STATE_UNCONNECTED);
@@ -376,10 +376,10 @@ DC_CASE(dat_ep_connect, multipath_flag,
 DC_CASE(dat_ep_connect, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
-	DC_ASSERT_RET(dat_ep_connect(dead_ep(), t->ia_attr.ia_address_ptr, 1, 1000000, 0, NULL,
+	DC_ASSERT_RET(dat_ep_connect(dc_freed_ep(t), t->ia_attr.ia_address_ptr, 1, 1000000, 0, NULL,
 				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_connect((DAT_EP_HANDLE)wrong_handle(), t->ia_attr.ia_address_ptr, 1,
+	DC_ASSERT_RET(dat_ep_connect((DAT_EP_HANDLE)dc_wrong_handle(t), t->ia_attr.ia_address_ptr, 1,
 				     1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
 				     DAT_CONNECT_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
@@ -396,7 +396,7 @@ static void connect_refused(struct dc_ctx *t, struct subject *s, const void *arg
 	(void)arg;
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
-	DC_ASSERT_RET(dat_ep_connect(s->ep, t->ia_attr.ia_address_ptr, q, long_timeout(t), 0,
+	DC_ASSERT_RET(dat_ep_connect(s->ep, t->ia_attr.ia_address_ptr, q, dc_case_timeout_us(t), 0,
 				     NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED(&before);
@@ -427,14 +427,14 @@ DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
 	attr.max_rdma_read_in = attr.max_rdma_read_out = 0;
 	dc_endpoint(t, &a, &o);
 	dc_endpoint(t, &b, &o);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
 	/* the connection itself is the clause: each step is checked */
 	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, 5000000,
 					 0, NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-	DC_ASSERT_SUCCESS(dat_cr_accept(await_cr(b.cr_evd, NULL), b.ep, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_accept(dc_await_cr(t, b.cr_evd, NULL), b.ep, 0, NULL));
 	DC_ASSERT_SUCCESS(dc_wait_event(t, a.conn_evd, -1, &ev));
 	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED,
 		  "active side: %s instead of ESTABLISHED", dc_event_name(ev.event_number));
@@ -443,7 +443,7 @@ DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
 		  "passive side: %s instead of ESTABLISHED", dc_event_name(ev.event_number));
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
 	DC_SETUP(post_send1(a.ep, &ma, 0, 64, 2));
-	expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_connect, rdma_read_attr_mismatch,
@@ -466,7 +466,7 @@ DC_CASE(dat_ep_connect, rdma_read_attr_mismatch,
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
 	DC_SETUP(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, 5000000, 0, NULL,
 				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-	if (dat_cr_accept(await_cr(b.cr_evd, NULL), b.ep, 0, NULL) != DAT_SUCCESS)
+	if (dat_cr_accept(dc_await_cr(t, b.cr_evd, NULL), b.ep, 0, NULL) != DAT_SUCCESS)
 		dc_note(t, "the passive side refused to accept");
 	DC_ASSERT_SUCCESS(dc_wait_event(t, a.conn_evd, -1, &ev));
 	dc_note(t, "outcome: %s", dc_event_name(ev.event_number));

@@ -70,7 +70,7 @@ DC_CASE(dat_ep_create, handles_recorded,
 	DAT_EP_PARAM p;
 
 	dc_endpoint(t, &e, NULL);
-	p = ep_param_checked(e.ep);
+	p = DC_EP_PARAM(e.ep);
 	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(p.pz_handle, e.pz);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, e.recv_evd);
@@ -81,16 +81,16 @@ DC_CASE(dat_ep_create, handles_recorded,
 DC_CASE(dat_ep_create, pz_limits_local_access,
 	.summary = "the EP cannot post DTOs on LMRs of another PZ")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr other;
 	DAT_LMR_TRIPLET iov;
 
-	pair_up(&p, NULL);
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &other);
 	iov = dc_iov(&other, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_recv(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
 }
 
@@ -99,33 +99,33 @@ DC_CASE(dat_ep_create, pz_limits_remote_access,
 {
 	static const DAT_RETURN sync[] = { DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_REMOTE_ACCESS };
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr foreign;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
-	pair_up(&p, NULL);
-	dc_lmr(t, dc_pz(t), 4096, ALL_PRIV, &foreign);	/* b's IA, not b's PZ */
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);	/* b's IA, not b's PZ */
 	memset(foreign.buf, CANARY, 4096);
-	fill(&p.ma, 0, 64, 1);
+	dc_fill(p.ma.buf + 0, 64, 1);
 	iov = dc_iov(&p.ma, 0, 64);
 	rem = dc_rmr_iov(&foreign, 0, 64);
-	REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(1), &rem,
+	REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 						 DAT_COMPLETION_DEFAULT_FLAG),
 			  sync, p.a.req_evd, 1, async);
-	ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "memory outside b's PZ");
+	DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "memory outside b's PZ");
 }
 
 DC_CASE(dat_ep_create, recv_completions_on_recv_evd,
 	.summary = "Receive completions go to the receive EVD only")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.b.ep);
 	DC_ASSERT_NO_EVENT(p.b.req_evd);
 	DC_ASSERT_NO_EVENT(p.b.conn_evd);
@@ -134,20 +134,20 @@ DC_CASE(dat_ep_create, recv_completions_on_recv_evd,
 DC_CASE(dat_ep_create, request_completions_on_request_evd,
 	.summary = "Send, RDMA Write and RDMA Read completions go to the request EVD only")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 11));
 	iov = dc_iov(&p.ma, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 4096, 64);
-	DC_SETUP(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(12), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(12), &rem, DAT_COMPLETION_DEFAULT_FLAG));
 	iov = dc_iov(&p.ma, 8192, 64);
-	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(13), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(13), &rem, DAT_COMPLETION_DEFAULT_FLAG));
 	for (uint64_t c = 11; c <= 13; c++) {
-		DAT_DTO_COMPLETION_EVENT_DATA d = expect_dto(p.a.req_evd, c, DAT_DTO_SUCCESS);
+		DAT_DTO_COMPLETION_EVENT_DATA d = DC_ASSERT_DTO(p.a.req_evd, c, DAT_DTO_SUCCESS);
 
 		DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	}
@@ -158,14 +158,14 @@ DC_CASE(dat_ep_create, request_completions_on_request_evd,
 DC_CASE(dat_ep_create, rmr_bind_completions_on_request_evd,
 	.summary = "an RMR bind through the EP completes on its request EVD")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_HANDLE rmr;
 	DAT_RMR_CONTEXT ctx;
 	DAT_LMR_TRIPLET tr;
 	DAT_RMR_COOKIE rc;
 	DAT_EVENT ev;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(dat_rmr_create(p.a.pz, &rmr));
 	tr = dc_iov(&p.ma, 0, 256);
 	memset(&rc, 0, sizeof(rc));
@@ -188,15 +188,15 @@ DC_CASE(dat_ep_create, connection_events_on_connect_evd,
 	dc_endpoint(t, &b, NULL);
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
-	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, long_timeout(t), 0, NULL,
+	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, dc_case_timeout_us(t), 0, NULL,
 			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
 	DC_SETUP(r);
-	cr = await_cr(b.cr_evd, NULL);
+	cr = dc_await_cr(t, b.cr_evd, NULL);
 	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_SETUP(dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, a.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, a.ep);
 	DC_ASSERT_NO_EVENT(a.recv_evd);
 	DC_ASSERT_NO_EVENT(a.req_evd);
 }
@@ -211,7 +211,7 @@ DC_CASE(dat_ep_create, null_evds_allowed,
 	dc_ep_attr_default(t, &a);
 	DC_ASSERT_SUCCESS(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 				 &a, &ep));
-	p = ep_param_checked(ep);
+	p = DC_EP_PARAM(ep);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, DAT_HANDLE_NULL);
 	DC_ASSERT_PTR_EQ(p.request_evd_handle, DAT_HANDLE_NULL);
 	DC_ASSERT_PTR_EQ(p.connect_evd_handle, DAT_HANDLE_NULL);
@@ -224,7 +224,7 @@ DC_CASE(dat_ep_create, attributes_applied,
 	DAT_EP_HANDLE ep = dc_ep(t, dc_pz(t), dc_evd(t, 8, DAT_EVD_DTO_FLAG),
 				 dc_evd(t, 8, DAT_EVD_DTO_FLAG),
 				 dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG), &a);
-	DAT_EP_ATTR q = ep_param_checked(ep).ep_attr;
+	DAT_EP_ATTR q = DC_EP_PARAM(ep).ep_attr;
 
 	DC_ASSERT_EQ(q.service_type, a.service_type);
 	DC_ASSERT_EQ(q.qos, a.qos);
@@ -247,7 +247,7 @@ DC_CASE(dat_ep_create, null_attributes_defaults,
 	DC_ASSERT_SUCCESS(create(t, dc_pz(t), dc_evd(t, 8, DAT_EVD_DTO_FLAG),
 				 dc_evd(t, 8, DAT_EVD_DTO_FLAG),
 				 dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG), NULL, &ep));
-	q = ep_param_checked(ep).ep_attr;
+	q = DC_EP_PARAM(ep).ep_attr;
 	DC_ASSERT_EQ(q.service_type, DAT_SERVICE_TYPE_RC);
 }
 
@@ -258,7 +258,7 @@ DC_CASE(dat_ep_create, defaults_reasonable,
 	DAT_EP_ATTR q;
 
 	DC_SETUP(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep));
-	q = ep_param_checked(ep).ep_attr;
+	q = DC_EP_PARAM(ep).ep_attr;
 	dc_note(t, "defaults: msg %llu rdma %llu recv %d/%d iov request %d/%d iov rdma_read in/out %d/%d",
 		(unsigned long long)q.max_message_size, (unsigned long long)q.max_rdma_size,
 		(int)q.max_recv_dtos, (int)q.max_recv_iov, (int)q.max_request_dtos,
@@ -284,13 +284,13 @@ DC_CASE(dat_ep_create, usage_created_unconnected,
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
 	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
-					 long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					 dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
 					 DAT_CONNECT_DEFAULT_FLAG));
-	cr = await_cr(b.cr_evd, NULL);
+	cr = dc_await_cr(t, b.cr_evd, NULL);
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
-	expect_conn_event(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
-	expect_conn_event(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
-	q = free_qual();
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	q = dc_free_conn_qual(t);
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, c.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp));
 }
 
@@ -358,7 +358,7 @@ DC_CASE(dat_ep_create, invalid_pz_handle,
 {
 	DAT_EP_HANDLE ep;
 
-	DC_ASSERT_RET(create(t, dead_pz(), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+	DC_ASSERT_RET(create(t, dc_freed_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 			     NULL, &ep),
 		      DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(create(t, (DAT_PZ_HANDLE)dc_evd(t, 4, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
@@ -372,12 +372,12 @@ DC_CASE(dat_ep_create, invalid_evd_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 
-	DC_ASSERT_RET(create(t, pz, dead_evd(DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+	DC_ASSERT_RET(create(t, pz, dc_freed_evd(t, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 			     NULL, &ep), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, dead_evd(DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, dc_freed_evd(t, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
 			     NULL, &ep), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			     dead_evd(DAT_EVD_CONNECTION_FLAG), NULL, &ep), DAT_INVALID_HANDLE);
+			     dc_freed_evd(t, DAT_EVD_CONNECTION_FLAG), NULL, &ep), DAT_INVALID_HANDLE);
 }
 
 DC_CASE(dat_ep_create, evd_wrong_kind,

@@ -13,9 +13,9 @@
 #define BIG (64u * 1024u)
 
 /* a: graceful disconnect while a Send waits for a Receive at b. */
-static void pair_disconnect_pending(struct dc_ctx *t, struct pair *p)
+static void pair_disconnect_pending(struct dc_ctx *t, struct dc_pair *p)
 {
-	fill(&p->ma, 0, 64, 9);
+	dc_fill(p->ma.buf + 0, 64, 9);
 	DC_SETUP(post_send1(p->a.ep, &p->ma, 0, 64, 77));
 	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_GRACEFUL_FLAG));
 	await_state(p->a.ep, DAT_EP_STATE_DISCONNECT_PENDING, 2000);
@@ -27,12 +27,12 @@ DC_CASE(dat_ep_disconnect, connected_to_disconnected,
 	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
 
 	for (size_t i = 0; i < 2; i++) {
-		struct pair p;
+		struct dc_pair p;
 
 		dc_note(t, "%s", i ? "graceful" : "abrupt");
-		pair_up(&p, NULL);
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
 		DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, how[i]));
-		expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+		DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
 		ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
 	}
 }
@@ -40,12 +40,12 @@ DC_CASE(dat_ep_disconnect, connected_to_disconnected,
 DC_CASE(dat_ep_disconnect, all_dtos_completed,
 	.summary = "every outstanding Receive and Send gets exactly one completion on disconnect")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dto_log rl = { 0 }, ql = { 0 };
 	bool seen_r[8] = { false }, seen_q[8] = { false };
 
-	pair_up(&p, NULL);
-	fill(&p.ma, 0, BIG, 1);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	dc_fill(p.ma.buf + 0, BIG, 1);
 	for (int i = 0; i < 8; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1024, 100 + (uint64_t)i));
 	for (int i = 0; i < 8; i++)	/* b has no Receive: these stay outstanding */
@@ -64,7 +64,7 @@ DC_CASE(dat_ep_disconnect, all_dtos_completed,
 			  (unsigned long long)qc);
 		seen_r[rc - 100] = seen_q[qc - 200] = true;
 	}
-	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	ASSERT_RECV_IDLE(p.a.ep, DAT_TRUE);
@@ -74,26 +74,26 @@ DC_CASE(dat_ep_disconnect, all_dtos_completed,
 DC_CASE(dat_ep_disconnect, abrupt_flushes_outstanding,
 	.summary = "an abrupt disconnect flushes every posted Receive, in posting order")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	memset(p.ma.buf, CANARY, SUBJ_MEM);
 	for (int i = 0; i < 8; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1024, 100 + (uint64_t)i));
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	for (int i = 0; i < 8; i++)
-		expect_dto(p.a.recv_evd, 100 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_DTO(p.a.recv_evd, 100 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 }
 
 DC_CASE(dat_ep_disconnect, abrupt_flushes_outstanding_requests,
 	.summary = "an abrupt disconnect completes outstanding Sends unsuccessfully, once each")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dto_log l = { 0 };
 
-	pair_up(&p, NULL);
-	fill(&p.ma, 0, 8 * 64, 2);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	dc_fill(p.ma.buf + 0, 8 * 64, 2);
 	for (int i = 0; i < 8; i++)	/* b posts nothing: none can be delivered */
 		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64, 200 + (uint64_t)i));
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
@@ -112,7 +112,7 @@ DC_CASE(dat_ep_disconnect, failure_order_per_direction,
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { 0 };
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr rbuf;
 	struct dto_log l = { 0 };
 	int first_fail = -1, ok = 0;
@@ -121,11 +121,11 @@ DC_CASE(dat_ep_disconnect, failure_order_per_direction,
 	attr.max_request_dtos = attr.max_recv_dtos = 64;
 	o.attr = &attr;
 	o.evd_qlen = 256;
-	pair_up(&p, &o);
-	dc_lmr(t, p.b.pz, 16 * BIG, RW_PRIV, &rbuf);
+	dc_pair_up(t, &p, SUBJ_MEM, &o);
+	dc_lmr(t, p.b.pz, 16 * BIG, DC_PRIV_LOCAL, &rbuf);
 	for (int i = 0; i < 16; i++)	/* room for the first 16 messages only */
 		DC_SETUP(post_recv1(p.b.ep, &rbuf, (DAT_VLEN)i * BIG, BIG, 500 + (uint64_t)i));
-	fill(&p.ma, 0, BIG, 4);
+	dc_fill(p.ma.buf + 0, BIG, 4);
 	for (int i = 0; i < 64; i++)
 		DC_SETUP(post_send1(p.a.ep, &p.ma, 0, BIG, 200 + (uint64_t)i));
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
@@ -150,9 +150,9 @@ DC_CASE(dat_ep_disconnect, failure_order_per_direction,
 DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 	.summary = "a graceful disconnect lets the outstanding Sends complete successfully first")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	/*
 	 * The peer's Receives are posted right after the disconnect call, so
 	 * the Sends are certainly still outstanding when it is made (without
@@ -160,21 +160,21 @@ DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 	 * successfully before the EP disconnects.
 	 */
 	for (int i = 0; i < 8; i++) {
-		fill(&p.ma, (DAT_VLEN)i * 1024, 1000, 10 + (unsigned)i);
+		dc_fill(p.ma.buf + (DAT_VLEN)i * 1024, 1000, 10 + (unsigned)i);
 		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1000, 200 + (uint64_t)i));
 	}
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
 	for (int i = 0; i < 8; i++)
 		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
 	for (int i = 0; i < 8; i++)
-		expect_dto(p.a.req_evd, 200 + (uint64_t)i, DAT_DTO_SUCCESS);
-	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+		DC_ASSERT_DTO(p.a.req_evd, 200 + (uint64_t)i, DAT_DTO_SUCCESS);
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
 	for (int i = 0; i < 8; i++) {
 		DAT_DTO_COMPLETION_EVENT_DATA d =
-			expect_dto(p.b.recv_evd, 300 + (uint64_t)i, DAT_DTO_SUCCESS);
+			DC_ASSERT_DTO(p.b.recv_evd, 300 + (uint64_t)i, DAT_DTO_SUCCESS);
 
 		DC_ASSERT_EQ(d.transfered_length, 1000);
-		DC_ASSERT(check_fill(p.mb.buf + (size_t)i * 1024, 1000, 10 + (unsigned)i),
+		DC_ASSERT(dc_check_fill(p.mb.buf + (size_t)i * 1024, 1000, 10 + (unsigned)i),
 			  "message %d arrived with wrong bytes", i);
 	}
 }
@@ -182,42 +182,42 @@ DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 DC_CASE(dat_ep_disconnect, graceful_disconnect_pending,
 	.summary = "graceful disconnect waits in DISCONNECT_PENDING until the outstanding Send completes")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RETURN r;
 
-	pair_up(&p, NULL);
-	fill(&p.ma, 0, 64, 9);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	dc_fill(p.ma.buf + 0, 64, 9);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 77));
 	r = dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG);
 	DC_ASSERT_SUCCESS(r);
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECT_PENDING);
 	DC_ASSERT_NO_EVENT(p.a.conn_evd);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
-	expect_dto(p.a.req_evd, 77, DAT_DTO_SUCCESS);
-	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	DC_ASSERT_DTO(p.a.req_evd, 77, DAT_DTO_SUCCESS);
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
 }
 
 DC_CASE(dat_ep_disconnect, abrupt_in_disconnect_pending,
 	.summary = "an abrupt disconnect in DISCONNECT_PENDING ends the wait at once")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	pair_disconnect_pending(t, &p);
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	expect_conn_event(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
-	expect_dto(p.a.req_evd, 77, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(p.a.req_evd, 77, DAT_DTO_ERR_FLUSHED);
 }
 
 DC_CASE(dat_ep_disconnect, graceful_in_disconnect_pending_noop,
 	.summary = "a graceful disconnect in DISCONNECT_PENDING changes nothing")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_snap before;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	pair_disconnect_pending(t, &p);
 	dc_snapshot(t, DC_OBJ_EP, p.a.ep, &before);
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
@@ -241,23 +241,23 @@ STATE_CASE(dat_ep_disconnect, flags_same_when_not_connected, active_connection_p
 DC_CASE(dat_ep_disconnect, no_requests_in_disconnect_pending,
 	.summary = "no Send, RDMA or RMR bind can be posted in DISCONNECT_PENDING")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 	DAT_RMR_HANDLE rmr;
 	DAT_RMR_CONTEXT rctx;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(dat_rmr_create(p.a.pz, &rmr));
 	pair_disconnect_pending(t, &p);
 	iov = dc_iov(&p.ma, 1024, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(2), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(2), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(3), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(3), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
 	{
@@ -296,8 +296,8 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 	a.recv_evd = a.req_evd = a.conn_evd = ev;
 	a.ep = dc_ep(t, a.pz, ev, ev, ev, &attr);
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, a.pz, 8 * 1024, RW_PRIV, &ma);
-	dc_lmr(t, b.pz, 8 * 1024, RW_PRIV, &mb);
+	dc_lmr(t, a.pz, 8 * 1024, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 8 * 1024, DC_PRIV_LOCAL, &mb);
 	dc_connect_local(t, &a, &b, NULL);
 	/* Receives after the disconnect call: the Sends are outstanding then */
 	for (int i = 0; i < 8; i++)
@@ -312,7 +312,7 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 		if (disc && r != DAT_SUCCESS)
 			break;	/* drained */
 		if (r != DAT_SUCCESS)
-			DC_FAIL("no DISCONNECTED event on the shared EVD (dat_evd_wait %s)", ret_s(r));
+			DC_FAIL("no DISCONNECTED event on the shared EVD (dat_evd_wait %s)", dc_ret_text(r));
 		if (e.event_number == DAT_CONNECTION_EVENT_DISCONNECTED) {
 			disc = true;
 			/* drain only once the EP really is DISCONNECTED: any
@@ -333,10 +333,10 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 DC_CASE(dat_ep_disconnect, disconnected_noop,
 	.summary = "disconnecting a Disconnected EP changes nothing and posts no event")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_snap before;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
@@ -379,8 +379,8 @@ static void abort_setup(struct dc_ctx *t, struct subject *s, const void *arg)
 	DC_ASSERT_SUCCESS(dat_ep_disconnect(s->ep, how));
 	ASSERT_REACHES_STATE(s->ep, DAT_EP_STATE_DISCONNECTED, 5000);
 	for (int i = 0; i < 4; i++)
-		expect_dto(s->e.recv_evd, 1000 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
-	ASSERT_BYTES_ARE(s->mem.buf, 4 * 256, CANARY, "the flushed Receives' buffers");
+		DC_ASSERT_DTO(s->e.recv_evd, 1000 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_BYTES_ARE(s->mem.buf, 4 * 256, CANARY, "the flushed Receives' buffers");
 }
 
 static const DAT_CLOSE_FLAGS abrupt = DAT_CLOSE_ABRUPT_FLAG;
@@ -402,24 +402,24 @@ STATE_CASE_O(dat_ep_disconnect, abort_completion_pending,
 DC_CASE(dat_ep_disconnect, invalid_flags,
 	.summary = "flags other than abrupt/graceful are invalid and leave the connection up")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_ASSERT_RET(dat_ep_disconnect(p.a.ep, (DAT_CLOSE_FLAGS)0x2), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_ep_disconnect(p.a.ep, (DAT_CLOSE_FLAGS)0x80), DAT_INVALID_PARAMETER);
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
 	DC_ASSERT_NO_EVENT(p.a.conn_evd);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
-	fill(&p.ma, 0, 64, 5);
+	dc_fill(p.ma.buf + 0, 64, 5);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_disconnect, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
-	DC_ASSERT_RET(dat_ep_disconnect(dead_ep(), DAT_CLOSE_ABRUPT_FLAG), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_disconnect((DAT_EP_HANDLE)wrong_handle(), DAT_CLOSE_ABRUPT_FLAG),
+	DC_ASSERT_RET(dat_ep_disconnect(dc_freed_ep(t), DAT_CLOSE_ABRUPT_FLAG), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_disconnect((DAT_EP_HANDLE)dc_wrong_handle(t), DAT_CLOSE_ABRUPT_FLAG),
 		      DAT_INVALID_HANDLE);
 }

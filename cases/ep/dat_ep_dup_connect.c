@@ -19,7 +19,7 @@ static DAT_EVD_HANDLE serve_first(struct dc_ctx *t, DAT_PSP_HANDLE *psp)
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, psp));
 	dc_announce(t, NULL, q);
-	DC_SETUP(dat_cr_accept(await_cr(cr_evd, NULL), e.ep, 0, NULL));
+	DC_SETUP(dat_cr_accept(dc_await_cr(t, cr_evd, NULL), e.ep, 0, NULL));
 	dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	return cr_evd;
 }
@@ -58,7 +58,7 @@ DC_PASSIVE(dat_ep_dup_connect, same_remote_end)
 		DC_ASSERT(r == DAT_SUCCESS &&
 			  ev.event_number == DAT_CONNECTION_REQUEST_EVENT,
 			  "the duplicate request did not reach the PSP of the first connection within 5 s (%s)",
-			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : ret_s(r));
+			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : dc_ret_text(r));
 		arr = ev.event_data.cr_arrival_event_data;
 		cr = arr.cr_handle;
 	}
@@ -84,18 +84,18 @@ DC_ACTIVE(dat_ep_dup_connect, same_remote_end)
 	DAT_EP_PARAM p1, p2;
 
 	first_up(t, &e1, &e2);
-	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, long_timeout(t), sizeof(pdata),
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, dc_case_timeout_us(t), sizeof(pdata),
 					     (DAT_PVOID)pdata, DAT_QOS_BEST_EFFORT));
 	dc_peer_wait(t, "cr2", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
-	DC_ASSERT(ep_param_checked(e2.ep).local_port_qual == port,
+	DC_ASSERT(DC_EP_PARAM(e2.ep).local_port_qual == port,
 		  "EP2's local_port_qual differs from the request's remote_port_qual %llu", port);
 	dc_peer_send(t, "go", "accept");
-	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e2.ep);
+	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_CONNECTED);
-	p1 = ep_param_checked(e1.ep);
-	p2 = ep_param_checked(e2.ep);
+	p1 = DC_EP_PARAM(e1.ep);
+	p2 = DC_EP_PARAM(e2.ep);
 	DC_ASSERT(p1.remote_ia_address_ptr && p2.remote_ia_address_ptr &&
 		  p1.remote_ia_address_ptr->sa_family == p2.remote_ia_address_ptr->sa_family,
 		  "EP1 and EP2 report different remote address families");
@@ -110,7 +110,7 @@ DC_PASSIVE(dat_ep_dup_connect, peer_rejected)
 	DAT_PSP_HANDLE psp;
 	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
 
-	DC_SETUP(dat_cr_reject(await_cr(cr_evd, NULL)));
+	DC_SETUP(dat_cr_reject(dc_await_cr(t, cr_evd, NULL)));
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_dup_connect, peer_rejected)
@@ -118,9 +118,9 @@ DC_ACTIVE(dat_ep_dup_connect, peer_rejected)
 	struct dc_endpoint e1, e2;
 
 	first_up(t, &e1, &e2);
-	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, long_timeout(t), 0, NULL,
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, dc_case_timeout_us(t), 0, NULL,
 					     DAT_QOS_BEST_EFFORT));
-	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e2.ep);
+	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -142,9 +142,9 @@ DC_ACTIVE(dat_ep_dup_connect, non_peer_rejected)
 
 	first_up(t, &e1, &e2);
 	dc_peer_wait(t, "freed", NULL, 0);
-	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, long_timeout(t), 0, NULL,
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, dc_case_timeout_us(t), 0, NULL,
 					     DAT_QOS_BEST_EFFORT));
-	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e2.ep);
+	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -156,7 +156,7 @@ DC_PASSIVE(dat_ep_dup_connect, timed_out)
 	DAT_PSP_HANDLE psp;
 	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
 
-	await_cr(cr_evd, NULL);		/* ... and never answer */
+	dc_await_cr(t, cr_evd, NULL);		/* ... and never answer */
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_dup_connect, timed_out)
@@ -165,7 +165,7 @@ DC_ACTIVE(dat_ep_dup_connect, timed_out)
 
 	first_up(t, &e1, &e2);
 	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, 200000, 0, NULL, DAT_QOS_BEST_EFFORT));
-	expect_conn_event(e2.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e2.ep);
+	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
 }
@@ -177,12 +177,12 @@ DC_CASE(dat_ep_dup_connect, qos_not_supported_local,
 	DAT_QOS all = DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | DAT_QOS_ECONOMY |
 		      DAT_QOS_PREMIUM;
 	DAT_QOS missing = all & ~t->prov_attr.dat_qos_supported;
-	struct pair p;
+	struct dc_pair p;
 	struct dc_endpoint e;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, long_timeout(t), 0, NULL, missing & -missing),
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, dc_case_timeout_us(t), 0, NULL, missing & -missing),
 		      DAT_MODEL_NOT_SUPPORTED);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
@@ -190,10 +190,10 @@ DC_CASE(dat_ep_dup_connect, qos_not_supported_local,
 DC_CASE(dat_ep_dup_connect, timeout_positive,
 	.summary = "a zero timeout is an invalid parameter")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_endpoint e;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
 	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, 0, 0, NULL, DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_PARAMETER);
@@ -204,12 +204,12 @@ DC_CASE(dat_ep_dup_connect, timeout_positive,
 DC_CASE(dat_ep_dup_connect, private_data_size_negative,
 	.summary = "a negative private data size is an invalid parameter")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_endpoint e;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, long_timeout(t), -1, (DAT_PVOID)pdata,
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, dc_case_timeout_us(t), -1, (DAT_PVOID)pdata,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
@@ -219,15 +219,15 @@ DC_CASE(dat_ep_dup_connect, private_data_size_negative,
 DC_CASE(dat_ep_dup_connect, invalid_handle,
 	.summary = "a freed EP as either argument is an invalid handle")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_endpoint e;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(dead_ep(), p.a.ep, long_timeout(t), 0, NULL,
+	DC_ASSERT_RET(dat_ep_dup_connect(dc_freed_ep(t), p.a.ep, dc_case_timeout_us(t), 0, NULL,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, dead_ep(), long_timeout(t), 0, NULL,
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, dc_freed_ep(t), dc_case_timeout_us(t), 0, NULL,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_HANDLE);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
@@ -236,20 +236,20 @@ DC_CASE(dat_ep_dup_connect, invalid_handle,
 DC_CASE(dat_ep_dup_connect, invalid_state,
 	.summary = "the local EP must be Unconnected and the duplicated one Connected")
 {
-	struct pair p, q;
+	struct dc_pair p, q;
 	struct dc_endpoint e, idle;
 
-	pair_up(&p, NULL);
-	pair_up(&q, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	dc_pair_up(t, &q, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
 	dc_endpoint(t, &idle, NULL);
 	/* ep_handle already Connected */
-	DC_ASSERT_RET(dat_ep_dup_connect(q.a.ep, p.a.ep, long_timeout(t), 0, NULL,
+	DC_ASSERT_RET(dat_ep_dup_connect(q.a.ep, p.a.ep, dc_case_timeout_us(t), 0, NULL,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(q.a.ep, DAT_EP_STATE_CONNECTED);
 	/* dup_ep_handle Unconnected */
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, idle.ep, long_timeout(t), 0, NULL,
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, idle.ep, dc_case_timeout_us(t), 0, NULL,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
@@ -257,7 +257,7 @@ DC_CASE(dat_ep_dup_connect, invalid_state,
 	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, long_timeout(t), 0, NULL,
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, dc_case_timeout_us(t), 0, NULL,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);

@@ -50,7 +50,7 @@ static void reserved_refused(struct dc_ctx *t, struct subject *s, const void *ar
 	ASSERT_STATE(s->ep, DAT_EP_STATE_RESERVED);
 	/* The RSP still works: a request to its qualifier arrives. */
 	dc_endpoint(t, &c, NULL);
-	r = dat_ep_connect(c.ep, t->ia_attr.ia_address_ptr, s->qual, long_timeout(t), 0, NULL,
+	r = dat_ep_connect(c.ep, t->ia_attr.ia_address_ptr, s->qual, dc_case_timeout_us(t), 0, NULL,
 			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
 	DC_SETUP(r);
 	dc_expect_event_at(t, __FILE__, __LINE__, DC_FAIL, s->cr_evd,
@@ -67,7 +67,7 @@ static void pending_refused(struct dc_ctx *t, struct subject *s, const void *arg
 	ASSERT_STATE(s->ep, s->state);
 	adopt(s);
 	DC_ASSERT_SUCCESS(dat_cr_accept(s->cr, DAT_HANDLE_NULL, 0, NULL));
-	expect_conn_event(s->e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s->ep);
+	DC_ASSERT_CONN_EVENT(s->e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s->ep);
 }
 STATE_CASE(dat_ep_free, passive_connection_pending_refused, passive_connection_pending,
 	   pending_refused, NULL, "dat_ep_free.passive_connection_pending_refused",
@@ -84,7 +84,7 @@ DC_CASE(dat_ep_free, reserved_after_rsp_free,
 	DAT_CONN_QUAL q;
 
 	dc_endpoint(t, &e, NULL);
-	rsp_any(e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
+	dc_rsp_any(t, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
 	DC_SETUP(dat_rsp_free(rsp));
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
@@ -117,21 +117,21 @@ DC_PASSIVE(dat_ep_free, aborts_connection_setup)
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	dc_announce(t, NULL, q);
-	cr = await_cr(cr_evd, NULL);
+	cr = dc_await_cr(t, cr_evd, NULL);
 	dc_peer_send(t, "cr", "arrived");
 	dc_peer_wait(t, "freed", NULL, 0);
 	r = dat_cr_accept(cr, e.ep, 0, NULL);
 	if (r == DAT_SUCCESS) {
 		r = dc_wait_event(t, e.conn_evd, -1, &ev);
 		DC_ASSERT(r == DAT_SUCCESS, "no connection event after accepting an aborted request (%s)",
-			  ret_s(r));
+			  dc_ret_text(r));
 		DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR ||
 			  ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
 			  ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
 			  "accepting the aborted request gave %s", dc_event_name(ev.event_number));
 		ASSERT_REACHES_STATE(e.ep, DAT_EP_STATE_DISCONNECTED, 5000);
 	} else {
-		dc_note(t, "dat_cr_accept refused the aborted request: %s", ret_s(r));
+		dc_note(t, "dat_cr_accept refused the aborted request: %s", dc_ret_text(r));
 		ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	}
 	dc_peer_send(t, "done", "ok");
@@ -142,7 +142,7 @@ DC_ACTIVE(dat_ep_free, aborts_connection_setup)
 
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
-				long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+				dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
 				DAT_CONNECT_DEFAULT_FLAG));
 	dc_peer_wait(t, "cr", NULL, 0);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
@@ -154,11 +154,11 @@ DC_ACTIVE(dat_ep_free, aborts_connection_setup)
 DC_CASE(dat_ep_free, outstanding_completions,
 	.summary = "freeing an EP with Receives outstanding leaves at most clean flushed completions")
 {
-	struct pair p;
+	struct dc_pair p;
 	bool seen[4] = { false };
 	DAT_EVENT ev;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	for (int i = 0; i < 4; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 20 + (uint64_t)i));
 	DC_ASSERT_SUCCESS(dat_ep_free(p.a.ep));

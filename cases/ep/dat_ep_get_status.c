@@ -48,15 +48,15 @@ STATE(disconnected)
 DC_CASE(dat_ep_get_status, recv_idle,
 	.summary = "recv_idle is false exactly while a Receive is outstanding")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	ASSERT_RECV_IDLE(p.b.ep, DAT_TRUE);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
 	ASSERT_RECV_IDLE(p.b.ep, DAT_FALSE);
-	fill(&p.ma, 0, 64, 1);
+	dc_fill(p.ma.buf + 0, 64, 1);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	ASSERT_RECV_IDLE(p.b.ep, DAT_TRUE);
 
 	/* Also before any connection: a fresh EP with one Receive posted. */
@@ -65,7 +65,7 @@ DC_CASE(dat_ep_get_status, recv_idle,
 		struct dc_lmr m;
 
 		dc_endpoint(t, &e, NULL);
-		dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+		dc_lmr(t, e.pz, 4096, DC_PRIV_LOCAL, &m);
 		ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
 		DC_SETUP(post_recv1(e.ep, &m, 0, 256, 3));
 		ASSERT_RECV_IDLE(e.ep, DAT_FALSE);
@@ -75,16 +75,16 @@ DC_CASE(dat_ep_get_status, recv_idle,
 DC_CASE(dat_ep_get_status, request_idle,
 	.summary = "request_idle is false exactly while a Send is outstanding")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
 	/* The peer has no Receive: the Send cannot complete yet. */
-	fill(&p.ma, 0, 64, 1);
+	dc_fill(p.ma.buf + 0, 64, 1);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
 }
 
@@ -94,7 +94,7 @@ DC_CASE(dat_ep_get_status, invalid_handle,
 	DAT_EP_STATE st;
 	DAT_BOOLEAN ri, qi;
 
-	DC_ASSERT_RET(dat_ep_get_status(dead_ep(), &st, &ri, &qi), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_get_status((DAT_EP_HANDLE)wrong_handle(), &st, &ri, &qi),
+	DC_ASSERT_RET(dat_ep_get_status(dc_freed_ep(t), &st, &ri, &qi), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_get_status((DAT_EP_HANDLE)dc_wrong_handle(t), &st, &ri, &qi),
 		      DAT_INVALID_HANDLE);
 }

@@ -285,7 +285,7 @@ MP(provider_specific_attr, "ep_provider_specific_count",
 static void modify_allowed(struct dc_ctx *t, struct subject *s, const void *arg)
 {
 	const struct mparam *mp = arg;
-	DAT_EP_PARAM cur = ep_param(s->ep), nv = cur, q;
+	DAT_EP_PARAM cur = dc_ep_param(t, s->ep), nv = cur, q;
 	struct dc_snap before;
 
 	if (!mp->new_value(t, &cur, &nv))
@@ -293,7 +293,7 @@ static void modify_allowed(struct dc_ctx *t, struct subject *s, const void *arg)
 			mp->name);
 	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
 	DC_ASSERT_SUCCESS(dat_ep_modify(s->ep, mp->mask, &nv));
-	q = ep_param_checked(s->ep);
+	q = DC_EP_PARAM(s->ep);
 	DC_ASSERT(mp->shows(&q, &nv), "after a successful dat_ep_modify, %s does not show the new value",
 		  mp->name);
 	ASSERT_STATE(s->ep, s->state);
@@ -304,7 +304,7 @@ static void modify_allowed(struct dc_ctx *t, struct subject *s, const void *arg)
 static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *arg)
 {
 	const struct mparam *mp = arg;
-	DAT_EP_PARAM cur = ep_param(s->ep), nv = cur;
+	DAT_EP_PARAM cur = dc_ep_param(t, s->ep), nv = cur;
 	struct dc_snap before;
 
 	mp->new_value(t, &cur, &nv);
@@ -399,7 +399,7 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
 
 	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
-		DAT_EP_PARAM cur = ep_param(ep), nv, q;
+		DAT_EP_PARAM cur = dc_ep_param(t, ep), nv, q;
 		struct dc_snap before;
 
 		/* Every byte garbage: handles, pointers, counts, flags. */
@@ -407,7 +407,7 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 		which[i]->new_value(t, &cur, &nv);
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);
 		DC_ASSERT_SUCCESS(dat_ep_modify(ep, which[i]->mask, &nv));
-		q = ep_param_checked(ep);
+		q = DC_EP_PARAM(ep);
 		DC_ASSERT(which[i]->shows(&q, &nv), "%s does not show the new value",
 			  which[i]->name);
 		DC_ASSERT_UNCHANGED_EXCEPT(&before, which[i]->name);
@@ -424,7 +424,7 @@ static void ro_check(struct dc_ctx *t, DAT_EP_HANDLE ep, const struct ro_arg *a,
 		     const char *where)
 {
 	static struct sockaddr_in other;
-	DAT_EP_PARAM nv = ep_param(ep);
+	DAT_EP_PARAM nv = dc_ep_param(t, ep);
 	struct dc_snap before;
 	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
 	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL;
@@ -467,10 +467,10 @@ static void ro_check(struct dc_ctx *t, DAT_EP_HANDLE ep, const struct ro_arg *a,
 static void ro_case(struct dc_ctx *t, const struct ro_arg *a)
 {
 	struct dc_endpoint e;
-	struct pair p;
+	struct dc_pair p;
 
 	ro_check(t, plain_ep(t, &e), a, "n unconnected");
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	ro_check(t, p.a.ep, a, " connected (active)");
 	ro_check(t, p.b.ep, a, " connected (passive)");
 }
@@ -500,22 +500,22 @@ DC_CASE(dat_ep_modify, pz_change_mismatched_recvs,
 
 	memset(&a, 0, sizeof(a));
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &rb);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &rb);
 	memset(rb.buf, CANARY, 4096);
 	DC_SETUP(post_recv1(b.ep, &rb, 0, 256, 1));
 
-	nv = ep_param(b.ep);
+	nv = dc_ep_param(t, b.ep);
 	nv.pz_handle = dc_pz(t);
 	DC_ASSERT_SUCCESS(dat_ep_modify(b.ep, DAT_EP_FIELD_PZ_HANDLE, &nv));
 
 	/* Connect and send: the Receive can no longer take the data. */
 	dc_connect_local(t, &a, &b, NULL);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &sa);
-	fill(&sa, 0, 64, 3);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &sa);
+	dc_fill(sa.buf + 0, 64, 3);
 	DC_SETUP(post_send1(a.ep, &sa, 0, 64, 2));
-	d = expect_dto(b.recv_evd, 1, DAT_DTO_ERR_LOCAL_PROTECTION);
+	d = DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_ERR_LOCAL_PROTECTION);
 	(void)d;
-	ASSERT_BYTES_ARE(rb.buf, 4096, CANARY, "the mismatched Receive's buffer");
+	DC_ASSERT_BYTES_ARE(rb.buf, 4096, CANARY, "the mismatched Receive's buffer");
 }
 
 DC_CASE(dat_ep_modify, recv_completion_flags_after_recv_posted,
@@ -527,9 +527,9 @@ DC_CASE(dat_ep_modify, recv_completion_flags_after_recv_posted,
 	DAT_EP_PARAM cur, nv;
 	struct dc_snap before;
 
-	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	dc_lmr(t, e.pz, 4096, DC_PRIV_LOCAL, &m);
 	DC_SETUP(post_recv1(ep, &m, 0, 256, 1));
-	cur = ep_param(ep);
+	cur = dc_ep_param(t, ep);
 	nv = cur;
 	if (!nv_recv_flags(t, &cur, &nv))
 		DC_UNRESOLVED("set-up: the provider supports no second Receive completion flag value");
@@ -550,7 +550,7 @@ DC_CASE(dat_ep_modify, recv_completion_flags_request_only,
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
 
 	for (size_t i = 0; i < 2; i++) {
-		DAT_EP_PARAM nv = ep_param(ep);
+		DAT_EP_PARAM nv = dc_ep_param(t, ep);
 		struct dc_snap before;
 
 		nv.ep_attr.recv_completion_flags = bad[i];
@@ -567,12 +567,12 @@ DC_CASE(dat_ep_modify, request_completion_flags_values,
 {
 	struct dc_endpoint e;
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
-	DAT_EP_PARAM nv = ep_param(ep), q;
+	DAT_EP_PARAM nv = dc_ep_param(t, ep), q;
 	struct dc_snap before;
 
 	nv.ep_attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	DC_ASSERT_SUCCESS(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, &nv));
-	q = ep_param_checked(ep);
+	q = DC_EP_PARAM(ep);
 	DC_ASSERT_EQ(q.ep_attr.request_completion_flags, DAT_COMPLETION_UNSIGNALLED_FLAG);
 
 	nv = q;
@@ -590,9 +590,9 @@ DC_CASE(dat_ep_modify, invalid_handle,
 
 	memset(&nv, 0, sizeof(nv));
 	nv.ep_attr.max_recv_dtos = 2;
-	DC_ASSERT_RET(dat_ep_modify(dead_ep(), DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
+	DC_ASSERT_RET(dat_ep_modify(dc_freed_ep(t), DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_modify((DAT_EP_HANDLE)wrong_handle(),
+	DC_ASSERT_RET(dat_ep_modify((DAT_EP_HANDLE)dc_wrong_handle(t),
 				    DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
 		      DAT_INVALID_HANDLE);
 }
@@ -605,7 +605,7 @@ DC_CASE(dat_ep_modify, invalid_mask,
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
 
 	for (size_t i = 0; i < 2; i++) {
-		DAT_EP_PARAM nv = ep_param(ep);
+		DAT_EP_PARAM nv = dc_ep_param(t, ep);
 		struct dc_snap before;
 
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);
@@ -635,7 +635,7 @@ DC_CASE(dat_ep_modify, invalid_value,
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		DAT_EP_PARAM nv = ep_param(ep);
+		DAT_EP_PARAM nv = dc_ep_param(t, ep);
 		struct dc_snap before;
 
 		switch (tries[i].which) {
@@ -684,15 +684,15 @@ DC_CASE(dat_ep_modify, invalid_handle_in_param,
 {
 	struct dc_endpoint e;
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
-	DAT_EP_PARAM nv = ep_param(ep);
+	DAT_EP_PARAM nv = dc_ep_param(t, ep);
 	struct dc_snap before;
 
-	nv.pz_handle = dead_pz();
+	nv.pz_handle = dc_freed_pz(t);
 	dc_snapshot(t, DC_OBJ_EP, ep, &before);
 	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_PZ_HANDLE, &nv), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&before);
 
-	nv = ep_param(ep);
+	nv = dc_ep_param(t, ep);
 	nv.recv_evd_handle = (DAT_EVD_HANDLE)dc_pz(t);
 	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_RECV_EVD_HANDLE, &nv),
 		      DAT_INVALID_PARAMETER);
@@ -704,7 +704,7 @@ DC_CASE(dat_ep_modify, evd_wrong_kind,
 {
 	struct dc_endpoint e;
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
-	DAT_EP_PARAM nv = ep_param(ep);
+	DAT_EP_PARAM nv = dc_ep_param(t, ep);
 	struct dc_snap before;
 
 	dc_snapshot(t, DC_OBJ_EP, ep, &before);
@@ -713,7 +713,7 @@ DC_CASE(dat_ep_modify, evd_wrong_kind,
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&before);
 
-	nv = ep_param(ep);
+	nv = dc_ep_param(t, ep);
 	nv.recv_evd_handle = dc_evd(t, 16, DAT_EVD_CR_FLAG);
 	DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_RECV_EVD_HANDLE, &nv),
 		      DAT_INVALID_PARAMETER);
@@ -725,7 +725,7 @@ DC_CASE(dat_ep_modify, mixed_mask_atomic,
 {
 	struct dc_endpoint e;
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
-	DAT_EP_PARAM cur = ep_param(ep), nv = cur;
+	DAT_EP_PARAM cur = dc_ep_param(t, ep), nv = cur;
 	struct dc_snap before;
 	DAT_RSP_HANDLE rsp;
 	DAT_CONN_QUAL q;
@@ -738,8 +738,8 @@ DC_CASE(dat_ep_modify, mixed_mask_atomic,
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&before);
 
-	rsp_any(ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
-	cur = ep_param(ep);
+	dc_rsp_any(t, ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
+	cur = dc_ep_param(t, ep);
 	nv = cur;
 	nv_max_recv_dtos(t, &cur, &nv);
 	nv.pz_handle = dc_pz(t);

@@ -12,12 +12,12 @@
 static const DAT_RETURN remote_fault[] = { DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION };
 static const DAT_DTO_COMPLETION_STATUS remote_fault_cqe[] = { DAT_DTO_ERR_REMOTE_ACCESS };
 
-static DAT_RETURN read1(struct pair *p, DAT_VLEN loff, DAT_VLEN len,
+static DAT_RETURN read1(struct dc_pair *p, DAT_VLEN loff, DAT_VLEN len,
 			const DAT_RMR_TRIPLET *rem, uint64_t cookie)
 {
 	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, loff, len);
 
-	return dat_ep_post_rdma_read(p->a.ep, 1, &iov, ck(cookie), rem,
+	return dat_ep_post_rdma_read(p->a.ep, 1, &iov, dc_cookie(cookie), rem,
 				     DAT_COMPLETION_DEFAULT_FLAG);
 }
 
@@ -25,87 +25,87 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 	.summary = "150 remote bytes fill 3 local segments of 100 in order: full, half, untouched",
 	.requires = "ia.max_iov_segments_per_rdma_read>=3")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_RMR_TRIPLET rem;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	rdma_pair(&p);
-	DC_SETUP_ASSERT(ep_param(p.a.ep).ep_attr.max_rdma_read_iov >= 3,
+	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_read_iov >= 3,
 			"set-up: the provider allows fewer than 3 RDMA Read segments");
-	fill(&p.mb, 2048, 150, 0x61);
+	dc_fill(p.mb.buf + 2048, 150, 0x61);
 	iov[0] = dc_iov(&p.ma, 0, 100);
 	iov[1] = dc_iov(&p.ma, 200, 100);
 	iov[2] = dc_iov(&p.ma, 400, 100);
 	rem = dc_rmr_iov(&p.mb, 2048, 150);
-	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, ck(1), &rem,
+	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, dc_cookie(1), &rem,
 						DAT_COMPLETION_DEFAULT_FLAG));
-	d = expect_dto(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 150);
 	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf + 2048, 100), "segment 1 is not remote bytes 0..99");
 	DC_ASSERT(!memcmp(p.ma.buf + 200, p.mb.buf + 2148, 50), "segment 2 does not start with remote bytes 100..149");
-	ASSERT_BYTES_ARE(p.ma.buf + 250, 50, CANARY, "the rest of segment 2");
-	ASSERT_BYTES_ARE(p.ma.buf + 400, 100, CANARY, "segment 3");
-	ASSERT_BYTES_ARE(p.ma.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 250, 50, CANARY, "the rest of segment 2");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 400, 100, CANARY, "segment 3");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
 }
 
 DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,
 	.summary = "the RDMA Read completes on the request EVD with EP and cookie (0 accepted)")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	rdma_pair(&p);
-	fill(&p.mb, 0, 256, 0x62);
+	dc_fill(p.mb.buf + 0, 256, 0x62);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
 	DC_SETUP(read1(&p, 0, 256, &rem, 0));
-	d = expect_dto(p.a.req_evd, 0, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.a.req_evd, 0, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
-	DC_ASSERT(check_fill(p.ma.buf, 256, 0x62), "the read bytes are wrong");
+	DC_ASSERT(dc_check_fill(p.ma.buf, 256, 0x62), "the read bytes are wrong");
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 	/* and a cookie that is not 0 comes back as posted */
 	DC_SETUP(read1(&p, 0, 256, &rem, 0x5eed0001));
-	d = expect_dto(p.a.req_evd, 0x5eed0001, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.a.req_evd, 0x5eed0001, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 }
 
 DC_CASE(dat_ep_post_rdma_read, unsignalled_needs_ep_flag,
 	.summary = "the unsignalled flag is refused unless the EP selects unsignalled Requests")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
 	iov = dc_iov(&p.ma, 0, 256);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 					    DAT_COMPLETION_UNSIGNALLED_FLAG),
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, valid_states,
 	.summary = "an RDMA Read works when Connected and is flushed when Disconnected")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	fill(&p.mb, 0, 256, 0x63);
+	dc_fill(p.mb.buf + 0, 256, 0x63);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
 	DC_ASSERT_SUCCESS(read1(&p, 0, 256, &rem, 1));
-	expect_dto(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(p.ma.buf, 256, 0x63), "the read bytes are wrong");
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.ma.buf, 256, 0x63), "the read bytes are wrong");
 	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
 	DC_ASSERT_SUCCESS(read1(&p, 1024, 256, &rem, 2));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
-	ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Read's local buffer");
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Read's local buffer");
 }
 
 static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -115,7 +115,7 @@ static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const voi
 
 	(void)arg;
 	adopt(s);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(s->ep, 1, &iov, ck(71), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(s->ep, 1, &iov, dc_cookie(71), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(s->ep, s->state);
@@ -136,14 +136,14 @@ READ_REFUSED(disconnect_pending)
 DC_CASE(dat_ep_post_rdma_read, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
 	DC_ASSERT_RET(read1(&p, SUBJ_MEM - 63, 64, &rem, 1), DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
@@ -151,16 +151,16 @@ DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	fill(&p.mb, 0, 200, 0x64);
+	dc_fill(p.mb.buf + 0, 200, 0x64);
 	rem = dc_rmr_iov(&p.mb, 0, 200);
 	if (REFUSED_OR_FAILED(read1(&p, 0, 100, &rem, 1), sync, p.a.req_evd, 1, async))
-		ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 	else
-		ASSERT_BYTES_ARE(p.ma.buf + 100, SUBJ_MEM - 100, CANARY,
+		DC_ASSERT_BYTES_ARE(p.ma.buf + 100, SUBJ_MEM - 100, CANARY,
 				 "local memory beyond the 100-byte buffer");
 }
 
@@ -169,65 +169,65 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair_at(t, __FILE__, __LINE__, &p, 4096);
-	DC_SETUP_ASSERT(ep_param(p.a.ep).ep_attr.max_rdma_size == 4096,
+	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_size == 4096,
 			"set-up: the EP did not take max_rdma_size 4096");
-	fill(&p.mb, 0, 4097, 0x65);
+	dc_fill(p.mb.buf + 0, 4097, 0x65);
 	rem = dc_rmr_iov(&p.mb, 0, 4097);
 	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_read_iov,
 	.summary = "more local segments than max_rdma_read_iov is an invalid parameter")
 {
 	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[IOV_TRY];
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
 	rdma_pair(&p);
-	n = ep_param(p.a.ep).ep_attr.max_rdma_read_iov + 1;
+	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_read_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_read_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 16, 16);
 	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)n * 16);
 	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_rdma_read(max_rdma_read_iov + 1 segments)",
-			 dat_ep_post_rdma_read(p.a.ep, n, iov, ck(1), &rem,
+			 dat_ep_post_rdma_read(p.a.ep, n, iov, dc_cookie(1), &rem,
 					       DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, lmr_pz_mismatch,
 	.summary = "a local segment of an LMR in another PZ is a protection violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr other;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &other);
 	memset(other.buf, CANARY, 4096);
 	iov = dc_iov(&other, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(other.buf, 4096, CANARY, "the other PZ's memory");
+	DC_ASSERT_BYTES_ARE(other.buf, 4096, CANARY, "the other PZ's memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, lmr_no_local_write,
 	.summary = "a local segment without local write privilege, or naming no LMR, is a privileges violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr ro, unknown;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
@@ -237,65 +237,65 @@ DC_CASE(dat_ep_post_rdma_read, lmr_no_local_write,
 	memset(ro.buf, CANARY, 4096);
 	iov = dc_iov(&ro, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
-	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &unknown);
+	dc_lmr(t, p.a.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 64);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, ck(2), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(2), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only LMR");
+	DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only LMR");
 }
 
 DC_CASE(dat_ep_post_rdma_read, rmr_pz_mismatch,
 	.summary = "reading through an rmr_context outside the remote EP's PZ fails and reads nothing")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr foreign;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, dc_pz(t), 4096, ALL_PRIV, &foreign);
-	fill(&foreign, 0, 64, 0x66);
+	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);
+	dc_fill(foreign.buf + 0, 64, 0x66);
 	rem = dc_rmr_iov(&foreign, 0, 64);
 	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
 			  remote_fault_cqe);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
 	.summary = "reading through an rmr_context without remote read privilege fails and reads nothing")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr wo;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, p.b.pz, 4096, RW_PRIV | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
-	fill(&wo, 0, 64, 0x67);
+	dc_lmr(t, p.b.pz, 4096, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	dc_fill(wo.buf + 0, 64, 0x67);
 	rem = dc_rmr_iov(&wo, 0, 64);
 	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
 			  remote_fault_cqe);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, outside_bound_rmr,
 	.summary = "reading past the end of a bound RMR fails and reads nothing")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_CONTEXT ctx;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	fill(&p.mb, 0, 4096, 0x68);
+	dc_fill(p.mb.buf + 0, 4096, 0x68);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
-	rem = rtriplet(ctx, p.mb.buf + 1024 + 256 - 15, 16);
+	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024 + 256 - 15), 16);
 	REFUSED_OR_FAILED(read1(&p, 0, 16, &rem, 1), remote_fault, p.a.req_evd, 1,
 			  remote_fault_cqe);
-	ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
 DC_CASE(dat_ep_post_rdma_read, invalid_handle,
@@ -305,13 +305,13 @@ DC_CASE(dat_ep_post_rdma_read, invalid_handle,
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
-	dc_lmr(t, dc_pz(t), 4096, ALL_PRIV, &m);
+	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &m);
 	iov = dc_iov(&m, 0, 64);
 	rem = dc_rmr_iov(&m, 1024, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(dead_ep(), 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read(dc_freed_ep(t), 1, &iov, dc_cookie(1), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_rdma_read((DAT_EP_HANDLE)wrong_handle(), 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_read((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
 }
@@ -337,19 +337,19 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_remote_rdma_read_in,
 	memset(&b, 0, sizeof(b));
 	dc_endpoint(t, &a, &oa);
 	dc_endpoint(t, &b, &ob);
-	dc_lmr(t, a.pz, 8 * 256, RW_PRIV, &ma);
-	dc_lmr(t, b.pz, 8 * 256, ALL_PRIV, &mb);
+	dc_lmr(t, a.pz, 8 * 256, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 8 * 256, DAT_MEM_PRIV_ALL_FLAG, &mb);
 	memset(ma.buf, CANARY, 8 * 256);
-	fill(&mb, 0, 8 * 256, 0x4D);
+	dc_fill(mb.buf + 0, 8 * 256, 0x4D);
 	dc_connect_local(t, &a, &b, NULL);
 	for (int i = 0; i < 8; i++) {
 		DAT_LMR_TRIPLET iov = dc_iov(&ma, (DAT_VLEN)i * 256, 256);
 		DAT_RMR_TRIPLET rem = dc_rmr_iov(&mb, (DAT_VLEN)i * 256, 256);
-		DAT_RETURN r = dat_ep_post_rdma_read(a.ep, 1, &iov, ck(100 + (uint64_t)i), &rem,
+		DAT_RETURN r = dat_ep_post_rdma_read(a.ep, 1, &iov, dc_cookie(100 + (uint64_t)i), &rem,
 						     DAT_COMPLETION_DEFAULT_FLAG);
 
 		if (r != DAT_SUCCESS) {	/* refused locally: the rest of the case is moot */
-			dc_note(t, "Read %d refused at post: %s", i, ret_s(r));
+			dc_note(t, "Read %d refused at post: %s", i, dc_ret_text(r));
 			dto_log_collect(&l, a.req_evd, i);
 			return;
 		}

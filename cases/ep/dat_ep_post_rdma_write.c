@@ -12,29 +12,29 @@
 static const DAT_RETURN remote_fault[] = { DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION };
 static const DAT_DTO_COMPLETION_STATUS remote_fault_cqe[] = { DAT_DTO_ERR_REMOTE_ACCESS };
 
-static DAT_RETURN write1(struct pair *p, DAT_VLEN loff, DAT_VLEN len,
+static DAT_RETURN write1(struct dc_pair *p, DAT_VLEN loff, DAT_VLEN len,
 			 const DAT_RMR_TRIPLET *rem, uint64_t cookie)
 {
 	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, loff, len);
 
-	return dat_ep_post_rdma_write(p->a.ep, 1, &iov, ck(cookie), rem,
+	return dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), rem,
 				      DAT_COMPLETION_DEFAULT_FLAG);
 }
 
 DC_CASE(dat_ep_post_rdma_write, transfers_local_data,
 	.summary = "3 local segments land concatenated in the remote buffer, nothing beyond")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
 	rdma_pair(&p);
-	n = ep_param(p.a.ep).ep_attr.max_rdma_write_iov;
+	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov;
 	DC_SETUP_ASSERT(n >= 1, "max_rdma_write_iov is %d", (int)n);
-	fill(&p.ma, 100, 7, 1);
-	fill(&p.ma, 10000, 4096, 2);
-	fill(&p.ma, 30000, 1, 3);
+	dc_fill(p.ma.buf + 100, 7, 1);
+	dc_fill(p.ma.buf + 10000, 4096, 2);
+	dc_fill(p.ma.buf + 30000, 1, 3);
 	iov[0] = dc_iov(&p.ma, 100, 7);
 	iov[1] = dc_iov(&p.ma, 10000, 4096);
 	iov[2] = dc_iov(&p.ma, 30000, 1);
@@ -44,34 +44,34 @@ DC_CASE(dat_ep_post_rdma_write, transfers_local_data,
 			DAT_VLEN at = i == 0 ? 0 : i == 1 ? 7 : 4103;
 
 			rem = dc_rmr_iov(&p.mb, 512 + at, iov[i].segment_length);
-			DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(p.a.ep, 1, &iov[i], ck(10 + (uint64_t)i),
+			DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(p.a.ep, 1, &iov[i], dc_cookie(10 + (uint64_t)i),
 								 &rem, DAT_COMPLETION_DEFAULT_FLAG));
-			expect_dto(p.a.req_evd, 10 + (uint64_t)i, DAT_DTO_SUCCESS);
+			DC_ASSERT_DTO(p.a.req_evd, 10 + (uint64_t)i, DAT_DTO_SUCCESS);
 		}
 	} else {
 		rem = dc_rmr_iov(&p.mb, 512, 4104);
-		DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(p.a.ep, 3, iov, ck(10), &rem,
+		DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(p.a.ep, 3, iov, dc_cookie(10), &rem,
 							 DAT_COMPLETION_DEFAULT_FLAG));
-		expect_dto(p.a.req_evd, 10, DAT_DTO_SUCCESS);
+		DC_ASSERT_DTO(p.a.req_evd, 10, DAT_DTO_SUCCESS);
 	}
-	DC_ASSERT(check_fill(p.mb.buf + 512, 7, 1), "remote bytes 0..6 are not segment 1");
-	DC_ASSERT(check_fill(p.mb.buf + 519, 4096, 2), "remote bytes 7..4102 are not segment 2");
-	DC_ASSERT(check_fill(p.mb.buf + 4615, 1, 3), "remote byte 4103 is not segment 3");
-	ASSERT_BYTES_ARE(p.mb.buf, 512, CANARY, "remote memory before the target");
-	ASSERT_BYTES_ARE(p.mb.buf + 4616, SUBJ_MEM - 4616, CANARY, "remote memory after the target");
+	DC_ASSERT(dc_check_fill(p.mb.buf + 512, 7, 1), "remote bytes 0..6 are not segment 1");
+	DC_ASSERT(dc_check_fill(p.mb.buf + 519, 4096, 2), "remote bytes 7..4102 are not segment 2");
+	DC_ASSERT(dc_check_fill(p.mb.buf + 4615, 1, 3), "remote byte 4103 is not segment 3");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, 512, CANARY, "remote memory before the target");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 4616, SUBJ_MEM - 4616, CANARY, "remote memory after the target");
 }
 
 DC_CASE(dat_ep_post_rdma_write, completion_on_request_evd,
 	.summary = "the RDMA Write completes on the request EVD with EP and cookie")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
 	DC_SETUP(write1(&p, 0, 256, &rem, 0x1234567890ull));
-	d = expect_dto(p.a.req_evd, 0x1234567890ull, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.a.req_evd, 0x1234567890ull, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 	DC_ASSERT_NO_EVENT(p.b.recv_evd);
@@ -80,42 +80,42 @@ DC_CASE(dat_ep_post_rdma_write, completion_on_request_evd,
 DC_CASE(dat_ep_post_rdma_write, unsignalled_needs_ep_flag,
 	.summary = "the unsignalled flag is refused unless the EP selects unsignalled Requests")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	fill(&p.ma, 0, 256, 1);
+	dc_fill(p.ma.buf + 0, 256, 1);
 	iov = dc_iov(&p.ma, 0, 256);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 					     DAT_COMPLETION_UNSIGNALLED_FLAG),
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, valid_states,
 	.summary = "an RDMA Write works when Connected and is flushed when Disconnected")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	fill(&p.ma, 0, 256, 7);
+	dc_fill(p.ma.buf + 0, 256, 7);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
 	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 1));
-	expect_dto(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(p.mb.buf, 256, 7), "the data did not arrive");
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 256, 7), "the data did not arrive");
 	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	fill(&p.ma, 0, 256, 8);
+	dc_fill(p.ma.buf + 0, 256, 8);
 	rem = dc_rmr_iov(&p.mb, 1024, 256);
 	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 2));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
-	ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Write's target");
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Write's target");
 }
 
 static void write_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -125,7 +125,7 @@ static void write_refused_in_state(struct dc_ctx *t, struct subject *s, const vo
 
 	(void)arg;
 	adopt(s);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(s->ep, 1, &iov, ck(61), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(s->ep, 1, &iov, dc_cookie(61), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(s->ep, s->state);
@@ -146,14 +146,14 @@ WRITE_REFUSED(disconnect_pending)
 DC_CASE(dat_ep_post_rdma_write, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
 	DC_ASSERT_RET(write1(&p, SUBJ_MEM - 63, 64, &rem, 1), DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
@@ -163,16 +163,16 @@ DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
 	static const DAT_DTO_COMPLETION_STATUS async[] = {
 		DAT_DTO_ERR_LOCAL_LENGTH, DAT_DTO_ERR_REMOTE_ACCESS,
 	};
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	fill(&p.ma, 0, 200, 9);
+	dc_fill(p.ma.buf + 0, 200, 9);
 	rem = dc_rmr_iov(&p.mb, 0, 100);
 	if (REFUSED_OR_FAILED(write1(&p, 0, 200, &rem, 1), sync, p.a.req_evd, 1, async))
-		ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+		DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 	else
-		ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,
+		DC_ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,
 				 "remote memory beyond the 100-byte segment");
 }
 
@@ -181,64 +181,64 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair_at(t, __FILE__, __LINE__, &p, 4096);
-	DC_SETUP_ASSERT(ep_param(p.a.ep).ep_attr.max_rdma_size == 4096,
+	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_size == 4096,
 			"set-up: the EP did not take max_rdma_size 4096");
-	fill(&p.ma, 0, 4097, 10);
+	dc_fill(p.ma.buf + 0, 4097, 10);
 	rem = dc_rmr_iov(&p.mb, 0, 8192);
 	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_write_iov,
 	.summary = "more local segments than max_rdma_write_iov is an invalid parameter")
 {
 	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[IOV_TRY];
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
 	rdma_pair(&p);
-	n = ep_param(p.a.ep).ep_attr.max_rdma_write_iov + 1;
+	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_write_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 16, 16);
 	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)n * 16);
 	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_rdma_write(max_rdma_write_iov + 1 segments)",
-			 dat_ep_post_rdma_write(p.a.ep, n, iov, ck(1), &rem,
+			 dat_ep_post_rdma_write(p.a.ep, n, iov, dc_cookie(1), &rem,
 						DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,
 	.summary = "a local segment of an LMR in another PZ is a protection violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr other;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &other);
 	iov = dc_iov(&other, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
 	.summary = "a local segment without local read privilege, or naming no LMR, is a privileges violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr wo, unknown;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
@@ -247,68 +247,68 @@ DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
 	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
 	iov = dc_iov(&wo, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
-	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &unknown);
+	dc_lmr(t, p.a.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 64);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, ck(2), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(2), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, rmr_pz_mismatch,
 	.summary = "writing through an rmr_context outside the remote EP's PZ fails and touches nothing")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr foreign;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, dc_pz(t), 4096, ALL_PRIV, &foreign);	/* not b's PZ */
+	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);	/* not b's PZ */
 	memset(foreign.buf, CANARY, 4096);
-	fill(&p.ma, 0, 64, 11);
+	dc_fill(p.ma.buf + 0, 64, 11);
 	rem = dc_rmr_iov(&foreign, 0, 64);
 	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
 			  remote_fault_cqe);
-	ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "the foreign-PZ memory");
+	DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "the foreign-PZ memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
 	.summary = "writing through an rmr_context without remote write privilege fails and touches nothing")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr ro;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, p.b.pz, 4096, RW_PRIV | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	dc_lmr(t, p.b.pz, 4096, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
 	memset(ro.buf, CANARY, 4096);
-	fill(&p.ma, 0, 64, 12);
+	dc_fill(p.ma.buf + 0, 64, 12);
 	rem = dc_rmr_iov(&ro, 0, 64);
 	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
 			  remote_fault_cqe);
-	ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only remote memory");
+	DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only remote memory");
 }
 
 DC_CASE(dat_ep_post_rdma_write, outside_bound_rmr,
 	.summary = "writing past the end of a bound RMR fails and leaves the remote memory untouched")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_RMR_CONTEXT ctx;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG | DAT_MEM_PRIV_REMOTE_READ_FLAG);
-	fill(&p.ma, 0, 16, 13);
+	dc_fill(p.ma.buf + 0, 16, 13);
 	/* 16 bytes whose last byte is the first one past the window. */
-	rem = rtriplet(ctx, p.mb.buf + 1024 + 256 - 15, 16);
+	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024 + 256 - 15), 16);
 	REFUSED_OR_FAILED(write1(&p, 0, 16, &rem, 1), remote_fault, p.a.req_evd, 1,
 			  remote_fault_cqe);
-	ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }
 
 DC_CASE(dat_ep_post_rdma_write, invalid_handle,
@@ -318,13 +318,13 @@ DC_CASE(dat_ep_post_rdma_write, invalid_handle,
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
-	dc_lmr(t, dc_pz(t), 4096, ALL_PRIV, &m);
+	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &m);
 	iov = dc_iov(&m, 0, 64);
 	rem = dc_rmr_iov(&m, 1024, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(dead_ep(), 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write(dc_freed_ep(t), 1, &iov, dc_cookie(1), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_rdma_write((DAT_EP_HANDLE)wrong_handle(), 1, &iov, ck(1), &rem,
+	DC_ASSERT_RET(dat_ep_post_rdma_write((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
 }

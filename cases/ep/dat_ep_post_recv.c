@@ -12,21 +12,21 @@
 DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 	.summary = "a message fills the Receive's segments in order: full, partial, untouched")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	iov[0] = dc_iov(&p.mb, 0, 100);
 	iov[1] = dc_iov(&p.mb, 200, 100);
 	iov[2] = dc_iov(&p.mb, 400, 100);
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 3, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
-	fill(&p.ma, 0, 150, 0x31);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 3, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	dc_fill(p.ma.buf + 0, 150, 0x31);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 150, 2));
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 150);
-	DC_ASSERT(check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
+	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
 	{
 		unsigned char want[50];
 
@@ -34,38 +34,38 @@ DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 			want[i] = (unsigned char)(0x31 + (100 + i) * 7u + ((100 + i) >> 8));
 		DC_ASSERT(!memcmp(p.mb.buf + 200, want, 50), "segment 2 does not start with bytes 100..149");
 	}
-	ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
-	ASSERT_BYTES_ARE(p.mb.buf + 400, 100, CANARY, "segment 3");
-	ASSERT_BYTES_ARE(p.mb.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 400, 100, CANARY, "segment 3");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
 }
 
 DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
 	.summary = "the Receive completes on the receive EVD with EP, cookie, status and length")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 0xFEEDull << 20));
-	fill(&p.ma, 0, 77, 5);
+	dc_fill(p.ma.buf + 0, 77, 5);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 77, 2));
-	d = expect_dto(p.b.recv_evd, 0xFEEDull << 20, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 0xFEEDull << 20, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.b.ep);
 	DC_ASSERT_EQ(d.transfered_length, 77);
-	DC_ASSERT(check_fill(p.mb.buf, 77, 5), "the bytes are not the message");
+	DC_ASSERT(dc_check_fill(p.mb.buf, 77, 5), "the bytes are not the message");
 	DC_ASSERT_NO_EVENT(p.b.req_evd);
 }
 
 DC_CASE(dat_ep_post_recv, zero_length,
 	.summary = "a Receive with no segments takes an empty message")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, NULL, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
-	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, NULL, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 }
 
@@ -77,9 +77,9 @@ DC_CASE(dat_ep_post_recv, unsignalled_needs_ep_flag,
 	DAT_LMR_TRIPLET iov;
 
 	dc_endpoint(t, &e, NULL);
-	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	dc_lmr(t, e.pz, 4096, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_recv(e.ep, 1, &iov, ck(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
 }
@@ -87,13 +87,13 @@ DC_CASE(dat_ep_post_recv, unsignalled_needs_ep_flag,
 DC_CASE(dat_ep_post_recv, message_too_long,
 	.summary = "a message longer than the Receive completes it with the length error")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 100, 1));
-	fill(&p.ma, 0, 200, 6);
+	dc_fill(p.ma.buf + 0, 200, 6);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
-	expect_dto(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
+	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
 }
 
 static void recv_posts(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -128,30 +128,30 @@ DC_CASE(dat_ep_post_recv, preposted_used_once_connected,
 
 	memset(&a, 0, sizeof(a));
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	DC_ASSERT_SUCCESS(post_recv1(b.ep, &mb, 0, 1024, 1));
 	dc_connect_local(t, &a, &b, NULL);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	fill(&ma, 0, 300, 0x44);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_fill(ma.buf + 0, 300, 0x44);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 300, 2));
-	d = expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 300);
-	DC_ASSERT(check_fill(mb.buf, 300, 0x44), "the pre-posted Receive holds wrong bytes");
+	DC_ASSERT(dc_check_fill(mb.buf, 300, 0x44), "the pre-posted Receive holds wrong bytes");
 }
 
 DC_CASE(dat_ep_post_recv, disconnected_flushed,
 	.summary = "a Receive posted on a Disconnected EP is flushed at once")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
 	memset(p.ma.buf, CANARY, 1024);
 	DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
-	expect_dto(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
-	ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+	DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
 }
 
 /* An unconnected EP and an LMR in its PZ: enough for the synchronous checks. */
@@ -163,7 +163,7 @@ struct lone {
 static void lone_up(struct dc_ctx *t, struct lone *l)
 {
 	dc_endpoint(t, &l->e, NULL);
-	dc_lmr(t, l->e.pz, 4096, RW_PRIV, &l->m);
+	dc_lmr(t, l->e.pz, 4096, DC_PRIV_LOCAL, &l->m);
 }
 
 DC_CASE(dat_ep_post_recv, iov_outside_lmr,
@@ -174,11 +174,11 @@ DC_CASE(dat_ep_post_recv, iov_outside_lmr,
 
 	lone_up(t, &l);
 	iov = dc_iov(&l.m, 4096 - 255, 256);		/* 1 byte past the end */
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
 	iov = dc_iov(&l.m, 0, 256);
 	iov.virtual_address -= 1;			/* starts before it */
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
@@ -191,9 +191,9 @@ DC_CASE(dat_ep_post_recv, lmr_pz_mismatch,
 	DAT_LMR_TRIPLET iov;
 
 	lone_up(t, &l);
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &other);
 	iov = dc_iov(&other, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
@@ -208,7 +208,7 @@ DC_CASE(dat_ep_post_recv, lmr_no_local_access,
 	lone_up(t, &l);
 	dc_lmr(t, l.e.pz, 4096, DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
 	iov = dc_iov(&ro, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
@@ -223,7 +223,7 @@ DC_CASE(dat_ep_post_recv, lmr_no_local_write,
 	lone_up(t, &l);
 	dc_lmr(t, l.e.pz, 4096, DAT_MEM_PRIV_LOCAL_READ_FLAG, &ro);
 	iov = dc_iov(&ro, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
@@ -236,10 +236,10 @@ DC_CASE(dat_ep_post_recv, invalid_lmr_context,
 	DAT_LMR_TRIPLET iov;
 
 	lone_up(t, &l);
-	dc_lmr(t, l.e.pz, 4096, RW_PRIV, &unknown);
+	dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 256);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
@@ -253,12 +253,12 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 	DAT_COUNT n;
 
 	lone_up(t, &l);
-	n = ep_param(l.e.ep).ep_attr.max_recv_iov + 1;
+	n = dc_ep_param(t, l.e.ep).ep_attr.max_recv_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&l.m, (DAT_VLEN)i * 16, 16);
 	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_recv(max_recv_iov + 1 segments)",
-			 dat_ep_post_recv(l.e.ep, n, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+			 dat_ep_post_recv(l.e.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
@@ -269,11 +269,11 @@ DC_CASE(dat_ep_post_recv, invalid_handle,
 	struct dc_lmr m;
 	DAT_LMR_TRIPLET iov;
 
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &m);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_recv(dead_ep(), 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_recv(dc_freed_ep(t), 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_recv((DAT_EP_HANDLE)wrong_handle(), 1, &iov, ck(1),
+	DC_ASSERT_RET(dat_ep_post_recv((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1),
 				       DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
 }
@@ -282,21 +282,21 @@ DC_CASE(dat_ep_post_recv, iov_ownership,
 	.summary = "with the iov owned by the Consumer on return, rewriting it does not move the data",
 	.requires = "iov_ownership_on_return=0")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[2];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	iov[0] = dc_iov(&p.mb, 0, 100);
 	iov[1] = dc_iov(&p.mb, 1000, 100);
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 2, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 2, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	memset(iov, 0x77, sizeof(iov));
-	fill(&p.ma, 0, 200, 0x55);
+	dc_fill(p.ma.buf + 0, 200, 0x55);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 200);
-	DC_ASSERT(check_fill(p.mb.buf, 100, 0x55), "segment 1 is not where the original iov said");
+	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x55), "segment 1 is not where the original iov said");
 	DC_ASSERT(!memcmp(p.mb.buf + 1000, p.ma.buf + 100, 100),
 		  "segment 2 is not where the original iov said");
 }

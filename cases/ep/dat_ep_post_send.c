@@ -11,9 +11,9 @@
 
 #define RCOOKIE 900	/* the Receive b posts before a refused Send */
 
-static void pair_with_recv(struct dc_ctx *t, struct pair *p, const struct dc_conn_opts *o)
+static void pair_with_recv(struct dc_ctx *t, struct dc_pair *p, const struct dc_conn_opts *o)
 {
-	pair_up(p, o);
+	dc_pair_up(t, p, SUBJ_MEM, o);
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 	DC_SETUP(post_recv1(p->b.ep, &p->mb, 0, 1024, RCOOKIE));
 }
@@ -21,52 +21,52 @@ static void pair_with_recv(struct dc_ctx *t, struct pair *p, const struct dc_con
 DC_CASE(dat_ep_post_send, transfers_all_data,
 	.summary = "a 3-segment Send arrives as one message, segments concatenated in order")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
-	fill(&p.ma, 100, 7, 1);
-	fill(&p.ma, 10000, 4096, 2);
-	fill(&p.ma, 30000, 1, 3);
+	dc_fill(p.ma.buf + 100, 7, 1);
+	dc_fill(p.ma.buf + 10000, 4096, 2);
+	dc_fill(p.ma.buf + 30000, 1, 3);
 	iov[0] = dc_iov(&p.ma, 100, 7);
 	iov[1] = dc_iov(&p.ma, 10000, 4096);
 	iov[2] = dc_iov(&p.ma, 30000, 1);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 3, iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 3, iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 4104);
-	DC_ASSERT(check_fill(p.mb.buf, 7, 1), "bytes 0..6 are not segment 1");
-	DC_ASSERT(check_fill(p.mb.buf + 7, 4096, 2), "bytes 7..4102 are not segment 2");
-	DC_ASSERT(check_fill(p.mb.buf + 4103, 1, 3), "byte 4103 is not segment 3");
+	DC_ASSERT(dc_check_fill(p.mb.buf, 7, 1), "bytes 0..6 are not segment 1");
+	DC_ASSERT(dc_check_fill(p.mb.buf + 7, 4096, 2), "bytes 7..4102 are not segment 2");
+	DC_ASSERT(dc_check_fill(p.mb.buf + 4103, 1, 3), "byte 4103 is not segment 3");
 }
 
 DC_CASE(dat_ep_post_send, zero_length,
 	.summary = "a Send with no segments delivers an empty message")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, NULL, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 }
 
 DC_CASE(dat_ep_post_send, completion_on_request_evd,
 	.summary = "the Send completes on the request EVD with EP, cookie, status and length")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
-	fill(&p.ma, 0, 333, 4);
+	dc_fill(p.ma.buf + 0, 333, 4);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 333, 0xABCDEF01234ull));
-	d = expect_dto(p.a.req_evd, 0xABCDEF01234ull, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.a.req_evd, 0xABCDEF01234ull, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	DC_ASSERT_EQ(d.transfered_length, 333);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
@@ -76,27 +76,27 @@ DC_CASE(dat_ep_post_send, cookie_not_unique,
 	.summary = "repeated and zero cookies come back, one per Send")
 {
 	static const uint64_t cookies[] = { 5, 5, 0 };
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	for (int i = 0; i < 3; i++)
 		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 10 + (uint64_t)i));
 	/* posting the repeated cookies is the clause: each post is checked */
 	for (int i = 0; i < 3; i++)
 		DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 16, cookies[i]));
 	for (int i = 0; i < 3; i++)
-		expect_dto(p.a.req_evd, cookies[i], DAT_DTO_SUCCESS);
+		DC_ASSERT_DTO(p.a.req_evd, cookies[i], DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_post_send, unsignalled_needs_ep_flag,
 	.summary = "the unsignalled flag is refused unless the EP selects unsignalled completions")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
 	iov = dc_iov(&p.ma, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
 		      DAT_INVALID_PARAMETER);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
@@ -107,7 +107,7 @@ DC_CASE(dat_ep_post_send, unsignalled_allowed,
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { 0 };
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 	DAT_CNO_HANDLE cno;
 	DAT_EVD_HANDLE woke = DAT_HANDLE_NULL;
@@ -116,15 +116,15 @@ DC_CASE(dat_ep_post_send, unsignalled_allowed,
 	dc_ep_attr_default(t, &attr);
 	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	o.attr = &attr;
-	pair_up(&p, &o);
+	dc_pair_up(t, &p, SUBJ_MEM, &o);
 	DC_SETUP(dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
 	DC_SETUP(dat_evd_modify_cno(p.a.req_evd, cno));
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
-	fill(&p.ma, 0, 64, 6);
+	dc_fill(p.ma.buf + 0, 64, 6);
 	iov = dc_iov(&p.ma, 0, 64);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, ck(11), DAT_COMPLETION_UNSIGNALLED_FLAG));
-	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(p.mb.buf, 64, 6), "the unsignalled Send's data did not arrive");
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(11), DAT_COMPLETION_UNSIGNALLED_FLAG));
+	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 6), "the unsignalled Send's data did not arrive");
 	await_request_idle(p.a.ep);
 	/* dat_cno_wait(3DAT): a timeout without notification is DAT_QUEUE_EMPTY. */
 	r = dat_cno_wait(cno, 100000, &woke);
@@ -132,29 +132,29 @@ DC_CASE(dat_ep_post_send, unsignalled_allowed,
 		  "the unsignalled completion triggered the CNO (dat_cno_wait returned DAT_SUCCESS, EVD %p)",
 		  woke);
 	DC_SETUP_ASSERT(dc_ret_is(r, DAT_QUEUE_EMPTY, DC_ANY_SUBTYPE),
-			"set-up: dat_cno_wait returned %s", ret_s(r));
-	expect_dto(p.a.req_evd, 11, DAT_DTO_SUCCESS);
+			"set-up: dat_cno_wait returned %s", dc_ret_text(r));
+	DC_ASSERT_DTO(p.a.req_evd, 11, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_post_send, suppress_success,
 	.summary = "a successful Send with the suppress flag reports no completion")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 1024, 1024, 2));
-	fill(&p.ma, 0, 64, 7);
-	fill(&p.ma, 64, 64, 8);
+	dc_fill(p.ma.buf + 0, 64, 7);
+	dc_fill(p.ma.buf + 64, 64, 8);
 	iov = dc_iov(&p.ma, 0, 64);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, ck(21), DAT_COMPLETION_SUPPRESS_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(21), DAT_COMPLETION_SUPPRESS_FLAG));
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 64, 64, 22));
-	expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	expect_dto(p.b.recv_evd, 2, DAT_DTO_SUCCESS);
-	DC_ASSERT(check_fill(p.mb.buf, 64, 7) && check_fill(p.mb.buf + 1024, 64, 8),
+	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.b.recv_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 7) && dc_check_fill(p.mb.buf + 1024, 64, 8),
 		  "the two messages did not arrive in order");
-	expect_dto(p.a.req_evd, 22, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 22, DAT_DTO_SUCCESS);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 }
 
@@ -183,7 +183,7 @@ DC_PASSIVE(dat_ep_post_send, solicited_wait)
 	attr.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
 	o.attr = &attr;
 	dc_endpoint(t, &e, &o);
-	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	dc_lmr(t, e.pz, 4096, DC_PRIV_LOCAL, &m);
 	DC_SETUP(dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
 	DC_SETUP(dat_evd_modify_cno(e.recv_evd, cno));
 	DC_SETUP(post_recv1(e.ep, &m, 0, 1024, 1));
@@ -196,9 +196,9 @@ DC_PASSIVE(dat_ep_post_send, solicited_wait)
 	dc_peer_send(t, "ready", "ok");
 	r = dat_cno_wait(cno, 5000000, &woke);
 	DC_ASSERT(r == DAT_SUCCESS, "the solicited Send's Receive completion did not notify (dat_cno_wait %s)",
-		  ret_s(r));
-	expect_dto(e.recv_evd, 1, DAT_DTO_SUCCESS);
-	expect_dto(e.recv_evd, 2, DAT_DTO_SUCCESS);
+		  dc_ret_text(r));
+	DC_ASSERT_DTO(e.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(e.recv_evd, 2, DAT_DTO_SUCCESS);
 	dc_peer_wait(t, "sent", NULL, 0);	/* stay up until the sender has its completion */
 }
 DC_ACTIVE(dat_ep_post_send, solicited_wait)
@@ -209,14 +209,14 @@ DC_ACTIVE(dat_ep_post_send, solicited_wait)
 
 	memset(&e, 0, sizeof(e));
 	dc_connect_active(t, &e, NULL);
-	dc_lmr(t, e.pz, 4096, RW_PRIV, &m);
+	dc_lmr(t, e.pz, 4096, DC_PRIV_LOCAL, &m);
 	DC_SETUP(post_send1(e.ep, &m, 0, 32, 1));
-	expect_dto(e.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(e.req_evd, 1, DAT_DTO_SUCCESS);
 	dc_peer_send(t, "plain-done", "ok");
 	dc_peer_wait(t, "ready", NULL, 0);
 	iov = dc_iov(&m, 0, 32);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &iov, ck(2), DAT_COMPLETION_SOLICITED_WAIT_FLAG));
-	expect_dto(e.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_SOLICITED_WAIT_FLAG));
+	DC_ASSERT_DTO(e.req_evd, 2, DAT_DTO_SUCCESS);
 	dc_peer_send(t, "sent", "ok");
 }
 
@@ -256,9 +256,9 @@ DC_PASSIVE(dat_ep_post_send, barrier_fence)
 	fence_attr(t, &attr);
 	memset(&e, 0, sizeof(e));
 	dc_endpoint(t, &e, &o);
-	dc_lmr(t, e.pz, FENCE_READ, ALL_PRIV, &src);
-	dc_lmr(t, e.pz, FENCE_SEND, RW_PRIV, &rcv);
-	fill(&src, 0, FENCE_READ, 0x3C);		/* what the Read fetches */
+	dc_lmr(t, e.pz, FENCE_READ, DAT_MEM_PRIV_ALL_FLAG, &src);
+	dc_lmr(t, e.pz, FENCE_SEND, DC_PRIV_LOCAL, &rcv);
+	dc_fill(src.buf + 0, FENCE_READ, 0x3C);		/* what the Read fetches */
 	memset(rcv.buf, 0, FENCE_SEND);
 	DC_SETUP(post_recv1(e.ep, &rcv, 0, FENCE_SEND, 1));
 	dc_connect_passive(t, &e, &o);
@@ -266,7 +266,7 @@ DC_PASSIVE(dat_ep_post_send, barrier_fence)
 	dc_peer_send(t, "window", "%llx %llx", (unsigned long long)rem.rmr_context,
 		     (unsigned long long)rem.target_address);
 	freeze_self(t);		/* until both requests are posted */
-	d = expect_dto(e.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(e.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, FENCE_SEND);
 	DC_ASSERT(!memcmp(rcv.buf, src.buf + FENCE_READ - FENCE_SEND, FENCE_SEND),
 		  "the fenced Send carried bytes from before the RDMA Read completed");
@@ -287,7 +287,7 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	fence_attr(t, &attr);
 	memset(&e, 0, sizeof(e));
 	dc_connect_active(t, &e, &o);
-	dc_lmr(t, e.pz, FENCE_READ, ALL_PRIV, &la);
+	dc_lmr(t, e.pz, FENCE_READ, DAT_MEM_PRIV_ALL_FLAG, &la);
 	memset(la.buf, CANARY, FENCE_READ);
 	dc_peer_wait(t, "window", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llx %llx", &ctx, &addr) == 2,
@@ -299,18 +299,18 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	peer = await_frozen();
 	remember_frozen(peer);
 	liov = dc_iov(&la, 0, FENCE_READ);
-	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &liov, ck(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &liov, dc_cookie(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
 	siov = dc_iov(&la, FENCE_READ - FENCE_SEND, FENCE_SEND);	/* what the Read fills */
-	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &siov, ck(11),
+	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &siov, dc_cookie(11),
 					   DAT_COMPLETION_BARRIER_FENCE_FLAG));
 	kill(peer, SIGCONT);
 	epc_frozen_pid = 0;
-	expect_dto(e.req_evd, 10, DAT_DTO_SUCCESS);
-	expect_dto(e.req_evd, 11, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(e.req_evd, 10, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(e.req_evd, 11, DAT_DTO_SUCCESS);
 	dc_peer_wait(t, "checked", NULL, 0);
 }
 
-static void disconnect_pair(struct dc_ctx *t, struct pair *p)
+static void disconnect_pair(struct dc_ctx *t, struct dc_pair *p)
 {
 	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
@@ -320,12 +320,12 @@ static void disconnect_pair(struct dc_ctx *t, struct pair *p)
 DC_CASE(dat_ep_post_send, valid_states,
 	.summary = "posting a Send succeeds in CONNECTED and in DISCONNECTED")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
 	disconnect_pair(t, &p);
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
 }
@@ -333,12 +333,12 @@ DC_CASE(dat_ep_post_send, valid_states,
 DC_CASE(dat_ep_post_send, disconnected_flushed,
 	.summary = "a Send posted on a Disconnected EP is flushed at once")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	disconnect_pair(t, &p);
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 31));
-	expect_dto(p.a.req_evd, 31, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(p.a.req_evd, 31, DAT_DTO_ERR_FLUSHED);
 }
 
 static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -372,16 +372,16 @@ SEND_REFUSED(disconnect_pending)
 DC_CASE(dat_ep_post_send, iov_outside_lmr,
 	.summary = "a segment reaching outside its LMR is an invalid parameter; nothing is sent")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
 	iov = dc_iov(&p.ma, 0, 64);
 	iov.virtual_address -= 1;			/* starts before the LMR */
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
 	iov = dc_iov(&p.ma, SUBJ_MEM - 63, 64);		/* ends past it */
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
@@ -389,14 +389,14 @@ DC_CASE(dat_ep_post_send, iov_outside_lmr,
 DC_CASE(dat_ep_post_send, lmr_pz_mismatch,
 	.summary = "a segment of an LMR in another PZ is a protection violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr other;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &other);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &other);
 	iov = dc_iov(&other, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
@@ -404,14 +404,14 @@ DC_CASE(dat_ep_post_send, lmr_pz_mismatch,
 DC_CASE(dat_ep_post_send, lmr_no_local_read,
 	.summary = "a segment of an LMR without local read privilege is a privileges violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr wo;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
 	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
 	iov = dc_iov(&wo, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
@@ -419,15 +419,15 @@ DC_CASE(dat_ep_post_send, lmr_no_local_read,
 DC_CASE(dat_ep_post_send, invalid_lmr_context,
 	.summary = "a segment naming an lmr_context no LMR has is a privileges violation")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr unknown;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
-	dc_lmr(t, p.a.pz, 4096, RW_PRIV, &unknown);
+	dc_lmr(t, p.a.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 64);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
@@ -448,32 +448,32 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	oa.attr = &small;
 	dc_endpoint(t, &a, &oa);
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, a.pz, 8192, RW_PRIV, &ma);
-	dc_lmr(t, b.pz, 8192, RW_PRIV, &mb);
+	dc_lmr(t, a.pz, 8192, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 8192, DC_PRIV_LOCAL, &mb);
 	memset(mb.buf, CANARY, 8192);
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 8192, 1));
 	dc_connect_local(t, &a, &b, NULL);
-	fill(&ma, 0, 4097, 3);
+	dc_fill(ma.buf + 0, 4097, 3);
 	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, 4097, 2), sync, a.req_evd, 2, async))
 		dc_drain(t, b.recv_evd);
-	ASSERT_BYTES_ARE(mb.buf, 8192, CANARY, "the peer's Receive buffer");
+	DC_ASSERT_BYTES_ARE(mb.buf, 8192, CANARY, "the peer's Receive buffer");
 }
 
 DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
 	.summary = "more segments than max_request_iov is an invalid parameter; nothing is sent")
 {
 	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[IOV_TRY];
 	DAT_COUNT n;
 
 	pair_with_recv(t, &p, NULL);
-	n = ep_param(p.a.ep).ep_attr.max_request_iov + 1;
+	n = dc_ep_param(t, p.a.ep).ep_attr.max_request_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_request_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
 	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(max_request_iov + 1 segments)",
-			 dat_ep_post_send(p.a.ep, n, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+			 dat_ep_post_send(p.a.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
@@ -483,13 +483,13 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { 0 };
-	struct pair p;
+	struct dc_pair p;
 	DAT_RETURN r;
 
 	dc_ep_attr_default(t, &attr);
 	attr.max_request_dtos = 4;
 	o.attr = &attr;
-	pair_up(&p, &o);
+	dc_pair_up(t, &p, SUBJ_MEM, &o);
 	for (int i = 0; i < 4; i++)	/* no Receive at b: all four stay outstanding */
 		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64, 50 + (uint64_t)i));
 	r = post_send1(p.a.ep, &p.ma, 512, 64, 54);
@@ -497,10 +497,10 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
 	for (int i = 0; i < 4; i++)
 		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 60 + (uint64_t)i));
 	for (int i = 0; i < 4; i++)
-		expect_dto(p.a.req_evd, 50 + (uint64_t)i, DAT_DTO_SUCCESS);
+		DC_ASSERT_DTO(p.a.req_evd, 50 + (uint64_t)i, DAT_DTO_SUCCESS);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 8192, 1024, 64));
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 512, 64, 55));
-	expect_dto(p.a.req_evd, 55, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 55, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_post_send, invalid_handle,
@@ -509,11 +509,11 @@ DC_CASE(dat_ep_post_send, invalid_handle,
 	struct dc_lmr m;
 	DAT_LMR_TRIPLET iov;
 
-	dc_lmr(t, dc_pz(t), 4096, RW_PRIV, &m);
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(dead_ep(), 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG),
+	DC_ASSERT_RET(dat_ep_post_send(dc_freed_ep(t), 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_send((DAT_EP_HANDLE)wrong_handle(), 1, &iov, ck(1),
+	DC_ASSERT_RET(dat_ep_post_send((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1),
 				       DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_HANDLE);
 }
@@ -522,21 +522,21 @@ DC_CASE(dat_ep_post_send, iov_ownership,
 	.summary = "with the iov owned by the Consumer on return, rewriting it does not change the Send",
 	.requires = "iov_ownership_on_return=0")
 {
-	struct pair p;
+	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[2];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 4096, 1));
-	fill(&p.ma, 0, 100, 0x21);
-	fill(&p.ma, 1000, 100, 0x22);
+	dc_fill(p.ma.buf + 0, 100, 0x21);
+	dc_fill(p.ma.buf + 1000, 100, 0x22);
 	iov[0] = dc_iov(&p.ma, 0, 100);
 	iov[1] = dc_iov(&p.ma, 1000, 100);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 2, iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 2, iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	memset(iov, 0x77, sizeof(iov));
-	expect_dto(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	d = expect_dto(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 200);
-	DC_ASSERT(check_fill(p.mb.buf, 100, 0x21) && check_fill(p.mb.buf + 100, 100, 0x22),
+	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x21) && dc_check_fill(p.mb.buf + 100, 100, 0x22),
 		  "the message is not what the original iov described");
 }

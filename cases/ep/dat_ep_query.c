@@ -79,7 +79,7 @@ DC_CASE(dat_ep_query, returns_masked_params,
 	DAT_EP_PARAM all;
 
 	dc_endpoint(t, &e, NULL);
-	all = ep_param(e.ep);
+	all = dc_ep_param(t, e.ep);
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 		DAT_EP_PARAM p;
 
@@ -184,7 +184,7 @@ DC_PASSIVE(dat_ep_query, remote_address_valid_when_connected)
 	dc_peer_wait(t, "active", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%63s %llu", host, &port) == 2, "bad message '%s'", msg);
 	act = parse_host(host);
-	p = ep_param_checked(e.ep);
+	p = DC_EP_PARAM(e.ep);
 	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&act),
 		  "passive EP's remote_ia_address is not the active IA's address %s", host);
 	DC_ASSERT(p.remote_port_qual == port,
@@ -200,7 +200,7 @@ DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
 
 	memset(&e, 0, sizeof(e));
 	dc_connect_active(t, &e, NULL);
-	p = ep_param_checked(e.ep);
+	p = DC_EP_PARAM(e.ep);
 	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
 		  "active EP's remote_ia_address is not the passive IA's address %s", t->peer.host);
 	DC_ASSERT(p.remote_port_qual == t->peer.conn_qual,
@@ -215,7 +215,7 @@ DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
 /* Active Connection Pending: remote fields are the target's. */
 static void acp_remote(struct dc_ctx *t, struct subject *s, const void *arg)
 {
-	DAT_EP_PARAM p = ep_param_checked(s->ep);
+	DAT_EP_PARAM p = DC_EP_PARAM(s->ep);
 
 	(void)arg;
 	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
@@ -230,7 +230,7 @@ STATE_CASE(dat_ep_query, remote_address_in_active_connection_pending,
 /* Passive Connection Pending: remote fields are those of the request. */
 static void pcp_remote(struct dc_ctx *t, struct subject *s, const void *arg)
 {
-	DAT_EP_PARAM p = ep_param_checked(s->ep);
+	DAT_EP_PARAM p = DC_EP_PARAM(s->ep);
 	DAT_CR_PARAM c;
 
 	(void)arg;
@@ -259,7 +259,7 @@ DC_PASSIVE(dat_ep_query, local_port_qual_in_active_connection_pending)
 
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	dc_announce(t, NULL, q);
-	cr = await_cr(cr_evd, NULL);
+	cr = dc_await_cr(t, cr_evd, NULL);
 	memset(&c, 0, sizeof(c));
 	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 	dc_peer_send(t, "cr", "%llu", (unsigned long long)c.remote_port_qual);
@@ -274,11 +274,11 @@ DC_ACTIVE(dat_ep_query, local_port_qual_in_active_connection_pending)
 
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
-				long_timeout(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+				dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
 				DAT_CONNECT_DEFAULT_FLAG));
 	dc_peer_wait(t, "cr", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
-	p = ep_param_checked(e.ep);
+	p = DC_EP_PARAM(e.ep);
 	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	DC_ASSERT(p.local_port_qual == port,
 		  "local_port_qual %llu, the peer's request says %llu",
@@ -308,8 +308,8 @@ DC_CASE(dat_ep_query, invalid_handle,
 {
 	DAT_EP_PARAM p;
 
-	DC_ASSERT_RET(dat_ep_query(dead_ep(), DAT_EP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_query((DAT_EP_HANDLE)wrong_handle(), DAT_EP_FIELD_ALL, &p),
+	DC_ASSERT_RET(dat_ep_query(dc_freed_ep(t), DAT_EP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_query((DAT_EP_HANDLE)dc_wrong_handle(t), DAT_EP_FIELD_ALL, &p),
 		      DAT_INVALID_HANDLE);
 }
 

@@ -6,7 +6,7 @@
  */
 #include "ep_common.h"
 
-static void disconnect_a(struct dc_ctx *t, struct pair *p)
+static void disconnect_a(struct dc_ctx *t, struct dc_pair *p)
 {
 	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
@@ -16,10 +16,10 @@ static void disconnect_a(struct dc_ctx *t, struct pair *p)
 DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 	.summary = "reset takes a Disconnected EP to Unconnected, ready to connect again")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_endpoint b2;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	disconnect_a(t, &p);
 	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
@@ -33,12 +33,12 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 DC_CASE(dat_ep_reset, may_lose_completions,
 	.summary = "after reset, what is left of undequeued flushed completions is a clean subset")
 {
-	struct pair p;
+	struct dc_pair p;
 	bool seen[4] = { false };
 	DAT_EVENT ev;
 	int n = 0;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	for (int i = 0; i < 4; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
 	disconnect_a(t, &p);
@@ -80,18 +80,18 @@ DC_CASE(dat_ep_reset, unconnected_keeps_recvs,
 
 	memset(&a, 0, sizeof(a));
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, b.pz, 4096, RW_PRIV, &mb);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
 	DC_ASSERT_SUCCESS(dat_ep_reset(b.ep));
 	ASSERT_RECV_IDLE(b.ep, DAT_FALSE);
 	DC_ASSERT_NO_EVENT(b.recv_evd);
 	dc_connect_local(t, &a, &b, NULL);
-	dc_lmr(t, a.pz, 4096, RW_PRIV, &ma);
-	fill(&ma, 0, 123, 0x71);
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_fill(ma.buf + 0, 123, 0x71);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 123, 2));
-	d = expect_dto(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 123);
-	DC_ASSERT(check_fill(mb.buf, 123, 0x71), "the kept Receive holds wrong bytes");
+	DC_ASSERT(dc_check_fill(mb.buf, 123, 0x71), "the kept Receive holds wrong bytes");
 }
 
 static void reset_refused(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -118,22 +118,22 @@ RESET_REFUSED(disconnect_pending)
 DC_CASE(dat_ep_reset, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
-	DC_ASSERT_RET(dat_ep_reset(dead_ep()), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_reset((DAT_EP_HANDLE)wrong_handle()), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_reset(dc_freed_ep(t)), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_ep_reset((DAT_EP_HANDLE)dc_wrong_handle(t)), DAT_INVALID_HANDLE);
 }
 
 DC_CASE(dat_ep_reset, marker_flush_order,
 	.summary = "a Receive posted after the disconnect is flushed behind all earlier ones")
 {
-	struct pair p;
+	struct dc_pair p;
 
-	pair_up(&p, NULL);
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	for (int i = 0; i < 4; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
 	disconnect_a(t, &p);
 	DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
 	for (int i = 0; i < 4; i++)
-		expect_dto(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
-	expect_dto(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
 	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 }

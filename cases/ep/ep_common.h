@@ -46,29 +46,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RW_PRIV (DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
-#define ALL_PRIV (RW_PRIV | DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 #define SUBJ_MEM (64u * 1024u)		/* bytes of the subject's buffer */
 #define CANARY 0xC5
 #define IOV_TRY 64			/* most segments a case builds */
-
-static inline DAT_DTO_COOKIE ck(uint64_t v)
-{
-	DAT_DTO_COOKIE c;
-
-	memset(&c, 0, sizeof(c));
-	c.as_64 = v;
-	return c;
-}
-
-static inline const char *ret_s(DAT_RETURN r)
-{
-	static char b[4][160];
-	static int i;
-
-	i = (i + 1) % 4;
-	return dc_ret_str(r, b[i], sizeof(b[i]));
-}
 
 static inline const char *state_name(DAT_EP_STATE s)
 {
@@ -86,33 +66,7 @@ static inline const char *state_name(DAT_EP_STATE s)
 	return "unknown state";
 }
 
-/* A connect timeout that outlives the case (microseconds). */
-static inline DAT_TIMEOUT long_timeout(struct dc_ctx *t)
-{
-	long ms = dc_remaining_ms(t);
-
-	return ms > 0 ? (DAT_TIMEOUT)ms * 1000u : 1000u;
-}
-
 /* ---- EP parameters and state ------------------------------------------------- */
-
-static inline DAT_EP_PARAM ep_param_at(struct dc_ctx *t, const char *file,
-				       int line, DAT_EP_HANDLE ep,
-				       enum dc_state on_miss)
-{
-	DAT_EP_PARAM p;
-	DAT_RETURN r;
-
-	memset(&p, 0, sizeof(p));
-	r = dat_ep_query(ep, DAT_EP_FIELD_ALL, &p);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, on_miss, file, line, false,
-			  "%sdat_ep_query(DAT_EP_FIELD_ALL) returned %s",
-			  on_miss == DC_UNRESOLVED ? "set-up " : "", ret_s(r));
-	return p;
-}
-#define ep_param(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
-#define ep_param_checked(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_FAIL)
 
 static inline DAT_EP_STATE ep_state_at(struct dc_ctx *t, const char *file,
 				       int line, DAT_EP_HANDLE ep,
@@ -125,7 +79,7 @@ static inline DAT_EP_STATE ep_state_at(struct dc_ctx *t, const char *file,
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, on_miss, file, line, false,
 			  "%sdat_ep_get_status returned %s",
-			  on_miss == DC_UNRESOLVED ? "set-up " : "", ret_s(r));
+			  on_miss == DC_UNRESOLVED ? "set-up " : "", dc_ret_text(r));
 	return st;
 }
 #define ep_state(ep) ep_state_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
@@ -147,7 +101,7 @@ static inline void idle_at(struct dc_ctx *t, const char *file, int line,
 
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_FAIL, file, line, false,
-			  "dat_ep_get_status returned %s", ret_s(r));
+			  "dat_ep_get_status returned %s", dc_ret_text(r));
 }
 #define ASSERT_RECV_IDLE(ep, want)					\
 	do {								\
@@ -210,7 +164,7 @@ static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int
 
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up dat_ep_get_status returned %s", ret_s(r));
+				  "set-up dat_ep_get_status returned %s", dc_ret_text(r));
 		if (qi == DAT_TRUE)
 			return;
 		if (dc_remaining_ms(t) < 500)
@@ -221,107 +175,7 @@ static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int
 }
 #define await_request_idle(ep) await_request_idle_at(t, __FILE__, __LINE__, (ep))
 
-/* ---- handles that are not what they should be ---------------------------------- */
-
-/* A live handle of another type (a PZ), for DAT_INVALID_HANDLE checks. */
-#define wrong_handle() dc_pz(t)
-
-/* The handle of an EP that has been freed. */
-static inline DAT_EP_HANDLE dead_ep_at(struct dc_ctx *t, const char *file, int line)
-{
-	DAT_EP_HANDLE ep = dc_ep_at(t, file, line, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-				    DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-				    DAT_HANDLE_NULL, NULL);
-	DAT_RETURN r = dat_ep_free(ep);
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_ep_free returned %s", ret_s(r));
-	return ep;
-}
-#define dead_ep() dead_ep_at(t, __FILE__, __LINE__)
-
-static inline DAT_EVD_HANDLE dead_evd_at(struct dc_ctx *t, const char *file,
-					 int line, DAT_EVD_FLAGS flags)
-{
-	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, flags);
-	DAT_RETURN r = dat_evd_free(evd);
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_evd_free returned %s", ret_s(r));
-	return evd;
-}
-#define dead_evd(flags) dead_evd_at(t, __FILE__, __LINE__, (flags))
-
-static inline DAT_PZ_HANDLE dead_pz_at(struct dc_ctx *t, const char *file, int line)
-{
-	DAT_PZ_HANDLE pz = dc_pz_at(t, file, line);
-	DAT_RETURN r = dat_pz_free(pz);
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_pz_free returned %s", ret_s(r));
-	return pz;
-}
-#define dead_pz() dead_pz_at(t, __FILE__, __LINE__)
-
 /* ---- events ---------------------------------------------------------------------- */
-
-/* Clause: the next event on evd is the DTO completion of `cookie` with `status`. */
-static inline DAT_DTO_COMPLETION_EVENT_DATA
-expect_dto_at(struct dc_ctx *t, const char *file, int line, DAT_EVD_HANDLE evd,
-	      uint64_t cookie, DAT_DTO_COMPLETION_STATUS status)
-{
-	DAT_EVENT ev;
-	const DAT_DTO_COMPLETION_EVENT_DATA *d;
-
-	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT, &ev);
-	d = &ev.event_data.dto_completion_event_data;
-	if (d->user_cookie.as_64 != cookie || d->status != status)
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "expected the completion of cookie %llu with %s, got cookie %llu with %s",
-			  (unsigned long long)cookie, dc_dto_status_name(status),
-			  (unsigned long long)d->user_cookie.as_64,
-			  dc_dto_status_name(d->status));
-	return *d;
-}
-#define expect_dto(evd, cookie, status) \
-	expect_dto_at(t, __FILE__, __LINE__, (evd), (cookie), (status))
-
-/* Clause: the next event on evd is a connection event `num` for ep. */
-static inline void expect_conn_event_at(struct dc_ctx *t, const char *file,
-					int line, DAT_EVD_HANDLE evd,
-					DAT_EVENT_NUMBER num, DAT_EP_HANDLE ep,
-					DAT_EVENT *out)
-{
-	DAT_EVENT ev;
-
-	dc_expect_event_at(t, file, line, DC_FAIL, evd, num, &ev);
-	if (ep && ev.event_data.connect_event_data.ep_handle != ep)
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "%s names EP %p, expected %p", dc_event_name(num),
-			  ev.event_data.connect_event_data.ep_handle, ep);
-	if (out)
-		*out = ev;
-}
-#define expect_conn_event(evd, num, ep) \
-	expect_conn_event_at(t, __FILE__, __LINE__, (evd), (num), (ep), NULL)
-
-/* Set-up: waits for a connection request on evd; returns its CR handle. */
-static inline DAT_CR_HANDLE await_cr_at(struct dc_ctx *t, const char *file,
-					int line, DAT_EVD_HANDLE evd,
-					DAT_CR_ARRIVAL_EVENT_DATA *out)
-{
-	DAT_EVENT ev;
-
-	dc_expect_event_at(t, file, line, DC_UNRESOLVED, evd,
-			   DAT_CONNECTION_REQUEST_EVENT, &ev);
-	if (out)
-		*out = ev.event_data.cr_arrival_event_data;
-	return ev.event_data.cr_arrival_event_data.cr_handle;
-}
-#define await_cr(evd, out) await_cr_at(t, __FILE__, __LINE__, (evd), (out))
 
 /* Dequeues every queued DTO completion of evd into a small log. */
 struct dto_log {
@@ -359,7 +213,7 @@ static inline void dto_log_collect_at(struct dc_ctx *t, const char *file,
 			dc_end_at(t, on_miss, file, line, false,
 				  "%s%d of %d completions arrived; dat_evd_wait returned %s",
 				  on_miss == DC_UNRESOLVED ? "set-up: " : "",
-				  l->n - (want - n), n, ret_s(r));
+				  l->n - (want - n), n, dc_ret_text(r));
 		if (ev.event_number == DAT_DTO_COMPLETION_EVENT)
 			l->d[l->n++] = ev.event_data.dto_completion_event_data;
 		else
@@ -371,43 +225,13 @@ static inline void dto_log_collect_at(struct dc_ctx *t, const char *file,
 
 /* ---- memory ---------------------------------------------------------------------- */
 
-static inline void fill(struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len, unsigned seed)
-{
-	for (DAT_VLEN i = 0; i < len; i++)
-		m->buf[off + i] = (unsigned char)(seed + i * 7u + (i >> 8));
-}
-
-static inline bool check_fill(const unsigned char *p, DAT_VLEN len, unsigned seed)
-{
-	for (DAT_VLEN i = 0; i < len; i++)
-		if (p[i] != (unsigned char)(seed + i * 7u + (i >> 8)))
-			return false;
-	return true;
-}
-
-/* Index of the first byte of p[0..len) that is not `v`, or -1. */
-static inline long first_not(const unsigned char *p, size_t len, unsigned char v)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != v)
-			return (long)i;
-	return -1;
-}
-
-#define ASSERT_BYTES_ARE(p, len, v, what)				\
-	do {								\
-		long at_ = first_not((p), (len), (v));			\
-		DC_ASSERT(at_ < 0, "%s: byte %ld is 0x%02x, expected it untouched (0x%02x)", \
-			  (what), at_, at_ < 0 ? 0 : (p)[at_], (unsigned)(v)); \
-	} while (0)
-
 /* Posts one Receive of [off, off+len) of m; returns the provider's answer. */
 static inline DAT_RETURN post_recv1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 				    DAT_VLEN off, DAT_VLEN len, uint64_t cookie)
 {
 	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
 
-	return dat_ep_post_recv(ep, 1, &iov, ck(cookie), DAT_COMPLETION_DEFAULT_FLAG);
+	return dat_ep_post_recv(ep, 1, &iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
 static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
@@ -415,7 +239,7 @@ static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 {
 	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
 
-	return dat_ep_post_send(ep, 1, &iov, ck(cookie), DAT_COMPLETION_DEFAULT_FLAG);
+	return dat_ep_post_send(ep, 1, &iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
 /*
@@ -461,40 +285,25 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 
 /* ---- a connected pair in this process (for DTO cases) ---------------------------- */
 
-struct pair {
-	struct dc_endpoint a, b;	/* a: active, b: passive */
-	struct dc_lmr ma, mb;		/* 64 KiB, all privileges, in a.pz / b.pz */
-};
-
-static inline void pair_up_at(struct dc_ctx *t, const char *file, int line,
-			      struct pair *p, const struct dc_conn_opts *o)
-{
-	memset(p, 0, sizeof(*p));
-	dc_endpoint_at(t, file, line, &p->a, o);
-	dc_endpoint_at(t, file, line, &p->b, o);
-	dc_lmr_at(t, file, line, p->a.pz, SUBJ_MEM, ALL_PRIV, &p->ma);
-	dc_lmr_at(t, file, line, p->b.pz, SUBJ_MEM, ALL_PRIV, &p->mb);
-	dc_connect_local_at(t, file, line, &p->a, &p->b, o);
-}
-#define pair_up(p, o) pair_up_at(t, __FILE__, __LINE__, (p), (o))
-
 /*
  * Clause: nothing reached b since b posted its Receive `rcookie` (at
  * mb[roff], 1024 bytes): a marker Send from a (seed 0x5E, 100 bytes) is the
  * first message b gets, and the first request completion a reports.
  */
 static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
-					 int line, struct pair *p, DAT_VLEN roff,
+					 int line, struct dc_pair *p, DAT_VLEN roff,
 					 uint64_t rcookie)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	fill(&p->ma, SUBJ_MEM - 100, 100, 0x5E);
+	dc_fill(p->ma.buf + SUBJ_MEM - 100, 100, 0x5E);
 	if (post_send1(p->a.ep, &p->ma, SUBJ_MEM - 100, 100, 0x5E5E) != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: marker Send refused");
-	d = expect_dto_at(t, file, line, p->a.req_evd, 0x5E5E, DAT_DTO_SUCCESS);
-	d = expect_dto_at(t, file, line, p->b.recv_evd, rcookie, DAT_DTO_SUCCESS);
-	if (d.transfered_length != 100 || !check_fill(p->mb.buf + roff, 100, 0x5E))
+	d = dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd,
+			     &(const uint64_t){ 0x5E5E }, DAT_DTO_SUCCESS);
+	d = dc_expect_dto_at(t, file, line, DC_FAIL, p->b.recv_evd, &rcookie,
+			     DAT_DTO_SUCCESS);
+	if (d.transfered_length != 100 || !dc_check_fill(p->mb.buf + roff, 100, 0x5E))
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "the peer's Receive got %llu bytes that are not the marker: something else was delivered first",
 			  (unsigned long long)d.transfered_length);
@@ -502,39 +311,11 @@ static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
 #define prove_nothing_sent(p, roff, rcookie) \
 	prove_nothing_sent_at(t, __FILE__, __LINE__, (p), (roff), (rcookie))
 
-/* ---- connecting to this IA's own address (connection-management cases) ---------- */
-
-/* Starts a connect of ep to qualifier q of this IA. */
-static inline DAT_RETURN lconnect_pd(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_CONN_QUAL q,
-				     DAT_TIMEOUT tmo, DAT_COUNT pn, const void *pd)
-{
-	return dat_ep_connect(ep, t->ia_attr.ia_address_ptr, q, tmo ? tmo : long_timeout(t),
-			      pn, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
-}
-#define lconnect(ep, q) lconnect_pd(t, (ep), (q), 0, 0, NULL)
-
-/* A PSP (consumer flag) on a fresh CR EVD; returns its qualifier. */
-static inline DAT_CONN_QUAL psp_any_at(struct dc_ctx *t, const char *file, int line,
-				       DAT_PSP_FLAGS flags, DAT_EVD_HANDLE *evd,
-				       DAT_PSP_HANDLE *psp)
-{
-	DAT_CONN_QUAL q = 0;
-	DAT_RETURN r;
-
-	*evd = dc_evd_at(t, file, line, 16, DAT_EVD_CR_FLAG);
-	r = dat_psp_create_any(t->ia, &q, *evd, flags, psp);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_psp_create_any returned %s", ret_s(r));
-	return q;
-}
-#define psp_any(flags, evd, psp) psp_any_at(t, __FILE__, __LINE__, (flags), (evd), (psp))
-
 /* ---- RDMA ---------------------------------------------------------------------- */
 
 /* A pair whose EPs take RDMA with up to 3 local segments. */
 static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
-				 struct pair *p, DAT_VLEN max_rdma_size)
+				 struct dc_pair *p, DAT_VLEN max_rdma_size)
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { 0 };
@@ -547,48 +328,16 @@ static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
 	if (max_rdma_size)
 		attr.max_rdma_size = max_rdma_size;
 	o.attr = &attr;
-	pair_up_at(t, file, line, p, &o);
+	dc_pair_up_at(t, file, line, p, SUBJ_MEM, &o);
 	memset(p->ma.buf, CANARY, SUBJ_MEM);
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 }
 #define rdma_pair(p) rdma_pair_at(t, __FILE__, __LINE__, (p), 0)
 
 /* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
-static inline DAT_RMR_CONTEXT bind_window_at(struct dc_ctx *t, const char *file,
-					     int line, struct pair *p, DAT_VLEN off,
-					     DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv)
-{
-	DAT_RMR_HANDLE rmr;
-	DAT_RMR_CONTEXT ctx = 0;
-	DAT_LMR_TRIPLET tr = dc_iov(&p->mb, off, len);
-	DAT_RMR_COOKIE rc;
-	DAT_RETURN r;
-
-	memset(&rc, 0, sizeof(rc));
-	rc.as_64 = 0xB1;
-	r = dat_rmr_create(p->b.pz, &rmr);
-	if (r == DAT_SUCCESS)
-		r = dat_rmr_bind(rmr, &tr, priv, p->b.ep, rc, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: binding an RMR (dat_rmr_create/bind) returned %s", ret_s(r));
-	dc_expect_event_at(t, file, line, DC_UNRESOLVED, p->b.req_evd,
-			   DAT_RMR_BIND_COMPLETION_EVENT, NULL);
-	return ctx;
-}
-#define bind_window(p, off, len, priv) \
-	bind_window_at(t, __FILE__, __LINE__, (p), (off), (len), (priv))
-
-static inline DAT_RMR_TRIPLET rtriplet(DAT_RMR_CONTEXT ctx, const void *addr, DAT_VLEN len)
-{
-	DAT_RMR_TRIPLET r;
-
-	memset(&r, 0, sizeof(r));
-	r.rmr_context = ctx;
-	r.target_address = (DAT_VADDR)(uintptr_t)addr;
-	r.segment_length = len;
-	return r;
-}
+#define bind_window(p, off, len, priv)					\
+	dc_bind_rmr(t, dc_rmr(t, (p)->b.pz), &(p)->mb, (off), (len), (priv), \
+		    &(p)->b, 0xB1)
 
 /* ---- the subject: an EP brought into a state for real ---------------------------- */
 
@@ -638,7 +387,7 @@ static inline void subject_objects_at(struct dc_ctx *t, const char *file,
 	co.evd_qlen = 64;
 	dc_endpoint_at(t, file, line, &s->e, &co);
 	s->ep = s->e.ep;
-	dc_lmr_at(t, file, line, s->e.pz, SUBJ_MEM, ALL_PRIV, &s->mem);
+	dc_lmr_at(t, file, line, s->e.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &s->mem);
 	memset(s->mem.buf, CANARY, SUBJ_MEM);
 	s->pre_recvs = o ? o->pre_recvs : 0;
 	for (DAT_COUNT i = 0; i < s->pre_recvs; i++) {
@@ -647,58 +396,9 @@ static inline void subject_objects_at(struct dc_ctx *t, const char *file,
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up dat_ep_post_recv (pre-posted %d) returned %s",
-				  (int)i, ret_s(r));
+				  (int)i, dc_ret_text(r));
 	}
 }
-
-/*
- * An RSP on a qualifier nobody uses: the qualifier comes from
- * dat_psp_create_any (freed at once); a race with another process taking
- * it in between is retried.
- */
-static inline void rsp_any_at(struct dc_ctx *t, const char *file, int line,
-			      DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
-			      DAT_CONN_QUAL *qual, DAT_RSP_HANDLE *rsp)
-{
-	DAT_RETURN r = DAT_SUCCESS;
-
-	for (int tries = 0; tries < 8; tries++) {
-		DAT_PSP_HANDLE psp;
-
-		r = dat_psp_create_any(t->ia, qual, evd, DAT_PSP_CONSUMER_FLAG, &psp);
-		if (r != DAT_SUCCESS)
-			break;
-		r = dat_psp_free(psp);
-		if (r != DAT_SUCCESS)
-			break;
-		r = dat_rsp_create(t->ia, *qual, ep, evd, rsp);
-		if (!dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE))
-			break;
-	}
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: reserving an EP on a free qualifier failed: %s",
-			  ret_s(r));
-}
-#define rsp_any(ep, evd, qual, rsp) \
-	rsp_any_at(t, __FILE__, __LINE__, (ep), (evd), (qual), (rsp))
-
-/* A free qualifier (create_any + free); used to address "nobody listens". */
-static inline DAT_CONN_QUAL free_qual_at(struct dc_ctx *t, const char *file, int line)
-{
-	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
-	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = 0;
-	DAT_RETURN r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
-
-	if (r == DAT_SUCCESS)
-		r = dat_psp_free(psp);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: finding a free qualifier failed: %s", ret_s(r));
-	return q;
-}
-#define free_qual() free_qual_at(t, __FILE__, __LINE__)
 
 static inline void verify_reached_at(struct dc_ctx *t, const char *file,
 				     int line, struct subject *s)
@@ -731,7 +431,7 @@ static inline void adopt_at(struct dc_ctx *t, const char *file, int line,
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up: giving the Provider EP a PZ and EVDs (dat_ep_modify) returned %s",
-			  ret_s(r));
+			  dc_ret_text(r));
 }
 #define adopt(s) adopt_at(t, __FILE__, __LINE__, (s))
 
@@ -856,14 +556,14 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 			dc_announce_at(t, file, line, NULL, 0, NULL);
 		break;
 	case DAT_EP_STATE_RESERVED:
-		rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
+		dc_rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
 		if (t->role == DC_ROLE_PASSIVE)
 			dc_announce_at(t, file, line, NULL, 0, NULL);
 		break;
 	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
-		rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
+		dc_rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
 		dc_announce_at(t, file, line, NULL, s->qual, NULL);
-		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		s->cr = dc_await_cr_at(t, file, line, s->cr_evd, NULL);
 		break;
 	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
 		r = dat_psp_create_any(t->ia, &s->qual, s->cr_evd,
@@ -873,15 +573,15 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up dat_psp_create_any(DAT_PSP_PROVIDER_FLAG) returned %s",
-				  ret_s(r));
+				  dc_ret_text(r));
 		dc_announce_at(t, file, line, NULL, s->qual, NULL);
-		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		s->cr = dc_await_cr_at(t, file, line, s->cr_evd, NULL);
 		memset(&crp, 0, sizeof(crp));
 		r = dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &crp);
 		if (r != DAT_SUCCESS || !crp.local_ep_handle)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up: the request of a PSP(provider flag) carries no EP (dat_cr_query %s)",
-				  ret_s(r));
+				  dc_ret_text(r));
 		s->ep = crp.local_ep_handle;
 		break;
 	case DAT_EP_STATE_COMPLETION_PENDING:
@@ -889,9 +589,9 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 				       DAT_PSP_CONSUMER_FLAG, &s->psp);
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up dat_psp_create_any returned %s", ret_s(r));
+				  "set-up dat_psp_create_any returned %s", dc_ret_text(r));
 		dc_announce_at(t, file, line, NULL, s->qual, NULL);
-		s->cr = await_cr_at(t, file, line, s->cr_evd, NULL);
+		s->cr = dc_await_cr_at(t, file, line, s->cr_evd, NULL);
 		/* The request is here; now the active half may stop. */
 		dc_peer_send(t, "cr", "arrived");
 		s->frozen = await_frozen_at(t, file, line);
@@ -900,17 +600,17 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 		if (r != DAT_SUCCESS) {
 			thaw(s);
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up dat_cr_accept returned %s", ret_s(r));
+				  "set-up dat_cr_accept returned %s", dc_ret_text(r));
 		}
 		s->cr = DAT_HANDLE_NULL;
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		r = dat_ep_connect(s->ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr,
-				   t->peer.conn_qual, long_timeout(t), 0, NULL,
+				   t->peer.conn_qual, dc_case_timeout_us(t), 0, NULL,
 				   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up dat_ep_connect returned %s", ret_s(r));
+				  "set-up dat_ep_connect returned %s", dc_ret_text(r));
 		dc_peer_wait_at(t, file, line, "cr", NULL, 0);
 		break;
 	case DAT_EP_STATE_CONNECTED:
@@ -921,7 +621,7 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 			r = dat_ep_disconnect(s->ep, DAT_CLOSE_ABRUPT_FLAG);
 			if (r != DAT_SUCCESS)
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
-					  "set-up dat_ep_disconnect returned %s", ret_s(r));
+					  "set-up dat_ep_disconnect returned %s", dc_ret_text(r));
 			dc_expect_event_at(t, file, line, DC_UNRESOLVED, s->e.conn_evd,
 					   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 		}
@@ -933,7 +633,7 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 			if (r != DAT_SUCCESS)
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
 					  "set-up (Send + graceful disconnect) returned %s",
-					  ret_s(r));
+					  dc_ret_text(r));
 		}
 		break;
 	default:
@@ -963,9 +663,9 @@ static inline void serve_peer_at(struct dc_ctx *t, const char *file, int line,
 					       DAT_PSP_CONSUMER_FLAG, &psp);
 			if (r != DAT_SUCCESS)
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
-					  "set-up dat_psp_create_any returned %s", ret_s(r));
+					  "set-up dat_psp_create_any returned %s", dc_ret_text(r));
 			dc_announce_at(t, file, line, NULL, q, NULL);
-			await_cr_at(t, file, line, cr_evd, NULL);
+			dc_await_cr_at(t, file, line, cr_evd, NULL);
 			dc_peer_send(t, "cr", "arrived");
 			break;
 		default:	/* CONNECTED, DISCONNECT_PENDING, DISCONNECTED */
@@ -980,12 +680,12 @@ static inline void serve_peer_at(struct dc_ctx *t, const char *file, int line,
 		default:	/* PCP, TCP, CP: send the request */
 			dc_endpoint_at(t, file, line, &pe, NULL);
 			r = dat_ep_connect(pe.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr,
-					   t->peer.conn_qual, long_timeout(t), 0,
+					   t->peer.conn_qual, dc_case_timeout_us(t), 0,
 					   NULL, DAT_QOS_BEST_EFFORT,
 					   DAT_CONNECT_DEFAULT_FLAG);
 			if (r != DAT_SUCCESS)
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
-					  "set-up dat_ep_connect returned %s", ret_s(r));
+					  "set-up dat_ep_connect returned %s", dc_ret_text(r));
 			if (st == DAT_EP_STATE_COMPLETION_PENDING) {
 				/* Stop only once the request has arrived (the
 				 * connect itself is asynchronous). */

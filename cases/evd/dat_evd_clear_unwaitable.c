@@ -18,7 +18,7 @@ DC_CASE(dat_evd_clear_unwaitable, wait_permitted,
 	r = dat_evd_wait(evd, 20000, 1, &ev, &nmore);
 	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
 	post(evd, TAG(1));
-	DC_ASSERT_SUCCESS(dat_evd_wait(evd, (DAT_TIMEOUT)wait_ms(t) * 1000u, 1, &ev, &nmore));
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, (DAT_TIMEOUT)dc_wait_ms(t) * 1000u, 1, &ev, &nmore));
 	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait", &ev, evd, TAG(1));
 }
 
@@ -40,15 +40,15 @@ DC_CASE(dat_evd_clear_unwaitable, query_reports_waitable,
 DC_CASE(dat_evd_clear_unwaitable, cno_unaffected,
 	.summary = "the EVD keeps its CNO, notifies it and can be dequeued after clear_unwaitable")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 
 	DC_SETUP(dat_evd_set_unwaitable(evd));
 	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
-	DC_ASSERT_PTR_EQ(evd_param_checked(evd).cno_handle, cno);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, cno);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post to the EVD made waitable again");
 	EXPECT_SW(evd, TAG(1));
@@ -69,7 +69,7 @@ DC_CASE(dat_evd_clear_unwaitable, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_clear_unwaitable(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
 
@@ -102,7 +102,7 @@ DC_CASE(dat_evd_clear_unwaitable, mt_safe,
 		DC_ASSERT(seen[i] == TAG(i), "dequeue %d returned %p, expected %p",
 			  i, seen[i], TAG(i));
 	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_WAITABLE(p.evd_state), "state 0x%x after a final clear_unwaitable",
 		  (unsigned int)p.evd_state);
 }

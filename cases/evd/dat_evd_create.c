@@ -18,7 +18,7 @@ DC_CASE(dat_evd_create, returns_handle,
 	DC_ASSERT(evd != DAT_HANDLE_NULL, "dat_evd_create succeeded but returned DAT_HANDLE_NULL");
 	DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EVD);
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
 }
 
@@ -26,7 +26,7 @@ DC_CASE(dat_evd_create, holds_min_qlen,
 	.summary = "the queue holds at least evd_min_qlen events and exactly what the query reports")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 5, DAT_EVD_SOFTWARE_FLAG);
-	DAT_EVD_PARAM p = evd_param_checked(evd);
+	DAT_EVD_PARAM p = DC_EVD_PARAM(evd);
 	DAT_EVENT ev = sw_event(TAG(0));
 	DAT_RETURN r;
 
@@ -39,7 +39,7 @@ DC_CASE(dat_evd_create, holds_min_qlen,
 		r = dat_evd_post_se(evd, &ev);
 		DC_ASSERT(r == DAT_SUCCESS,
 			  "post %d of the %d the EVD reports room for returned %s",
-			  (int)i + 1, (int)p.evd_qlen, ret_s(r));
+			  (int)i + 1, (int)p.evd_qlen, dc_ret_text(r));
 	}
 	ev = sw_event(TAG(p.evd_qlen));
 	DC_ASSERT_RET(dat_evd_post_se(evd, &ev), DAT_QUEUE_FULL);
@@ -53,21 +53,21 @@ DC_CASE(dat_evd_create, query_reports_creation,
 		DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG,
 		DAT_EVD_ASYNC_FLAG,
 	};
-	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EVD_HANDLE evd;
 	DAT_EVD_PARAM p;
 
 	for (unsigned int i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		evd = dc_evd(t, 4, flags[i]);
-		p = evd_param_checked(evd);
+		p = DC_EVD_PARAM(evd);
 		DC_ASSERT(p.evd_flags == flags[i],
 			  "EVD created with flags 0x%x reports 0x%x",
 			  (unsigned int)flags[i], (unsigned int)p.evd_flags);
 		DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
 			  "EVD created without a CNO reports CNO %p", p.cno_handle);
 	}
-	evd = evd_with_cno(4, DAT_EVD_SOFTWARE_FLAG, cno);
-	p = evd_param_checked(evd);
+	evd = dc_evd_with_cno(t, 4, DAT_EVD_SOFTWARE_FLAG, cno);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
 	DC_ASSERT(p.evd_flags == DAT_EVD_SOFTWARE_FLAG,
 		  "EVD created with flags 0x%x reports 0x%x",
@@ -77,7 +77,7 @@ DC_CASE(dat_evd_create, query_reports_creation,
 DC_CASE(dat_evd_create, starts_enabled_waitable,
 	.summary = "a new EVD is enabled and waitable")
 {
-	DAT_EVD_PARAM p = evd_param_checked(dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG));
+	DAT_EVD_PARAM p = DC_EVD_PARAM(dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG));
 
 	DC_ASSERT(EVD_ENABLED(p.evd_state), "new EVD state 0x%x is not enabled",
 		  (unsigned int)p.evd_state);
@@ -88,11 +88,11 @@ DC_CASE(dat_evd_create, starts_enabled_waitable,
 DC_CASE(dat_evd_create, cno_notified,
 	.summary = "an EVD created with a CNO notifies it when an event arrives")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(4, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 4, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post to the EVD created with the CNO");
 	EXPECT_SW(evd, TAG(1));
@@ -111,7 +111,7 @@ DC_CASE(dat_evd_create, async_evd_by_ia_open,
 	DC_ASSERT(aevd != DAT_HANDLE_NULL && aevd != DAT_EVD_ASYNC_EXISTS &&
 		  aevd != DAT_EVD_OUT_OF_SCOPE,
 		  "dat_ia_open returned async EVD %p, not a new EVD", aevd);
-	p = evd_param_checked(aevd);
+	p = DC_EVD_PARAM(aevd);
 	DC_ASSERT_GE(p.evd_qlen, 37);
 	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
 		  "the async EVD made by dat_ia_open has CNO %p", p.cno_handle);
@@ -127,18 +127,18 @@ DC_CASE(dat_evd_create, async_evd_by_ia_open,
 DC_CASE(dat_evd_create, async_evd_modifiable,
 	.summary = "the IA's async EVD can be resized and given a CNO")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_PARAM p = evd_param(t->async_evd);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_PARAM p = dc_evd_param(t, t->async_evd);
 	DAT_COUNT want = p.evd_qlen + 48;
 
 	DC_ASSERT_SUCCESS(dat_evd_resize(t->async_evd, want));
-	p = evd_param_checked(t->async_evd);
+	p = DC_EVD_PARAM(t->async_evd);
 	DC_ASSERT_GE(p.evd_qlen, want);
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
-	p = evd_param_checked(t->async_evd);
+	p = DC_EVD_PARAM(t->async_evd);
 	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, DAT_HANDLE_NULL));
-	p = evd_param_checked(t->async_evd);
+	p = DC_EVD_PARAM(t->async_evd);
 	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
 		  "after modify_cno(NULL) the async EVD reports CNO %p", p.cno_handle);
 }
@@ -161,7 +161,7 @@ DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
 	memset(&b, 0, sizeof(b));
 	dc_connect_local(t, &a, &b, NULL);
 	/* the provider may round the length up: send one more than it holds */
-	q = evd_param(a.req_evd).evd_qlen;
+	q = dc_evd_param(t, a.req_evd).evd_qlen;
 	DC_SETUP_ASSERT(q >= 2 && q <= 8,
 			"the provider made the 2-entry request EVD %d entries long; too long to overflow with the EP's 16 requests",
 			(int)q);
@@ -251,7 +251,7 @@ DC_CASE(dat_evd_create, qlen_above_max,
 				   DAT_EVD_SOFTWARE_FLAG, &evd);
 		DC_ASSERT(r == DAT_SUCCESS,
 			  "dat_evd_create(max_evd_qlen = %d) returned %s",
-			  (int)max, ret_s(r));
+			  (int)max, dc_ret_text(r));
 	} else {
 		dc_note(t, "max_evd_qlen %d: creating one that long was skipped (memory)",
 			(int)max);

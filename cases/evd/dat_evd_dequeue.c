@@ -87,13 +87,13 @@ DC_CASE(dat_evd_dequeue, refused_while_waiter,
 	.summary = "dequeue while another thread waits on the EVD gives DAT_INVALID_STATE and takes nothing")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w;
+	struct dc_waiter *w;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
 	post(evd, TAG(1));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 2);
+	DC_ASSERT_BLOCKS(w);
 	memset(&ev, 0, sizeof(ev));
 	r = dat_evd_dequeue(evd, &ev);
 	note_ret(t, "dat_evd_dequeue while a thread waits", r);
@@ -123,7 +123,7 @@ DC_CASE(dat_evd_dequeue, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_dequeue(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
 
@@ -232,7 +232,7 @@ DC_CASE(dat_evd_dequeue, serialized_order_kept,
 	run_threads(NT, serial_main, s);
 	for (int i = 0; i < NT; i++)
 		DC_ASSERT(s[i].bad == DAT_SUCCESS,
-			  "thread %d: dat_evd_dequeue returned %s", i, ret_s(s[i].bad));
+			  "thread %d: dat_evd_dequeue returned %s", i, dc_ret_text(s[i].bad));
 	DC_ASSERT_EQ(len, N);
 	for (int i = 0; i < N; i++)
 		DC_ASSERT(list[i] == TAG(i),
@@ -267,7 +267,7 @@ DC_CASE(dat_evd_dequeue, mt_safe,
 	run_threads(NT, hammer_main_, h);
 	ASSERT_HAMMERS(h, NT);
 	assert_exactly_once(t, h, 2, N);
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_ENABLED(p.evd_state) && EVD_WAITABLE(p.evd_state),
 		  "after the threads ended (last calls: enable, clear_unwaitable) the state is 0x%x",
 		  (unsigned int)p.evd_state);

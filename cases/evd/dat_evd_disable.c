@@ -7,18 +7,18 @@
 DC_CASE(dat_evd_disable, cno_not_notified,
 	.summary = "a disabled EVD queues events but does not wake its CNO's waiter")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE e1 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE got = GARBAGE_EVD;
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE e1 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE got = DC_UNWRITTEN_EVD;
+	struct dc_waiter *w;
 	DAT_RETURN r;
 
 	DC_ASSERT_SUCCESS(dat_evd_disable(e1));
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(e1, TAG(1));
-	ASSERT_STILL_WAITING(w, "a post to the disabled EVD");
+	DC_ASSERT_STILL_WAITING(w, "a post to the disabled EVD");
 	post(e2, TAG(2));
 	EXPECT_CNO_WOKEN(w, e2, "a post to the enabled EVD of the same CNO");
 	EXPECT_SW(e1, TAG(1));
@@ -78,15 +78,15 @@ DC_CASE(dat_evd_disable, in_flight_wakeup,
 	.summary = "a disable racing posts may let one wake-up through; once settled the disabled EVD wakes nobody")
 {
 	enum { N = 200 };
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(256, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	struct poster p[1] = { { .evd = evd, .first = 0, .n = N } };
 	struct gate g;
 	pthread_t th[1];
 	int n;
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	gate_init(&g, 2);
 	p[0].g = &g;
 	threads_start(th, 1, poster_main, p);
@@ -94,12 +94,12 @@ DC_CASE(dat_evd_disable, in_flight_wakeup,
 	DC_ASSERT_SUCCESS(dat_evd_disable(evd));
 	threads_join(th, 1);
 	DC_SETUP_ASSERT(p[0].bad == DAT_SUCCESS, "set-up: the poster got %s",
-			ret_s(p[0].bad));
-	if (waiter_done(w)) {
+			dc_ret_text(p[0].bad));
+	if (dc_waiter_done(w)) {
 		dc_note(t, "the CNO waiter was woken during the race");
 		DC_ASSERT(w->ret == DAT_SUCCESS && w->evd == evd,
 			  "the woken CNO waiter got %s with EVD %p, expected DAT_SUCCESS with %p",
-			  ret_s(w->ret), w->evd, evd);
+			  dc_ret_text(w->ret), w->evd, evd);
 	} else {
 		dc_note(t, "the CNO waiter was not woken during the race");
 		release_cno_waiter(w);
@@ -108,10 +108,10 @@ DC_CASE(dat_evd_disable, in_flight_wakeup,
 	if (n)
 		dc_note(t, "%d notification(s) were still held by the CNO", n);
 	/* settled: the disabled EVD wakes nobody */
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(N));
-	ASSERT_STILL_WAITING(w, "a post to the disabled EVD after the race");
+	DC_ASSERT_STILL_WAITING(w, "a post to the disabled EVD after the race");
 	release_cno_waiter(w);
 	EXPECT_SW_N(evd, 0, N + 1);
 	DC_ASSERT_NO_EVENT(evd);
@@ -132,7 +132,7 @@ DC_CASE(dat_evd_disable, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_disable(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
 
@@ -152,12 +152,12 @@ DC_CASE(dat_evd_disable, mt_safe,
 					.op = H_DISABLE_ENABLE, .n = 2000 };
 	run_threads(NT, hammer_main_, h);
 	ASSERT_HAMMERS(h, NT);
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_ENABLED(p.evd_state) || EVD_DISABLED(p.evd_state),
 		  "state 0x%x is neither cleanly enabled nor cleanly disabled",
 		  (unsigned int)p.evd_state);
 	DC_ASSERT_SUCCESS(dat_evd_disable(evd));
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_DISABLED(p.evd_state), "state 0x%x after a final disable",
 		  (unsigned int)p.evd_state);
 }

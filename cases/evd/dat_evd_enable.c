@@ -7,18 +7,18 @@
 DC_CASE(dat_evd_enable, cno_notified,
 	.summary = "a re-enabled EVD wakes its CNO's waiter again")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 	DAT_EVD_PARAM p;
 
 	DC_SETUP(dat_evd_disable(evd));
 	DC_ASSERT_SUCCESS(dat_evd_enable(evd));
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_ENABLED(p.evd_state), "state 0x%x after enable",
 		  (unsigned int)p.evd_state);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post to the re-enabled EVD");
 }
@@ -26,19 +26,19 @@ DC_CASE(dat_evd_enable, cno_notified,
 DC_CASE(dat_evd_enable, direct_waiters_unaffected,
 	.summary = "dat_evd_wait returns events on a disabled EVD as on an enabled one")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 
 	DC_SETUP(dat_evd_disable(evd));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_EVD_WOKEN(w, TAG(1), "a post to the disabled EVD");
-	waiter_free(w);
+	dc_waiter_free(w);
 	DC_SETUP(dat_evd_enable(evd));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(2));
 	EXPECT_EVD_WOKEN(w, TAG(2), "a post to the enabled EVD");
 }
@@ -46,19 +46,19 @@ DC_CASE(dat_evd_enable, direct_waiters_unaffected,
 DC_CASE(dat_evd_enable, waiter_preempts_cno,
 	.summary = "an enabled EVD with a direct waiter does not wake its CNO")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE e1 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *we, *wc;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE e1 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *we, *wc;
 
 	DC_SETUP(dat_evd_enable(e1));
-	we = evd_waiter(e1, DAT_TIMEOUT_INFINITE, 1);
-	wc = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(we);
-	ASSERT_BLOCKS(wc);
+	we = dc_evd_waiter(t, e1, DAT_TIMEOUT_INFINITE, 1);
+	wc = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(we);
+	DC_ASSERT_BLOCKS(wc);
 	post(e1, TAG(1));
 	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
-	ASSERT_STILL_WAITING(wc, "a post to an enabled EVD that had a direct waiter");
+	DC_ASSERT_STILL_WAITING(wc, "a post to an enabled EVD that had a direct waiter");
 	post(e2, TAG(2));
 	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
 }
@@ -93,7 +93,7 @@ DC_CASE(dat_evd_enable, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_enable(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
 
@@ -101,15 +101,15 @@ DC_CASE(dat_evd_enable, mt_safe,
 	.summary = "4 threads enabling one EVD while events arrive and its CNO waiter is woken")
 {
 	enum { NT = 4, N = 500 };
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(512, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 512, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	struct hammer h[NT];
 	pthread_t th[NT];
 	struct gate g;
 	DAT_EVD_PARAM p;
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	gate_init(&g, NT + 1);
 	for (int i = 0; i < NT; i++)
 		h[i] = (struct hammer){ .g = &g, .evd = evd, .op = H_ENABLE,
@@ -120,7 +120,7 @@ DC_CASE(dat_evd_enable, mt_safe,
 	threads_join(th, NT);
 	ASSERT_HAMMERS(h, NT);
 	EXPECT_CNO_WOKEN(w, evd, "posts while other threads enabled the EVD");
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_ENABLED(p.evd_state), "state 0x%x after the enables",
 		  (unsigned int)p.evd_state);
 	EXPECT_SW_N(evd, 0, N);

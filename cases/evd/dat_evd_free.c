@@ -23,9 +23,9 @@ DC_CASE(dat_evd_free, destroys,
 DC_CASE(dat_evd_free, queued_events_lost,
 	.summary = "EVDs with queued events (one with a CNO) are freed; the events go with them")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EVD_HANDLE e1 = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
 
 	post_n(e1, 0, 3);
 	post(e2, TAG(9));
@@ -67,7 +67,7 @@ static void expect_in_use(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *who)
 	snprintf(what, sizeof(what), "dat_evd_free(%s)", who);
 	note_ret(t, what, r);
 	DC_ASSERT(dc_ret_is(r, DAT_INVALID_STATE, DC_ANY_SUBTYPE),
-		  "%s returned %s, expected DAT_INVALID_STATE", what, ret_s(r));
+		  "%s returned %s, expected DAT_INVALID_STATE", what, dc_ret_text(r));
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -113,7 +113,7 @@ DC_CASE(dat_evd_free, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_free(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 	DC_ASSERT_SUCCESS(dat_pz_query((DAT_PZ_HANDLE)bad[1], DAT_PZ_FIELD_ALL, &pp));
 }

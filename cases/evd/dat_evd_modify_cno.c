@@ -8,14 +8,14 @@
 DC_CASE(dat_evd_modify_cno, new_cno_used,
 	.summary = "after modify_cno the EVD reports and notifies the new CNO")
 {
-	DAT_CNO_HANDLE c1 = plain_cno(), c2 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, c1);
-	struct waiter *w;
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t), c2 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c1);
+	struct dc_waiter *w;
 
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(evd, c2));
-	DC_ASSERT_PTR_EQ(evd_param_checked(evd).cno_handle, c2);
-	w = cno_waiter(c2, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, c2);
+	w = dc_cno_waiter(t, c2, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post after the change to the new CNO");
 }
@@ -23,26 +23,26 @@ DC_CASE(dat_evd_modify_cno, new_cno_used,
 DC_CASE(dat_evd_modify_cno, null_detaches,
 	.summary = "modify_cno(DAT_HANDLE_NULL) leaves the EVD without CNO; the old one is not woken and can be freed")
 {
-	DAT_CNO_HANDLE c1 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, c1);
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c1);
 	DAT_EVD_HANDLE spare = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
 	DAT_EVD_PARAM p;
-	struct waiter *w;
+	struct dc_waiter *w;
 
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(evd, DAT_HANDLE_NULL));
-	p = evd_param_checked(evd);
+	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
 		  "after modify_cno(DAT_HANDLE_NULL) the EVD reports CNO %p", p.cno_handle);
-	w = cno_waiter(c1, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
-	ASSERT_STILL_WAITING(w, "a post to the detached EVD");
+	DC_ASSERT_STILL_WAITING(w, "a post to the detached EVD");
 	/* release the waiter with a spare EVD, then detach that too */
 	DC_SETUP(dat_evd_modify_cno(spare, c1));
 	post(spare, TAG(2));
-	waiter_join(w, "the release post");
+	dc_waiter_join(t, w, "the release post");
 	DC_SETUP(dat_evd_modify_cno(spare, DAT_HANDLE_NULL));
-	waiter_free(w);
+	dc_waiter_free(w);
 	DC_ASSERT_SUCCESS(dat_cno_free(c1));
 	EXPECT_SW(evd, TAG(1));
 }
@@ -88,43 +88,43 @@ static void race_posts_with_modify(struct dc_ctx *t, DAT_EVD_HANDLE evd,
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(evd, to));
 	threads_join(th, 1);
 	DC_SETUP_ASSERT(p[0].bad == DAT_SUCCESS, "set-up: the poster got %s",
-			ret_s(p[0].bad));
+			dc_ret_text(p[0].bad));
 }
 
 /* Clause part: a returned CNO waiter carries DAT_SUCCESS and `evd`. */
-static void check_woken_by(struct dc_ctx *t, struct waiter *w,
+static void check_woken_by(struct dc_ctx *t, struct dc_waiter *w,
 			   DAT_EVD_HANDLE evd, const char *which)
 {
 	DC_ASSERT(w->ret == DAT_SUCCESS && w->evd == evd,
 		  "the %s CNO's waiter got %s with EVD %p, expected DAT_SUCCESS with %p",
-		  which, ret_s(w->ret), w->evd, evd);
+		  which, dc_ret_text(w->ret), w->evd, evd);
 }
 
 DC_CASE(dat_evd_modify_cno, change_while_enabled,
 	.summary = "events racing a CNO change on an enabled EVD notify the old or the new CNO")
 {
 	enum { N = 200 };
-	DAT_CNO_HANDLE c1 = plain_cno(), c2 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(256, DAT_EVD_SOFTWARE_FLAG, c1);
-	struct waiter *w1 = cno_waiter(c1, DAT_TIMEOUT_INFINITE);
-	struct waiter *w2 = cno_waiter(c2, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t), c2 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, c1);
+	struct dc_waiter *w1 = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
+	struct dc_waiter *w2 = dc_cno_waiter(t, c2, DAT_TIMEOUT_INFINITE);
 	double until;
 
-	ASSERT_BLOCKS(w1);
-	ASSERT_BLOCKS(w2);
+	DC_ASSERT_BLOCKS(w1);
+	DC_ASSERT_BLOCKS(w2);
 	race_posts_with_modify(t, evd, c2, N);
 	/* at least one of them was notified */
-	until = now_ms() + (double)wait_ms(t);
-	while (!waiter_returned_within(w1, 5) && !waiter_done(w2) &&
-	       now_ms() < until)
+	until = dc_now_ms() + (double)dc_wait_ms(t);
+	while (!dc_waiter_returned_within(w1, 5) && !dc_waiter_done(w2) &&
+	       dc_now_ms() < until)
 		;
-	DC_ASSERT(waiter_done(w1) || waiter_done(w2),
+	DC_ASSERT(dc_waiter_done(w1) || dc_waiter_done(w2),
 		  "neither the old nor the new CNO was notified of %d events", N);
-	dc_note(t, "old CNO %s, new CNO %s", waiter_done(w1) ? "notified" : "not notified",
-		waiter_done(w2) ? "notified" : "not notified");
-	if (waiter_done(w1))
+	dc_note(t, "old CNO %s, new CNO %s", dc_waiter_done(w1) ? "notified" : "not notified",
+		dc_waiter_done(w2) ? "notified" : "not notified");
+	if (dc_waiter_done(w1))
 		check_woken_by(t, w1, evd, "old");
-	if (waiter_done(w2)) {
+	if (dc_waiter_done(w2)) {
 		check_woken_by(t, w2, evd, "new");
 	} else {
 		/* after the change has completed, the new CNO is used */
@@ -137,19 +137,19 @@ DC_CASE(dat_evd_modify_cno, change_while_enabled,
 DC_CASE(dat_evd_modify_cno, new_cno_only_when_disabled,
 	.summary = "disable, modify_cno, enable: notifications go to the new CNO only")
 {
-	DAT_CNO_HANDLE c1 = plain_cno(), c2 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, c1);
-	struct waiter *w1 = cno_waiter(c1, DAT_TIMEOUT_INFINITE);
-	struct waiter *w2 = cno_waiter(c2, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t), c2 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c1);
+	struct dc_waiter *w1 = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
+	struct dc_waiter *w2 = dc_cno_waiter(t, c2, DAT_TIMEOUT_INFINITE);
 
-	ASSERT_BLOCKS(w1);
-	ASSERT_BLOCKS(w2);
+	DC_ASSERT_BLOCKS(w1);
+	DC_ASSERT_BLOCKS(w2);
 	DC_SETUP(dat_evd_disable(evd));
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(evd, c2));
 	DC_SETUP(dat_evd_enable(evd));
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w2, evd, "a post after disable/modify_cno/enable");
-	ASSERT_STILL_WAITING(w1, "a post after the EVD moved to another CNO");
+	DC_ASSERT_STILL_WAITING(w1, "a post after the EVD moved to another CNO");
 	release_cno_waiter(w1);
 }
 
@@ -157,14 +157,14 @@ DC_CASE(dat_evd_modify_cno, detach_in_flight,
 	.summary = "a detach racing posts may let one wake-up through; the events are then on the EVD")
 {
 	enum { N = 200 };
-	DAT_CNO_HANDLE c1 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(256, DAT_EVD_SOFTWARE_FLAG, c1);
-	struct waiter *w = cno_waiter(c1, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, c1);
+	struct dc_waiter *w = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
 	int n;
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	race_posts_with_modify(t, evd, DAT_HANDLE_NULL, N);
-	if (waiter_done(w)) {
+	if (dc_waiter_done(w)) {
 		dc_note(t, "the old CNO's waiter was woken during the race");
 		check_woken_by(t, w, evd, "old");
 		/* the events behind that wake-up are on the EVD */
@@ -176,18 +176,18 @@ DC_CASE(dat_evd_modify_cno, detach_in_flight,
 	n = cno_drain(c1);
 	if (n)
 		dc_note(t, "%d notification(s) were still held by the old CNO", n);
-	w = cno_waiter(c1, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	w = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(N));
-	ASSERT_STILL_WAITING(w, "a post to the detached EVD after the race");
+	DC_ASSERT_STILL_WAITING(w, "a post to the detached EVD after the race");
 	release_cno_waiter(w);
 }
 
 DC_CASE(dat_evd_modify_cno, invalid_handle,
 	.summary = "a bad EVD handle or a PZ handle as CNO give DAT_INVALID_HANDLE; the EVD keeps its CNO")
 {
-	DAT_CNO_HANDLE c1 = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, c1);
+	DAT_CNO_HANDLE c1 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c1);
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_RETURN r;
 
@@ -200,5 +200,5 @@ DC_CASE(dat_evd_modify_cno, invalid_handle,
 	r = dat_evd_modify_cno(evd, (DAT_CNO_HANDLE)pz);
 	note_ret(t, "dat_evd_modify_cno(evd, a PZ handle)", r);
 	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
-	DC_ASSERT_PTR_EQ(evd_param_checked(evd).cno_handle, c1);
+	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, c1);
 }

@@ -45,7 +45,7 @@ DC_CASE(dat_evd_post_se, queue_full,
 	.summary = "a post to a full queue gives DAT_QUEUE_FULL and is not queued")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
-	DAT_COUNT q = evd_param(evd).evd_qlen;
+	DAT_COUNT q = dc_evd_param(t, evd).evd_qlen;
 	DAT_EVENT ev = sw_event(TAG(999));
 	DAT_RETURN r;
 
@@ -63,7 +63,7 @@ DC_CASE(dat_evd_post_se, full_is_not_overflow,
 	.summary = "a post refused with DAT_QUEUE_FULL puts nothing on the async EVD")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
-	DAT_COUNT q = evd_param(evd).evd_qlen, nmore = 0;
+	DAT_COUNT q = dc_evd_param(t, evd).evd_qlen, nmore = 0;
 	DAT_EVENT ev = sw_event(TAG(999));
 	DAT_RETURN r;
 	int old;
@@ -76,9 +76,9 @@ DC_CASE(dat_evd_post_se, full_is_not_overflow,
 	post_n(evd, 0, q);
 	DC_SETUP_ASSERT(dc_ret_is(dat_evd_post_se(evd, &ev), DAT_QUEUE_FULL,
 				  DC_ANY_SUBTYPE), "set-up: the post was not refused as full");
-	/* the async EVD stays empty (watched for QUIET_MS) */
+	/* the async EVD stays empty (watched for DC_QUIET_MS) */
 	memset(&ev, 0, sizeof(ev));
-	r = dat_evd_wait(t->async_evd, (DAT_TIMEOUT)QUIET_MS * 1000u, 1, &ev, &nmore);
+	r = dat_evd_wait(t->async_evd, (DAT_TIMEOUT)DC_QUIET_MS * 1000u, 1, &ev, &nmore);
 	DC_ASSERT(r != DAT_SUCCESS,
 		  "the refused post produced %s (0x%x) on the async EVD",
 		  dc_event_name(ev.event_number), (unsigned int)ev.event_number);
@@ -101,7 +101,7 @@ static void expect_no_software_stream(struct dc_ctx *t, DAT_EVD_HANDLE evd,
 	DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE) ||
 		  dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
 		  "%s returned %s, expected DAT_INVALID_PARAMETER or DAT_INVALID_HANDLE",
-		  b, ret_s(r));
+		  b, dc_ret_text(r));
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(evd);
 }
@@ -119,7 +119,7 @@ DC_CASE(dat_evd_post_se, non_software_evd,
 		expect_no_software_stream(t, def, "an EVD created with DAT_EVD_DEFAULT_FLAG");
 	else
 		dc_note(t, "dat_evd_create(DAT_EVD_DEFAULT_FLAG) returned %s: that half was skipped",
-			ret_s(r));
+			dc_ret_text(r));
 }
 
 DC_CASE(dat_evd_post_se, invalid_event,
@@ -156,6 +156,6 @@ DC_CASE(dat_evd_post_se, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_post_se(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }

@@ -7,8 +7,8 @@
 DC_CASE(dat_evd_query, returns_requested,
 	.summary = "DAT_EVD_FIELD_ALL and each single field report the EVD's values")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(6, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 6, DAT_EVD_SOFTWARE_FLAG, cno);
 	DAT_EVD_PARAM p, all;
 
 	memset(&all, 0xa5, sizeof(all));
@@ -89,7 +89,7 @@ DC_CASE(dat_evd_query, invalid_mask,
 		snprintf(what, sizeof(what), "dat_evd_query(mask 0x%x)", (unsigned int)bad[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, dc_ret_text(r));
 	}
 	DC_ASSERT_UNCHANGED(&s);
 }
@@ -110,6 +110,6 @@ DC_CASE(dat_evd_query, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_query(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }

@@ -7,7 +7,7 @@
 /* Clause part: the EVD reports room for `want` and takes `want` posts. */
 static void expect_room(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT want)
 {
-	DAT_EVD_PARAM p = evd_param_checked(evd);
+	DAT_EVD_PARAM p = DC_EVD_PARAM(evd);
 
 	DC_ASSERT(p.evd_qlen >= want, "after resize to %d the EVD reports evd_qlen %d",
 		  (int)want, (int)p.evd_qlen);
@@ -16,7 +16,7 @@ static void expect_room(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT want)
 		DAT_RETURN r = dat_evd_post_se(evd, &ev);
 
 		DC_ASSERT(r == DAT_SUCCESS, "after resize to %d, post %d returned %s",
-			  (int)want, (int)i + 1, ret_s(r));
+			  (int)want, (int)i + 1, dc_ret_text(r));
 	}
 	DC_ASSERT_EQ(dc_drain(t, evd), want);
 }
@@ -57,7 +57,7 @@ DC_CASE(dat_evd_resize, below_queued,
 	note_ret(t, "dat_evd_resize(3) with 6 events queued", r);
 	DC_ASSERT_RET_ANY(r, DAT_INVALID_STATE, DAT_SUCCESS);
 	if (r == DAT_SUCCESS)
-		DC_ASSERT_GE(evd_param_checked(evd).evd_qlen, 6);
+		DC_ASSERT_GE(DC_EVD_PARAM(evd).evd_qlen, 6);
 	else
 		DC_ASSERT_UNCHANGED(&s);
 	EXPECT_SW_N(evd, 0, 6);
@@ -80,10 +80,10 @@ static void expect_refused(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT bad,
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE) ||
 			  dc_ret_is(r, DAT_INSUFFICIENT_RESOURCES, DC_ANY_SUBTYPE),
 			  "%s returned %s, expected DAT_INVALID_PARAMETER or DAT_INSUFFICIENT_RESOURCES",
-			  what, ret_s(r));
+			  what, dc_ret_text(r));
 	else
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_PARAMETER", what, dc_ret_text(r));
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -128,6 +128,6 @@ DC_CASE(dat_evd_resize, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_resize(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }

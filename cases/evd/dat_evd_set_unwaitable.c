@@ -15,16 +15,16 @@ DC_CASE(dat_evd_set_unwaitable, wait_refused,
 	double t0, ms;
 
 	DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
-	t0 = now_ms();
+	t0 = dc_now_ms();
 	r = dat_evd_wait(evd, 5000000, 1, &ev, &nmore);
-	ms = now_ms() - t0;
+	ms = dc_now_ms() - t0;
 	note_ret(t, "dat_evd_wait on an empty unwaitable EVD", r);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
 	DC_ASSERT(ms < 2500.0, "the refusal took %.1f ms of the 5 s timeout", ms);
 	post(evd, TAG(1));
-	t0 = now_ms();
+	t0 = dc_now_ms();
 	r = dat_evd_wait(evd, 5000000, 1, &ev, &nmore);
-	ms = now_ms() - t0;
+	ms = dc_now_ms() - t0;
 	DC_ASSERT(r != DAT_SUCCESS, "dat_evd_wait on an unwaitable EVD returned event %p",
 		  ev.event_data.software_event_data.pointer);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
@@ -36,13 +36,13 @@ DC_CASE(dat_evd_set_unwaitable, blocked_waiter_released,
 	.summary = "a thread blocked in dat_evd_wait returns DAT_INVALID_STATE after set_unwaitable")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w;
+	struct dc_waiter *w;
 
 	post(evd, TAG(1));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 2);
+	DC_ASSERT_BLOCKS(w);
 	DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
-	ASSERT_RETURNS(w, "dat_evd_set_unwaitable");
+	DC_ASSERT_RETURNS(w, "dat_evd_set_unwaitable");
 	note_ret(t, "the blocked dat_evd_wait", w->ret);
 	DC_ASSERT_RET(w->ret, DAT_INVALID_STATE);
 	EXPECT_SW(evd, TAG(1));
@@ -66,14 +66,14 @@ DC_CASE(dat_evd_set_unwaitable, query_reports_unwaitable,
 DC_CASE(dat_evd_set_unwaitable, cno_and_dequeue_unaffected,
 	.summary = "an unwaitable EVD still notifies its CNO and can be dequeued")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE evd = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *w;
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *w;
 
 	DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
-	DC_ASSERT_PTR_EQ(evd_param_checked(evd).cno_handle, cno);
-	w = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, cno);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
 	EXPECT_CNO_WOKEN(w, evd, "a post to the unwaitable EVD");
 	EXPECT_SW(evd, TAG(1));
@@ -94,7 +94,7 @@ DC_CASE(dat_evd_set_unwaitable, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_set_unwaitable(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
 
@@ -105,7 +105,7 @@ DC_CASE(dat_evd_set_unwaitable, mt_safe,
 	int blocked = 0;
 
 	for (int round = 0; round < 200; round++) {
-		struct waiter *w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+		struct dc_waiter *w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
 
 		/*
 		 * No readiness wait: the call races the waiter's entry.  Only
@@ -116,15 +116,15 @@ DC_CASE(dat_evd_set_unwaitable, mt_safe,
 			pthread_cond_wait(&w->cv, &w->mu);
 		pthread_mutex_unlock(&w->mu);
 		DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
-		if (!waiter_returned_within(w, wait_ms(t)))
+		if (!dc_waiter_returned_within(w, dc_wait_ms(t)))
 			DC_FAIL("round %d: dat_evd_wait did not return within %ld ms of dat_evd_set_unwaitable (lost wake-up)",
-				round, wait_ms(t));
+				round, dc_wait_ms(t));
 		DC_ASSERT(dc_ret_is(w->ret, DAT_INVALID_STATE, DC_ANY_SUBTYPE),
 			  "round %d: dat_evd_wait returned %s, expected DAT_INVALID_STATE",
-			  round, ret_s(w->ret));
+			  round, dc_ret_text(w->ret));
 		if (w->t_return - w->t_enter > 1.0)
 			blocked++;
-		waiter_free(w);
+		dc_waiter_free(w);
 		DC_SETUP(dat_evd_clear_unwaitable(evd));
 	}
 	dc_note(t, "in %d of 200 rounds the waiter spent more than 1 ms in the call", blocked);

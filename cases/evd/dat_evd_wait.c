@@ -8,7 +8,7 @@
 #include "evd_cm.h"
 
 /* A waiter's timeout that outlasts every check of a case. */
-#define LONG_US ((DAT_TIMEOUT)wait_ms(t) * 1000u)
+#define LONG_US ((DAT_TIMEOUT)dc_wait_ms(t) * 1000u)
 
 DC_CASE(dat_evd_wait, returns_first_event,
 	.summary = "dat_evd_wait removes the oldest event and fills in its type, EVD and data")
@@ -68,15 +68,15 @@ DC_CASE(dat_evd_wait, waiter_owns_evd,
 	.summary = "while a thread waits, other waits and dequeues on the EVD get DAT_INVALID_STATE")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w;
+	struct dc_waiter *w;
 	DAT_COUNT nmore;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 	double t0;
 
 	post(evd, TAG(1));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 2);
+	DC_ASSERT_BLOCKS(w);
 	/* threshold 1 would be met by the queued event if the EVD were free */
 	memset(&ev, 0, sizeof(ev));
 	r = dat_evd_wait(evd, 0, 1, &ev, &nmore);
@@ -85,14 +85,14 @@ DC_CASE(dat_evd_wait, waiter_owns_evd,
 		  "a second dat_evd_wait took event %p from the EVD another thread waits on",
 		  ev.event_data.software_event_data.pointer);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
-	t0 = now_ms();
+	t0 = dc_now_ms();
 	r = dat_evd_wait(evd, 1000000, 1, &ev, &nmore);
 	note_ret(t, "second dat_evd_wait (timeout 1 s)", r);
 	DC_ASSERT(r != DAT_SUCCESS,
 		  "a second dat_evd_wait took event %p from the EVD another thread waits on",
 		  ev.event_data.software_event_data.pointer);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
-	dc_note(t, "the refused 1 s wait returned after %.1f ms", now_ms() - t0);
+	dc_note(t, "the refused 1 s wait returned after %.1f ms", dc_now_ms() - t0);
 	r = dat_evd_dequeue(evd, &ev);
 	note_ret(t, "dat_evd_dequeue", r);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
@@ -104,17 +104,17 @@ DC_CASE(dat_evd_wait, waiter_owns_evd,
 DC_CASE(dat_evd_wait, cno_not_triggered_while_waiting,
 	.summary = "events for a blocked dat_evd_wait do not notify the EVD's CNO")
 {
-	DAT_CNO_HANDLE cno = plain_cno();
-	DAT_EVD_HANDLE e1 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE e2 = evd_with_cno(8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct waiter *we = evd_waiter(e1, DAT_TIMEOUT_INFINITE, 1);
-	struct waiter *wc = cno_waiter(cno, DAT_TIMEOUT_INFINITE);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE e1 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *we = dc_evd_waiter(t, e1, DAT_TIMEOUT_INFINITE, 1);
+	struct dc_waiter *wc = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 
-	ASSERT_BLOCKS(we);
-	ASSERT_BLOCKS(wc);
+	DC_ASSERT_BLOCKS(we);
+	DC_ASSERT_BLOCKS(wc);
 	post(e1, TAG(1));
 	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
-	ASSERT_STILL_WAITING(wc, "a post to an EVD that had a direct waiter");
+	DC_ASSERT_STILL_WAITING(wc, "a post to an EVD that had a direct waiter");
 	post(e2, TAG(2));
 	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
 }
@@ -128,9 +128,9 @@ DC_CASE(dat_evd_wait, timeout_in_microseconds,
 	DAT_RETURN r;
 	double t0, ms;
 
-	t0 = now_ms();
+	t0 = dc_now_ms();
 	r = dat_evd_wait(evd, 100000, 1, &ev, &nmore);
-	ms = now_ms() - t0;
+	ms = dc_now_ms() - t0;
 	dc_note(t, "returned after %.1f ms", ms);
 	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
 	/* 1 ms of slack for clock granularity between provider and case */
@@ -143,10 +143,10 @@ DC_CASE(dat_evd_wait, infinite_timeout,
 	.summary = "DAT_TIMEOUT_INFINITE waits until an event comes")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+	struct dc_waiter *w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
 
-	ASSERT_BLOCKS(w);
-	ASSERT_STILL_WAITING(w, "nothing was posted");
+	DC_ASSERT_BLOCKS(w);
+	DC_ASSERT_STILL_WAITING(w, "nothing was posted");
 	post(evd, TAG(7));
 	EXPECT_EVD_WOKEN(w, TAG(7), "a post");
 }
@@ -161,9 +161,9 @@ DC_CASE(dat_evd_wait, timeout_below_threshold,
 	double t0, ms;
 
 	post_n(evd, 1, 2);
-	t0 = now_ms();
+	t0 = dc_now_ms();
 	r = dat_evd_wait(evd, 50000, 3, &ev, &nmore);
-	ms = now_ms() - t0;
+	ms = dc_now_ms() - t0;
 	dc_note(t, "returned after %.1f ms", ms);
 	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
 	DC_ASSERT_EQ(nmore, 2);
@@ -176,15 +176,15 @@ DC_CASE(dat_evd_wait, threshold_reached,
 	.summary = "a threshold-4 waiter returns only after the 4th event is posted")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w = evd_waiter(evd, LONG_US, 4);
+	struct dc_waiter *w = dc_evd_waiter(t, evd, LONG_US, 4);
 	char after[48];
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	for (int i = 1; i <= 4; i++) {
 		post(evd, TAG(i));
 		if (i < 4) {
 			snprintf(after, sizeof(after), "post %d of 4 (threshold 4)", i);
-			ASSERT_STILL_WAITING(w, after);
+			DC_ASSERT_STILL_WAITING(w, after);
 		}
 	}
 	EXPECT_EVD_WOKEN(w, TAG(1), "post 4 of 4 (threshold 4)");
@@ -196,7 +196,7 @@ DC_CASE(dat_evd_wait, threshold_above_qlen,
 	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
-	DAT_COUNT q = evd_param(evd).evd_qlen, nmore = -1;
+	DAT_COUNT q = dc_evd_param(t, evd).evd_qlen, nmore = -1;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
@@ -247,11 +247,11 @@ static void check_threshold_one(struct dc_ctx *t, DAT_EVD_HANDLE evd,
 	snprintf(b, sizeof(b), "dat_evd_wait(threshold 2) on %s", what);
 	note_ret(t, b, r);
 	DC_ASSERT(dc_ret_is(r, DAT_INVALID_STATE, DC_ANY_SUBTYPE),
-		  "%s returned %s, expected DAT_INVALID_STATE", b, ret_s(r));
+		  "%s returned %s, expected DAT_INVALID_STATE", b, dc_ret_text(r));
 	r = dat_evd_wait(evd, 0, 1, &ev, &nmore);
 	DC_ASSERT(dc_ret_is(r, DAT_TIMEOUT_EXPIRED, DC_ANY_SUBTYPE),
 		  "dat_evd_wait(threshold 1, timeout 0) on %s returned %s, expected DAT_TIMEOUT_EXPIRED",
-		  what, ret_s(r));
+		  what, dc_ret_text(r));
 }
 
 DC_CASE(dat_evd_wait, threshold_one_for_consumer_notification,
@@ -319,7 +319,7 @@ DC_CASE(dat_evd_wait, unwaitable_refused,
 	.summary = "waits on an unwaitable EVD, and a waiter when it becomes unwaitable, get DAT_INVALID_STATE")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w;
+	struct dc_waiter *w;
 	DAT_COUNT nmore;
 	DAT_EVENT ev;
 	DAT_RETURN r;
@@ -330,10 +330,10 @@ DC_CASE(dat_evd_wait, unwaitable_refused,
 	note_ret(t, "dat_evd_wait on an unwaitable EVD", r);
 	DC_ASSERT_RET(r, DAT_INVALID_STATE);
 	DC_SETUP(dat_evd_clear_unwaitable(evd));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 2);
+	DC_ASSERT_BLOCKS(w);
 	DC_SETUP(dat_evd_set_unwaitable(evd));
-	ASSERT_RETURNS(w, "dat_evd_set_unwaitable");
+	DC_ASSERT_RETURNS(w, "dat_evd_set_unwaitable");
 	note_ret(t, "the blocked dat_evd_wait", w->ret);
 	DC_ASSERT_RET(w->ret, DAT_INVALID_STATE);
 	EXPECT_SW(evd, TAG(1));
@@ -356,7 +356,7 @@ DC_CASE(dat_evd_wait, invalid_handle,
 		snprintf(what, sizeof(what), "dat_evd_wait(%s)", names[i]);
 		note_ret(t, what, r);
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
-			  "%s returned %s, expected DAT_INVALID_HANDLE", what, ret_s(r));
+			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
 
@@ -365,14 +365,14 @@ DC_CASE(dat_evd_wait, abort_on_ia_close,
 {
 	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
 	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL, evd = DAT_HANDLE_NULL;
-	struct waiter *w;
+	struct dc_waiter *w;
 
 	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
 	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
+	DC_ASSERT_BLOCKS(w);
 	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
-	ASSERT_RETURNS(w, "dat_ia_close(DAT_CLOSE_ABRUPT_FLAG)");
+	DC_ASSERT_RETURNS(w, "dat_ia_close(DAT_CLOSE_ABRUPT_FLAG)");
 	note_ret(t, "the blocked dat_evd_wait", w->ret);
 	DC_ASSERT_RET(w->ret, DAT_ABORT);
 }
@@ -381,14 +381,14 @@ DC_CASE(dat_evd_wait, abort_on_evd_free,
 	.summary = "freeing the EVD under a blocked dat_evd_wait makes it return DAT_ABORT")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 1);
+	struct dc_waiter *w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
 	DAT_RETURN r;
 
-	ASSERT_BLOCKS(w);
+	DC_ASSERT_BLOCKS(w);
 	r = dat_evd_free(evd);
 	note_ret(t, "dat_evd_free with a blocked waiter", r);
 	DC_ASSERT_SUCCESS(r);
-	ASSERT_RETURNS(w, "dat_evd_free");
+	DC_ASSERT_RETURNS(w, "dat_evd_free");
 	note_ret(t, "the blocked dat_evd_wait", w->ret);
 	DC_ASSERT_RET(w->ret, DAT_ABORT);
 }
@@ -397,13 +397,13 @@ DC_CASE(dat_evd_wait, interrupted_by_signal,
 	.summary = "SIGUSR1 (no SA_RESTART) to a blocked waiter gives DAT_INTERRUPTED_CALL; nothing taken")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	struct waiter *w;
+	struct dc_waiter *w;
 	int sent;
 
 	install_sigusr1();
 	post(evd, TAG(1));
-	w = evd_waiter(evd, DAT_TIMEOUT_INFINITE, 2);
-	ASSERT_BLOCKS(w);
+	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 2);
+	DC_ASSERT_BLOCKS(w);
 	sent = interrupt_until_returned(w);
 	dc_note(t, "%d SIGUSR1 sent, %d handled", sent, (int)sigusr1_seen_);
 	note_ret(t, "the interrupted dat_evd_wait", w->ret);
@@ -416,23 +416,23 @@ DC_CASE(dat_evd_wait, mt_safe,
 {
 	enum { NT = 4 };
 	DAT_EVD_HANDLE e[NT];
-	struct waiter *w[NT];
+	struct dc_waiter *w[NT];
 	char after[48];
 
 	for (int i = 0; i < NT; i++) {
 		e[i] = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-		w[i] = evd_waiter(e[i], DAT_TIMEOUT_INFINITE, 1);
+		w[i] = dc_evd_waiter(t, e[i], DAT_TIMEOUT_INFINITE, 1);
 	}
 	for (int i = 0; i < NT; i++)
-		ASSERT_BLOCKS(w[i]);
-	ASSERT_STILL_WAITING(w[0], "nothing was posted");
+		DC_ASSERT_BLOCKS(w[i]);
+	DC_ASSERT_STILL_WAITING(w[0], "nothing was posted");
 	for (int i = 0; i < NT; i++) {
 		post(e[i], TAG(i));
 		snprintf(after, sizeof(after), "a post to EVD %d", i);
 		EXPECT_EVD_WOKEN(w[i], TAG(i), after);
 		for (int j = i + 1; j < NT; j++)
-			DC_ASSERT(!waiter_done(w[j]),
+			DC_ASSERT(!dc_waiter_done(w[j]),
 				  "the waiter of EVD %d returned %s after a post to EVD %d",
-				  j, ret_s(w[j]->ret), i);
+				  j, dc_ret_text(w[j]->ret), i);
 	}
 }

@@ -23,18 +23,18 @@ enum take { TAKE_DEQUEUE, TAKE_WAIT };
 static inline DAT_RETURN take_event(struct dc_ctx *t, DAT_EVD_HANDLE evd,
 				    enum take mode, DAT_EVENT *ev)
 {
-	double until = now_ms() + (double)wait_ms(t);
+	double until = dc_now_ms() + (double)dc_wait_ms(t);
 	DAT_COUNT nmore;
 	DAT_RETURN r;
 
 	memset(ev, 0, sizeof(*ev));
 	if (mode == TAKE_WAIT)
-		return dat_evd_wait(evd, (DAT_TIMEOUT)wait_ms(t) * 1000u, 1,
+		return dat_evd_wait(evd, (DAT_TIMEOUT)dc_wait_ms(t) * 1000u, 1,
 				    ev, &nmore);
 	for (;;) {
 		r = dat_evd_dequeue(evd, ev);
 		if (!dc_ret_is(r, DAT_QUEUE_EMPTY, DC_ANY_SUBTYPE) ||
-		    now_ms() > until)
+		    dc_now_ms() > until)
 			return r;
 		sched_yield();
 	}
@@ -57,7 +57,7 @@ static inline void take_expect_at(struct dc_ctx *t, const char *file, int line,
 		dc_end_at(t, on_miss, file, line, false,
 			  "%staking %s with %s: %s", on_miss == DC_UNRESOLVED ?
 			  "set-up: " : "", dc_event_name(num), take_name(mode),
-			  ret_s(r));
+			  dc_ret_text(r));
 	if (ev->event_number != num)
 		dc_end_at(t, on_miss, file, line, false,
 			  "%s%s returned %s (0x%x), expected %s",
@@ -94,22 +94,12 @@ static inline void cm_setup_at(struct dc_ctx *t, const char *file, int line,
 			       DAT_PSP_CONSUMER_FLAG, &c->psp);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_psp_create_any returned %s", ret_s(r));
+			  "set-up dat_psp_create_any returned %s", dc_ret_text(r));
 	if (!t->ia_attr.ia_address_ptr)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up: dat_ia_query gave no ia_address_ptr");
 }
 #define cm_setup(c, mode) cm_setup_at(t, __FILE__, __LINE__, (c), (mode))
-
-static inline DAT_RETURN cm_connect(struct dc_ctx *t, DAT_EP_HANDLE ep,
-				    DAT_CONN_QUAL qual, DAT_COUNT size,
-				    const void *data)
-{
-	return dat_ep_connect(ep, t->ia_attr.ia_address_ptr, qual,
-			      (DAT_TIMEOUT)wait_ms(t) * 1000u, size,
-			      (DAT_PVOID)data, DAT_QOS_BEST_EFFORT,
-			      DAT_CONNECT_DEFAULT_FLAG);
-}
 
 /* Set-up: connect a (with private data), take the request, return its CR. */
 static inline DAT_CR_HANDLE cm_request_at(struct dc_ctx *t, const char *file,
@@ -117,24 +107,18 @@ static inline DAT_CR_HANDLE cm_request_at(struct dc_ctx *t, const char *file,
 					  DAT_EP_HANDLE ep, DAT_COUNT size,
 					  const void *data, DAT_EVENT *ev)
 {
-	DAT_RETURN r = cm_connect(t, ep, c->qual, size, data);
+	DAT_RETURN r = dc_connect_to_self(t, ep, c->qual, 0, size, data);
 
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up dat_ep_connect(%d bytes of private data) returned %s",
-			  (int)size, ret_s(r));
+			  (int)size, dc_ret_text(r));
 	take_expect_at(t, file, line, DC_UNRESOLVED, c->cr_evd, c->mode,
 		       DAT_CONNECTION_REQUEST_EVENT, ev);
 	return ev->event_data.cr_arrival_event_data.cr_handle;
 }
 #define cm_request(c, ep, size, data, ev) \
 	cm_request_at(t, __FILE__, __LINE__, (c), (ep), (size), (data), (ev))
-
-static inline void fill_pattern(unsigned char *p, size_t n, unsigned int seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(seed + i * 7u + (i >> 8));
-}
 
 /* How much private data the provider takes (capped at 64 KiB). */
 static inline DAT_COUNT cm_max_pd_at(struct dc_ctx *t, const char *file,
@@ -169,7 +153,7 @@ static inline void cm_cr_event_carries_cr(struct dc_ctx *t, enum take mode)
 	DAT_RETURN r;
 
 	cm_setup(c, mode);
-	DC_SETUP(cm_connect(t, c->a.ep, c->qual, 0, NULL));
+	DC_SETUP(dc_connect_to_self(t, c->a.ep, c->qual, 0, 0, NULL));
 	TAKE_CHECKED(c->cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	cd = &ev.event_data.cr_arrival_event_data;
 	cr = cd->cr_handle;
@@ -179,7 +163,7 @@ static inline void cm_cr_event_carries_cr(struct dc_ctx *t, enum take mode)
 	r = dat_get_handle_type(cr, &ty);
 	DC_ASSERT(r == DAT_SUCCESS && ty == DAT_HANDLE_TYPE_CR,
 		  "dat_get_handle_type(cr_handle) returned %s, type %d (expected DAT_HANDLE_TYPE_CR)",
-		  ret_s(r), r == DAT_SUCCESS ? (int)ty : -1);
+		  dc_ret_text(r), r == DAT_SUCCESS ? (int)ty : -1);
 	memset(&cp, 0, sizeof(cp));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &cp));
 	DC_ASSERT_PTR_EQ(cd->sp_handle.psp_handle, c->psp);
@@ -228,7 +212,7 @@ static inline void cm_passive_established_no_private_data(struct dc_ctx *t,
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 
-	fill_pattern(pd, sizeof(pd), 11);
+	dc_fill(pd, sizeof(pd), 11);
 	cm_setup(c, mode);
 	cr = cm_request(c, c->a.ep, 0, NULL, &ev);
 	DC_SETUP(dat_cr_accept(cr, c->b.ep, (DAT_COUNT)sizeof(pd), pd));
@@ -252,7 +236,7 @@ static inline void cm_active_established_private_data(struct dc_ctx *t,
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 
-	fill_pattern(pd, sizeof(pd), 23);
+	dc_fill(pd, sizeof(pd), 23);
 	memcpy(want, pd, sizeof(want));
 	cm_setup(c, mode);
 	cr = cm_request(c, c->a.ep, 0, NULL, &ev);
@@ -288,8 +272,8 @@ static inline void cm_entire_private_data(struct dc_ctx *t, enum take mode)
 	DAT_EVENT ev;
 
 	DC_SETUP_ASSERT(pc != NULL, "set-up: out of memory");
-	fill_pattern(pc, (size_t)n, 3);
-	fill_pattern(pa, (size_t)n, 101);
+	dc_fill(pc, (size_t)n, 3);
+	dc_fill(pa, (size_t)n, 101);
 	cm_setup(c, mode);
 	cr = cm_request(c, c->a.ep, n, pc, &ev);
 	memset(&cp, 0, sizeof(cp));
@@ -324,9 +308,9 @@ static inline void cm_private_data_too_large(struct dc_ctx *t, enum take mode)
 	DAT_RETURN r;
 
 	DC_SETUP_ASSERT(buf != NULL, "set-up: out of memory");
-	fill_pattern(buf, (size_t)n + 1, 5);
+	dc_fill(buf, (size_t)n + 1, 5);
 	cm_setup(c, mode);
-	r = cm_connect(t, c->a.ep, c->qual, n + 1, buf);
+	r = dc_connect_to_self(t, c->a.ep, c->qual, 0, n + 1, buf);
 	note_ret(t, "dat_ep_connect(max_private_data_size + 1 bytes)", r);
 	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
 	DC_ASSERT_SUCCESS(dat_ep_get_status(c->a.ep, &st, &in_dto, &out_dto));

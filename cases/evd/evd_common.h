@@ -1,36 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * evd_common.h - helpers shared by the cases of cases/evd/ and cases/cno/
- * (the CNO files include it as "../evd/evd_common.h").
+ * evd_common.h - what the cases of cases/evd/ and cases/cno/ share beyond
+ * the harness (the CNO files include it as "../evd/evd_common.h"):
+ * software events, EVD states, waiters woken by an event, signals, the
+ * OS Wait Proxy Agent recorder, worker threads and EVD "hammers".
  *
- * Header-only (static) so that every page file stays one translation unit.
  * Everything here is fixture work (a miss ends the case UNRESOLVED) except
  * the helpers spelled EXPECT_* / ASSERT_*, which check a clause (FAIL).
- *
- * Threads.  Cases about blocking calls run the blocking call in a "waiter"
- * thread (waiter_start) and act from the case's own thread.  Verdicts are
- * only ever given by the case's thread: a waiter records what its call
- * returned and signals a condition variable; it never calls DC_ASSERT
- * (the harness ends a case with longjmp, which must not cross threads).
- * Waiters and agent recorders live in static pools, so a thread that is
- * still blocked when a case ends (the teardown's abrupt dat_ia_close
- * releases it) never writes into a dead stack frame.
- *
- * Readiness without sleeps.  "The waiter is blocked in the call" is
- * observed, not guessed: waiter_blocked() waits until the thread has
- * announced that it enters the call and the kernel then reports it
- * sleeping (state 'S' in /proc/self/task/<tid>/stat, three reads in a
- * row).  That is Linux-specific and cannot tell a sleep in the wait from
- * a sleep on a contended lock on the way in; no other thread of the case
- * holds a provider lock at that moment, so the residual window is a
- * provider-internal thread holding one.  A harness-side readiness probe
- * would be better (see the issue report).
- *
- * Observing that something does NOT happen needs a bounded watch: QUIET_MS
- * is how long a case waits for a return, a callback or a notification
- * that must not come before it concludes that it did not.  The watch is a
- * timed wait on a condition variable that the awaited thread signals, so
- * a result that does come ends it at once.
+ * Blocking calls run in the harness's waiter threads (dc_events.h); as
+ * there, verdicts come only from the case's own thread, and what must not
+ * happen is watched for DC_QUIET_MS.
  */
 #ifndef EVD_COMMON_H
 #define EVD_COMMON_H
@@ -49,36 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Bounded watch for something that must not happen (see above). */
-#define QUIET_MS 50L
-
 /* A distinct, never dereferenced pointer value for software event i. */
 #define TAG(i) ((DAT_PVOID)(uintptr_t)(0x5e0000u + (unsigned int)(i)))
-
-static inline const char *ret_s(DAT_RETURN r)
-{
-	static char b[8][200];
-	static int i;
-
-	i = (i + 1) % 8;
-	return dc_ret_str(r, b[i], sizeof(b[i]));
-}
-
-static inline double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Milliseconds for a "should come" wait: DC_WAIT_MS capped by the deadline. */
-static inline long wait_ms(const struct dc_ctx *t)
-{
-	long left = dc_remaining_ms(t);
-
-	return left < DC_WAIT_MS ? left : DC_WAIT_MS;
-}
 
 static inline DAT_EVENT sw_event(DAT_PVOID p)
 {
@@ -92,39 +43,6 @@ static inline DAT_EVENT sw_event(DAT_PVOID p)
 
 /* ---- objects ------------------------------------------------------------- */
 
-/* Set-up: an EVD with a CNO (dc_evd always passes DAT_HANDLE_NULL). */
-static inline DAT_EVD_HANDLE evd_cno_at(struct dc_ctx *t, const char *file,
-					int line, DAT_COUNT qlen,
-					DAT_EVD_FLAGS flags, DAT_CNO_HANDLE cno)
-{
-	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
-	DAT_RETURN r = dat_evd_create(t->ia, qlen, cno, flags, &evd);
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_evd_create(qlen %d, flags 0x%x, cno %p) returned %s",
-			  (int)qlen, (unsigned int)flags, cno, ret_s(r));
-	return evd;
-}
-#define evd_with_cno(qlen, flags, cno) \
-	evd_cno_at(t, __FILE__, __LINE__, (qlen), (flags), (cno))
-
-/* Set-up: a CNO of the case's IA. */
-static inline DAT_CNO_HANDLE cno_at(struct dc_ctx *t, const char *file,
-				    int line, DAT_IA_HANDLE ia,
-				    DAT_OS_WAIT_PROXY_AGENT agent)
-{
-	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
-	DAT_RETURN r = dat_cno_create(ia, agent, &cno);
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_cno_create returned %s", ret_s(r));
-	return cno;
-}
-#define new_cno(agent) cno_at(t, __FILE__, __LINE__, t->ia, (agent))
-#define plain_cno() new_cno(DAT_OS_WAIT_PROXY_AGENT_NULL)
-
 /* Set-up: a software event with pointer p must be accepted. */
 static inline void post_at(struct dc_ctx *t, const char *file, int line,
 			   DAT_EVD_HANDLE evd, DAT_PVOID p)
@@ -134,7 +52,7 @@ static inline void post_at(struct dc_ctx *t, const char *file, int line,
 
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_evd_post_se(%p) returned %s", p, ret_s(r));
+			  "set-up dat_evd_post_se(%p) returned %s", p, dc_ret_text(r));
 }
 #define post(evd, p) post_at(t, __FILE__, __LINE__, (evd), (p))
 
@@ -179,7 +97,7 @@ static inline void expect_sw_at(struct dc_ctx *t, const char *file, int line,
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "dat_evd_dequeue: expected the software event %p, got %s",
-			  p, ret_s(r));
+			  p, dc_ret_text(r));
 	check_sw_at(t, file, line, "dat_evd_dequeue", &ev, evd, p);
 }
 #define EXPECT_SW(evd, p) expect_sw_at(t, __FILE__, __LINE__, (evd), (p))
@@ -190,41 +108,6 @@ static inline void expect_sw_at(struct dc_ctx *t, const char *file, int line,
 			EXPECT_SW((evd), TAG((first) + i_));		\
 	} while (0)
 
-static inline DAT_EVD_PARAM evd_param_at(struct dc_ctx *t, const char *file,
-					 int line, DAT_EVD_HANDLE evd,
-					 enum dc_state on_miss)
-{
-	DAT_EVD_PARAM p;
-	DAT_RETURN r;
-
-	memset(&p, 0, sizeof(p));
-	r = dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, on_miss, file, line, false,
-			  "dat_evd_query(DAT_EVD_FIELD_ALL) returned %s", ret_s(r));
-	return p;
-}
-/* Set-up query (UNRESOLVED on error). */
-#define evd_param(evd) evd_param_at(t, __FILE__, __LINE__, (evd), DC_UNRESOLVED)
-/* Clause query (FAIL on error). */
-#define evd_param_checked(evd) evd_param_at(t, __FILE__, __LINE__, (evd), DC_FAIL)
-
-static inline DAT_CNO_PARAM cno_param_at(struct dc_ctx *t, const char *file,
-					 int line, DAT_CNO_HANDLE cno,
-					 enum dc_state on_miss)
-{
-	DAT_CNO_PARAM p;
-	DAT_RETURN r;
-
-	memset(&p, 0, sizeof(p));
-	r = dat_cno_query(cno, DAT_CNO_FIELD_ALL, &p);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, on_miss, file, line, false,
-			  "dat_cno_query(DAT_CNO_FIELD_ALL) returned %s", ret_s(r));
-	return p;
-}
-#define cno_param(cno) cno_param_at(t, __FILE__, __LINE__, (cno), DC_UNRESOLVED)
-#define cno_param_checked(cno) cno_param_at(t, __FILE__, __LINE__, (cno), DC_FAIL)
 
 /* The state sub-state pairs of DAT_EVD_STATE (udat.h). */
 #define EVD_ENABLED(st)							\
@@ -239,7 +122,7 @@ static inline DAT_CNO_PARAM cno_param_at(struct dc_ctx *t, const char *file,
 /* Adds the subtype a refusal carried to the output (clauses check the type). */
 static inline void note_ret(struct dc_ctx *t, const char *what, DAT_RETURN r)
 {
-	dc_note(t, "%s returned %s", what, ret_s(r));
+	dc_note(t, "%s returned %s", what, dc_ret_text(r));
 }
 
 /*
@@ -266,285 +149,18 @@ static inline int bad_evd_handles(struct dc_ctx *t, DAT_EVD_HANDLE out[3],
 	return n;
 }
 
-/* ---- waiter threads ------------------------------------------------------ */
-
-enum waiter_kind { W_EVD, W_CNO };
-
-struct waiter {
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	enum waiter_kind kind;
-	DAT_HANDLE h;
-	DAT_TIMEOUT timeout;
-	DAT_COUNT threshold;
-	pid_t tid;
-	bool in_use, entered, returned;
-	DAT_RETURN ret;
-	DAT_EVENT ev;
-	DAT_COUNT nmore;
-	DAT_EVD_HANDLE evd;	/* dat_cno_wait's result */
-	double t_enter, t_return;
-};
-
-#define GARBAGE_EVD ((DAT_EVD_HANDLE)(uintptr_t)0xbadbad0)
-
-static struct waiter waiter_pool_[16] DC_UNUSED_;
-
-static inline void cv_init_(pthread_mutex_t *mu, pthread_cond_t *cv)
-{
-	pthread_condattr_t a;
-
-	pthread_mutex_init(mu, NULL);
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(cv, &a);
-	pthread_condattr_destroy(&a);
-}
-
-/* Timed wait on cv (mu held) until the absolute CLOCK_MONOTONIC ms `until`. */
-static inline void cv_wait_until_(pthread_mutex_t *mu, pthread_cond_t *cv,
-				  double until)
-{
-	struct timespec ts;
-	double s = until / 1e3;
-
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(cv, mu, &ts);
-}
-
-static DC_UNUSED_ void *waiter_main_(void *arg)
-{
-	struct waiter *w = arg;
-	DAT_EVENT ev;
-	DAT_COUNT nmore = -12345;
-	DAT_EVD_HANDLE evd = GARBAGE_EVD;
-	DAT_RETURN r;
-
-	memset(&ev, 0xa5, sizeof(ev));
-	pthread_mutex_lock(&w->mu);
-	w->tid = (pid_t)syscall(SYS_gettid);
-	w->entered = true;
-	w->t_enter = now_ms();
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	if (w->kind == W_EVD)
-		r = dat_evd_wait((DAT_EVD_HANDLE)w->h, w->timeout, w->threshold,
-				 &ev, &nmore);
-	else
-		r = dat_cno_wait((DAT_CNO_HANDLE)w->h, w->timeout, &evd);
-	pthread_mutex_lock(&w->mu);
-	w->ret = r;
-	w->ev = ev;
-	w->nmore = nmore;
-	w->evd = evd;
-	w->t_return = now_ms();
-	w->returned = true;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
-}
-
-/*
- * Set-up: starts a thread that calls dat_evd_wait(h, timeout, threshold)
- * (W_EVD) or dat_cno_wait(h, timeout) (W_CNO) once and records the result.
- */
-static inline struct waiter *waiter_start_at(struct dc_ctx *t, const char *file,
-					     int line, enum waiter_kind kind,
-					     DAT_HANDLE h, DAT_TIMEOUT timeout,
-					     DAT_COUNT threshold)
-{
-	const int cap = (int)(sizeof(waiter_pool_) / sizeof(waiter_pool_[0]));
-	struct waiter *w = NULL;
-
-	for (int i = 0; i < cap && !w; i++)
-		if (!waiter_pool_[i].in_use)
-			w = &waiter_pool_[i];
-	if (!w)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "case bug: more than %d live waiter threads", cap);
-	memset(w, 0, sizeof(*w));
-	cv_init_(&w->mu, &w->cv);
-	w->in_use = true;
-	w->kind = kind;
-	w->h = h;
-	w->timeout = timeout;
-	w->threshold = threshold;
-	if (pthread_create(&w->th, NULL, waiter_main_, w))
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: pthread_create failed");
-	return w;
-}
-
-/* Gives a returned waiter's slot back (a waiter still blocked keeps it). */
-static inline void waiter_free(struct waiter *w)
-{
-	bool done;
-
-	pthread_mutex_lock(&w->mu);
-	done = w->returned;
-	pthread_mutex_unlock(&w->mu);
-	if (!done)
-		return;
-	pthread_join(w->th, NULL);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->mu);
-	w->in_use = false;
-}
-#define evd_waiter(evd, timeout, threshold) \
-	waiter_start_at(t, __FILE__, __LINE__, W_EVD, (evd), (timeout), (threshold))
-#define cno_waiter(cno, timeout) \
-	waiter_start_at(t, __FILE__, __LINE__, W_CNO, (cno), (timeout), 0)
-
-/* 'S' when the thread sleeps in the kernel; '?' when unreadable. */
-static inline char thread_state_(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] ? p[2] : '?';
-}
-
-/* True once the waiter returned (within `ms` from now). */
-static inline bool waiter_returned_within(struct waiter *w, long ms)
-{
-	double until = now_ms() + (double)ms;
-	bool r;
-
-	pthread_mutex_lock(&w->mu);
-	while (!w->returned && now_ms() < until)
-		cv_wait_until_(&w->mu, &w->cv, until);
-	r = w->returned;
-	pthread_mutex_unlock(&w->mu);
-	return r;
-}
-
-static inline bool waiter_done(struct waiter *w)
-{
-	return waiter_returned_within(w, 0);
-}
-
-/*
- * Set-up: waits until the waiter sleeps inside its call.  Returns false if
- * the call returned instead (the caller judges that: usually a FAIL of the
- * clause, since the call should have blocked).
- */
-static inline bool waiter_blocked_at(struct dc_ctx *t, const char *file,
-				     int line, struct waiter *w)
-{
-	double until = now_ms() + (double)wait_ms(t);
-	int sleeping = 0;
-
-	for (;;) {
-		bool entered, returned;
-		pid_t tid;
-
-		pthread_mutex_lock(&w->mu);
-		if (!w->entered && !w->returned)
-			cv_wait_until_(&w->mu, &w->cv,
-				       now_ms() + 10.0 < until ? now_ms() + 10.0 : until);
-		entered = w->entered;
-		returned = w->returned;
-		tid = w->tid;
-		pthread_mutex_unlock(&w->mu);
-		if (returned)
-			return false;
-		if (entered) {
-			char st = thread_state_(tid);
-
-			if (st == '?')
-				dc_end_at(t, DC_UNRESOLVED, file, line, false,
-					  "set-up: cannot read /proc/self/task/%d/stat to see the waiter block",
-					  (int)tid);
-			sleeping = st == 'S' ? sleeping + 1 : 0;
-			if (sleeping >= 3)
-				return true;
-		}
-		if (now_ms() > until)
-			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: the %s thread never blocked within %ld ms",
-				  w->kind == W_EVD ? "dat_evd_wait" : "dat_cno_wait",
-				  wait_ms(t));
-		sched_yield();
-	}
-}
-#define waiter_blocked(w) waiter_blocked_at(t, __FILE__, __LINE__, (w))
-
-static inline const char *waiter_call_(const struct waiter *w)
-{
-	return w->kind == W_EVD ? "dat_evd_wait" : "dat_cno_wait";
-}
-
-/* Clause: the waiter must block (its call must not return at once). */
-#define ASSERT_BLOCKS(w)						\
-	do {								\
-		if (!waiter_blocked(w))					\
-			DC_FAIL("%s returned %s instead of blocking",	\
-				waiter_call_(w), ret_s((w)->ret));	\
-	} while (0)
-
-/* Clause: the waiter is still blocked after a QUIET_MS watch. */
-static inline void assert_still_waiting_at(struct dc_ctx *t, const char *file,
-					   int line, struct waiter *w,
-					   const char *after)
-{
-	if (waiter_returned_within(w, QUIET_MS)) {
-		if (w->kind == W_CNO)
-			dc_end_at(t, DC_FAIL, file, line, false,
-				  "dat_cno_wait returned %s with EVD %p after %s; it should still be waiting",
-				  ret_s(w->ret), w->evd, after);
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "dat_evd_wait returned %s (nmore %d) after %s; it should still be waiting",
-			  ret_s(w->ret), (int)w->nmore, after);
-	}
-}
-#define ASSERT_STILL_WAITING(w, after) \
-	assert_still_waiting_at(t, __FILE__, __LINE__, (w), (after))
-
-/* Waits (wait_ms) for the waiter's return; on a miss ends the case `on_miss`. */
-static inline void waiter_join_at(struct dc_ctx *t, const char *file, int line,
-				  struct waiter *w, enum dc_state on_miss,
-				  const char *after)
-{
-	if (!waiter_returned_within(w, wait_ms(t)))
-		dc_end_at(t, on_miss, file, line, false,
-			  "%s%s did not return within %ld ms after %s",
-			  on_miss == DC_UNRESOLVED ? "set-up: " : "",
-			  waiter_call_(w), wait_ms(t), after);
-}
-/* Clause: the waiter must return. */
-#define ASSERT_RETURNS(w, after) \
-	waiter_join_at(t, __FILE__, __LINE__, (w), DC_FAIL, (after))
-/* Set-up: the waiter must return. */
-#define waiter_join(w, after) \
-	waiter_join_at(t, __FILE__, __LINE__, (w), DC_UNRESOLVED, (after))
+/* ---- waiters (the harness's, dc_events.h) woken by an event ------------- */
 
 /* Clause: a returned dat_cno_wait waiter got DAT_SUCCESS and EVD `evd`. */
 static inline void expect_cno_woken_at(struct dc_ctx *t, const char *file,
-				       int line, struct waiter *w,
+				       int line, struct dc_waiter *w,
 				       DAT_EVD_HANDLE evd, const char *after)
 {
-	waiter_join_at(t, file, line, w, DC_FAIL, after);
+	dc_waiter_join_at(t, file, line, w, DC_FAIL, after);
 	if (w->ret != DAT_SUCCESS)
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "dat_cno_wait returned %s after %s, expected DAT_SUCCESS",
-			  ret_s(w->ret), after);
+			  dc_ret_text(w->ret), after);
 	if (w->evd != evd)
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "dat_cno_wait returned EVD %p after %s, expected %p",
@@ -555,14 +171,14 @@ static inline void expect_cno_woken_at(struct dc_ctx *t, const char *file,
 
 /* Clause: a dat_evd_wait waiter returns DAT_SUCCESS with software event p. */
 static inline void expect_evd_woken_at(struct dc_ctx *t, const char *file,
-				       int line, struct waiter *w,
+				       int line, struct dc_waiter *w,
 				       DAT_PVOID p, const char *after)
 {
-	waiter_join_at(t, file, line, w, DC_FAIL, after);
+	dc_waiter_join_at(t, file, line, w, DC_FAIL, after);
 	if (w->ret != DAT_SUCCESS)
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "dat_evd_wait returned %s after %s, expected DAT_SUCCESS",
-			  ret_s(w->ret), after);
+			  dc_ret_text(w->ret), after);
 	check_sw_at(t, file, line, "dat_evd_wait", &w->ev,
 		    (DAT_EVD_HANDLE)w->h, p);
 }
@@ -575,16 +191,16 @@ static inline void expect_evd_woken_at(struct dc_ctx *t, const char *file,
  * technique); keeps threads from lingering into the teardown.
  */
 static inline void release_cno_waiter_at(struct dc_ctx *t, const char *file,
-					 int line, struct waiter *w)
+					 int line, struct dc_waiter *w)
 {
 	DAT_EVD_HANDLE spare;
 
-	if (waiter_done(w))
+	if (dc_waiter_done(w))
 		return;
-	spare = evd_cno_at(t, file, line, 4, DAT_EVD_SOFTWARE_FLAG,
+	spare = dc_evd_with_cno_at(t, file, line, 4, DAT_EVD_SOFTWARE_FLAG,
 			   (DAT_CNO_HANDLE)w->h);
 	post_at(t, file, line, spare, TAG(0xfff));
-	waiter_join_at(t, file, line, w, DC_UNRESOLVED, "the release post");
+	dc_waiter_join_at(t, file, line, w, DC_UNRESOLVED, "the release post");
 }
 #define release_cno_waiter(w) release_cno_waiter_at(t, __FILE__, __LINE__, (w))
 
@@ -622,20 +238,20 @@ static inline void install_sigusr1_at(struct dc_ctx *t, const char *file,
  */
 static inline int interrupt_until_returned_at(struct dc_ctx *t,
 					      const char *file, int line,
-					      struct waiter *w)
+					      struct dc_waiter *w)
 {
-	double until = now_ms() + (double)wait_ms(t);
+	double until = dc_now_ms() + (double)dc_wait_ms(t);
 	int sent = 0;
 
 	do {
 		if (pthread_kill(w->th, SIGUSR1) == 0)
 			sent++;
-		if (waiter_returned_within(w, 20))
+		if (dc_waiter_returned_within(w, 20))
 			return sent;
-	} while (now_ms() < until);
+	} while (dc_now_ms() < until);
 	dc_end_at(t, DC_FAIL, file, line, false,
 		  "%s did not return although SIGUSR1 (handler without SA_RESTART) was delivered %d times",
-		  waiter_call_(w), sent);
+		  dc_waiter_call_name(w), sent);
 }
 #define interrupt_until_returned(w) \
 	interrupt_until_returned_at(t, __FILE__, __LINE__, (w))
@@ -672,7 +288,7 @@ static inline struct agent_rec *agent_rec_new(void)
 	struct agent_rec *r = &agent_pool_[agent_used_++ % 4];
 
 	memset(r, 0, sizeof(*r));
-	cv_init_(&r->mu, &r->cv);
+	dc_cv_init(&r->mu, &r->cv);
 	return r;
 }
 
@@ -688,12 +304,12 @@ static inline DAT_OS_WAIT_PROXY_AGENT agent_of(struct agent_rec *r)
 /* True once the agent has been called at least n times (within ms). */
 static inline bool agent_calls_within(struct agent_rec *r, int n, long ms)
 {
-	double until = now_ms() + (double)ms;
+	double until = dc_now_ms() + (double)ms;
 	bool ok;
 
 	pthread_mutex_lock(&r->mu);
-	while (r->calls < n && now_ms() < until)
-		cv_wait_until_(&r->mu, &r->cv, until);
+	while (r->calls < n && dc_now_ms() < until)
+		dc_cv_wait_until(&r->mu, &r->cv, until);
 	ok = r->calls >= n;
 	pthread_mutex_unlock(&r->mu);
 	return ok;
@@ -778,7 +394,7 @@ struct gate {
 
 static inline void gate_init(struct gate *g, int n)
 {
-	cv_init_(&g->mu, &g->cv);
+	dc_cv_init(&g->mu, &g->cv);
 	g->waiting = 0;
 	g->n = n;
 }
@@ -896,7 +512,7 @@ static inline void assert_hammers_at(struct dc_ctx *t, const char *file,
 		if (h[i].bad != DAT_SUCCESS)
 			dc_end_at(t, DC_FAIL, file, line, false,
 				  "thread %d: %s returned %s in round %d while other threads used the EVD",
-				  i, h[i].bad_call, ret_s(h[i].bad), h[i].bad_round);
+				  i, h[i].bad_call, dc_ret_text(h[i].bad), h[i].bad_round);
 	}
 }
 #define ASSERT_HAMMERS(h, n) assert_hammers_at(t, __FILE__, __LINE__, (h), (n))

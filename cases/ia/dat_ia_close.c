@@ -28,7 +28,7 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
 	struct xend a, b, other;
-	DAT_CNO_HANDLE cno = cno_new(ia);
+	DAT_CNO_HANDLE cno = cno_on(ia);
 	DAT_RMR_HANDLE rmr;
 	DAT_RSP_HANDLE rsp;
 	DAT_PSP_HANDLE psp2 = DAT_HANDLE_NULL;
@@ -46,7 +46,7 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 	xend_make(ia, &a);
 	xend_make(t->ia, &b);
 	xconnect(&a, &b);
-	lmr_on(ia, a.pz, BUF, PRIV_RW_ALL, &m);
+	lmr_on(ia, a.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);
 	SETUP_AT(__FILE__, __LINE__, dat_rmr_create(a.pz, &rmr), "dat_rmr_create");
 	/* a PSP listening, and an RSP on a second EP */
 	xlisten(&a);
@@ -143,48 +143,20 @@ DC_CASE(dat_ia_close, abrupt_unblocks_cno_waiters,
 		  "the agent was called with EVD %p, expected DAT_HANDLE_NULL", rec.last);
 }
 
-struct waiter {
-	DAT_EVD_HANDLE evd;
-	DAT_RETURN ret;
-	DAT_EVENT ev;
-	DAT_COUNT nmore;
-};
-
-static void *wait_thread(void *arg)
-{
-	struct waiter *w = arg;
-
-	w->ret = dat_evd_wait(w->evd, DAT_TIMEOUT_INFINITE, 1, &w->ev, &w->nmore);
-	return NULL;
-}
-
 DC_CASE(dat_ia_close, abrupt_aborts_evd_waiters,
 	.summary = "a thread blocked in dat_evd_wait returns DAT_ABORT when the IA is closed abruptly")
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
-	static struct waiter w;
-	struct timespec until;
-	pthread_t th;
-	DAT_EVENT ev;
-	DAT_RETURN r;
-	int rc;
+	struct dc_waiter *w;
 
-	w.evd = evd_on(ia, 4, DAT_EVD_SOFTWARE_FLAG);
-	w.ret = DAT_SUCCESS;
-	DC_SETUP_ASSERT(pthread_create(&th, NULL, wait_thread, &w) == 0, "pthread_create");
-	/* dat_evd_dequeue says DAT_INVALID_STATE once a waiter is on the EVD */
-	do {
-		r = dat_evd_dequeue(w.evd, &ev);
-		if (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY)
-			sched_yield();
-	} while (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY && dc_remaining_ms(t) > 2000);
-	DC_SETUP_ASSERT(DAT_GET_TYPE(r) == DAT_INVALID_STATE,
-			"could not see the waiter: dat_evd_dequeue returned %s", ret_s(r));
+	w = dc_evd_waiter(t, evd_on(ia, 4, DAT_EVD_SOFTWARE_FLAG), DAT_TIMEOUT_INFINITE, 1);
+	DC_SETUP_ASSERT(dc_waiter_blocked(t, w), "dat_evd_wait returned %s at once",
+			dc_ret_text(w->ret));
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
-	until = deadline_in(dc_remaining_ms(t) > 5000 ? 5000 : dc_remaining_ms(t) - 500);
-	rc = pthread_timedjoin_np(th, NULL, &until);
-	DC_ASSERT(rc == 0, "the waiter was still blocked after the abrupt close");
-	DC_ASSERT_RET(w.ret, DAT_ABORT);
+	DC_ASSERT(dc_waiter_returned_within(w, dc_remaining_ms(t) > 5000 ? 5000 :
+					    dc_remaining_ms(t) - 500),
+		  "the waiter was still blocked after the abrupt close");
+	DC_ASSERT_RET(w->ret, DAT_ABORT);
 }
 
 /* ---- graceful ------------------------------------------------------------ */
@@ -234,7 +206,7 @@ DC_CASE(dat_ia_close, graceful_refused_with_cno,
 	.summary = "graceful close with a CNO left: INVALID_STATE/IA_IN_USE, CNO intact")
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
-	DAT_CNO_HANDLE cno = cno_new(ia);
+	DAT_CNO_HANDLE cno = cno_on(ia);
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_CNO, cno, &s);
@@ -253,7 +225,7 @@ DC_CASE(dat_ia_close, graceful_refused_with_lmr,
 	struct dc_lmr m;
 	struct dc_snap s;
 
-	lmr_on(ia, pz, BUF, PRIV_LOCAL, &m);
+	lmr_on(ia, pz, BUF, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_LMR, m.lmr, &s);
 	graceful_refused(t, ia);
 	DC_ASSERT_UNCHANGED(&s);
@@ -268,7 +240,7 @@ DC_CASE(dat_ia_close, graceful_refused_with_rmr,
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
 	DAT_PZ_HANDLE pz = pz_on(ia);
-	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_RMR, rmr, &s);
@@ -347,7 +319,7 @@ DC_CASE(dat_ia_close, graceful_ignores_created_async_evd,
 	struct dc_lmr m;
 
 	xend_make(ia, &e);
-	lmr_on(ia, e.pz, BUF, PRIV_LOCAL, &m);
+	lmr_on(ia, e.pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_SETUP(dat_lmr_free(m.lmr));
 	DC_SETUP(dat_ep_free(e.ep));
 	DC_SETUP(dat_evd_free(e.dto));
@@ -431,7 +403,7 @@ static void make_busy(struct dc_ctx *t, DAT_IA_HANDLE ia)
 	struct xend a, b, c;
 	struct dc_lmr m;
 	DAT_RMR_HANDLE rmr;
-	DAT_CNO_HANDLE cno = cno_new(ia);
+	DAT_CNO_HANDLE cno = cno_on(ia);
 	DAT_EVD_HANDLE sw;
 	DAT_EVENT se;
 	DAT_LMR_TRIPLET iov;
@@ -439,22 +411,21 @@ static void make_busy(struct dc_ctx *t, DAT_IA_HANDLE ia)
 	xend_make(ia, &a);
 	xend_make(ia, &b);
 	xconnect(&a, &b);
-	lmr_on(ia, a.pz, BUF, PRIV_RW_ALL, &m);
+	lmr_on(ia, a.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);
 	/* receives posted on both sides */
 	for (int i = 0; i < 4; i++) {
 		iov = dc_iov(&m, (DAT_VLEN)i * 256, 256);
-		DC_SETUP(dat_ep_post_recv(a.ep, 1, &iov, ck((uint64_t)i), 0));
+		DC_SETUP(dat_ep_post_recv(a.ep, 1, &iov, dc_cookie((uint64_t)i), 0));
 	}
 	/* a bound RMR */
-	rmr = rmr_new(a.pz);
+	rmr = dc_rmr(t, a.pz);
 	iov = dc_iov(&m, 1024, 1024);
 	{
 		DAT_RMR_CONTEXT ctx;
-		DAT_RETURN r = bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, a.ep, 7,
-					 DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+		DAT_RETURN r = dc_dat_rmr_bind(rmr, m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, a.ep, dc_cookie(7), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 
 		if (r != DAT_SUCCESS)
-			dc_note(t, "set-up: no bound RMR (dat_rmr_bind returned %s)", ret_s(r));
+			dc_note(t, "set-up: no bound RMR (dat_rmr_bind returned %s)", dc_ret_text(r));
 	}
 	/* a CNO with an EVD and queued software events */
 	SETUP_AT(__FILE__, __LINE__,

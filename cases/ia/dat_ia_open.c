@@ -106,7 +106,7 @@ DC_CASE(dat_ia_open, async_evd_no_cno,
 DC_CASE(dat_ia_open, async_evd_modifiable,
 	.summary = "the created async EVD accepts a CNO and a resize")
 {
-	DAT_CNO_HANDLE cno = cno_new(t->ia);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EVD_PARAM p;
 	DAT_COUNT before;
 
@@ -317,7 +317,7 @@ DC_CASE(dat_ia_open, objects_owned_by_ia,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE cevd = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
-	DAT_CNO_HANDLE cno = cno_new(t->ia);
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EP_HANDLE ep = dc_ep(t, pz, evd, evd, cevd, NULL);
 	struct dc_lmr m;
 	DAT_PZ_PARAM pp;
@@ -326,7 +326,7 @@ DC_CASE(dat_ia_open, objects_owned_by_ia,
 	DAT_LMR_PARAM lp;
 	DAT_EP_PARAM e;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_IA_HANDLE, &pp));
 	DC_ASSERT_PTR_EQ(pp.ia_handle, t->ia);
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &ep_));

@@ -250,12 +250,12 @@ DC_CASE(dat_ia_query, max_iov_usable,
 	a.max_recv_iov = n;
 	a.max_request_iov = n;
 	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, pz, evd, evd, cevd, &a, &ep));
-	dc_lmr(t, pz, (DAT_VLEN)n * 16, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, (DAT_VLEN)n * 16, DC_PRIV_LOCAL, &m);
 	iov = calloc((size_t)(unsigned int)n, sizeof(*iov));	/* n > 0 asserted above */
 	DC_SETUP_ASSERT(iov, "out of memory");
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&m, (DAT_VLEN)i * 16, 16);
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(ep, n, iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	free(iov);
 }
 
@@ -271,7 +271,7 @@ DC_CASE(dat_ia_query, max_pzs_usable,
 		DAT_RETURN r = dat_pz_create(t->ia, &pz);
 
 		DC_ASSERT(r == DAT_SUCCESS, "PZ %d of max_pzs %d: dat_pz_create returned %s",
-			  i + 1, n, ret_s(r));
+			  i + 1, n, dc_ret_text(r));
 	}
 }
 
@@ -281,7 +281,7 @@ DC_CASE(dat_ia_query, max_lmr_virtual_address,
 	struct dc_lmr m;
 	DAT_VADDR last;
 
-	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, dc_pz(t), BUF, DC_PRIV_LOCAL, &m);
 	last = (DAT_VADDR)(uintptr_t)m.buf + BUF - 1;
 	DC_ASSERT(last <= t->ia_attr.max_lmr_virtual_address,
 		  "buffer end 0x%llx above max_lmr_virtual_address 0x%llx",
@@ -338,10 +338,10 @@ DC_CASE(dat_ia_query, mem_types_all_supported,
 	char cookie[DAT_LMR_COOKIE_SIZE];
 	void *shm;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);	/* VIRTUAL */
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);	/* VIRTUAL */
 	memset(&rd, 0, sizeof(rd));
 	rd.for_lmr_handle = m.lmr;
-	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, PRIV_LOCAL,
+	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &l2, &c, &rc, &sz, &va));
 	shm = mmap(NULL, BUF, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	DC_SETUP_ASSERT(shm != MAP_FAILED, "mmap(MAP_SHARED) failed");
@@ -350,7 +350,7 @@ DC_CASE(dat_ia_query, mem_types_all_supported,
 	rd.for_shared_memory.virtual_address = shm;
 	rd.for_shared_memory.shared_memory_id = &cookie;
 	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, BUF, pz,
-					 PRIV_LOCAL, &l3, &c, &rc, &sz, &va));
+					 DC_PRIV_LOCAL, &l3, &c, &rc, &sz, &va));
 }
 
 static void scribble_iov(DAT_LMR_TRIPLET *iov)
@@ -371,24 +371,24 @@ DC_CASE(dat_ia_query, iov_ownership_honoured,
 	.summary = "consumer-owned IOVs can be overwritten after the post; NOMOD IOVs are left as they were")
 {
 	DAT_IOV_OWNERSHIP o = t->prov_attr.iov_ownership_on_return;
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, dst;
 	DAT_LMR_TRIPLET iov, saved;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
-	fill(src.buf, 512, 3);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	dc_fill(src.buf, 512, 3);
 	dc_post_recv(t, p.b.ep, &dst, 0, 512, 1);
 	iov = dc_iov(&src, 0, 512);
 	saved = iov;
-	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	if (o == DAT_IOV_CONSUMER)
 		scribble_iov(&iov);
-	d = dto_event(p.a.req_evd);
-	ASSERT_STATUS(d.status, DAT_DTO_SUCCESS);
-	d = recv_done(&p.b, 1);
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_SUCCESS);
+	d = dc_await_recv(t, &p.b, 1);
 	DC_ASSERT_EQ(d.transfered_length, 512);
 	DC_ASSERT(!memcmp(dst.buf, src.buf, 512), "the received bytes differ from the sent ones");
 	if (o == DAT_IOV_PROVIDER_NOMOD)
@@ -496,8 +496,8 @@ DC_CASE(dat_ia_query, stream_merging_honoured,
 	dc_await_event(t, cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_SETUP(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL));
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	dc_lmr(t, a.pz, BUF, PRIV_LOCAL, &m);
-	dc_lmr(t, b.pz, BUF, PRIV_LOCAL, &mb);
+	dc_lmr(t, a.pz, BUF, DC_PRIV_LOCAL, &m);
+	dc_lmr(t, b.pz, BUF, DC_PRIV_LOCAL, &mb);
 	dc_post_recv(t, b.ep, &mb, 0, 64, 11);
 	dc_post_send(t, a.ep, &m, 64, 64, 12);
 	DC_ASSERT_EVENT(evd, DAT_DTO_COMPLETION_EVENT, &ev);

@@ -21,7 +21,7 @@
 		DAT_RETURN r_ = (expr);					\
 		if (r_ != DAT_SUCCESS)					\
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,	\
-				  "set-up %s returned %s", what, ret_s(r_)); \
+				  "set-up %s returned %s", what, dc_ret_text(r_)); \
 	} while (0)
 
 /* Opens another instance of the IA under test; *evd in/out as dat_ia_open. */
@@ -79,17 +79,9 @@ static inline void lmr_on_at(struct dc_ctx *t, const char *file, int line,
 			     DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_VLEN len,
 			     DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *m)
 {
-	DAT_REGION_DESCRIPTION rd;
+	void *buf = dc_case_buf_at(t, file, line, DAT_OPTIMAL_ALIGNMENT, (size_t)len);
 
-	memset(m, 0, sizeof(*m));
-	m->buf = case_buf_at(t, file, line, DAT_OPTIMAL_ALIGNMENT, (size_t)len);
-	m->len = len;
-	memset(&rd, 0, sizeof(rd));
-	rd.for_va = m->buf;
-	SETUP_AT(file, line, dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz, priv,
-					    &m->lmr, &m->lmr_context, &m->rmr_context,
-					    &m->registered_length, &m->registered_address),
-		 "dat_lmr_create");
+	SETUP_AT(file, line, dc_lmr_register(ia, pz, buf, len, priv, m), "dat_lmr_create");
 }
 #define lmr_on(ia, pz, len, priv, m) lmr_on_at(t, __FILE__, __LINE__, (ia), (pz), (len), (priv), (m))
 

@@ -62,7 +62,7 @@ DC_CASE(dat_lmr_create, registers_virtual,
 	DAT_LMR_PARAM p;
 
 	DC_SETUP_ASSERT(buf, "out of memory");
-	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf, BUF, PRIV_LOCAL, &m));
+	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &m));
 	DC_ASSERT_SUCCESS(dat_get_handle_type(m.lmr, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_LMR);
 	memset(&p, 0, sizeof(p));
@@ -71,7 +71,7 @@ DC_CASE(dat_lmr_create, registers_virtual,
 	DC_ASSERT_PTR_EQ(p.region_desc.for_va, buf);
 	DC_ASSERT_EQ(p.length, BUF);
 	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
-	DC_ASSERT_EQ(p.mem_priv, PRIV_LOCAL);
+	DC_ASSERT_EQ(p.mem_priv, DC_PRIV_LOCAL);
 	DC_ASSERT_EQ(p.lmr_context, m.lmr_context);
 	DC_SETUP(dat_lmr_free(m.lmr));
 	free(buf);
@@ -80,21 +80,21 @@ DC_CASE(dat_lmr_create, registers_virtual,
 DC_CASE(dat_lmr_create, provider_pins_memory,
 	.summary = "a freshly mapped, never touched region is registered and receives a Send intact")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, m;
 	const size_t len = 16 * 4096;
 	unsigned char *fresh;
 
-	pair_connect(&p, NULL);
+	dc_pair_up(t, &p, 0, NULL);
 	fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	DC_SETUP_ASSERT(fresh != MAP_FAILED, "mmap failed");
-	DC_ASSERT_SUCCESS(lmr_virtual(t, p.b.pz, fresh, len, PRIV_LOCAL, &m));
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	fill(src.buf, 3000, 17);
+	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, p.b.pz, fresh, len, DC_PRIV_LOCAL, &m));
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_fill(src.buf, 3000, 17);
 	/* the receive lands on pages the Consumer never touched */
 	dc_post_recv(t, p.b.ep, &m, 9 * 4096 + 100, 3000, 1);
-	send_sync(&p.a, &src, 0, 3000, 2);
-	recv_done(&p.b, 1);
+	dc_send_sync(t, &p.a, &src, 0, 3000, 2);
+	dc_await_recv(t, &p.b, 1);
 	DC_ASSERT(!memcmp(fresh + 9 * 4096 + 100, src.buf, 3000),
 		  "the message did not arrive intact in the never-touched region");
 }
@@ -102,15 +102,15 @@ DC_CASE(dat_lmr_create, provider_pins_memory,
 DC_CASE(dat_lmr_create, context_for_local_dtos,
 	.summary = "lmr_contexts work as local segments of a Send and a receive")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, dst;
 	DAT_LMR_TRIPLET riov, siov;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
-	fill(src.buf, 1024, 4);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	dc_fill(src.buf, 1024, 4);
 	/* the posts are the clause: each segment names an lmr_context */
 	riov = dc_iov(&dst, 512, 1024);
 	siov = dc_iov(&src, 0, 1024);
@@ -118,10 +118,10 @@ DC_CASE(dat_lmr_create, context_for_local_dtos,
 					   DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, (DAT_DTO_COOKIE){ .as_64 = 2 },
 					   DAT_COMPLETION_DEFAULT_FLAG));
-	d = dto_event(p.a.req_evd);
-	ASSERT_STATUS(d.status, DAT_DTO_SUCCESS);
-	d = dto_event(p.b.recv_evd);
-	ASSERT_STATUS(d.status, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO_EVENT(p.b.recv_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 1024);
 	DC_ASSERT(!memcmp(dst.buf + 512, src.buf, 1024), "received bytes differ");
 }
@@ -129,7 +129,7 @@ DC_CASE(dat_lmr_create, context_for_local_dtos,
 DC_CASE(dat_lmr_create, context_for_rmr_bind,
 	.summary = "an lmr_context binds an RMR (completion DAT_RMR_BIND_SUCCESS)")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr m;
 	DAT_RMR_HANDLE rmr;
 	DAT_LMR_TRIPLET iov;
@@ -137,16 +137,15 @@ DC_CASE(dat_lmr_create, context_for_rmr_bind,
 	DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
 	DAT_RETURN r;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &m);
-	rmr = rmr_new(p.a.pz);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m);
+	rmr = dc_rmr(t, p.a.pz);
 	iov = dc_iov(&m, 0, BUF);
-	r = bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, p.a.ep, 5,
-		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	r = dc_dat_rmr_bind(rmr, m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, p.a.ep, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
 	DC_ASSERT_SUCCESS(r);
-	d = bind_event(p.a.req_evd);
-	ASSERT_STATUS(d.status, DAT_RMR_BIND_SUCCESS);
+	d = DC_ASSERT_BIND_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_RMR_BIND_SUCCESS);
 }
 
 DC_CASE(dat_lmr_create, handle_for_lmr_type,
@@ -155,8 +154,8 @@ DC_CASE(dat_lmr_create, handle_for_lmr_type,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	struct dc_lmr m, m2;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
-	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &m2, &m));
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &m2, &m));
 }
 
 static void check_covers(struct dc_ctx *t, const struct dc_lmr *m, const void *addr,
@@ -187,15 +186,15 @@ DC_CASE(dat_lmr_create, registered_range_covers,
 	.summary = "registered_address/size cover the requested range, aligned or not")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = case_buf(4096, 3 * 4096);
+	unsigned char *buf = dc_case_buf(t, 4096, 3 * 4096);
 	struct dc_lmr m;
 
 	DC_SETUP_ASSERT(buf, "out of memory");
-	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf, 2 * 4096, PRIV_LOCAL, &m));
+	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf, 2 * 4096, DC_PRIV_LOCAL, &m));
 	check_covers(t, &m, buf, 2 * 4096);
-	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf + 4093, 1000, PRIV_LOCAL, &m));
+	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf + 4093, 1000, DC_PRIV_LOCAL, &m));
 	check_covers(t, &m, buf + 4093, 1000);
-	DC_ASSERT_SUCCESS(lmr_virtual(t, pz, buf + 1, 1, PRIV_LOCAL, &m));
+	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf + 1, 1, DC_PRIV_LOCAL, &m));
 	check_covers(t, &m, buf + 1, 1);
 }
 
@@ -212,7 +211,7 @@ DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
 		cookie[i] = (char)(i * 13 + 1);
 	cookie[0] = '\0';
 	memcpy(copy, cookie, sizeof(copy));
-	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, pz, PRIV_LOCAL, &m));
+	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, pz, DC_PRIV_LOCAL, &m));
 	memset(&p, 0, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p));
 	DC_ASSERT_EQ(p.mem_type, DAT_MEM_TYPE_SHARED_VIRTUAL);
@@ -225,21 +224,21 @@ DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
 DC_CASE(dat_lmr_create, rmr_context_for_remote,
 	.summary = "the peer RDMA-Writes and RDMA-Reads with the LMR's rmr_context")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, target;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &target);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &target);
 	DC_ASSERT(target.rmr_context != 0, "an LMR with remote privileges returned rmr_context 0");
-	fill(src.buf, 1024, 21);
-	st = rdma_write(&p.a, &src, 0, 1024, dc_rmr_iov(&target, 100, 1024), 1);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	dc_fill(src.buf, 1024, 21);
+	st = dc_rdma_write(t, &p.a, &src, 0, 1024, dc_rmr_iov(&target, 100, 1024), 1);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(target.buf + 100, src.buf, 1024), "the RDMA Write did not land");
-	fill(target.buf + 2048, 512, 77);
-	st = rdma_read(&p.a, &src, 1024, 512, dc_rmr_iov(&target, 2048, 512), 2);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	dc_fill(target.buf + 2048, 512, 77);
+	st = dc_rdma_read(t, &p.a, &src, 1024, 512, dc_rmr_iov(&target, 2048, 512), 2);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(src.buf + 1024, target.buf + 2048, 512), "the RDMA Read brought other bytes");
 }
 
@@ -247,7 +246,7 @@ DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
 	.summary = "an LMR with local privileges only returns rmr_context 0")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -258,7 +257,7 @@ DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
 	DC_SETUP_ASSERT(buf, "out of memory");
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
-	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, PRIV_LOCAL,
+	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &lmr, &lc, &rc, &sz, &va));
 	DC_ASSERT(rc == 0, "rmr_context is 0x%x, expected NULL (0)", (unsigned int)rc);
 }
@@ -266,39 +265,39 @@ DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
 DC_CASE(dat_lmr_create, remote_only_as_granted,
 	.summary = "RDMA Write into a remote-read-only LMR and RDMA Read from a remote-write-only LMR fail")
 {
-	struct pair p, q;
+	struct dc_pair p, q;
 	struct dc_lmr src, ro, wo;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
-	fill(src.buf, BUF, 3);
-	st = rdma_write(&p.a, &src, 0, 256, dc_rmr_iov(&ro, 0, 256), 1);
-	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(ro.buf, BUF, 0), "a remote-read-only LMR was written");
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	dc_fill(src.buf, BUF, 3);
+	st = dc_rdma_write(t, &p.a, &src, 0, 256, dc_rmr_iov(&ro, 0, 256), 1);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(ro.buf, BUF, 0) < 0), "a remote-read-only LMR was written");
 
-	pair_connect(&q, NULL);
-	dc_lmr(t, q.b.pz, BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
-	fill(wo.buf, BUF, 99);
-	dc_lmr(t, q.a.pz, BUF, PRIV_LOCAL, &src);
-	st = rdma_read(&q.a, &src, 0, 256, dc_rmr_iov(&wo, 0, 256), 2);
-	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(src.buf, 256, 0), "bytes were read from a remote-write-only LMR");
+	dc_pair_up(t, &q, 0, NULL);
+	dc_lmr(t, q.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	dc_fill(wo.buf, BUF, 99);
+	dc_lmr(t, q.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	st = dc_rdma_read(t, &q.a, &src, 0, 256, dc_rmr_iov(&wo, 0, 256), 2);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(src.buf, 256, 0) < 0), "bytes were read from a remote-write-only LMR");
 }
 
 DC_CASE(dat_lmr_create, type_lmr_same_range,
 	.summary = "DAT_MEM_TYPE_LMR ignores the length: 0 and a bogus length both cover the original range")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr m, m0, mx, dst;
 	DAT_LMR_PARAM q;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &m);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
-	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, 0, p.a.pz, PRIV_LOCAL, &m0, &m));
-	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, 12345678, p.a.pz, PRIV_LOCAL, &mx, &m));
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, 0, p.a.pz, DC_PRIV_LOCAL, &m0, &m));
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, 12345678, p.a.pz, DC_PRIV_LOCAL, &mx, &m));
 	for (int i = 0; i < 2; i++) {
 		const struct dc_lmr *n = i ? &mx : &m0;
 
@@ -313,34 +312,34 @@ DC_CASE(dat_lmr_create, type_lmr_same_range,
 			  (unsigned long long)m.registered_length);
 	}
 	/* the new context moves the original's bytes */
-	fill(m.buf, BUF, 8);
+	dc_fill(m.buf, BUF, 8);
 	dc_post_recv(t, p.b.ep, &dst, 0, BUF, 1);
-	send_sync(&p.a, &mx, 0, BUF, 2);
-	recv_done(&p.b, 1);
+	dc_send_sync(t, &p.a, &mx, 0, BUF, 2);
+	dc_await_recv(t, &p.b, 1);
 	DC_ASSERT(!memcmp(dst.buf, m.buf, BUF), "a Send through the LMR-of-LMR carried other bytes");
 }
 
 DC_CASE(dat_lmr_create, type_shared_virtual,
 	.summary = "two registrations of one shared region with one cookie; data received through one is sent through the other")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr s1, s2, src, back;
 	char cookie[DAT_LMR_COOKIE_SIZE];
 	unsigned char *shm = shared_map(t, BUF);
 
-	pair_connect(&p, NULL);
+	dc_pair_up(t, &p, 0, NULL);
 	memset(cookie, 0x5c, sizeof(cookie));
-	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, p.b.pz, PRIV_LOCAL, &s1));
-	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, p.b.pz, PRIV_LOCAL, &s2));
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &back);
-	fill(src.buf, 700, 31);
+	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, p.b.pz, DC_PRIV_LOCAL, &s1));
+	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, p.b.pz, DC_PRIV_LOCAL, &s2));
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &back);
+	dc_fill(src.buf, 700, 31);
 	dc_post_recv(t, p.b.ep, &s1, 0, 700, 1);
-	send_sync(&p.a, &src, 0, 700, 2);
-	recv_done(&p.b, 1);
+	dc_send_sync(t, &p.a, &src, 0, 700, 2);
+	dc_await_recv(t, &p.b, 1);
 	dc_post_recv(t, p.a.ep, &back, 0, 700, 3);
-	send_sync(&p.b, &s2, 0, 700, 4);
-	recv_done(&p.a, 3);
+	dc_send_sync(t, &p.b, &s2, 0, 700, 4);
+	dc_await_recv(t, &p.a, 3);
 	DC_ASSERT(!memcmp(back.buf, src.buf, 700), "the shared region did not carry the bytes across");
 }
 
@@ -348,7 +347,7 @@ DC_CASE(dat_lmr_create, invalid_parameter,
 	.summary = "unknown privilege bits, a NULL lmr_handle or lmr_context pointer: INVALID_PARAMETER, nothing registered")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -362,9 +361,9 @@ DC_CASE(dat_lmr_create, invalid_parameter,
 	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
 				     (DAT_MEM_PRIV_FLAGS)0x4000, &lmr, &lc, &rc, &sz, &va),
 		      DAT_INVALID_PARAMETER);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, PRIV_LOCAL,
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 				     NULL, &lc, &rc, &sz, &va), DAT_INVALID_PARAMETER);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, PRIV_LOCAL,
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 				     &lmr, NULL, &rc, &sz, &va), DAT_INVALID_PARAMETER);
 	/* no LMR holds the PZ */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
@@ -375,7 +374,7 @@ DC_CASE(dat_lmr_create, invalid_handle,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t), gone = dc_pz(t);
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
-	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -388,18 +387,18 @@ DC_CASE(dat_lmr_create, invalid_handle,
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
 	DC_ASSERT_RET(dat_lmr_create(DAT_HANDLE_NULL, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
-				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_lmr_create((DAT_IA_HANDLE)pz, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
-				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, DAT_HANDLE_NULL,
-				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, gone,
-				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, (DAT_PZ_HANDLE)evd,
-				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 	rd.for_lmr_handle = (DAT_LMR_HANDLE)pz;
 	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz,
-				     PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -407,14 +406,14 @@ DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
 	.summary = "SHARED_VIRTUAL over private memory gives DAT_INVALID_STATE")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *priv = case_buf(4096, BUF);
+	unsigned char *priv = dc_case_buf(t, 4096, BUF);
 	char cookie[DAT_LMR_COOKIE_SIZE];
 	struct dc_lmr m;
 
 	DC_SETUP_ASSERT(priv, "out of memory");
 	memset(priv, 1, BUF);
 	memset(cookie, 'p', sizeof(cookie));
-	DC_ASSERT_RET(lmr_shared(t, priv, &cookie, BUF, pz, PRIV_LOCAL, &m), DAT_INVALID_STATE);
+	DC_ASSERT_RET(lmr_shared(t, priv, &cookie, BUF, pz, DC_PRIV_LOCAL, &m), DAT_INVALID_STATE);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -422,7 +421,7 @@ DC_CASE(dat_lmr_create, unknown_type_refused,
 	.summary = "an undefined mem_type is refused (MODEL_NOT_SUPPORTED or INVALID_PARAMETER)")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	unsigned char *buf = case_buf(DAT_OPTIMAL_ALIGNMENT, BUF);
+	unsigned char *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
 	DAT_REGION_DESCRIPTION rd;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lc;
@@ -433,7 +432,7 @@ DC_CASE(dat_lmr_create, unknown_type_refused,
 	DC_SETUP_ASSERT(buf, "out of memory");
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
-	DC_ASSERT_RET_ANY(dat_lmr_create(t->ia, (DAT_MEM_TYPE)0x40, rd, BUF, pz, PRIV_LOCAL,
+	DC_ASSERT_RET_ANY(dat_lmr_create(t->ia, (DAT_MEM_TYPE)0x40, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &lmr, &lc, &rc, &sz, &va),
 			  DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
@@ -442,51 +441,51 @@ DC_CASE(dat_lmr_create, unknown_type_refused,
 DC_CASE(dat_lmr_create, lmr_over_lmr_own_pz_privileges,
 	.summary = "an LMR over an LMR takes its own PZ and privileges and works for that PZ's EP")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr orig, over, src;
 	DAT_LMR_PARAM q;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_RW_ALL, &orig);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &orig);
 	DC_ASSERT_SUCCESS(lmr_of_lmr(t, orig.lmr, BUF, p.b.pz, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
 				     &over, &orig));
 	memset(&q, 0, sizeof(q));
 	DC_ASSERT_SUCCESS(dat_lmr_query(over.lmr, DAT_LMR_FIELD_ALL, &q));
 	DC_ASSERT_PTR_EQ(q.pz_handle, p.b.pz);
 	DC_ASSERT_EQ(q.mem_priv, DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	fill(src.buf, 600, 44);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_fill(src.buf, 600, 44);
 	dc_post_recv(t, p.b.ep, &over, 0, 600, 1);
-	send_sync(&p.a, &src, 0, 600, 2);
-	recv_done(&p.b, 1);
+	dc_send_sync(t, &p.a, &src, 0, 600, 2);
+	dc_await_recv(t, &p.b, 1);
 	DC_ASSERT(!memcmp(orig.buf, src.buf, 600), "the receive through the LMR-of-LMR did not land");
 }
 
 DC_CASE(dat_lmr_create, rmr_context_until_free,
 	.summary = "the rmr_context works until dat_lmr_free, unaffected by other registrations; after it, REMOTE_ACCESS")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, target, other;
 	DAT_DTO_COMPLETION_STATUS st;
 	DAT_RMR_TRIPLET win;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &target);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &target);
 	win = dc_rmr_iov(&target, 0, 256);
-	fill(src.buf, BUF, 2);
-	st = rdma_write(&p.a, &src, 0, 256, win, 1);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
-	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &other);
+	dc_fill(src.buf, BUF, 2);
+	st = dc_rdma_write(t, &p.a, &src, 0, 256, win, 1);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
+	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &other);
 	DC_SETUP(dat_lmr_free(other.lmr));
-	st = rdma_write(&p.a, &src, 256, 256, win, 2);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	st = dc_rdma_write(t, &p.a, &src, 256, 256, win, 2);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(target.buf, src.buf + 256, 256), "the second RDMA Write did not land");
 	DC_SETUP(dat_lmr_free(target.lmr));
 	memset(target.buf, 0, BUF);
-	st = rdma_write(&p.a, &src, 0, 256, win, 3);
-	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(target.buf, BUF, 0), "memory of a freed LMR was written");
+	st = dc_rdma_write(t, &p.a, &src, 0, 256, win, 3);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(target.buf, BUF, 0) < 0), "memory of a freed LMR was written");
 }
 
 DC_CASE(dat_lmr_create, insufficient_resources,
@@ -498,18 +497,18 @@ DC_CASE(dat_lmr_create, insufficient_resources,
 	DAT_RETURN r = DAT_SUCCESS;
 
 	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_lmrs %d is not a count to exhaust here", n);
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	/* n - 1 more: registrations of the first LMR's memory */
 	for (DAT_COUNT i = 1; i < n; i++) {
-		r = lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &last, &m);
-		DC_ASSERT(r == DAT_SUCCESS, "LMR %d of max_lmrs %d: %s", i + 1, n, ret_s(r));
+		r = lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &last, &m);
+		DC_ASSERT(r == DAT_SUCCESS, "LMR %d of max_lmrs %d: %s", i + 1, n, dc_ret_text(r));
 	}
-	r = lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &more, &m);
+	r = lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &more, &m);
 	if (r == DAT_SUCCESS) {
 		dc_note(t, "the Provider registered more than max_lmrs (%d) LMRs", n);
 		return;
 	}
 	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
 	DC_SETUP(dat_lmr_free(last.lmr));
-	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, PRIV_LOCAL, &more, &m));
+	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &more, &m));
 }

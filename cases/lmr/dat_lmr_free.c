@@ -12,7 +12,7 @@ DC_CASE(dat_lmr_free, destroys_unused,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
@@ -20,25 +20,25 @@ DC_CASE(dat_lmr_free, destroys_unused,
 DC_CASE(dat_lmr_free, refused_while_rmr_bound,
 	.summary = "an LMR with a bound RMR: INVALID_STATE/LMR_IN_USE, LMR and window intact; frees after dat_rmr_free")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr m, src;
 	DAT_RMR_HANDLE rmr;
 	DAT_RMR_CONTEXT ctx;
 	struct dc_snap s;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &m);
-	rmr = rmr_new(p.a.pz);
-	ctx = bind_sync(rmr, &m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 1);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m);
+	rmr = dc_rmr(t, p.a.pz);
+	ctx = dc_bind_rmr(t, rmr, &m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 1);
 	dc_snapshot(t, DC_OBJ_LMR, m.lmr, &s);
 	DC_ASSERT_RET_SUB(dat_lmr_free(m.lmr), DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
 	DC_ASSERT_UNCHANGED(&s);
 	/* the window still works for the peer */
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &src);
-	fill(src.buf, 128, 6);
-	st = rdma_write(&p.b, &src, 0, 128, rmr_triplet(ctx, m.buf, 128), 2);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_fill(src.buf, 128, 6);
+	st = dc_rdma_write(t, &p.b, &src, 0, 128, dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(m.buf), 128), 2);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(m.buf, src.buf, 128), "the window stopped working");
 	DC_SETUP(dat_rmr_free(rmr));
 	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
@@ -53,13 +53,13 @@ DC_CASE(dat_lmr_free, memory_kept,
 	struct dc_lmr m;
 
 	DC_SETUP_ASSERT(buf, "out of memory");
-	fill(buf, BUF, 12);
+	dc_fill(buf, BUF, 12);
 	memcpy(ref, buf, BUF);
-	DC_SETUP(lmr_virtual(t, pz, buf, BUF, PRIV_RW_ALL, &m));
+	DC_SETUP(dc_lmr_register(t->ia, pz, buf, BUF, DAT_MEM_PRIV_ALL_FLAG, &m));
 	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
 	DC_ASSERT(!memcmp(buf, ref, BUF), "the buffer changed when its LMR was freed");
 	memset(buf, 0x3c, BUF);
-	DC_ASSERT(all_bytes(buf, BUF, 0x3c), "the buffer is not writable after the free");
+	DC_ASSERT((dc_first_not(buf, BUF, 0x3c) < 0), "the buffer is not writable after the free");
 	free(buf);
 }
 
@@ -76,65 +76,65 @@ DC_CASE(dat_lmr_free, stale_handle_fails,
 	DAT_LMR_PARAM p;
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_SETUP(dat_lmr_free(m.lmr));
 	DC_ASSERT_RET(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p), DAT_INVALID_HANDLE);
 	memset(&rd, 0, sizeof(rd));
 	rd.for_lmr_handle = m.lmr;
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, PRIV_LOCAL,
+	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, DC_PRIV_LOCAL,
 				     &l2, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
 }
 
 DC_CASE(dat_lmr_free, local_use_after_free_fails,
 	.summary = "a Send with a freed lmr_context fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); nothing is sent")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, dst, good;
 	DAT_LMR_TRIPLET iov;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_RETURN r;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &good);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
-	fill(src.buf, 256, 1);
-	fill(good.buf, 256, 50);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &good);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	dc_fill(src.buf, 256, 1);
+	dc_fill(good.buf, 256, 50);
 	iov = dc_iov(&src, 0, 256);
 	DC_SETUP(dat_lmr_free(src.lmr));
 	dc_post_recv(t, p.b.ep, &dst, 0, 256, 1);
-	r = dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG);
+	r = dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
 	if (r != DAT_SUCCESS) {
 		DC_ASSERT_RET(r, DAT_PROTECTION_VIOLATION);
-		send_sync(&p.a, &good, 0, 256, 3);
-		recv_done(&p.b, 1);
+		dc_send_sync(t, &p.a, &good, 0, 256, 3);
+		dc_await_recv(t, &p.b, 1);
 		DC_ASSERT(!memcmp(dst.buf, good.buf, 256),
 			  "the receive did not get the next, legitimate message");
 		return;
 	}
-	d = dto_event(p.a.req_evd);
-	ASSERT_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
-	DC_ASSERT(all_bytes(dst.buf, 256, 0), "bytes of the freed LMR reached the peer");
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
+	DC_ASSERT((dc_first_not(dst.buf, 256, 0) < 0), "bytes of the freed LMR reached the peer");
 }
 
 DC_CASE(dat_lmr_free, remote_use_after_free_fails,
 	.summary = "RDMA Write with a freed LMR's rmr_context: REMOTE_ACCESS, memory untouched, connection ends")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, target;
 	DAT_RMR_TRIPLET win;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, PRIV_RW_ALL, &target);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &target);
 	win = dc_rmr_iov(&target, 0, 512);
-	fill(src.buf, 512, 8);
+	dc_fill(src.buf, 512, 8);
 	DC_SETUP(dat_lmr_free(target.lmr));
-	st = rdma_write(&p.a, &src, 0, 512, win, 1);
-	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(target.buf, BUF, 0), "memory of the freed LMR was written");
-	expect_conn_end(&p.a);
+	st = dc_rdma_write(t, &p.a, &src, 0, 512, win, 1);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(target.buf, BUF, 0) < 0), "memory of the freed LMR was written");
+	DC_ASSERT_CONN_END((&p.a)->conn_evd);
 }
 
 DC_CASE(dat_lmr_free, invalid_handle,

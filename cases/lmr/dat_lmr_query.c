@@ -56,16 +56,16 @@ DC_CASE(dat_lmr_query, fills_requested,
 	struct dc_lmr m;
 	DAT_LMR_PARAM q;
 
-	dc_lmr(t, pz, BUF, PRIV_RW_ALL, &m);
+	dc_lmr(t, pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);
 	for (unsigned int bit = 1; bit <= DAT_LMR_FIELD_REGISTERED_ADDRESS; bit <<= 1) {
 		memset(&q, 0xa5, sizeof(q));
 		DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)bit, &q));
-		check_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, PRIV_RW_ALL);
+		check_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, DAT_MEM_PRIV_ALL_FLAG);
 	}
 	memset(&q, 0xa5, sizeof(q));
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &q));
 	for (unsigned int bit = 1; bit <= DAT_LMR_FIELD_REGISTERED_ADDRESS; bit <<= 1)
-		check_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, PRIV_RW_ALL);
+		check_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, DAT_MEM_PRIV_ALL_FLAG);
 }
 
 DC_CASE(dat_lmr_query, invalid_mask,
@@ -75,7 +75,7 @@ DC_CASE(dat_lmr_query, invalid_mask,
 	struct dc_snap s;
 	DAT_LMR_PARAM q;
 
-	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, dc_pz(t), BUF, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_LMR, m.lmr, &s);
 	DC_ASSERT_RET(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)0x400, &q), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)0x80000000u, &q),
@@ -90,7 +90,7 @@ DC_CASE(dat_lmr_query, invalid_handle,
 	struct dc_lmr m;
 	DAT_LMR_PARAM q;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_ASSERT_RET_SUB(dat_lmr_query(DAT_HANDLE_NULL, DAT_LMR_FIELD_ALL, &q),
 			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
 	DC_ASSERT_RET_SUB(dat_lmr_query((DAT_LMR_HANDLE)pz, DAT_LMR_FIELD_ALL, &q),

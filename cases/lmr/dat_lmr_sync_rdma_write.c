@@ -8,24 +8,24 @@
 
 static void write_seen(struct dc_ctx *t, bool sync)
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, target, note, inbox;
 	DAT_LMR_TRIPLET iov;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &target);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &inbox);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &note);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &target);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &inbox);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &note);
 	/* the Consumer reads the target range once before (old contents cached) */
-	DC_SETUP_ASSERT(all_bytes(target.buf, 1024, 0), "target not zeroed");
-	fill(src.buf, 1024, 71);
+	DC_SETUP_ASSERT((dc_first_not(target.buf, 1024, 0) < 0), "target not zeroed");
+	dc_fill(src.buf, 1024, 71);
 	dc_post_recv(t, p.b.ep, &inbox, 0, 64, 1);
-	st = rdma_write(&p.a, &src, 0, 1024, dc_rmr_iov(&target, 0, 1024), 2);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
-	send_sync(&p.a, &note, 0, 64, 3);
-	recv_done(&p.b, 1);
+	st = dc_rdma_write(t, &p.a, &src, 0, 1024, dc_rmr_iov(&target, 0, 1024), 2);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
+	dc_send_sync(t, &p.a, &note, 0, 64, 3);
+	dc_await_recv(t, &p.b, 1);
 	if (sync) {
 		iov = dc_iov(&target, 0, 1024);
 		DC_ASSERT_SUCCESS(dat_lmr_sync_rdma_write(t->ia, &iov, 1));

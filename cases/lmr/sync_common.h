@@ -10,17 +10,6 @@
 
 #include "mem_common.h"
 
-static inline DAT_LMR_TRIPLET raw_iov(DAT_LMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len)
-{
-	DAT_LMR_TRIPLET iov;
-
-	memset(&iov, 0, sizeof(iov));
-	iov.lmr_context = ctx;
-	iov.virtual_address = addr;
-	iov.segment_length = len;
-	return iov;
-}
-
 #define SYNC_COMMON_CASES(page)						\
 DC_CASE(page, batch_segments,						\
 	.summary = "one call covers segments of three LMRs in two PZs and a zero-length one") \
@@ -29,13 +18,13 @@ DC_CASE(page, batch_segments,						\
 	struct dc_lmr a, b, c;						\
 	DAT_LMR_TRIPLET iov[4];						\
 									\
-	dc_lmr(t, pz1, BUF, PRIV_RW_ALL, &a);				\
-	dc_lmr(t, pz1, BUF, PRIV_RW_ALL, &b);				\
-	dc_lmr(t, pz2, BUF, PRIV_RW_ALL, &c);				\
+	dc_lmr(t, pz1, BUF, DAT_MEM_PRIV_ALL_FLAG, &a);				\
+	dc_lmr(t, pz1, BUF, DAT_MEM_PRIV_ALL_FLAG, &b);				\
+	dc_lmr(t, pz2, BUF, DAT_MEM_PRIV_ALL_FLAG, &c);				\
 	iov[0] = dc_iov(&a, 0, 100);					\
 	iov[1] = dc_iov(&b, 1000, 2000);				\
 	iov[2] = dc_iov(&c, 0, BUF);					\
-	iov[3] = raw_iov(0, 0, 0);					\
+	iov[3] = dc_lmr_triplet(0, 0, 0);					\
 	DC_ASSERT_SUCCESS(page(t->ia, iov, 4));				\
 }									\
 									\
@@ -48,7 +37,7 @@ DC_CASE(page, invalid_handle,						\
 	struct dc_lmr m;						\
 	DAT_LMR_TRIPLET iov;						\
 									\
-	dc_lmr(t, pz, BUF, PRIV_RW_ALL, &m);				\
+	dc_lmr(t, pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);				\
 	iov = dc_iov(&m, 0, 64);					\
 	DC_ASSERT_RET(page(DAT_HANDLE_NULL, &iov, 1), DAT_INVALID_HANDLE); \
 	DC_ASSERT_RET(page((DAT_IA_HANDLE)pz, &iov, 1), DAT_INVALID_HANDLE); \
@@ -64,18 +53,18 @@ DC_CASE(page, segment_outside_lmr,					\
 	DAT_LMR_TRIPLET iov;						\
 	DAT_VADDR base;							\
 									\
-	dc_lmr(t, dc_pz(t), 2 * BUF, PRIV_RW_ALL, &m);			\
+	dc_lmr(t, dc_pz(t), 2 * BUF, DAT_MEM_PRIV_ALL_FLAG, &m);			\
 	base = m.registered_address;					\
-	iov = raw_iov(m.lmr_context, base - 64, 128);			\
+	iov = dc_lmr_triplet(m.lmr_context, base - 64, 128);			\
 	DC_ASSERT_RET(page(t->ia, &iov, 1), DAT_INVALID_PARAMETER);	\
-	iov = raw_iov(m.lmr_context, base + m.registered_length - 64, 128); \
+	iov = dc_lmr_triplet(m.lmr_context, base + m.registered_length - 64, 128); \
 	DC_ASSERT_RET(page(t->ia, &iov, 1), DAT_INVALID_PARAMETER);	\
-	iov = raw_iov(m.lmr_context, base + 64, ~(DAT_VLEN)0 - 32);	\
+	iov = dc_lmr_triplet(m.lmr_context, base + 64, ~(DAT_VLEN)0 - 32);	\
 	DC_ASSERT_RET(page(t->ia, &iov, 1), DAT_INVALID_PARAMETER);	\
 	/* and a good segment next to a bad one still fails the call */	\
 	{								\
 		DAT_LMR_TRIPLET two[2] = { dc_iov(&m, 0, 64),		\
-			raw_iov(m.lmr_context, base + m.registered_length, 1) }; \
+			dc_lmr_triplet(m.lmr_context, base + m.registered_length, 1) }; \
 		DC_ASSERT_RET(page(t->ia, two, 2), DAT_INVALID_PARAMETER); \
 	}								\
 }									\
@@ -95,7 +84,7 @@ DC_CASE(page, invalid_lmr,						\
 	struct dc_lmr m;						\
 	DAT_LMR_TRIPLET iov;						\
 									\
-	dc_lmr(t, dc_pz(t), BUF, PRIV_RW_ALL, &m);			\
+	dc_lmr(t, dc_pz(t), BUF, DAT_MEM_PRIV_ALL_FLAG, &m);			\
 	iov = dc_iov(&m, 0, 64);					\
 	DC_SETUP(dat_lmr_free(m.lmr));					\
 	DC_ASSERT_RET(page(t->ia, &iov, 1), DAT_INVALID_PARAMETER);	\
@@ -104,9 +93,9 @@ DC_CASE(page, invalid_lmr,						\
 	DC_SETUP(dat_pz_create(ia2, &pz2));				\
 	memset(&rd, 0, sizeof(rd));					\
 	rd.for_va = m.buf;						\
-	DC_SETUP(dat_lmr_create(ia2, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz2, PRIV_RW_ALL, \
+	DC_SETUP(dat_lmr_create(ia2, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz2, DAT_MEM_PRIV_ALL_FLAG, \
 				&l2, &c2, &r2, &sz, &va));		\
-	iov = raw_iov(c2, va, 64);					\
+	iov = dc_lmr_triplet(c2, va, 64);					\
 	if (c2 == m.lmr_context) {					\
 		dc_note(t, "the other IA issued the same context value; checked the freed one only"); \
 	} else {							\

@@ -18,22 +18,6 @@ static const DAT_HANDLE_TYPE kind_type[] = {
 	[K_RMR] = DAT_HANDLE_TYPE_RMR, [K_CNO] = DAT_HANDLE_TYPE_CNO,
 };
 
-/* A free connection qualifier of the IA (a PSP made on "any" and freed). */
-static inline DAT_CONN_QUAL free_qual_at(struct dc_ctx *t, const char *file, int line)
-{
-	DAT_EVD_HANDLE cr = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
-	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = 0;
-	DAT_RETURN r = dat_psp_create_any(t->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp);
-
-	if (r == DAT_SUCCESS)
-		r = dat_psp_free(psp);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: finding a free qualifier: %s", ret_s(r));
-	return q;
-}
-
 /* A Connection Request waiting on a PSP (nobody accepts it). */
 static inline DAT_CR_HANDLE pending_cr_at(struct dc_ctx *t, const char *file, int line)
 {
@@ -46,14 +30,14 @@ static inline DAT_CR_HANDLE pending_cr_at(struct dc_ctx *t, const char *file, in
 	r = dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_psp_create_any returned %s", ret_s(r));
+			  "set-up dat_psp_create_any returned %s", dc_ret_text(r));
 	dc_endpoint_at(t, file, line, &a, NULL);
 	r = dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
 			   (DAT_TIMEOUT)dc_remaining_ms(t) * 1000u, 0, NULL,
 			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_ep_connect returned %s", ret_s(r));
+			  "set-up dat_ep_connect returned %s", dc_ret_text(r));
 	dc_expect_event_at(t, file, line, DC_UNRESOLVED, b.cr_evd,
 			   DAT_CONNECTION_REQUEST_EVENT, &ev);
 	return ev.event_data.cr_arrival_event_data.cr_handle;
@@ -80,7 +64,7 @@ static inline DAT_HANDLE make_handle_at(struct dc_ctx *t, const char *file, int 
 		return pending_cr_at(t, file, line);
 	case K_RSP:
 		dc_endpoint_at(t, file, line, &e, NULL);
-		r = dat_rsp_create(t->ia, free_qual_at(t, file, line), e.ep,
+		r = dat_rsp_create(t->ia, dc_free_conn_qual_at(t, file, line), e.ep,
 				   dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG), &h);
 		break;
 	case K_PSP: {
@@ -93,17 +77,17 @@ static inline DAT_HANDLE make_handle_at(struct dc_ctx *t, const char *file, int 
 	case K_PZ:
 		return dc_pz_at(t, file, line);
 	case K_LMR:
-		dc_lmr_at(t, file, line, dc_pz_at(t, file, line), BUF, PRIV_LOCAL, &m);
+		dc_lmr_at(t, file, line, dc_pz_at(t, file, line), BUF, DC_PRIV_LOCAL, &m);
 		return m.lmr;
 	case K_RMR:
 		pz = dc_pz_at(t, file, line);
-		return rmr_new_at(t, file, line, pz);
+		return dc_rmr_at(t, file, line, pz);
 	case K_CNO:
-		return cno_new_at(t, file, line, t->ia);
+		return dc_cno_at(t, file, line, DAT_OS_WAIT_PROXY_AGENT_NULL);
 	}
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: creating the handle returned %s", ret_s(r));
+			  "set-up: creating the handle returned %s", dc_ret_text(r));
 	return h;
 }
 #define make_handle(k) make_handle_at(t, __FILE__, __LINE__, (k))

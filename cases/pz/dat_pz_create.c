@@ -29,49 +29,49 @@ DC_CASE(dat_pz_create, protects_local_access,
 	.clauses = "dat_pz_create.protects_local_access dat_lmr_create.pz_restricts_local_access",
 	.summary = "a Send from an LMR of another PZ fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); one of the EP's PZ works")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr foreign, own, dst;
 	DAT_LMR_TRIPLET iov;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_RETURN r;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL, &foreign);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &own);
-	dc_lmr(t, p.b.pz, BUF, PRIV_LOCAL, &dst);
-	fill(foreign.buf, 256, 1);
-	fill(own.buf, 256, 9);
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, dc_pz(t), BUF, DC_PRIV_LOCAL, &foreign);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &own);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	dc_fill(foreign.buf, 256, 1);
+	dc_fill(own.buf, 256, 9);
 	dc_post_recv(t, p.b.ep, &dst, 0, 256, 1);
 	iov = dc_iov(&foreign, 0, 256);
-	r = dat_ep_post_send(p.a.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG);
+	r = dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
 	if (r != DAT_SUCCESS) {
 		DC_ASSERT_RET(r, DAT_PROTECTION_VIOLATION);
 		/* the connection is intact: the EP's own memory goes out */
-		send_sync(&p.a, &own, 0, 256, 3);
-		d = recv_done(&p.b, 1);
+		dc_send_sync(t, &p.a, &own, 0, 256, 3);
+		d = dc_await_recv(t, &p.b, 1);
 		DC_ASSERT(!memcmp(dst.buf, own.buf, 256),
 			  "the receive did not get the legitimate message");
 		return;
 	}
-	d = dto_event(p.a.req_evd);
-	ASSERT_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
-	DC_ASSERT(all_bytes(dst.buf, 256, 0), "bytes of the foreign LMR reached the peer");
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
+	DC_ASSERT((dc_first_not(dst.buf, 256, 0) < 0), "bytes of the foreign LMR reached the peer");
 }
 
 DC_CASE(dat_pz_create, protects_remote_access,
 	.summary = "RDMA Write into an LMR of another PZ than the target EP's fails with REMOTE_ACCESS")
 {
-	struct pair p;
+	struct dc_pair p;
 	struct dc_lmr src, target;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	pair_connect(&p, NULL);
-	dc_lmr(t, p.a.pz, BUF, PRIV_LOCAL, &src);
-	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &target);
-	fill(src.buf, 512, 5);
-	st = rdma_write(&p.a, &src, 0, 512, dc_rmr_iov(&target, 0, 512), 1);
-	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(target.buf, BUF, 0), "the RDMA Write changed memory of another PZ");
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	dc_lmr(t, dc_pz(t), BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &target);
+	dc_fill(src.buf, 512, 5);
+	st = dc_rdma_write(t, &p.a, &src, 0, 512, dc_rmr_iov(&target, 0, 512), 1);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(target.buf, BUF, 0) < 0), "the RDMA Write changed memory of another PZ");
 }
 
 DC_CASE(dat_pz_create, invalid_handle,

@@ -61,7 +61,7 @@ DC_CASE(dat_pz_free, refused_while_lmr_uses,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	refused_then_freed(t, pz, free_lmr, m.lmr);
 }
 
@@ -71,7 +71,7 @@ DC_CASE(dat_pz_free, refused_while_rmr_uses,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 
-	refused_then_freed(t, pz, free_rmr, rmr_new(pz));
+	refused_then_freed(t, pz, free_rmr, dc_rmr(t, pz));
 }
 
 DC_CASE(dat_pz_free, stale_handle_fails,
@@ -88,7 +88,7 @@ DC_CASE(dat_pz_free, stale_handle_fails,
 
 	DC_SETUP(dat_pz_free(pz));
 	DC_ASSERT_RET(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(lmr_virtual(t, pz, buf, BUF, PRIV_LOCAL, &m), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &m), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_rmr_create(pz, &rmr), DAT_INVALID_HANDLE);
 	DC_ASSERT_RET(dat_ep_create(t->ia, pz, evd, evd, cevd, NULL, &ep), DAT_INVALID_HANDLE);
 }

@@ -89,7 +89,7 @@ DC_CASE(dat_provider_init, called_again_after_fini,
 		DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
 		DAT_RETURN r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia);
 
-		DC_ASSERT(r == DAT_SUCCESS, "open %d returned %s", i + 1, ret_s(r));
+		DC_ASSERT(r == DAT_SUCCESS, "open %d returned %s", i + 1, dc_ret_text(r));
 		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	}
 }

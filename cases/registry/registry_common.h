@@ -22,15 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline const char *ret_s(DAT_RETURN r)
-{
-	static char b[4][160];
-	static int i;
-
-	i = (i + 1) % 4;
-	return dc_ret_str(r, b[i], sizeof(b[i]));
-}
-
 static inline DAT_PROVIDER_INFO key_of(const char *name, DAT_UINT32 major, DAT_UINT32 minor,
 				       DAT_BOOLEAN ts)
 {
@@ -245,13 +236,13 @@ static inline bool registered_at(struct dc_ctx *t, const char *file, int line,
 		r = dat_registry_remove_provider(stub(), key);
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: removing the probe registration returned %s", ret_s(r));
+				  "set-up: removing the probe registration returned %s", dc_ret_text(r));
 		return false;
 	}
 	if (DAT_GET_TYPE(r) == DAT_PROVIDER_ALREADY_REGISTERED)
 		return true;
 	dc_end_at(t, DC_UNRESOLVED, file, line, false,
-		  "set-up: probing the registry with dat_registry_add_provider returned %s", ret_s(r));
+		  "set-up: probing the registry with dat_registry_add_provider returned %s", dc_ret_text(r));
 }
 #define registered(key) registered_at(t, __FILE__, __LINE__, (key))
 

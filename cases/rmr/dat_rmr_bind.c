@@ -15,8 +15,8 @@
 #define BIND_OK(w, off, len, priv, cookie, flags, ctxp)			\
 	do {								\
 		DAT_LMR_TRIPLET iov_ = dc_iov(&(w)->m, (off), (len));	\
-		DAT_RETURN r_ = bind_post((w)->rmr, &iov_, (priv), (w)->p.a.ep, \
-					  (cookie), (flags), (ctxp));	\
+		DAT_RETURN r_ = dc_dat_rmr_bind((w)->rmr, (w)->m.lmr, &iov_, (priv), (w)->p.a.ep, dc_cookie(\
+					  (cookie)), (flags), (ctxp));	\
 		DC_ALLOW_MODEL_NOT_SUPPORTED(r_, "dat_rmr_bind", "RMR binding"); \
 		DC_ASSERT_SUCCESS(r_);					\
 	} while (0)
@@ -27,14 +27,14 @@ DC_CASE(dat_rmr_bind, binds_and_returns_context,
 	struct win w;
 	DAT_RMR_CONTEXT ctx = 0;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	BIND_OK(&w, 1024, 2048, RW_REMOTE, 1, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-	ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
-	fill(w.peer.buf, 512, 9);
-	ASSERT_STATUS(peer_write(&w, ctx, 1024 + 100, 512, 2), DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+	dc_fill(w.peer.buf, 512, 9);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 1024 + 100, 512, 2), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.m.buf + 1024 + 100, w.peer.buf, 512), "the RDMA Write did not land");
-	fill(w.m.buf + 2048, 256, 140);
-	ASSERT_STATUS(peer_read(&w, ctx, 2048, 256, 3), DAT_DTO_SUCCESS);
+	dc_fill(w.m.buf + 2048, 256, 140);
+	DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 2048, 256, 3), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 2048, 256), "the RDMA Read brought other bytes");
 }
 
@@ -45,13 +45,13 @@ DC_CASE(dat_rmr_bind, completion_event,
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_EVENT ev;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0x1234, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
 	DC_ASSERT_PTR_EQ(ev.evd_handle, w.p.a.req_evd);
 	DC_ASSERT_PTR_EQ(ev.event_data.rmr_completion_event_data.rmr_handle, w.rmr);
 	DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 0x1234);
-	ASSERT_STATUS(ev.event_data.rmr_completion_event_data.status, DAT_RMR_BIND_SUCCESS);
+	DC_ASSERT_DTO_STATUS(ev.event_data.rmr_completion_event_data.status, DAT_RMR_BIND_SUCCESS);
 	DC_ASSERT_NO_EVENT(w.p.a.recv_evd);
 	DC_ASSERT_NO_EVENT(w.p.a.conn_evd);
 }
@@ -62,10 +62,10 @@ DC_CASE(dat_rmr_bind, new_context_each_bind,
 	struct win w;
 	DAT_RMR_CONTEXT c[3] = { 0 };
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	c[0] = bind_sync(w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	c[1] = bind_sync(w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
-	c[2] = bind_sync(w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	c[0] = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	c[1] = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	c[2] = dc_bind_rmr(t, w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
 	DC_ASSERT(c[0] != c[1] && c[1] != c[2] && c[0] != c[2],
 		  "contexts 0x%x, 0x%x, 0x%x are not all new", (unsigned int)c[0],
 		  (unsigned int)c[1], (unsigned int)c[2]);
@@ -83,17 +83,17 @@ DC_CASE(dat_rmr_bind, fences_later_requests,
 	DAT_RMR_CONTEXT ctx = 0, got;
 	DAT_EVENT ev;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	dc_lmr(t, w.p.a.pz, BUF, PRIV_LOCAL, &msg);
-	dc_lmr(t, w.p.b.pz, BUF, PRIV_LOCAL, &inbox);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_lmr(t, w.p.a.pz, BUF, DC_PRIV_LOCAL, &msg);
+	dc_lmr(t, w.p.b.pz, BUF, DC_PRIV_LOCAL, &inbox);
 	dc_post_recv(t, w.p.b.ep, &inbox, 0, 64, 1);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	memcpy(msg.buf, &ctx, sizeof(ctx));
 	dc_post_send(t, w.p.a.ep, &msg, 0, sizeof(ctx), 3);
-	recv_done(&w.p.b, 1);
+	dc_await_recv(t, &w.p.b, 1);
 	memcpy(&got, inbox.buf, sizeof(got));
-	fill(w.peer.buf, 256, 4);
-	ASSERT_STATUS(peer_write(&w, got, 0, 256, 4), DAT_DTO_SUCCESS);
+	dc_fill(w.peer.buf, 256, 4);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, got, 0, 256, 4), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.m.buf, w.peer.buf, 256), "the write with the sent context did not land");
 	/* on a's request EVD: the bind completion, then the Send's */
 	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
@@ -107,67 +107,40 @@ DC_CASE(dat_rmr_bind, old_context_invalid,
 	struct win w;
 	DAT_RMR_CONTEXT old, fresh;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	old = bind_sync(w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	fresh = bind_sync(w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	old = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	fresh = dc_bind_rmr(t, w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
 	DC_ASSERT(old != fresh, "the rebind returned the old context 0x%x", (unsigned int)old);
-	fill(w.peer.buf, 256, 7);
-	ASSERT_STATUS(peer_write(&w, old, 0, 256, 3), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(w.m.buf, 256, 0), "the old window was written with the old context");
-}
-
-struct waiter {
-	DAT_EVD_HANDLE evd;
-	DAT_RETURN ret;
-	DAT_EVENT ev;
-	DAT_COUNT nmore;
-	DAT_TIMEOUT us;
-};
-
-static void *wait_thread(void *arg)
-{
-	struct waiter *w = arg;
-
-	w->ret = dat_evd_wait(w->evd, w->us, 1, &w->ev, &w->nmore);
-	return NULL;
+	dc_fill(w.peer.buf, 256, 7);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, old, 0, 256, 3), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(w.m.buf, 256, 0) < 0), "the old window was written with the old context");
 }
 
 DC_CASE(dat_rmr_bind, notification_by_default,
 	.summary = "a thread blocked in dat_evd_wait on the request EVD is woken by a default bind's completion")
 {
 	struct win w;
-	static struct waiter wt;
+	struct dc_waiter *wt;
 	DAT_RMR_CONTEXT ctx = 0;
-	struct timespec t0, t1;
-	DAT_EVENT ev;
-	DAT_RETURN r;
-	pthread_t th;
-	double ms;
+	DAT_TIMEOUT us;
+	double t0, ms;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	wt.evd = w.p.a.req_evd;
-	wt.us = (DAT_TIMEOUT)(dc_remaining_ms(t) > 6000 ? 5000 : dc_remaining_ms(t) / 2) * 1000u;
-	DC_SETUP_ASSERT(pthread_create(&th, NULL, wait_thread, &wt) == 0, "pthread_create");
-	/* dat_evd_dequeue reports DAT_INVALID_STATE once the waiter is there */
-	do {
-		r = dat_evd_dequeue(w.p.a.req_evd, &ev);
-		if (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY)
-			sched_yield();
-	} while (DAT_GET_TYPE(r) == DAT_QUEUE_EMPTY && dc_remaining_ms(t) > 2000);
-	DC_SETUP_ASSERT(DAT_GET_TYPE(r) == DAT_INVALID_STATE,
-			"could not see the waiter: dat_evd_dequeue returned %s", ret_s(r));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	us = (DAT_TIMEOUT)(dc_remaining_ms(t) > 6000 ? 5000 : dc_remaining_ms(t) / 2) * 1000u;
+	wt = dc_evd_waiter(t, w.p.a.req_evd, us, 1);
+	DC_SETUP_ASSERT(dc_waiter_blocked(t, wt), "dat_evd_wait returned %s at once",
+			dc_ret_text(wt->ret));
+	t0 = dc_now_ms();
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-	pthread_join(th, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	DC_ASSERT_SUCCESS(wt.ret);
-	DC_ASSERT_EQ(wt.ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
-	DC_ASSERT_EQ(wt.ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5);
+	dc_waiter_join(t, wt, "the bind");
+	ms = wt->t_return - t0;
+	DC_ASSERT_SUCCESS(wt->ret);
+	DC_ASSERT_EQ(wt->ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
+	DC_ASSERT_EQ(wt->ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5);
 	/* woken by the completion, not released by its own timeout */
-	DC_ASSERT(ms < (double)wt.us / 2000.0,
+	DC_ASSERT(ms < (double)us / 2000.0,
 		  "the waiter returned %.0f ms after the bind, near its %u us timeout: "
-		  "the bind completion did not notify it", ms, (unsigned int)wt.us);
+		  "the bind completion did not notify it", ms, (unsigned int)us);
 }
 
 DC_CASE(dat_rmr_bind, privileges_restrict_remote,
@@ -176,17 +149,17 @@ DC_CASE(dat_rmr_bind, privileges_restrict_remote,
 	struct win w, v;
 	DAT_RMR_CONTEXT ctx;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 1);
-	fill(w.peer.buf, 256, 1);
-	ASSERT_STATUS(peer_write(&w, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(w.m.buf, BUF, 0), "a read-only window was written");
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 1);
+	dc_fill(w.peer.buf, 256, 1);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(w.m.buf, BUF, 0) < 0), "a read-only window was written");
 
-	win_setup(&v, PRIV_LOCAL, NULL);
-	ctx = bind_sync(v.rmr, &v.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &v.p.a, 1);
-	fill(v.m.buf, 256, 90);
-	ASSERT_STATUS(peer_read(&v, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(v.peer.buf, 256, 0), "bytes were read through a write-only window");
+	win_setup(&v, DC_PRIV_LOCAL, NULL);
+	ctx = dc_bind_rmr(t, v.rmr, &v.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &v.p.a, 1);
+	dc_fill(v.m.buf, 256, 90);
+	DC_ASSERT_DTO_STATUS(peer_read(&v, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(v.peer.buf, 256, 0) < 0), "bytes were read through a write-only window");
 }
 
 DC_CASE(dat_rmr_bind, privileges_must_match,
@@ -201,12 +174,11 @@ DC_CASE(dat_rmr_bind, privileges_must_match,
 	win_setup(&w, DAT_MEM_PRIV_LOCAL_READ_FLAG, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, BUF);
-	r = bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	r = dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
 	if (r == DAT_SUCCESS) {
 		dc_note(t, "the Provider does not require matching privileges");
-		ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+		DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
 		return;
 	}
 	DC_ASSERT_RET(r, DAT_PRIVILEGES_VIOLATION);
@@ -220,13 +192,13 @@ DC_CASE(dat_rmr_bind, zero_length_unbinds,
 	struct win w;
 	DAT_RMR_CONTEXT ctx, dummy = 0;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	BIND_OK(&w, 0, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &dummy);
-	ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
-	fill(w.peer.buf, 128, 3);
-	ASSERT_STATUS(peer_write(&w, ctx, 0, 128, 3), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(w.m.buf, BUF, 0), "the unbound window was written");
+	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+	dc_fill(w.peer.buf, 128, 3);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 0, 128, 3), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(w.m.buf, BUF, 0) < 0), "the unbound window was written");
 	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
 }
 
@@ -239,9 +211,9 @@ DC_CASE(dat_rmr_bind, suppress_flag,
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_EVENT ev;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	dc_lmr(t, w.p.a.pz, BUF, PRIV_LOCAL, &msg);
-	dc_lmr(t, w.p.b.pz, BUF, PRIV_LOCAL, &inbox);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_lmr(t, w.p.a.pz, BUF, DC_PRIV_LOCAL, &msg);
+	dc_lmr(t, w.p.b.pz, BUF, DC_PRIV_LOCAL, &inbox);
 	dc_post_recv(t, w.p.b.ep, &inbox, 0, 64, 1);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_SUPPRESS_FLAG, &ctx);
 	dc_post_send(t, w.p.a.ep, &msg, 0, 64, 3);
@@ -261,11 +233,10 @@ DC_CASE(dat_rmr_bind, unsignalled_needs_ep_config,
 	struct dc_snap s;
 	DAT_EP_ATTR attr;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, BUF);
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-				DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 
@@ -273,7 +244,7 @@ DC_CASE(dat_rmr_bind, unsignalled_needs_ep_config,
 	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	memset(&o, 0, sizeof(o));
 	o.attr = &attr;
-	win_setup(&v, PRIV_LOCAL, &o);
+	win_setup(&v, DC_PRIV_LOCAL, &o);
 	BIND_OK(&v, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx);
 }
 
@@ -283,14 +254,14 @@ DC_CASE(dat_rmr_bind, cookie_returned,
 	static const uint64_t cookies[] = { 0, ~(uint64_t)0, 42, 42 };
 	struct win w;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	for (size_t i = 0; i < sizeof(cookies) / sizeof(cookies[0]); i++) {
 		DAT_RMR_CONTEXT ctx = 0;
 		DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
 
 		BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, cookies[i],
 			DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-		d = bind_event(w.p.a.req_evd);
+		d = DC_ASSERT_BIND_EVENT(w.p.a.req_evd);
 		DC_ASSERT(d.user_cookie.as_64 == cookies[i], "bind %zu: cookie 0x%llx came back as 0x%llx",
 			  i, (unsigned long long)cookies[i], (unsigned long long)d.user_cookie.as_64);
 	}
@@ -311,7 +282,7 @@ DC_CASE(dat_rmr_bind, valid_states,
 	struct win w;
 	DAT_RMR_CONTEXT ctx = 0;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 1, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	disconnect_a(t, &w);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
@@ -325,7 +296,7 @@ DC_CASE(dat_rmr_bind, disconnected_flushed,
 	DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
 	DAT_EVENT ev;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	disconnect_a(t, &w);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 77, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	memset(&ev, 0, sizeof(ev));
@@ -333,7 +304,7 @@ DC_CASE(dat_rmr_bind, disconnected_flushed,
 	DC_ASSERT_SUCCESS(dat_evd_dequeue(w.p.a.req_evd, &ev));
 	DC_ASSERT_EQ(ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
 	d = ev.event_data.rmr_completion_event_data;
-	ASSERT_STATUS(d.status, DAT_RMR_BIND_FAILURE);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_RMR_BIND_FAILURE);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 77);
 }
 
@@ -344,7 +315,7 @@ DC_CASE(dat_rmr_bind, invalid_state,
 	struct dc_endpoint e;
 	struct dc_conn_opts o;
 	struct dc_lmr m;
-	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_CONTEXT ctx = 0;
 	struct dc_snap s;
@@ -352,11 +323,10 @@ DC_CASE(dat_rmr_bind, invalid_state,
 	memset(&o, 0, sizeof(o));
 	o.pz = pz;
 	dc_endpoint(t, &e, &o);
-	dc_lmr(t, pz, BUF, PRIV_LOCAL, &m);
+	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_RMR, rmr, &s);
 	iov = dc_iov(&m, 0, BUF);
-	DC_ASSERT_RET(bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, e.ep, 1,
-				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_STATE);
+	DC_ASSERT_RET(dc_dat_rmr_bind(rmr, m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, e.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(e.req_evd);
 }
@@ -369,15 +339,13 @@ DC_CASE(dat_rmr_bind, triplet_outside_lmr,
 	DAT_RMR_CONTEXT ctx = 0;
 	struct dc_snap s;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, 256);
 	iov.virtual_address = w.m.registered_address - 64;
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	iov.virtual_address = w.m.registered_address + w.m.registered_length - 128;
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 2,
-				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }
@@ -390,17 +358,13 @@ DC_CASE(dat_rmr_bind, invalid_handle,
 	DAT_RMR_CONTEXT ctx = 0;
 	struct dc_snap s;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, BUF);
-	DC_ASSERT_RET(bind_post(DAT_HANDLE_NULL, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep,
-				1, 0, &ctx), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(bind_post((DAT_RMR_HANDLE)w.p.a.pz, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
-				w.p.a.ep, 1, 0, &ctx), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, DAT_HANDLE_NULL,
-				1, 0, &ctx), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
-				(DAT_EP_HANDLE)w.p.a.pz, 1, 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dc_dat_rmr_bind(DAT_HANDLE_NULL, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dc_dat_rmr_bind((DAT_RMR_HANDLE)w.p.a.pz, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, DAT_HANDLE_NULL, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, (DAT_EP_HANDLE)w.p.a.pz, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }
@@ -414,12 +378,11 @@ DC_CASE(dat_rmr_bind, protection_violation,
 	DAT_RMR_CONTEXT ctx = 0;
 	struct dc_snap s;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	dc_lmr(t, dc_pz(t), BUF, PRIV_LOCAL, &other);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_lmr(t, dc_pz(t), BUF, DC_PRIV_LOCAL, &other);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&other, 0, BUF);
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_PROTECTION_VIOLATION);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, other.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }
@@ -441,12 +404,11 @@ DC_PASSIVE(dat_rmr_bind, remote_peer_uses_window)
 	char done[64];
 
 	dc_connect_passive(t, &e, NULL);
-	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &m);
-	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &msg);
-	rmr = rmr_new(e.pz);
+	dc_lmr(t, e.pz, BUF, DC_PRIV_LOCAL, &m);
+	dc_lmr(t, e.pz, BUF, DC_PRIV_LOCAL, &msg);
+	rmr = dc_rmr(t, e.pz);
 	iov = dc_iov(&m, 0, BUF);
-	r = bind_post(rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, e.ep, 1,
-		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	r = dc_dat_rmr_bind(rmr, m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, e.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
 	DC_ASSERT_SUCCESS(r);
 	/* context and address go out at once, fenced behind the bind */
@@ -458,7 +420,7 @@ DC_PASSIVE(dat_rmr_bind, remote_peer_uses_window)
 	{
 		unsigned char want[256];
 
-		fill(want, sizeof(want), 33);
+		dc_fill(want, sizeof(want), 33);
 		DC_ASSERT(!memcmp(m.buf, want, sizeof(want)),
 			  "the remote RDMA Write through the window did not land");
 	}
@@ -474,16 +436,16 @@ DC_ACTIVE(dat_rmr_bind, remote_peer_uses_window)
 	DAT_DTO_COMPLETION_STATUS st;
 
 	dc_endpoint(t, &e, NULL);
-	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &inbox);
-	dc_lmr(t, e.pz, BUF, PRIV_LOCAL, &src);
+	dc_lmr(t, e.pz, BUF, DC_PRIV_LOCAL, &inbox);
+	dc_lmr(t, e.pz, BUF, DC_PRIV_LOCAL, &src);
 	dc_post_recv(t, e.ep, &inbox, 0, 64, 1);
 	dc_connect_active(t, &e, NULL);
-	recv_done(&e, 1);
+	dc_await_recv(t, &e, 1);
 	memcpy(&ctx, inbox.buf, sizeof(ctx));
 	memcpy(&addr, inbox.buf + 8, sizeof(addr));
-	fill(src.buf, 256, 33);
-	st = rdma_write(&e, &src, 0, 256, rmr_triplet(ctx, (void *)(uintptr_t)addr, 256), 2);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	dc_fill(src.buf, 256, 33);
+	st = dc_rdma_write(t, &e, &src, 0, 256, dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)((void *)(uintptr_t)addr), 256), 2);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
 	dc_peer_send(t, "written", "%s", "");
 	dc_peer_wait(t, "checked", NULL, 0);
 }
@@ -511,18 +473,17 @@ DC_CASE(dat_rmr_bind, insufficient_resources,
 	attr.max_request_dtos = 2;
 	memset(&o, 0, sizeof(o));
 	o.attr = &attr;
-	win_setup(&w, PRIV_LOCAL, &o);
+	win_setup(&w, DC_PRIV_LOCAL, &o);
 	DC_SETUP(dat_ep_query(w.p.a.ep, DAT_EP_FIELD_ALL, &ep));
 	n = ep.ep_attr.max_request_dtos;
 	DC_SETUP_ASSERT(n >= 1 && n <= 64, "the EP got max_request_dtos %d", n);
-	dc_lmr(t, w.p.a.pz, BUF, PRIV_LOCAL, &msg);
-	dc_lmr(t, w.p.b.pz, BUF, PRIV_LOCAL, &inbox);
+	dc_lmr(t, w.p.a.pz, BUF, DC_PRIV_LOCAL, &msg);
+	dc_lmr(t, w.p.b.pz, BUF, DC_PRIV_LOCAL, &inbox);
 	for (DAT_COUNT i = 0; i < n; i++)
 		dc_post_send(t, w.p.a.ep, &msg, 0, 32, 100 + (uint64_t)i);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, BUF);
-	r = bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	r = dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
 	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
 	DC_ASSERT_UNCHANGED(&s);

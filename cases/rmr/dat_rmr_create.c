@@ -30,13 +30,12 @@ DC_CASE(dat_rmr_create, bindable,
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_RETURN r;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	iov = dc_iov(&w.m, 0, BUF);
-	r = bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-		      DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	r = dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
 	DC_ASSERT_SUCCESS(r);
-	ASSERT_STATUS(bind_event(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
+	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
 }
 
 /*
@@ -47,23 +46,23 @@ DC_CASE(dat_rmr_create, pz_restricts_access,
 	.summary = "a window of PZ A is reachable through an EP of PZ A only; the peer of a PZ B EP gets REMOTE_ACCESS")
 {
 	struct win w;
-	struct pair q;
+	struct dc_pair q;
 	struct dc_lmr src2;
 	DAT_RMR_CONTEXT ctx;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	pair_connect(&q, NULL);		/* q.a is in its own PZ, not w's */
-	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	fill(w.peer.buf, 256, 3);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_pair_up(t, &q, 0, NULL);		/* q.a is in its own PZ, not w's */
+	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	dc_fill(w.peer.buf, 256, 3);
 	st = peer_write(&w, ctx, 0, 256, 2);
-	ASSERT_STATUS(st, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
 	/* q.b writes to q.a, whose PZ is not the window's */
-	dc_lmr(t, q.b.pz, BUF, PRIV_LOCAL, &src2);
-	fill(src2.buf, 256, 200);
-	st = rdma_write(&q.b, &src2, 0, 256, rmr_triplet(ctx, w.m.buf + 1024, 256), 3);
-	ASSERT_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(w.m.buf + 1024, 256, 0),
+	dc_lmr(t, q.b.pz, BUF, DC_PRIV_LOCAL, &src2);
+	dc_fill(src2.buf, 256, 200);
+	st = dc_rdma_write(t, &q.b, &src2, 0, 256, dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(w.m.buf + 1024), 256), 3);
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(w.m.buf + 1024, 256, 0) < 0),
 		  "a connection of another PZ wrote through the window");
 }
 
@@ -93,7 +92,7 @@ DC_CASE(dat_rmr_create, insufficient_resources,
 	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_rmrs %d is not a count to exhaust here", n);
 	for (DAT_COUNT i = 0; i < n; i++) {
 		r = dat_rmr_create(pz, &last);
-		DC_ASSERT(r == DAT_SUCCESS, "RMR %d of max_rmrs %d: %s", i + 1, n, ret_s(r));
+		DC_ASSERT(r == DAT_SUCCESS, "RMR %d of max_rmrs %d: %s", i + 1, n, dc_ret_text(r));
 	}
 	r = dat_rmr_create(pz, &rmr);
 	if (r == DAT_SUCCESS) {

@@ -8,7 +8,7 @@ DC_CASE(dat_rmr_free, destroys_unbound,
 	.summary = "an unbound RMR is freed and releases its PZ")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 
 	DC_ASSERT_SUCCESS(dat_rmr_free(rmr));
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
@@ -19,8 +19,8 @@ DC_CASE(dat_rmr_free, destroys_bound,
 {
 	struct win w;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	DC_ASSERT_SUCCESS(dat_rmr_free(w.rmr));
 	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
 }
@@ -33,12 +33,11 @@ DC_CASE(dat_rmr_free, stale_handle_fails,
 	DAT_RMR_CONTEXT ctx;
 	DAT_RMR_PARAM p;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	DC_SETUP(dat_rmr_free(w.rmr));
 	DC_ASSERT_RET(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &p), DAT_INVALID_HANDLE);
 	iov = dc_iov(&w.m, 0, 64);
-	DC_ASSERT_RET(bind_post(w.rmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, 1,
-				DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_HANDLE);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }
 
@@ -48,13 +47,13 @@ DC_CASE(dat_rmr_free, remote_use_after_free_fails,
 	struct win w;
 	DAT_RMR_CONTEXT ctx;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	ctx = bind_sync(w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	DC_SETUP(dat_rmr_free(w.rmr));
-	fill(w.peer.buf, 512, 5);
-	ASSERT_STATUS(peer_write(&w, ctx, 0, 512, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT(all_bytes(w.m.buf, BUF, 0), "the freed RMR's window was written");
-	expect_conn_end(&w.p.b);
+	dc_fill(w.peer.buf, 512, 5);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 0, 512, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+	DC_ASSERT((dc_first_not(w.m.buf, BUF, 0) < 0), "the freed RMR's window was written");
+	DC_ASSERT_CONN_END((&w.p.b)->conn_evd);
 }
 
 DC_CASE(dat_rmr_free, invalid_handle,

@@ -13,8 +13,8 @@ DC_CASE(dat_rmr_query, fills_requested,
 	DAT_RMR_PARAM q;
 	const DAT_MEM_PRIV_FLAGS priv = DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
 
-	win_setup(&w, PRIV_LOCAL, NULL);
-	ctx = bind_sync(w.rmr, &w.m, 512, 1024, priv, &w.p.a, 1);
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	ctx = dc_bind_rmr(t, w.rmr, &w.m, 512, 1024, priv, &w.p.a, 1);
 	want = dc_iov(&w.m, 512, 1024);
 	for (unsigned int bit = 1; bit <= DAT_RMR_FIELD_ALL; bit <<= 1) {
 		memset(&q, 0xa5, sizeof(q));
@@ -52,7 +52,7 @@ DC_CASE(dat_rmr_query, unbound_undefined,
 	.summary = "an unbound RMR can be queried; IA and PZ are right")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 	DAT_RMR_PARAM q;
 
 	memset(&q, 0, sizeof(q));
@@ -64,7 +64,7 @@ DC_CASE(dat_rmr_query, unbound_undefined,
 DC_CASE(dat_rmr_query, invalid_mask,
 	.summary = "mask bits no RMR parameter has give DAT_INVALID_PARAMETER")
 {
-	DAT_RMR_HANDLE rmr = rmr_new(dc_pz(t));
+	DAT_RMR_HANDLE rmr = dc_rmr(t, dc_pz(t));
 	struct dc_snap s;
 	DAT_RMR_PARAM q;
 
@@ -79,7 +79,7 @@ DC_CASE(dat_rmr_query, invalid_handle,
 	.summary = "NULL, a PZ handle and a freed RMR give DAT_INVALID_HANDLE/RMR")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	DAT_RMR_HANDLE rmr = rmr_new(pz);
+	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 	DAT_RMR_PARAM q;
 
 	DC_ASSERT_RET_SUB(dat_rmr_query(DAT_HANDLE_NULL, DAT_RMR_FIELD_ALL, &q),

@@ -51,7 +51,7 @@ DC_CASE(dat_ep_create_with_srq, success_returns_handle,
 	DC_ASSERT_SUCCESS(make(t, &k, &ep));
 	DC_ASSERT_SUCCESS(dat_get_handle_type(ep, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_EP);
-	p = ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL);
+	p = dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL);
 	DC_ASSERT_PTR_EQ(p.srq_handle, k.srq);
 	DC_ASSERT_PTR_EQ(p.pz_handle, k.pz);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, k.recv);
@@ -85,7 +85,7 @@ DC_CASE(dat_ep_create_with_srq, starts_unconnected,
 
 	kit(&k);
 	DC_SETUP(make(t, &k, &ep));
-	DC_ASSERT_EQ(ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).ep_state,
+	DC_ASSERT_EQ(dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).ep_state,
 		     DAT_EP_STATE_UNCONNECTED);
 }
 
@@ -100,16 +100,16 @@ DC_CASE(dat_ep_create_with_srq, ep_pz_governs_other_dtos,
 	DAT_RETURN r;
 
 	link_up(&l, NULL);
-	dc_lmr(t, dc_pz(t), SLOT, RW_PRIV, &foreign);
+	dc_lmr(t, dc_pz(t), SLOT, DC_PRIV_LOCAL, &foreign);
 	dc_post_recv(t, l.tx.ep, &l.sbuf, 0, SLOT, 0);
 	dc_post_recv(t, l.tx.ep, &l.sbuf, SLOT, SLOT, 1);
 	/* rbuf is in the EP's PZ */
 	iov = dc_iov(&l.rbuf, 0, 64);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(l.rx.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(l.rx.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
 	iov = dc_iov(&foreign, 0, 64);
-	r = dat_ep_post_send(l.rx.ep, 1, &iov, ck(2), DAT_COMPLETION_DEFAULT_FLAG);
+	r = dat_ep_post_send(l.rx.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
 	if (r == DAT_SUCCESS) {
 		DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 		DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.status,
@@ -136,14 +136,14 @@ DC_CASE(dat_ep_create_with_srq, recv_buffers_use_srq_pz,
 		dc_note(t, "EP and SRQ in different PZs");
 	}
 	link_up(&l, &o);
-	dc_lmr(t, ep_pz ? ep_pz : dc_pz(t), SLOT, RW_PRIV, &other);
+	dc_lmr(t, ep_pz ? ep_pz : dc_pz(t), SLOT, DC_PRIV_LOCAL, &other);
 	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
 	iov = dc_iov(&other, 0, SLOT);
-	DC_ASSERT_RET(dat_srq_post_recv(l.srq, 1, &iov, ck(1)), DAT_PROTECTION_VIOLATION);
+	DC_ASSERT_RET(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(1)), DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 	post_slot(l.srq, &l.rbuf, 0);	/* the SRQ's PZ */
 	link_send(&l, 3, 64);
-	DC_ASSERT_EQ(expect_recv(l.rx.recv_evd).user_cookie.as_64, 0);
+	DC_ASSERT_EQ(DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd).user_cookie.as_64, 0);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 3);
 }
 
@@ -183,25 +183,25 @@ DC_CASE(dat_ep_create_with_srq, dto_completions_routed,
 	/* receive */
 	post_slot(l.srq, &l.rbuf, 0);
 	link_send(&l, 1, 64);
-	(void)expect_recv(l.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_NO_EVENT(l.rx.req_evd);
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
 	/* Send */
 	dc_post_recv(t, l.tx.ep, &l.sbuf, 0, SLOT, 0);
 	iov = dc_iov(&l.rbuf, SLOT, 64);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(l.rx.ep, 1, &iov, ck(11), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(l.rx.ep, 1, &iov, dc_cookie(11), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 11);
 	/* RDMA Write */
 	rmr = dc_rmr_iov(&target, 0, 64);
-	DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(l.rx.ep, 1, &iov, ck(12), &rmr,
+	DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(l.rx.ep, 1, &iov, dc_cookie(12), &rmr,
 						 DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 12);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
 	/* RDMA Read */
 	iov = dc_iov(&l.rbuf, 2 * SLOT, 64);
-	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(l.rx.ep, 1, &iov, ck(13), &rmr,
+	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(l.rx.ep, 1, &iov, dc_cookie(13), &rmr,
 						DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 13);
@@ -239,10 +239,10 @@ SRQ_CASE(dat_ep_create_with_srq, takes_buffers_from_srq,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	link_up(&l, NULL);
-	DC_ASSERT_PTR_EQ(ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).srq_handle, l.srq);
+	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).srq_handle, l.srq);
 	post_slot(l.srq, &l.rbuf, 6);
 	link_send(&l, 66, 64);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 6);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 6), 66);
 }
@@ -257,12 +257,12 @@ DC_CASE(dat_ep_create_with_srq, reset_keeps_srq,
 	link_down(&l);
 	DC_ASSERT_SUCCESS(dat_ep_reset(l.rx.ep));
 	DC_SETUP(dat_ep_reset(l.tx.ep));
-	DC_ASSERT_PTR_EQ(ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).srq_handle, l.srq);
+	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).srq_handle, l.srq);
 	DC_ASSERT_RET(dat_srq_free(l.srq), DAT_INVALID_STATE);
 	link_connect(&l);
 	post_slot(l.srq, &l.rbuf, 2);
 	link_send(&l, 22, 64);
-	DC_ASSERT_EQ(expect_recv(l.rx.recv_evd).user_cookie.as_64, 2);
+	DC_ASSERT_EQ(DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd).user_cookie.as_64, 2);
 }
 
 DC_CASE(dat_ep_create_with_srq, srq_bound_until_ep_free,
@@ -285,7 +285,7 @@ DC_CASE(dat_ep_create_with_srq, srq_bound_until_ep_free,
 	p.srq_handle = DAT_HANDLE_NULL;
 	r = dat_ep_modify(ep, DAT_EP_FIELD_SRQ_HANDLE, &p);
 	DC_ASSERT(r != DAT_SUCCESS, "dat_ep_modify removed the EP's SRQ");
-	DC_ASSERT_PTR_EQ(ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).srq_handle, k.srq);
+	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).srq_handle, k.srq);
 	DC_ASSERT_RET(dat_srq_free(k.srq), DAT_INVALID_STATE);
 	DC_ASSERT_SUCCESS(dat_srq_free(other));
 	DC_SETUP(dat_ep_free(ep));
@@ -305,8 +305,8 @@ DC_CASE(dat_ep_create_with_srq, no_recv_post_to_ep,
 	link_up(&l, NULL);
 	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
 	iov = dc_iov(&l.rbuf, 0, SLOT);
-	r = dat_ep_post_recv(l.rx.ep, 1, &iov, ck(1), DAT_COMPLETION_DEFAULT_FLAG);
-	dc_note(t, "dat_ep_post_recv returned %s", ret_s(r));
+	r = dat_ep_post_recv(l.rx.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
+	dc_note(t, "dat_ep_post_recv returned %s", dc_ret_text(r));
 	DC_ASSERT(r != DAT_SUCCESS, "a receive was posted directly to an SRQ EP");
 	DC_ASSERT_UNCHANGED(&s);
 	if (dat_ep_recv_query(l.rx.ep, &n, NULL) == DAT_SUCCESS)
@@ -338,7 +338,7 @@ DC_CASE(dat_ep_create_with_srq, request_limits_at_least,
 	k.attr.max_request_dtos = 7;
 	k.attr.max_request_iov = t->ia_attr.max_iov_segments_per_dto >= 2 ? 2 : 1;
 	DC_SETUP(make(t, &k, &ep));
-	p = ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL);
+	p = dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL);
 	DC_ASSERT_GE(p.ep_attr.max_request_dtos, 7);
 	DC_ASSERT_GE(p.ep_attr.max_request_iov, k.attr.max_request_iov);
 }
@@ -376,7 +376,7 @@ DC_CASE(dat_ep_create_with_srq, exact_attributes,
 	k.attr.max_rdma_read_out = t->ia_attr.max_rdma_read_per_ep_out >= 1 ? 1 : 0;
 	DC_SETUP(make(t, &k, &ep));
 	{
-		DAT_EP_ATTR got = ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).ep_attr;
+		DAT_EP_ATTR got = dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).ep_attr;
 
 		assert_exact_attrs(t, &got, &k.attr);
 	}
@@ -424,12 +424,12 @@ DC_CASE(dat_ep_create_with_srq, insufficient_resources,
 		DAT_RETURN r = make(t, &k, &ep);
 
 		DC_SETUP_ASSERT(r == DAT_SUCCESS, "set-up: EP %d of %d: %s", (int)i + 1,
-				(int)max, ret_s(r));
+				(int)max, dc_ret_text(r));
 		if (!first)
 			first = ep;
 	}
 	DC_ASSERT_RET(make(t, &k, &ep), DAT_INSUFFICIENT_RESOURCES);
-	DC_ASSERT_PTR_EQ(ep_param_at(t, __FILE__, __LINE__, first, DC_FAIL).srq_handle, k.srq);
+	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, first, DC_FAIL).srq_handle, k.srq);
 }
 
 DC_CASE(dat_ep_create_with_srq, invalid_handle,
@@ -490,7 +490,7 @@ static void receives_via_srq(struct dc_ctx *t, struct srq_link *l, unsigned seq)
 
 	post_slot(l->srq, &l->rbuf, seq % NSLOTS);
 	link_send(l, seq, 64);
-	d = expect_recv(l->rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l->rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, seq % NSLOTS);
 	DC_ASSERT_EQ(slot_seq(&l->rbuf, seq % NSLOTS), seq);
 }
@@ -564,7 +564,7 @@ DC_CASE(dat_ep_create_with_srq, shared_evd_flag_mismatch,
 	DC_SETUP(make(t, &k, &ep1));
 	k.attr.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
 	r = make(t, &k, &ep2);
-	dc_note(t, "second EP: %s", ret_s(r));
+	dc_note(t, "second EP: %s", dc_ret_text(r));
 	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_PARAMETER);
 	if (r != DAT_SUCCESS) {
 		DC_SETUP(dat_ep_free(ep1));
@@ -599,7 +599,7 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_takes_other_streams,
 	memset(&l, 0, sizeof(l));
 	l.pz = dc_pz(t);
 	l.srq = dc_srq(t, l.pz, 8, 1, DAT_SRQ_LW_DEFAULT);
-	dc_lmr(t, l.pz, LINK_BUF, RW_PRIV, &l.rbuf);
+	dc_lmr(t, l.pz, LINK_BUF, DC_PRIV_LOCAL, &l.rbuf);
 	dc_ep_attr_default(t, &a);
 	a.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
 	l.rx.pz = l.pz;
@@ -608,11 +608,11 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_takes_other_streams,
 	r = dat_ep_create_with_srq(t->ia, l.pz, both, l.rx.req_evd, both, l.srq, &a, &l.rx.ep);
 	DC_ASSERT_SUCCESS(r);
 	dc_endpoint(t, &l.tx, &txo);
-	dc_lmr(t, l.tx.pz, LINK_BUF, RW_PRIV, &l.sbuf);
+	dc_lmr(t, l.tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l.sbuf);
 	connect_checked(&l);		/* ESTABLISHED arrives on `both` */
 	post_slot(l.srq, &l.rbuf, 0);
 	link_send(&l, 9, 64);
-	DC_ASSERT_EQ(expect_recv(both).user_cookie.as_64, 0);	/* and the DTO too */
+	DC_ASSERT_EQ(DC_ASSERT_DTO_SUCCESS(both).user_cookie.as_64, 0);	/* and the DTO too */
 }
 
 DC_CASE(dat_ep_create_with_srq, ready_to_connect,
@@ -642,10 +642,10 @@ DC_CASE(dat_ep_create_with_srq, reset_hides_previous_connection,
 	link_up(&l, NULL);
 	link_down(&l);
 	DC_ASSERT_SUCCESS(dat_ep_reset(l.rx.ep));
-	DC_ASSERT_EQ(ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_state,
+	DC_ASSERT_EQ(dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_state,
 		     DAT_EP_STATE_UNCONNECTED);
 	dc_endpoint(t, &l.tx, &txo);	/* a fresh peer EP */
-	dc_lmr(t, l.tx.pz, LINK_BUF, RW_PRIV, &l.sbuf);
+	dc_lmr(t, l.tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l.sbuf);
 	connect_checked(&l);
 	receives_via_srq(t, &l, 4);
 }
@@ -659,10 +659,10 @@ DC_CASE(dat_ep_create_with_srq, attributes_kept_through_connect,
 	DAT_EP_ATTR before;
 
 	link_up(&l, &o);
-	before = ep_param(l.rx.ep).ep_attr;
+	before = dc_ep_param(t, l.rx.ep).ep_attr;
 	link_connect(&l);
 	{
-		DAT_EP_ATTR after = ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_attr;
+		DAT_EP_ATTR after = dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_attr;
 
 		assert_exact_attrs(t, &after, &before);
 		DC_ASSERT_EQ(after.max_request_dtos, before.max_request_dtos);
@@ -683,7 +683,7 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_default_zero,
 	a.max_rdma_read_in = 0;
 	a.max_rdma_read_out = 0;
 	link_up(&l, &o);
-	got = ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_attr;
+	got = dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_attr;
 	DC_ASSERT_EQ(got.max_rdma_read_in, 0);
 	DC_ASSERT_EQ(got.max_rdma_read_out, 0);
 }
@@ -703,7 +703,7 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_iov_mismatch,
 	k.attr.max_rdma_read_iov = 2;
 	k.attr.max_rdma_read_out = 0;
 	r = make(t, &k, &ep);
-	dc_note(t, "%s", ret_s(r));
+	dc_note(t, "%s", dc_ret_text(r));
 	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_PARAMETER);
 }
 
@@ -735,7 +735,7 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_resources_allocated,
 		};
 		DAT_RMR_TRIPLET rmr = dc_rmr_iov(&src, n * 64, 64);
 
-		DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(l.rx.ep, 2, iov, ck(n), &rmr,
+		DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(l.rx.ep, 2, iov, dc_cookie(n), &rmr,
 							DAT_COMPLETION_DEFAULT_FLAG));
 	}
 	for (unsigned n = 0; n < 2; n++) {

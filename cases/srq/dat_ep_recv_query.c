@@ -20,7 +20,7 @@ static void rq_at(struct dc_ctx *t, const char *file, int line,
 	r = dat_ep_recv_query(ep, n, span);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_FAIL, file, line, false,
-			  "dat_ep_recv_query returned %s", ret_s(r));
+			  "dat_ep_recv_query returned %s", dc_ret_text(r));
 	if (KNOWN(*n) && KNOWN(*span) && *span < *n)
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "span %d is below the count %d", (int)*span, (int)*n);
@@ -89,12 +89,12 @@ DC_CASE(dat_ep_recv_query, support_per_attribute,
 	link_down(&l);
 	r[3] = dat_ep_recv_query(l.rx.ep, &n, &s);
 	dc_note(t, "ep_recv_info_supported = %d; answers %s / %s / %s / %s",
-		(int)t->prov_attr.ep_recv_info_supported, ret_s(r[0]), ret_s(r[1]),
-		ret_s(r[2]), ret_s(r[3]));
+		(int)t->prov_attr.ep_recv_info_supported, dc_ret_text(r[0]), dc_ret_text(r[1]),
+		dc_ret_text(r[2]), dc_ret_text(r[3]));
 	for (int i = 0; i < 4; i++) {
 		DC_ASSERT_RET_ANY(r[i], DAT_SUCCESS, DAT_MODEL_NOT_SUPPORTED);
 		DC_ASSERT(DAT_GET_TYPE(r[i]) == DAT_GET_TYPE(r[0]),
-			  "answer %d (%s) differs from answer 0 (%s)", i, ret_s(r[i]), ret_s(r[0]));
+			  "answer %d (%s) differs from answer 0 (%s)", i, dc_ret_text(r[i]), dc_ret_text(r[0]));
 	}
 }
 
@@ -160,7 +160,7 @@ SRQ_CASE(dat_ep_recv_query, allocated_buffer_completes,
 	link_send(&l, 0, 64);
 	hold_await(&h, 1);
 	hold_release(&h);
-	DC_ASSERT_EQ(expect_recv(l.rx.recv_evd).transfered_length, 64);
+	DC_ASSERT_EQ(DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd).transfered_length, 64);
 	DC_SETUP(h.hold(l.rx.ep, DAT_TRUE));
 	h.msn_base = h.next_partial = 1;
 	link_send(&l, 1, 64);
@@ -271,7 +271,7 @@ SRQ_CASE(dat_ep_recv_query, msn_counts_sends_only,
 
 		DC_ASSERT(r == DAT_SUCCESS,
 			  "no held Send has MSN 1 (%s): the RDMA Write took a message sequence number",
-			  ret_s(r));
+			  dc_ret_text(r));
 	}
 	ASSERT_RQ(l.rx.ep, 2, 2);
 	hold_release(&h);
@@ -336,7 +336,7 @@ DC_CASE(dat_ep_recv_query, model_not_supported,
 	rq_link(t, &l, 1);
 	r = dat_ep_recv_query(l.rx.ep, &n, &s);
 	dc_note(t, "ep_recv_info_supported = %d: %s",
-		(int)t->prov_attr.ep_recv_info_supported, ret_s(r));
+		(int)t->prov_attr.ep_recv_info_supported, dc_ret_text(r));
 	if (t->prov_attr.ep_recv_info_supported) {
 		DC_ASSERT_SUCCESS(r);
 	} else if (r == DAT_SUCCESS) {
@@ -463,7 +463,7 @@ static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
 
 	if (t->ia_attr.max_message_size && t->ia_attr.max_message_size < big)
 		big = t->ia_attr.max_message_size;
-	dc_lmr(t, l->pz, NB * big, RW_PRIV, &rb);
+	dc_lmr(t, l->pz, NB * big, DC_PRIV_LOCAL, &rb);
 	for (unsigned k = 0; k < NB; k++)
 		dc_srq_post_recv(t, l->srq, &rb, (DAT_VLEN)k * big, big, k);
 	while (rounds < MAX_ROUNDS &&

@@ -50,13 +50,13 @@ static void take_unbroken_at(struct dc_ctx *t, const char *file, int line,
 			  msn + 1);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: taking the buffer of Send %u failed: %s", msn, ret_s(r));
+			  "set-up: taking the buffer of Send %u failed: %s", msn, dc_ret_text(r));
 }
 #define take_unbroken(l, h, msn) take_unbroken_at(t, __FILE__, __LINE__, (l), (h), (msn))
 
 static void expect_soft_event_now(struct dc_ctx *t, DAT_EP_HANDLE ep)
 {
-	expect_async_at(t, __FILE__, __LINE__, ep, SOFT_EVENT, 0);
+	dc_expect_async_at(t, __FILE__, __LINE__, ep, SOFT_EVENT, 0);
 }
 
 static void expect_broken(struct dc_ctx *t, struct srq_link *l)
@@ -64,7 +64,7 @@ static void expect_broken(struct dc_ctx *t, struct srq_link *l)
 	DAT_EVENT ev;
 	DAT_RETURN r = dc_wait_event(t, l->rx.conn_evd, -1, &ev);
 
-	DC_ASSERT(r == DAT_SUCCESS, "no connection event on the connect EVD (%s)", ret_s(r));
+	DC_ASSERT(r == DAT_SUCCESS, "no connection event on the connect EVD (%s)", dc_ret_text(r));
 	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
 		  "expected DAT_CONNECTION_EVENT_BROKEN, got %s", dc_event_name(ev.event_number));
 }
@@ -81,12 +81,12 @@ SRQ_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
 	staged(t, &l, &h, 3);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 2, INF));
 	take(&h, 0);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	take(&h, 1);
-	expect_no_async();		/* 2 is not above 2 */
+	DC_ASSERT_NO_EVENT(t->async_evd);		/* 2 is not above 2 */
 	take(&h, 2);
 	expect_soft_event_now(t, l.rx.ep);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
 }
 
@@ -102,10 +102,10 @@ SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
 	take(&h, 0);
 	take(&h, 1);
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
-	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
+	DC_ASSERT_EQ(dc_ep_param(t, l.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
 	(void)hold_partial(&h, 2);	/* may fail: the connection is going */
 	expect_broken(t, &l);
-	expect_no_async();		/* no soft event: soft is infinite */
+	DC_ASSERT_NO_EVENT(t->async_evd);		/* no soft event: soft is infinite */
 }
 
 SRQ_CASE(dat_ep_set_watermark, event_during_call,
@@ -119,7 +119,7 @@ SRQ_CASE(dat_ep_set_watermark, event_during_call,
 	take(&h, 0);
 	take(&h, 1);
 	take(&h, 2);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
 	expect_soft_event_now(t, l.rx.ep);
 }
@@ -137,14 +137,14 @@ DC_CASE(dat_ep_set_watermark, soft_hard_independent,
 	take(&ha, 1);
 	expect_soft_event_now(t, a.rx.ep);
 	DC_ASSERT_NO_EVENT(a.rx.conn_evd);
-	DC_ASSERT_EQ(ep_param(a.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
+	DC_ASSERT_EQ(dc_ep_param(t, a.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
 
 	staged(t, &b, &hb, 2);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(b.rx.ep, INF, 1));
 	take(&hb, 0);
 	(void)hold_partial(&hb, 1);
 	expect_broken(t, &b);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
@@ -160,10 +160,10 @@ SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
 	take(&h, 1);
 	expect_soft_event_now(t, l.rx.ep);
 	take(&h, 2);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
 	expect_soft_event_now(t, l.rx.ep);	/* 3 > 1, re-armed */
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
@@ -174,14 +174,14 @@ SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
 	struct srq_hold h;
 
 	staged(t, &l, &h, 4);
-	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_attr.srq_soft_hw, DAT_HW_DEFAULT);
+	DC_ASSERT_EQ(dc_ep_param(t, l.rx.ep).ep_attr.srq_soft_hw, DAT_HW_DEFAULT);
 	take_unbroken(&l, &h, 0);
 	take_unbroken(&l, &h, 1);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, INF));
 	take_unbroken(&l, &h, 2);
 	take_unbroken(&l, &h, 3);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
 	hold_release(&h);
 	expect_in_send_order(t, &l, 0, 4);
@@ -208,7 +208,7 @@ SRQ_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
 	}
 	dc_note(t, "the Send waited for a buffer");
 	post_slot(l.srq, &l.rbuf, 0);
-	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)expect_recv(l.rx.recv_evd).user_cookie.as_64), 0);
+	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd).user_cookie.as_64), 0);
 }
 
 DC_CASE(dat_ep_set_watermark, any_ep_state,
@@ -223,7 +223,7 @@ DC_CASE(dat_ep_set_watermark, any_ep_state,
 	link_connect(&l);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 5, 9));
 	link_down(&l);
-	DC_ASSERT_EQ(ep_param(l.rx.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
+	DC_ASSERT_EQ(dc_ep_param(t, l.rx.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, INF));
 }
 
@@ -262,7 +262,7 @@ DC_CASE(dat_ep_set_watermark, model_not_supported,
 	link_up(&l, &o);
 	r = dat_ep_set_watermark(l.rx.ep, 4, 8);
 	dc_note(t, "srq_watermarks_supported = %d: %s",
-		(int)t->prov_attr.srq_watermarks_supported, ret_s(r));
+		(int)t->prov_attr.srq_watermarks_supported, dc_ret_text(r));
 	if (t->prov_attr.srq_watermarks_supported == 0)
 		DC_ASSERT_RET(r, DAT_MODEL_NOT_SUPPORTED);
 	else
@@ -305,7 +305,7 @@ SRQ_CASE(dat_ep_set_watermark, update_before_event,
 	take(&h, 0);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 2, INF));
 	take(&h, 1);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	take(&h, 2);
 	expect_soft_event_now(t, l.rx.ep);
 }
@@ -325,10 +325,10 @@ SRQ_CASE(dat_ep_set_watermark, rearm_after_event,
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));	/* 2 > 1 */
 	expect_soft_event_now(t, l.rx.ep);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 4, INF));	/* 2 <= 4 */
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	take(&h, 2);
 	take(&h, 3);
-	expect_no_async();		/* 4 is not above 4 */
+	DC_ASSERT_NO_EVENT(t->async_evd);		/* 4 is not above 4 */
 	take(&h, 4);
 	expect_soft_event_now(t, l.rx.ep);
 }

@@ -29,7 +29,7 @@ DC_CASE(dat_srq_create, success_returns_handle,
 	DC_ASSERT_SUCCESS(try_create(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT, &srq));
 	DC_ASSERT_SUCCESS(dat_get_handle_type(srq, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_SRQ);
-	p = srq_param_checked(srq);
+	p = DC_SRQ_PARAM(srq);
 	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
 }
@@ -57,7 +57,7 @@ DC_CASE(dat_srq_create, starts_unattached,
 	.requires = "srq_supported")
 {
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_SRQ_PARAM p = srq_param_checked(srq);
+	DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
 
 	ASSERT_COUNT(p.outstanding_dto_count, 0);
 	ASSERT_COUNT(p.available_dto_count, 0);
@@ -74,13 +74,13 @@ DC_CASE(dat_srq_create, pz_limits_recv_memory,
 	DAT_LMR_TRIPLET iov;
 	struct dc_snap s;
 
-	dc_lmr(t, pz, 4096, RW_PRIV, &mine);
-	dc_lmr(t, other, 4096, RW_PRIV, &foreign);
+	dc_lmr(t, pz, 4096, DC_PRIV_LOCAL, &mine);
+	dc_lmr(t, other, 4096, DC_PRIV_LOCAL, &foreign);
 	iov = dc_iov(&mine, 0, 256);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, ck(1)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	iov = dc_iov(&foreign, 0, 256);
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(2)),
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(2)),
 		      DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 }
@@ -91,7 +91,7 @@ DC_CASE(dat_srq_create, sizes_at_least_requested,
 {
 	DAT_COUNT iov = t->ia_attr.max_iov_segments_per_dto >= 2 ? 2 : 1;
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 10, iov, DAT_SRQ_LW_DEFAULT);
-	DAT_SRQ_PARAM p = srq_param_checked(srq);
+	DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
 
 	DC_ASSERT_GE(p.max_recv_dtos, 10);
 	DC_ASSERT_GE(p.max_recv_iov, iov);
@@ -103,7 +103,7 @@ DC_CASE(dat_srq_create, query_reports_actual_sizes,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 5, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_SRQ_PARAM p = srq_param_checked(srq);
+	DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
 	DAT_LMR_TRIPLET iov[64];
 	struct dc_lmr m;
 	DAT_COUNT n;
@@ -112,16 +112,16 @@ DC_CASE(dat_srq_create, query_reports_actual_sizes,
 	DC_SETUP_ASSERT(p.max_recv_dtos <= 4096 && p.max_recv_iov <= 64,
 			"set-up: reported sizes %d/%d too large to exercise",
 			(int)p.max_recv_dtos, (int)p.max_recv_iov);
-	dc_lmr(t, pz, 64 * (DAT_VLEN)p.max_recv_iov, RW_PRIV, &m);
+	dc_lmr(t, pz, 64 * (DAT_VLEN)p.max_recv_iov, DC_PRIV_LOCAL, &m);
 	for (n = 0; n < p.max_recv_iov; n++)
 		iov[n] = dc_iov(&m, 64 * (DAT_VLEN)n, 64);
 	/* one post with every segment, then single-segment posts up to depth */
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, p.max_recv_iov, iov, ck(0)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, p.max_recv_iov, iov, dc_cookie(0)));
 	for (n = 1; n < p.max_recv_dtos; n++)
-		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, iov, ck((uint64_t)n)));
-	p = srq_param_checked(srq);
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, iov, dc_cookie((uint64_t)n)));
+	p = DC_SRQ_PARAM(srq);
 	ASSERT_COUNT(p.available_dto_count, p.max_recv_dtos);
-	DC_ASSERT(dat_srq_post_recv(srq, 1, iov, ck(99999)) != DAT_SUCCESS,
+	DC_ASSERT(dat_srq_post_recv(srq, 1, iov, dc_cookie(99999)) != DAT_SUCCESS,
 		  "a post beyond the queried depth %d was accepted: the query did not report the real size",
 		  (int)p.max_recv_dtos);
 }
@@ -132,8 +132,8 @@ DC_CASE(dat_srq_create, default_lw_no_event_on_create,
 {
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
 
-	(void)srq_param(srq);	/* the SRQ exists and is queryable */
-	expect_no_async();
+	(void)dc_srq_param(t, srq);	/* the SRQ exists and is queryable */
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 DC_CASE(dat_srq_create, nondefault_lw_at_create,
@@ -148,15 +148,15 @@ DC_CASE(dat_srq_create, nondefault_lw_at_create,
 
 	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_PARAMETER);
 	if (r != DAT_SUCCESS) {
-		dc_note(t, "refused: %s", ret_s(r));
+		dc_note(t, "refused: %s", dc_ret_text(r));
 		DC_ASSERT_SUCCESS(dat_pz_free(pz));	/* nothing was made */
 		return;
 	}
 	dc_note(t, "accepted");
-	dc_lmr(t, pz, 256, RW_PRIV, &m);
+	dc_lmr(t, pz, 256, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 256);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, ck(1)));
-	(void)srq_param_checked(srq);
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
+	(void)DC_SRQ_PARAM(srq);
 }
 
 DC_CASE(dat_srq_create, consumer_chosen_sizes,
@@ -296,13 +296,13 @@ DC_CASE(dat_srq_create, insufficient_resources,
 			r = try_create(t, pz, 1, 1, DAT_SRQ_LW_DEFAULT, &srq);
 			DC_SETUP_ASSERT(r == DAT_SUCCESS,
 					"set-up: SRQ %d of max_srqs %d failed: %s",
-					(int)n + 1, (int)max_srqs, ret_s(r));
+					(int)n + 1, (int)max_srqs, dc_ret_text(r));
 			if (!first)
 				first = srq;
 		}
 		DC_ASSERT_RET(try_create(t, pz, 1, 1, DAT_SRQ_LW_DEFAULT, &srq),
 			      DAT_INSUFFICIENT_RESOURCES);
-		(void)srq_param_checked(first);	/* earlier SRQs intact */
+		(void)DC_SRQ_PARAM(first);	/* earlier SRQs intact */
 		checked = true;
 	} else {
 		dc_note(t, "max_srqs %d: too many to exhaust, count limit not exercised", (int)max_srqs);
@@ -370,7 +370,7 @@ static void recv_on(struct dc_ctx *t, struct srq_link *l, DAT_EVD_HANDLE evd,
 
 	post_slot(l->srq, &l->rbuf, slot);
 	link_send(l, seq, 64);
-	d = expect_recv(evd);
+	d = DC_ASSERT_DTO_SUCCESS(evd);
 	DC_ASSERT_PTR_EQ(d.ep_handle, l->rx.ep);
 	DC_ASSERT_EQ(d.user_cookie.as_64, slot);
 	DC_ASSERT_EQ(slot_seq(&l->rbuf, slot), seq);
@@ -421,9 +421,9 @@ SRQ_CASE(dat_srq_create, default_lw_no_event_on_consume,
 	post_slots(l.srq, &l.rbuf, 0, 2);
 	link_send(&l, 0, 64);
 	link_send(&l, 1, 64);
-	(void)expect_recv(l.rx.recv_evd);
-	(void)expect_recv(l.rx.recv_evd);
-	expect_no_async();
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 SRQ_CASE(dat_srq_create, ep_may_hold_several,
@@ -443,7 +443,7 @@ SRQ_CASE(dat_srq_create, ep_may_hold_several,
 		DAT_COUNT n = DAT_VALUE_UNKNOWN, span = DAT_VALUE_UNKNOWN;
 		DAT_DTO_COMPLETION_EVENT_DATA d;
 
-		p = srq_param_checked(l.srq);
+		p = DC_SRQ_PARAM(l.srq);
 		if (srq_counts_known(&p)) {
 			DC_ASSERT_EQ(p.outstanding_dto_count, N - reaped);
 			DC_ASSERT_LE(p.available_dto_count, p.outstanding_dto_count);
@@ -451,13 +451,13 @@ SRQ_CASE(dat_srq_create, ep_may_hold_several,
 		if (dat_ep_recv_query(l.rx.ep, &n, &span) == DAT_SUCCESS &&
 		    KNOWN(n) && srq_counts_known(&p))
 			DC_ASSERT_LE(n, N - reaped);
-		d = expect_recv(l.rx.recv_evd);
+		d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 		DC_ASSERT_LT(d.user_cookie.as_64, N);
 		DC_ASSERT(!seen[d.user_cookie.as_64], "buffer %llu completed twice",
 			  (unsigned long long)d.user_cookie.as_64);
 		seen[d.user_cookie.as_64] = true;
 	}
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.outstanding_dto_count, 0);
 }
 
@@ -487,7 +487,7 @@ SRQ_CASE(dat_srq_create, buffer_order_not_guaranteed,
 	for (unsigned i = 0; i < N; i++)
 		link_send(&l, 100 + i, 64 + i);
 	for (unsigned i = 0; i < N; i++) {
-		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+		DAT_DTO_COMPLETION_EVENT_DATA d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 		unsigned k = (unsigned)d.user_cookie.as_64;
 
 		DC_ASSERT_LT(k, N);

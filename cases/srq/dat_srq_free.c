@@ -30,7 +30,7 @@ DC_CASE(dat_srq_free, refused_while_ep_attached,
 	struct dc_snap s;
 	DAT_LMR_TRIPLET iov;
 
-	dc_lmr(t, pz, 512, RW_PRIV, &m);
+	dc_lmr(t, pz, 512, DC_PRIV_LOCAL, &m);
 	post_slot(srq, &m, 0);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET_SUB(dat_srq_free(srq), DAT_INVALID_STATE,
@@ -38,7 +38,7 @@ DC_CASE(dat_srq_free, refused_while_ep_attached,
 	DC_ASSERT_UNCHANGED(&s);
 	/* still fully usable */
 	iov = dc_iov(&m, SLOT, SLOT);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, ck(1)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
 	/* once the EP is gone the SRQ can be freed */
 	DC_SETUP(dat_ep_free(ep));
 	DC_ASSERT_SUCCESS(dat_srq_free(srq));
@@ -95,7 +95,7 @@ DC_CASE(dat_srq_free, reassigned_handle_is_new,
 		 * which SRQ a handle value names */
 		DAT_PZ_HANDLE pz = dc_pz(t);
 		DAT_SRQ_HANDLE srq = dc_srq(t, pz, 2 + i, 1, DAT_SRQ_LW_DEFAULT);
-		DAT_SRQ_PARAM p = srq_param_checked(srq);
+		DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
 
 		for (int j = 0; j < i; j++)
 			if (seen[j] == srq)

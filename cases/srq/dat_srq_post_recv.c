@@ -20,9 +20,9 @@ SRQ_CASE(dat_srq_post_recv, zero_size_message,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	link_up(&l, NULL);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(5)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, dc_cookie(5)));
 	link_send(&l, 0, 0);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 5);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 	DC_ASSERT_PTR_EQ(d.ep_handle, l.rx.ep);
@@ -39,12 +39,12 @@ SRQ_CASE(dat_srq_post_recv, buffer_available_to_connected_eps,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	link_up(&l, NULL);
-	before = srq_param_checked(l.srq).available_dto_count;
+	before = DC_SRQ_PARAM(l.srq).available_dto_count;
 	post_slot(l.srq, &l.rbuf, 3);
 	if (KNOWN(before))
-		ASSERT_COUNT(srq_param_checked(l.srq).available_dto_count, before + 1);
+		ASSERT_COUNT(DC_SRQ_PARAM(l.srq).available_dto_count, before + 1);
 	link_send(&l, 42, 64);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 3);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 3), 42);
 }
@@ -69,9 +69,9 @@ SRQ_CASE(dat_srq_post_recv, fill_in_iov_order,
 		iov[i] = dc_iov(&l.rbuf, (DAT_VLEN)i * SLOT, 16);	/* 16 bytes each, apart */
 		seg[i] = l.rbuf.buf + (size_t)i * SLOT;
 	}
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 3, iov, ck(9)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 3, iov, dc_cookie(9)));
 	link_send(&l, 0x01020304, 20);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	sent_payload(0x01020304u, sent, sizeof(sent));
 	DC_ASSERT_EQ(d.transfered_length, 20);
 	DC_ASSERT(!memcmp(seg[0], sent, 16), "segment 0 does not hold bytes 0..15 of the message");
@@ -96,12 +96,12 @@ SRQ_CASE(dat_srq_post_recv, cookie_returned,
 	for (unsigned k = 0; k < 3; k++) {
 		DAT_LMR_TRIPLET iov = dc_iov(&l.rbuf, (DAT_VLEN)k * SLOT, SLOT);
 
-		DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(cookies[k])));
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(cookies[k])));
 	}
 	for (unsigned i = 0; i < 3; i++)
 		link_send(&l, i, 64);
 	for (unsigned i = 0; i < 3; i++) {
-		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+		DAT_DTO_COMPLETION_EVENT_DATA d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 		unsigned k;
 
 		for (k = 0; k < 3 && cookies[k] != d.user_cookie.as_64; k++)
@@ -126,12 +126,12 @@ SRQ_CASE(dat_srq_post_recv, cookie_not_unique,
 	for (unsigned k = 0; k < 3; k++) {
 		DAT_LMR_TRIPLET iov = dc_iov(&l.rbuf, (DAT_VLEN)k * SLOT, SLOT);
 
-		DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(k < 2 ? 77 : 0)));
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(k < 2 ? 77 : 0)));
 	}
 	for (unsigned i = 0; i < 3; i++)
 		link_send(&l, i, 64);
 	for (unsigned i = 0; i < 3; i++) {
-		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+		DAT_DTO_COMPLETION_EVENT_DATA d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 
 		if (d.user_cookie.as_64 == 77)
 			n77++;
@@ -171,14 +171,14 @@ SRQ_CASE(dat_srq_post_recv, iov_ownership,
 	link_up(&l, NULL);
 	memset(l.rbuf.buf, 0xEE, 2 * SLOT);
 	iov[0] = dc_iov(&l.rbuf, 0, SLOT);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, iov, ck(1)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, iov, dc_cookie(1)));
 	if (consumer_owns)
 		iov[0] = dc_iov(&l.rbuf, SLOT, SLOT);	/* the array is ours again */
 	else
 		dc_note(t, "iov_ownership_on_return = %d: the array stays the provider's; only delivery is checked",
 			(int)t->prov_attr.iov_ownership_on_return);
 	link_send(&l, 77, 64);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 1);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 77);
 	DC_ASSERT(l.rbuf.buf[SLOT] == 0xEE, "data went where the rewritten triplet pointed");
@@ -194,7 +194,7 @@ SRQ_CASE(dat_srq_post_recv, success_means_posted,
 	link_up(&l, NULL);
 	post_slot(l.srq, &l.rbuf, 0);
 	link_send(&l, 1, 64);
-	d = expect_recv(l.rx.recv_evd);		/* the clause: it lands */
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);		/* the clause: it lands */
 	link_sent(&l, 1);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 0);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 1);
@@ -214,23 +214,23 @@ DC_CASE(dat_srq_post_recv, nonblocking,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 64, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_COUNT depth = srq_param(srq).max_recv_dtos;
+	DAT_COUNT depth = dc_srq_param(t, srq).max_recv_dtos;
 	struct dc_lmr m;
 	double t0, worst = 0;
 
 	DC_SETUP_ASSERT(depth <= 4096, "set-up: depth %d too large", (int)depth);
-	dc_lmr(t, pz, 64, RW_PRIV, &m);
+	dc_lmr(t, pz, 64, DC_PRIV_LOCAL, &m);
 	for (DAT_COUNT k = 0; k < depth; k++) {
 		DAT_LMR_TRIPLET iov = dc_iov(&m, 0, 64);
 		DAT_RETURN r;
 		double dt;
 
 		t0 = now_s();
-		r = dat_srq_post_recv(srq, 1, &iov, ck((uint64_t)k));
+		r = dat_srq_post_recv(srq, 1, &iov, dc_cookie((uint64_t)k));
 		dt = now_s() - t0;
 		if (dt > worst)
 			worst = dt;
-		DC_ASSERT(r == DAT_SUCCESS, "post %d of %d returned %s", (int)k + 1, (int)depth, ret_s(r));
+		DC_ASSERT(r == DAT_SUCCESS, "post %d of %d returned %s", (int)k + 1, (int)depth, dc_ret_text(r));
 	}
 	dc_note(t, "%d posts, slowest %.3f ms", (int)depth, worst * 1e3);
 	/* nothing can make a post wait here: no EP, no peer; a post that
@@ -251,8 +251,8 @@ DC_CASE(dat_srq_post_recv, completion_as_for_ep_recv,
 	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, SLOT, 0);
 	link_send(&s, 5, 100);
 	link_send(&p, 5, 100);
-	ds = expect_recv(s.rx.recv_evd);
-	dp = expect_recv(p.rx.recv_evd);
+	ds = DC_ASSERT_DTO_SUCCESS(s.rx.recv_evd);
+	dp = DC_ASSERT_DTO_SUCCESS(p.rx.recv_evd);
 	DC_ASSERT_PTR_EQ(ds.ep_handle, s.rx.ep);
 	DC_ASSERT_PTR_EQ(dp.ep_handle, p.rx.ep);
 	DC_ASSERT_EQ(ds.status, dp.status);
@@ -293,7 +293,7 @@ SRQ_CASE(dat_srq_post_recv, failed_completion_undefined,
 
 	link_up(&l, NULL);
 	iov = dc_iov(&l.rbuf, 0, 16);
-	DC_SETUP(dat_srq_post_recv(l.srq, 1, &iov, ck(31)));
+	DC_SETUP(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(31)));
 	link_send(&l, 1, 64);		/* 64 bytes into 16 */
 	DC_ASSERT_EVENT(l.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	d = &ev.event_data.dto_completion_event_data;
@@ -314,18 +314,18 @@ DC_CASE(dat_srq_post_recv, valid_in_every_srq_state,
 
 	/* an SRQ no EP uses */
 	DC_ASSERT_SUCCESS(dat_srq_post_recv(dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT),
-					    0, NULL, ck(9)));
+					    0, NULL, dc_cookie(9)));
 	link_up(&l, &o);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	dc_note(t, "state %d with an unconnected EP", (int)p.srq_state);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(0)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, dc_cookie(0)));
 	link_connect(&l);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(1)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, dc_cookie(1)));
 	DC_SETUP(dat_ep_disconnect(l.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, l.rx.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	dc_note(t, "state %d after the disconnect", (int)p.srq_state);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, ck(2)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 0, NULL, dc_cookie(2)));
 	/* the error state cannot be forced through the DAT API; when the
 	 * provider is in it on its own it is covered by the same calls */
 	if (p.srq_state == DAT_SRQ_STATE_ERROR)
@@ -344,10 +344,10 @@ DC_CASE(dat_srq_post_recv, invalid_handle,
 	struct dc_lmr m;
 	DAT_LMR_TRIPLET iov;
 
-	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, SLOT, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, SLOT);
-	DC_ASSERT_RET(dat_srq_post_recv(DAT_HANDLE_NULL, 1, &iov, ck(0)), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_post_recv((DAT_SRQ_HANDLE)pz, 1, &iov, ck(0)), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_post_recv(DAT_HANDLE_NULL, 1, &iov, dc_cookie(0)), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_post_recv((DAT_SRQ_HANDLE)pz, 1, &iov, dc_cookie(0)), DAT_INVALID_HANDLE);
 }
 
 DC_CASE(dat_srq_post_recv, insufficient_resources,
@@ -356,18 +356,18 @@ DC_CASE(dat_srq_post_recv, insufficient_resources,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 4, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_COUNT depth = srq_param(srq).max_recv_dtos;
+	DAT_COUNT depth = dc_srq_param(t, srq).max_recv_dtos;
 	struct dc_lmr m;
 	DAT_LMR_TRIPLET iov;
 	struct dc_snap s;
 
 	DC_SETUP_ASSERT(depth <= 4096, "set-up: depth %d too large", (int)depth);
-	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, SLOT, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, SLOT);
 	for (DAT_COUNT k = 0; k < depth; k++)
-		DC_SETUP(dat_srq_post_recv(srq, 1, &iov, ck((uint64_t)k)));
+		DC_SETUP(dat_srq_post_recv(srq, 1, &iov, dc_cookie((uint64_t)k)));
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(999)), DAT_INSUFFICIENT_RESOURCES);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(999)), DAT_INSUFFICIENT_RESOURCES);
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -381,16 +381,16 @@ DC_CASE(dat_srq_post_recv, iov_outside_lmr,
 	DAT_LMR_TRIPLET iov[2];
 	struct dc_snap s;
 
-	dc_lmr(t, pz, 4096, RW_PRIV, &m);
+	dc_lmr(t, pz, 4096, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	iov[0] = dc_iov(&m, 4000, 200);			/* runs 104 bytes past the end */
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, ck(1)), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, dc_cookie(1)), DAT_INVALID_PARAMETER);
 	iov[0] = dc_iov(&m, 0, 128);
 	iov[0].virtual_address -= 64;			/* starts 64 bytes before */
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, ck(2)), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, dc_cookie(2)), DAT_INVALID_PARAMETER);
 	iov[0] = dc_iov(&m, 0, 128);			/* good first, bad second */
 	iov[1] = dc_iov(&m, 4096 - 16, 32);
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 2, iov, ck(3)), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 2, iov, dc_cookie(3)), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -404,10 +404,10 @@ DC_CASE(dat_srq_post_recv, pz_mismatch,
 	DAT_LMR_TRIPLET iov;
 	struct dc_snap s;
 
-	dc_lmr(t, other, SLOT, RW_PRIV, &m);
+	dc_lmr(t, other, SLOT, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	iov = dc_iov(&m, 0, SLOT);
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PROTECTION_VIOLATION);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)), DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -424,7 +424,7 @@ DC_CASE(dat_srq_post_recv, lmr_without_local_write,
 	dc_lmr(t, pz, SLOT, DAT_MEM_PRIV_LOCAL_READ_FLAG, &m);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	iov = dc_iov(&m, 0, SLOT);
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PRIVILEGES_VIOLATION);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)), DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -438,11 +438,11 @@ DC_CASE(dat_srq_post_recv, invalid_lmr,
 	DAT_LMR_TRIPLET iov;
 	struct dc_snap s;
 
-	dc_lmr(t, pz, SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, SLOT, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, SLOT);
 	iov.lmr_context = dc_unissued_lmr_context(&m);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
-	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, ck(1)), DAT_PRIVILEGES_VIOLATION);
+	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)), DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 }
 
@@ -459,15 +459,15 @@ SRQ_CASE(dat_srq_post_recv, alignment_advised,
 
 	link_up(&l, NULL);
 	iov = dc_iov(&l.rbuf, 0, 64);			/* aligned */
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(0)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(0)));
 	link_send(&l, 10, 64);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 0);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, 0), 10);
 	iov = dc_iov(&l.rbuf, SLOT + 1, 64);		/* odd address */
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, ck(1)));
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(1)));
 	link_send(&l, 11, 64);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(d.user_cookie.as_64, 1);
 	DC_ASSERT_EQ(d.transfered_length, 64);
 	memcpy(&v, l.rbuf.buf + SLOT + 1, sizeof(v));
@@ -485,7 +485,7 @@ DC_CASE(dat_srq_post_recv, size_for_any_ep,
 	link_up(&s, NULL);
 	plain_link_up(&p, true);
 	iov = dc_iov(&s.rbuf, 0, 16);
-	DC_SETUP(dat_srq_post_recv(s.srq, 1, &iov, ck(1)));
+	DC_SETUP(dat_srq_post_recv(s.srq, 1, &iov, dc_cookie(1)));
 	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, 16, 1);
 	link_send(&s, 1, 64);
 	link_send(&p, 1, 64);
@@ -525,10 +525,10 @@ SRQ_CASE(dat_srq_post_recv, solicited_wait_ep,
 	DC_ASSERT_RET(r, DAT_QUEUE_EMPTY);		/* timed out: no notification (dat_cno_wait) */
 	link_send_flags(&l, 1, 64, DAT_COMPLETION_SOLICITED_WAIT_FLAG);	/* solicited */
 	r = cno_fired(t, cno, DC_WAIT_MS, &which);
-	DC_ASSERT(r == DAT_SUCCESS, "the solicited Send's completion did not notify (dat_cno_wait %s)", ret_s(r));
-	d = expect_recv(l.rx.recv_evd);			/* the unsolicited one is queued first */
+	DC_ASSERT(r == DAT_SUCCESS, "the solicited Send's completion did not notify (dat_cno_wait %s)", dc_ret_text(r));
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);			/* the unsolicited one is queued first */
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)d.user_cookie.as_64), 0);
-	d = expect_recv(l.rx.recv_evd);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	DC_ASSERT_EQ(slot_seq(&l.rbuf, (unsigned)d.user_cookie.as_64), 1);
 }
 
@@ -588,7 +588,7 @@ DC_CASE(dat_srq_post_recv, only_connected_eps_take,
 	link_up(&idle, &share);		/* an EP on the SRQ that never connects */
 	link_up(&act, &share);		/* an EP on the SRQ that will connect actively */
 	post_slots(srq, &idle.rbuf, 0, 3);
-	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);
+	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);
 	if (dat_ep_recv_query(idle.rx.ep, &n, NULL) == DAT_SUCCESS)
 		ASSERT_COUNT(n, 0);
 	/* act connects to a plain listener; while pending it takes nothing */
@@ -603,33 +603,33 @@ DC_CASE(dat_srq_post_recv, only_connected_eps_take,
 	dc_await_event(t, peer.cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_SETUP(dat_ep_get_status(act.rx.ep, &st, &ri, &qi));
 	dc_note(t, "active EP state while the request is pending: %d", (int)st);
-	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);
+	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);
 	DC_SETUP(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, peer.ep, 0, NULL));
 	dc_await_event(t, act.rx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	dc_await_event(t, peer.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);	/* connected, idle */
+	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);	/* connected, idle */
 	/* a message on the connection is taken by the connected EP */
 	{
 		struct dc_lmr sb;
 		DAT_DTO_COMPLETION_EVENT_DATA d;
 
-		dc_lmr(t, peer.pz, SLOT, RW_PRIV, &sb);
+		dc_lmr(t, peer.pz, SLOT, DC_PRIV_LOCAL, &sb);
 		dc_post_send(t, peer.ep, &sb, 0, 64, 1);
-		d = expect_recv(act.rx.recv_evd);
+		d = DC_ASSERT_DTO_SUCCESS(act.rx.recv_evd);
 		DC_ASSERT_PTR_EQ(d.ep_handle, act.rx.ep);
 	}
-	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 2);
+	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 2);
 	DC_SETUP(dat_ep_disconnect(act.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, act.rx.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 2);	/* disconnected */
+	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 2);	/* disconnected */
 	if (dat_ep_recv_query(idle.rx.ep, &n, NULL) == DAT_SUCCESS)
 		ASSERT_COUNT(n, 0);
 	/* and the buffers are still there for a connected EP: idle connects now */
 	link_connect(&idle);
 	link_send(&idle, 5, 64);
-	(void)expect_recv(idle.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(idle.rx.recv_evd);
 	link_send(&idle, 6, 64);
-	(void)expect_recv(idle.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(idle.rx.recv_evd);
 }
 
 SRQ_CASE(dat_srq_post_recv, disconnect_flushes_taken,
@@ -661,6 +661,6 @@ SRQ_CASE(dat_srq_post_recv, disconnect_flushes_taken,
 		seen[d->user_cookie.as_64] = true;
 	}
 	DC_ASSERT_NO_EVENT(l.rx.recv_evd);
-	ASSERT_COUNT(srq_param_checked(l.srq).available_dto_count, 2);
-	ASSERT_COUNT(srq_param_checked(l.srq).outstanding_dto_count, 2);
+	ASSERT_COUNT(DC_SRQ_PARAM(l.srq).available_dto_count, 2);
+	ASSERT_COUNT(DC_SRQ_PARAM(l.srq).outstanding_dto_count, 2);
 }

@@ -64,7 +64,7 @@ DC_CASE(dat_srq_query, fills_requested_fields,
 	struct dc_lmr m;
 	DAT_SRQ_PARAM p;
 
-	dc_lmr(t, pz, 2 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 2 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 2);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p));
@@ -110,25 +110,25 @@ SRQ_CASE(dat_srq_query, available_count,
 	DAT_SRQ_PARAM p;
 
 	link_up(&l, NULL);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 0);
 	post_slots(l.srq, &l.rbuf, 0, 3);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 3);
 	/* the sender's completion means the message has arrived; its
 	 * receive completion is still queued (not reaped) when we look */
 	link_send(&l, 0, 64);
 	link_sent(&l, 1);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 2);
-	(void)expect_recv(l.rx.recv_evd);
-	p = srq_param_checked(l.srq);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 2);
 	link_send(&l, 1, 64);
 	link_sent(&l, 1);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 1);
-	(void)expect_recv(l.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 }
 
 SRQ_CASE(dat_srq_query, outstanding_count,
@@ -140,16 +140,16 @@ SRQ_CASE(dat_srq_query, outstanding_count,
 
 	link_up(&l, NULL);
 	post_slots(l.srq, &l.rbuf, 0, 3);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.outstanding_dto_count, 3);
 	link_send(&l, 0, 64);
 	link_sent(&l, 1);
 	if (!srq_await_available(l.srq, 2))
 		dc_note(t, "arrival not observable through available_dto_count");
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.outstanding_dto_count, 3);	/* completion not reaped */
-	(void)expect_recv(l.rx.recv_evd);
-	p = srq_param_checked(l.srq);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.outstanding_dto_count, 2);
 }
 
@@ -173,13 +173,13 @@ DC_CASE(dat_srq_query, invalid_handle,
 	DAT_SRQ_PARAM p;
 
 	DC_ASSERT_RET(dat_srq_query(DAT_HANDLE_NULL, DAT_SRQ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_query((DAT_SRQ_HANDLE)wrong_handle(), DAT_SRQ_FIELD_ALL, &p),
+	DC_ASSERT_RET(dat_srq_query((DAT_SRQ_HANDLE)dc_wrong_handle(t), DAT_SRQ_FIELD_ALL, &p),
 		      DAT_INVALID_HANDLE);
 }
 
 static void counts_in_range(struct dc_ctx *t, DAT_SRQ_HANDLE srq, const char *when)
 {
-	DAT_SRQ_PARAM p = srq_param_checked(srq);
+	DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
 	DAT_COUNT a = p.available_dto_count, o = p.outstanding_dto_count;
 
 	dc_note(t, "%s: available %d outstanding %d (max %d)", when, (int)a,
@@ -207,7 +207,7 @@ SRQ_CASE(dat_srq_query, counts_may_be_unknown,
 	link_send(&l, 0, 64);
 	link_sent(&l, 1);
 	counts_in_range(t, l.srq, "after a Send");
-	(void)expect_recv(l.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	counts_in_range(t, l.srq, "after the dequeue");
 }
 
@@ -221,13 +221,13 @@ SRQ_CASE(dat_srq_query, example_sequence,
 	DAT_COUNT depth;
 
 	link_up(&l, &o);		/* 10 entries, one EP */
-	depth = srq_param_checked(l.srq).max_recv_dtos;
+	depth = DC_SRQ_PARAM(l.srq).max_recv_dtos;
 	DC_ASSERT_GE(depth, 10);
 	if (depth != 10)
 		dc_note(t, "the provider made the SRQ %d deep (allowed); the example's 10 reads as %d",
 			(int)depth, (int)depth);
 	post_slots(l.srq, &l.rbuf, 0, 3);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	DC_ASSERT_EQ(p.max_recv_dtos, depth);
 	ASSERT_COUNT(p.available_dto_count, 3);
 	ASSERT_COUNT(p.outstanding_dto_count, 3);
@@ -236,13 +236,13 @@ SRQ_CASE(dat_srq_query, example_sequence,
 	link_sent(&l, 1);
 	if (!srq_await_available(l.srq, 2))
 		dc_note(t, "available_dto_count never read 2 (unknown or late); checked below");
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	DC_ASSERT_EQ(p.max_recv_dtos, depth);
 	ASSERT_COUNT(p.available_dto_count, 2);
 	ASSERT_COUNT(p.outstanding_dto_count, 3);
 
-	(void)expect_recv(l.rx.recv_evd);	/* the consumer dequeues it */
-	p = srq_param_checked(l.srq);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);	/* the consumer dequeues it */
+	p = DC_SRQ_PARAM(l.srq);
 	DC_ASSERT_EQ(p.max_recv_dtos, depth);
 	ASSERT_COUNT(p.available_dto_count, 2);
 	ASSERT_COUNT(p.outstanding_dto_count, 2);
@@ -261,13 +261,13 @@ SRQ_CASE(dat_srq_query, ep_ownership_accounting,
 	post_slots(l.srq, &l.rbuf, 0, 4);
 	link_send(&l, 0, 64);
 	hold_await(&h, 1);		/* one buffer taken, message incomplete */
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 3);
 	ASSERT_COUNT(p.outstanding_dto_count, 4);
 	DC_ASSERT_NO_EVENT(l.rx.recv_evd);
 	hold_release(&h);
-	(void)expect_recv(l.rx.recv_evd);
-	p = srq_param_checked(l.srq);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 3);
 	ASSERT_COUNT(p.outstanding_dto_count, 3);
 }

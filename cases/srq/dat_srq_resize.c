@@ -17,13 +17,13 @@ DC_CASE(dat_srq_resize, grows,
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 4, 1, DAT_SRQ_LW_DEFAULT);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, 8 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 8 * SLOT, DC_PRIV_LOCAL, &m);
 	DC_ASSERT_SUCCESS(dat_srq_resize(srq, 8));
-	DC_ASSERT_GE(srq_param_checked(srq).max_recv_dtos, 8);
+	DC_ASSERT_GE(DC_SRQ_PARAM(srq).max_recv_dtos, 8);
 	for (unsigned k = 0; k < 8; k++) {
 		DAT_LMR_TRIPLET iov = dc_iov(&m, (DAT_VLEN)k * SLOT, SLOT);
 
-		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, ck(k)));
+		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(k)));
 	}
 }
 
@@ -56,7 +56,7 @@ DC_CASE(dat_srq_resize, below_outstanding_on_srq,
 	struct dc_lmr m;
 	struct dc_snap s;
 
-	dc_lmr(t, pz, 5 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 5 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 5);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(srq, 4), DAT_INVALID_STATE);
@@ -117,7 +117,7 @@ DC_CASE(dat_srq_resize, below_low_watermark,
 	struct dc_lmr m;
 	struct dc_snap s;
 
-	dc_lmr(t, pz, 6 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 6 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 2);	/* 2 outstanding: below 3, so only the watermark forbids it */
 	DC_SETUP(dat_srq_set_lw(srq, 4));
 	dc_drain(t, t->async_evd);	/* 2 < 4: the watermark event, not this clause */
@@ -131,7 +131,7 @@ DC_CASE(dat_srq_resize, invalid_handle,
 	.requires = "srq_supported")
 {
 	DC_ASSERT_RET(dat_srq_resize(DAT_HANDLE_NULL, 8), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_resize((DAT_SRQ_HANDLE)wrong_handle(), 8), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_resize((DAT_SRQ_HANDLE)dc_wrong_handle(t), 8), DAT_INVALID_HANDLE);
 }
 
 DC_CASE(dat_srq_resize, invalid_size,
@@ -178,14 +178,14 @@ SRQ_CASE(dat_srq_resize, never_loses_buffers,
 	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 16));
 	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, N));
 	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
-	p = srq_param_checked(l.srq);
+	p = DC_SRQ_PARAM(l.srq);
 	DC_ASSERT_GE(p.max_recv_dtos, N);
 	ASSERT_COUNT(p.available_dto_count, N);
 	ASSERT_COUNT(p.outstanding_dto_count, N);
 	for (unsigned i = 0; i < N; i++)
 		link_send(&l, i, 64);
 	for (unsigned i = 0; i < N; i++) {
-		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l.rx.recv_evd);
+		DAT_DTO_COMPLETION_EVENT_DATA d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 
 		DC_ASSERT_LT(d.user_cookie.as_64, N);
 		DC_ASSERT(!seen[d.user_cookie.as_64], "buffer %llu completed twice",
@@ -200,17 +200,17 @@ DC_CASE(dat_srq_resize, shrink_not_required,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 16, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_COUNT before = srq_param(srq).max_recv_dtos, after;
+	DAT_COUNT before = dc_srq_param(t, srq).max_recv_dtos, after;
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, 3 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 3 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 3);
 	DC_ASSERT_SUCCESS(dat_srq_resize(srq, 8));
-	after = srq_param_checked(srq).max_recv_dtos;
+	after = DC_SRQ_PARAM(srq).max_recv_dtos;
 	dc_note(t, "depth %d -> %d (asked 8)", (int)before, (int)after);
 	DC_ASSERT_GE(after, 8);
 	DC_ASSERT_LE(after, before);
-	ASSERT_COUNT(srq_param_checked(srq).available_dto_count, 3);
+	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);
 }
 
 DC_CASE(dat_srq_resize, shrink_precision,
@@ -221,8 +221,8 @@ DC_CASE(dat_srq_resize, shrink_precision,
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 16, 1, DAT_SRQ_LW_DEFAULT);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, 3 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 3 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 3);
 	DC_SETUP(dat_srq_resize(srq, 8));
-	DC_ASSERT_EQ(srq_param_checked(srq).max_recv_dtos, 8);
+	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).max_recv_dtos, 8);
 }

@@ -15,13 +15,13 @@
 static void one_arrival(struct dc_ctx *t, struct srq_link *l, unsigned seq)
 {
 	link_send(l, seq, 64);
-	(void)expect_recv(l->rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(l->rx.recv_evd);
 }
 
 /* Clause: the async event is queued already (the call itself raised it). */
 static void expect_async_now(struct dc_ctx *t, DAT_HANDLE h)
 {
-	expect_async_at(t, __FILE__, __LINE__, h, LW_EVENT, 0);
+	dc_expect_async_at(t, __FILE__, __LINE__, h, LW_EVENT, 0);
 }
 
 DC_CASE(dat_srq_set_lw, sets_value,
@@ -32,11 +32,11 @@ DC_CASE(dat_srq_set_lw, sets_value,
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, 5 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 5 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 5);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
-	DC_ASSERT_EQ(srq_param_checked(srq).low_watermark, 3);
-	expect_no_async();		/* 5 buffers, not below 3 */
+	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 3);
+	DC_ASSERT_NO_EVENT(t->async_evd);		/* 5 buffers, not below 3 */
 }
 
 SRQ_CASE(dat_srq_set_lw, event_when_count_drops_below,
@@ -48,14 +48,14 @@ SRQ_CASE(dat_srq_set_lw, event_when_count_drops_below,
 	link_up(&l, NULL);
 	post_slots(l.srq, &l.rbuf, 0, 4);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	one_arrival(t, &l, 0);		/* 3 left */
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	one_arrival(t, &l, 1);		/* 2 left: not below 2 */
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	one_arrival(t, &l, 2);		/* 1 left: below */
-	expect_async(l.srq, LW_EVENT);
-	expect_no_async();
+	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 DC_CASE(dat_srq_set_lw, event_during_call,
@@ -66,12 +66,12 @@ DC_CASE(dat_srq_set_lw, event_during_call,
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, 2 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 2 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 2);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
 	expect_async_now(t, srq);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 SRQ_CASE(dat_srq_set_lw, once_per_setting,
@@ -85,10 +85,10 @@ SRQ_CASE(dat_srq_set_lw, once_per_setting,
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 3));
 	one_arrival(t, &l, 0);		/* 3 left */
 	one_arrival(t, &l, 1);		/* 2 left: below 3 */
-	expect_async(l.srq, LW_EVENT);
+	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	one_arrival(t, &l, 2);		/* 1 left */
 	one_arrival(t, &l, 3);		/* 0 left */
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 SRQ_CASE(dat_srq_set_lw, rearm_for_another_event,
@@ -102,17 +102,17 @@ SRQ_CASE(dat_srq_set_lw, rearm_for_another_event,
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
 	one_arrival(t, &l, 0);
 	one_arrival(t, &l, 1);		/* 1 left */
-	expect_async(l.srq, LW_EVENT);
+	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	post_slots(l.srq, &l.rbuf, 3, 3);	/* replenish: 4 on the SRQ */
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	one_arrival(t, &l, 2);		/* 3 left */
 	one_arrival(t, &l, 3);		/* 2 left */
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 	one_arrival(t, &l, 4);		/* 1 left */
-	expect_async(l.srq, LW_EVENT);
+	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	one_arrival(t, &l, 5);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 DC_CASE(dat_srq_set_lw, invalid_handle,
@@ -120,7 +120,7 @@ DC_CASE(dat_srq_set_lw, invalid_handle,
 	.requires = "srq_supported")
 {
 	DC_ASSERT_RET(dat_srq_set_lw(DAT_HANDLE_NULL, 1), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_set_lw((DAT_SRQ_HANDLE)wrong_handle(), 1), DAT_INVALID_HANDLE);
+	DC_ASSERT_RET(dat_srq_set_lw((DAT_SRQ_HANDLE)dc_wrong_handle(t), 1), DAT_INVALID_HANDLE);
 }
 
 DC_CASE(dat_srq_set_lw, above_max_recv_dtos,
@@ -128,13 +128,13 @@ DC_CASE(dat_srq_set_lw, above_max_recv_dtos,
 	.requires = "srq_supported srq_watermarks_supported")
 {
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_COUNT max = srq_param(srq).max_recv_dtos;
+	DAT_COUNT max = dc_srq_param(t, srq).max_recv_dtos;
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_set_lw(srq, max + 1), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }
 
 DC_CASE(dat_srq_set_lw, model_not_supported,
@@ -146,7 +146,7 @@ DC_CASE(dat_srq_set_lw, model_not_supported,
 	struct dc_lmr m;
 	DAT_RETURN r;
 
-	dc_lmr(t, pz, 4 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 4 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 4);
 	r = dat_srq_set_lw(srq, 2);
 	dc_note(t, "srq_watermarks_supported = %d", (int)t->prov_attr.srq_watermarks_supported);
@@ -165,12 +165,12 @@ DC_CASE(dat_srq_set_lw, replenish_after_event,
 	struct dc_lmr m;
 	DAT_SRQ_PARAM p;
 
-	dc_lmr(t, pz, 4 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 4 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 1);
 	DC_SETUP(dat_srq_set_lw(srq, 2));
-	expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
+	dc_expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
 	post_slots(srq, &m, 1, 3);
-	p = srq_param_checked(srq);
+	p = DC_SRQ_PARAM(srq);
 	ASSERT_COUNT(p.available_dto_count, 4);
 	DC_ASSERT_EQ(p.srq_state, DAT_SRQ_STATE_OPERATIONAL);
 }
@@ -183,17 +183,17 @@ DC_CASE(dat_srq_set_lw, set_regardless_of_prior_event,
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
 	struct dc_lmr m;
 
-	dc_lmr(t, pz, 4 * SLOT, RW_PRIV, &m);
+	dc_lmr(t, pz, 4 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 2);
 	DC_SETUP(dat_srq_set_lw(srq, 3));	/* 2 < 3: an event is raised */
-	expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
+	dc_expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 2));	/* 2 is not below 2 */
-	expect_no_async();
-	DC_ASSERT_EQ(srq_param_checked(srq).low_watermark, 2);
+	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 2);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 1));
-	expect_no_async();
-	DC_ASSERT_EQ(srq_param_checked(srq).low_watermark, 1);
+	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 1);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 4));	/* 2 < 4: at once */
 	expect_async_now(t, srq);
-	expect_no_async();
+	DC_ASSERT_NO_EVENT(t->async_evd);
 }

@@ -25,46 +25,8 @@
 #define SLOT		256u	/* bytes per message slot */
 #define NSLOTS		64u	/* slots in each link buffer */
 #define LINK_BUF	(SLOT * NSLOTS)
-#define RW_PRIV		(DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
-
-static inline DAT_DTO_COOKIE ck(uint64_t v)
-{
-	DAT_DTO_COOKIE c;
-
-	memset(&c, 0, sizeof(c));
-	c.as_64 = v;
-	return c;
-}
-
-static inline const char *ret_s(DAT_RETURN r)
-{
-	static char b[4][160];
-	static int i;
-
-	i = (i + 1) % 4;
-	return dc_ret_str(r, b[i], sizeof(b[i]));
-}
-
 /* ---- SRQ parameters --------------------------------------------------------- */
 
-static inline DAT_SRQ_PARAM srq_param_at(struct dc_ctx *t, const char *file,
-					 int line, DAT_SRQ_HANDLE srq,
-					 enum dc_state on_miss)
-{
-	DAT_SRQ_PARAM p;
-	DAT_RETURN r;
-
-	memset(&p, 0, sizeof(p));
-	r = dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, on_miss, file, line, false,
-			  "dat_srq_query(DAT_SRQ_FIELD_ALL) returned %s", ret_s(r));
-	return p;
-}
-/* Set-up query (UNRESOLVED on error). */
-#define srq_param(srq) srq_param_at(t, __FILE__, __LINE__, (srq), DC_UNRESOLVED)
-/* Clause query (FAIL on error). */
-#define srq_param_checked(srq) srq_param_at(t, __FILE__, __LINE__, (srq), DC_FAIL)
 
 #define KNOWN(v) ((v) != DAT_VALUE_UNKNOWN)
 
@@ -165,7 +127,7 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	l->srq = o->srq ? o->srq :
 		 dc_srq_at(t, file, line, l->pz, o->depth ? o->depth : 16,
 			   o->iov ? o->iov : 4, DAT_SRQ_LW_DEFAULT);
-	dc_lmr_at(t, file, line, l->pz, LINK_BUF, RW_PRIV, &l->rbuf);
+	dc_lmr_at(t, file, line, l->pz, LINK_BUF, DC_PRIV_LOCAL, &l->rbuf);
 	l->rx.pz = l->pz;
 	l->rx.recv_evd = o->rx_recv_evd ? o->rx_recv_evd :
 			 dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
@@ -196,7 +158,7 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 		return;
 	}
 	dc_endpoint_at(t, file, line, &l->tx, &tx);
-	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, RW_PRIV, &l->sbuf);
+	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l->sbuf);
 	if (!o->no_connect)
 		link_connect_at(t, file, line, l);
 }
@@ -211,9 +173,9 @@ static inline void plain_link_up_at(struct dc_ctx *t, const char *file,
 	memset(l, 0, sizeof(*l));
 	dc_endpoint_at(t, file, line, &l->rx, &o);
 	l->pz = l->rx.pz;
-	dc_lmr_at(t, file, line, l->pz, LINK_BUF, RW_PRIV, &l->rbuf);
+	dc_lmr_at(t, file, line, l->pz, LINK_BUF, DC_PRIV_LOCAL, &l->rbuf);
 	dc_endpoint_at(t, file, line, &l->tx, &o);
-	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, RW_PRIV, &l->sbuf);
+	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l->sbuf);
 	if (connect)
 		link_connect_at(t, file, line, l);
 }
@@ -239,11 +201,11 @@ static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
 	memset(p, 0xA0 | (seq & 0xF), SLOT);
 	memcpy(p, &seq, sizeof(seq));
 	r = dat_ep_post_send(l->tx.ep, len ? 1 : 0, len ? &iov : NULL,
-			     ck(seq), flags);
+			     dc_cookie(seq), flags);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up: dat_ep_post_send(message %u) returned %s",
-			  (unsigned)seq, ret_s(r));
+			  (unsigned)seq, dc_ret_text(r));
 }
 #define link_send(l, seq, len) \
 	link_send_flags_at(t, __FILE__, __LINE__, (l), (seq), (len), \
@@ -285,24 +247,6 @@ static inline void link_sent_at(struct dc_ctx *t, const char *file, int line,
  * Clause: the next event on evd is a successful receive completion; returns
  * its data.
  */
-static inline DAT_DTO_COMPLETION_EVENT_DATA
-expect_recv_at(struct dc_ctx *t, const char *file, int line, DAT_EVD_HANDLE evd)
-{
-	DAT_EVENT ev;
-	const DAT_DTO_COMPLETION_EVENT_DATA *d;
-
-	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT,
-			   &ev);
-	d = &ev.event_data.dto_completion_event_data;
-	if (d->status != DAT_DTO_SUCCESS)
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "receive (cookie %llu) completed with %s, expected DAT_DTO_SUCCESS",
-			  (unsigned long long)d->user_cookie.as_64,
-			  dc_dto_status_name(d->status));
-	return *d;
-}
-#define expect_recv(evd) expect_recv_at(t, __FILE__, __LINE__, (evd))
-
 /*
  * Set-up: polls the SRQ until its available count is `want` (a state the
  * provider reaches on its own after an arrival the case caused); used
@@ -349,7 +293,7 @@ static inline void expect_in_send_order(struct dc_ctx *t, struct srq_link *l,
 				 unsigned first_seq, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		DAT_DTO_COMPLETION_EVENT_DATA d = expect_recv(l->rx.recv_evd);
+		DAT_DTO_COMPLETION_EVENT_DATA d = DC_ASSERT_DTO_SUCCESS(l->rx.recv_evd);
 		unsigned slot = (unsigned)d.user_cookie.as_64;
 
 		DC_ASSERT_LT(slot, NSLOTS);
@@ -391,7 +335,7 @@ static inline void two_connections_interleaved(struct dc_ctx *t, bool shared_evd
 				break;
 		}
 		DC_ASSERT(r == DAT_SUCCESS, "only %u of %u messages arrived (%s)",
-			  next_a + next_b, 2 * N, ret_s(r));
+			  next_a + next_b, 2 * N, dc_ret_text(r));
 		DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
 		d = &ev.event_data.dto_completion_event_data;
 		DC_ASSERT_EQ(d->status, DAT_DTO_SUCCESS);
@@ -426,7 +370,7 @@ static inline DAT_CNO_HANDLE attach_cno_at(struct dc_ctx *t, const char *file,
 		r = dat_evd_modify_cno(evd, cno);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: attaching a CNO to the EVD: %s", ret_s(r));
+			  "set-up: attaching a CNO to the EVD: %s", dc_ret_text(r));
 	return cno;
 }
 #define attach_cno(evd) attach_cno_at(t, __FILE__, __LINE__, (evd))
@@ -457,9 +401,9 @@ static inline void every_message_notifies(struct dc_ctx *t, struct srq_link *l,
 		r = cno_fired(t, cno, DC_WAIT_MS, &which);
 		DC_ASSERT(r == DAT_SUCCESS,
 			  "message %u: its receive completion did not trigger the CNO (dat_cno_wait %s): not signalled",
-			  i, ret_s(r));
+			  i, dc_ret_text(r));
 		DC_ASSERT_PTR_EQ(which, l->rx.recv_evd);
-		(void)expect_recv(l->rx.recv_evd);
+		(void)DC_ASSERT_DTO_SUCCESS(l->rx.recv_evd);
 	}
 }
 
@@ -481,18 +425,18 @@ static inline void connect_checked_at(struct dc_ctx *t, const char *file,
 			       DAT_PSP_CONSUMER_FLAG, &l->rx.psp);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: dat_psp_create_any: %s", ret_s(r));
+			  "set-up: dat_psp_create_any: %s", dc_ret_text(r));
 	r = dat_ep_connect(l->tx.ep, t->ia_attr.ia_address_ptr, l->rx.conn_qual,
 			   DC_WAIT_MS * 1000u, 0, NULL, DAT_QOS_BEST_EFFORT,
 			   DAT_CONNECT_DEFAULT_FLAG);
 	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_FAIL, file, line, false, "dat_ep_connect: %s", ret_s(r));
+		dc_end_at(t, DC_FAIL, file, line, false, "dat_ep_connect: %s", dc_ret_text(r));
 	dc_expect_event_at(t, file, line, DC_FAIL, l->rx.cr_evd,
 			   DAT_CONNECTION_REQUEST_EVENT, &ev);
 	r = dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
 			  l->rx.ep, 0, NULL);
 	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_FAIL, file, line, false, "dat_cr_accept: %s", ret_s(r));
+		dc_end_at(t, DC_FAIL, file, line, false, "dat_cr_accept: %s", dc_ret_text(r));
 	dc_expect_event_at(t, file, line, DC_FAIL, l->rx.conn_evd,
 			   DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	dc_expect_event_at(t, file, line, DC_FAIL, l->tx.conn_evd,
@@ -518,7 +462,7 @@ static inline void link_down_at(struct dc_ctx *t, const char *file, int line,
 		r = dat_ep_disconnect(l->tx.ep, DAT_CLOSE_ABRUPT_FLAG);
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: dat_ep_disconnect: %s", ret_s(r));
+				  "set-up: dat_ep_disconnect: %s", dc_ret_text(r));
 		dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->tx.conn_evd,
 				   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	}
@@ -531,63 +475,14 @@ static inline void link_down_at(struct dc_ctx *t, const char *file, int line,
 		     ev.event_number != DAT_CONNECTION_EVENT_BROKEN))
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up: the peer of a disconnected EP saw %s / %s",
-				  ret_s(r), r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
+				  dc_ret_text(r), r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
 	}
 }
 #define link_down(l) link_down_at(t, __FILE__, __LINE__, (l))
 
 /* ---- asynchronous events -------------------------------------------------- */
 
-/* Clause: the next async event names h with the given reason. */
-static inline void expect_async_at(struct dc_ctx *t, const char *file, int line,
-				   DAT_HANDLE h, int reason, long timeout_ms)
-{
-	DAT_EVENT ev;
-	DAT_RETURN r = dc_wait_event(t, t->async_evd, timeout_ms, &ev);
-	const DAT_ASYNCH_ERROR_EVENT_DATA *a = &ev.event_data.asynch_error_event_data;
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "expected an asynchronous event (reason %d) on the IA async EVD, dat_evd_wait returned %s",
-			  reason, ret_s(r));
-	if (ev.event_number < DAT_ASYNC_ERROR_EVD_OVERFLOW ||
-	    ev.event_number > DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR ||
-	    a->dat_handle != h || (int)a->reason != reason)
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "expected an asynchronous event for handle %p reason %d, got %s (0x%x) handle %p reason %d",
-			  h, reason, dc_event_name(ev.event_number),
-			  (unsigned)ev.event_number, a->dat_handle, (int)a->reason);
-}
-#define expect_async(h, reason) \
-	expect_async_at(t, __FILE__, __LINE__, (h), (reason), -1)
-
-#define expect_no_async() dc_assert_no_event_at(t, __FILE__, __LINE__, t->async_evd)
-
 /* ---- misc ----------------------------------------------------------------- */
-
-/* A handle of the wrong type, for DAT_INVALID_HANDLE checks. */
-static inline DAT_HANDLE wrong_handle_at(struct dc_ctx *t, const char *file,
-					 int line)
-{
-	return dc_pz_at(t, file, line);
-}
-#define wrong_handle() wrong_handle_at(t, __FILE__, __LINE__)
-
-static inline DAT_EP_PARAM ep_param_at(struct dc_ctx *t, const char *file,
-				       int line, DAT_EP_HANDLE ep,
-				       enum dc_state on_miss)
-{
-	DAT_EP_PARAM p;
-	DAT_RETURN r;
-
-	memset(&p, 0, sizeof(p));
-	r = dat_ep_query(ep, DAT_EP_FIELD_ALL, &p);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, on_miss, file, line, false,
-			  "dat_ep_query(DAT_EP_FIELD_ALL) returned %s", ret_s(r));
-	return p;
-}
-#define ep_param(ep) ep_param_at(t, __FILE__, __LINE__, (ep), DC_UNRESOLVED)
 
 /* ---- two-node form ----------------------------------------------------------- */
 
@@ -613,7 +508,7 @@ static inline void stream_sends(struct dc_ctx *t, struct srq_link *l,
 	unsigned posted = 0, done = 0;
 
 	*err = 0;
-	dc_lmr(t, l->tx.pz, len, RW_PRIV, &m);
+	dc_lmr(t, l->tx.pz, len, DC_PRIV_LOCAL, &m);
 	memset(m.buf, 0x5A, (size_t)len);
 	while (done < n) {
 		DAT_EVENT ev;
@@ -622,11 +517,11 @@ static inline void stream_sends(struct dc_ctx *t, struct srq_link *l,
 		while (posted < n && posted - done < 32) {
 			DAT_LMR_TRIPLET iov = dc_iov(&m, 0, len);
 
-			r = dat_ep_post_send(l->tx.ep, 1, &iov, ck(posted),
+			r = dat_ep_post_send(l->tx.ep, 1, &iov, dc_cookie(posted),
 					     DAT_COMPLETION_DEFAULT_FLAG);
 			if (r != DAT_SUCCESS) {
 				snprintf(err, errlen, "Send %u of %u: %s",
-					 posted + 1, n, ret_s(r));
+					 posted + 1, n, dc_ret_text(r));
 				return;
 			}
 			posted++;
@@ -635,7 +530,7 @@ static inline void stream_sends(struct dc_ctx *t, struct srq_link *l,
 		if (r != DAT_SUCCESS || ev.event_number != DAT_DTO_COMPLETION_EVENT ||
 		    ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS) {
 			snprintf(err, errlen, "Send completion %u of %u: %s / %s",
-				 done + 1, n, ret_s(r),
+				 done + 1, n, dc_ret_text(r),
 				 r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
 			return;
 		}
@@ -691,7 +586,7 @@ static inline void srq_servant(struct dc_ctx *t)
 			     t->ia_attr.max_dto_per_ep : 64;
 	o.attr = &a;
 	dc_endpoint(t, &l.tx, &o);
-	dc_lmr(t, l.tx.pz, LINK_BUF, RW_PRIV, &l.sbuf);
+	dc_lmr(t, l.tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l.sbuf);
 	dc_connect_active(t, &l.tx, &o);
 	for (;;) {
 		char cmd[256];
@@ -711,7 +606,7 @@ static inline void srq_servant(struct dc_ctx *t)
 				if (r != DAT_SUCCESS || ev.event_number != DAT_DTO_COMPLETION_EVENT ||
 				    ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS) {
 					dc_peer_send(t, "ack", "Send completion %d of %d: %s / %s", i + 1, n,
-						     ret_s(r), r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
+						     dc_ret_text(r), r == DAT_SUCCESS ? dc_event_name(ev.event_number) : "-");
 					break;
 				}
 				if (i == n - 1)
@@ -732,7 +627,7 @@ static inline void srq_servant(struct dc_ctx *t)
 			rmr.rmr_context = ctx;
 			rmr.target_address = addr;
 			rmr.segment_length = len;
-			DC_SETUP(dat_ep_post_rdma_write(l.tx.ep, 1, &iov, ck(1000 + seq), &rmr,
+			DC_SETUP(dat_ep_post_rdma_write(l.tx.ep, 1, &iov, dc_cookie(1000 + seq), &rmr,
 							DAT_COMPLETION_DEFAULT_FLAG));
 		} else if (!strcmp(cmd, "down")) {
 			DC_SETUP(dat_ep_disconnect(l.tx.ep, DAT_CLOSE_ABRUPT_FLAG));
@@ -776,11 +671,11 @@ static inline void link_rdma_write_at(struct dc_ctx *t, const char *file,
 		rmr.rmr_context = ctx;
 		rmr.target_address = addr;
 		rmr.segment_length = len;
-		r = dat_ep_post_rdma_write(l->tx.ep, 1, &iov, ck(1000 + seq), &rmr,
+		r = dat_ep_post_rdma_write(l->tx.ep, 1, &iov, dc_cookie(1000 + seq), &rmr,
 					   DAT_COMPLETION_DEFAULT_FLAG);
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: dat_ep_post_rdma_write: %s", ret_s(r));
+				  "set-up: dat_ep_post_rdma_write: %s", dc_ret_text(r));
 	}
 }
 #define link_rdma_write(l, seq, len, ctx, addr) \

@@ -65,10 +65,10 @@ static inline void hold_begin_ep_at(struct dc_ctx *t, const char *file,
 	if (DAT_GET_TYPE(r) == DAT_MODEL_NOT_SUPPORTED)
 		dc_end_at(t, DC_UNSUPPORTED, file, line, false,
 			  "the provider's hold hook does not work on this IA "
-			  "(daplref_test_hold_arrivals: %s)", ret_s(r));
+			  "(daplref_test_hold_arrivals: %s)", dc_ret_text(r));
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: daplref_test_hold_arrivals: %s", ret_s(r));
+			  "set-up: daplref_test_hold_arrivals: %s", dc_ret_text(r));
 }
 #define hold_begin(h, l) hold_begin_ep_at(t, __FILE__, __LINE__, (h), (l)->rx.ep, 0)
 #define hold_begin_after(h, l, sent) \
@@ -83,7 +83,7 @@ static inline void hold_await_whole_at(struct dc_ctx *t, const char *file,
 
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: waiting for %d held Sends: %s", (int)n, ret_s(r));
+			  "set-up: waiting for %d held Sends: %s", (int)n, dc_ret_text(r));
 }
 #define hold_await_whole(h, n) hold_await_whole_at(t, __FILE__, __LINE__, (h), (n))
 
@@ -110,7 +110,7 @@ static inline void hold_await_at(struct dc_ctx *t, const char *file, int line,
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up: daplref_test_arrive_partial(%d): %s",
-				  (int)h->next_partial, ret_s(r));
+				  (int)h->next_partial, dc_ret_text(r));
 		h->next_partial++;
 	}
 }
@@ -124,7 +124,7 @@ static inline void hold_release_at(struct dc_ctx *t, const char *file, int line,
 
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: daplref_test_release: %s", ret_s(r));
+			  "set-up: daplref_test_release: %s", dc_ret_text(r));
 }
 #define hold_release(h) hold_release_at(t, __FILE__, __LINE__, (h))
 

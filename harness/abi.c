@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * abi.c - the DAT 1.2 implementation of dc_abi.h.  A DAT 2.0 build of the
+ * cases replaces this file and only this file (see dc_abi.h).
+ */
+#include "datcts.h"
+
+#include <string.h>
+
+DAT_LMR_TRIPLET dc_lmr_triplet(DAT_LMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len)
+{
+	DAT_LMR_TRIPLET iov;
+
+	memset(&iov, 0, sizeof(iov));
+	iov.lmr_context = ctx;
+	iov.virtual_address = addr;
+	iov.segment_length = len;
+	return iov;
+}
+
+DAT_RMR_TRIPLET dc_rmr_triplet(DAT_RMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len)
+{
+	DAT_RMR_TRIPLET r;
+
+	memset(&r, 0, sizeof(r));
+	r.rmr_context = ctx;
+	r.target_address = addr;
+	r.segment_length = len;
+	return r;
+}
+
+DAT_VADDR dc_rmr_triplet_address(const DAT_RMR_TRIPLET *r)
+{
+	return r->target_address;
+}
+
+DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
+{
+	return dc_lmr_triplet(m->lmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
+}
+
+DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
+{
+	return dc_rmr_triplet(m->rmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
+}
+
+DAT_RETURN dc_dat_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
+			     DAT_REGION_DESCRIPTION region, DAT_VLEN len,
+			     DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			     DAT_LMR_HANDLE *lmr, DAT_LMR_CONTEXT *lmr_context,
+			     DAT_RMR_CONTEXT *rmr_context,
+			     DAT_VLEN *registered_length,
+			     DAT_VADDR *registered_address)
+{
+	return dat_lmr_create(ia, type, region, len, pz, priv, lmr, lmr_context,
+			      rmr_context, registered_length, registered_address);
+}
+
+DAT_RETURN dc_lmr_register(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *addr,
+			   DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
+			   struct dc_lmr *out)
+{
+	DAT_REGION_DESCRIPTION rd;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = addr;
+	out->buf = addr;
+	out->len = len;
+	return dc_dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz, priv,
+				 &out->lmr, &out->lmr_context, &out->rmr_context,
+				 &out->registered_length,
+				 &out->registered_address);
+}
+
+DAT_RETURN dc_dat_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
+			   const DAT_LMR_TRIPLET *iov, DAT_MEM_PRIV_FLAGS priv,
+			   DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
+			   DAT_COMPLETION_FLAGS flags, DAT_RMR_CONTEXT *ctx)
+{
+	(void)lmr;	/* 1.2 finds the LMR through iov->lmr_context */
+	return dat_rmr_bind(rmr, (DAT_LMR_TRIPLET *)iov, priv, ep, cookie, flags,
+			    ctx);
+}
+
+DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr)
+{
+	return dat_cr_reject(cr);
+}
+
+static const DAT_EP_PARAM_MASK ep_field_masks[] = {
+	DAT_EP_FIELD_IA_HANDLE, DAT_EP_FIELD_EP_STATE,
+	DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR, DAT_EP_FIELD_LOCAL_PORT_QUAL,
+	DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR, DAT_EP_FIELD_REMOTE_PORT_QUAL,
+	DAT_EP_FIELD_PZ_HANDLE, DAT_EP_FIELD_RECV_EVD_HANDLE,
+	DAT_EP_FIELD_REQUEST_EVD_HANDLE, DAT_EP_FIELD_CONNECT_EVD_HANDLE,
+	DAT_EP_FIELD_SRQ_HANDLE,
+	DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE,
+	DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, DAT_EP_FIELD_EP_ATTR_QOS,
+	DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS,
+	DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS,
+	DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS,
+	DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV,
+	DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN,
+	DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
+	DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR,
+	DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
+	DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR,
+	DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
+};
+
+int dc_ep_field_masks(const DAT_EP_PARAM_MASK **masks)
+{
+	*masks = ep_field_masks;
+	return (int)(sizeof(ep_field_masks) / sizeof(ep_field_masks[0]));
+}

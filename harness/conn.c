@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/* conn.c - dc_conn.h: qualifiers, service points, self-connects, pairs. */
+#include "datcts.h"
+
+#include <string.h>
+
+DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
+{
+	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = 0;
+	DAT_RETURN r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+
+	if (r == DAT_SUCCESS)
+		r = dat_psp_free(psp);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: finding a free qualifier failed: %s", dc_ret_text(r));
+	return q;
+}
+
+DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
+			    DAT_PSP_FLAGS flags, DAT_EVD_HANDLE *cr_evd,
+			    DAT_PSP_HANDLE *psp)
+{
+	DAT_CONN_QUAL q = 0;
+	DAT_RETURN r;
+
+	*cr_evd = dc_evd_at(t, file, line, 16, DAT_EVD_CR_FLAG);
+	r = dat_psp_create_any(t->ia, &q, *cr_evd, flags, psp);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_psp_create_any returned %s", dc_ret_text(r));
+	return q;
+}
+
+void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line,
+		   DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr_evd,
+		   DAT_CONN_QUAL *qual, DAT_RSP_HANDLE *rsp)
+{
+	DAT_RETURN r = DAT_SUCCESS;
+
+	/* the qualifier is free when create_any hands it out; another
+	 * process may take it before the RSP does: try again */
+	for (int tries = 0; tries < 8; tries++) {
+		DAT_PSP_HANDLE psp;
+
+		r = dat_psp_create_any(t->ia, qual, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp);
+		if (r != DAT_SUCCESS)
+			break;
+		r = dat_psp_free(psp);
+		if (r != DAT_SUCCESS)
+			break;
+		r = dat_rsp_create(t->ia, *qual, ep, cr_evd, rsp);
+		if (!dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE))
+			break;
+	}
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: reserving an EP on a free qualifier failed: %s",
+			  dc_ret_text(r));
+}
+
+DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
+			      DAT_CONN_QUAL qual, DAT_TIMEOUT timeout_us,
+			      DAT_COUNT pd_size, const void *pd)
+{
+	return dat_ep_connect(ep, t->ia_attr.ia_address_ptr, qual,
+			      timeout_us ? timeout_us : dc_case_timeout_us(t),
+			      pd_size, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT,
+			      DAT_CONNECT_DEFAULT_FLAG);
+}
+
+void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
+		   struct dc_pair *p, DAT_VLEN mem_len, const struct dc_conn_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	if (mem_len) {
+		dc_endpoint_at(t, file, line, &p->a, o);
+		dc_endpoint_at(t, file, line, &p->b, o);
+		dc_lmr_at(t, file, line, p->a.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
+		dc_lmr_at(t, file, line, p->b.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
+	}
+	dc_connect_local_at(t, file, line, &p->a, &p->b, o);
+}

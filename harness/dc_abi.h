@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dc_abi.h - the DAT calls whose parameter lists or types differ between
+ * DAT 1.2 and DAT 2.0 (dat12-facts.md section 5), behind signatures that
+ * are the same in both.  Cases make these calls only through this file, so
+ * a DAT 2.0 build of the cases needs a second abi.c and nothing else:
+ *
+ *   triplets     DAT_LMR_TRIPLET / DAT_RMR_TRIPLET change layout and
+ *                member names (target_address becomes virtual_address)
+ *   LMR create   2.0 adds a DAT_VA_TYPE after the privileges
+ *   RMR bind     2.0 adds the LMR handle and a DAT_VA_TYPE
+ *   CR reject    2.0 adds private data
+ *   EP masks     2.0 adds DAT_EP_FIELD_COMM and renumbers the others
+ *
+ * Included by datcts.h.
+ */
+#ifndef DC_ABI_H
+#define DC_ABI_H
+
+struct dc_lmr;
+
+/* Segment descriptors from their parts. */
+DAT_LMR_TRIPLET dc_lmr_triplet(DAT_LMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len);
+DAT_RMR_TRIPLET dc_rmr_triplet(DAT_RMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len);
+/* The parts back (the RMR member's name differs between the ABIs). */
+DAT_VADDR dc_rmr_triplet_address(const DAT_RMR_TRIPLET *r);
+
+/* Segment descriptors over a dc_lmr (offsets are into m->buf). */
+DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
+DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
+
+/*
+ * dat_lmr_create with the DAT 1.2 parameter list; the 2.0 build passes
+ * DAT_VA_TYPE_VA.  Returns what the provider returned.
+ */
+DAT_RETURN dc_dat_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
+			     DAT_REGION_DESCRIPTION region, DAT_VLEN len,
+			     DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			     DAT_LMR_HANDLE *lmr, DAT_LMR_CONTEXT *lmr_context,
+			     DAT_RMR_CONTEXT *rmr_context,
+			     DAT_VLEN *registered_length,
+			     DAT_VADDR *registered_address);
+
+/*
+ * Registers len bytes of Consumer memory at addr (DAT_MEM_TYPE_VIRTUAL)
+ * and fills *out (buf, len and what dat_lmr_create returned).
+ */
+DAT_RETURN dc_lmr_register(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *addr,
+			   DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
+			   struct dc_lmr *out);
+
+/*
+ * dat_rmr_bind of the window iov of LMR lmr.  DAT 1.2 does not take the
+ * LMR handle (it is found through iov's context); 2.0 does, so every
+ * caller names it.  DAT_HANDLE_NULL is passed on as is.
+ */
+DAT_RETURN dc_dat_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
+			   const DAT_LMR_TRIPLET *iov, DAT_MEM_PRIV_FLAGS priv,
+			   DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
+			   DAT_COMPLETION_FLAGS flags, DAT_RMR_CONTEXT *ctx);
+
+/* dat_cr_reject; the 2.0 build sends no private data. */
+DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr);
+
+/*
+ * Every single-field mask of DAT_EP_PARAM, in member order (2.0 has one
+ * more, DAT_EP_FIELD_COMM).  Returns the count; *masks points at them.
+ */
+int dc_ep_field_masks(const DAT_EP_PARAM_MASK **masks);
+
+#endif /* DC_ABI_H */

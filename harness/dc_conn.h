@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dc_conn.h - connection fixtures beyond dc_connect_*: free qualifiers,
+ * service points on any qualifier, connecting to this IA's own address,
+ * and a connected pair with memory.  Included by datcts.h.
+ */
+#ifndef DC_CONN_H
+#define DC_CONN_H
+
+/* A qualifier nobody listens on (a PSP made on "any" and freed again). */
+DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line);
+#define dc_free_conn_qual(t) dc_free_conn_qual_at((t), __FILE__, __LINE__)
+
+/* A PSP with `flags` on any free qualifier and a new CR EVD; returns the qualifier. */
+DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
+			    DAT_PSP_FLAGS flags, DAT_EVD_HANDLE *cr_evd,
+			    DAT_PSP_HANDLE *psp);
+#define dc_psp_any(t, flags, cr_evd, psp)				\
+	dc_psp_any_at((t), __FILE__, __LINE__, (flags), (cr_evd), (psp))
+
+/* An RSP reserving ep on a free qualifier (a race for it is retried). */
+void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line,
+		   DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr_evd,
+		   DAT_CONN_QUAL *qual, DAT_RSP_HANDLE *rsp);
+#define dc_rsp_any(t, ep, cr_evd, qual, rsp)				\
+	dc_rsp_any_at((t), __FILE__, __LINE__, (ep), (cr_evd), (qual), (rsp))
+
+/*
+ * dat_ep_connect of ep to qualifier qual of the case's own IA address,
+ * with private data; timeout_us 0: one that outlives the case.
+ */
+DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
+			      DAT_CONN_QUAL qual, DAT_TIMEOUT timeout_us,
+			      DAT_COUNT pd_size, const void *pd);
+
+/* A connected pair in this process, each side with a buffer of its own. */
+struct dc_pair {
+	struct dc_endpoint a, b;	/* a: active, b: passive */
+	struct dc_lmr ma, mb;		/* mem_len bytes, every privilege, in a.pz / b.pz */
+};
+/* dc_connect_local, and (mem_len > 0) the two buffers, made before connecting. */
+void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
+		   struct dc_pair *p, DAT_VLEN mem_len, const struct dc_conn_opts *o);
+#define dc_pair_up(t, p, mem_len, o)					\
+	dc_pair_up_at((t), __FILE__, __LINE__, (p), (mem_len), (o))
+
+#endif /* DC_CONN_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dc_objects.h - more objects, their parameters, handles that name no
+ * object, and the invalid-handle assertion.  Included by datcts.h.
+ *
+ * Queries come in two spellings: dc_<obj>_param(t, h) is set-up (a failed
+ * query ends the case UNRESOLVED), DC_<OBJ>_PARAM(h) is part of the clause
+ * (FAIL).
+ */
+#ifndef DC_OBJECTS_H
+#define DC_OBJECTS_H
+
+/* Text of a DAT code, for messages ("DAT_INVALID_STATE (subtype ...)"). */
+const char *dc_ret_text(DAT_RETURN r);
+
+/* A DTO cookie carrying v. */
+DAT_DTO_COOKIE dc_cookie(uint64_t v);
+
+/* ---- objects the basic fixtures do not make ------------------------------ */
+
+/* dat_cno_create on the case's IA. */
+DAT_CNO_HANDLE dc_cno_at(struct dc_ctx *t, const char *file, int line,
+			 DAT_OS_WAIT_PROXY_AGENT agent);
+#define dc_cno(t, agent) dc_cno_at((t), __FILE__, __LINE__, (agent))
+#define dc_plain_cno(t) dc_cno(t, DAT_OS_WAIT_PROXY_AGENT_NULL)
+
+/* dat_evd_create with a CNO (dc_evd gives none). */
+DAT_EVD_HANDLE dc_evd_with_cno_at(struct dc_ctx *t, const char *file, int line,
+				  DAT_COUNT qlen, DAT_EVD_FLAGS flags,
+				  DAT_CNO_HANDLE cno);
+#define dc_evd_with_cno(t, qlen, flags, cno)				\
+	dc_evd_with_cno_at((t), __FILE__, __LINE__, (qlen), (flags), (cno))
+
+/* dat_rmr_create in pz. */
+DAT_RMR_HANDLE dc_rmr_at(struct dc_ctx *t, const char *file, int line,
+			 DAT_PZ_HANDLE pz);
+#define dc_rmr(t, pz) dc_rmr_at((t), __FILE__, __LINE__, (pz))
+
+/* ---- parameters ------------------------------------------------------------ */
+
+DAT_EP_PARAM dc_ep_param_at(struct dc_ctx *t, const char *file, int line,
+			    DAT_EP_HANDLE ep, enum dc_state on_miss);
+#define dc_ep_param(t, ep) dc_ep_param_at((t), __FILE__, __LINE__, (ep), DC_UNRESOLVED)
+#define DC_EP_PARAM(ep) dc_ep_param_at(t, __FILE__, __LINE__, (ep), DC_FAIL)
+
+DAT_EVD_PARAM dc_evd_param_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_EVD_HANDLE evd, enum dc_state on_miss);
+#define dc_evd_param(t, evd) dc_evd_param_at((t), __FILE__, __LINE__, (evd), DC_UNRESOLVED)
+#define DC_EVD_PARAM(evd) dc_evd_param_at(t, __FILE__, __LINE__, (evd), DC_FAIL)
+
+DAT_CNO_PARAM dc_cno_param_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_CNO_HANDLE cno, enum dc_state on_miss);
+#define dc_cno_param(t, cno) dc_cno_param_at((t), __FILE__, __LINE__, (cno), DC_UNRESOLVED)
+#define DC_CNO_PARAM(cno) dc_cno_param_at(t, __FILE__, __LINE__, (cno), DC_FAIL)
+
+DAT_SRQ_PARAM dc_srq_param_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_SRQ_HANDLE srq, enum dc_state on_miss);
+#define dc_srq_param(t, srq) dc_srq_param_at((t), __FILE__, __LINE__, (srq), DC_UNRESOLVED)
+#define DC_SRQ_PARAM(srq) dc_srq_param_at(t, __FILE__, __LINE__, (srq), DC_FAIL)
+
+DAT_LMR_PARAM dc_lmr_param_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_LMR_HANDLE lmr);
+#define dc_lmr_param(t, lmr) dc_lmr_param_at((t), __FILE__, __LINE__, (lmr))
+
+DAT_RMR_PARAM dc_rmr_param_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_RMR_HANDLE rmr);
+#define dc_rmr_param(t, rmr) dc_rmr_param_at((t), __FILE__, __LINE__, (rmr))
+
+/* ---- handles that name no object of the kind a call wants ----------------- */
+
+/* A live handle of another type (a PZ): pass it where another kind is due. */
+#define dc_wrong_handle(t) ((DAT_HANDLE)dc_pz(t))
+
+/* The handle of an object made and freed again. */
+DAT_EP_HANDLE dc_freed_ep_at(struct dc_ctx *t, const char *file, int line);
+#define dc_freed_ep(t) dc_freed_ep_at((t), __FILE__, __LINE__)
+DAT_EVD_HANDLE dc_freed_evd_at(struct dc_ctx *t, const char *file, int line,
+			       DAT_EVD_FLAGS flags);
+#define dc_freed_evd(t, flags) dc_freed_evd_at((t), __FILE__, __LINE__, (flags))
+DAT_PZ_HANDLE dc_freed_pz_at(struct dc_ctx *t, const char *file, int line);
+#define dc_freed_pz(t) dc_freed_pz_at((t), __FILE__, __LINE__)
+
+/*
+ * The invalid-handle rule (docs/writing-cases.md, "Invalid handles").
+ * The pages require the type DAT_INVALID_HANDLE and name no subtype; the
+ * headers' subtypes of that type name the handle at fault, by object kind
+ * or by argument position.  So the subtype is optional, but one that is
+ * given must name the rejected argument: DAT_NO_SUBTYPE, the subtype of
+ * the argument's kind, or DAT_INVALID_HANDLE<arg> for its position.
+ */
+enum dc_handle_kind {
+	DC_HANDLE_ANY,		/* a DAT_HANDLE argument: any kind's subtype */
+	DC_HANDLE_IA,
+	DC_HANDLE_EP,
+	DC_HANDLE_LMR,
+	DC_HANDLE_RMR,
+	DC_HANDLE_PZ,
+	DC_HANDLE_PSP,
+	DC_HANDLE_RSP,
+	DC_HANDLE_CR,
+	DC_HANDLE_CNO,
+	DC_HANDLE_SRQ,
+	DC_HANDLE_EVD,		/* an EVD of no particular role: any EVD_* */
+	DC_HANDLE_EVD_CR,
+	DC_HANDLE_EVD_REQUEST,
+	DC_HANDLE_EVD_RECV,
+	DC_HANDLE_EVD_CONN,
+	DC_HANDLE_EVD_ASYNC,
+};
+
+/* True when r is DAT_INVALID_HANDLE with a subtype the rule allows. */
+bool dc_invalid_handle_ok(DAT_RETURN r, int arg, enum dc_handle_kind kind);
+void dc_assert_invalid_handle_at(struct dc_ctx *t, const char *file, int line,
+				 const char *expr, DAT_RETURN got, int arg,
+				 enum dc_handle_kind kind);
+/* Clause: ret rejects argument `arg` (1-based) of kind DC_HANDLE_<kind>. */
+#define DC_ASSERT_INVALID_HANDLE(ret, arg, kind)			\
+	dc_assert_invalid_handle_at(t, __FILE__, __LINE__, #ret, (ret),	\
+				    (arg), DC_HANDLE_##kind)
+
+#endif /* DC_OBJECTS_H */

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events.c - dc_events.h: events checked by content, async errors and
+ * waiter threads.
+ */
+#include "datcts.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+long dc_wait_ms(const struct dc_ctx *t)
+{
+	long left = dc_remaining_ms(t);
+
+	return left < DC_WAIT_MS ? left : DC_WAIT_MS;
+}
+
+DAT_TIMEOUT dc_case_timeout_us(const struct dc_ctx *t)
+{
+	long ms = dc_remaining_ms(t);
+
+	return ms > 0 ? (DAT_TIMEOUT)ms * 1000u : 1000u;
+}
+
+/* ---- DTO and connection events ----------------------------------------------- */
+
+DAT_DTO_COMPLETION_EVENT_DATA dc_expect_dto_at(struct dc_ctx *t, const char *file,
+					       int line, enum dc_state on_miss,
+					       DAT_EVD_HANDLE evd,
+					       const uint64_t *cookie, int status)
+{
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	dc_expect_event_at(t, file, line, on_miss, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	if (cookie && status >= 0 &&
+	    (d->user_cookie.as_64 != *cookie || (int)d->status != status))
+		dc_end_at(t, on_miss, file, line, false,
+			  "expected the completion of cookie %llu with %s, got cookie %llu with %s",
+			  (unsigned long long)*cookie,
+			  dc_dto_status_name((DAT_DTO_COMPLETION_STATUS)status),
+			  (unsigned long long)d->user_cookie.as_64,
+			  dc_dto_status_name(d->status));
+	if (cookie && status < 0 && d->user_cookie.as_64 != *cookie)
+		dc_end_at(t, on_miss, file, line, false,
+			  "expected the completion of cookie %llu, got cookie %llu",
+			  (unsigned long long)*cookie,
+			  (unsigned long long)d->user_cookie.as_64);
+	if (!cookie && status >= 0 && (int)d->status != status)
+		dc_end_at(t, on_miss, file, line, false,
+			  "DTO completion (cookie %llu) with %s, expected %s",
+			  (unsigned long long)d->user_cookie.as_64,
+			  dc_dto_status_name(d->status),
+			  dc_dto_status_name((DAT_DTO_COMPLETION_STATUS)status));
+	return *d;
+}
+
+void dc_expect_conn_event_at(struct dc_ctx *t, const char *file, int line,
+			     DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num,
+			     DAT_EP_HANDLE ep, DAT_EVENT *out)
+{
+	DAT_EVENT ev;
+
+	dc_expect_event_at(t, file, line, DC_FAIL, evd, num, &ev);
+	if (ep && ev.event_data.connect_event_data.ep_handle != ep)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%s names EP %p, expected %p", dc_event_name(num),
+			  ev.event_data.connect_event_data.ep_handle, ep);
+	if (out)
+		*out = ev;
+}
+
+DAT_CR_HANDLE dc_await_cr_at(struct dc_ctx *t, const char *file, int line,
+			     DAT_EVD_HANDLE evd, DAT_CR_ARRIVAL_EVENT_DATA *out)
+{
+	DAT_EVENT ev;
+
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, evd,
+			   DAT_CONNECTION_REQUEST_EVENT, &ev);
+	if (out)
+		*out = ev.event_data.cr_arrival_event_data;
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+void dc_expect_conn_end_at(struct dc_ctx *t, const char *file, int line,
+			   enum dc_state on_miss, DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r = dc_wait_event(t, evd, -1, &ev);
+	const char *pre = on_miss == DC_UNRESOLVED ? "set-up: " : "";
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, on_miss, file, line, false,
+			  "%sexpected the connection to end, dat_evd_wait on the connection EVD returned %s",
+			  pre, dc_ret_text(r));
+	if (ev.event_number != DAT_CONNECTION_EVENT_BROKEN &&
+	    ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED)
+		dc_end_at(t, on_miss, file, line, false,
+			  "%sexpected DAT_CONNECTION_EVENT_BROKEN or _DISCONNECTED, got %s",
+			  pre, dc_event_name(ev.event_number));
+}
+
+void dc_expect_async_at(struct dc_ctx *t, const char *file, int line,
+			DAT_HANDLE h, int reason, long timeout_ms)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r = dc_wait_event(t, t->async_evd, timeout_ms, &ev);
+	const DAT_ASYNCH_ERROR_EVENT_DATA *a = &ev.event_data.asynch_error_event_data;
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "expected an asynchronous event (reason %d) on the IA async EVD, dat_evd_wait returned %s",
+			  reason, dc_ret_text(r));
+	if (ev.event_number < DAT_ASYNC_ERROR_EVD_OVERFLOW ||
+	    ev.event_number > DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR ||
+	    a->dat_handle != h || (int)a->reason != reason)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "expected an asynchronous event for handle %p reason %d, got %s (0x%x) handle %p reason %d",
+			  h, reason, dc_event_name(ev.event_number),
+			  (unsigned)ev.event_number, a->dat_handle, (int)a->reason);
+}
+
+/* ---- waiter threads ------------------------------------------------------------ */
+
+static struct dc_waiter waiter_pool[16];
+
+void dc_cv_init(pthread_mutex_t *mu, pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+
+	pthread_mutex_init(mu, NULL);
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &a);
+	pthread_condattr_destroy(&a);
+}
+
+void dc_cv_wait_until(pthread_mutex_t *mu, pthread_cond_t *cv, double until_ms)
+{
+	struct timespec ts;
+	double s = until_ms / 1e3;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(cv, mu, &ts);
+}
+
+static void *waiter_main(void *arg)
+{
+	struct dc_waiter *w = arg;
+	DAT_EVENT ev;
+	DAT_COUNT nmore = -12345;
+	DAT_EVD_HANDLE evd = DC_UNWRITTEN_EVD;
+	DAT_RETURN r;
+
+	memset(&ev, 0xa5, sizeof(ev));
+	pthread_mutex_lock(&w->mu);
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->entered = true;
+	w->t_enter = dc_now_ms();
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	if (w->call == DC_WAIT_EVD)
+		r = dat_evd_wait((DAT_EVD_HANDLE)w->h, w->timeout, w->threshold,
+				 &ev, &nmore);
+	else
+		r = dat_cno_wait((DAT_CNO_HANDLE)w->h, w->timeout, &evd);
+	pthread_mutex_lock(&w->mu);
+	w->ret = r;
+	w->ev = ev;
+	w->nmore = nmore;
+	w->evd = evd;
+	w->t_return = dc_now_ms();
+	w->returned = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+struct dc_waiter *dc_waiter_start_at(struct dc_ctx *t, const char *file, int line,
+				     enum dc_waiter_call call, DAT_HANDLE h,
+				     DAT_TIMEOUT timeout, DAT_COUNT threshold)
+{
+	const int cap = (int)(sizeof(waiter_pool) / sizeof(waiter_pool[0]));
+	struct dc_waiter *w = NULL;
+
+	for (int i = 0; i < cap && !w; i++)
+		if (!waiter_pool[i].in_use)
+			w = &waiter_pool[i];
+	if (!w)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: more than %d live waiter threads", cap);
+	memset(w, 0, sizeof(*w));
+	dc_cv_init(&w->mu, &w->cv);
+	w->in_use = true;
+	w->call = call;
+	w->h = h;
+	w->timeout = timeout;
+	w->threshold = threshold;
+	if (pthread_create(&w->th, NULL, waiter_main, w))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: pthread_create failed");
+	return w;
+}
+
+const char *dc_waiter_call_name(const struct dc_waiter *w)
+{
+	return w->call == DC_WAIT_EVD ? "dat_evd_wait" : "dat_cno_wait";
+}
+
+bool dc_waiter_returned_within(struct dc_waiter *w, long ms)
+{
+	double until = dc_now_ms() + (double)ms;
+	bool r;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->returned && dc_now_ms() < until)
+		dc_cv_wait_until(&w->mu, &w->cv, until);
+	r = w->returned;
+	pthread_mutex_unlock(&w->mu);
+	return r;
+}
+
+void dc_waiter_free(struct dc_waiter *w)
+{
+	if (!dc_waiter_done(w))
+		return;
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	w->in_use = false;
+}
+
+/* 'S' when the thread sleeps in the kernel; '?' when unreadable. */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
+			  struct dc_waiter *w)
+{
+	double until = dc_now_ms() + (double)dc_wait_ms(t);
+	int sleeping = 0;
+
+	for (;;) {
+		bool entered, returned;
+		pid_t tid;
+
+		pthread_mutex_lock(&w->mu);
+		if (!w->entered && !w->returned)
+			dc_cv_wait_until(&w->mu, &w->cv,
+					 dc_now_ms() + 10.0 < until ? dc_now_ms() + 10.0 : until);
+		entered = w->entered;
+		returned = w->returned;
+		tid = w->tid;
+		pthread_mutex_unlock(&w->mu);
+		if (returned)
+			return false;
+		if (entered) {
+			char st = thread_state(tid);
+
+			if (st == '?')
+				dc_end_at(t, DC_UNRESOLVED, file, line, false,
+					  "set-up: cannot read /proc/self/task/%d/stat to see the waiter block",
+					  (int)tid);
+			sleeping = st == 'S' ? sleeping + 1 : 0;
+			if (sleeping >= 3)
+				return true;
+		}
+		if (dc_now_ms() > until)
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the %s thread never blocked within %ld ms",
+				  dc_waiter_call_name(w), dc_wait_ms(t));
+		sched_yield();
+	}
+}
+
+void dc_assert_still_waiting_at(struct dc_ctx *t, const char *file, int line,
+				struct dc_waiter *w, const char *after)
+{
+	if (!dc_waiter_returned_within(w, DC_QUIET_MS))
+		return;
+	if (w->call == DC_WAIT_CNO)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "dat_cno_wait returned %s with EVD %p after %s; it should still be waiting",
+			  dc_ret_text(w->ret), w->evd, after);
+	dc_end_at(t, DC_FAIL, file, line, false,
+		  "dat_evd_wait returned %s (nmore %d) after %s; it should still be waiting",
+		  dc_ret_text(w->ret), (int)w->nmore, after);
+}
+
+void dc_waiter_join_at(struct dc_ctx *t, const char *file, int line,
+		       struct dc_waiter *w, enum dc_state on_miss,
+		       const char *after)
+{
+	if (!dc_waiter_returned_within(w, dc_wait_ms(t)))
+		dc_end_at(t, on_miss, file, line, false,
+			  "%s%s did not return within %ld ms after %s",
+			  on_miss == DC_UNRESOLVED ? "set-up: " : "",
+			  dc_waiter_call_name(w), dc_wait_ms(t), after);
+}

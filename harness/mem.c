@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/* mem.c - dc_mem.h: patterns, Consumer buffers, synchronous DTOs and binds. */
+#include "datcts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned char pattern_byte(size_t i, unsigned int seed)
+{
+	return (unsigned char)(seed + i * 7u + (i >> 8));
+}
+
+void dc_fill(void *p, size_t len, unsigned int seed)
+{
+	unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		b[i] = pattern_byte(i, seed);
+}
+
+bool dc_check_fill(const void *p, size_t len, unsigned int seed)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != pattern_byte(i, seed))
+			return false;
+	return true;
+}
+
+long dc_first_not(const void *p, size_t len, unsigned char v)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != v)
+			return (long)i;
+	return -1;
+}
+
+static void *case_bufs[256];
+static int n_case_bufs;
+
+static void case_bufs_free(void)
+{
+	while (n_case_bufs > 0)
+		free(case_bufs[--n_case_bufs]);
+}
+
+void *dc_case_buf_at(struct dc_ctx *t, const char *file, int line,
+		     size_t align, size_t len)
+{
+	void *p;
+
+	if (n_case_bufs == (int)(sizeof(case_bufs) / sizeof(case_bufs[0])))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "case bug: too many case buffers");
+	p = aligned_alloc(align, (len + align - 1) / align * align);
+	if (!p)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: out of memory");
+	memset(p, 0, len);
+	if (n_case_bufs == 0)
+		atexit(case_bufs_free);
+	case_bufs[n_case_bufs++] = p;
+	return p;
+}
+
+/* The request completion of an RDMA the caller posted: its cookie, its status. */
+static DAT_DTO_COMPLETION_STATUS rdma_done(struct dc_ctx *t, const char *file, int line,
+					   const struct dc_endpoint *e, DAT_RETURN r,
+					   const char *call, uint64_t cookie)
+{
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up %s returned %s", call, dc_ret_text(r));
+	return dc_expect_dto_at(t, file, line, DC_FAIL, e->req_evd, &cookie,
+				DC_ANY_STATUS).status;
+}
+
+DAT_DTO_COMPLETION_STATUS dc_rdma_write_at(struct dc_ctx *t, const char *file, int line,
+					   const struct dc_endpoint *e,
+					   const struct dc_lmr *m, DAT_VLEN off,
+					   DAT_VLEN len, DAT_RMR_TRIPLET dst,
+					   uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+
+	return rdma_done(t, file, line, e,
+			 dat_ep_post_rdma_write(e->ep, 1, &iov, dc_cookie(cookie), &dst,
+						DAT_COMPLETION_DEFAULT_FLAG),
+			 "dat_ep_post_rdma_write", cookie);
+}
+
+DAT_DTO_COMPLETION_STATUS dc_rdma_read_at(struct dc_ctx *t, const char *file, int line,
+					  const struct dc_endpoint *e,
+					  const struct dc_lmr *m, DAT_VLEN off,
+					  DAT_VLEN len, DAT_RMR_TRIPLET src,
+					  uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+
+	return rdma_done(t, file, line, e,
+			 dat_ep_post_rdma_read(e->ep, 1, &iov, dc_cookie(cookie), &src,
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			 "dat_ep_post_rdma_read", cookie);
+}
+
+void dc_send_sync_at(struct dc_ctx *t, const char *file, int line,
+		     const struct dc_endpoint *e, const struct dc_lmr *m,
+		     DAT_VLEN off, DAT_VLEN len, uint64_t cookie)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	dc_post_send_at(t, file, line, e->ep, m, off, len, cookie);
+	d = dc_await_dto_at(t, file, line, e->req_evd, cookie);
+	if (d.status != DAT_DTO_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up Send completed with %s", dc_dto_status_name(d.status));
+}
+
+DAT_DTO_COMPLETION_EVENT_DATA dc_await_recv_at(struct dc_ctx *t, const char *file,
+					       int line, const struct dc_endpoint *e,
+					       uint64_t cookie)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA d = dc_await_dto_at(t, file, line, e->recv_evd, cookie);
+
+	if (d.status != DAT_DTO_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up receive completed with %s", dc_dto_status_name(d.status));
+	return d;
+}
+
+DAT_RMR_BIND_COMPLETION_EVENT_DATA dc_expect_bind_at(struct dc_ctx *t, const char *file,
+						     int line, DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev;
+
+	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	return ev.event_data.rmr_completion_event_data;
+}
+
+DAT_RMR_CONTEXT dc_bind_rmr_at(struct dc_ctx *t, const char *file, int line,
+			       DAT_RMR_HANDLE rmr, const struct dc_lmr *m,
+			       DAT_VLEN off, DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
+			       const struct dc_endpoint *e, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+	DAT_RMR_BIND_COMPLETION_EVENT_DATA *d;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	r = dc_dat_rmr_bind(rmr, m->lmr, &iov, priv, e->ep, dc_cookie(cookie),
+			    DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	dc_allow_model_not_supported_at(t, file, line, "dat_rmr_bind", r,
+					"dat_rmr_bind", "RMR binding");
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_rmr_bind returned %s", dc_ret_text(r));
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, e->req_evd,
+			   DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.rmr_completion_event_data;
+	if (d->status != DAT_RMR_BIND_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up bind completed with %s", dc_dto_status_name(d->status));
+	return ctx;
+}
