@@ -137,7 +137,7 @@ struct ref_ep {
 	DAT_PORT_QUAL local_port, remote_port;
 	DAT_CONN_QUAL remote_conn_qual;	/* what we connected to (dup_connect) */
 	bool was_active;		/* this EP initiated the connection */
-	void *est_pdata;		/* active side: peer's accept private data */
+	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;
 
 	/* Requests in post order (incl. REF_WR_BIND); completed from the head. */

@@ -184,7 +184,7 @@ void ref_tp_conn_request(void *ctx, struct ref_tp_conn *c,
 {
 	if (ref_cr_deliver(ctx, c, peer, peer_port, qual, pdata,
 			   pdata_len) != DAT_SUCCESS)
-		c->tp->ops->reject(c, false);	/* backlog full: non-peer */
+		c->tp->ops->reject(c, false, NULL, 0);	/* backlog full: non-peer */
 }
 
 DAT_RETURN ref_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
@@ -313,7 +313,7 @@ out:
 	    ref_obj_live(cr) && cr->conn &&
 	    ref_mutant("cr-accept-failure-consumes-cr")) {
 		/* a refused accept still uses the request up */
-		cr->conn->tp->ops->reject(cr->conn, false);
+		cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
 		cr->conn = NULL;
 		cr_release_ep(cr);
 		ref_cr_delete(cr);
@@ -344,7 +344,7 @@ static void cr_release_ep(struct ref_cr *cr)
 	ep->remote_port = 0;
 }
 
-DAT_RETURN ref_cr_reject(DAT_CR_HANDLE h)
+static DAT_RETURN cr_reject(DAT_CR_HANDLE h, const void *pdata, DAT_COUNT len)
 {
 	struct ref_cr *cr;
 	struct ref_ia *ia;
@@ -358,7 +358,8 @@ DAT_RETURN ref_cr_reject(DAT_CR_HANDLE h)
 		return rc;
 	if (cr->conn)
 		cr->conn->tp->ops->reject(cr->conn,
-					  !ref_mutant("cr-reject-is-non-peer"));
+					  !ref_mutant("cr-reject-is-non-peer"),
+					  pdata, len);
 	cr->conn = NULL;
 	if (cr->provider_ep && ref_mutant("cr-reject-stops-psp")) {
 		struct ref_obj *sp = ref_sp_find(ia, cr->conn_qual);
@@ -379,6 +380,11 @@ DAT_RETURN ref_cr_reject(DAT_CR_HANDLE h)
 	return DAT_SUCCESS;
 }
 
+DAT_RETURN ref_cr_reject(DAT_CR_HANDLE h)
+{
+	return cr_reject(h, NULL, 0);
+}
+
 /*
  * DAT 2.0's dat_cr_reject carries private data to the active side, under
  * the same rules as dat_cr_accept's (size within max_private_data_size, a
@@ -396,7 +402,7 @@ DAT_RETURN ref_cr_reject_with_data(DAT_CR_HANDLE h, DAT_COUNT size,
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (size > 0 && !pdata)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	return ref_cr_reject(h);
+	return cr_reject(h, pdata, size);
 }
 
 DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
@@ -424,7 +430,7 @@ DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	if (!sp || !sp_ready(sp) || !cr->conn) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		if (cr->conn && ref_mutant("cr-handoff-bad-qual-consumes-cr")) {
-			cr->conn->tp->ops->reject(cr->conn, false);
+			cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
 			cr->conn = NULL;
 			cr_release_ep(cr);
 			ref_cr_delete(cr);
@@ -437,7 +443,7 @@ DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 		if (ref_cr_deliver(sp, c, (struct sockaddr *)&cr->remote_addr,
 				   cr->remote_port, qual, cr->pdata,
 				   cr->pdata_len) != DAT_SUCCESS)
-			c->tp->ops->reject(c, false);
+			c->tp->ops->reject(c, false, NULL, 0);
 		goto out;	/* the original CR stays */
 	}
 	c = cr->conn;
@@ -451,7 +457,7 @@ DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	ref_cr_delete(cr);
 	if (ref_cr_deliver(sp, c, (struct sockaddr *)&peer, port, qual, pdata,
 			   plen) != DAT_SUCCESS)
-		c->tp->ops->reject(c, false);
+		c->tp->ops->reject(c, false, NULL, 0);
 	free(pdata);
 out:
 	ref_ia_release(ia);

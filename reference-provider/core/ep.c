@@ -742,6 +742,26 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 
 /* ---- connection life cycle ------------------------------------------------------ */
 
+/*
+ * The active side keeps the peer's private data (accept, or a DAT 2.0
+ * reject) for the connection event that points at it, until the EP is reset
+ * or freed.
+ */
+static void keep_peer_pdata(struct ref_ep *ep, const void *pdata,
+			    DAT_COUNT pdata_len)
+{
+	free(ep->est_pdata);
+	ep->est_pdata = NULL;
+	ep->est_pdata_len = 0;
+	if (pdata_len > 0) {
+		ep->est_pdata = malloc((size_t)pdata_len);
+		if (ep->est_pdata) {
+			memcpy(ep->est_pdata, pdata, (size_t)pdata_len);
+			ep->est_pdata_len = pdata_len;
+		}
+	}
+}
+
 void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev)
 {
 	DAT_EP_STATE was = ep->state;
@@ -774,8 +794,10 @@ void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev)
 	if (ep->est_pdata && ep->est_pdata_len > 0 &&
 	    ref_mutant("ep-established-pdata-scrubbed-on-disconnect"))
 		memset(ep->est_pdata, 0, (size_t)ep->est_pdata_len);
-	if (!(ev == DAT_CONNECTION_EVENT_DISCONNECTED &&
-	      ep->disconnect_event_posted))
+	if (ev == DAT_CONNECTION_EVENT_PEER_REJECTED)
+		ref_ep_conn_event(ep, ev, ep->est_pdata, ep->est_pdata_len);
+	else if (!(ev == DAT_CONNECTION_EVENT_DISCONNECTED &&
+		   ep->disconnect_event_posted))
 		ref_ep_conn_event(ep, ev, NULL, 0);
 	ep->disconnect_event_posted = false;
 }
@@ -869,16 +891,7 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 	}
 	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		ep->remote_port = ep->remote_conn_qual;
-		free(ep->est_pdata);
-		ep->est_pdata = NULL;
-		ep->est_pdata_len = 0;
-		if (pdata_len > 0) {
-			ep->est_pdata = malloc((size_t)pdata_len);
-			if (ep->est_pdata) {
-				memcpy(ep->est_pdata, pdata, (size_t)pdata_len);
-				ep->est_pdata_len = pdata_len;
-			}
-		}
+		keep_peer_pdata(ep, pdata, pdata_len);
 		ep->state = DAT_EP_STATE_CONNECTED;
 		ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
 				  ep->est_pdata, ep->est_pdata_len);
@@ -902,7 +915,8 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 		ref_ep_rx_resume(ep);
 }
 
-void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why)
+void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why,
+			const void *pdata, DAT_COUNT pdata_len)
 {
 	static const DAT_EVENT_NUMBER map[] = {
 		[REF_TP_PEER_REJECTED] = DAT_CONNECTION_EVENT_PEER_REJECTED,
@@ -918,6 +932,7 @@ void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why)
 	if (ep->state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
 	    ep->state != DAT_EP_STATE_COMPLETION_PENDING)
 		return;
+	keep_peer_pdata(ep, pdata, pdata_len);
 	ref_ep_disconnected(ep, map[why]);
 }
 

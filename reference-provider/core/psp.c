@@ -211,7 +211,7 @@ DAT_RETURN ref_psp_free(DAT_PSP_HANDLE h)
 			if (cr->conn_qual != psp->conn_qual)
 				continue;
 			if (cr->conn)
-				cr->conn->tp->ops->reject(cr->conn, false);
+				cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
 			cr->conn = NULL;
 			ref_cr_delete(cr);	/* gone with the PSP */
 		}

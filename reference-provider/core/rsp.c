@@ -217,7 +217,7 @@ DAT_RETURN ref_rsp_free(DAT_RSP_HANDLE h)
 				continue;
 			cr = ref_container_of(o, struct ref_cr, obj);
 			if (cr->conn_qual == rsp->conn_qual && cr->conn) {
-				cr->conn->tp->ops->reject(cr->conn, false);
+				cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
 				cr->conn = NULL;
 				ref_cr_delete(cr);	/* gone with the RSP */
 				break;

@@ -258,6 +258,7 @@ uint64_t ref_sock_frame_cap(uint8_t type)
 	switch (type) {
 	case F_CONN_REQ:
 	case F_CONN_ACCEPT:
+	case F_CONN_REJECT:
 		return REF_MAX_PRIVATE_DATA;
 	case F_SEND:
 		return REF_MAX_MESSAGE_SIZE;
@@ -511,9 +512,10 @@ static int send_simple(struct sock_conn *c, uint8_t type, uint64_t a0,
 }
 
 static int send_pdata(struct sock_conn *c, uint8_t type, uint64_t a0,
-		      const void *pdata, DAT_COUNT len)
+		      uint32_t a2, const void *pdata, DAT_COUNT len)
 {
-	struct frame f = { .type = type, .arg0 = a0, .length = (uint32_t)len };
+	struct frame f = { .type = type, .arg0 = a0, .arg2 = a2,
+			   .length = (uint32_t)len };
 	struct iovec iov;
 	void *copy = NULL;
 
@@ -892,7 +894,7 @@ static DAT_RETURN sock_accept(struct ref_tp_conn *cb, struct ref_ep *ep,
 
 	c->base.ep = ep;
 	if (c->state != C_PENDING ||
-	    send_pdata(c, F_CONN_ACCEPT, 0, pdata, pdata_len) < 0) {
+	    send_pdata(c, F_CONN_ACCEPT, 0, 0, pdata, pdata_len) < 0) {
 		/* The active side is gone: ACCEPT_COMPLETION_ERROR, async. */
 		c->fail_pending = REF_TP_ACCEPT_ERROR;
 		tp_wake(c->tp);
@@ -918,12 +920,13 @@ static void sock_peer_attr(struct ref_tp_conn *cb, DAT_EP_ATTR *a)
 					   c->req_rd_in : REF_MAX_RDMA_READ);
 }
 
-static void sock_reject(struct ref_tp_conn *cb, bool peer)
+static void sock_reject(struct ref_tp_conn *cb, bool peer, const void *pdata,
+			DAT_COUNT pdata_len)
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
 
 	if (c->state != C_DEAD)
-		send_simple(c, F_CONN_REJECT, 0, peer ? 1 : 0);
+		send_pdata(c, F_CONN_REJECT, 0, peer ? 1 : 0, pdata, pdata_len);
 	conn_release(c);
 }
 
@@ -1127,7 +1130,9 @@ static void sock_nak(struct ref_tp_conn *cb, uint64_t seq,
 /* ---- failures ----------------------------------------------------------------- */
 
 /* Handshake failed: tell core (if it still cares) and close. */
-static void conn_fail(struct sock_conn *c, enum ref_tp_fail why)
+/* Core copies @pdata before the connection (which owns it) is closed. */
+static void conn_fail_pdata(struct sock_conn *c, enum ref_tp_fail why,
+			    const void *pdata, DAT_COUNT pdata_len)
 {
 	struct ref_ep *ep = c->base.ep;
 	bool report = !c->released && ep &&
@@ -1135,9 +1140,14 @@ static void conn_fail(struct sock_conn *c, enum ref_tp_fail why)
 
 	c->released = true;
 	c->base.ep = NULL;
-	conn_close_now(c);
 	if (report)
-		ref_tp_conn_failed(ep, why);
+		ref_tp_conn_failed(ep, why, pdata, pdata_len);
+	conn_close_now(c);
+}
+
+static void conn_fail(struct sock_conn *c, enum ref_tp_fail why)
+{
+	conn_fail_pdata(c, why, NULL, 0);
 }
 
 /*
@@ -1252,8 +1262,11 @@ static void cm_frame(struct sock_conn *c)
 					   (DAT_COUNT)c->cur.length);
 		break;
 	case F_CONN_REJECT:
-		conn_fail(c, c->cur.arg2 ? REF_TP_PEER_REJECTED
-					  : REF_TP_NON_PEER_REJECTED);
+		if (c->cur.arg2)
+			conn_fail_pdata(c, REF_TP_PEER_REJECTED, c->pd_buf,
+					(DAT_COUNT)c->cur.length);
+		else
+			conn_fail(c, REF_TP_NON_PEER_REJECTED);
 		break;
 	case F_CONN_RTU:
 		c->state = C_ESTABLISHED;
@@ -1295,6 +1308,7 @@ static bool frame_begin(struct sock_conn *c)
 	switch (f->type) {
 	case F_CONN_REQ:
 	case F_CONN_ACCEPT:
+	case F_CONN_REJECT:
 		if (f->length) {
 			c->pd_buf = malloc(f->length);
 			if (!c->pd_buf) {
@@ -1306,7 +1320,6 @@ static bool frame_begin(struct sock_conn *c)
 			c->rniov = 1;
 		}
 		return true;
-	case F_CONN_REJECT:
 	case F_CONN_RTU:
 	case F_DISCONNECT:
 	case F_ACK:

@@ -144,9 +144,11 @@ struct ref_transport_ops {
 	DAT_RETURN (*accept)(struct ref_tp_conn *c, struct ref_ep *ep,
 			     const void *pdata, DAT_COUNT pdata_len);
 	/* Passive: refuse; @peer = Consumer reject (PEER_REJECTED at the
-	 * active side) else a provider reject (NON_PEER_REJECTED).  Releases
-	 * the connection. */
-	void (*reject)(struct ref_tp_conn *c, bool peer);
+	 * active side, with @pdata: DAT 2.0's dat_cr_reject carries some)
+	 * else a provider reject (NON_PEER_REJECTED).  Releases the
+	 * connection. */
+	void (*reject)(struct ref_tp_conn *c, bool peer, const void *pdata,
+		       DAT_COUNT pdata_len);
 	/* Tells the peer we are done (DISCONNECTED there) and releases. */
 	void (*disconnect)(struct ref_tp_conn *c);
 	/* Optional: what the active side asked for (CONN_REQ), applied to
@@ -211,7 +213,8 @@ void ref_tp_conn_request(void *ctx, struct ref_tp_conn *c,
 void ref_tp_established(struct ref_ep *ep, const void *pdata,
 			DAT_COUNT pdata_len);
 /* Connection establishment failed for @ep; the transport released c. */
-void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why);
+void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why,
+			const void *pdata, DAT_COUNT pdata_len);
 /* An established connection ended: @graceful when the peer disconnected,
  * else broken (error, EOF without disconnect, hostile frame).  The
  * transport released c. */

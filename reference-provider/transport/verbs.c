@@ -761,14 +761,15 @@ static void v_peer_attr(struct ref_tp_conn *cb, DAT_EP_ATTR *a)
 			       c->req_rd_in : REF_MAX_RDMA_READ;
 }
 
-static void v_reject(struct ref_tp_conn *cb, bool peer)
+static void v_reject(struct ref_tp_conn *cb, bool peer, const void *pdata,
+		     DAT_COUNT pdata_len)
 {
 	struct v_conn *c = (struct v_conn *)cb;
-	uint8_t buf[PD_HDR];
+	uint8_t buf[PD_HDR + REF_MAX_PRIVATE_DATA];
 
 	if (c->id && c->state == V_PENDING)
 		rdma_reject(c->id, buf, (uint8_t)pdata_wrap(buf, peer ? 'P' : 'N',
-							    NULL, 0));
+							    pdata, pdata_len));
 	conn_release(c);
 }
 
@@ -1055,16 +1056,23 @@ static void tp_comp_events(struct v_tp *tp)
 
 /* ---- connection events ----------------------------------------------------------------- */
 
-static void conn_fail(struct v_conn *c, enum ref_tp_fail why)
+/* Core copies @pdata before the connection (which owns it) is killed. */
+static void conn_fail_pdata(struct v_conn *c, enum ref_tp_fail why,
+			    const void *pdata, DAT_COUNT pdata_len)
 {
 	struct ref_ep *ep = c->base.ep;
 	bool report = !c->released && ep;
 
 	c->released = true;
 	c->base.ep = NULL;
-	conn_kill(c);
 	if (report)
-		ref_tp_conn_failed(ep, why);
+		ref_tp_conn_failed(ep, why, pdata, pdata_len);
+	conn_kill(c);
+}
+
+static void conn_fail(struct v_conn *c, enum ref_tp_fail why)
+{
+	conn_fail_pdata(c, why, NULL, 0);
 }
 
 static void conn_broken(struct v_conn *c, bool graceful)
@@ -1220,9 +1228,11 @@ static void cm_event(struct v_tp *tp, struct rdma_cm_event *ev)
 			conn_broken(c, false);
 			break;
 		}
-		pdata_unwrap(pd, pd_len, &len, &kind);
-		conn_fail(c, kind == 'P' ? REF_TP_PEER_REJECTED
-					 : REF_TP_NON_PEER_REJECTED);
+		p = pdata_unwrap(pd, pd_len, &len, &kind);
+		if (kind == 'P')
+			conn_fail_pdata(c, REF_TP_PEER_REJECTED, p, len);
+		else
+			conn_fail(c, REF_TP_NON_PEER_REJECTED);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED: {
 		struct ref_ep *ep = c->base.ep;
