@@ -210,7 +210,7 @@ DC_CASE(dat_cr_accept, cr_destroyed,
 
 	dc_endpoint(t, &b, NULL);
 	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
-	DC_ASSERT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 }
 
 DC_CASE(dat_cr_accept, invalid_cr_handle,
@@ -220,9 +220,9 @@ DC_CASE(dat_cr_accept, invalid_cr_handle,
 	DAT_CR_HANDLE cr = request(t, &a, 0);
 
 	dc_endpoint(t, &b, NULL);
-	DC_SETUP(dat_cr_reject(cr));
-	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 0, NULL), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_cr_accept((DAT_CR_HANDLE)dc_pz(t), b.ep, 0, NULL), DAT_INVALID_HANDLE);
+	DC_SETUP(dc_dat_cr_reject(cr));
+	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, b.ep, 0, NULL), 1, CR);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_accept((DAT_CR_HANDLE)dc_pz(t), b.ep, 0, NULL), 1, CR);
 	ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
@@ -232,8 +232,8 @@ DC_CASE(dat_cr_accept, invalid_ep_handle,
 	struct dc_endpoint a;
 	DAT_CR_HANDLE cr = request(t, &a, 0);
 
-	DC_ASSERT_RET(dat_cr_accept(cr, dc_freed_ep(t), 0, NULL), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_cr_accept(cr, (DAT_EP_HANDLE)dc_pz(t), 0, NULL), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, dc_freed_ep(t), 0, NULL), 2, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, (DAT_EP_HANDLE)dc_pz(t), 0, NULL), 2, EP);
 	still_acceptable(t, cr, &a);
 }
 

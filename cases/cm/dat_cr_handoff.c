@@ -55,7 +55,7 @@ DC_CASE(dat_cr_handoff, cr_destroyed,
 
 	at_a(t, &s);
 	DC_SETUP(dat_cr_handoff(s.cr, s.qb));
-	DC_ASSERT_RET(dat_cr_query(s.cr, DAT_CR_FIELD_ALL, &c), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_query(s.cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 }
 
 DC_CASE(dat_cr_handoff, invalid_handle,
@@ -64,9 +64,9 @@ DC_CASE(dat_cr_handoff, invalid_handle,
 	struct two_sps s;
 
 	at_a(t, &s);
-	DC_SETUP(dat_cr_reject(s.cr));
-	DC_ASSERT_RET(dat_cr_handoff(s.cr, s.qb), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_cr_handoff((DAT_CR_HANDLE)dc_pz(t), s.qb), DAT_INVALID_HANDLE);
+	DC_SETUP(dc_dat_cr_reject(s.cr));
+	DC_ASSERT_INVALID_HANDLE(dat_cr_handoff(s.cr, s.qb), 1, CR);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_handoff((DAT_CR_HANDLE)dc_pz(t), s.qb), 1, CR);
 	DC_ASSERT_NO_EVENT(s.evd_b);
 }
 

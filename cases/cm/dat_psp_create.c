@@ -95,7 +95,7 @@ DC_CASE(dat_psp_create, backlog_is_evd_qlen,
 	DC_ASSERT_CONN_EVENT(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
 	/* Take one request off the queue: a new one fits again. */
 	DC_SETUP(dc_wait_event(t, evd, -1, &ev));
-	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
 	dc_endpoint(t, &late, NULL);
 	DC_SETUP(dc_connect_to_self(t, late.ep, q, 0, 0, NULL));
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, NULL);
@@ -249,9 +249,8 @@ DC_CASE(dat_psp_create, invalid_ia_handle,
 	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create((DAT_IA_HANDLE)dc_pz(t), q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
-				     DAT_PSP_CONSUMER_FLAG, &psp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_create((DAT_IA_HANDLE)dc_pz(t), q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+				     DAT_PSP_CONSUMER_FLAG, &psp), 1, IA);
 	assert_qual_free(t, q);
 }
 
@@ -261,10 +260,8 @@ DC_CASE(dat_psp_create, invalid_evd_handle,
 	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_freed_evd(t, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG, &psp),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_psp_create(t->ia, q, (DAT_EVD_HANDLE)dc_pz(t), DAT_PSP_CONSUMER_FLAG, &psp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_create(t->ia, q, dc_freed_evd(t, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG, &psp), 3, EVD_CR);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_create(t->ia, q, (DAT_EVD_HANDLE)dc_pz(t), DAT_PSP_CONSUMER_FLAG, &psp), 3, EVD_CR);
 	assert_qual_free(t, q);
 }
 
@@ -273,9 +270,8 @@ DC_CASE(dat_psp_create, evd_without_cr_flag,
 {
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create(t->ia, dc_free_conn_qual(t), dc_evd(t, 4, DAT_EVD_DTO_FLAG),
-				     DAT_PSP_CONSUMER_FLAG, &psp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_create(t->ia, dc_free_conn_qual(t), dc_evd(t, 4, DAT_EVD_DTO_FLAG),
+				     DAT_PSP_CONSUMER_FLAG, &psp), 3, EVD_CR);
 }
 
 DC_CASE(dat_psp_create, invalid_flags,

@@ -117,9 +117,8 @@ DC_CASE(dat_psp_create_any, invalid_ia_handle,
 	DAT_CONN_QUAL q;
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create_any((DAT_IA_HANDLE)dc_pz(t), &q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
-					 DAT_PSP_CONSUMER_FLAG, &psp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_create_any((DAT_IA_HANDLE)dc_pz(t), &q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+					 DAT_PSP_CONSUMER_FLAG, &psp), 1, IA);
 }
 
 DC_CASE(dat_psp_create_any, invalid_evd_handle,
@@ -128,9 +127,8 @@ DC_CASE(dat_psp_create_any, invalid_evd_handle,
 	DAT_CONN_QUAL q;
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_create_any(t->ia, &q, dc_freed_evd(t, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
-					 &psp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_create_any(t->ia, &q, dc_freed_evd(t, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
+					 &psp), 3, EVD_CR);
 }
 
 DC_CASE(dat_psp_create_any, invalid_flags,

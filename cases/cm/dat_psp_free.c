@@ -13,7 +13,7 @@ DC_CASE(dat_psp_free, handle_unusable_after_free,
 
 	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_ASSERT_SUCCESS(dat_psp_free(psp));
-	DC_ASSERT_RET(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), 1, PSP);
 }
 
 DC_CASE(dat_psp_free, later_requests_rejected,
@@ -82,7 +82,7 @@ DC_CASE(dat_psp_free, in_progress_consistent,
 	}
 	/* No outcome yet: then the request must be waiting on the EVD. */
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
-	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
 	dc_note(t, "the request arrived before the free");
 }
@@ -104,8 +104,8 @@ DC_CASE(dat_psp_free, invalid_handle,
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_RET(dat_psp_free((DAT_PSP_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_free((DAT_PSP_HANDLE)dc_pz(t)), 1, PSP);
 	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_SETUP(dat_psp_free(psp));
-	DC_ASSERT_RET(dat_psp_free(psp), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_free(psp), 1, PSP);
 }

@@ -41,9 +41,8 @@ DC_CASE(dat_psp_query, invalid_handle,
 
 	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_SETUP(dat_psp_free(psp));
-	DC_ASSERT_RET(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_psp_query((DAT_PSP_HANDLE)dc_pz(t), DAT_PSP_FIELD_ALL, &p),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), 1, PSP);
+	DC_ASSERT_INVALID_HANDLE(dat_psp_query((DAT_PSP_HANDLE)dc_pz(t), DAT_PSP_FIELD_ALL, &p), 1, PSP);
 }
 
 DC_CASE(dat_psp_query, invalid_mask,

@@ -113,7 +113,7 @@ DC_CASE(dat_rsp_create, reject_returns_ep,
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
-	DC_SETUP(dat_cr_reject(dc_await_cr(t, f.evd, NULL)));
+	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, f.evd, NULL)));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
 	q2 = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd2, &psp2);
 	DC_ASSERT_SUCCESS(dc_connect_to_self(t, f.e.ep, q2, 0, 0, NULL));
@@ -161,9 +161,8 @@ DC_CASE(dat_rsp_create, invalid_ia_handle,
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_rsp_create((DAT_IA_HANDLE)dc_pz(t), q, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG),
-				     &rsp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_create((DAT_IA_HANDLE)dc_pz(t), q, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+				     &rsp), 1, IA);
 	nothing_taken(t, e.ep, DAT_EP_STATE_UNCONNECTED, q);
 }
 
@@ -175,8 +174,7 @@ DC_CASE(dat_rsp_create, invalid_evd_handle,
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, e.ep, dc_freed_evd(t, DAT_EVD_CR_FLAG), &rsp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_create(t->ia, q, e.ep, dc_freed_evd(t, DAT_EVD_CR_FLAG), &rsp), 4, EVD_CR);
 	nothing_taken(t, e.ep, DAT_EP_STATE_UNCONNECTED, q);
 }
 
@@ -186,11 +184,9 @@ DC_CASE(dat_rsp_create, invalid_ep_handle,
 	DAT_CONN_QUAL q = dc_free_conn_qual(t);
 	DAT_RSP_HANDLE rsp;
 
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, dc_freed_ep(t), dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, (DAT_EP_HANDLE)dc_pz(t),
-				     dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_create(t->ia, q, dc_freed_ep(t), dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp), 3, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_create(t->ia, q, (DAT_EP_HANDLE)dc_pz(t),
+				     dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp), 3, EP);
 	nothing_taken(t, DAT_HANDLE_NULL, 0, q);
 }
 

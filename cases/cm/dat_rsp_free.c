@@ -26,7 +26,7 @@ DC_CASE(dat_rsp_free, handle_unusable_after_free,
 
 	rsp_up(t, &f);
 	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
-	DC_ASSERT_RET(dat_rsp_query(f.rsp, DAT_RSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_query(f.rsp, DAT_RSP_FIELD_ALL, &p), 1, RSP);
 }
 
 DC_CASE(dat_rsp_free, later_requests_rejected,
@@ -96,7 +96,7 @@ DC_CASE(dat_rsp_free, in_progress_consistent,
 	}
 	DC_ASSERT_EVENT(f.evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
-	DC_SETUP(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
 }
 
 DC_CASE(dat_rsp_free, invalid_handle,
@@ -104,8 +104,8 @@ DC_CASE(dat_rsp_free, invalid_handle,
 {
 	struct rsp_fix f;
 
-	DC_ASSERT_RET(dat_rsp_free((DAT_RSP_HANDLE)dc_pz(t)), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_free((DAT_RSP_HANDLE)dc_pz(t)), 1, RSP);
 	rsp_up(t, &f);
 	DC_SETUP(dat_rsp_free(f.rsp));
-	DC_ASSERT_RET(dat_rsp_free(f.rsp), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_free(f.rsp), 1, RSP);
 }

@@ -46,9 +46,8 @@ DC_CASE(dat_rsp_query, invalid_handle,
 	dc_endpoint(t, &e, NULL);
 	dc_rsp_any(t, e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &q, &rsp);
 	DC_SETUP(dat_rsp_free(rsp));
-	DC_ASSERT_RET(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_rsp_query((DAT_RSP_HANDLE)dc_pz(t), DAT_RSP_FIELD_ALL, &p),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &p), 1, RSP);
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_query((DAT_RSP_HANDLE)dc_pz(t), DAT_RSP_FIELD_ALL, &p), 1, RSP);
 }
 
 DC_CASE(dat_rsp_query, invalid_mask,

@@ -100,10 +100,10 @@ DC_CASE(dat_cno_create, invalid_ia_handle,
 
 	r = dat_cno_create(DAT_HANDLE_NULL, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
 	note_ret(t, "dat_cno_create(ia DAT_HANDLE_NULL)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, IA);
 	r = dat_cno_create((DAT_IA_HANDLE)pz, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
 	note_ret(t, "dat_cno_create(ia = a PZ handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, IA);
 }
 
 DC_CASE(dat_cno_create, invalid_agent,

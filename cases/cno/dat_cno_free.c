@@ -80,9 +80,9 @@ DC_CASE(dat_cno_free, invalid_handle,
 
 	r = dat_cno_free(DAT_HANDLE_NULL);
 	note_ret(t, "dat_cno_free(DAT_HANDLE_NULL)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 	r = dat_cno_free((DAT_CNO_HANDLE)evd);
 	note_ret(t, "dat_cno_free(an EVD handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 	DC_EVD_PARAM(evd);
 }

@@ -89,10 +89,10 @@ DC_CASE(dat_cno_modify_agent, invalid_handle,
 
 	r = dat_cno_modify_agent(DAT_HANDLE_NULL, DAT_OS_WAIT_PROXY_AGENT_NULL);
 	note_ret(t, "dat_cno_modify_agent(DAT_HANDLE_NULL)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 	r = dat_cno_modify_agent((DAT_CNO_HANDLE)evd, DAT_OS_WAIT_PROXY_AGENT_NULL);
 	note_ret(t, "dat_cno_modify_agent(an EVD handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 }
 
 DC_CASE(dat_cno_modify_agent, invalid_agent,

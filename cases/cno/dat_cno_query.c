@@ -71,8 +71,8 @@ DC_CASE(dat_cno_query, invalid_handle,
 
 	r = dat_cno_query(DAT_HANDLE_NULL, DAT_CNO_FIELD_ALL, &p);
 	note_ret(t, "dat_cno_query(DAT_HANDLE_NULL)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 	r = dat_cno_query((DAT_CNO_HANDLE)evd, DAT_CNO_FIELD_ALL, &p);
 	note_ret(t, "dat_cno_query(an EVD handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 }

@@ -187,10 +187,10 @@ DC_CASE(dat_cno_wait, invalid_handle,
 
 	r = dat_cno_wait(DAT_HANDLE_NULL, 100000, &got);
 	note_ret(t, "dat_cno_wait(DAT_HANDLE_NULL)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 	r = dat_cno_wait((DAT_CNO_HANDLE)evd, 100000, &got);
 	note_ret(t, "dat_cno_wait(an EVD handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CNO);
 }
 
 DC_CASE(dat_cno_wait, null_evd_pointer,

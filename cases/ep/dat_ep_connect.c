@@ -93,7 +93,7 @@ DC_PASSIVE(dat_ep_connect, private_data_delivered)
 		for (DAT_COUNT k = 0; k < sizes[i]; k++)
 			DC_ASSERT(pd[k] == (unsigned char)(0x40 + i + k * 3),
 				  "request %d: private data byte %d differs", i, (int)k);
-		DC_SETUP(dat_cr_reject(cr));
+		DC_SETUP(dc_dat_cr_reject(cr));
 	}
 	dc_peer_send(t, "done", "ok");
 }
@@ -144,7 +144,7 @@ DC_PASSIVE(dat_ep_connect, peer_rejected)
 	DAT_EVD_HANDLE cr_evd;
 	DAT_CR_HANDLE cr = listen_and_take(t, &cr_evd);
 
-	DC_SETUP(dat_cr_reject(cr));
+	DC_SETUP(dc_dat_cr_reject(cr));
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_connect, peer_rejected)
@@ -376,13 +376,11 @@ DC_CASE(dat_ep_connect, multipath_flag,
 DC_CASE(dat_ep_connect, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
-	DC_ASSERT_RET(dat_ep_connect(dc_freed_ep(t), t->ia_attr.ia_address_ptr, 1, 1000000, 0, NULL,
-				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_connect((DAT_EP_HANDLE)dc_wrong_handle(t), t->ia_attr.ia_address_ptr, 1,
+	DC_ASSERT_INVALID_HANDLE(dat_ep_connect(dc_freed_ep(t), t->ia_attr.ia_address_ptr, 1, 1000000, 0, NULL,
+				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_connect((DAT_EP_HANDLE)dc_wrong_handle(t), t->ia_attr.ia_address_ptr, 1,
 				     1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
-				     DAT_CONNECT_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
+				     DAT_CONNECT_DEFAULT_FLAG), 1, EP);
 }
 
 /* A connect from a state other than Unconnected: refused, nothing reaches a listener. */

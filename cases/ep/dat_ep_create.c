@@ -170,7 +170,7 @@ DC_CASE(dat_ep_create, rmr_bind_completions_on_request_evd,
 	tr = dc_iov(&p.ma, 0, 256);
 	memset(&rc, 0, sizeof(rc));
 	rc.as_64 = 0xB1D;
-	DC_ASSERT_SUCCESS(dat_rmr_bind(rmr, &tr, DAT_MEM_PRIV_REMOTE_READ_FLAG, p.a.ep, rc,
+	DC_ASSERT_SUCCESS(dc_dat_rmr_bind(rmr, p.ma.lmr, &tr, DAT_MEM_PRIV_REMOTE_READ_FLAG, p.a.ep, rc,
 				       DAT_COMPLETION_DEFAULT_FLAG, &ctx));
 	DC_ASSERT_EVENT(p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 0xB1D);
@@ -348,9 +348,8 @@ DC_CASE(dat_ep_create, invalid_ia_handle,
 {
 	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
 
-	DC_ASSERT_RET(dat_ep_create((DAT_IA_HANDLE)dc_pz(t), dc_pz(t), DAT_HANDLE_NULL,
-				    DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create((DAT_IA_HANDLE)dc_pz(t), dc_pz(t), DAT_HANDLE_NULL,
+				    DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep), 1, IA);
 }
 
 DC_CASE(dat_ep_create, invalid_pz_handle,
@@ -358,12 +357,11 @@ DC_CASE(dat_ep_create, invalid_pz_handle,
 {
 	DAT_EP_HANDLE ep;
 
-	DC_ASSERT_RET(create(t, dc_freed_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			     NULL, &ep),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(create(t, (DAT_PZ_HANDLE)dc_evd(t, 4, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
-			     DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(create(t, dc_freed_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					DAT_HANDLE_NULL, NULL, &ep), 2, PZ);
+	DC_ASSERT_INVALID_HANDLE(create(t, (DAT_PZ_HANDLE)dc_evd(t, 4, DAT_EVD_DTO_FLAG),
+					DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL,
+					&ep), 2, PZ);
 }
 
 DC_CASE(dat_ep_create, invalid_evd_handle,
@@ -372,12 +370,13 @@ DC_CASE(dat_ep_create, invalid_evd_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 
-	DC_ASSERT_RET(create(t, pz, dc_freed_evd(t, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			     NULL, &ep), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, dc_freed_evd(t, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
-			     NULL, &ep), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			     dc_freed_evd(t, DAT_EVD_CONNECTION_FLAG), NULL, &ep), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(create(t, pz, dc_freed_evd(t, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+					DAT_HANDLE_NULL, NULL, &ep), 3, EVD_RECV);
+	DC_ASSERT_INVALID_HANDLE(create(t, pz, DAT_HANDLE_NULL, dc_freed_evd(t, DAT_EVD_DTO_FLAG),
+					DAT_HANDLE_NULL, NULL, &ep), 4, EVD_REQUEST);
+	DC_ASSERT_INVALID_HANDLE(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					dc_freed_evd(t, DAT_EVD_CONNECTION_FLAG), NULL, &ep),
+				 5, EVD_CONN);
 }
 
 DC_CASE(dat_ep_create, evd_wrong_kind,

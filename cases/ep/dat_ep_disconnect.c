@@ -265,7 +265,7 @@ DC_CASE(dat_ep_disconnect, no_requests_in_disconnect_pending,
 
 		memset(&rc, 0, sizeof(rc));
 		rc.as_64 = 4;
-		DC_ASSERT_RET(dat_rmr_bind(rmr, &iov, DAT_MEM_PRIV_REMOTE_READ_FLAG, p.a.ep, rc,
+		DC_ASSERT_RET(dc_dat_rmr_bind(rmr, p.ma.lmr, &iov, DAT_MEM_PRIV_REMOTE_READ_FLAG, p.a.ep, rc,
 					   DAT_COMPLETION_DEFAULT_FLAG, &rctx),
 			      DAT_INVALID_STATE);
 	}
@@ -419,7 +419,6 @@ DC_CASE(dat_ep_disconnect, invalid_flags,
 DC_CASE(dat_ep_disconnect, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
-	DC_ASSERT_RET(dat_ep_disconnect(dc_freed_ep(t), DAT_CLOSE_ABRUPT_FLAG), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_disconnect((DAT_EP_HANDLE)dc_wrong_handle(t), DAT_CLOSE_ABRUPT_FLAG),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_disconnect(dc_freed_ep(t), DAT_CLOSE_ABRUPT_FLAG), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_disconnect((DAT_EP_HANDLE)dc_wrong_handle(t), DAT_CLOSE_ABRUPT_FLAG), 1, EP);
 }

@@ -110,7 +110,7 @@ DC_PASSIVE(dat_ep_dup_connect, peer_rejected)
 	DAT_PSP_HANDLE psp;
 	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
 
-	DC_SETUP(dat_cr_reject(dc_await_cr(t, cr_evd, NULL)));
+	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, cr_evd, NULL)));
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_dup_connect, peer_rejected)
@@ -224,12 +224,10 @@ DC_CASE(dat_ep_dup_connect, invalid_handle,
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(dc_freed_ep(t), p.a.ep, dc_case_timeout_us(t), 0, NULL,
-					 DAT_QOS_BEST_EFFORT),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, dc_freed_ep(t), dc_case_timeout_us(t), 0, NULL,
-					 DAT_QOS_BEST_EFFORT),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_dup_connect(dc_freed_ep(t), p.a.ep, dc_case_timeout_us(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_dup_connect(e.ep, dc_freed_ep(t), dc_case_timeout_us(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT), 2, EP);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 

@@ -14,8 +14,8 @@ static void freed_and_dead(struct dc_ctx *t, struct subject *s, const void *arg)
 
 	(void)arg;
 	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
-	DC_ASSERT_RET(dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &q), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_get_status(s->ep, &st, &ri, &qi), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &q), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status(s->ep, &st, &ri, &qi), 1, EP);
 }
 
 DC_CASE(dat_ep_free, handle_unusable_after_free,
@@ -93,7 +93,7 @@ DC_CASE(dat_ep_free, reserved_after_rsp_free,
 static void free_after_reject(struct dc_ctx *t, struct subject *s, const void *arg)
 {
 	(void)arg;
-	DC_SETUP(dat_cr_reject(s->cr));
+	DC_SETUP(dc_dat_cr_reject(s->cr));
 	ASSERT_STATE(s->ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
 }
@@ -205,6 +205,6 @@ DC_CASE(dat_ep_free, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_PZ_PARAM pp;
 
-	DC_ASSERT_RET(dat_ep_free((DAT_EP_HANDLE)pz), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_free((DAT_EP_HANDLE)pz), 1, EP);
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
 }

@@ -94,7 +94,6 @@ DC_CASE(dat_ep_get_status, invalid_handle,
 	DAT_EP_STATE st;
 	DAT_BOOLEAN ri, qi;
 
-	DC_ASSERT_RET(dat_ep_get_status(dc_freed_ep(t), &st, &ri, &qi), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_get_status((DAT_EP_HANDLE)dc_wrong_handle(t), &st, &ri, &qi),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status(dc_freed_ep(t), &st, &ri, &qi), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status((DAT_EP_HANDLE)dc_wrong_handle(t), &st, &ri, &qi), 1, EP);
 }

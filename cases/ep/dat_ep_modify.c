@@ -590,11 +590,9 @@ DC_CASE(dat_ep_modify, invalid_handle,
 
 	memset(&nv, 0, sizeof(nv));
 	nv.ep_attr.max_recv_dtos = 2;
-	DC_ASSERT_RET(dat_ep_modify(dc_freed_ep(t), DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_modify((DAT_EP_HANDLE)dc_wrong_handle(t),
-				    DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_modify(dc_freed_ep(t), DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_modify((DAT_EP_HANDLE)dc_wrong_handle(t),
+				    DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv), 1, EP);
 }
 
 DC_CASE(dat_ep_modify, invalid_mask,

@@ -308,12 +308,10 @@ DC_CASE(dat_ep_post_rdma_read, invalid_handle,
 	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &m);
 	iov = dc_iov(&m, 0, 64);
 	rem = dc_rmr_iov(&m, 1024, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(dc_freed_ep(t), 1, &iov, dc_cookie(1), &rem,
-					    DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_rdma_read((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1), &rem,
-					    DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_post_rdma_read(dc_freed_ep(t), 1, &iov, dc_cookie(1), &rem,
+					    DAT_COMPLETION_DEFAULT_FLAG), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_post_rdma_read((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1), &rem,
+					    DAT_COMPLETION_DEFAULT_FLAG), 1, EP);
 }
 
 DC_CASE(dat_ep_post_rdma_read, exceeds_remote_rdma_read_in,

@@ -271,11 +271,9 @@ DC_CASE(dat_ep_post_recv, invalid_handle,
 
 	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_recv(dc_freed_ep(t), 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_recv((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1),
-				       DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_post_recv(dc_freed_ep(t), 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_post_recv((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1),
+				       DAT_COMPLETION_DEFAULT_FLAG), 1, EP);
 }
 
 DC_CASE(dat_ep_post_recv, iov_ownership,

@@ -264,7 +264,7 @@ DC_PASSIVE(dat_ep_post_send, barrier_fence)
 	dc_connect_passive(t, &e, &o);
 	rem = dc_rmr_iov(&src, 0, FENCE_READ);
 	dc_peer_send(t, "window", "%llx %llx", (unsigned long long)rem.rmr_context,
-		     (unsigned long long)rem.target_address);
+		     (unsigned long long)dc_rmr_triplet_address(&rem));
 	freeze_self(t);		/* until both requests are posted */
 	d = DC_ASSERT_DTO(e.recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, FENCE_SEND);
@@ -292,10 +292,7 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	dc_peer_wait(t, "window", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llx %llx", &ctx, &addr) == 2,
 			"set-up: malformed window message '%s'", msg);
-	memset(&rem, 0, sizeof(rem));
-	rem.rmr_context = (DAT_RMR_CONTEXT)ctx;
-	rem.target_address = (DAT_VADDR)addr;
-	rem.segment_length = FENCE_READ;
+	rem = dc_rmr_triplet((DAT_RMR_CONTEXT)ctx, (DAT_VADDR)addr, FENCE_READ);
 	peer = await_frozen();
 	remember_frozen(peer);
 	liov = dc_iov(&la, 0, FENCE_READ);
@@ -511,11 +508,9 @@ DC_CASE(dat_ep_post_send, invalid_handle,
 
 	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(dc_freed_ep(t), 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_post_send((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1),
-				       DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_post_send(dc_freed_ep(t), 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_post_send((DAT_EP_HANDLE)dc_wrong_handle(t), 1, &iov, dc_cookie(1),
+				       DAT_COMPLETION_DEFAULT_FLAG), 1, EP);
 }
 
 DC_CASE(dat_ep_post_send, iov_ownership,

@@ -118,8 +118,8 @@ RESET_REFUSED(disconnect_pending)
 DC_CASE(dat_ep_reset, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
-	DC_ASSERT_RET(dat_ep_reset(dc_freed_ep(t)), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_reset((DAT_EP_HANDLE)dc_wrong_handle(t)), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_reset(dc_freed_ep(t)), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_reset((DAT_EP_HANDLE)dc_wrong_handle(t)), 1, EP);
 }
 
 DC_CASE(dat_ep_reset, marker_flush_order,

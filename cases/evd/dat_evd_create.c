@@ -197,11 +197,11 @@ DC_CASE(dat_evd_create, invalid_ia_handle,
 	r = dat_evd_create(DAT_HANDLE_NULL, 4, DAT_HANDLE_NULL,
 			   DAT_EVD_SOFTWARE_FLAG, &evd);
 	note_ret(t, "dat_evd_create(ia DAT_HANDLE_NULL)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, IA);
 	r = dat_evd_create((DAT_IA_HANDLE)pz, 4, DAT_HANDLE_NULL,
 			   DAT_EVD_SOFTWARE_FLAG, &evd);
 	note_ret(t, "dat_evd_create(ia = a PZ handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, IA);
 }
 
 DC_CASE(dat_evd_create, invalid_cno_handle,
@@ -214,7 +214,7 @@ DC_CASE(dat_evd_create, invalid_cno_handle,
 	r = dat_evd_create(t->ia, 4, (DAT_CNO_HANDLE)pz, DAT_EVD_SOFTWARE_FLAG,
 			   &evd);
 	note_ret(t, "dat_evd_create(cno = a PZ handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 3, CNO);
 }
 
 DC_CASE(dat_evd_create, invalid_qlen,

@@ -14,10 +14,10 @@ DC_CASE(dat_evd_free, destroys,
 	DAT_EVD_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_evd_free(evd));
-	DC_ASSERT_RET(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_evd_post_se(evd, &ev), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_evd_dequeue(evd, &ev), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_evd_free(evd), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p), 1, EVD);
+	DC_ASSERT_INVALID_HANDLE(dat_evd_post_se(evd, &ev), 1, EVD);
+	DC_ASSERT_INVALID_HANDLE(dat_evd_dequeue(evd, &ev), 1, EVD);
+	DC_ASSERT_INVALID_HANDLE(dat_evd_free(evd), 1, EVD);
 }
 
 DC_CASE(dat_evd_free, queued_events_lost,

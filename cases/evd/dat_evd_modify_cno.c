@@ -193,12 +193,12 @@ DC_CASE(dat_evd_modify_cno, invalid_handle,
 
 	r = dat_evd_modify_cno(DAT_HANDLE_NULL, c1);
 	note_ret(t, "dat_evd_modify_cno(DAT_HANDLE_NULL, cno)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, EVD);
 	r = dat_evd_modify_cno((DAT_EVD_HANDLE)pz, c1);
 	note_ret(t, "dat_evd_modify_cno(a PZ handle, cno)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, EVD);
 	r = dat_evd_modify_cno(evd, (DAT_CNO_HANDLE)pz);
 	note_ret(t, "dat_evd_modify_cno(evd, a PZ handle)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 2, CNO);
 	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, c1);
 }

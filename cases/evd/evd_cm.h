@@ -186,10 +186,10 @@ static inline void cm_cr_gone_after_accept_or_reject(struct dc_ctx *t,
 
 	cm_setup(c, mode);
 	cr = cm_request(c, c->a.ep, 0, NULL, &ev);
-	DC_SETUP(dat_cr_reject(cr));
+	DC_SETUP(dc_dat_cr_reject(cr));
 	r = dat_cr_query(cr, DAT_CR_FIELD_ALL, &cp);
 	note_ret(t, "dat_cr_query(CR after dat_cr_reject)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CR);
 	/* the active side learns of the rejection; any connection event */
 	DC_SETUP(take_event(t, c->a.conn_evd, mode, &ev));
 
@@ -198,7 +198,7 @@ static inline void cm_cr_gone_after_accept_or_reject(struct dc_ctx *t,
 	DC_SETUP(dat_cr_accept(cr, c->b.ep, 0, NULL));
 	r = dat_cr_query(cr, DAT_CR_FIELD_ALL, &cp);
 	note_ret(t, "dat_cr_query(CR after dat_cr_accept)", r);
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(r, 1, CR);
 	TAKE(c->b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 	TAKE(a2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 }

@@ -18,9 +18,9 @@ DC_CASE(dat_ia_close, destroys_instance,
 	DAT_IA_ATTR a;
 
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
-	DC_ASSERT_RET(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
-				   DAT_PROVIDER_FIELD_NONE, NULL), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_pz_create(ia, &pz), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
+				   DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_create(ia, &pz), 1, IA);
 }
 
 DC_CASE(dat_ia_close, abrupt_destroys_all,
@@ -75,10 +75,10 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 	DC_ASSERT_SUCCESS(dat_psp_free(psp2));
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, rsp_qual, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
 	/* the handles are dead */
-	DC_ASSERT_RET(dat_pz_query(a.pz, DAT_PZ_FIELD_ALL, &pp), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_evd_query(a.dto, DAT_EVD_FIELD_ALL, &ep), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &lp), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &cp), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_query(a.pz, DAT_PZ_FIELD_ALL, &pp), 1, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_evd_query(a.dto, DAT_EVD_FIELD_ALL, &ep), 1, EVD);
+	DC_ASSERT_INVALID_HANDLE(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &lp), 1, LMR);
+	DC_ASSERT_INVALID_HANDLE(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &cp), 1, CNO);
 }
 
 /* ---- waiters ------------------------------------------------------------ */
@@ -340,7 +340,7 @@ DC_CASE(dat_ia_close, created_async_evd_destroyed,
 
 		DC_SETUP(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p));
 		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
-		DC_ASSERT_RET(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+		DC_ASSERT_INVALID_HANDLE(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p), 1, EVD);
 	}
 }
 
@@ -373,14 +373,11 @@ DC_CASE(dat_ia_close, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_PZ_PARAM p;
 
-	DC_ASSERT_RET_SUB(dat_ia_close(DAT_HANDLE_NULL, DAT_CLOSE_ABRUPT_FLAG),
-			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	DC_ASSERT_RET_SUB(dat_ia_close((DAT_IA_HANDLE)pz, DAT_CLOSE_ABRUPT_FLAG),
-			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_close(DAT_HANDLE_NULL, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_close((DAT_IA_HANDLE)pz, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
 	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
-	DC_ASSERT_RET_SUB(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG),
-			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
 }
 
 DC_CASE(dat_ia_close, invalid_flags,

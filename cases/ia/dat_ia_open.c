@@ -157,7 +157,7 @@ DC_CASE(dat_ia_open, invalid_async_evd,
 		DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 		return;
 	}
-	DC_ASSERT_RET_SUB(r, DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_ASYNC);
+	DC_ASSERT_INVALID_HANDLE(r, 3, EVD_ASYNC);
 	DC_ASSERT_PTR_EQ(evd, dto);
 	DC_ASSERT_UNCHANGED(&s);
 }

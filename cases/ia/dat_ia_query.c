@@ -341,7 +341,7 @@ DC_CASE(dat_ia_query, mem_types_all_supported,
 	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);	/* VIRTUAL */
 	memset(&rd, 0, sizeof(rd));
 	rd.for_lmr_handle = m.lmr;
-	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, DC_PRIV_LOCAL,
+	DC_ASSERT_SUCCESS(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &l2, &c, &rc, &sz, &va));
 	shm = mmap(NULL, BUF, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	DC_SETUP_ASSERT(shm != MAP_FAILED, "mmap(MAP_SHARED) failed");
@@ -349,7 +349,7 @@ DC_CASE(dat_ia_query, mem_types_all_supported,
 	memset(&rd, 0, sizeof(rd));
 	rd.for_shared_memory.virtual_address = shm;
 	rd.for_shared_memory.shared_memory_id = &cookie;
-	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, BUF, pz,
+	DC_ASSERT_SUCCESS(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, BUF, pz,
 					 DC_PRIV_LOCAL, &l3, &c, &rc, &sz, &va));
 }
 
@@ -520,16 +520,13 @@ DC_CASE(dat_ia_query, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_IA_ATTR a;
 
-	DC_ASSERT_RET_SUB(dat_ia_query(DAT_HANDLE_NULL, NULL, DAT_IA_FIELD_ALL, &a,
-				       DAT_PROVIDER_FIELD_NONE, NULL),
-			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	DC_ASSERT_RET_SUB(dat_ia_query((DAT_IA_HANDLE)pz, NULL, DAT_IA_FIELD_ALL, &a,
-				       DAT_PROVIDER_FIELD_NONE, NULL),
-			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_query(DAT_HANDLE_NULL, NULL, DAT_IA_FIELD_ALL, &a,
+				       DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_query((DAT_IA_HANDLE)pz, NULL, DAT_IA_FIELD_ALL, &a,
+				       DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
-	DC_ASSERT_RET_SUB(dat_ia_query(ia2, NULL, DAT_IA_FIELD_ALL, &a,
-				       DAT_PROVIDER_FIELD_NONE, NULL),
-			  DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ia_query(ia2, NULL, DAT_IA_FIELD_ALL, &a,
+				       DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
 }
 
 DC_CASE(dat_ia_query, invalid_parameter,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cases for dat_lmr_create(3DAT); clauses in clauses/dat_lmr_create.toml.
+ * Cases for dc_dat_lmr_create(3DAT); clauses in clauses/dat_lmr_create.toml.
  * dat_lmr_create.pz_restricts_local_access is checked by
  * dat_pz_create.protects_local_access (cases/pz).
  */
@@ -22,7 +22,7 @@ static DAT_RETURN lmr_of_lmr(struct dc_ctx *t, DAT_LMR_HANDLE from, DAT_VLEN len
 		out->buf = orig->buf;
 		out->len = orig->len;
 	}
-	return dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, len, pz, priv, &out->lmr,
+	return dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, len, pz, priv, &out->lmr,
 			      &out->lmr_context, &out->rmr_context,
 			      &out->registered_length, &out->registered_address);
 }
@@ -39,7 +39,7 @@ static DAT_RETURN lmr_shared(struct dc_ctx *t, void *addr, char (*cookie)[DAT_LM
 	rd.for_shared_memory.shared_memory_id = cookie;
 	out->buf = addr;
 	out->len = len;
-	return dat_lmr_create(t->ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, len, pz, priv,
+	return dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, len, pz, priv,
 			      &out->lmr, &out->lmr_context, &out->rmr_context,
 			      &out->registered_length, &out->registered_address);
 }
@@ -257,7 +257,7 @@ DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
 	DC_SETUP_ASSERT(buf, "out of memory");
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
-	DC_ASSERT_SUCCESS(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
+	DC_ASSERT_SUCCESS(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &lmr, &lc, &rc, &sz, &va));
 	DC_ASSERT(rc == 0, "rmr_context is 0x%x, expected NULL (0)", (unsigned int)rc);
 }
@@ -358,12 +358,12 @@ DC_CASE(dat_lmr_create, invalid_parameter,
 	DC_SETUP_ASSERT(buf, "out of memory");
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
+	DC_ASSERT_RET(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
 				     (DAT_MEM_PRIV_FLAGS)0x4000, &lmr, &lc, &rc, &sz, &va),
 		      DAT_INVALID_PARAMETER);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
+	DC_ASSERT_RET(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 				     NULL, &lc, &rc, &sz, &va), DAT_INVALID_PARAMETER);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
+	DC_ASSERT_RET(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 				     &lmr, NULL, &rc, &sz, &va), DAT_INVALID_PARAMETER);
 	/* no LMR holds the PZ */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
@@ -386,19 +386,20 @@ DC_CASE(dat_lmr_create, invalid_handle,
 	DC_SETUP(dat_pz_free(gone));
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
-	DC_ASSERT_RET(dat_lmr_create(DAT_HANDLE_NULL, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
-				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_lmr_create((DAT_IA_HANDLE)pz, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
-				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, DAT_HANDLE_NULL,
-				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, gone,
-				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, (DAT_PZ_HANDLE)evd,
-				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(DAT_HANDLE_NULL, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create((DAT_IA_HANDLE)pz, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz,
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, DAT_HANDLE_NULL,
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), 5, PZ);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, gone,
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), 5, PZ);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, (DAT_PZ_HANDLE)evd,
+				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), 5, PZ);
 	rd.for_lmr_handle = (DAT_LMR_HANDLE)pz;
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz,
-				     DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz,
+						   DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va),
+				 3, LMR);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -432,7 +433,7 @@ DC_CASE(dat_lmr_create, unknown_type_refused,
 	DC_SETUP_ASSERT(buf, "out of memory");
 	memset(&rd, 0, sizeof(rd));
 	rd.for_va = buf;
-	DC_ASSERT_RET_ANY(dat_lmr_create(t->ia, (DAT_MEM_TYPE)0x40, rd, BUF, pz, DC_PRIV_LOCAL,
+	DC_ASSERT_RET_ANY(dc_dat_lmr_create(t->ia, (DAT_MEM_TYPE)0x40, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &lmr, &lc, &rc, &sz, &va),
 			  DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));

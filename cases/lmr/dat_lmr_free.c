@@ -78,11 +78,12 @@ DC_CASE(dat_lmr_free, stale_handle_fails,
 
 	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_SETUP(dat_lmr_free(m.lmr));
-	DC_ASSERT_RET(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p), 1, LMR);
 	memset(&rd, 0, sizeof(rd));
 	rd.for_lmr_handle = m.lmr;
-	DC_ASSERT_RET(dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz, DC_PRIV_LOCAL,
-				     &l2, &lc, &rc, &sz, &va), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz,
+						   DC_PRIV_LOCAL, &l2, &lc, &rc, &sz, &va),
+				 3, LMR);
 }
 
 DC_CASE(dat_lmr_free, local_use_after_free_fails,
@@ -144,8 +145,8 @@ DC_CASE(dat_lmr_free, invalid_handle,
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_PZ, pz, &s);
-	DC_ASSERT_RET_SUB(dat_lmr_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
-	DC_ASSERT_RET_SUB(dat_lmr_free((DAT_LMR_HANDLE)pz), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	DC_ASSERT_INVALID_HANDLE(dat_lmr_free(DAT_HANDLE_NULL), 1, LMR);
+	DC_ASSERT_INVALID_HANDLE(dat_lmr_free((DAT_LMR_HANDLE)pz), 1, LMR);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }

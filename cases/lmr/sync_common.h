@@ -39,11 +39,11 @@ DC_CASE(page, invalid_handle,						\
 									\
 	dc_lmr(t, pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);				\
 	iov = dc_iov(&m, 0, 64);					\
-	DC_ASSERT_RET(page(DAT_HANDLE_NULL, &iov, 1), DAT_INVALID_HANDLE); \
-	DC_ASSERT_RET(page((DAT_IA_HANDLE)pz, &iov, 1), DAT_INVALID_HANDLE); \
+	DC_ASSERT_INVALID_HANDLE(page(DAT_HANDLE_NULL, &iov, 1), 1, IA); \
+	DC_ASSERT_INVALID_HANDLE(page((DAT_IA_HANDLE)pz, &iov, 1), 1, IA); \
 	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2)); \
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));		\
-	DC_ASSERT_RET(page(ia2, &iov, 1), DAT_INVALID_HANDLE);		\
+	DC_ASSERT_INVALID_HANDLE(page(ia2, &iov, 1), 1, IA);		\
 }									\
 									\
 DC_CASE(page, segment_outside_lmr,					\
@@ -93,7 +93,7 @@ DC_CASE(page, invalid_lmr,						\
 	DC_SETUP(dat_pz_create(ia2, &pz2));				\
 	memset(&rd, 0, sizeof(rd));					\
 	rd.for_va = m.buf;						\
-	DC_SETUP(dat_lmr_create(ia2, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz2, DAT_MEM_PRIV_ALL_FLAG, \
+	DC_SETUP(dc_dat_lmr_create(ia2, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz2, DAT_MEM_PRIV_ALL_FLAG, \
 				&l2, &c2, &r2, &sz, &va));		\
 	iov = dc_lmr_triplet(c2, va, 64);					\
 	if (c2 == m.lmr_context) {					\

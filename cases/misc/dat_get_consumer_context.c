@@ -31,7 +31,7 @@ DC_CASE(dat_get_consumer_context, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_CONTEXT c;
 
-	DC_ASSERT_RET(dat_get_consumer_context(DAT_HANDLE_NULL, &c), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_get_consumer_context(DAT_HANDLE_NULL, &c), 1, ANY);
 	DC_SETUP(dat_pz_free(pz));
-	DC_ASSERT_RET(dat_get_consumer_context(pz, &c), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_get_consumer_context(pz, &c), 1, ANY);
 }

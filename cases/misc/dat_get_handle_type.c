@@ -22,7 +22,7 @@ DC_CASE(dat_get_handle_type, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_HANDLE_TYPE type;
 
-	DC_ASSERT_RET(dat_get_handle_type(DAT_HANDLE_NULL, &type), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_get_handle_type(DAT_HANDLE_NULL, &type), 1, ANY);
 	DC_SETUP(dat_pz_free(pz));
-	DC_ASSERT_RET(dat_get_handle_type(pz, &type), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_get_handle_type(pz, &type), 1, ANY);
 }

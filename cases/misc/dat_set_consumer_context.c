@@ -97,7 +97,7 @@ DC_CASE(dat_set_consumer_context, invalid_handle,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 
-	DC_ASSERT_RET(dat_set_consumer_context(DAT_HANDLE_NULL, ctx64(1)), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_set_consumer_context(DAT_HANDLE_NULL, ctx64(1)), 1, ANY);
 	DC_SETUP(dat_pz_free(pz));
-	DC_ASSERT_RET(dat_set_consumer_context(pz, ctx64(1)), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_set_consumer_context(pz, ctx64(1)), 1, ANY);
 }

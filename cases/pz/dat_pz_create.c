@@ -84,14 +84,12 @@ DC_CASE(dat_pz_create, invalid_handle,
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
-	DC_ASSERT_RET_SUB(dat_pz_create(DAT_HANDLE_NULL, &pz), DAT_INVALID_HANDLE,
-			  DAT_INVALID_HANDLE_IA);
-	DC_ASSERT_RET_SUB(dat_pz_create((DAT_IA_HANDLE)evd, &pz), DAT_INVALID_HANDLE,
-			  DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_create(DAT_HANDLE_NULL, &pz), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_create((DAT_IA_HANDLE)evd, &pz), 1, IA);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2));
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
-	DC_ASSERT_RET_SUB(dat_pz_create(ia2, &pz), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_create(ia2, &pz), 1, IA);
 }
 
 DC_CASE(dat_pz_create, invalid_parameter,

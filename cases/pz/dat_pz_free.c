@@ -87,10 +87,10 @@ DC_CASE(dat_pz_free, stale_handle_fails,
 	static unsigned char buf[BUF];
 
 	DC_SETUP(dat_pz_free(pz));
-	DC_ASSERT_RET(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &m), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_rmr_create(pz, &rmr), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_create(t->ia, pz, evd, evd, cevd, NULL, &ep), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p), 1, PZ);
+	DC_ASSERT_INVALID_HANDLE(dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &m), 5, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_create(pz, &rmr), 1, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create(t->ia, pz, evd, evd, cevd, NULL, &ep), 2, PZ);
 }
 
 DC_CASE(dat_pz_free, free_again,
@@ -112,7 +112,7 @@ DC_CASE(dat_pz_free, invalid_handle,
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
-	DC_ASSERT_RET_SUB(dat_pz_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	DC_ASSERT_RET_SUB(dat_pz_free((DAT_PZ_HANDLE)evd), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_free(DAT_HANDLE_NULL), 1, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_pz_free((DAT_PZ_HANDLE)evd), 1, PZ);
 	DC_ASSERT_UNCHANGED(&s);
 }

@@ -361,10 +361,10 @@ DC_CASE(dat_rmr_bind, invalid_handle,
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, BUF);
-	DC_ASSERT_RET(dc_dat_rmr_bind(DAT_HANDLE_NULL, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dc_dat_rmr_bind((DAT_RMR_HANDLE)w.p.a.pz, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, DAT_HANDLE_NULL, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, (DAT_EP_HANDLE)w.p.a.pz, dc_cookie(1), 0, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_rmr_bind(DAT_HANDLE_NULL, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), 0, &ctx), 1, RMR);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_rmr_bind((DAT_RMR_HANDLE)w.p.a.pz, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), 0, &ctx), 1, RMR);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, DAT_HANDLE_NULL, dc_cookie(1), 0, &ctx), 4, EP);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, (DAT_EP_HANDLE)w.p.a.pz, dc_cookie(1), 0, &ctx), 4, EP);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }

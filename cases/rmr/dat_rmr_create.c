@@ -73,12 +73,10 @@ DC_CASE(dat_rmr_create, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_RMR_HANDLE rmr;
 
-	DC_ASSERT_RET_SUB(dat_rmr_create(DAT_HANDLE_NULL, &rmr), DAT_INVALID_HANDLE,
-			  DAT_INVALID_HANDLE_PZ);
-	DC_ASSERT_RET_SUB(dat_rmr_create((DAT_PZ_HANDLE)evd, &rmr), DAT_INVALID_HANDLE,
-			  DAT_INVALID_HANDLE_PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_create(DAT_HANDLE_NULL, &rmr), 1, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_create((DAT_PZ_HANDLE)evd, &rmr), 1, PZ);
 	DC_SETUP(dat_pz_free(pz));
-	DC_ASSERT_RET_SUB(dat_rmr_create(pz, &rmr), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_create(pz, &rmr), 1, PZ);
 }
 
 DC_CASE(dat_rmr_create, insufficient_resources,

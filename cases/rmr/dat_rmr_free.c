@@ -35,9 +35,12 @@ DC_CASE(dat_rmr_free, stale_handle_fails,
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	DC_SETUP(dat_rmr_free(w.rmr));
-	DC_ASSERT_RET(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &p), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &p), 1, RMR);
 	iov = dc_iov(&w.m, 0, 64);
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov,
+						 DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep,
+						 dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx),
+				 1, RMR);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }
 
@@ -63,8 +66,8 @@ DC_CASE(dat_rmr_free, invalid_handle,
 	struct dc_snap s;
 
 	dc_snapshot(t, DC_OBJ_PZ, pz, &s);
-	DC_ASSERT_RET_SUB(dat_rmr_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
-	DC_ASSERT_RET_SUB(dat_rmr_free((DAT_RMR_HANDLE)pz), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_free(DAT_HANDLE_NULL), 1, RMR);
+	DC_ASSERT_INVALID_HANDLE(dat_rmr_free((DAT_RMR_HANDLE)pz), 1, RMR);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }

@@ -442,16 +442,11 @@ DC_CASE(dat_ep_create_with_srq, invalid_handle,
 
 	kit(&k);
 	a = &k.attr;
-	DC_ASSERT_RET(dat_ep_create_with_srq(DAT_HANDLE_NULL, k.pz, k.recv, k.req, k.conn, k.srq, a, &ep),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, DAT_HANDLE_NULL, k.recv, k.req, k.conn, k.srq, a, &ep),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, k.pz, k.recv, k.req, k.conn, DAT_HANDLE_NULL, a, &ep),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, k.pz, (DAT_EVD_HANDLE)k.pz, k.req, k.conn, k.srq, a, &ep),
-		      DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, k.pz, k.recv, k.req, k.conn, (DAT_SRQ_HANDLE)k.pz, a, &ep),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(DAT_HANDLE_NULL, k.pz, k.recv, k.req, k.conn, k.srq, a, &ep), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, DAT_HANDLE_NULL, k.recv, k.req, k.conn, k.srq, a, &ep), 2, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, k.pz, k.recv, k.req, k.conn, DAT_HANDLE_NULL, a, &ep), 6, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, k.pz, (DAT_EVD_HANDLE)k.pz, k.req, k.conn, k.srq, a, &ep), 3, EVD_RECV);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, k.pz, k.recv, k.req, k.conn, (DAT_SRQ_HANDLE)k.pz, a, &ep), 6, SRQ);
 	ASSERT_SRQ_FREE(k.srq);
 }
 

@@ -65,7 +65,7 @@ DC_CASE(dat_ep_recv_query, outputs_undefined_on_error,
 		DAT_COUNT before, n, mid, span, after;
 	} box = { 0x11111111, 0, 0x22222222, 0, 0x33333333 };
 
-	DC_ASSERT_RET(dat_ep_recv_query(DAT_HANDLE_NULL, &box.n, &box.span), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_recv_query(DAT_HANDLE_NULL, &box.n, &box.span), 1, EP);
 	DC_ASSERT_EQ(box.before, 0x11111111);
 	DC_ASSERT_EQ(box.mid, 0x22222222);
 	DC_ASSERT_EQ(box.after, 0x33333333);
@@ -261,7 +261,7 @@ SRQ_CASE(dat_ep_recv_query, msn_counts_sends_only,
 	hold_begin(&h, &l);
 	link_send(&l, 0, 64);
 	rmr = dc_rmr_iov(&target, 0, 64);
-	link_rdma_write(&l, 10, 64, rmr.rmr_context, rmr.target_address);
+	link_rdma_write(&l, 10, 64, rmr.rmr_context, dc_rmr_triplet_address(&rmr));
 	link_send(&l, 1, 64);
 	hold_await_whole(&h, 2);
 	DC_SETUP(hold_partial(&h, 0));
@@ -321,8 +321,8 @@ DC_CASE(dat_ep_recv_query, invalid_handle,
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT);
 	DAT_COUNT n, s;
 
-	DC_ASSERT_RET(dat_ep_recv_query(DAT_HANDLE_NULL, &n, &s), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_recv_query((DAT_EP_HANDLE)srq, &n, &s), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_recv_query(DAT_HANDLE_NULL, &n, &s), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_recv_query((DAT_EP_HANDLE)srq, &n, &s), 1, EP);
 }
 
 DC_CASE(dat_ep_recv_query, model_not_supported,

@@ -235,8 +235,8 @@ DC_CASE(dat_ep_set_watermark, invalid_handle,
 {
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT);
 
-	DC_ASSERT_RET(dat_ep_set_watermark(DAT_HANDLE_NULL, 1, 2), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_ep_set_watermark((DAT_EP_HANDLE)srq, 1, 2), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_set_watermark(DAT_HANDLE_NULL, 1, 2), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_set_watermark((DAT_EP_HANDLE)srq, 1, 2), 1, EP);
 }
 
 DC_CASE(dat_ep_set_watermark, invalid_parameter,

@@ -239,8 +239,8 @@ DC_CASE(dat_srq_create, invalid_ia_handle,
 	DAT_SRQ_ATTR a = { 8, 1, DAT_SRQ_LW_DEFAULT };
 	DAT_SRQ_HANDLE srq;
 
-	DC_ASSERT_RET(dat_srq_create(DAT_HANDLE_NULL, pz, &a, &srq), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_create((DAT_IA_HANDLE)pz, pz, &a, &srq), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_create(DAT_HANDLE_NULL, pz, &a, &srq), 1, IA);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_create((DAT_IA_HANDLE)pz, pz, &a, &srq), 1, IA);
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -252,8 +252,8 @@ DC_CASE(dat_srq_create, invalid_pz_handle,
 	DAT_SRQ_HANDLE srq;
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_DTO_FLAG);
 
-	DC_ASSERT_RET(dat_srq_create(t->ia, DAT_HANDLE_NULL, &a, &srq), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_create(t->ia, (DAT_PZ_HANDLE)evd, &a, &srq), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_create(t->ia, DAT_HANDLE_NULL, &a, &srq), 2, PZ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_create(t->ia, (DAT_PZ_HANDLE)evd, &a, &srq), 2, PZ);
 	DC_ASSERT_SUCCESS(dat_evd_free(evd));
 }
 
@@ -336,8 +336,7 @@ DC_CASE(dat_srq_create, precedes_its_eps,
 	dc_ep_attr_default(t, &a);
 	DC_ASSERT_SUCCESS(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, srq, &a, &ep1));
 	DC_ASSERT_SUCCESS(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, srq, &a, &ep2));
-	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, DAT_HANDLE_NULL, &a, &ep3),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, DAT_HANDLE_NULL, &a, &ep3), 6, SRQ);
 }
 
 DC_CASE(dat_srq_create, pz_difference_per_attribute,

@@ -51,8 +51,8 @@ DC_CASE(dat_srq_free, invalid_handle,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_PZ_PARAM pp;
 
-	DC_ASSERT_RET(dat_srq_free(DAT_HANDLE_NULL), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_free((DAT_SRQ_HANDLE)pz), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_free(DAT_HANDLE_NULL), 1, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_free((DAT_SRQ_HANDLE)pz), 1, SRQ);
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
@@ -65,8 +65,8 @@ DC_CASE(dat_srq_free, stale_handle_rejected,
 	DAT_SRQ_PARAM p;
 
 	DC_SETUP(dat_srq_free(srq));
-	DC_ASSERT_RET(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_free(srq), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p), 1, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_free(srq), 1, SRQ);
 }
 
 DC_CASE(dat_srq_free, handle_reuse_delayed,

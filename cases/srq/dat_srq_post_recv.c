@@ -346,8 +346,8 @@ DC_CASE(dat_srq_post_recv, invalid_handle,
 
 	dc_lmr(t, pz, SLOT, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, SLOT);
-	DC_ASSERT_RET(dat_srq_post_recv(DAT_HANDLE_NULL, 1, &iov, dc_cookie(0)), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_post_recv((DAT_SRQ_HANDLE)pz, 1, &iov, dc_cookie(0)), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_post_recv(DAT_HANDLE_NULL, 1, &iov, dc_cookie(0)), 1, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_post_recv((DAT_SRQ_HANDLE)pz, 1, &iov, dc_cookie(0)), 1, SRQ);
 }
 
 DC_CASE(dat_srq_post_recv, insufficient_resources,

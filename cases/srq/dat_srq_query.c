@@ -172,9 +172,8 @@ DC_CASE(dat_srq_query, invalid_handle,
 {
 	DAT_SRQ_PARAM p;
 
-	DC_ASSERT_RET(dat_srq_query(DAT_HANDLE_NULL, DAT_SRQ_FIELD_ALL, &p), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_query((DAT_SRQ_HANDLE)dc_wrong_handle(t), DAT_SRQ_FIELD_ALL, &p),
-		      DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_query(DAT_HANDLE_NULL, DAT_SRQ_FIELD_ALL, &p), 1, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_query((DAT_SRQ_HANDLE)dc_wrong_handle(t), DAT_SRQ_FIELD_ALL, &p), 1, SRQ);
 }
 
 static void counts_in_range(struct dc_ctx *t, DAT_SRQ_HANDLE srq, const char *when)

@@ -130,8 +130,8 @@ DC_CASE(dat_srq_resize, invalid_handle,
 	.summary = "a NULL handle or a PZ handle gives DAT_INVALID_HANDLE",
 	.requires = "srq_supported")
 {
-	DC_ASSERT_RET(dat_srq_resize(DAT_HANDLE_NULL, 8), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_resize((DAT_SRQ_HANDLE)dc_wrong_handle(t), 8), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_resize(DAT_HANDLE_NULL, 8), 1, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_resize((DAT_SRQ_HANDLE)dc_wrong_handle(t), 8), 1, SRQ);
 }
 
 DC_CASE(dat_srq_resize, invalid_size,

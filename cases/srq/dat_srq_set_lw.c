@@ -119,8 +119,8 @@ DC_CASE(dat_srq_set_lw, invalid_handle,
 	.summary = "a NULL handle or a PZ handle gives DAT_INVALID_HANDLE",
 	.requires = "srq_supported")
 {
-	DC_ASSERT_RET(dat_srq_set_lw(DAT_HANDLE_NULL, 1), DAT_INVALID_HANDLE);
-	DC_ASSERT_RET(dat_srq_set_lw((DAT_SRQ_HANDLE)dc_wrong_handle(t), 1), DAT_INVALID_HANDLE);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_set_lw(DAT_HANDLE_NULL, 1), 1, SRQ);
+	DC_ASSERT_INVALID_HANDLE(dat_srq_set_lw((DAT_SRQ_HANDLE)dc_wrong_handle(t), 1), 1, SRQ);
 }
 
 DC_CASE(dat_srq_set_lw, above_max_recv_dtos,

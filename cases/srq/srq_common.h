@@ -623,10 +623,7 @@ static inline void srq_servant(struct dc_ctx *t)
 			DAT_LMR_TRIPLET iov = dc_iov(&l.sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
 			DAT_RMR_TRIPLET rmr;
 
-			memset(&rmr, 0, sizeof(rmr));
-			rmr.rmr_context = ctx;
-			rmr.target_address = addr;
-			rmr.segment_length = len;
+			rmr = dc_rmr_triplet(ctx, addr, len);
 			DC_SETUP(dat_ep_post_rdma_write(l.tx.ep, 1, &iov, dc_cookie(1000 + seq), &rmr,
 							DAT_COMPLETION_DEFAULT_FLAG));
 		} else if (!strcmp(cmd, "down")) {
@@ -667,10 +664,7 @@ static inline void link_rdma_write_at(struct dc_ctx *t, const char *file,
 		DAT_RMR_TRIPLET rmr;
 		DAT_RETURN r;
 
-		memset(&rmr, 0, sizeof(rmr));
-		rmr.rmr_context = ctx;
-		rmr.target_address = addr;
-		rmr.segment_length = len;
+		rmr = dc_rmr_triplet(ctx, addr, len);
 		r = dat_ep_post_rdma_write(l->tx.ep, 1, &iov, dc_cookie(1000 + seq), &rmr,
 					   DAT_COMPLETION_DEFAULT_FLAG);
 		if (r != DAT_SUCCESS)

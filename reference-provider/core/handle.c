@@ -243,6 +243,10 @@ static DAT_RETURN bad_handle(DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE subtype)
 	if (subtype != DAT_INVALID_HANDLE1 &&
 	    ref_mutant("handle-invalid-generic-subtype"))
 		subtype = DAT_INVALID_HANDLE1;
+	/* the subtype names another kind of object than the one refused */
+	if (ref_mutant("handle-invalid-subtype-names-other-kind"))
+		subtype = subtype == DAT_INVALID_HANDLE_PZ ? DAT_INVALID_HANDLE_EP :
+							    DAT_INVALID_HANDLE_PZ;
 	return REF_ERR(DAT_INVALID_HANDLE, subtype);
 }
 

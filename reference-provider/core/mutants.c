@@ -153,11 +153,23 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_set_consumer_context.invalid_handle",
 	  "an invalid handle of the handle-generic calls is reported as DAT_INVALID_PARAMETER" },
 	{ "handle-invalid-generic-subtype",
-	  "dat_lmr_free.invalid_handle dat_lmr_query.invalid_handle "
+	  "dat_lmr_create.invalid_handle dat_ep_create.invalid_pz_handle "
+	  "dat_cr_accept.invalid_ep_handle dat_evd_modify_cno.invalid_handle "
+	  "dat_evd_create.invalid_cno_handle dat_rsp_create.invalid_ep_handle",
+	  "DAT_INVALID_HANDLE carries DAT_INVALID_HANDLE1 (the first argument) when another argument is the invalid one",
+	  .quick = true },
+	{ "handle-invalid-subtype-names-other-kind",
 	  "dat_pz_free.invalid_handle dat_pz_query.invalid_handle "
+	  "dat_lmr_free.invalid_handle dat_lmr_query.invalid_handle "
 	  "dat_rmr_create.invalid_handle dat_rmr_free.invalid_handle "
-	  "dat_rmr_query.invalid_handle",
-	  "DAT_INVALID_HANDLE carries DAT_INVALID_HANDLE1 instead of the subtype naming the handle type",
+	  "dat_rmr_query.invalid_handle dat_lmr_create.invalid_handle "
+	  "dat_ep_free.invalid_handle dat_ep_query.invalid_handle "
+	  "dat_evd_free.invalid_handle dat_evd_query.invalid_handle "
+	  "dat_cno_free.invalid_handle dat_cno_query.invalid_handle "
+	  "dat_srq_free.invalid_handle dat_srq_query.invalid_handle "
+	  "dat_psp_free.invalid_handle dat_rsp_free.invalid_handle "
+	  "dat_cr_query.invalid_handle",
+	  "DAT_INVALID_HANDLE carries the subtype of another object kind than the argument refused",
 	  .quick = true },
 	{ "context-rejects-odd-values", "dat_set_consumer_context.opaque_no_check",
 	  "odd or top-bit-set contexts are refused as invalid parameters" },
