@@ -5,20 +5,6 @@
  */
 #include "../ep/ep_common.h"
 
-struct rsp_fix {
-	struct dc_endpoint e;		/* the reserved EP */
-	DAT_EVD_HANDLE evd;
-	DAT_RSP_HANDLE rsp;
-	DAT_CONN_QUAL q;
-};
-
-static void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
-{
-	dc_endpoint(t, &f->e, NULL);
-	f->evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
-	dc_rsp_any(t, f->e.ep, f->evd, &f->q, &f->rsp);
-}
-
 DC_CASE(dat_rsp_create, ep_reserved,
 	.summary = "the EP of a new RSP is Reserved, and the RSP names it")
 {

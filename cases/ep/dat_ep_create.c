@@ -6,7 +6,7 @@
  */
 #include "ep_common.h"
 
-static DAT_EP_ATTR requested(struct dc_ctx *t)
+static DAT_EP_ATTR create_attr_request(struct dc_ctx *t)
 {
 	DAT_EP_ATTR a;
 
@@ -220,7 +220,7 @@ DC_CASE(dat_ep_create, null_evds_allowed,
 DC_CASE(dat_ep_create, attributes_applied,
 	.summary = "the EP starts with the attributes it was created with")
 {
-	DAT_EP_ATTR a = requested(t);
+	DAT_EP_ATTR a = create_attr_request(t);
 	DAT_EP_HANDLE ep = dc_ep(t, dc_pz(t), dc_evd(t, 8, DAT_EVD_DTO_FLAG),
 				 dc_evd(t, 8, DAT_EVD_DTO_FLAG),
 				 dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG), &a);

@@ -9,7 +9,7 @@
 
 #include <netinet/in.h>
 
-static DAT_EP_ATTR requested(struct dc_ctx *t)
+static DAT_EP_ATTR query_attr_request(struct dc_ctx *t)
 {
 	DAT_EP_ATTR a;
 
@@ -41,7 +41,7 @@ static void attrs_match(struct dc_ctx *t, const DAT_EP_ATTR *q, const DAT_EP_ATT
 DC_CASE(dat_ep_query, returns_all_params,
 	.summary = "DAT_EP_FIELD_ALL reports the IA, state, PZ, EVDs and attributes of the EP")
 {
-	DAT_EP_ATTR a = requested(t);
+	DAT_EP_ATTR a = query_attr_request(t);
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EVD_HANDLE r = dc_evd(t, 8, DAT_EVD_DTO_FLAG), q = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE c = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);

@@ -6,7 +6,7 @@
  */
 #include "ep_common.h"
 
-static void disconnect_a(struct dc_ctx *t, struct dc_pair *p)
+static void disconnect_active(struct dc_ctx *t, struct dc_pair *p)
 {
 	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
@@ -20,7 +20,7 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 	struct dc_endpoint b2;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	disconnect_a(t, &p);
+	disconnect_active(t, &p);
 	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
 	memset(&b2, 0, sizeof(b2));
@@ -41,7 +41,7 @@ DC_CASE(dat_ep_reset, may_lose_completions,
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	for (int i = 0; i < 4; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
-	disconnect_a(t, &p);
+	disconnect_active(t, &p);
 	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 	while (dat_evd_dequeue(p.a.recv_evd, &ev) == DAT_SUCCESS) {
 		const DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
@@ -130,7 +130,7 @@ DC_CASE(dat_ep_reset, marker_flush_order,
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	for (int i = 0; i < 4; i++)
 		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
-	disconnect_a(t, &p);
+	disconnect_active(t, &p);
 	DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
 	for (int i = 0; i < 4; i++)
 		DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);

@@ -411,6 +411,21 @@ static inline void verify_reached_at(struct dc_ctx *t, const char *file,
 			  state_name(s->state), state_name(st));
 }
 
+/* An EP reserved by an RSP on a free qualifier (the RSP pages). */
+struct rsp_fix {
+	struct dc_endpoint e;		/* the reserved EP */
+	DAT_EVD_HANDLE evd;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+};
+
+static inline void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
+{
+	dc_endpoint(t, &f->e, NULL);
+	f->evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	dc_rsp_any(t, f->e.ep, f->evd, &f->q, &f->rsp);
+}
+
 /* Gives a Provider-created EP (TENTATIVE) the subject's PZ and EVDs. */
 static inline void adopt_at(struct dc_ctx *t, const char *file, int line,
 			    struct subject *s)

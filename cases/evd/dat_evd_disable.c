@@ -48,32 +48,6 @@ DC_CASE(dat_evd_disable, already_disabled_noop,
 	EXPECT_SW(evd, TAG(1));
 }
 
-/* Posts `n` events from its own thread, starting at a shared gate. */
-struct poster {
-	struct gate *g;
-	DAT_EVD_HANDLE evd;
-	int first, n;
-	DAT_RETURN bad;
-};
-
-static void *poster_main(void *arg)
-{
-	struct poster *p = arg;
-
-	p->bad = DAT_SUCCESS;
-	gate_pass(p->g);
-	for (int i = 0; i < p->n; i++) {
-		DAT_EVENT ev = sw_event(TAG(p->first + i));
-		DAT_RETURN r = dat_evd_post_se(p->evd, &ev);
-
-		if (r != DAT_SUCCESS) {
-			p->bad = r;
-			break;
-		}
-	}
-	return NULL;
-}
-
 DC_CASE(dat_evd_disable, in_flight_wakeup,
 	.summary = "a disable racing posts may let one wake-up through; once settled the disabled EVD wakes nobody")
 {

@@ -47,32 +47,6 @@ DC_CASE(dat_evd_modify_cno, null_detaches,
 	EXPECT_SW(evd, TAG(1));
 }
 
-/* Posts `n` events from its own thread, starting at a shared gate. */
-struct poster {
-	struct gate *g;
-	DAT_EVD_HANDLE evd;
-	int first, n;
-	DAT_RETURN bad;
-};
-
-static void *poster_main(void *arg)
-{
-	struct poster *p = arg;
-
-	p->bad = DAT_SUCCESS;
-	gate_pass(p->g);
-	for (int i = 0; i < p->n; i++) {
-		DAT_EVENT ev = sw_event(TAG(p->first + i));
-		DAT_RETURN r = dat_evd_post_se(p->evd, &ev);
-
-		if (r != DAT_SUCCESS) {
-			p->bad = r;
-			break;
-		}
-	}
-	return NULL;
-}
-
 /* Runs a poster of n events against `evd` while `change(evd, cno)` runs. */
 static void race_posts_with_modify(struct dc_ctx *t, DAT_EVD_HANDLE evd,
 				   DAT_CNO_HANDLE to, int n)

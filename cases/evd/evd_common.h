@@ -409,6 +409,32 @@ static inline void gate_pass(struct gate *g)
 	pthread_mutex_unlock(&g->mu);
 }
 
+/* Posts `n` events from its own thread, starting at a shared gate. */
+struct poster {
+	struct gate *g;
+	DAT_EVD_HANDLE evd;
+	int first, n;
+	DAT_RETURN bad;
+};
+
+static DC_UNUSED_ void *poster_main(void *arg)
+{
+	struct poster *p = arg;
+
+	p->bad = DAT_SUCCESS;
+	gate_pass(p->g);
+	for (int i = 0; i < p->n; i++) {
+		DAT_EVENT ev = sw_event(TAG(p->first + i));
+		DAT_RETURN r = dat_evd_post_se(p->evd, &ev);
+
+		if (r != DAT_SUCCESS) {
+			p->bad = r;
+			break;
+		}
+	}
+	return NULL;
+}
+
 /*
  * A "hammer" thread repeats one MT-Level Safe call on an EVD, starting at a
  * shared gate, and records the first unexpected return (the case's thread

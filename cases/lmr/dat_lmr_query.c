@@ -4,7 +4,7 @@
  */
 #include "mem_common.h"
 
-static void check_field(struct dc_ctx *t, const DAT_LMR_PARAM *q, DAT_LMR_PARAM_MASK bit,
+static void check_lmr_field(struct dc_ctx *t, const DAT_LMR_PARAM *q, DAT_LMR_PARAM_MASK bit,
 			const struct dc_lmr *m, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv)
 {
 	switch (bit) {
@@ -60,12 +60,12 @@ DC_CASE(dat_lmr_query, fills_requested,
 	for (unsigned int bit = 1; bit <= DAT_LMR_FIELD_REGISTERED_ADDRESS; bit <<= 1) {
 		memset(&q, 0xa5, sizeof(q));
 		DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)bit, &q));
-		check_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, DAT_MEM_PRIV_ALL_FLAG);
+		check_lmr_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, DAT_MEM_PRIV_ALL_FLAG);
 	}
 	memset(&q, 0xa5, sizeof(q));
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &q));
 	for (unsigned int bit = 1; bit <= DAT_LMR_FIELD_REGISTERED_ADDRESS; bit <<= 1)
-		check_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, DAT_MEM_PRIV_ALL_FLAG);
+		check_lmr_field(t, &q, (DAT_LMR_PARAM_MASK)bit, &m, pz, DAT_MEM_PRIV_ALL_FLAG);
 }
 
 DC_CASE(dat_lmr_query, invalid_mask,

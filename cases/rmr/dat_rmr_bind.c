@@ -268,7 +268,7 @@ DC_CASE(dat_rmr_bind, cookie_returned,
 }
 
 /* Disconnects a's EP and waits for it to be DISCONNECTED. */
-static void disconnect_a(struct dc_ctx *t, struct win *w)
+static void disconnect_owner(struct dc_ctx *t, struct win *w)
 {
 	DC_SETUP(dat_ep_disconnect(w->p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_await_event(t, w->p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
@@ -284,7 +284,7 @@ DC_CASE(dat_rmr_bind, valid_states,
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 1, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-	disconnect_a(t, &w);
+	disconnect_owner(t, &w);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 }
 
@@ -297,7 +297,7 @@ DC_CASE(dat_rmr_bind, disconnected_flushed,
 	DAT_EVENT ev;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	disconnect_a(t, &w);
+	disconnect_owner(t, &w);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 77, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	memset(&ev, 0, sizeof(ev));
 	/* "at once": already queued when the call returns */

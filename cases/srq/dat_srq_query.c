@@ -22,7 +22,7 @@ static const struct {
 };
 
 /* Checks the field selected by bit in p against the SRQ made below. */
-static void check_field(struct dc_ctx *t, DAT_SRQ_PARAM_MASK bit,
+static void check_srq_field(struct dc_ctx *t, DAT_SRQ_PARAM_MASK bit,
 			const DAT_SRQ_PARAM *p, DAT_PZ_HANDLE pz, DAT_COUNT posted)
 {
 	switch (bit) {
@@ -69,12 +69,12 @@ DC_CASE(dat_srq_query, fills_requested_fields,
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p));
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		check_field(t, fields[i].bit, &p, pz, 2);
+		check_srq_field(t, fields[i].bit, &p, pz, 2);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		memset(&p, 0xA5, sizeof(p));
 		DC_ASSERT_SUCCESS(dat_srq_query(srq, fields[i].bit, &p));
 		dc_note(t, "mask %s checked", fields[i].name);
-		check_field(t, fields[i].bit, &p, pz, 2);
+		check_srq_field(t, fields[i].bit, &p, pz, 2);
 	}
 }
 
@@ -93,7 +93,7 @@ DC_CASE(dat_srq_query, other_fields_optional,
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		memset(&box, 0x5A, sizeof(box));
 		DC_ASSERT_SUCCESS(dat_srq_query(srq, fields[i].bit, &box.p));
-		check_field(t, fields[i].bit, &box.p, pz, 0);
+		check_srq_field(t, fields[i].bit, &box.p, pz, 0);
 		for (size_t k = 0; k < sizeof(box.before); k++) {
 			DC_ASSERT(box.before[k] == 0x5A && box.after[k] == 0x5A,
 				  "mask %s: bytes around DAT_SRQ_PARAM were overwritten",
