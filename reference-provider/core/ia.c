@@ -381,8 +381,9 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 				return REF_ERR(DAT_INVALID_PARAMETER,
 					       DAT_INVALID_ARG3);
 			return REF_ERR(DAT_INVALID_HANDLE,
-				       ref_mutant("ia-open-bad-async-evd-no-subtype") ?
-				       0 : DAT_INVALID_HANDLE_EVD_ASYNC);
+				       ref_mutant("ia-open-bad-async-evd-wrong-subtype") ?
+				       DAT_INVALID_HANDLE_EVD_CONN :
+				       DAT_INVALID_HANDLE_EVD_ASYNC);
 		}
 		evd->users++;
 		ref_obj_release(obj);
