@@ -11,6 +11,7 @@ packages=(
 	libdapl-dev dapl2-utils                   # DAT 2.0: headers, libdat2, OFA's test programs
 	python3 python3-pytest python3-jinja2     # the runner and reports
 	valgrind iproute2 procps openssh-client   # ip netns + ssh -G: tests/hosts
+	debhelper dh-python dpkg-dev lintian man-db   # tests/install: the Debian packages, man pages
 )
 vm=0
 for arg in "$@"; do

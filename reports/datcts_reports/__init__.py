@@ -27,6 +27,14 @@ LEVELS = ("shall", "should", "may", "qoi")
 # The repository this package sits in (reports/datcts_reports/..).
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CATALOG = REPO / "clauses"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+try:  # installed: `cmake --install` wrote where the catalog and templates are
+    from datcts_reports import _installed
+except ImportError:
+    _installed = None
+else:
+    DEFAULT_CATALOG = _installed.CATALOG
+    TEMPLATES = _installed.TEMPLATES
 
 
 class ReportError(Exception):

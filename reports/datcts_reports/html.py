@@ -11,10 +11,8 @@ from pathlib import Path
 
 import jinja2
 
-from datcts_reports import BAD_STATES, STATES, __version__
+from datcts_reports import BAD_STATES, STATES, TEMPLATES, __version__
 from datcts_reports.analysis import CHART_KEYS, Analysis
-
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 COLORS = {
     "PASS": "#2e7d32",

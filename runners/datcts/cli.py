@@ -21,6 +21,7 @@ from datcts_reports import cli as reports_cli
 
 from datcts import __version__
 from datcts import hosts as multihost
+from datcts import layout
 from datcts import mutate
 from datcts.discovery import DiscoveryError, Filters, discover, find_binaries, split_multi
 from datcts.execute import LocalLauncher, ProcessTable, Runner
@@ -38,8 +39,13 @@ class UsageError(Exception):
 
 
 def _add_build_opts(p):
-    p.add_argument("--build-dir", default="build",
-                   help="build tree with cases/ and dat.conf (default: ./build)")
+    if layout.INSTALLED:
+        p.add_argument("--build-dir", default=layout.default_build_dir(),
+                       help="build tree with cases/ and dat.conf (default: the installed "
+                            f"suite, {layout.default_build_dir()})")
+    else:
+        p.add_argument("--build-dir", default="build",
+                       help="build tree with cases/ and dat.conf (default: ./build)")
     p.add_argument("--cases-dir",
                    help="where the datcts-cases-* binaries are (default: BUILD/cases)")
 
@@ -47,7 +53,9 @@ def _add_build_opts(p):
 def _add_provider_opts(p):
     g = p.add_argument_group("provider under test")
     g.add_argument("--ia", help="IA name in dat.conf (default: $DATCTS_IA, else the first default entry)")
-    g.add_argument("--dat-conf", help="dat.conf to use (default: $DAT_OVERRIDE, else BUILD/dat.conf, else /etc/dat.conf)")
+    g.add_argument("--dat-conf", help="dat.conf to use (default: $DAT_OVERRIDE, else BUILD/dat.conf, "
+                   "else /etc/dat.conf" + (", else the installed reference provider's"
+                                           if layout.INSTALLED else "") + ")")
     g.add_argument("--provider", help="path to a provider library; the runner writes a dat.conf for it")
     g.add_argument("--instance-data", help="instance data for --provider's dat.conf entry")
 

@@ -8,6 +8,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from datcts import layout
+
 
 class ProviderError(Exception):
     pass
@@ -88,6 +90,26 @@ def write_dat_conf(path: Path, ia: str, library: Path, instance_data: str) -> No
     os.replace(tmp, path)
 
 
+def _default_entries(conf: Path) -> list[ConfEntry]:
+    return [e for e in parse_dat_conf(conf) if e.api.startswith("u") and e.default == "default"]
+
+
+def _fallback_conf(name: str | None) -> Path:
+    """/etc/dat.conf or (installed) the reference provider's dat.conf under
+    the prefix (layout.fallback_dat_confs): the first that has the IA asked
+    for, or a default uDAPL entry when none is named; the first that exists
+    otherwise, so the error names it."""
+    existing = [c for c in layout.fallback_dat_confs(name is not None) if c.is_file()]
+    for c in existing:
+        try:
+            entries = _default_entries(c)
+        except ProviderError:
+            continue
+        if (name is None and entries) or any(e.ia == name for e in entries):
+            return c
+    return existing[0] if existing else layout.SYSTEM_DAT_CONF
+
+
 def resolve(
     *,
     build_dir: Path,
@@ -106,6 +128,7 @@ def resolve(
         write_dat_conf(conf, name, lib, instance_data or "")
         return ProviderSetup(name, conf, str(lib), instance_data or "", True)
 
+    name = ia or os.environ.get("DATCTS_IA")
     if dat_conf:
         conf = Path(dat_conf)
     elif os.environ.get("DAT_OVERRIDE"):
@@ -113,17 +136,14 @@ def resolve(
     elif (build_dir / "dat.conf").is_file():
         conf = build_dir / "dat.conf"
     else:
-        conf = Path("/etc/dat.conf")
+        conf = _fallback_conf(name)
     conf = conf.resolve()
     if not conf.is_file():
         raise ProviderError(
             f"no dat.conf at {conf}: pass --dat-conf, --provider, or build the "
             "reference provider"
         )
-    entries = [
-        e for e in parse_dat_conf(conf) if e.api.startswith("u") and e.default == "default"
-    ]
-    name = ia or os.environ.get("DATCTS_IA")
+    entries = _default_entries(conf)
     if not name:
         if not entries:
             raise ProviderError(f"{conf} has no default uDAPL entry; pass --ia")
