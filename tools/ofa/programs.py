@@ -5,6 +5,12 @@ dtestcm, dtestsrq, dtestx) against one IA of a dat.conf and judges each run.
 
     tools/ofa/programs.py --dat-conf build/dat2.conf --ia ref-sock [--host 127.0.0.1]
                           [--only NAME,...] [--list]
+    tools/ofa/programs.py --perf --dat-conf CONF --ia A,B --host H [--rounds 3]
+
+--perf runs dapltest's performance test (-T P, RDMA Write) for each IA in
+turn: latency with one operation in flight (64 bytes), bandwidth with a
+pipeline of 64 KiB writes; it prints the medians of the rounds and the ratios
+of the first IA to the second (latency A/B, bandwidth A/B).
 
 Several of these programs exit 0 when they fail, so every run is judged by
 what it prints as well as by its exit status: a run passes only when each
@@ -60,10 +66,12 @@ def scenarios(ia, host):
     F = ["-T", "F", "-s", host, "-D", ia, "-f"]
     end = [r"End of Work -- Client Exiting"]
     return [
+        # RDMA Reads with one segment: dapltest does not look at the IA's
+        # max_iov_segments_per_rdma_read, which is 1 on siw0 (docs/verbs.md).
         Scenario("dapltest.transaction.mixed", T + [
             "-i", "500", "-t", "4", "-w", "8",
             "client", "SR", "1024", "3", "server", "SR", "1024", "3",
-            "client", "RR", "4096", "2", "server", "RW", "4096", "2"],
+            "client", "RR", "4096", "1", "server", "RW", "4096", "2"],
             server=dapltest_server(ia),
             success=[r"Total WQE\s*:\s*[1-9]"] + end,
             server_success=[r"Transaction Test Finished"]),
@@ -266,6 +274,46 @@ def judge(sc, cout, crc, sout, src):
     return why
 
 
+PERF_RUNS = {
+    # latency: one 64-byte RDMA Write in flight at a time
+    "latency": (["-i", "2000", "-p", "1", "RW", "64"], r"Arithmetic mean\s*:\s*([\d.]+) us"),
+    # bandwidth: dapltest's default pipeline of 64 KiB RDMA Writes
+    "bandwidth": (["-i", "1000", "RW", "65536"], r"Bandwidth\s*:\s*([\d.]+) MB/sec"),
+}
+
+
+def perf(ias, host, env, rounds):
+    """Medians of @rounds dapltest -T P runs per IA and measure, taken in turns."""
+    got = {ia: {m: [] for m in PERF_RUNS} for ia in ias}
+    for _ in range(rounds):
+        for ia in ias:
+            for measure, (argv, rx) in PERF_RUNS.items():
+                sc = Scenario("perf", ["-T", "P", "-s", host, "-D", ia] + argv,
+                              server=dapltest_server(ia))
+                cout, crc, sout, src = run_pair(sc, env)
+                m = re.search(rx, cout)
+                if crc == 0 and m:
+                    got[ia][measure].append(float(m.group(1)))
+                else:
+                    print("perf %s %s: no figure (exit %s)" % (ia, measure, crc))
+                    print("\n".join("  | " + l for l in cout.splitlines()[-8:]))
+    med = {}
+    for ia in ias:
+        med[ia] = {}
+        for measure, vals in got[ia].items():
+            vals = sorted(vals)
+            med[ia][measure] = vals[(len(vals) - 1) // 2] if vals else None
+            print("perf %s %s median %s (runs: %s)" % (
+                ia, measure, med[ia][measure], " ".join("%g" % v for v in got[ia][measure])))
+    ok = all(v is not None for ia in ias for v in med[ia].values())
+    if ok and len(ias) == 2:
+        a, b = ias
+        print("ratio %s/%s latency %.2f bandwidth %.2f" % (
+            a, b, med[a]["latency"] / med[b]["latency"],
+            med[a]["bandwidth"] / med[b]["bandwidth"]))
+    return 0 if ok else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dat-conf", required=True)
@@ -273,7 +321,16 @@ def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--only", default="", help="comma-separated scenario names")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--perf", action="store_true", help="dapltest -T P side by side (see above)")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+
+    env = dict(os.environ, DAT_OVERRIDE=os.path.abspath(args.dat_conf))
+    if args.perf:
+        if not shutil.which("dapltest"):
+            print("SKIPPED: dapltest not installed (Debian dapl2-utils)")
+            return 77
+        return perf(args.ia.split(","), args.host, env, args.rounds)
 
     todo = scenarios(args.ia, args.host)
     if args.only:
@@ -287,7 +344,6 @@ def main():
     if missing:
         print("SKIPPED: %s not installed (Debian dapl2-utils)" % ", ".join(missing))
         return 77
-    env = dict(os.environ, DAT_OVERRIDE=os.path.abspath(args.dat_conf))
     bad = 0
     for sc in todo:
         t0 = time.monotonic()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# OFA's own DAT 2.0 programs on the verbs devices, inside the VM (docs/reference-provider.md,
+# "DAT 2.0"): run by tools/vm/verbs-suite.sh as
+#   tools/vm/ofa.sh BUILD_DIR OUT_DIR BENCH_FILE
+# For each device: tools/ofa/programs.py against libdaplref2 (IA ref-verbs-<dev>), then
+# dapltest -T P for libdaplref2 and OFA's libdaplofa (IA ofa-v2-<dev>, rdma_cm on the same
+# netdev) side by side, medians of three rounds, ratios libdaplref2/libdaplofa into BENCH_FILE.
+# Exit status: non-zero when a program run is not as expected or a figure is missing.
+set -uo pipefail
+[[ "${DATCTS_VM:-}" == 1 ]] || { echo "ofa.sh: run me inside the VM (tools/vm/run)" >&2; exit 2; }
+build=$(realpath "${1:?BUILD_DIR}")
+out=${2:?OUT_DIR}
+bench=${3:?BENCH_FILE}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+programs=$repo/tools/ofa/programs.py
+[[ -f $build/dat2-verbs.conf ]] || { echo "ofa $build/dat2-verbs.conf missing (no DAT 2.0 build)" >>"$bench"; exit 1; }
+command -v dapltest >/dev/null || { echo "ofa: dapl2-utils not installed" >>"$bench"; exit 1; }
+conf=$out/ofa-dat.conf
+rc=0
+for dev in $DATCTS_VM_DEVICES; do
+	kind=${dev%0}
+	ip_var=DATCTS_VM_${kind^^}_IP
+	ip=${!ip_var}
+	nd=$(ip -o -4 addr show to "$ip/32" | awk '{print $2; exit}')
+	{
+		grep -v '^#' "$build/dat2-verbs.conf"
+		echo "ofa-v2-$dev u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$nd 0\" \"\""
+	} >"$conf.$dev"
+	start=$SECONDS
+	/usr/bin/python3 "$programs" --dat-conf "$conf.$dev" --ia "ref-verbs-$dev" --host "$ip" >"$out/$dev-ofa.txt" 2>&1
+	r=$?
+	echo "$dev ofa programs on libdaplref2: exit $r, $((SECONDS - start)) s ($(tail -n 1 "$out/$dev-ofa.txt"))" >>"$bench"
+	((r)) && rc=1
+	/usr/bin/python3 "$programs" --perf --dat-conf "$conf.$dev" --ia "ref-verbs-$dev,ofa-v2-$dev" --host "$ip" \
+		>"$out/$dev-ofa-perf.txt" 2>&1 || rc=1
+	sed -n "s/^/$dev dapltest -T P /p" "$out/$dev-ofa-perf.txt" | grep -E 'median|ratio|no figure' >>"$bench"
+done
+exit "$rc"
