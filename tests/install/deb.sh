@@ -53,7 +53,7 @@ if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# tree (what a build of this checkout sees); deleted ones left out
 	(cd "$src" && git ls-files -z --cached --others --exclude-standard |
 		while IFS= read -r -d '' f; do [[ -e "$f" || -L "$f" ]] && printf '%s\0' "$f"; done |
-		tar --null -T - -cf - --no-recursion) | tar -xf - -C "$tmp/datcts"
+		tar -cf - --null --no-recursion -T -) | tar -xf - -C "$tmp/datcts"
 else
 	(cd "$src" && tar --exclude='./build*' --exclude='./out*' --exclude=.git -cf - .) |
 		tar -xf - -C "$tmp/datcts"
@@ -73,7 +73,7 @@ debs=()
 for p in datcts datcts-ref-provider libdat1 libdat-dev; do
 	f=$(ls "$tmp/${p}_"*.deb 2>/dev/null) || { echo "FAILED: no ${p}_*.deb"; exit 1; }
 	debs+=("$f")
-	echo "$(basename "$f"):"
+	echo "$(basename "$f"): Depends: $(dpkg-deb -f "$f" Depends)"
 	dpkg-deb -c "$f" | awk '{print $6}' | grep -v '/$' | sed 's|^\./||' |
 		awk -F/ '{n = NF > 4 ? 4 : NF; s = $1; for (i = 2; i <= n; i++) s = s "/" $i; print "  " s}' | sort -u
 done
@@ -122,6 +122,11 @@ grep -q 'PROVIDER UNDER TEST' man.txt || fail "man datcts: not the datcts page"
 run man -P cat dat-providers >/dev/null || fail "man dat-providers"
 run env DAT_OVERRIDE=/usr/share/datcts/ref-provider/dat.conf dat-providers | tee providers.txt
 grep -q '^ref-sock ' providers.txt || fail "dat-providers: no ref-sock in the installed dat.conf"
+if dpkg -L datcts-ref-provider | grep -q '/libdaplref2\.so\.'; then
+	# the DAT 2.0 provider: its entries name the installed library
+	grep -Eq '^ref-sock u2\.0 .* /usr/lib/[^ ]*/libdaplref2\.so\.[0-9]+ ' /usr/share/datcts/ref-provider/dat2.conf ||
+		fail "dat2.conf does not name the installed libdaplref2"
+fi
 run datcts list >list.txt 2>/dev/null || fail "datcts list"
 echo "datcts list: $(wc -l <list.txt) cases"
 
