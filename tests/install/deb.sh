@@ -156,6 +156,7 @@ run datcts report run || fail "datcts report"
 run datcts bundle run -o run.tar.gz || fail "datcts bundle"
 run datcts verify run.tar.gz || fail "datcts verify"
 run datcts coverage >/dev/null || fail "datcts coverage"
+run datcts mutate --list >/dev/null 2>&1 || fail "datcts mutate --list"
 
 if ((${#installed[@]})) && [[ "${DATCTS_KEEP_INSTALLED:-0}" != 1 ]]; then
 	step "apt-get purge ${installed[*]}"
