@@ -445,3 +445,31 @@ DAT_RETURN ref_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 	ref_obj_release(obj);
 	return DAT_SUCCESS;
 }
+
+bool ref_handles_idle(void)
+{
+	return table.used == 0;
+}
+
+/*
+ * When the registry unloads the library (libdat2 dlcloses its providers at
+ * exit), no stale handle can reach this code any more: the quarantine has
+ * done its job and goes back to malloc, with the live table.  Not while
+ * objects live: a process may exit with IAs open and their threads running.
+ */
+__attribute__((destructor)) static void handles_release(void)
+{
+	if (!ref_handles_idle())
+		return;
+	ref_map_fini(&table);
+	for (size_t cls = 0; cls < REF_CLASSES; cls++) {
+		while (pool.head[cls]) {
+			struct ref_hdr *h = pool.head[cls];
+
+			pool.head[cls] = h->next;
+			free(h);
+		}
+		pool.tail[cls] = NULL;
+		pool.nfree[cls] = 0;
+	}
+}

@@ -199,3 +199,21 @@ REF_EXPORT void dat_provider_fini(const DAT_PROVIDER_INFO *info)
 	}
 	pthread_mutex_unlock(&recs_lock);
 }
+
+/*
+ * Records outlive dat_provider_fini for stale handles' sake; once the
+ * registry unloads the library with no object left, no handle can reach
+ * them any more.
+ */
+__attribute__((destructor)) static void recs_release(void)
+{
+	if (!ref_handles_idle())
+		return;
+	while (recs) {
+		struct ref_provider_rec *r = recs;
+
+		recs = r->next;
+		free(r->instance);
+		free(r);
+	}
+}

@@ -204,6 +204,8 @@ DAT_RETURN ref_obj_lookup_sub(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
  */
 DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			   DAT_RETURN_SUBTYPE subtype, struct ref_obj **out);
+/* No object of any IA is registered (the library may let go of its memory). */
+bool ref_handles_idle(void);
 /* ref_ia_unlock(obj->ia) and unpin; pass the object ref_obj_acquire gave. */
 void ref_obj_release(struct ref_obj *obj);
 /* Same, by IA (for callers that only kept the IA pointer). */
