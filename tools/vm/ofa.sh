@@ -26,8 +26,17 @@ for dev in $DATCTS_VM_DEVICES; do
 		grep -v '^#' "$build/dat2-verbs.conf"
 		echo "ofa-v2-$dev u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$nd 0\" \"\""
 	} >"$conf.$dev"
+	skip=()
+	# dtestcm on siw0: rdma-core's siw provider returns no CQ (NULL, errno unset, no failing
+	# system call under strace) for some of the connections dtestcm sets up (52 of 1000 with
+	# its defaults, 2 of 100 with -c 100 -b 10, even with -b 1); the provider reports each
+	# as DAT_CONNECTION_EVENT_NON_PEER_REJECTED, and dtestcm's client then reads the NULL
+	# private data of that event: its event check passes any event outside UD mode
+	# (OFA dtestcm.c, conn_client). OFA's libdaplofa cannot run dtestcm on siw0 at all (its
+	# server's create_qp fails with EINVAL). docs/reference-provider.md, "DAT 2.0".
+	[[ $dev == siw0 ]] && skip+=(--skip "dtestcm=siw0 refuses CQs during dtestcm's connection storm; dtestcm then reads a rejected event's NULL private data (docs/reference-provider.md, DAT 2.0)")
 	start=$SECONDS
-	/usr/bin/python3 "$programs" --dat-conf "$conf.$dev" --ia "ref-verbs-$dev" --host "$ip" >"$out/$dev-ofa.txt" 2>&1
+	/usr/bin/python3 "$programs" --dat-conf "$conf.$dev" --ia "ref-verbs-$dev" --host "$ip" "${skip[@]}" >"$out/$dev-ofa.txt" 2>&1
 	r=$?
 	echo "$dev ofa programs on libdaplref2: exit $r, $((SECONDS - start)) s ($(tail -n 1 "$out/$dev-ofa.txt"))" >>"$bench"
 	((r)) && rc=1
