@@ -1,22 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * abi.c - the DAT 1.2 implementation of dc_abi.h.  A DAT 2.0 build of the
- * cases replaces this file and only this file (see dc_abi.h).
+ * abi.c - the DAT 1.2 implementation of the calls of dc_abi.h that differ
+ * between the ABIs (the rest is in mem.c).  The DAT 2.0 build of the
+ * cases (libdatcts2) replaces this file with abi20.c.
  */
 #include "datcts.h"
 
 #include <string.h>
-
-DAT_LMR_TRIPLET dc_lmr_triplet(DAT_LMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len)
-{
-	DAT_LMR_TRIPLET iov;
-
-	memset(&iov, 0, sizeof(iov));
-	iov.lmr_context = ctx;
-	iov.virtual_address = addr;
-	iov.segment_length = len;
-	return iov;
-}
 
 DAT_RMR_TRIPLET dc_rmr_triplet(DAT_RMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len)
 {
@@ -34,16 +24,6 @@ DAT_VADDR dc_rmr_triplet_address(const DAT_RMR_TRIPLET *r)
 	return r->target_address;
 }
 
-DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
-{
-	return dc_lmr_triplet(m->lmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
-}
-
-DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
-{
-	return dc_rmr_triplet(m->rmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
-}
-
 DAT_RETURN dc_dat_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 			     DAT_REGION_DESCRIPTION region, DAT_VLEN len,
 			     DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
@@ -56,23 +36,6 @@ DAT_RETURN dc_dat_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 			      rmr_context, registered_length, registered_address);
 }
 
-DAT_RETURN dc_lmr_register(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *addr,
-			   DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
-			   struct dc_lmr *out)
-{
-	DAT_REGION_DESCRIPTION rd;
-
-	memset(out, 0, sizeof(*out));
-	memset(&rd, 0, sizeof(rd));
-	rd.for_va = addr;
-	out->buf = addr;
-	out->len = len;
-	return dc_dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz, priv,
-				 &out->lmr, &out->lmr_context, &out->rmr_context,
-				 &out->registered_length,
-				 &out->registered_address);
-}
-
 DAT_RETURN dc_dat_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
 			   const DAT_LMR_TRIPLET *iov, DAT_MEM_PRIV_FLAGS priv,
 			   DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
@@ -81,6 +44,21 @@ DAT_RETURN dc_dat_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
 	(void)lmr;	/* 1.2 finds the LMR through iov->lmr_context */
 	return dat_rmr_bind(rmr, (DAT_LMR_TRIPLET *)iov, priv, ep, cookie, flags,
 			    ctx);
+}
+
+DAT_OS_WAIT_PROXY_AGENT dc_cno_agent(const DAT_CNO_PARAM *p)
+{
+	return p->agent;
+}
+
+bool dc_ia_handle_names(DAT_IA_HANDLE reported, DAT_IA_HANDLE ia)
+{
+	return reported == ia;
+}
+
+DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia)
+{
+	return DAT_HANDLE_TO_PROVIDER(ia);
 }
 
 DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr)

@@ -19,7 +19,13 @@
 #ifndef DATCTS_H
 #define DATCTS_H
 
+#ifdef DATCTS_DAT2
+#include <dat2/udat.h>		/* the DAT 2.0 build (libdatcts2, cases2/) */
+#include <dat2/dat_registry.h>
+#else
 #include <dat/udat.h>
+#include <dat/dat_registry.h>
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -19,6 +19,33 @@
 
 struct dc_lmr;
 
+/*
+ * True when an unsigned attribute is below its type's maximum, so that one
+ * more is representable: the widths of the length attributes differ between
+ * the ABIs (DAT 2.0 narrows several to DAT_SEG_LENGTH).
+ */
+#define DC_BELOW_TYPE_MAX(x) ((__typeof__(x))((x) + 1) > (x))
+
+/*
+ * Mask values that name no field, from the ABI's ..._FIELD_ALL (2.0
+ * renumbers and adds fields, so a fixed number is valid in one ABI and not
+ * the other): the first bit above all of them, and the lowest bit that no
+ * field uses (a gap in a bit-per-field mask such as DAT_EP_FIELD_ALL).
+ */
+static inline uint64_t dc_mask_bit_above(uint64_t all)
+{
+	uint64_t bit = 1;
+
+	while (bit && bit <= all)
+		bit <<= 1;
+	return bit;
+}
+
+static inline uint64_t dc_mask_unused_bit(uint64_t all)
+{
+	return ~all & (all + 1);
+}
+
 /* Segment descriptors from their parts. */
 DAT_LMR_TRIPLET dc_lmr_triplet(DAT_LMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len);
 DAT_RMR_TRIPLET dc_rmr_triplet(DAT_RMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len);
@@ -58,6 +85,39 @@ DAT_RETURN dc_dat_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
 			   const DAT_LMR_TRIPLET *iov, DAT_MEM_PRIV_FLAGS priv,
 			   DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
 			   DAT_COMPLETION_FLAGS flags, DAT_RMR_CONTEXT *ctx);
+
+/*
+ * The CNO's wait-proxy agent in DAT_CNO_PARAM, and the dat_cno_query mask
+ * that asks for it: agent / DAT_CNO_FIELD_AGENT in 1.2; in 2.0 the union
+ * member proxy.agent / DAT_CNO_FIELD_PROXY (2.0 adds other proxy types).
+ */
+#ifdef DATCTS_DAT2
+#define DC_CNO_PARAM_AGENT proxy.agent
+#define DC_CNO_FIELD_AGENT DAT_CNO_FIELD_PROXY
+#else
+#define DC_CNO_PARAM_AGENT agent
+#define DC_CNO_FIELD_AGENT DAT_CNO_FIELD_AGENT
+#endif
+DAT_OS_WAIT_PROXY_AGENT dc_cno_agent(const DAT_CNO_PARAM *p);
+
+/*
+ * Whether an ia_handle a query reported names IA ia.  DAT 1.2: it is ia.
+ * DAT 2.0: libdat2 gives consumers registry handles (small integers) and
+ * hands the provider's own IA handle to the provider, which reports that
+ * one; both name the IA (libdat2 maps one to the other: dats_get_ia_handle).
+ */
+bool dc_ia_handle_names(DAT_IA_HANDLE reported, DAT_IA_HANDLE ia);
+#define DC_ASSERT_IA_HANDLE(reported, ia)					\
+	DC_ASSERT(dc_ia_handle_names((reported), (ia)),			\
+		  "expected %s to name IA %s, got %p and %p", #reported, #ia,	\
+		  (const void *)(reported), (const void *)(ia))
+
+/*
+ * The provider table behind a consumer's IA handle: in 1.2 the handle's
+ * first word; in 2.0 that of the provider's own IA handle, which libdat2
+ * keeps for the consumer's registry handle.
+ */
+DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia);
 
 /* dat_cr_reject; the 2.0 build sends no private data. */
 DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr);

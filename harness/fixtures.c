@@ -342,7 +342,7 @@ void dc_srq_post_recv_at(struct dc_ctx *t, const char *file, int line,
 
 const char *dc_event_name(DAT_EVENT_NUMBER n)
 {
-	switch (n) {
+	switch ((int)n) {	/* DAT 2.0 has more numbers: "unknown" below */
 	case DAT_DTO_COMPLETION_EVENT:
 		return "DAT_DTO_COMPLETION_EVENT";
 	case DAT_RMR_BIND_COMPLETION_EVENT:
@@ -622,8 +622,8 @@ static const struct field rsp_fields[] = {
 
 static const struct field cno_fields[] = {
 	FLD(DAT_CNO_PARAM, ia_handle, F_PTR),
-	FLD(DAT_CNO_PARAM, agent.instance_data, F_PTR),
-	FLD(DAT_CNO_PARAM, agent.proxy_agent_func, F_PTR),
+	FLD(DAT_CNO_PARAM, DC_CNO_PARAM_AGENT.instance_data, F_PTR),
+	FLD(DAT_CNO_PARAM, DC_CNO_PARAM_AGENT.proxy_agent_func, F_PTR),
 	FEND,
 };
 

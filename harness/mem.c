@@ -164,3 +164,43 @@ DAT_RMR_CONTEXT dc_bind_rmr_at(struct dc_ctx *t, const char *file, int line,
 			  "set-up bind completed with %s", dc_dto_status_name(d->status));
 	return ctx;
 }
+
+/* ---- dc_abi.h parts that are the same in both ABIs ---- */
+
+DAT_LMR_TRIPLET dc_lmr_triplet(DAT_LMR_CONTEXT ctx, DAT_VADDR addr, DAT_VLEN len)
+{
+	DAT_LMR_TRIPLET iov;
+
+	memset(&iov, 0, sizeof(iov));
+	iov.lmr_context = ctx;
+	iov.virtual_address = addr;
+	iov.segment_length = len;
+	return iov;
+}
+
+DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
+{
+	return dc_lmr_triplet(m->lmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
+}
+
+DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
+{
+	return dc_rmr_triplet(m->rmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
+}
+
+DAT_RETURN dc_lmr_register(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *addr,
+			   DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
+			   struct dc_lmr *out)
+{
+	DAT_REGION_DESCRIPTION rd;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = addr;
+	out->buf = addr;
+	out->len = len;
+	return dc_dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz, priv,
+				 &out->lmr, &out->lmr_context, &out->rmr_context,
+				 &out->registered_length,
+				 &out->registered_address);
+}

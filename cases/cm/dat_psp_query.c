@@ -14,13 +14,13 @@ DC_CASE(dat_psp_query, returns_params,
 
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_EQ(p.conn_qual, q);
 	DC_ASSERT_PTR_EQ(p.evd_handle, evd);
 	DC_ASSERT_EQ(p.psp_flags, DAT_PSP_CONSUMER_FLAG);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_IA_HANDLE, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &p));
 	DC_ASSERT_EQ(p.conn_qual, q);

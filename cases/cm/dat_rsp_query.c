@@ -17,13 +17,13 @@ DC_CASE(dat_rsp_query, returns_params,
 	dc_rsp_any(t, e.ep, evd, &q, &rsp);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_EQ(p.conn_qual, q);
 	DC_ASSERT_PTR_EQ(p.evd_handle, evd);
 	DC_ASSERT_PTR_EQ(p.ep_handle, e.ep);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_rsp_query(rsp, DAT_RSP_FIELD_IA_HANDLE, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_rsp_query(rsp, DAT_RSP_FIELD_CONN_QUAL, &p));
 	DC_ASSERT_EQ(p.conn_qual, q);

@@ -18,9 +18,9 @@ DC_CASE(dat_cno_create, returns_handle,
 	DC_ASSERT_SUCCESS(dat_get_handle_type(cno, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_CNO);
 	p = DC_CNO_PARAM(cno);
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
-	DC_ASSERT_PTR_EQ(p.agent.instance_data, rec);
-	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_,
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
+	DC_ASSERT_PTR_EQ(dc_cno_agent(&p).instance_data, rec);
+	DC_ASSERT(dc_cno_agent(&p).proxy_agent_func == agent_fn_,
 		  "dat_cno_query reports a different agent function");
 }
 
@@ -62,9 +62,9 @@ DC_CASE(dat_cno_create, agent_one_shot,
 	DC_SETUP_ASSERT(agent_calls_within(rec, 1, dc_wait_ms(t)),
 			"set-up: the agent was not called for the first trigger");
 	p = DC_CNO_PARAM(cno);
-	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
+	DC_ASSERT(dc_cno_agent(&p).instance_data == NULL && dc_cno_agent(&p).proxy_agent_func == NULL,
 		  "after the agent was called, dat_cno_query still reports agent {%p, %p}",
-		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+		  dc_cno_agent(&p).instance_data, (void *)dc_cno_agent(&p).proxy_agent_func);
 	cno_drain(cno);
 	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	DC_ASSERT_BLOCKS(w);
@@ -82,9 +82,9 @@ DC_CASE(dat_cno_create, null_agent,
 	DAT_CNO_PARAM p = DC_CNO_PARAM(cno);
 	struct dc_waiter *w;
 
-	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
+	DC_ASSERT(dc_cno_agent(&p).instance_data == NULL && dc_cno_agent(&p).proxy_agent_func == NULL,
 		  "a CNO created without agent reports agent {%p, %p}",
-		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+		  dc_cno_agent(&p).instance_data, (void *)dc_cno_agent(&p).proxy_agent_func);
 	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
@@ -165,7 +165,7 @@ DC_CASE(dat_cno_create, mt_safe,
 		for (int k = 0; k < 100; k++) {
 			DAT_CNO_HANDLE h = c[i].cno[k];
 
-			DC_ASSERT_PTR_EQ(DC_CNO_PARAM(h).ia_handle, t->ia);
+			DC_ASSERT_IA_HANDLE(DC_CNO_PARAM(h).ia_handle, t->ia);
 			for (int j = i; j < NT; j++)
 				for (int m = (j == i ? k + 1 : 0); m < 100; m++)
 					DC_ASSERT(c[j].cno[m] != h,

@@ -15,8 +15,8 @@ DC_CASE(dat_cno_modify_agent, sets_agent,
 
 	DC_ASSERT_SUCCESS(dat_cno_modify_agent(cno, agent_of(rb)));
 	p = DC_CNO_PARAM(cno);
-	DC_ASSERT_PTR_EQ(p.agent.instance_data, rb);
-	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_,
+	DC_ASSERT_PTR_EQ(dc_cno_agent(&p).instance_data, rb);
+	DC_ASSERT(dc_cno_agent(&p).proxy_agent_func == agent_fn_,
 		  "dat_cno_query reports a different agent function");
 	post(evd, TAG(1));
 	DC_ASSERT(agent_calls_within(rb, 1, dc_wait_ms(t)),
@@ -70,9 +70,9 @@ DC_CASE(dat_cno_modify_agent, null_disassociates,
 
 	DC_ASSERT_SUCCESS(dat_cno_modify_agent(cno, DAT_OS_WAIT_PROXY_AGENT_NULL));
 	p = DC_CNO_PARAM(cno);
-	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
+	DC_ASSERT(dc_cno_agent(&p).instance_data == NULL && dc_cno_agent(&p).proxy_agent_func == NULL,
 		  "after removing the agent dat_cno_query reports {%p, %p}",
-		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+		  dc_cno_agent(&p).instance_data, (void *)dc_cno_agent(&p).proxy_agent_func);
 	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));
@@ -109,7 +109,7 @@ DC_CASE(dat_cno_modify_agent, invalid_agent,
 	note_ret(t, "dat_cno_modify_agent({&x, NULL})", r);
 	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
 	p = DC_CNO_PARAM(cno);
-	DC_ASSERT(p.agent.instance_data == ra && p.agent.proxy_agent_func == agent_fn_,
+	DC_ASSERT(dc_cno_agent(&p).instance_data == ra && dc_cno_agent(&p).proxy_agent_func == agent_fn_,
 		  "after the refused change dat_cno_query reports {%p, %p}",
-		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+		  dc_cno_agent(&p).instance_data, (void *)dc_cno_agent(&p).proxy_agent_func);
 }

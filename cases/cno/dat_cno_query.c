@@ -13,16 +13,16 @@ DC_CASE(dat_cno_query, returns_requested,
 
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
-	DC_ASSERT_PTR_EQ(p.agent.instance_data, ra);
-	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_, "wrong agent function reported");
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
+	DC_ASSERT_PTR_EQ(dc_cno_agent(&p).instance_data, ra);
+	DC_ASSERT(dc_cno_agent(&p).proxy_agent_func == agent_fn_, "wrong agent function reported");
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_IA_HANDLE, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	memset(&p, 0xa5, sizeof(p));
-	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_AGENT, &p));
-	DC_ASSERT_PTR_EQ(p.agent.instance_data, ra);
-	DC_ASSERT(p.agent.proxy_agent_func == agent_fn_, "wrong agent function reported");
+	DC_ASSERT_SUCCESS(dat_cno_query(cno, DC_CNO_FIELD_AGENT, &p));
+	DC_ASSERT_PTR_EQ(dc_cno_agent(&p).instance_data, ra);
+	DC_ASSERT(dc_cno_agent(&p).proxy_agent_func == agent_fn_, "wrong agent function reported");
 }
 
 DC_CASE(dat_cno_query, null_agent_reported,
@@ -33,16 +33,16 @@ DC_CASE(dat_cno_query, null_agent_reported,
 
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &p));
-	DC_ASSERT(p.agent.instance_data == NULL && p.agent.proxy_agent_func == NULL,
+	DC_ASSERT(dc_cno_agent(&p).instance_data == NULL && dc_cno_agent(&p).proxy_agent_func == NULL,
 		  "a CNO without agent reports agent {%p, %p}",
-		  p.agent.instance_data, (void *)p.agent.proxy_agent_func);
+		  dc_cno_agent(&p).instance_data, (void *)dc_cno_agent(&p).proxy_agent_func);
 }
 
 DC_CASE(dat_cno_query, invalid_mask,
 	.summary = "mask bits outside DAT_CNO_FIELD_ALL give DAT_INVALID_PARAMETER")
 {
-	static const DAT_CNO_PARAM_MASK bad[] = {
-		(DAT_CNO_PARAM_MASK)0x4, (DAT_CNO_PARAM_MASK)0x80000000u,
+	const DAT_CNO_PARAM_MASK bad[] = {
+		(DAT_CNO_PARAM_MASK)dc_mask_bit_above(DAT_CNO_FIELD_ALL), (DAT_CNO_PARAM_MASK)0x80000000u,
 	};
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	struct dc_snap s;

@@ -71,7 +71,7 @@ DC_CASE(dat_ep_create, handles_recorded,
 
 	dc_endpoint(t, &e, NULL);
 	p = DC_EP_PARAM(e.ep);
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(p.pz_handle, e.pz);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, e.recv_evd);
 	DC_ASSERT_PTR_EQ(p.request_evd_handle, e.req_evd);
@@ -423,7 +423,7 @@ DC_CASE(dat_ep_create, invalid_attributes,
 					 &a, &ep),
 				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
 	}
-	if (ia->max_message_size && ia->max_message_size < UINT64_MAX) {
+	if (ia->max_message_size && DC_BELOW_TYPE_MAX(ia->max_message_size)) {
 		dc_ep_attr_default(t, &a);
 		a.max_message_size = ia->max_message_size + 1;
 		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,

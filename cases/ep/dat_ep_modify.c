@@ -649,7 +649,7 @@ DC_CASE(dat_ep_modify, invalid_value,
 			nv.ep_attr.max_request_iov = ia->max_iov_segments_per_dto + 1;
 			break;
 		case 2:
-			if (!ia->max_message_size || ia->max_message_size == UINT64_MAX)
+			if (!ia->max_message_size || !DC_BELOW_TYPE_MAX(ia->max_message_size))
 				continue;
 			nv.ep_attr.max_message_size = ia->max_message_size + 1;
 			break;

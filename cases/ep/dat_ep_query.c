@@ -50,7 +50,7 @@ DC_CASE(dat_ep_query, returns_all_params,
 
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
 	DC_ASSERT_PTR_EQ(p.recv_evd_handle, r);
@@ -324,6 +324,6 @@ DC_CASE(dat_ep_query, invalid_mask,
 	DAT_EP_PARAM p;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_query(e.ep, 0x800, &p), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_ep_query(e.ep, dc_mask_unused_bit(DAT_EP_FIELD_ALL), &p), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_ep_query(e.ep, (DAT_EP_PARAM_MASK)1 << 40, &p), DAT_INVALID_PARAMETER);
 }

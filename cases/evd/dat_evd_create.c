@@ -19,7 +19,7 @@ DC_CASE(dat_evd_create, returns_handle,
 	DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EVD);
 	p = DC_EVD_PARAM(evd);
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 }
 
 DC_CASE(dat_evd_create, holds_min_qlen,
@@ -118,7 +118,7 @@ DC_CASE(dat_evd_create, async_evd_by_ia_open,
 	DC_ASSERT(p.evd_flags & DAT_EVD_ASYNC_FLAG,
 		  "the async EVD's flags 0x%x lack DAT_EVD_ASYNC_FLAG",
 		  (unsigned int)p.evd_flags);
-	DC_ASSERT_PTR_EQ(p.ia_handle, ia2);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, ia2);
 	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, 0, &ia_attr, 0, &pattr));
 	DC_ASSERT_PTR_EQ(q, aevd);
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));

@@ -13,7 +13,7 @@ DC_CASE(dat_evd_query, returns_requested,
 
 	memset(&all, 0xa5, sizeof(all));
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &all));
-	DC_ASSERT_PTR_EQ(all.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(all.ia_handle, t->ia);
 	DC_ASSERT_GE(all.evd_qlen, 6);
 	DC_ASSERT(EVD_ENABLED(all.evd_state) && EVD_WAITABLE(all.evd_state),
 		  "state 0x%x of a new EVD", (unsigned int)all.evd_state);
@@ -22,7 +22,7 @@ DC_CASE(dat_evd_query, returns_requested,
 
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &p));
 	DC_ASSERT_EQ(p.evd_qlen, all.evd_qlen);

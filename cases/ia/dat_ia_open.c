@@ -6,7 +6,6 @@
  */
 #include "ia_common.h"
 
-#include <dat/dat_registry.h>
 
 DC_CASE(dat_ia_open, opens_instance,
 	.summary = "opening the IA under test gives a live IA handle",
@@ -64,7 +63,7 @@ DC_CASE(dat_ia_open, null_async_evd_creates,
 	DC_ASSERT(p.evd_flags & DAT_EVD_ASYNC_FLAG,
 		  "the created EVD has flags 0x%x, without DAT_EVD_ASYNC_FLAG",
 		  (unsigned int)p.evd_flags);
-	DC_ASSERT_PTR_EQ(p.ia_handle, ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, ia);
 	DC_ASSERT_SUCCESS(dat_ia_query(ia, &q, DAT_IA_FIELD_NONE, NULL,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT_PTR_EQ(q, evd);
@@ -328,15 +327,15 @@ DC_CASE(dat_ia_open, objects_owned_by_ia,
 
 	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_IA_HANDLE, &pp));
-	DC_ASSERT_PTR_EQ(pp.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(pp.ia_handle, t->ia);
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &ep_));
-	DC_ASSERT_PTR_EQ(ep_.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(ep_.ia_handle, t->ia);
 	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_IA_HANDLE, &cp));
-	DC_ASSERT_PTR_EQ(cp.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(cp.ia_handle, t->ia);
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_IA_HANDLE, &lp));
-	DC_ASSERT_PTR_EQ(lp.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(lp.ia_handle, t->ia);
 	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_IA_HANDLE, &e));
-	DC_ASSERT_PTR_EQ(e.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(e.ia_handle, t->ia);
 }
 
 DC_CASE(dat_ia_open, unique_handle,
@@ -348,8 +347,8 @@ DC_CASE(dat_ia_open, unique_handle,
 
 	DC_ASSERT(ia2 != t->ia, "both opens returned handle %p", ia2);
 	DC_ASSERT_SUCCESS(dat_pz_query(p1, DAT_PZ_FIELD_ALL, &q));
-	DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
 	DC_ASSERT_SUCCESS(dat_pz_query(p2, DAT_PZ_FIELD_ALL, &q));
-	DC_ASSERT_PTR_EQ(q.ia_handle, ia2);
+	DC_ASSERT_IA_HANDLE(q.ia_handle, ia2);
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }

@@ -315,10 +315,10 @@ DC_CASE(dat_ia_query, named_attrs_well_formed,
 }
 
 DC_CASE(dat_ia_query, dapl_version,
-	.summary = "dapl_version is 1.2")
+	.summary = "dapl_version is the API the IA was opened through (1.2; 2.0 in the 2.0 build)")
 {
-	DC_ASSERT_EQ(t->prov_attr.dapl_version_major, 1);
-	DC_ASSERT_EQ(t->prov_attr.dapl_version_minor, 2);
+	DC_ASSERT_EQ(t->prov_attr.dapl_version_major, DAT_VERSION_MAJOR);
+	DC_ASSERT_EQ(t->prov_attr.dapl_version_minor, DAT_VERSION_MINOR);
 }
 
 /* A MAP_SHARED region and a cookie, for DAT_MEM_TYPE_SHARED_VIRTUAL. */

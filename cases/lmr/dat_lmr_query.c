@@ -9,7 +9,7 @@ static void check_lmr_field(struct dc_ctx *t, const DAT_LMR_PARAM *q, DAT_LMR_PA
 {
 	switch (bit) {
 	case DAT_LMR_FIELD_IA_HANDLE:
-		DC_ASSERT_PTR_EQ(q->ia_handle, t->ia);
+		DC_ASSERT_IA_HANDLE(q->ia_handle, t->ia);
 		break;
 	case DAT_LMR_FIELD_MEM_TYPE:
 		DC_ASSERT_EQ(q->mem_type, DAT_MEM_TYPE_VIRTUAL);
@@ -77,7 +77,7 @@ DC_CASE(dat_lmr_query, invalid_mask,
 
 	dc_lmr(t, dc_pz(t), BUF, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_LMR, m.lmr, &s);
-	DC_ASSERT_RET(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)0x400, &q), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)dc_mask_bit_above(DAT_LMR_FIELD_ALL), &q), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_lmr_query(m.lmr, (DAT_LMR_PARAM_MASK)0x80000000u, &q),
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);

@@ -17,7 +17,7 @@ DC_CASE(dat_pz_create, creates_pz,
 	DC_ASSERT_SUCCESS(dat_get_handle_type(a, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_PZ);
 	DC_ASSERT_SUCCESS(dat_pz_query(a, DAT_PZ_FIELD_ALL, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 }
 
 /*

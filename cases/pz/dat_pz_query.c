@@ -12,10 +12,10 @@ DC_CASE(dat_pz_query, fills_requested,
 
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_IA_HANDLE, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	memset(&p, 0xa5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 }
 
 DC_CASE(dat_pz_query, invalid_mask,

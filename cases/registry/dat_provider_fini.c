@@ -38,7 +38,7 @@ DC_CASE(dat_provider_fini, only_after_all_closed,
 
 	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
-	DC_ASSERT_RET(dat_registry_remove_provider(DAT_HANDLE_TO_PROVIDER(t->ia), &real),
+	DC_ASSERT_RET(dat_registry_remove_provider(dc_ia_provider(t->ia), &real),
 		      DAT_PROVIDER_IN_USE);
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz));
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));

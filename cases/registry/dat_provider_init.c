@@ -69,7 +69,7 @@ DC_CASE(dat_provider_init, no_other_names,
 DC_CASE(dat_provider_init, attrs_match_registration,
 	.summary = "API version and thread safety of the IA equal its registration key; device_name is the IA name")
 {
-	const DAT_PROVIDER *p = DAT_HANDLE_TO_PROVIDER(t->ia);
+	const DAT_PROVIDER *p = dc_ia_provider(t->ia);
 
 	DC_ASSERT_EQ(t->prov_attr.dapl_version_major, DAT_VERSION_MAJOR);
 	DC_ASSERT_EQ(t->prov_attr.dapl_version_minor, DAT_VERSION_MINOR);

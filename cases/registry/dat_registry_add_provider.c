@@ -20,7 +20,7 @@ DC_CASE(dat_registry_add_provider, registration_provides_ia,
 	DC_ASSERT_EQ(stub_opens, 1);
 	DC_ASSERT(!strcmp(stub_last_name, "datcts-stub-a"), "the table was opened as '%s'",
 		  stub_last_name);
-	DC_ASSERT_PTR_EQ(DAT_HANDLE_TO_PROVIDER(ia), stub());
+	DC_ASSERT_PTR_EQ(dc_ia_provider(ia), stub());
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_EQ(stub_closes, 1);
 	DC_SETUP(dat_registry_remove_provider(stub(), &k));
@@ -53,12 +53,12 @@ DC_CASE(dat_registry_add_provider, duplicate_refused,
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
 
-	DC_ASSERT_RET(dat_registry_add_provider(DAT_HANDLE_TO_PROVIDER(t->ia), &real),
+	DC_ASSERT_RET(dat_registry_add_provider(dc_ia_provider(t->ia), &real),
 		      DAT_PROVIDER_ALREADY_REGISTERED);
 	DC_ASSERT_RET(dat_registry_add_provider(stub(), &real), DAT_PROVIDER_ALREADY_REGISTERED);
 	/* the real registration still works */
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
-	DC_ASSERT(DAT_HANDLE_TO_PROVIDER(ia2) != stub(), "the IA name now reaches the stand-in");
+	DC_ASSERT(dc_ia_provider(ia2) != stub(), "the IA name now reaches the stand-in");
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 
 	DC_SETUP(dat_registry_add_provider(stub(), &k));

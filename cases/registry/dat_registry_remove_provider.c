@@ -30,7 +30,7 @@ DC_CASE(dat_registry_remove_provider, in_use_refused,
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL, s1 = DAT_HANDLE_NULL, s2 = DAT_HANDLE_NULL;
 
-	DC_ASSERT_RET(dat_registry_remove_provider(DAT_HANDLE_TO_PROVIDER(t->ia), &real),
+	DC_ASSERT_RET(dat_registry_remove_provider(dc_ia_provider(t->ia), &real),
 		      DAT_PROVIDER_IN_USE);
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));

@@ -15,7 +15,6 @@
 
 #include "datcts.h"
 
-#include <dat/dat_registry.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -78,11 +77,27 @@ static DAT_RETURN stub_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS flags)
 	return DAT_SUCCESS;
 }
 
+/* Nothing to report; libdat2's dat_ia_open queries every IA it opens. */
+static DAT_RETURN stub_query(DAT_IA_HANDLE ia, DAT_EVD_HANDLE *evd,
+			     DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			     DAT_PROVIDER_ATTR_MASK prov_mask, DAT_PROVIDER_ATTR *prov_attr)
+{
+	(void)ia, (void)ia_mask, (void)prov_mask;
+	if (evd)
+		*evd = DAT_HANDLE_NULL;
+	if (ia_attr)
+		memset(ia_attr, 0, sizeof(*ia_attr));
+	if (prov_attr)
+		memset(prov_attr, 0, sizeof(*prov_attr));
+	return DAT_SUCCESS;
+}
+
 static inline DAT_PROVIDER *stub(void)
 {
 	stub_provider.device_name = "datcts-stub";
 	stub_provider.ia_open_func = stub_open;
 	stub_provider.ia_close_func = stub_close;
+	stub_provider.ia_query_func = stub_query;
 	return &stub_provider;
 }
 

@@ -18,7 +18,7 @@ DC_CASE(dat_rmr_create, creates_rmr,
 	memset(&p, 0, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_rmr_query(rmr, DAT_RMR_FIELD_IA_HANDLE | DAT_RMR_FIELD_PZ_HANDLE, &p));
 	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_RET(dat_pz_free(pz), DAT_INVALID_STATE);
 }
 

@@ -20,7 +20,7 @@ DC_CASE(dat_rmr_query, fills_requested,
 		memset(&q, 0xa5, sizeof(q));
 		DC_ASSERT_SUCCESS(dat_rmr_query(w.rmr, (DAT_RMR_PARAM_MASK)bit, &q));
 		if (bit == DAT_RMR_FIELD_IA_HANDLE)
-			DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+			DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
 		if (bit == DAT_RMR_FIELD_PZ_HANDLE)
 			DC_ASSERT_PTR_EQ(q.pz_handle, w.p.a.pz);
 		if (bit == DAT_RMR_FIELD_LMR_TRIPLET)
@@ -41,7 +41,7 @@ DC_CASE(dat_rmr_query, fills_requested,
 	}
 	memset(&q, 0xa5, sizeof(q));
 	DC_ASSERT_SUCCESS(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &q));
-	DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(q.pz_handle, w.p.a.pz);
 	DC_ASSERT_EQ(q.lmr_triplet.segment_length, 1024);
 	DC_ASSERT_EQ(q.mem_priv, priv);
@@ -57,7 +57,7 @@ DC_CASE(dat_rmr_query, unbound_undefined,
 
 	memset(&q, 0, sizeof(q));
 	DC_ASSERT_SUCCESS(dat_rmr_query(rmr, DAT_RMR_FIELD_ALL, &q));
-	DC_ASSERT_PTR_EQ(q.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(q.pz_handle, pz);
 }
 
@@ -69,7 +69,7 @@ DC_CASE(dat_rmr_query, invalid_mask,
 	DAT_RMR_PARAM q;
 
 	dc_snapshot(t, DC_OBJ_RMR, rmr, &s);
-	DC_ASSERT_RET(dat_rmr_query(rmr, (DAT_RMR_PARAM_MASK)0x20, &q), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_rmr_query(rmr, (DAT_RMR_PARAM_MASK)dc_mask_bit_above(DAT_RMR_FIELD_ALL), &q), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_rmr_query(rmr, (DAT_RMR_PARAM_MASK)0x80000000u, &q),
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);

@@ -30,7 +30,7 @@ DC_CASE(dat_srq_create, success_returns_handle,
 	DC_ASSERT_SUCCESS(dat_get_handle_type(srq, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_SRQ);
 	p = DC_SRQ_PARAM(srq);
-	DC_ASSERT_PTR_EQ(p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
 }
 

@@ -27,7 +27,7 @@ static void check_srq_field(struct dc_ctx *t, DAT_SRQ_PARAM_MASK bit,
 {
 	switch (bit) {
 	case DAT_SRQ_FIELD_IA_HANDLE:
-		DC_ASSERT_PTR_EQ(p->ia_handle, t->ia);
+		DC_ASSERT_IA_HANDLE(p->ia_handle, t->ia);
 		break;
 	case DAT_SRQ_FIELD_SRQ_STATE:
 		DC_ASSERT_EQ(p->srq_state, DAT_SRQ_STATE_OPERATIONAL);

@@ -213,7 +213,7 @@ DAT_RETURN ref_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK mask,
 			     &obj);
 	if (rc)
 		return rc;
-	if (((unsigned int)mask & ~(unsigned int)DAT_CNO_FIELD_ALL) &&
+	if (((unsigned int)mask & ~(unsigned int)REF_CNO_FIELD_VALID) &&
 	    !ref_mutant("cno-query-mask-unchecked"))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)

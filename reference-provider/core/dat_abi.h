@@ -39,6 +39,18 @@
 #define REF_SEG_LENGTH_MAX ((DAT_VLEN)UINT64_MAX)
 #endif
 
+/*
+ * Every bit a dat_cno_query mask may carry.  1.2: the field bits, whose union
+ * is DAT_CNO_FIELD_ALL.  2.0 numbers the fields 1, 2, 3 (PROXY = both others)
+ * and ALL 4, so ALL alone does not cover the single fields.
+ */
+#ifdef REF_DAT2
+#define REF_CNO_FIELD_VALID (DAT_CNO_FIELD_IA_HANDLE | DAT_CNO_FIELD_PROXY_TYPE | \
+			     DAT_CNO_FIELD_PROXY | DAT_CNO_FIELD_ALL)
+#else
+#define REF_CNO_FIELD_VALID DAT_CNO_FIELD_ALL
+#endif
+
 struct ref_dto;
 
 /* Per-ABI parts of the query results and events (abi12.c, abi20.c). */

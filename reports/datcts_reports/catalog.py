@@ -15,7 +15,8 @@ from pathlib import Path
 
 from datcts_reports import CATALOG_SCHEMA, LEVELS, ReportError
 
-CLAUSE_KEYS = ("id", "section", "level", "text", "expect", "return", "subtype", "gates", "also")
+CLAUSE_KEYS = ("id", "section", "level", "text", "expect", "return", "subtype", "gates", "also",
+               "dat2")
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Clause:
     subtype: str = ""
     gates: list = field(default_factory=list)
     also: list = field(default_factory=list)
+    dat2: str = ""  # the clause's DAT 2.0 form, where the 2.0 headers change it
 
     @property
     def slug(self) -> str:
@@ -52,6 +54,7 @@ class Clause:
             "subtype": self.subtype,
             "gates": list(self.gates),
             "also": list(self.also),
+            **({"dat2": self.dat2} if self.dat2 else {}),
         }
 
 
@@ -103,6 +106,7 @@ def _clause(d: dict, page: str, where: str) -> Clause:
         text=d["text"], expect=d.get("expect", ""),
         returns=list(d.get("return") or []), subtype=d.get("subtype") or "",
         gates=list(d.get("gates") or []), also=list(d.get("also") or []),
+        dat2=d.get("dat2") or "",
     )
 
 

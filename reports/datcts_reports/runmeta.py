@@ -21,6 +21,9 @@ from pathlib import Path
 from datcts_reports import REPO
 
 PROBE = "datcts-probe"
+PROBE2 = "datcts-probe2"  # the same program built for DAT 2.0 (libdat2)
+# The registry each API's case build is linked to: (name, soname).
+REGISTRIES = {"1.2": ("libdat", "libdat.so.1"), "2.0": ("libdat2", "libdat2.so.2")}
 PROBE_TIMEOUT_S = 30.0
 
 
@@ -90,16 +93,64 @@ def resolve_library(lib: str | None, env: dict | None = None) -> str | None:
     return lib
 
 
-def find_probe(build_dir: Path | None, cases_dir: Path | None = None) -> str | None:
+def find_probe(build_dir: Path | None, cases_dir: Path | None = None,
+               api: str = "1.2") -> str | None:
+    name = PROBE2 if api == "2.0" else PROBE
     cands = []
     if build_dir:
-        cands.append(Path(build_dir) / "bin" / PROBE)
+        cands.append(Path(build_dir) / "bin" / name)
     if cases_dir:
-        cands.append(Path(cases_dir).parent / "bin" / PROBE)
+        cands.append(Path(cases_dir).parent / "bin" / name)
     for c in cands:
         if c.is_file() and os.access(c, os.X_OK):
             return str(c)
-    return shutil.which(PROBE)
+    return shutil.which(name)
+
+
+def package_version(path: str | None) -> str | None:
+    """The Debian package version of the package that owns path, or None."""
+    if not path or not shutil.which("dpkg-query"):
+        return None
+    try:
+        owner = subprocess.run(["dpkg-query", "-S", path], capture_output=True, text=True,
+                               timeout=10)
+        if owner.returncode != 0:
+            # the package may list the /usr/lib path of a /lib file (merged /usr)
+            alt = path[4:] if path.startswith("/usr/") else "/usr" + path
+            owner = subprocess.run(["dpkg-query", "-S", alt], capture_output=True,
+                                   text=True, timeout=10)
+        if owner.returncode != 0:
+            return None
+        pkg = owner.stdout.split(":", 1)[0].strip()
+        ver = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
+                             capture_output=True, text=True, timeout=10)
+        return f"{pkg} {ver.stdout.strip()}" if ver.returncode == 0 else pkg
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def dat_fields(api: str, cases_dir: Path | None, env: dict | None = None) -> dict:
+    """results.json run.dat: the DAT API tested and the registry the case
+    build loads providers through (docs/results-format.md)."""
+    from datcts import __version__  # the runner's package; reports run without it too
+
+    name, soname = REGISTRIES.get(api, REGISTRIES["1.2"])
+    resolved = None
+    if cases_dir:
+        ours = Path(cases_dir).parent / "lib" / soname   # the build's own libdat
+        if ours.is_file():
+            resolved = str(ours.resolve())
+    if resolved is None:
+        resolved = resolve_library(soname, env)
+        if resolved == soname:
+            resolved = None
+    version = package_version(resolved)
+    if version is None and resolved and name == "libdat":
+        version = f"datcts {__version__}"
+    return {"api": api, "cases_build": str(cases_dir) if cases_dir else None,
+            "registry": {"name": name, "library": soname, "resolved": resolved,
+                         "sha256": sha256_file(resolved) if resolved else None,
+                         "version": version}}
 
 
 def probe_attributes(probe: str | None, ia: str, env: dict) -> tuple:
@@ -168,7 +219,7 @@ def system() -> dict:
 
 
 def provider_fields(provider: dict, env: dict, build_dir=None, cases_dir=None,
-                    probe: bool = True) -> dict:
+                    probe: bool = True, api: str = "1.2") -> dict:
     """The runner's provider description plus dat.conf line, library sha256
     and the dat_ia_query attributes."""
     out = dict(provider)
@@ -178,7 +229,7 @@ def provider_fields(provider: dict, env: dict, build_dir=None, cases_dir=None,
     out["library_resolved"] = lib
     out["library_sha256"] = sha256_file(lib) if lib else None
     if probe:
-        attrs, err = probe_attributes(find_probe(build_dir, cases_dir), provider["ia"], env)
+        attrs, err = probe_attributes(find_probe(build_dir, cases_dir, api), provider["ia"], env)
     else:
         attrs, err = None, "not probed"
     out["attributes"] = attrs

@@ -12,7 +12,11 @@
  * {"ia": NAME, "error": "..."} and exits 1; a usage error exits 2.
  * Documented in docs/results-format.md ("Run metadata").
  */
+#ifdef DATCTS_DAT2
+#include <dat2/udat.h>	/* datcts-probe2: the DAT 2.0 build */
+#else
 #include <dat/udat.h>
+#endif
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -120,8 +120,12 @@ def _filters(args) -> Filters:
     )
 
 
-def _cases_dir(args) -> Path:
-    return Path(args.cases_dir) if args.cases_dir else Path(args.build_dir) / "cases"
+def _cases_dir(args, api: str = "1.2") -> Path:
+    """--cases-dir, else the build's case binaries for the IA's DAT API:
+    BUILD/cases (DAT 1.2, libdat) or BUILD/cases2 (DAT 2.0, libdat2)."""
+    if args.cases_dir:
+        return Path(args.cases_dir)
+    return Path(args.build_dir) / ("cases2" if api == "2.0" else "cases")
 
 
 def _discover(cases_dir: Path, env=None):
@@ -204,18 +208,22 @@ def cmd_run(args) -> int:
     if args.expectations:
         waivers, expired, w = load_waivers(Path(args.expectations))
         warnings += w
-    if not find_binaries(_cases_dir(args)):
-        raise UsageError(f"no datcts-cases-* binaries in {_cases_dir(args)} "
-                         "(build the project, or pass --build-dir/--cases-dir)")
     # --hosts: every host fingerprinted, its provider from the hosts file
     hostrun = multihost.from_args(args, build_dir, _cases_dir(args), out_dir)
     setup = hostrun.setup if hostrun else resolve(
         build_dir=build_dir, out_dir=out_dir, ia=args.ia, dat_conf=args.dat_conf,
         provider=args.provider, instance_data=args.instance_data)
+    api = getattr(setup, "api", "1.2")
+    cases_dir = _cases_dir(args, api)
+    if not find_binaries(cases_dir):
+        raise UsageError(f"no datcts-cases-* binaries in {cases_dir} "
+                         + ("(the IA is DAT 2.0: build with libdapl-dev installed, "
+                            "-DDATCTS_DAT2=ON, or pass --cases-dir)" if api == "2.0" else
+                            "(build the project, or pass --build-dir/--cases-dir)"))
     if args.resume:
         _check_resume_provider(out_dir, setup)
     env = setup.env()
-    all_cases = _discover(_cases_dir(args), env)
+    all_cases = _discover(cases_dir, env)
     filters = _filters(args)
     cases = [c for c in all_cases if filters.match(c)]
     known = {c.id for c in all_cases}
@@ -235,7 +243,7 @@ def cmd_run(args) -> int:
     # Run metadata (docs/results-format.md): the provider's dat.conf line,
     # library sha256 and dat_ia_query attributes, the host, datcts's revision.
     provider = hostrun.provider() if hostrun else runmeta.provider_fields(
-        setup.describe(), env, build_dir, _cases_dir(args).resolve())
+        setup.describe(), env, build_dir, cases_dir.resolve(), api=api)
     if provider["attributes_error"]:
         print(f"datcts: warning: no provider attributes: {provider['attributes_error']}",
               file=sys.stderr)
@@ -244,8 +252,9 @@ def cmd_run(args) -> int:
     meta = {
         "argv": sys.argv[1:],
         "build_dir": str(build_dir),
-        "cases_dir": str(_cases_dir(args).resolve()),
+        "cases_dir": str(cases_dir.resolve()),
         "provider": provider,
+        "dat": runmeta.dat_fields(api, cases_dir.resolve(), env),
         "jobs": args.jobs,
         "timeout_s": args.timeout,
         "filters": filters.describe(),

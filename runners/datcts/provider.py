@@ -25,6 +25,7 @@ class ProviderSetup:
     library: str | None  # the provider library, when known
     instance_data: str | None
     generated: bool  # dat.conf written by the runner
+    api: str = "1.2"  # DAT API of the IA: "1.2" or "2.0" (picks the case build)
 
     def env(self, base: dict | None = None) -> dict:
         env = dict(os.environ if base is None else base)
@@ -41,6 +42,22 @@ class ProviderSetup:
             "instance_data": self.instance_data,
             "generated_dat_conf": self.generated,
         }
+
+
+def entry_api(api_field: str) -> str:
+    """The DAT API a dat.conf entry names: "u2.0" (and any later u2.x) is
+    "2.0", every other uDAPL entry "1.2"."""
+    return "2.0" if api_field.startswith("u2.") else "1.2"
+
+
+def library_api(lib: Path) -> str:
+    """The DAT API of a provider library given with --provider: "2.0" when it
+    is linked to OFA's registry (it names libdat2.so), else "1.2"."""
+    try:
+        data = lib.read_bytes()
+    except OSError:
+        return "1.2"
+    return "2.0" if b"libdat2.so" in data else "1.2"
 
 
 @dataclass
@@ -79,10 +96,11 @@ def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_dat_conf(path: Path, ia: str, library: Path, instance_data: str) -> None:
+def write_dat_conf(path: Path, ia: str, library: Path, instance_data: str,
+                   api: str = "1.2") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (
-        f"{ia} u1.2 nonthreadsafe default {library} datcts.1.2 "
+        f"{ia} u{api} nonthreadsafe default {library} datcts.{api} "
         f"{_quote(instance_data)} \"\"\n"
     )
     tmp = path.with_suffix(".tmp")
@@ -125,8 +143,9 @@ def resolve(
             raise ProviderError(f"--provider {provider}: no such file")
         name = ia or DEFAULT_IA_FOR_LIBRARY
         conf = out_dir / "provider-dat.conf"
-        write_dat_conf(conf, name, lib, instance_data or "")
-        return ProviderSetup(name, conf, str(lib), instance_data or "", True)
+        api = library_api(lib)
+        write_dat_conf(conf, name, lib, instance_data or "", api)
+        return ProviderSetup(name, conf, str(lib), instance_data or "", True, api)
 
     name = ia or os.environ.get("DATCTS_IA")
     if dat_conf:
@@ -152,4 +171,5 @@ def resolve(
     if match is None:
         known = ", ".join(e.ia for e in entries) or "none"
         raise ProviderError(f"IA {name!r} is not a default entry of {conf} (it has: {known})")
-    return ProviderSetup(name, conf, match.library, match.instance_data, False)
+    return ProviderSetup(name, conf, match.library, match.instance_data, False,
+                         entry_api(match.api))

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""ctest dat2.suite_ref_sock: the DAT 2.0 build of the cases (BUILD/cases2, libdat2) on
+libdaplref2 gives every case the state the DAT 1.2 build (BUILD/cases, libdat) gives it on
+libdaplref, natively on sock. The only differences allowed are the libdat2 findings waived in
+libdat2-findings.toml, and each of those must still not pass (a waiver that is no longer
+needed fails the test, so a change in libdat2 or in a case is seen).
+
+    compare_builds.py REPO BUILD OUT
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(repo, build, out, *args):
+    cmd = [str(repo / "bin" / "datcts"), "run", "--build-dir", str(build), "--out", str(out),
+           "-q", *args]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    doc = json.loads((out / "results.json").read_text())
+    return p.returncode, doc, p.stdout
+
+
+def main():
+    repo, build, out = (Path(a).resolve() for a in sys.argv[1:4])
+    findings = Path(__file__).resolve().parent / "libdat2-findings.toml"
+    _, d12, _ = run(repo, build, out / "dat12", "--dat-conf", str(build / "dat.conf"),
+                    "--ia", "ref-sock")
+    rc20, d20, log20 = run(repo, build, out / "dat20", "--dat-conf", str(build / "dat2.conf"),
+                           "--ia", "ref-sock", "--expectations", str(findings))
+    bad = []
+    dat = d20["run"].get("dat") or {}
+    if dat.get("api") != "2.0" or (dat.get("registry") or {}).get("name") != "libdat2":
+        bad.append(f"the 2.0 run did not record DAT 2.0 through libdat2: run.dat = {dat}")
+    s12 = {r["id"]: r for r in d12["results"]}
+    s20 = {r["id"]: r for r in d20["results"]}
+    if set(s12) != set(s20):
+        bad.append(f"case sets differ: only 1.2 {sorted(set(s12) - set(s20))[:5]}, "
+                   f"only 2.0 {sorted(set(s20) - set(s12))[:5]}")
+    for cid in sorted(set(s12) & set(s20)):
+        a, b = s12[cid], s20[cid]
+        if b.get("waived_but_passing"):
+            bad.append(f"{cid}: waived as a libdat2 finding but passes now")
+        elif b.get("waived"):
+            continue
+        elif a["state"] != b["state"]:
+            bad.append(f"{cid}: 1.2 {a['state']}, 2.0 {b['state']}: {b['message'][:200]}")
+    n_waived = sum(1 for r in d20["results"] if r.get("waived"))
+    print(f"1.2 build: {d12['summary']['states']}")
+    print(f"2.0 build: {d20['summary']['states']} ({n_waived} libdat2 findings waived)")
+    for line in bad:
+        print("DIFFERENCE " + line)
+    if rc20 not in (0, 1):
+        print(log20[-2000:])
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
