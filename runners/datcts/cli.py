@@ -340,7 +340,7 @@ def main(argv=None) -> int:
         if args.cmd == "bench-overhead":
             return cmd_bench(args)
         if args.cmd == "mutate":
-            return mutate.cmd_mutate(args, _cases_dir(args))
+            return mutate.cmd_mutate(args, lambda api: _cases_dir(args, api))
         if args.cmd in reports_cli.COMMANDS:
             return reports_cli.dispatch(args, discover=_coverage_cases)
     except (UsageError, ProviderError, DiscoveryError, ExpectationsError,

@@ -307,7 +307,8 @@ def _line(m: dict) -> str:
     return f"{st.upper():<13} {m['id']:<44} {m.get('reason') or ''}"
 
 
-def cmd_mutate(args, cases_dir: Path) -> int:
+def cmd_mutate(args, cases_dir_for) -> int:
+    """cases_dir_for(api): the case build for the IA's DAT API (cli._cases_dir)."""
     from datcts_reports import runmeta
 
     build_dir = Path(args.build_dir).resolve()
@@ -316,12 +317,14 @@ def cmd_mutate(args, cases_dir: Path) -> int:
         raise MutateError("--jobs must be at least 1")
     if args.timeout <= 0:
         raise MutateError("--timeout must be positive")
-    if not find_binaries(cases_dir):
-        raise MutateError(f"no datcts-cases-* binaries in {cases_dir} (build the project, "
-                          "or pass --build-dir/--cases-dir)")
     out_dir.mkdir(parents=True, exist_ok=True)
     setup = resolve(build_dir=build_dir, out_dir=out_dir, ia=args.ia, dat_conf=args.dat_conf,
                     provider=None, instance_data=None)
+    api = getattr(setup, "api", "1.2")
+    cases_dir = cases_dir_for(api)
+    if not find_binaries(cases_dir):
+        raise MutateError(f"no datcts-cases-* binaries in {cases_dir} (build the project, "
+                          "or pass --build-dir/--cases-dir)")
     env = setup.env()
     env.pop("DATREF_MUTANT", None)
     library = runmeta.resolve_library(setup.library, env)
@@ -350,7 +353,7 @@ def cmd_mutate(args, cases_dir: Path) -> int:
         return 0
 
     # The provider must be the one with the table, honouring the switch.
-    probe = runmeta.find_probe(build_dir, cases_dir)
+    probe = runmeta.find_probe(build_dir, cases_dir, api)
     penv = dict(env, DATREF_MUTANT=mutants[0]["id"])
     attrs, err = runmeta.probe_attributes(probe, setup.ia, penv)
     active = ((attrs or {}).get("provider") or {}).get("provider_specific_attr", {}) \
