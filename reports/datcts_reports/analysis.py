@@ -18,7 +18,10 @@ fail > not-run > waived > unsupported > pass; "not-run" when a case exists
 but has no result in this run (not selected, or the run was interrupted),
 "no-case" when no case checks the clause at all.
 
-The verdict counts the "shall" clauses of the whole catalog:
+The verdict counts the "shall" clauses, per subject (the catalog's `subject`:
+the provider's clauses, and the DAT registry's); the provider's verdict is
+the certificate (the top level of verdict.json), the registry's is reported
+beside it.  For each subject:
   not-conformant  some shall clause is "fail"
   incomplete      none fails, but some shall clause is "not-run" or "no-case",
                   or the run did not complete
@@ -30,8 +33,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from datcts_reports import BAD_STATES, STATES, VERDICT_SCHEMA
-from datcts_reports.catalog import Catalog, Clause
+from datcts_reports import BAD_STATES, STATES, VERDICT_SCHEMA, VERDICT_SCHEMA_V1
+from datcts_reports.catalog import SUBJECTS, Catalog, Clause
 
 STATUS_ORDER = ("pass", "unsupported", "waived", "not-run", "no-case", "fail")
 # How bad a status is, for "the worst of": no-case only when nothing else.
@@ -239,15 +242,17 @@ class Analysis:
 
     # ---- verdict ----
 
-    def verdict(self) -> dict:
-        shall = [cv for cv in self.views.values() if cv.level == "shall"]
-        shall.sort(key=lambda cv: cv.id)
+    def _subject_verdict(self, views: list, complete: bool) -> dict:
+        """The verdict fields over the clauses @views (one subject's, or
+        the whole catalog's for a datcts-verdict/1 document)."""
+        shall = sorted((cv for cv in views if cv.level == "shall"), key=lambda cv: cv.id)
         by = {k: [cv for cv in shall if cv.status == k] for k in STATUS_ORDER}
-        complete = bool(self.doc and self.doc["run"].get("complete"))
-        advisories = sorted(cv.id for cv in self.views.values()
-                            if cv.level != "shall" and cv.status == "fail")
+        advisories = sorted(cv.id for cv in views if cv.level != "shall" and cv.status == "fail")
         n = len(shall)
-        if by["fail"]:
+        if not n:
+            v = "incomplete"
+            expl = "the catalog gives it no shall clause"
+        elif by["fail"]:
             v = "not-conformant"
             expl = f"{len(by['fail'])} of {n} shall clauses fail"
         elif by["not-run"] or by["no-case"] or not complete:
@@ -278,17 +283,10 @@ class Analysis:
             return [{"id": r["id"], "state": r["state"]} for r in cv.results
                     if outcome(r, cv.clause) in keep]
 
-        run = (self.doc or {}).get("run") or {}
-        prov = run.get("provider") or {}
-        states = {s: 0 for s in STATES}
-        for r in self.results:
-            states[r["state"]] += 1
         return {
-            "schema": VERDICT_SCHEMA,
             "verdict": v,
             "label": VERDICT_LABEL[v],
             "explanation": expl,
-            "run_complete": complete,
             "shall": {"total": n, **{k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
             "failing_shall": [{"clause": cv.id, "cases": case_list(cv, {"fail"})}
                               for cv in by["fail"]],
@@ -301,12 +299,55 @@ class Analysis:
             "unchecked_shall": [{"clause": cv.id, "why": cv.status}
                                 for cv in by["not-run"] + by["no-case"]],
             "advisories": advisories,
-            "case_states": states,
-            "cases": len(self.results),
-            "catalog_sha256": self.catalog.sha256(),
-            "run": {"ia": prov.get("ia"), "library_sha256": prov.get("library_sha256"),
-                    "started": run.get("started"), "finished": run.get("finished")},
         }
+
+    def registry_identity(self) -> dict:
+        """The registry the run went through (results.json run.dat.registry);
+        absent in older documents: the DAT 1.2 build's own libdat, version
+        unknown (recorded: false)."""
+        run = (self.doc or {}).get("run") or {}
+        reg = (run.get("dat") or {}).get("registry") or {}
+        return {"name": reg.get("name") or "libdat",
+                "library": reg.get("library"),
+                "version": reg.get("version"),
+                "recorded": bool(reg)}
+
+    def verdict(self, schema: str = VERDICT_SCHEMA) -> dict:
+        """datcts-verdict/2: the top level is the provider's verdict (its
+        certificate counts the provider's clauses only); `subjects` holds the
+        provider's and the registry's.  schema="datcts-verdict/1" gives the
+        old single verdict over the whole catalog (to verify old bundles)."""
+        if schema not in (VERDICT_SCHEMA, VERDICT_SCHEMA_V1):
+            raise ValueError(f"unknown verdict schema {schema!r}")
+        complete = bool(self.doc and self.doc["run"].get("complete"))
+        views = list(self.views.values())
+        run = (self.doc or {}).get("run") or {}
+        prov = run.get("provider") or {}
+        states = {s: 0 for s in STATES}
+        for r in self.results:
+            states[r["state"]] += 1
+        if schema == VERDICT_SCHEMA_V1:
+            top = self._subject_verdict(views, complete)
+        else:
+            subjects = {
+                subj: self._subject_verdict([cv for cv in views if cv.clause.subject == subj],
+                                            complete)
+                for subj in SUBJECTS}
+            reg = self.registry_identity()
+            subjects["registry"].update(name=reg["name"], library=reg["library"],
+                                        version=reg["version"])
+            top = subjects["provider"]
+        out = {"schema": schema, **{k: top[k] for k in ("verdict", "label", "explanation")},
+               "run_complete": complete,
+               **{k: v for k, v in top.items() if k not in ("verdict", "label", "explanation")},
+               "case_states": states,
+               "cases": len(self.results),
+               "catalog_sha256": self.catalog.sha256(),
+               "run": {"ia": prov.get("ia"), "library_sha256": prov.get("library_sha256"),
+                       "started": run.get("started"), "finished": run.get("finished")}}
+        if schema != VERDICT_SCHEMA_V1:
+            out["subjects"] = subjects
+        return out
 
     # ---- what a maintainer looks at first ----
 

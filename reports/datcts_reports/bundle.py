@@ -11,7 +11,8 @@ Layout (one top directory, regular files only):
     results.jsonl    the runner's journal, when the run has one
     junit.xml        the runner's JUnit XML (generated from results.json if absent)
     report.html      the HTML report, rendered against catalog.json
-    verdict.json     the verdict (datcts-verdict/1)
+    verdict.json     the verdict (datcts-verdict/2: the provider's, and both
+                     subjects'; bundles of datcts-verdict/1 still verify)
     catalog.json     the clause catalog snapshot the verdict was drawn from
     provider.json    the provider fingerprint: IA, dat.conf line, library path,
                      size and sha256, dat_ia_query attributes
@@ -23,8 +24,9 @@ verify checks, in order: the archive is a well-formed tar.gz with one top
 directory and regular files only; manifest.json parses; every listed file is
 present with its sha256 and size, and no file is unlisted; results.json is a
 valid datcts-results/1 document; catalog.json matches its own sha256; the
-verdict re-derived from results.json + catalog.json equals the one in the
-manifest, in verdict.json and in report.html.  The first class of problems
+verdict re-derived from results.json + catalog.json (by the rules of the
+verdict schema the bundle records) equals the one in the manifest, in
+verdict.json and in report.html (both subjects' for datcts-verdict/2).  The first class of problems
 found is reported, each naming the file and why.
 
 The manifest's own sha256 (printed by bundle and verify) is the bundle's
@@ -42,12 +44,16 @@ import re
 import tarfile
 from pathlib import Path, PurePosixPath
 
-from datcts_reports import BUNDLE_SCHEMA, DEFAULT_CATALOG, ReportError, __version__
+from datcts_reports import (BUNDLE_SCHEMA, DEFAULT_CATALOG, VERDICT_SCHEMA, VERDICT_SCHEMA_V1,
+                            ReportError, __version__)
 from datcts_reports import catalog as catalog_mod
 from datcts_reports import html as html_mod
 from datcts_reports.analysis import Analysis
 from datcts_reports.junit import junit_xml
 from datcts_reports.schema import load_results, results_path, validate
+
+# verdict schemas verify accepts: the current one, and that of older bundles
+VERDICT_SCHEMAS = (VERDICT_SCHEMA, VERDICT_SCHEMA_V1)
 
 REQUIRED = ("results.json", "report.html", "verdict.json", "catalog.json", "provider.json",
             "junit.xml")
@@ -308,10 +314,17 @@ def verify(path, manifest_sha256: str | None = None) -> Verification:
     except (ValueError, ReportError) as e:
         v.problems.append(f"catalog.json: {e}")
         return v
-    # 4. the verdict follows from them
-    derived = Analysis(cat, doc).verdict()
-    v.verdict = derived
+    # 4. the verdict follows from them, by the rules of the verdict schema
+    # the bundle was made with (datcts-verdict/1: one verdict over every
+    # clause; /2: the provider's at the top level, both subjects beside)
     recorded = manifest.get("verdict")
+    vschema = recorded.get("schema") if isinstance(recorded, dict) else None
+    if vschema not in VERDICT_SCHEMAS:
+        v.problems.append(f"manifest.json: verdict schema {vschema!r} is not one of "
+                          + ", ".join(VERDICT_SCHEMAS))
+        return v
+    derived = Analysis(cat, doc).verdict(vschema)
+    v.verdict = derived
     if not isinstance(recorded, dict):
         v.problems.append("manifest.json: no verdict recorded")
     elif recorded.get("verdict") != derived["verdict"]:
@@ -339,4 +352,13 @@ def verify(path, manifest_sha256: str | None = None) -> Verification:
     elif m.group(1).decode() != derived["verdict"]:
         v.problems.append(f"report.html: shows the verdict {m.group(1).decode()!r}, but "
                           f"results.json with catalog.json gives {derived['verdict']!r}")
+    if "subjects" in derived:
+        want = derived["subjects"]["registry"]["verdict"]
+        m = re.search(rb'<meta name="datcts-verdict-registry" content="([^"]*)">',
+                      files["report.html"])
+        if not m:
+            v.problems.append("report.html: carries no datcts-verdict-registry")
+        elif m.group(1).decode() != want:
+            v.problems.append(f"report.html: shows the registry verdict {m.group(1).decode()!r}, "
+                              f"but results.json with catalog.json gives {want!r}")
     return v

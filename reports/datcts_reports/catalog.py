@@ -16,7 +16,11 @@ from pathlib import Path
 from datcts_reports import CATALOG_SCHEMA, LEVELS, ReportError
 
 CLAUSE_KEYS = ("id", "section", "level", "text", "expect", "return", "subtype", "gates", "also",
-               "dat2")
+               "dat2", "subject")
+
+# Whose rule a clause is (docs/clauses.md, "Subjects"): the provider's unless
+# the catalog says the DAT registry's.
+SUBJECTS = ("provider", "registry")
 
 
 @dataclass
@@ -32,6 +36,7 @@ class Clause:
     gates: list = field(default_factory=list)
     also: list = field(default_factory=list)
     dat2: str = ""  # the clause's DAT 2.0 form, where the 2.0 headers change it
+    subject: str = "provider"  # or "registry": the rule is the DAT registry's
 
     @property
     def slug(self) -> str:
@@ -55,6 +60,8 @@ class Clause:
             "gates": list(self.gates),
             "also": list(self.also),
             **({"dat2": self.dat2} if self.dat2 else {}),
+            # only when not the default, so older snapshots keep their sha256
+            **({"subject": self.subject} if self.subject != "provider" else {}),
         }
 
 
@@ -101,12 +108,17 @@ def _clause(d: dict, page: str, where: str) -> Clause:
     if d["level"] not in LEVELS:
         raise ReportError(f"{where}: clause {d['id']}: level {d['level']!r} is not one of "
                           + ", ".join(LEVELS))
+    subject = d.get("subject") or "provider"
+    if subject not in SUBJECTS:
+        raise ReportError(f"{where}: clause {d['id']}: subject {subject!r} is not one of "
+                          + ", ".join(SUBJECTS))
     return Clause(
         id=d["id"], page=page, section=d.get("section", ""), level=d["level"],
         text=d["text"], expect=d.get("expect", ""),
         returns=list(d.get("return") or []), subtype=d.get("subtype") or "",
         gates=list(d.get("gates") or []), also=list(d.get("also") or []),
         dat2=d.get("dat2") or "",
+        subject=subject,
     )
 
 

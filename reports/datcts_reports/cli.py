@@ -95,7 +95,15 @@ def write_run_report(results, output=None, catalog=None) -> tuple:
 def print_report_lines(path, v, stream=None) -> None:
     stream = stream or sys.stderr
     print(f"datcts: verdict {v['label']}: {v['explanation']}", file=stream)
+    reg = (v.get("subjects") or {}).get("registry")
+    if reg:
+        print(f"datcts: registry {_registry_name(reg)}: {reg['label']}: {reg['explanation']}",
+              file=stream)
     print(f"datcts: HTML report: {path}", file=stream)
+
+
+def _registry_name(reg: dict) -> str:
+    return reg["name"] + (f" {reg['version']}" if reg.get("version") else "")
 
 
 def cmd_report(args) -> int:
@@ -115,6 +123,10 @@ def cmd_diff(args) -> int:
         cat = _catalog(args)
         verdicts = (Analysis(cat, old).verdict(), Analysis(cat, new).verdict())
         d["verdict"] = {"old": verdicts[0]["verdict"], "new": verdicts[1]["verdict"]}
+        # per subject (datcts-verdict/2): the provider's is the one above
+        d["verdicts"] = {subj: {"old": verdicts[0]["subjects"][subj]["verdict"],
+                                "new": verdicts[1]["subjects"][subj]["verdict"]}
+                         for subj in verdicts[1]["subjects"]}
     except ReportError as e:
         if args.catalog:
             raise
@@ -129,6 +141,10 @@ def cmd_bundle(args) -> int:
 
     path, msha, v = build(args.results, args.output, args.catalog)
     print(f"datcts: verdict {v['label']}: {v['explanation']}", file=sys.stderr)
+    reg = (v.get("subjects") or {}).get("registry")
+    if reg:
+        print(f"datcts: registry {_registry_name(reg)}: {reg['label']}: {reg['explanation']}",
+              file=sys.stderr)
     print(f"datcts: bundle {path.resolve()}", file=sys.stderr)
     print(f"datcts: manifest sha256 {msha} (publish it; check with "
           f"`datcts verify --manifest-sha256 {msha[:12]}... BUNDLE`)", file=sys.stderr)
@@ -143,12 +159,19 @@ def cmd_verify(args) -> int:
     if args.json:
         json.dump({"bundle": v.path, "ok": v.ok, "problems": v.problems,
                    "manifest_sha256": v.manifest_sha256, "files": v.files,
-                   "verdict": v.verdict and v.verdict["verdict"]}, sys.stdout, indent=1)
+                   "verdict": v.verdict and v.verdict["verdict"],
+                   "verdict_schema": v.verdict and v.verdict["schema"],
+                   "registry_verdict": v.verdict and (v.verdict.get("subjects") or {})
+                   .get("registry", {}).get("verdict")}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif v.ok:
         print(f"datcts verify: OK: {v.files} files match the manifest, and the verdict "
               f"{v.verdict['label']} ({v.verdict['explanation']}) follows from results.json "
               f"and catalog.json")
+        reg = (v.verdict.get("subjects") or {}).get("registry")
+        if reg:
+            print(f"datcts verify: so does the registry's ({_registry_name(reg)}): "
+                  f"{reg['label']} ({reg['explanation']})")
         print(f"datcts verify: manifest sha256 {v.manifest_sha256}")
     else:
         print(f"datcts verify: FAILED: {args.bundle}", file=sys.stderr)

@@ -123,7 +123,13 @@ def format_text(d: dict, verdicts: tuple | None = None, limit: int = 50) -> str:
     if verdicts:
         vo, vn = verdicts
         arrow = "unchanged" if vo["verdict"] == vn["verdict"] else "changed"
-        out.append(f"  verdict: {vo['label']} -> {vn['label']} ({arrow}; {vn['explanation']})")
+        out.append(f"  verdict (provider): {vo['label']} -> {vn['label']} "
+                   f"({arrow}; {vn['explanation']})")
+        ro, rn = vo["subjects"]["registry"], vn["subjects"]["registry"]
+        arrow = "unchanged" if ro["verdict"] == rn["verdict"] else "changed"
+        who = rn["name"] + (f" {rn['version']}" if rn.get("version") else "")
+        out.append(f"  verdict (registry {who}): {ro['label']} -> {rn['label']} "
+                   f"({arrow}; {rn['explanation']})")
 
     def section(title, items, fmt):
         out.append("")

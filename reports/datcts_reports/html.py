@@ -25,6 +25,8 @@ COLORS = {
     "NOT RUN": "#c9d1d6",
     "NO CASE": "url(#hatch)",
 }
+# the banner colours of the three verdicts (as the CSS of .verdict)
+VERDICT_COLORS = {"conformant": "#2e7d32", "not-conformant": "#c62828", "incomplete": "#b07800"}
 STATUS_LABEL = {
     "pass": "PASS",
     "fail": "FAIL",
@@ -198,6 +200,7 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
     waivers = [r for r in doc["results"] if r.get("waiver")]
     coverage = analysis.coverage()
     shall = verdict["shall"]
+    reg = (verdict.get("subjects") or {}).get("registry")  # none in datcts-verdict/1
     shall_bar = bar({"PASS": shall["pass"], "WAIVED": shall["waived"],
                      "UNSUPPORTED": shall["unsupported"], "FAIL": shall["fail"],
                      "NOT RUN": shall["not_run"], "NO CASE": shall["no_case"]})
@@ -215,6 +218,9 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
         "states": STATES,
         "bad_states": BAD_STATES,
         "verdict": verdict,
+        "reg": reg,
+        "reg_recorded": analysis.registry_identity()["recorded"],
+        "reg_color": VERDICT_COLORS[reg["verdict"]] if reg else None,
         "verdict_json": _json_for_script(verdict),
         "shall_bar": shall_bar,
         "chart": chart_rows(analysis),

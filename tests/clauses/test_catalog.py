@@ -17,7 +17,8 @@ LEVELS = {"shall", "should", "may", "qoi"}
 SECTIONS = {"DESCRIPTION", "RETURN VALUES", "USAGE", "PARAMETERS", "NOTES", "ATTRIBUTES"}
 SOURCES = {"man3dat", "headers"}
 REQUIRED = {"id", "section", "level", "text", "expect"}
-OPTIONAL = {"return", "subtype", "gates", "also"}
+OPTIONAL = {"return", "subtype", "gates", "also", "dat2", "subject"}
+SUBJECTS = {"provider", "registry"}
 SLUG = re.compile(r"^[a-z0-9_]+$")
 DAT_NAME = re.compile(r"^DAT_[A-Z0-9_]+$")
 
@@ -78,6 +79,7 @@ def test_clauses(path):
             assert c.get("return"), f"{cid}: a subtype needs a return type"
         for g in c.get("gates", []):
             assert SLUG.match(g), f"{cid}: gate {g!r}"
+        assert c.get("subject", "provider") in SUBJECTS, f"{cid}: subject {c['subject']!r}"
         for key in ("gates", "also", "return"):
             assert isinstance(c.get(key, []), list), f"{cid}: {key} must be a list"
 

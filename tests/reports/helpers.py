@@ -9,7 +9,7 @@ from datcts_reports.catalog import load_dir
 
 DATA = Path(__file__).resolve().parent / "data"
 
-# page -> [(slug, level, gates)]
+# page -> [(slug, level, gates[, subject])]
 SMALL_CATALOG = {
     "dat_srq_resize": [("grows", "shall", ["srq_supported"]),
                        ("below_low_watermark", "shall", ["srq_supported"]),
@@ -26,10 +26,12 @@ def write_catalog(dirpath: Path, pages=None) -> Path:
     dirpath.mkdir(parents=True, exist_ok=True)
     for page, clauses in (pages or SMALL_CATALOG).items():
         lines = [f'page = "{page}"', f'title = "our paraphrase of {page}"', 'source = "man3dat"', ""]
-        for slug, level, gates in clauses:
+        for slug, level, gates, *subject in clauses:
             lines += ["[[clause]]", f'id = "{page}.{slug}"', 'section = "DESCRIPTION"',
                       f'level = "{level}"', f'text = "What {slug} requires, in our words."',
                       f'expect = "the check for {slug}"']
+            if subject:
+                lines.append(f'subject = "{subject[0]}"')
             if gates:
                 lines.append("gates = [" + ", ".join(f'"{g}"' for g in gates) + "]")
             lines.append("")

@@ -227,3 +227,32 @@ def test_a_run_still_going_is_not_bundled(tmp_path):
     save(doc, tmp_path / "run" / "results.json")
     with pytest.raises(ReportError, match="the run is still going"):
         build(tmp_path / "run", tmp_path / "b.tar.gz", CATALOG)
+
+
+def test_a_v1_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
+    """Bundles made before datcts-verdict/2 carry one verdict over every
+    clause; verify re-derives it by those rules."""
+    from datcts_reports.analysis import Analysis
+
+    real = Analysis.verdict
+    monkeypatch.setattr(Analysis, "verdict", lambda self, schema="datcts-verdict/1": real(self, schema))
+    path, _, v = build(run_dir, tmp_path / "v1.tar.gz", CATALOG)
+    monkeypatch.undo()
+    assert v["schema"] == "datcts-verdict/1"
+    got = verify(path)
+    assert got.ok, got.problems
+    assert got.verdict["schema"] == "datcts-verdict/1"
+
+
+def test_v2_bundle_checks_the_registry_line(bundle, tmp_path):
+    ms = members(bundle)
+    assert json.loads(next(d for n, (_, d) in ms.items() if n.endswith("/verdict.json")))["schema"] \
+        == "datcts-verdict/2"
+    hname = next(n for n in ms if n.endswith("/report.html"))
+    html = ms[hname][1].replace(b'name="datcts-verdict-registry" content="',
+                             b'name="datcts-verdict-registry" content="x')
+    files = {"report.html": html}
+    dst = tmp_path / "t.tar.gz"
+    rewrite(bundle, dst, lambda n, d: html if n == hname else fix_manifest(n, d, files))
+    v = verify(dst)
+    assert any("registry verdict" in p for p in v.problems), v.problems

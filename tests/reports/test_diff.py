@@ -94,7 +94,9 @@ def test_cli_exit_codes_and_text(tmp_path):
     assert "FIXED (1)" in out and "dat_ep_free.invalid_handle  (was FAIL)" in out
     assert "WAIVED BUT PASSING (the waiver can go) (1)" in out
     assert "slower  dat_srq_resize.below_low_watermark  9 ms -> 400 ms" in out
-    assert "verdict: NOT CONFORMANT -> NOT CONFORMANT" in out
+    assert "verdict (provider): NOT CONFORMANT -> NOT CONFORMANT" in out
+    # no registry clause in this catalog, no registry recorded in the runs
+    assert "verdict (registry libdat): INCOMPLETE -> INCOMPLETE" in out
     # reversed: the fixes become regressions and vice versa
     p = _cli("diff", new, old, "--catalog", cat, "--json")
     d = json.loads(p.stdout)

@@ -106,3 +106,30 @@ def test_renders_in_headless_chromium(ref_html, out_dir, tmp_path):
                        capture_output=True, text=True, timeout=180, env=env)
     assert '<div class="label">NOT CONFORMANT</div>' in d.stdout, d.stderr[-3000:]
     print(f"screenshot: {png}")
+
+
+def test_registry_line(tmp_path):
+    """The provider's certificate in the banner, the registry on its own line
+    (datcts-verdict/2), named from results.json run.dat.registry."""
+    from test_verdict import SUBJECT_CATALOG, SUBJECT_IDS
+    from helpers import small_catalog
+    cat = small_catalog(tmp_path, SUBJECT_CATALOG)
+    doc = make_doc([result(c, "FAIL" if c == "dat_strerror.success_code" else "PASS")
+                    for c in SUBJECT_IDS])
+    h = render(Analysis(cat, doc))
+    assert '<meta name="datcts-verdict" content="conformant">' in h
+    assert '<meta name="datcts-verdict-registry" content="not-conformant">' in h
+    line = h[h.index('id="verdict-registry"'):]
+    line = line[:line.index("</div>\n</div>")]
+    assert "NOT CONFORMANT" in line and "Registry <b>libdat</b>" in line
+    assert '(this build)</span> · <span class="muted">version unknown' in line
+    assert "1 of 2 shall clauses fail" in line
+    assert '<span class="subj"' in h      # the registry's clauses are marked as such
+    doc["run"]["dat"] = {"api": "2.0", "cases_build": "/b/cases2",
+                         "registry": {"name": "libdat2", "library": "libdat2.so.2",
+                                      "resolved": "/usr/lib/libdat2.so.2", "sha256": None,
+                                      "version": "2.1.10-1"}}
+    h = render(Analysis(cat, doc))
+    line = h[h.index('id="verdict-registry"'):]
+    assert "Registry <b>libdat2</b>" in line and "2.1.10-1" in line and "libdat2.so.2" in line
+    assert "(this build)" not in line[:400]

@@ -153,3 +153,78 @@ def test_dead_host_makes_it_incomplete_not_failing(small_cat):
     v = verdict(small_cat, replace(all_passing(), "dat_ep_free.invalid_handle", dead))
     assert v["verdict"] == "incomplete", v["explanation"]
     assert v["unchecked_shall"] == [{"clause": "dat_ep_free.invalid_handle", "why": "not-run"}]
+
+
+# ---- subjects (datcts-verdict/2): the provider's certificate, the registry beside it
+
+SUBJECT_CATALOG = {
+    "dat_ep_free": [("frees", "shall", []), ("invalid_handle", "shall", [])],
+    "dat_strerror": [("success_code", "shall", [], "registry"),
+                     ("undefined_code", "shall", [], "registry"),
+                     ("names_code", "should", [], "registry")],
+}
+SUBJECT_IDS = ["dat_ep_free.frees", "dat_ep_free.invalid_handle", "dat_strerror.success_code",
+               "dat_strerror.undefined_code", "dat_strerror.names_code"]
+
+
+def subject_verdict(tmp_path, failing=(), **kw):
+    from helpers import small_catalog
+    cat = small_catalog(tmp_path, SUBJECT_CATALOG)
+    rs = [result(c, "FAIL" if c in failing else "PASS") for c in SUBJECT_IDS]
+    return Analysis(cat, make_doc(rs, **kw)).verdict()
+
+
+def test_a_registry_failure_does_not_touch_the_provider_certificate(tmp_path):
+    v = subject_verdict(tmp_path, failing={"dat_strerror.undefined_code", "dat_strerror.names_code"})
+    assert v["schema"] == "datcts-verdict/2"
+    assert v["verdict"] == "conformant" and v["shall"]["total"] == 2
+    assert v["subjects"]["provider"]["verdict"] == "conformant"
+    reg = v["subjects"]["registry"]
+    assert reg["verdict"] == "not-conformant"
+    assert reg["explanation"] == "1 of 2 shall clauses fail"
+    assert reg["failing_shall"][0]["clause"] == "dat_strerror.undefined_code"
+    assert reg["advisories"] == ["dat_strerror.names_code"]
+    assert v["advisories"] == []
+    # no run.dat in the document: the build's own libdat, version unknown
+    assert (reg["name"], reg["library"], reg["version"]) == ("libdat", None, None)
+
+
+def test_a_provider_failure_leaves_the_registry_conformant(tmp_path):
+    v = subject_verdict(tmp_path, failing={"dat_ep_free.frees"})
+    assert v["verdict"] == "not-conformant"
+    assert v["failing_shall"] == v["subjects"]["provider"]["failing_shall"]
+    assert v["subjects"]["registry"]["verdict"] == "conformant"
+
+
+def test_registry_named_from_run_dat(tmp_path):
+    from helpers import small_catalog
+    cat = small_catalog(tmp_path, SUBJECT_CATALOG)
+    doc = make_doc([result(c) for c in SUBJECT_IDS])
+    doc["run"]["dat"] = {"api": "2.0", "cases_build": "/b/cases2",
+                         "registry": {"name": "libdat2", "library": "libdat2.so.2",
+                                      "resolved": "/usr/lib/x86_64-linux-gnu/libdat2.so.2",
+                                      "sha256": None, "version": "2.1.10-1"}}
+    reg = Analysis(cat, doc).verdict()["subjects"]["registry"]
+    assert (reg["name"], reg["library"], reg["version"]) == ("libdat2", "libdat2.so.2", "2.1.10-1")
+
+
+def test_verdict_v1_counts_every_clause(tmp_path):
+    from helpers import small_catalog
+    cat = small_catalog(tmp_path, SUBJECT_CATALOG)
+    doc = make_doc([result(c, "FAIL" if c == "dat_strerror.success_code" else "PASS")
+                    for c in SUBJECT_IDS])
+    v1 = Analysis(cat, doc).verdict("datcts-verdict/1")
+    assert v1["schema"] == "datcts-verdict/1" and "subjects" not in v1
+    assert v1["verdict"] == "not-conformant" and v1["shall"]["total"] == 4
+    with pytest.raises(ValueError):
+        Analysis(cat, doc).verdict("datcts-verdict/9")
+
+
+def test_the_real_catalog_gives_the_registry_its_pages():
+    from datcts_reports import DEFAULT_CATALOG
+    from datcts_reports.catalog import load_dir
+    cat = load_dir(DEFAULT_CATALOG)
+    reg = {cid for cid, c in cat.clauses.items() if c.subject == "registry"}
+    assert all(cid in reg for cid in cat.clauses if cid.startswith(("dat_registry_", "dat_strerror.")))
+    assert "dat_ia_query.invalid_handle" in reg and "dat_provider_fini.not_twice" in reg
+    assert "dat_ia_query.dapl_version" not in reg and "dat_provider_init.no_other_names" not in reg

@@ -137,8 +137,11 @@ def test_plain_progress_lines(full_run):
     assert "\x1b[" not in full_run.stdout
     assert "25 passed" not in full_run.stderr  # the summary counts states
     err = full_run.stderr.splitlines()
-    # summary, where the results are, the verdict, and last the HTML report
-    assert "failed" in err[-4]
+    # summary, where the results are, the provider's verdict, the registry's,
+    # and last the HTML report
+    assert "failed" in err[-5]
+    assert err[-3].startswith("datcts: verdict ")
+    assert err[-2].startswith("datcts: registry libdat")
     assert err[-1].startswith("datcts: HTML report: ") and err[-1].endswith("/report.html")
 
 
