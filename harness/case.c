@@ -421,6 +421,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	fflush(stdout);
 	fflush(stderr);
 	send_verdict(t);
+	dc_exhaust_end(t);	/* the teardown gets every resource back */
 
 	/* Teardown: the abrupt close destroys every object of the IA. */
 	t0 = dc_now_ms();

@@ -2,6 +2,7 @@
 /* conn.c - dc_conn.h: qualifiers, service points, self-connects, pairs. */
 #include "datcts.h"
 
+#include <stdio.h>
 #include <string.h>
 
 DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
@@ -82,4 +83,18 @@ void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
 		dc_lmr_at(t, file, line, p->b.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
 	}
 	dc_connect_local_at(t, file, line, &p->a, &p->b, o);
+}
+
+void dc_conn_qual_range_at(struct dc_ctx *t, const char *file, int line,
+			   DAT_CONN_QUAL *lo, DAT_CONN_QUAL *hi)
+{
+	const char *v = dc_provider_attr_at(t, file, line, "datcts.conn_qual_range");
+	unsigned long long a, b;
+	int n = 0;
+
+	if (sscanf(v, "%llu-%llu%n", &a, &b, &n) != 2 || v[n] || a > b)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "provider attribute datcts.conn_qual_range is \"%s\", not LOW-HIGH", v);
+	*lo = (DAT_CONN_QUAL)a;
+	*hi = (DAT_CONN_QUAL)b;
 }

@@ -273,6 +273,17 @@ void *dc_provider_hook_at(struct dc_ctx *t, const char *file, int line,
 /* Same lookup, without ending the case: NULL when absent. */
 void *dc_provider_hook_find(const char *name);
 
+/*
+ * A provider-specific attribute (DAT_PROVIDER_ATTR.provider_specific_attr,
+ * by name) the provider publishes for the suite, e.g. the range of
+ * connection qualifiers its transport can use.  Absent: the case ends
+ * UNSUPPORTED, "provider publishes no <name>".  _find: NULL when absent.
+ */
+const char *dc_provider_attr_at(struct dc_ctx *t, const char *file, int line,
+				const char *name);
+#define dc_provider_attr(name) dc_provider_attr_at(t, __FILE__, __LINE__, (name))
+const char *dc_provider_attr_find(const struct dc_ctx *t, const char *name);
+
 /* ---- fixtures (set-up; failure = UNRESOLVED) ------------------------------ */
 
 /* Opens the IA under test and queries it; done before the body unless DC_NO_IA. */
@@ -521,6 +532,7 @@ int dc_main(int argc, char **argv);
 #include "dc_events.h"		/* events by content, waiters, watches */
 #include "dc_conn.h"		/* qualifiers, service points, pairs */
 #include "dc_mem.h"		/* patterns, buffers, synchronous DTOs, binds */
+#include "dc_limits.h"		/* running out of descriptors and locked memory */
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,16 @@
 DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line);
 #define dc_free_conn_qual(t) dc_free_conn_qual_at((t), __FILE__, __LINE__)
 
+/*
+ * The connection qualifiers the IA's transport can use, as the provider
+ * publishes them in its provider-specific attribute "datcts.conn_qual_range"
+ * ("LOW-HIGH", decimal).  No such attribute: UNSUPPORTED (the pages leave
+ * the range to the transport); a malformed one: UNRESOLVED.
+ */
+void dc_conn_qual_range_at(struct dc_ctx *t, const char *file, int line,
+			   DAT_CONN_QUAL *lo, DAT_CONN_QUAL *hi);
+#define dc_conn_qual_range(t, lo, hi) dc_conn_qual_range_at((t), __FILE__, __LINE__, (lo), (hi))
+
 /* A PSP with `flags` on any free qualifier and a new CR EVD; returns the qualifier. */
 DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
 			    DAT_PSP_FLAGS flags, DAT_EVD_HANDLE *cr_evd,

@@ -798,3 +798,28 @@ void *dc_provider_hook_at(struct dc_ctx *t, const char *file, int line,
 			  "provider offers no %s", name);
 	return p;
 }
+
+const char *dc_provider_attr_find(const struct dc_ctx *t, const char *name)
+{
+	const DAT_PROVIDER_ATTR *p = &t->prov_attr;
+
+	for (DAT_COUNT i = 0; p->provider_specific_attr &&
+			      i < p->num_provider_specific_attr; i++) {
+		const DAT_NAMED_ATTR *a = &p->provider_specific_attr[i];
+
+		if (a->name && a->value && !strcmp(a->name, name))
+			return a->value;
+	}
+	return NULL;
+}
+
+const char *dc_provider_attr_at(struct dc_ctx *t, const char *file, int line,
+				const char *name)
+{
+	const char *v = dc_provider_attr_find(t, name);
+
+	if (!v)
+		dc_end_at(t, DC_UNSUPPORTED, file, line, false,
+			  "provider publishes no %s", name);
+	return v;
+}

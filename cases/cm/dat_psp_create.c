@@ -308,3 +308,30 @@ DC_CASE(dat_psp_create, conn_qual_in_use,
 		      DAT_CONN_QUAL_IN_USE);
 	ASSERT_STATE(r.ep, DAT_EP_STATE_RESERVED);
 }
+
+/*
+ * RETURN VALUES: a qualifier the transport cannot use is an invalid
+ * parameter.  Which qualifiers those are is the transport's business, so the
+ * case checks the qualifiers just outside the range the provider publishes
+ * (dc_conn_qual_range; UNSUPPORTED when it publishes none).
+ */
+DC_CASE(dat_psp_create, invalid_conn_qual,
+	.summary = "a qualifier just outside the range the provider publishes is DAT_INVALID_PARAMETER")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL lo, hi;
+
+	dc_conn_qual_range(t, &lo, &hi);
+	if (lo > 0)
+		DC_ASSERT_RET(dat_psp_create(t->ia, lo - 1, evd, DAT_PSP_CONSUMER_FLAG, &psp),
+			      DAT_INVALID_PARAMETER);
+	if (hi < UINT64_MAX) {
+		DC_ASSERT_RET(dat_psp_create(t->ia, hi + 1, evd, DAT_PSP_CONSUMER_FLAG, &psp),
+			      DAT_INVALID_PARAMETER);
+		DC_ASSERT_RET(dat_psp_create(t->ia, UINT64_MAX, evd, DAT_PSP_CONSUMER_FLAG, &psp),
+			      DAT_INVALID_PARAMETER);
+	}
+	if (lo == 0 && hi == UINT64_MAX)
+		dc_note(t, "the published range holds every qualifier: none is invalid");
+}

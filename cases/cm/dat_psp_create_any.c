@@ -151,3 +151,39 @@ DC_CASE(dat_psp_create_any, null_conn_qual,
 					 DAT_PSP_CONSUMER_FLAG, &psp),
 		      DAT_INVALID_PARAMETER);
 }
+
+/*
+ * Using up a transport's whole qualifier space is not portable (tens of
+ * thousands of listeners), so the provider narrows the space dat_psp_create_any
+ * draws from with its test hook (docs/reference-provider.md, "Test hooks");
+ * UNSUPPORTED where it has none.  A space of four qualifiers, some maybe held
+ * by other processes: every free one is handed out, then the call refuses.
+ */
+typedef DAT_RETURN (*qual_space_fn)(DAT_IA_HANDLE ia, DAT_CONN_QUAL lo, DAT_CONN_QUAL hi);
+
+DC_CASE(dat_psp_create_any, conn_qual_unavailable,
+	.summary = "with every qualifier of the space taken the call is DAT_CONN_QUAL_UNAVAILABLE; freeing one makes room")
+{
+	qual_space_fn narrow = (qual_space_fn)dc_provider_hook("daplref_test_conn_qual_space");
+	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL lo = dc_free_conn_qual(t), q = 0, got[4];
+	DAT_PSP_HANDLE psp[4], p = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+	int n = 0;
+
+	DC_SETUP(narrow(t->ia, lo, lo + 3));
+	while ((r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &p)) == DAT_SUCCESS) {
+		DC_SETUP_ASSERT(n < 4 && q >= lo && q <= lo + 3,
+				"the hook's space [%llu, %llu] gave qualifier %llu (PSP %d)",
+				(unsigned long long)lo, (unsigned long long)lo + 3,
+				(unsigned long long)q, n + 1);
+		got[n] = q;
+		psp[n++] = p;
+	}
+	DC_ASSERT_RET(r, DAT_CONN_QUAL_UNAVAILABLE);
+	DC_SETUP_ASSERT(n > 0, "no qualifier of the space was free");
+	/* the refusal took nothing: the freed qualifier is the one handed out */
+	DC_SETUP(dat_psp_free(psp[0]));
+	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &p));
+	DC_ASSERT_EQ(q, got[0]);
+}

@@ -213,3 +213,26 @@ DC_CASE(dat_rsp_create, conn_qual_in_use,
 		      DAT_CONN_QUAL_IN_USE);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
+
+/* As dat_psp_create.invalid_conn_qual: just outside the published range. */
+DC_CASE(dat_rsp_create, invalid_conn_qual,
+	.summary = "a qualifier just outside the range the provider publishes is DAT_INVALID_PARAMETER; the EP stays UNCONNECTED")
+{
+	struct dc_endpoint e;
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL lo, hi;
+
+	dc_conn_qual_range(t, &lo, &hi);
+	dc_endpoint(t, &e, NULL);
+	if (lo > 0)
+		DC_ASSERT_RET(dat_rsp_create(t->ia, lo - 1, e.ep, evd, &rsp), DAT_INVALID_PARAMETER);
+	if (hi < UINT64_MAX) {
+		DC_ASSERT_RET(dat_rsp_create(t->ia, hi + 1, e.ep, evd, &rsp), DAT_INVALID_PARAMETER);
+		DC_ASSERT_RET(dat_rsp_create(t->ia, UINT64_MAX, e.ep, evd, &rsp),
+			      DAT_INVALID_PARAMETER);
+	}
+	if (lo == 0 && hi == UINT64_MAX)
+		dc_note(t, "the published range holds every qualifier: none is invalid");
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+}

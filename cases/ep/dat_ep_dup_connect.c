@@ -261,3 +261,25 @@ DC_CASE(dat_ep_dup_connect, invalid_state,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_NO_EVENT(p.b.cr_evd);
 }
+
+/*
+ * A remote host that vanished after the first connection cannot be staged
+ * portably from one side (on a single host its address stays reachable), so
+ * the provider's test hook makes the host of EP1's remote end "gone" for
+ * this IA (docs/reference-provider.md, "Test hooks"); UNSUPPORTED elsewhere.
+ */
+typedef DAT_RETURN (*host_vanished_fn)(DAT_IA_HANDLE ia, const struct sockaddr *addr);
+
+DC_CASE(dat_ep_dup_connect, unreachable,
+	.summary = "a duplicate request to a remote host that vanished gives UNREACHABLE and DISCONNECTED")
+{
+	host_vanished_fn vanish = (host_vanished_fn)dc_provider_hook("daplref_test_host_vanished");
+	struct dc_endpoint a = { 0 }, b = { 0 }, e2;
+
+	dc_connect_local(t, &a, &b, NULL);
+	dc_endpoint(t, &e2, NULL);
+	DC_SETUP(vanish(t->ia, DC_EP_PARAM(a.ep).remote_ia_address_ptr));
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, a.ep, 500000, 0, NULL, DAT_QOS_BEST_EFFORT));
+	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE, e2.ep);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
+}

@@ -470,3 +470,35 @@ DC_CASE(dat_ia_close, no_leaks,
 	DC_ASSERT(fds <= fds0, "open descriptors grew from %d to %d over 32 cycles", fds0, fds);
 	DC_ASSERT(th <= th0, "threads grew from %d to %d over 32 cycles", th0, th);
 }
+
+/*
+ * RETURN VALUES lists DAT_INSUFFICIENT_RESOURCES for a close as a
+ * catastrophic error, while USAGE asks the close to succeed under all
+ * conditions.  What that portably means: a close that finds no resource
+ * left (no descriptor to open) returns DAT_SUCCESS or
+ * DAT_INSUFFICIENT_RESOURCES, nothing else, and never crashes; after the
+ * catastrophic code the abrupt close, the cleanup of last resort, still
+ * succeeds once resources are back.  The abrupt close of a busy instance
+ * succeeds even with nothing left (dat_ia_close.abrupt_always_succeeds).
+ */
+DC_CASE(dat_ia_close, insufficient_resources,
+	.clauses = "dat_ia_close.insufficient_resources dat_ia_close.abrupt_always_succeeds",
+	.summary = "with no descriptor left a graceful close succeeds or says DAT_INSUFFICIENT_RESOURCES, an abrupt one succeeds")
+{
+	DAT_IA_HANDLE idle = ia_open_plain();
+	DAT_IA_HANDLE busy = ia_open_plain();
+	DAT_RETURN r;
+
+	make_busy(t, busy);
+	dc_exhaust_fds(t);
+	r = dat_ia_close(idle, DAT_CLOSE_GRACEFUL_FLAG);
+	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INSUFFICIENT_RESOURCES);
+	DC_ASSERT_SUCCESS(dat_ia_close(busy, DAT_CLOSE_ABRUPT_FLAG));
+	dc_exhaust_end(t);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "graceful close under exhaustion: %s", dc_ret_text(r));
+		DC_ASSERT_SUCCESS(dat_ia_close(idle, DAT_CLOSE_ABRUPT_FLAG));
+	}
+	/* nothing of the two instances is in the way of a new one */
+	make_busy(t, ia_open_plain());
+}

@@ -352,3 +352,37 @@ DC_CASE(dat_ia_open, unique_handle,
 	DC_ASSERT_IA_HANDLE(q.ia_handle, ia2);
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
+
+/*
+ * A second open with no descriptor left to the process: the Provider cannot
+ * get what an instance needs (its sockets, event descriptors, the device),
+ * so RETURN VALUES asks for DAT_INSUFFICIENT_RESOURCES; the instance already
+ * open is not disturbed, and nothing of the refused open blocks a later one.
+ * An open that needs no new descriptor may succeed: it had what it needed.
+ */
+DC_CASE(dat_ia_open, insufficient_resources,
+	.summary = "with no descriptor left an open fails with DAT_INSUFFICIENT_RESOURCES; the open IA keeps working")
+{
+	struct xend a, b;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	dc_exhaust_fds(t);
+	r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia);
+	dc_exhaust_end(t);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the open needed no new descriptor and succeeded");
+		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	} else {
+		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	}
+	/* the instance open before still works: a connection with a message */
+	xend_make(t->ia, &a);
+	xend_make(t->ia, &b);
+	xconnect(&a, &b);
+	/* and the refusal left nothing in the way of the next open */
+	evd = DAT_HANDLE_NULL;
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}

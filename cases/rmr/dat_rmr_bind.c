@@ -493,3 +493,30 @@ DC_CASE(dat_rmr_bind, insufficient_resources,
 		dc_await_dto(t, w.p.a.req_evd, 100 + (uint64_t)i);
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 }
+
+/*
+ * No portable request makes a bind fail after dat_rmr_bind accepted it; the
+ * provider's test hook fails the next bind when it is carried out (as a
+ * transport's bind work request can fail), docs/reference-provider.md "Test
+ * hooks"; UNSUPPORTED elsewhere.
+ */
+typedef DAT_RETURN (*fail_next_bind_fn)(DAT_EP_HANDLE ep);
+
+DC_CASE(dat_rmr_bind, late_failure_breaks_connection,
+	.summary = "a bind that fails after the call returned breaks the connection: BROKEN and DISCONNECTED")
+{
+	fail_next_bind_fn fail_next_bind = (fail_next_bind_fn)dc_provider_hook("daplref_test_fail_next_bind");
+	struct win w;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_EVENT ev;
+
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	DC_SETUP(fail_next_bind(w.p.a.ep));
+	BIND_OK(&w, 0, 1024, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	DC_ASSERT_CONN_EVENT(w.p.a.conn_evd, DAT_CONNECTION_EVENT_BROKEN, w.p.a.ep);
+	DC_ASSERT_EQ(DC_EP_PARAM(w.p.a.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
+	/* the failed bind does not complete as a success */
+	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
+		  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
+}

@@ -163,6 +163,8 @@ struct ref_ep {
 	struct ref_list held;		/* held whole messages (dto.c) */
 	DAT_COUNT held_count;
 	pthread_cond_t held_cond;	/* daplref_test_wait_held */
+	bool fail_next_bind;		/* daplref_test_fail_next_bind */
+	bool dup_connecting;		/* made by dat_ep_dup_connect (mutant) */
 
 	bool disconnect_requested;	/* graceful disconnect waits for req_q */
 	bool rx_stalled;		/* a Send waits for a receive buffer */

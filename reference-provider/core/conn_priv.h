@@ -7,6 +7,9 @@
 #define REF_CONN_PRIV_H
 
 #include "conn.h"
+
+/* Test hooks (daplref_test_*) are exported from the shared library. */
+#define DAPLREF_EXPORT __attribute__((visibility("default")))
 #include "transport.h"
 
 #include <stdlib.h>

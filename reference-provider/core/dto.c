@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <time.h>
 
-#define DAPLREF_EXPORT __attribute__((visibility("default")))
 
 /* A Send held whole by daplref_test_hold_arrivals. */
 struct ref_held {
@@ -510,6 +509,14 @@ void ref_ep_req_progress(struct ref_ep *ep)
 			break;
 		ref_list_del(&dto->link);
 		ep->req_count--;
+		if (dto->op == REF_WR_BIND && dto->status != DAT_DTO_SUCCESS) {
+			/* dat_rmr_bind.3dat: a bind failing after the call
+			 * returned breaks the connection */
+			ref_dto_complete(dto, dto->status, dto->done, true);
+			if (!ref_mutant("rmr-bind-late-failure-keeps-connection"))
+				ref_ep_break(ep);
+			continue;
+		}
 		ref_dto_complete(dto, dto->status, dto->done, true);
 	}
 	ref_ep_finish_graceful(ep);
@@ -707,6 +714,11 @@ void ref_ep_bind_complete(struct ref_ep *ep, DAT_RMR_HANDLE rmr,
 	dto->issued = true;
 	dto->finished = true;
 	dto->status = DAT_DTO_SUCCESS;
+	if (ep->fail_next_bind && ep->state != DAT_EP_STATE_DISCONNECTED) {
+		/* daplref_test_fail_next_bind: the bind fails when carried out */
+		ep->fail_next_bind = false;
+		dto->status = DAT_RMR_OPERATION_FAILED;
+	}
 	request_post(ep, dto);
 }
 
@@ -1279,6 +1291,31 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_hold_arrivals(DAT_EP_HANDLE h,
 		ref_ep_rx_resume(ep);
 	ref_ia_release(ep->obj.ia);
 	return DAT_SUCCESS;
+}
+
+/*
+ * The next dat_rmr_bind posted on @h returns DAT_SUCCESS but fails when
+ * the provider carries it out (as a transport's bind work request can):
+ * its completion has status DAT_RMR_OPERATION_FAILED and the connection
+ * breaks.  DAT_INVALID_STATE unless the EP is connected.
+ */
+DAPLREF_EXPORT DAT_RETURN daplref_test_fail_next_bind(DAT_EP_HANDLE h);
+DAPLREF_EXPORT DAT_RETURN daplref_test_fail_next_bind(DAT_EP_HANDLE h)
+{
+	struct ref_ep *ep;
+	DAT_RETURN rc = ref_lookup_ep(h, &ep);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	if (ep->state != DAT_EP_STATE_CONNECTED)
+		rc = REF_ERR(DAT_INVALID_STATE, 0);
+	else
+		ep->fail_next_bind = true;
+	ref_ia_release(ep->obj.ia);
+	return rc;
 }
 
 DAPLREF_EXPORT DAT_RETURN daplref_test_release(DAT_EP_HANDLE h)

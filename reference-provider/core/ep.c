@@ -21,6 +21,7 @@
  */
 #include "conn_priv.h"
 
+#include <arpa/inet.h>
 #include <sched.h>
 
 #include <stdio.h>
@@ -113,6 +114,9 @@ void ref_ep_conn_event(struct ref_ep *ep, DAT_EVENT_NUMBER num,
 	else if (num == DAT_CONNECTION_EVENT_NON_PEER_REJECTED &&
 		 ref_mutant("ep-non-peer-reject-reported-unreachable"))
 		num = DAT_CONNECTION_EVENT_UNREACHABLE;
+	else if (num == DAT_CONNECTION_EVENT_UNREACHABLE && ep->dup_connecting &&
+		 ref_mutant("ep-dup-connect-unreachable-non-peer"))
+		num = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 	else if (num == DAT_CONNECTION_EVENT_UNREACHABLE &&
 		 ref_mutant("ep-unreachable-reported-timed-out"))
 		num = DAT_CONNECTION_EVENT_TIMED_OUT;
@@ -960,6 +964,59 @@ static DAT_RETURN check_pdata(const struct ref_ia *ia, DAT_COUNT size,
 	return DAT_SUCCESS;
 }
 
+/* Same host (family and address; the port is the qualifier's business). */
+static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return false;
+}
+
+static bool host_vanished(struct ref_ia *ia, const struct sockaddr *addr)
+{
+	return ia->vanished_set &&
+	       same_host((const struct sockaddr *)&ia->vanished, addr);
+}
+
+/*
+ * Test hook: from now on the host of @addr is gone for @iah - a connection
+ * request to it meets nobody (it is sent to a documentation address that
+ * no host answers) and ends as unreachable, as when a remote host
+ * vanished.  NULL forgets it.  Connections already up are not touched.
+ */
+DAPLREF_EXPORT DAT_RETURN daplref_test_host_vanished(DAT_IA_HANDLE iah,
+						      const struct sockaddr *addr);
+DAPLREF_EXPORT DAT_RETURN daplref_test_host_vanished(DAT_IA_HANDLE iah,
+						      const struct sockaddr *addr)
+{
+	struct ref_ia *ia;
+	struct ref_obj *obj;
+	DAT_RETURN rc = ref_obj_lookup(iah, DAT_HANDLE_TYPE_IA, &obj);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ia = ref_container_of(obj, struct ref_ia, obj);
+	if (addr && addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
+	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ia->vanished_set = addr != NULL;
+	if (addr)
+		memcpy(&ia->vanished, addr,
+		       addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						   : sizeof(struct sockaddr_in));
+	ref_ia_release(ia);
+	return DAT_SUCCESS;
+}
+
 static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 				   const struct sockaddr *addr,
 				   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
@@ -967,12 +1024,31 @@ static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 {
 	struct ref_ia *ia = ep->obj.ia;
 	struct ref_tp_conn *c;
+	struct sockaddr_storage nowhere;
+	bool vanished = host_vanished(ia, addr);
 	DAT_RETURN rc;
 
 	if (pdata_size > 64 && ref_mutant("ep-connect-pdata-truncated"))
 		pdata_size = 64;
-	rc = ia->transport->ops->connect(ia->transport, ep, addr, qual,
-					 timeout, pdata, pdata_size, &c);
+	if (vanished) {
+		/* a host that is gone: the request goes where nobody answers */
+		memset(&nowhere, 0, sizeof(nowhere));
+		if (addr->sa_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&nowhere;
+
+			s6->sin6_family = AF_INET6;
+			s6->sin6_addr.s6_addr[0] = 0x01;	/* 100::1, RFC 6666 discard */
+			s6->sin6_addr.s6_addr[15] = 0x01;
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&nowhere;
+
+			s4->sin_family = AF_INET;
+			s4->sin_addr.s_addr = htonl(0xC0000201);	/* 192.0.2.1, RFC 5737 */
+		}
+	}
+	rc = ia->transport->ops->connect(ia->transport, ep,
+					 vanished ? (struct sockaddr *)&nowhere : addr,
+					 qual, timeout, pdata, pdata_size, &c);
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ep->conn = c;
@@ -986,6 +1062,10 @@ static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 	ep->local_port = 0;
 	c->tp->ops->addresses(c, &ep->local_addr, &ep->local_port,
 			      &ep->remote_addr, &ep->remote_port);
+	if (vanished)	/* the Consumer asked for this one */
+		memcpy(&ep->remote_addr, addr,
+		       addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						   : sizeof(struct sockaddr_in));
 	ep->remote_port = qual;
 	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
 	if (ep->srq && ep->srq->available > 0 &&
@@ -1071,6 +1151,7 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
+	ep->dup_connecting = false;
 	rc = ep_start_connect(ep, remote_addr, remote_conn_qual, timeout,
 			      pdata_size, pdata);
 out:
@@ -1133,6 +1214,7 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		goto out;
 	}
 	addr = dup->remote_addr;
+	ep->dup_connecting = true;
 	rc = ep_start_connect(ep, (struct sockaddr *)&addr,
 			      dup->remote_conn_qual +
 			      (ref_mutant("ep-dup-connect-wrong-qual") ? 1 : 0),

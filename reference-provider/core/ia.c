@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #ifdef REF_MAX_EPS
 #define REF_ADV_MAX_EPS REF_MAX_EPS
@@ -289,7 +291,10 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;
 	ia->provider_specific_attr[0].name = "datcts.mutant";
 	ia->provider_specific_attr[0].value = ref_mutant_active();
-	p->num_provider_specific_attr = 1;
+	/* the qualifiers a Service Point may use: TCP / RDMA CM ports */
+	ia->provider_specific_attr[1].name = "datcts.conn_qual_range";
+	ia->provider_specific_attr[1].value = "1-65535";
+	p->num_provider_specific_attr = 2;
 	p->provider_specific_attr = ia->provider_specific_attr;
 	ref_abi_fill_provider_attr(p);
 }
@@ -419,6 +424,9 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 
 	rc = ref_conn_ia_open(ia, ia->instance_data);
 	if (rc) {
+		if (DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES &&
+		    ref_mutant("ia-open-exhausted-internal-error"))
+			rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 		ia_free(ia);
 		goto fail_ext;
 	}
@@ -580,6 +588,16 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG) {
 		ref_obj_release(obj);
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	if (ref_mutant("ia-close-needs-descriptor")) {
+		/* a close that wants a fresh descriptor to wake its thread */
+		int fd = eventfd(0, EFD_CLOEXEC);
+
+		if (fd < 0) {
+			ref_obj_release(obj);
+			return REF_ERR(DAT_INTERNAL_ERROR, 0);
+		}
+		close(fd);
 	}
 	if (ia->closing) {
 		/* another thread is closing it (dat_ia_close is MT-unsafe) */

@@ -37,6 +37,62 @@ static void psp_destroy_cb(struct ref_obj *obj)
 	psp_teardown(psp);
 }
 
+/*
+ * dat_psp_create_any in a qualifier space narrowed by the test hook
+ * daplref_test_conn_qual_space: the lowest qualifier of [lo, hi] that
+ * nobody listens on; DAT_CONN_QUAL_UNAVAILABLE when every one is taken.
+ */
+static DAT_RETURN listen_in_space(struct ref_ia *ia, struct ref_psp *psp,
+				  DAT_CONN_QUAL *q)
+{
+	for (DAT_CONN_QUAL t = ia->any_qual_lo; t <= ia->any_qual_hi; t++) {
+		DAT_CONN_QUAL tq = t;
+		DAT_RETURN rc;
+
+		if (ref_sp_find(ia, t))
+			continue;
+		rc = ia->transport->ops->listen(ia->transport, &tq, &psp->obj,
+						&psp->listener);
+		if (rc == DAT_SUCCESS) {
+			*q = tq;
+			return DAT_SUCCESS;
+		}
+		if (DAT_GET_TYPE(rc) != DAT_CONN_QUAL_IN_USE)
+			return rc;
+	}
+	return REF_ERR(DAT_CONN_QUAL_UNAVAILABLE, 0);
+}
+
+/*
+ * Test hook: dat_psp_create_any on @iah takes its qualifiers from [lo, hi]
+ * only, so a case can use up the whole space; lo 0 restores the transport's
+ * own choice.  DAT_INVALID_PARAMETER for an empty or unusable range.
+ */
+DAPLREF_EXPORT DAT_RETURN daplref_test_conn_qual_space(DAT_IA_HANDLE iah,
+							DAT_CONN_QUAL lo,
+							DAT_CONN_QUAL hi);
+DAPLREF_EXPORT DAT_RETURN daplref_test_conn_qual_space(DAT_IA_HANDLE iah,
+							DAT_CONN_QUAL lo,
+							DAT_CONN_QUAL hi)
+{
+	struct ref_ia *ia;
+	struct ref_obj *obj;
+	DAT_RETURN rc = ref_obj_lookup(iah, DAT_HANDLE_TYPE_IA, &obj);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ia = ref_container_of(obj, struct ref_ia, obj);
+	if (lo && (hi < lo || hi > 65535))
+		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
+	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ia->any_qual_lo = lo;
+	ia->any_qual_hi = lo ? hi : 0;
+	ref_ia_release(ia);
+	return DAT_SUCCESS;
+}
+
 static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 			     bool any, DAT_EVD_HANDLE evdh,
 			     DAT_PSP_FLAGS flags, DAT_PSP_HANDLE *out)
@@ -56,7 +112,10 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 	if (!qual)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	q = any ? 0 : *qual;
-	if (!any && (q == 0 || q > 65535))
+	if (!any && (q == 0 || q > 65535) &&
+	    ref_mutant("psp-create-qual-range-unchecked"))
+		q &= 0xffff;	/* the port number's bits; 0 listens anywhere */
+	else if (!any && (q == 0 || q > 65535))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG &&
 	    ref_mutant("psp-create-flags-unchecked"))
@@ -99,9 +158,15 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 			}
 		}
 	}
-	rc = psp->listener ? DAT_SUCCESS :
-	     ia->transport->ops->listen(ia->transport, &q, &psp->obj,
-					&psp->listener);
+	if (any && ia->any_qual_lo)
+		rc = listen_in_space(ia, psp, &q);
+	else
+		rc = psp->listener ? DAT_SUCCESS :
+		     ia->transport->ops->listen(ia->transport, &q, &psp->obj,
+						&psp->listener);
+	if (DAT_GET_TYPE(rc) == DAT_CONN_QUAL_UNAVAILABLE &&
+	    ref_mutant("psp-create-any-exhausted-wrong-code"))
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	if (rc != DAT_SUCCESS) {
 		ref_obj_free(psp);
 		if (DAT_GET_TYPE(rc) == DAT_CONN_QUAL_IN_USE &&

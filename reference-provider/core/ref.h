@@ -308,7 +308,11 @@ struct ref_ia {
 	unsigned int pins;		/* ref_obj_acquire holders (handle.c) */
 	bool dead;			/* unregistered, waiting for pins */
 	DAT_NAMED_ATTR transport_attr[2];
-	DAT_NAMED_ATTR provider_specific_attr[1];
+	DAT_NAMED_ATTR provider_specific_attr[2];
+	/* provider test hooks (docs/reference-provider.md "Test hooks") */
+	DAT_CONN_QUAL any_qual_lo, any_qual_hi;	/* dat_psp_create_any draws here (0: anywhere) */
+	struct sockaddr_storage vanished;	/* a remote host that is gone */
+	bool vanished_set;
 	char transport_kind[16];
 	char transport_arg[DAT_NAME_MAX_LENGTH];
 };

@@ -73,7 +73,11 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if (qual == 0 || qual > 65535)
+	if ((qual == 0 || qual > 65535) &&
+	    ref_mutant("rsp-create-qual-range-unchecked"))
+		q = qual = qual & 0xffff;	/* the port number's bits */
+	if ((qual == 0 || qual > 65535) &&
+	    !ref_mutant("rsp-create-qual-range-unchecked"))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!out)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG5);
