@@ -56,6 +56,11 @@ bool dc_ia_handle_names(DAT_IA_HANDLE reported, DAT_IA_HANDLE ia)
 	return reported == ia;
 }
 
+DAT_IA_HANDLE dc_provider_ia_handle(DAT_IA_HANDLE ia)
+{
+	return ia;
+}
+
 DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia)
 {
 	return DAT_HANDLE_TO_PROVIDER(ia);

@@ -64,6 +64,15 @@ bool dc_ia_handle_names(DAT_IA_HANDLE reported, DAT_IA_HANDLE ia)
 	       provider_ia != DAT_HANDLE_NULL && reported == provider_ia;
 }
 
+DAT_IA_HANDLE dc_provider_ia_handle(DAT_IA_HANDLE ia)
+{
+	DAT_IA_HANDLE provider_ia = DAT_HANDLE_NULL;
+
+	if (dats_get_ia_handle(ia, &provider_ia) != DAT_SUCCESS)
+		return DAT_HANDLE_NULL;
+	return provider_ia;
+}
+
 DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia)
 {
 	DAT_IA_HANDLE provider_ia = DAT_HANDLE_NULL;

@@ -119,6 +119,13 @@ bool dc_ia_handle_names(DAT_IA_HANDLE reported, DAT_IA_HANDLE ia);
  */
 DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia);
 
+/*
+ * The IA handle the provider itself knows for a consumer's IA handle (what a
+ * provider test hook taking an IA wants): in 1.2 the same; in 2.0 the one
+ * libdat2 keeps for the registry handle.  DAT_HANDLE_NULL if none.
+ */
+DAT_IA_HANDLE dc_provider_ia_handle(DAT_IA_HANDLE ia);
+
 /* dat_cr_reject; the 2.0 build sends no private data. */
 DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr);
 

@@ -171,7 +171,7 @@ DC_CASE(dat_psp_create_any, conn_qual_unavailable,
 	DAT_RETURN r;
 	int n = 0;
 
-	DC_SETUP(narrow(t->ia, lo, lo + 3));
+	DC_SETUP(narrow(dc_provider_ia_handle(t->ia), lo, lo + 3));
 	while ((r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &p)) == DAT_SUCCESS) {
 		DC_SETUP_ASSERT(n < 4 && q >= lo && q <= lo + 3,
 				"the hook's space [%llu, %llu] gave qualifier %llu (PSP %d)",

@@ -278,7 +278,7 @@ DC_CASE(dat_ep_dup_connect, unreachable,
 
 	dc_connect_local(t, &a, &b, NULL);
 	dc_endpoint(t, &e2, NULL);
-	DC_SETUP(vanish(t->ia, DC_EP_PARAM(a.ep).remote_ia_address_ptr));
+	DC_SETUP(vanish(dc_provider_ia_handle(t->ia), DC_EP_PARAM(a.ep).remote_ia_address_ptr));
 	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, a.ep, 500000, 0, NULL, DAT_QOS_BEST_EFFORT));
 	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
