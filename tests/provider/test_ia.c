@@ -8,6 +8,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <string.h>
 
 static DAT_EVENT se(void)
 {
@@ -48,7 +49,10 @@ static void test_query(void)
 	CHECK(p.lmr_mem_types_supported == 3);
 	CHECK(p.completion_flags_supported == 0x1f);
 	CHECK(p.lmr_sync_req == DAT_FALSE);
-	CHECK(p.num_provider_specific_attr == 1);
+	/* datcts.mutant and datcts.conn_qual_range (docs/reference-provider.md) */
+	CHECK(p.num_provider_specific_attr == 2);
+	CHECK(!strcmp(p.provider_specific_attr[1].name, "datcts.conn_qual_range") &&
+	      !strcmp(p.provider_specific_attr[1].value, "1-65535"));
 	/* the async EVD made by open: at least the requested qlen, no CNO */
 	CHECK_OK(ref_evd_query(async, DAT_EVD_FIELD_ALL, &ep));
 	CHECK(ep.evd_qlen >= 8 && ep.cno_handle == DAT_HANDLE_NULL);
