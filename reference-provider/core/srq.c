@@ -375,6 +375,9 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	rc = ref_enter(&srq->obj, DAT_HANDLE_TYPE_SRQ);
 	if (rc != DAT_SUCCESS)
 		return rc;
+	/* dat_srq_query(3DAT) counts a message that has arrived as having
+	 * taken its buffer: what the transport already has counts */
+	ref_conn_poll(ia);
 	p->ia_handle = (DAT_IA_HANDLE)ia;
 	p->srq_state = srq->state;
 	p->pz_handle = ref_mutant("srq-query-wrong-pz") ? DAT_HANDLE_NULL :

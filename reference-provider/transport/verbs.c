@@ -1496,13 +1496,16 @@ void ref_verbs_attrs(struct ref_transport *base, DAT_IA_ATTR *a,
 /* ---- open / close ------------------------------------------------------------------------ */
 
 /* Does an IPv4 address of this host belong to RDMA device @dev? */
-static bool addr_on_device(const struct sockaddr *sa, const char *dev)
+static bool addr_on_device(const struct sockaddr *sa, const char *dev,
+			   int *err)
 {
 	struct rdma_cm_id *id;
 	bool yes = false;
 
-	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
+	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
+		*err = errno;
 		return false;
+	}
 	if (rdma_bind_addr(id, (struct sockaddr *)sa) == 0 && id->verbs &&
 	    strcmp(ibv_get_device_name(id->verbs->device), dev) == 0)
 		yes = true;
@@ -1510,9 +1513,22 @@ static bool addr_on_device(const struct sockaddr *sa, const char *dev)
 	return yes;
 }
 
-/* IA address and device from "dev[:addr]" (dev: RDMA device or netdev). */
+/* Out of descriptors or memory: an IA cannot be made now, which is not the
+ * same as naming no device (dat_ia_open(3DAT) RETURN VALUES). */
+static bool out_of_resources(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM || e == ENOBUFS;
+}
+
+/*
+ * IA address and device from "dev[:addr]" (dev: RDMA device or netdev):
+ * 0, or -1 when params name nothing usable, or -2 when a system call ran out
+ * of resources on the way.
+ */
 static int resolve(struct v_tp *tp, const char *params)
 {
+	int err = 0;
+
 	char buf[128], *ip;
 	struct ifaddrs *ifs = NULL, *i;
 	struct ibv_context **list;
@@ -1533,7 +1549,9 @@ static int resolve(struct v_tp *tp, const char *params)
 		if (inet_pton(AF_INET, ip, &sin->sin_addr) != 1)
 			return -1;
 		found = 1;
-	} else if (getifaddrs(&ifs) == 0) {
+	} else if (getifaddrs(&ifs) < 0) {
+		err = errno;
+	} else {
 		/* a netdev named so, else an address on the RDMA device */
 		for (i = ifs; i && !found; i = i->ifa_next)
 			if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
@@ -1545,7 +1563,7 @@ static int resolve(struct v_tp *tp, const char *params)
 		for (i = ifs; i && !found; i = i->ifa_next)
 			if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
 			    !(i->ifa_flags & IFF_LOOPBACK) &&
-			    addr_on_device(i->ifa_addr, buf)) {
+			    addr_on_device(i->ifa_addr, buf, &err)) {
 				memcpy(&tp->addr, i->ifa_addr,
 				       sizeof(struct sockaddr_in));
 				found = 1;
@@ -1553,13 +1571,14 @@ static int resolve(struct v_tp *tp, const char *params)
 		freeifaddrs(ifs);
 	}
 	if (!found)
-		return -1;
+		return out_of_resources(err) ? -2 : -1;
 	/* the device: what rdma_cm binds the address to */
 	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP))
-		return -1;
-	if (rdma_bind_addr(id, (struct sockaddr *)&tp->addr) || !id->verbs) {
+		return out_of_resources(errno) ? -2 : -1;
+	err = rdma_bind_addr(id, (struct sockaddr *)&tp->addr) ? errno : 0;
+	if (err || !id->verbs) {
 		rdma_destroy_id(id);
-		return -1;
+		return out_of_resources(err) ? -2 : -1;
 	}
 	snprintf(tp->dev, sizeof(tp->dev), "%s",
 		 ibv_get_device_name(id->verbs->device));
@@ -1604,6 +1623,7 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 			 struct ref_transport **out)
 {
 	struct v_tp *tp = calloc(1, sizeof(*tp));
+	int rc;
 
 	if (!tp)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -1616,8 +1636,12 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->listeners);
 	ref_list_init(&tp->pds);
 	ref_list_init(&tp->srqs);
-	if (resolve(tp, params) < 0) {
+	rc = resolve(tp, params);
+	if (rc < 0) {
 		tp_free(tp);
+		if (rc == -2)
+			return REF_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_MEMORY);
 		return REF_ERR(DAT_INVALID_ADDRESS,
 			       DAT_INVALID_ADDRESS_UNSUPPORTED);
 	}
