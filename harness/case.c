@@ -2,6 +2,8 @@
 /* Case registration, the in-process case runner, verdicts and assertions. */
 #include "dc_internal.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -452,4 +454,38 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	dc_str_free(&priv.message);
 	dc_str_free(&priv.inbuf);
 	return priv.state == DC_PASS || priv.state == DC_UNSUPPORTED ? 0 : 1;
+}
+
+/*
+ * Runs the case again from its start in a new image of this program, in
+ * this process (the supervisor keeps watching the same pid and pipes), so
+ * that the libraries the case uses start afresh and read the environment
+ * the case has set up: a registry reads dat.conf once per process, and
+ * libdat2 may have read it before the case began (dc_registry_conf).
+ * The new image runs the case alone (--no-fork) on the same control pipes
+ * with what is left of the deadline.
+ */
+_Noreturn void dc_reexec_at(struct dc_ctx *t, const char *file, int line)
+{
+	struct dc_priv *p = t->priv;
+	char exe[PATH_MAX], fds[32], tmo[32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	double left = (p->deadline_ms - dc_now_ms()) / 1000.0;
+
+	if (n < 0)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: /proc/self/exe unreadable");
+	exe[n] = '\0';
+	if (t->role != DC_ROLE_SINGLE)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: a two-node case cannot start afresh");
+	snprintf(fds, sizeof(fds), "%d,%d", p->ctl_out, p->ctl_in);
+	snprintf(tmo, sizeof(tmo), "%.3f", left > 0.1 ? left : 0.1);
+	fflush(NULL);
+	if (t->ia_name)
+		execl(exe, exe, "--no-fork", "--ctl-fds", fds, "--timeout", tmo, "--ia",
+		      t->ia_name, "--run", t->c->id, (char *)NULL);
+	else
+		execl(exe, exe, "--no-fork", "--ctl-fds", fds, "--timeout", tmo, "--run",
+		      t->c->id, (char *)NULL);
+	dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: re-executing %s failed", exe);
 }

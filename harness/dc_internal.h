@@ -104,6 +104,8 @@ int dc_case_nclauses(const struct dc_case *c);
 int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 		      const char *ia_name, double deadline_ms, int ctl_out,
 		      int ctl_in);
+/* Starts the case again in a fresh image of this program (case.c). */
+_Noreturn void dc_reexec_at(struct dc_ctx *t, const char *file, int line);
 /* Zeroed, aligned memory freed after the teardown. */
 void *dc_track_alloc_(struct dc_ctx *t, size_t align, size_t len);
 /* Splits a blank/comma separated list; calls fn for each item. */

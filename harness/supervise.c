@@ -646,6 +646,16 @@ static void build_half(const struct child *ch, double timeout_s,
 		dc_str_printf(&h->message,
 			      "stopped: the other half had ended and this one did not finish within %.0f ms",
 			      PEER_GRACE_MS);
+	} else if (ch->timed_out && vstate && !strcmp(vstate, "FAIL")) {
+		/*
+		 * The case's check failed within its bounds; the provider's
+		 * broken state then kept the teardown from finishing (a waiter
+		 * left inside a freed object).  A hang cannot make a failure
+		 * better: the verdict stands, with the hang said.
+		 */
+		h->state = "FAIL";
+		dc_str_printf(&h->message, "%s [then the teardown hung: process group killed "
+			      "after %.3g s]", vmsg ? vmsg : "", timeout_s);
 	} else if (ch->timed_out) {
 		h->state = "TIMEOUT";
 		dc_str_printf(&h->message, "no result within %.3g s; process group killed",
@@ -1081,7 +1091,7 @@ static int cli(int argc, char **argv)
 	const char *tenv = getenv("DATCTS_TIMEOUT");
 	double timeout_s = tenv ? atof(tenv) : 30.0;
 	bool list = false, run = false, no_fork = false;
-	int role = DC_ROLE_SINGLE, nids = 0, i, worst = 0;
+	int role = DC_ROLE_SINGLE, nids = 0, i, worst = 0, ctl_out = 1, ctl_in = -1;
 	const struct dc_case **todo;
 	const char **ids;
 
@@ -1097,6 +1107,12 @@ static int cli(int argc, char **argv)
 			run = true;
 		} else if (!strcmp(a, "--no-fork")) {
 			no_fork = true;
+		} else if (!strcmp(a, "--ctl-fds") && i + 1 < argc) {
+			/* a case process that re-executed itself (dc_reexec) */
+			if (sscanf(argv[++i], "%d,%d", &ctl_out, &ctl_in) != 2) {
+				fprintf(stderr, "datcts: --ctl-fds OUT,IN\n");
+				return 2;
+			}
 		} else if (!strcmp(a, "--ia") && i + 1 < argc) {
 			ia = argv[++i];
 		} else if (!strcmp(a, "--timeout") && i + 1 < argc) {
@@ -1178,6 +1194,9 @@ static int cli(int argc, char **argv)
 			fprintf(stderr, "datcts: --no-fork runs one half: add --role\n");
 			return 2;
 		}
+		if (ctl_out != 1)
+			return dc_run_in_process(c, (enum dc_role)role, ia,
+						 child_deadline(kill_at, tm), ctl_out, ctl_in);
 		return dc_run_in_process(c, (enum dc_role)role, ia,
 					 child_deadline(kill_at, tm), 1,
 					 role == DC_ROLE_SINGLE ? -1 : 0);

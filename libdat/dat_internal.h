@@ -28,6 +28,8 @@ struct dat_sr_entry {
 	void			*dl;
 	DAT_PROVIDER_FINI_FUNC	fini;
 	int			refs;		/* IAs (and opens in flight) */
+	int			inits;		/* init calls (mutants only) */
+	bool			skipped_init;	/* mutants only */
 	bool			load_reported;
 	bool			reg_reported;
 	struct dat_sr_entry	*next;
@@ -50,6 +52,16 @@ void dat_conf_parse(const char *path, const char *origin, bool quiet_missing,
 
 /* Registry key equality: name, major, minor and thread safety. */
 bool dat_info_key_equal(const DAT_PROVIDER_INFO *a, const DAT_PROVIDER_INFO *b);
+
+/*
+ * The dynamic registry's documented limit (docs/libdat.md): a registration
+ * past it is refused with DAT_INSUFFICIENT_RESOURCES
+ * (dat_registry_add_provider(3DAT), RETURN VALUES).
+ */
+#define DAT_DR_MAX_PROVIDERS 256
+
+/* A registry mutant is on (dat_mutants.c, docs/mutants.md). */
+bool dat_mutant(const char *id);
 
 /* True when @ia was returned by dat_ia_openv and is not closed yet. */
 bool dat_ia_is_open(DAT_IA_HANDLE ia);

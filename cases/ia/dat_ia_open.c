@@ -229,25 +229,45 @@ DC_CASE(dat_ia_open, async_evd_exists_accepted,
 }
 
 DC_CASE(dat_ia_open, names_from_registry,
-	.summary = "the IA under test is listed by dat_registry_list_providers",
+	.summary = "with a rich dat.conf every listed name opens, and names not listed (a prefix of one, nondefault, kernel) do not",
 	.flags = DC_NO_IA)
 {
-	DAT_PROVIDER_INFO info[64], *list[64];
+	static const char *const unlisted[] = {
+		"regfix-on",		/* a prefix of a listed name (open meanwhile) */
+		"regfix-one-",		/* a listed name with more after it */
+		"regfix-nondefault",	/* in dat.conf, but nondefault */
+		"regfix-kernel",	/* in dat.conf, but a kernel entry */
+	};
+	DAT_PROVIDER_INFO info[16], *list[16];
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL, held = DAT_HANDLE_NULL;
 	DAT_COUNT n = 0;
-	bool found = false;
 
-	for (int i = 0; i < 64; i++)
+	dc_registry_rich();
+	for (int i = 0; i < 16; i++)
 		list[i] = &info[i];
-	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
-	DC_SETUP(dat_registry_list_providers(64, &n, list));
-	for (DAT_COUNT i = 0; i < n; i++)
-		if (!strcmp(info[i].ia_name, t->ia_name) &&
-		    info[i].dapl_version_major == DAT_VERSION_MAJOR &&
-		    info[i].dapl_version_minor == DAT_VERSION_MINOR &&
-		    info[i].is_thread_safe == DAT_THREADSAFE)
-			found = true;
-	DC_ASSERT(found, "'%s' (u%d.%d, thread safety %d) is not among the %d listed Providers",
-		  t->ia_name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_THREADSAFE, n);
+	DC_SETUP(dat_registry_list_providers(16, &n, list));
+	for (DAT_COUNT i = 0; i < n; i++) {
+		evd = DAT_HANDLE_NULL;
+		DC_ASSERT_SUCCESS(dat_ia_openv(info[i].ia_name, 8, &evd, &ia,
+					       info[i].dapl_version_major,
+					       info[i].dapl_version_minor,
+					       info[i].is_thread_safe));
+		if (!held && !strcmp(info[i].ia_name, "regfix-one"))
+			held = ia;	/* keep one registration of regfix-one alive */
+		else
+			DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	}
+	DC_SETUP_ASSERT(held, "the fixture's regfix-one is not listed");
+	for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)
+		for (int ts = 0; ts < 2; ts++) {
+			evd = DAT_HANDLE_NULL;
+			DC_ASSERT_RET(dat_ia_openv((DAT_NAME_PTR)unlisted[i], 8, &evd, &ia,
+						   DAT_VERSION_MAJOR, DAT_VERSION_MINOR,
+						   ts ? DAT_TRUE : DAT_FALSE),
+				      DAT_PROVIDER_NOT_FOUND);
+		}
+	DC_SETUP(dat_ia_close(held, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_ia_open, ro_aware_prefix,

@@ -51,6 +51,7 @@ DC_CASE(dat_strerror, converts_type_and_subtype,
 	.flags = DC_NO_IA)
 {
 	const char *majors[sizeof(types) / sizeof(types[0])];
+	const char *minors[sizeof(subs) / sizeof(subs[0])];
 	const char *min;
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
@@ -70,6 +71,12 @@ DC_CASE(dat_strerror, converts_type_and_subtype,
 			  "type 0x%08x subtype %d did not convert", (unsigned int)subs[i].type,
 			  subs[i].sub);
 		DC_ASSERT(min && *min, "no minor message for subtype %d", subs[i].sub);
+		minors[i] = min;
+		/* the subtype's own string: two subtypes of a type are told apart */
+		for (size_t j = 0; j < i; j++)
+			DC_ASSERT(subs[j].type != subs[i].type || strcmp(minors[j], min) != 0,
+				  "subtypes %d and %d of type 0x%08x share the minor message '%s'",
+				  subs[j].sub, subs[i].sub, (unsigned int)subs[i].type, min);
 	}
 }
 

@@ -76,18 +76,74 @@ DC_CASE(dat_registry_add_provider, info_matches_consumer,
 	/* the harness opened t->ia with dat_ia_open, i.e. this key */
 	DC_ASSERT(registered(&k), "no registration under '%s' u%d.%d thread safety %d",
 		  t->ia_name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_THREADSAFE);
+	/* exactly that key: the same name with the other thread safety is free */
+	k.is_thread_safe = DAT_THREADSAFE ? DAT_FALSE : DAT_TRUE;
+	DC_ASSERT(!registered(&k), "the registry takes '%s' with thread safety %d for the "
+		  "registration with %d", t->ia_name, (int)k.is_thread_safe, DAT_THREADSAFE);
 }
 
 DC_CASE(dat_registry_add_provider, invalid_parameter,
 	.summary = "a NULL provider or provider_info gives DAT_INVALID_PARAMETER and registers nothing",
 	.flags = DC_NO_IA)
 {
-	DAT_PROVIDER_INFO k = key_1_2("datcts-stub-bad");
+	DAT_PROVIDER_INFO k = key_1_2("datcts-stub-bad"), unterminated = k, cut = k;
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
 
 	DC_ASSERT_RET(dat_registry_add_provider(NULL, &k), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_registry_add_provider(stub(), NULL), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_ia_open("datcts-stub-bad", 8, &evd, &ia), DAT_PROVIDER_NOT_FOUND);
+	/* an ia_name with no NUL within DAT_NAME_MAX_LENGTH is no IA name */
+	memset(unterminated.ia_name, 'u', sizeof(unterminated.ia_name));
+	DC_ASSERT_RET(dat_registry_add_provider(stub(), &unterminated), DAT_INVALID_PARAMETER);
+	memset(cut.ia_name, 'u', sizeof(cut.ia_name) - 1);
+	cut.ia_name[sizeof(cut.ia_name) - 1] = '\0';
+	DC_ASSERT(!registered(&cut), "the unterminated name was registered, cut short");
 	DC_ASSERT_EQ(stub_opens, 0);
+}
+
+/*
+ * Fills the dynamic registry with stand-in registrations until it refuses
+ * one, up to REGISTRY_FULL_CAP.  A registry with room for all of them has
+ * no limit this case can reach; it still checks that the registrations it
+ * accepted are kept.
+ */
+#define REGISTRY_FULL_CAP 4096
+
+DC_CASE(dat_registry_add_provider, registry_full,
+	.summary = "registrations until the registry refuses one: DAT_INSUFFICIENT_RESOURCES, the others intact, room again after a removal",
+	.flags = DC_NO_IA)
+{
+	static DAT_PROVIDER_INFO keys[REGISTRY_FULL_CAP + 1];
+	DAT_RETURN r = DAT_SUCCESS;
+	int n;
+
+	for (n = 0; n < REGISTRY_FULL_CAP; n++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "datcts-full-%d", n);
+		keys[n] = key_1_2(name);
+		r = dat_registry_add_provider(stub(), &keys[n]);
+		if (r != DAT_SUCCESS)
+			break;
+	}
+	if (n == REGISTRY_FULL_CAP)
+		dc_note(t, "the registry took %d registrations without refusing one", n);
+	else
+		DC_ASSERT(DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES,
+			  "registration %d (the registry's limit) returned %s, not "
+			  "DAT_INSUFFICIENT_RESOURCES", n + 1, dc_ret_text(r));
+	DC_SETUP_ASSERT(n > 2, "the registry refused its third registration (%s)",
+			dc_ret_text(r));
+	/* the registrations it holds are kept (probed with room for one)... */
+	DC_SETUP(dat_registry_remove_provider(stub(), &keys[0]));
+	DC_ASSERT(registered(&keys[1]), "the second registration is gone");
+	DC_ASSERT(registered(&keys[n - 1]), "registration %d is gone", n);
+	/* ...and full means full: the removal made room for one more */
+	if (n < REGISTRY_FULL_CAP)
+		DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &keys[n]));
+	if (n < REGISTRY_FULL_CAP)
+		DC_SETUP(dat_registry_remove_provider(stub(), &keys[n]));
+	for (int i = 1; i < n; i++)
+		DC_SETUP(dat_registry_remove_provider(stub(), &keys[i]));
 }

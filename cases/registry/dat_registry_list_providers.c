@@ -2,7 +2,9 @@
 /*
  * Cases for dat_registry_list_providers(3DAT); clauses in
  * clauses/dat_registry_list_providers.toml.  The static registry is the
- * dat.conf of the run ($DAT_OVERRIDE); the cases read it too.
+ * registry fixture's rich dat.conf (dc_registry.h: several entries of one
+ * name, a name at the length limit, lines that must not be listed); the
+ * cases read it too.
  */
 #include "registry_common.h"
 
@@ -27,14 +29,15 @@ static DAT_RETURN list_all(struct listing *l, DAT_COUNT max, unsigned char poiso
 }
 
 DC_CASE(dat_registry_list_providers, lists_static_registry,
-	.summary = "every loadable dat.conf entry is listed once with its name, version and thread safety",
+	.summary = "every loadable entry of a rich dat.conf is listed once with its name, version and thread safety",
 	.flags = DC_NO_IA)
 {
 	static struct conf_entry conf[MAXP];
 	static struct listing l;
-	int nconf = conf_read(conf, MAXP), loadable = 0;
-	bool ia_seen = false;
+	int nconf, loadable = 0;
 
+	dc_registry_rich();
+	nconf = conf_read(conf, MAXP);
 	DC_SETUP_ASSERT(nconf >= 0, "cannot read %s", conf_path());
 	DC_ASSERT_SUCCESS(list_all(&l, MAXP, 0xa5));
 	for (int i = 0; i < nconf; i++) {
@@ -49,60 +52,60 @@ DC_CASE(dat_registry_list_providers, lists_static_registry,
 			    l.info[j].dapl_version_minor == conf[i].minor &&
 			    l.info[j].is_thread_safe == conf[i].thread_safe)
 				hits++;
-		DC_ASSERT(hits == 1, "dat.conf entry '%s' %s %s is listed %d times",
+		DC_ASSERT(hits == 1, "dat.conf entry '%.40s' %s %s is listed %d times",
 			  conf[i].name, conf[i].api, conf[i].ts, hits);
-		if (t->ia_name && !strcmp(conf[i].name, t->ia_name))
-			ia_seen = true;
 	}
+	DC_SETUP_ASSERT(loadable == DC_REGFIX_LISTED, "the fixture has %d loadable entries, not %d",
+			loadable, DC_REGFIX_LISTED);
+	/* and nothing else: no nondefault, kernel, malformed or over-long entry */
 	DC_ASSERT_EQ(l.n, loadable);
-	DC_ASSERT(!t->ia_name || ia_seen, "the IA under test '%s' is not in the list", t->ia_name);
 }
 
 DC_CASE(dat_registry_list_providers, no_effect,
-	.summary = "two lists are identical and listing registers nothing (the IA's key is still free)",
+	.summary = "two lists are identical, listing initialises no Provider and registers nothing, entries still open",
 	.flags = DC_NO_IA)
 {
 	static struct listing a, b;
-	DAT_PROVIDER_INFO k;
-	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
-	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_PROVIDER_INFO k = key_of("regfix-one", DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_FALSE);
+	DAT_IA_HANDLE ia;
 
-	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	dc_registry_rich();
 	DC_ASSERT_SUCCESS(list_all(&a, MAXP, 0));
 	DC_ASSERT_SUCCESS(list_all(&b, MAXP, 0));
 	DC_ASSERT_EQ(a.n, b.n);
 	DC_ASSERT(!memcmp(a.info, b.info, sizeof(a.info)), "two lists differ");
-	k = key_1_2(t->ia_name);
-	DC_ASSERT(!registered(&k), "listing registered '%s' (its Provider was initialised)",
-		  t->ia_name);
+	DC_ASSERT(dc_regprov_count(t, "init ") == 0,
+		  "listing called a Provider's init:\n%s", dc_regprov_log(t));
+	DC_ASSERT(!registered(&k), "listing registered 'regfix-one'");
 	/* and opening still works afterwards */
-	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia));
+	DC_ASSERT_SUCCESS(open_key(&k, &ia));
 	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_registry_list_providers, listed_entry_opens,
-	.summary = "the listed entry of the IA under test opens with exactly its name, version and thread safety",
+	.summary = "every listed entry (three of one name among them) opens with exactly its key, through its own dat.conf line",
 	.flags = DC_NO_IA)
 {
 	static struct listing l;
-	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
-	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
-	int opened = 0;
+	DAT_IA_HANDLE ia;
 
-	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	dc_registry_rich();
 	DC_SETUP(list_all(&l, MAXP, 0));
+	DC_SETUP_ASSERT(l.n == DC_REGFIX_LISTED, "%d entries listed, the fixture has %d",
+			l.n, DC_REGFIX_LISTED);
 	for (DAT_COUNT i = 0; i < l.n; i++) {
-		if (strcmp(l.info[i].ia_name, t->ia_name))
-			continue;
-		DC_ASSERT_SUCCESS(dat_ia_openv(l.info[i].ia_name, 8, &evd, &ia,
-					       l.info[i].dapl_version_major,
-					       l.info[i].dapl_version_minor,
-					       l.info[i].is_thread_safe));
+		DAT_RETURN r = open_key(&l.info[i], &ia);
+
+		DC_ASSERT(r == DAT_SUCCESS, "listed entry '%.40s' u%u.%u thread safety %d: open gave %s",
+			  l.info[i].ia_name, (unsigned int)l.info[i].dapl_version_major,
+			  (unsigned int)l.info[i].dapl_version_minor,
+			  (int)l.info[i].is_thread_safe, dc_ret_text(r));
+		/* the registry loaded the entry's own line: init got exactly its key */
+		DC_ASSERT(dc_regprov_count(t, log_key("init", &l.info[i])) == 1,
+			  "opening '%.40s' did not initialise its own entry:\n%s",
+			  l.info[i].ia_name, dc_regprov_log(t));
 		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
-		evd = DAT_HANDLE_NULL;
-		opened++;
 	}
-	DC_SETUP_ASSERT(opened > 0, "'%s' is not listed", t->ia_name);
 }
 
 DC_CASE(dat_registry_list_providers, success_count,
@@ -112,9 +115,11 @@ DC_CASE(dat_registry_list_providers, success_count,
 	static struct listing l;
 	static DAT_PROVIDER_INFO poison;
 
+	dc_registry_rich();
 	memset(&poison, 0xa5, sizeof(poison));
 	DC_ASSERT_SUCCESS(list_all(&l, MAXP, 0xa5));
-	DC_ASSERT(l.n >= 0 && l.n <= MAXP, "number_entries is %d", l.n);
+	DC_ASSERT(l.n == DC_REGFIX_LISTED, "number_entries is %d for the fixture's %d entries",
+		  l.n, DC_REGFIX_LISTED);
 	for (DAT_COUNT i = 0; i < l.n; i++)
 		DC_ASSERT(memcmp(&l.info[i], &poison, sizeof(poison)) != 0,
 			  "entry %d of %d was not written", i, l.n);
@@ -131,6 +136,7 @@ DC_CASE(dat_registry_list_providers, list_too_small,
 	static struct listing l;
 	DAT_COUNT n, got;
 
+	dc_registry_rich();
 	DC_SETUP(list_all(&l, MAXP, 0));
 	n = l.n;
 	DC_SETUP_ASSERT(n >= 1, "the static registry is empty; nothing can be too small");
@@ -189,13 +195,19 @@ DC_CASE(dat_registry_list_providers, registry_missing,
 }
 
 DC_CASE(dat_registry_list_providers, name_terminated,
-	.summary = "every listed ia_name is NUL-terminated within DAT_NAME_MAX_LENGTH",
+	.summary = "every listed ia_name, one of the maximum length among them, is NUL-terminated within DAT_NAME_MAX_LENGTH",
 	.flags = DC_NO_IA)
 {
 	static struct listing l;
+	int max_seen = 0;
 
+	dc_registry_rich();
 	DC_ASSERT_SUCCESS(list_all(&l, MAXP, 0xa5));
-	for (DAT_COUNT i = 0; i < l.n; i++)
+	for (DAT_COUNT i = 0; i < l.n; i++) {
 		DC_ASSERT(memchr(l.info[i].ia_name, '\0', DAT_NAME_MAX_LENGTH),
 			  "entry %d's ia_name is not NUL-terminated", i);
+		max_seen += !strcmp(l.info[i].ia_name, dc_regfix_max_name());
+	}
+	DC_ASSERT(max_seen == 1, "the %d-character name is listed %d times",
+		  DC_REGFIX_NAME_MAX, max_seen);
 }

@@ -9,6 +9,8 @@
  *   read the way dat.conf(5) lays it out, so a case can load the Provider
  *   library itself and call its dat_provider_init / dat_provider_fini;
  * - keys: DAT_PROVIDER_INFO values.
+ * Cases that judge the registry on dat.conf files of their own use the
+ * registry fixture of the harness (dc_registry.h): dc_registry_rich().
  */
 #ifndef REGISTRY_COMMON_H
 #define REGISTRY_COMMON_H
@@ -186,8 +188,10 @@ static inline int conf_read(struct conf_entry *out, int max)
 		e->major = ma;
 		e->minor = mi;
 		e->thread_safe = !strcmp(e->ts, "threadsafe") ? DAT_TRUE : DAT_FALSE;
+		/* DAT_NAME_MAX_LENGTH counts the NUL: a longer name cannot be listed */
 		e->loadable = api_kind == 'u' && !strcmp(e->dflt, "default") &&
-			      (!strcmp(e->ts, "threadsafe") || !strcmp(e->ts, "nonthreadsafe"));
+			      (!strcmp(e->ts, "threadsafe") || !strcmp(e->ts, "nonthreadsafe")) &&
+			      strlen(e->name) < DAT_NAME_MAX_LENGTH;
 		n++;
 	}
 	fclose(fp);
@@ -260,5 +264,26 @@ static inline bool registered_at(struct dc_ctx *t, const char *file, int line,
 		  "set-up: probing the registry with dat_registry_add_provider returned %s", dc_ret_text(r));
 }
 #define registered(key) registered_at(t, __FILE__, __LINE__, (key))
+
+/* Opens the fixture's entry @name with exactly that key; 0 or the error. */
+static inline DAT_RETURN open_key(const DAT_PROVIDER_INFO *k, DAT_IA_HANDLE *ia)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+
+	*ia = DAT_HANDLE_NULL;
+	return dat_ia_openv((DAT_NAME_PTR)k->ia_name, 8, &evd, ia, k->dapl_version_major,
+			    k->dapl_version_minor, k->is_thread_safe);
+}
+
+/* "init NAME M.m TS" / "fini NAME M.m TS": the fixture Provider's log line of @k. */
+static inline const char *log_key(const char *what, const DAT_PROVIDER_INFO *k)
+{
+	static char line[DAT_NAME_MAX_LENGTH + 64];
+
+	snprintf(line, sizeof(line), "%s %s %u.%u %d", what, k->ia_name,
+		 (unsigned int)k->dapl_version_major, (unsigned int)k->dapl_version_minor,
+		 (int)k->is_thread_safe);
+	return line;
+}
 
 #endif /* REGISTRY_COMMON_H */

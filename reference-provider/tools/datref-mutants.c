@@ -6,10 +6,14 @@
  * runner (`datcts mutate`) never parses C.
  *
  *   datref-mutants [LIBRARY]
+ *   datref-mutants --registry [LIBDAT]
  *
- * LIBRARY defaults to ../lib/libdaplref.so next to this program.  Output
+ * LIBRARY defaults to ../lib/libdaplref.so next to this program; with
+ * --registry the table is libdat's (libdat/dat_mutants.c, accessor
+ * datlib_test_mutant), LIBDAT defaulting to ../lib/libdat.so.1.  Output
  * (docs/mutants.md):
  *   {"schema": "datref-mutants/1", "library": "...",
+ *    "subject": "provider"|"registry", "variable": "DATREF_MUTANT"|"DATLIB_MUTANT",
  *    "mutants": [{"id", "clauses": [...], "what", "quick", "survives"}]}
  * Exit 0; 1 when the library or the accessor cannot be found, or the
  * table is malformed (empty id, no clause, duplicate id).
@@ -64,15 +68,17 @@ static void json_clauses(const char *s)
 int main(int argc, char **argv)
 {
 	char def[PATH_MAX], exe[PATH_MAX];
-	const char *lib = argc > 1 ? argv[1] : NULL;
+	int registry = argc > 1 && !strcmp(argv[1], "--registry");
+	const char *lib = argc > 1 + registry ? argv[1 + registry] : NULL;
+	const char *sym = registry ? "datlib_test_mutant" : "daplref_test_mutant";
 	const char *id, *clauses, *what, *survives, *ids[4096];
 	mutant_fn fn;
 	void *h;
 	int i, j, quick, bad = 0;
 	ssize_t n;
 
-	if (argc > 2 || (lib && (!strcmp(lib, "-h") || !strcmp(lib, "--help")))) {
-		fprintf(stderr, "usage: datref-mutants [LIBRARY]\n");
+	if (argc > 2 + registry || (lib && (!strcmp(lib, "-h") || !strcmp(lib, "--help")))) {
+		fprintf(stderr, "usage: datref-mutants [LIBRARY] | --registry [LIBDAT]\n");
 		return 2;
 	}
 	if (!lib) {
@@ -82,8 +88,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		exe[n] = '\0';
-		snprintf(def, sizeof(def), "%s/../lib/libdaplref.so",
-			 dirname(exe));
+		snprintf(def, sizeof(def), "%s/../lib/%s", dirname(exe),
+			 registry ? "libdat.so.1" : "libdaplref.so");
 		lib = def;
 	}
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -91,14 +97,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "datref-mutants: %s\n", dlerror());
 		return 1;
 	}
-	fn = (mutant_fn)(void (*)(void))dlsym(h, "daplref_test_mutant");
+	fn = (mutant_fn)(void (*)(void))dlsym(h, sym);
 	if (!fn) {
-		fprintf(stderr, "datref-mutants: %s has no daplref_test_mutant\n",
-			lib);
+		fprintf(stderr, "datref-mutants: %s has no %s\n", lib, sym);
 		return 1;
 	}
 	printf("{\"schema\": \"datref-mutants/1\", \"library\": ");
 	json_str(lib);
+	printf(", \"subject\": \"%s\", \"variable\": \"%s\"",
+	       registry ? "registry" : "provider",
+	       registry ? "DATLIB_MUTANT" : "DATREF_MUTANT");
 	printf(", \"mutants\": [");
 	for (i = 0; fn(i, &id, &clauses, &what, &quick, &survives) == 0; i++) {
 		if (!id || !*id || !clauses || !clauses[strspn(clauses, " \t")]) {

@@ -88,12 +88,19 @@ def find_tool(build_dir: Path) -> Path | None:
     return p if p.is_file() and os.access(p, os.X_OK) else None
 
 
-def load_mutants(build_dir: Path, library: str | None) -> dict:
-    """The mutant table, as datref-mutants prints it from the library."""
+# The two subjects' switches: the provider's (libdaplref, core/mutants.c) and
+# the registry's (libdat, libdat/dat_mutants.c).
+VARIABLES = {"provider": "DATREF_MUTANT", "registry": "DATLIB_MUTANT"}
+
+
+def load_mutants(build_dir: Path, library: str | None, registry: bool = False) -> dict:
+    """The mutant table, as datref-mutants prints it from the library (the
+    provider's, or with registry=True libdat's).  Each mutant gets its
+    `subject` and the environment `variable` that switches it on."""
     tool = find_tool(build_dir)
     if tool is None:
         raise MutateError(f"no {build_dir}/bin/datref-mutants (build the project)")
-    argv = [str(tool)] + ([library] if library else [])
+    argv = [str(tool)] + (["--registry"] if registry else []) + ([library] if library else [])
     try:
         p = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -107,7 +114,25 @@ def load_mutants(build_dir: Path, library: str | None) -> dict:
         raise MutateError(f"{tool} printed no JSON: {e}") from e
     if doc.get("schema") != "datref-mutants/1":
         raise MutateError(f"{tool}: unknown schema {doc.get('schema')!r}")
+    subject = "registry" if registry else "provider"
+    for m in doc["mutants"]:
+        m["subject"] = subject
+        m["variable"] = VARIABLES[subject]
     return doc
+
+
+def load_registry_mutants(build_dir: Path, dat: dict) -> tuple:
+    """The registry's table from the libdat the case build loads (run.dat),
+    or (None, why not): OFA's libdat2 has no mutants."""
+    reg = dat.get("registry") or {}
+    lib = reg.get("resolved")
+    if reg.get("name") != "libdat" or not lib:
+        return None, (f"the registry {reg.get('name') or '?'} ({lib or reg.get('library')}) "
+                      "carries no mutant table: only datcts's libdat does")
+    try:
+        return load_mutants(build_dir, lib, registry=True), None
+    except MutateError as e:
+        return None, f"no registry mutant table: {e}"
 
 
 def load_catalog():
@@ -127,6 +152,13 @@ def catalog_clauses(cat) -> dict:
     if cat is None:
         return {}
     return {cid: c.level for cid, c in cat.clauses.items()}
+
+
+def catalog_subjects(cat) -> dict:
+    """clause id -> subject (provider | registry)."""
+    if cat is None:
+        return {}
+    return {cid: getattr(c, "subject", "provider") for cid, c in cat.clauses.items()}
 
 
 # ---------------------------------------------------------------- planning
@@ -159,8 +191,10 @@ class Executor:
     """Runs (mutant, case) pairs on a pool; mutant None is the baseline.
     Each finished run is appended to the journal."""
 
-    def __init__(self, env: dict, timeout: float, jobs: int, journal: Path, quiet: bool):
+    def __init__(self, env: dict, timeout: float, jobs: int, journal: Path, quiet: bool,
+                 variables: dict | None = None):
         self.env = env
+        self.variables = variables or {}   # mutant id -> its environment variable
         self.timeout = timeout
         self.jobs = jobs
         self.procs = ProcessTable()
@@ -172,9 +206,10 @@ class Executor:
 
     def _runner(self, mutant: str | None) -> Runner:
         env = dict(self.env)
-        env.pop("DATREF_MUTANT", None)
+        for var in VARIABLES.values():
+            env.pop(var, None)
         if mutant:
-            env["DATREF_MUTANT"] = mutant
+            env[self.variables.get(mutant, "DATREF_MUTANT")] = mutant
         return Runner(LocalLauncher(env), self.timeout, self.procs)
 
     def _one(self, mutant: str | None, case: Case) -> dict:
@@ -245,9 +280,15 @@ def classify(m: dict, own: list, own_recs: dict, other_recs: dict, baseline: dic
             others.append(_case_entry(case_by_id[cid], rec, baseline, False))
     m["cases"] = entries + sorted(others, key=lambda e: e["id"])
     m["killed_by"] = [e["id"] for e in killers]
-    # which of its clauses a failing case proves (a case may name several)
+    # which of its clauses a failing case proves (a case may name several):
+    # proof means FAIL, the case's own check; a CRASH or a TIMEOUT detects
+    # the mutant but proves no clause (clauses_detected_only)
+    fails = [e for e in killers if e["state"] == "FAIL"]
     m["clauses_killed"] = [c for c in m["clauses"]
-                           if any(c in e["clauses"] for e in killers)]
+                           if any(c in e["clauses"] for e in fails)]
+    m["clauses_detected_only"] = [c for c in m["clauses"]
+                                  if c not in m["clauses_killed"] and
+                                  any(c in e["clauses"] for e in killers)]
     m["kill_states"] = sorted({e["state"] for e in killers})
     m["other_failures"] = [e["id"] for e in others]
     m["others_run"] = len(other_recs)
@@ -326,15 +367,25 @@ def cmd_mutate(args, cases_dir_for) -> int:
         raise MutateError(f"no datcts-cases-* binaries in {cases_dir} (build the project, "
                           "or pass --build-dir/--cases-dir)")
     env = setup.env()
-    env.pop("DATREF_MUTANT", None)
+    for var in VARIABLES.values():
+        env.pop(var, None)
     library = runmeta.resolve_library(setup.library, env)
     table = load_mutants(build_dir, library)
+    dat = runmeta.dat_fields(api, Path(cases_dir).resolve(), env)
+    reg_table, reg_missing = load_registry_mutants(build_dir, dat)
     catalog = load_catalog()
     levels = catalog_clauses(catalog)
+    subjects = catalog_subjects(catalog)
     cases = discover(cases_dir, env)
     case_by_id = {c.id: c for c in cases}
     globs = split_multi(args.mutant)
-    mutants = select(table["mutants"], globs, args.quick)
+    every = table["mutants"] + (reg_table["mutants"] if reg_table else [])
+    clash = sorted({m["id"] for m in table["mutants"]} &
+                   {m["id"] for m in (reg_table or {}).get("mutants", [])})
+    if clash:
+        raise MutateError("mutant ids in both the provider's and the registry's table: "
+                          + ", ".join(clash))
+    mutants = select(every, globs, args.quick)
     if not mutants:
         print("datcts: no mutant matches the selection", file=sys.stderr)
         return 5
@@ -344,7 +395,8 @@ def cmd_mutate(args, cases_dir_for) -> int:
         for m in mutants:
             flags = (" [quick]" if m.get("quick") else "") + \
                     (f" [survives: {m['survives']}]" if m.get("survives") else "")
-            print(f"{m['id']}{flags}\n  breaks {' '.join(m['clauses'])}: {m['what']}")
+            print(f"{m['id']} ({m['subject']}){flags}\n  breaks {' '.join(m['clauses'])}: "
+                  f"{m['what']}")
             for c in plan[m["id"]]:
                 print(f"    {c.id}")
             if not plan[m["id"]]:
@@ -353,22 +405,27 @@ def cmd_mutate(args, cases_dir_for) -> int:
         return 0
 
     # The provider must be the one with the table, honouring the switch.
-    probe = runmeta.find_probe(build_dir, cases_dir, api)
-    penv = dict(env, DATREF_MUTANT=mutants[0]["id"])
-    attrs, err = runmeta.probe_attributes(probe, setup.ia, penv)
-    active = ((attrs or {}).get("provider") or {}).get("provider_specific_attr", {}) \
-        .get("datcts.mutant") if attrs else None
-    if active != mutants[0]["id"]:
-        raise MutateError(
-            f"IA {setup.ia} does not honour DATREF_MUTANT (datcts.mutant is {active!r}"
-            f"{'; ' + err if err else ''}): mutate needs the reference provider of this build")
+    # (The registry's table is read from the very libdat the cases load.)
+    first = next((m for m in mutants if m["subject"] == "provider"), None)
+    if first:
+        probe = runmeta.find_probe(build_dir, cases_dir, api)
+        penv = dict(env, DATREF_MUTANT=first["id"])
+        attrs, err = runmeta.probe_attributes(probe, setup.ia, penv)
+        active = ((attrs or {}).get("provider") or {}).get("provider_specific_attr", {}) \
+            .get("datcts.mutant") if attrs else None
+        if active != first["id"]:
+            raise MutateError(
+                f"IA {setup.ia} does not honour DATREF_MUTANT (datcts.mutant is {active!r}"
+                f"{'; ' + err if err else ''}): mutate needs the reference provider of this "
+                "build")
 
     started = _now()
     t0 = time.monotonic()
     journal = out_dir / "mutants.jsonl"
     if journal.exists():
         journal.unlink()
-    ex = Executor(env, args.timeout, args.jobs, journal, args.quiet)
+    ex = Executor(env, args.timeout, args.jobs, journal, args.quiet,
+                  {m["id"]: m["variable"] for m in mutants})
     baseline: dict = {}
     own_recs = {m["id"]: {} for m in mutants}
     other_recs = {m["id"]: {} for m in mutants}
@@ -439,14 +496,15 @@ def cmd_mutate(args, cases_dir_for) -> int:
 
     results = []
     for m in mutants:
-        rec = {k: m.get(k) for k in ("id", "clauses", "what", "quick", "survives")}
+        rec = {k: m.get(k) for k in ("id", "subject", "clauses", "what", "quick", "survives")}
         classify(rec, plan[m["id"]], own_recs[m["id"]], other_recs[m["id"]], baseline,
                  case_by_id, levels)
         results.append(rec)
         _say(args, _line(rec))
 
     doc = build_doc(args, results, baseline, table, setup, library, levels, started,
-                    elapsed, ex, cases, runmeta)
+                    elapsed, ex, cases, runmeta, subjects=subjects, dat=dat,
+                    reg_table=reg_table, reg_missing=reg_missing)
     write_outputs(out_dir, doc)
     if (out_dir / "results.json").is_file():
         # a run lives here: its HTML report gets the matrix too
@@ -462,6 +520,14 @@ def cmd_mutate(args, cases_dir_for) -> int:
           f"({s['kill_rate_own']:.1%}), {s['killed_other']} only by another case, "
           f"{s['survived']} survived, {s['no_case']} without a case; "
           f"{ex.runs} runs in {elapsed:.0f} s", file=sys.stderr)
+    for subj, p in doc["subjects"].items():
+        print(f"datcts mutate: {subj} ({p['library'] or '?'}): {p['mutants']} mutants, "
+              f"{p['killed']} killed by their own clause; shall clauses: {p['shall_clauses']}, "
+              f"{p['shall_clauses_with_case']} with a case, {p['shall_clauses_proven']} of them "
+              f"proven by a FAIL of their own case"
+              + (f"; unproven: {', '.join(p['shall_unproven'][:8])}"
+                 + (f" (+{len(p['shall_unproven']) - 8})" if len(p['shall_unproven']) > 8 else "")
+                 if p["shall_unproven"] else ""), file=sys.stderr)
     for m in results:
         if m["status"] != "killed":
             print(f"datcts mutate: {m['status']}: {m['id']}: {m['reason']}", file=sys.stderr)
@@ -509,8 +575,42 @@ def _run_into(ex, tasks, baseline, plan, own_recs, other_recs) -> None:
         baseline[case.id] = rec
 
 
+def subject_figures(results: list, levels: dict, subjects: dict, cases: list,
+                    full_table: bool) -> dict:
+    """Per subject: its mutants and the proof of its shall clauses.  A shall
+    clause is proven when a mutant made one of the clause's own cases FAIL
+    (docs/mutants.md, "Proof per subject").  `shall_unproven` lists the shall
+    clauses that have a case but no such proof; it is a finding only for a
+    run of the whole table (not --quick or -m)."""
+    with_case = {c for case in cases for c in case.clauses}
+    out = {}
+    for subj in ("provider", "registry"):
+        ms = [m for m in results if m.get("subject", "provider") == subj]
+        shall = {c for c, lv in levels.items() if lv == "shall" and
+                 subjects.get(c, "provider") == subj}
+        named = {c for m in ms for c in m["clauses"]} & shall
+        proven = {c for m in ms for c in m.get("clauses_killed", [])} & shall
+        detected = {c for m in ms for c in m.get("clauses_detected_only", [])} & shall - proven
+        out[subj] = {
+            "mutants": len(ms),
+            "killed": sum(1 for m in ms if m["status"] == "killed"),
+            "killed_other": sum(1 for m in ms if m["status"] == "killed-other"),
+            "survived": sum(1 for m in ms if m["status"] == "survived"),
+            "no_case": sum(1 for m in ms if m["status"] == "no-case"),
+            "equivalent": sum(1 for m in ms if m.get("survives") and m["status"] != "killed"),
+            "shall_clauses": len(shall),
+            "shall_clauses_with_case": len(shall & with_case),
+            "shall_clauses_with_mutant": len(named),
+            "shall_clauses_proven": len(proven),
+            "shall_detected_not_failed": sorted(detected),
+            "shall_unproven": sorted((shall & with_case) - proven) if full_table else [],
+        }
+    return out
+
+
 def build_doc(args, results, baseline, table, setup, library, levels, started, elapsed,
-              ex, cases, runmeta) -> dict:
+              ex, cases, runmeta, subjects=None, dat=None, reg_table=None,
+              reg_missing=None) -> dict:
     from datcts import __version__
 
     n = len(results)
@@ -531,6 +631,16 @@ def build_doc(args, results, baseline, table, setup, library, levels, started, e
     for e in errors:
         warnings.append(e)
     rev, dirty = runmeta.git_revision()
+    full_table = not args.quick and not split_multi(args.mutant)
+    per_subject = subject_figures(results, levels, subjects or {}, cases, full_table)
+    reg = (dat or {}).get("registry") or {}
+    per_subject["provider"]["library"] = library
+    per_subject["registry"]["library"] = reg.get("resolved") or reg.get("library")
+    per_subject["registry"]["name"] = reg.get("name")
+    per_subject["registry"]["version"] = reg.get("version")
+    per_subject["registry"]["table"] = reg_table is not None
+    if reg_missing:
+        warnings.append(reg_missing)
     return {
         "schema": SCHEMA,
         "tool": {"name": "datcts", "version": __version__, "git_revision": rev,
@@ -542,6 +652,8 @@ def build_doc(args, results, baseline, table, setup, library, levels, started, e
             "dat_conf": str(setup.dat_conf),
             "library": library,
             "library_sha256": runmeta.sha256_file(library) if library else None,
+            "registry_library": reg.get("resolved"),
+            "registry_library_sha256": reg.get("sha256"),
             "mode": "quick" if args.quick else ("full" if args.full else "default"),
             "collateral": bool(args.collateral),
             "selection": split_multi(args.mutant),
@@ -571,6 +683,7 @@ def build_doc(args, results, baseline, table, setup, library, levels, started, e
             "shall_clauses_with_mutant": len(set(covered) & set(shall)),
             "shall_clauses_proven": len(set(proven) & set(shall)),
         },
+        "subjects": per_subject,
         "clauses_unproven": [c for c in covered if c not in set(proven)],
         "baseline": {
             "cases": len(baseline),
@@ -623,6 +736,17 @@ def render_html(doc: dict) -> str:
         unproven = ("<p class='small'>Clauses a mutant names but no failing case proved: " +
                     ", ".join(f"<span class='mono'>{h.escape(c)}</span>"
                               for c in doc["clauses_unproven"]) + "</p>")
+    subj_rows = []
+    for subj, p in (doc.get("subjects") or {}).items():
+        subj_rows.append(
+            f"<tr><td><b>{h.escape(subj)}</b></td><td class='mono small'>{h.escape(str(p.get('library')))}</td>"
+            f"<td>{p['mutants']}</td><td>{p['killed']}</td><td>{p['shall_clauses']}</td>"
+            f"<td>{p['shall_clauses_with_case']}</td><td><b>{p['shall_clauses_proven']}</b></td>"
+            f"<td class='mono small'>{h.escape(', '.join(p['shall_unproven'])) or '—'}</td></tr>")
+    subjects = ("<h2>Proof per subject</h2><table><tr><th>Subject</th><th>Library</th><th>Mutants</th>"
+                "<th>Killed by own clause</th><th>Shall clauses</th><th>with a case</th>"
+                "<th>proven by a FAIL of their own case</th><th>with a case, unproven</th></tr>"
+                + "".join(subj_rows) + "</table>") if subj_rows else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>datcts mutation kill matrix</title>
 <style>
@@ -634,13 +758,14 @@ tr.killed td:nth-child(2) {{ color: #2e7d32; }} tr.killed-other td:nth-child(2) 
 tr.survived td:nth-child(2), tr.no-case td:nth-child(2) {{ color: #d32f2f; }}
 </style></head><body>
 <h1>Mutation kill matrix</h1>
-<p>{s['mutants']} mutants of the reference provider ({r['mode']} run, {r['elapsed_s']} s,
+<p>{s['mutants']} mutants of the reference provider and the registry ({r['mode']} run, {r['elapsed_s']} s,
 {r['case_runs']} case runs, --jobs {r['jobs']}):
 <b>{s['killed']}</b> killed by a case of their own clause ({s['kill_rate_own']:.1%}),
 {s['killed_other']} only by another clause's case, {s['survived']} survived,
 {s['no_case']} without a case; {s['equivalent']} declared equivalent or unprovokable.
 {s.get('shall_clauses_with_mutant', 0)} of {s['shall_clauses']} shall clauses have a mutant,
 {s.get('shall_clauses_proven', 0)} of them proven able to fail (a case of the clause failed under one).</p>
+{subjects}
 {unproven}
 <p class="small">Library <span class="mono">{h.escape(str(r['library']))}</span>
 (sha256 <span class="mono">{h.escape(str(r['library_sha256']))}</span>), started {h.escape(r['started'])}.</p>

@@ -92,3 +92,36 @@ def test_selection_helpers():
     ms = [{"id": "x-y", "quick": True}, {"id": "x-z", "quick": False}]
     assert [m["id"] for m in select(ms, [], True)] == ["x-y"]
     assert [m["id"] for m in select(ms, ["*-z"], False)] == ["x-z"]
+
+
+def test_proof_means_fail():
+    """A CRASH or a TIMEOUT detects the mutant, but only a FAIL of the
+    clause's own case proves the clause (docs/mutants.md)."""
+    own = [case("p.a", ["p.a"]), case("p.b", ["p.b"])]
+    r = run(M, own, {"p.a": "TIMEOUT", "p.b": "FAIL"})
+    assert r["status"] == "killed"
+    assert r["clauses_killed"] == ["p.b"]
+    assert r["clauses_detected_only"] == ["p.a"]
+
+
+def test_figures_per_subject():
+    from datcts.mutate import subject_figures
+
+    levels = {"p.a": "shall", "p.b": "shall", "r.x": "shall", "r.y": "shall", "r.z": "should"}
+    subjects = {"r.x": "registry", "r.y": "registry", "r.z": "registry"}
+    cases = [case("p.a", ["p.a"]), case("p.b", ["p.b"]), case("r.x", ["r.x"]),
+             case("r.y", ["r.y"])]
+    results = [
+        {"id": "m1", "subject": "provider", "clauses": ["p.a", "p.b"], "status": "killed",
+         "clauses_killed": ["p.a"], "clauses_detected_only": ["p.b"]},
+        {"id": "m2", "subject": "registry", "clauses": ["r.x"], "status": "killed",
+         "clauses_killed": ["r.x"], "clauses_detected_only": []},
+    ]
+    f = subject_figures(results, levels, subjects, cases, full_table=True)
+    assert (f["provider"]["shall_clauses"], f["provider"]["shall_clauses_proven"]) == (2, 1)
+    assert f["provider"]["shall_detected_not_failed"] == ["p.b"]
+    assert f["provider"]["shall_unproven"] == ["p.b"]
+    assert (f["registry"]["mutants"], f["registry"]["shall_clauses"]) == (1, 2)
+    assert f["registry"]["shall_unproven"] == ["r.y"]
+    # a partial selection (--quick, -m) lists no unproven clause
+    assert subject_figures(results, levels, subjects, cases, False)["registry"]["shall_unproven"] == []
