@@ -52,6 +52,13 @@ DC_CASE(dat_evd_wait, active_established_private_data,
 	cm_active_established_private_data(t, TAKE_WAIT);
 }
 
+DC_CASE(dat_evd_wait, active_established_private_data_queued,
+	.clauses = "dat_evd_wait.active_established_private_data",
+	.summary = "the active Established event, left queued while a second connection is accepted with other private data, still carries its own")
+{
+	cm_active_established_private_data_queued(t, TAKE_WAIT);
+}
+
 DC_CASE(dat_evd_wait, entire_private_data,
 	.summary = "max_private_data_size bytes of connect and accept private data arrive whole")
 {

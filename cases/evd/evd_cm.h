@@ -260,6 +260,49 @@ static inline void cm_active_established_private_data(struct dc_ctx *t,
 		  "the private data of the active Established event changed once the EP was disconnected");
 }
 
+/*
+ * The same, on the deferred path: the active Established event stays queued
+ * while a second connection, accepted with other private data, is made and
+ * its events taken; only then is the first event taken.  Its private data
+ * must still be the first accept's: the provider keeps it per connection.
+ */
+static inline void cm_active_established_private_data_queued(struct dc_ctx *t,
+							     enum take mode)
+{
+	struct cm cm, *c = &cm;
+	struct dc_endpoint a2, b2;
+	unsigned char pd1[32], pd2[32], want[32];
+	const DAT_CONNECTION_EVENT_DATA *cd;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	dc_fill(pd1, sizeof(pd1), 41);
+	dc_fill(pd2, sizeof(pd2), 42);
+	memcpy(want, pd1, sizeof(want));
+	cm_setup(c, mode);
+	cr = cm_request(c, c->a.ep, 0, NULL, &ev);
+	DC_SETUP(dat_cr_accept(cr, c->b.ep, (DAT_COUNT)sizeof(pd1), pd1));
+	memset(pd1, 0, sizeof(pd1));
+	TAKE(c->b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	/* a second connection while a's Established event waits in its EVD */
+	dc_endpoint(t, &a2, NULL);
+	dc_endpoint(t, &b2, NULL);
+	cr = cm_request(c, a2.ep, 0, NULL, &ev);
+	DC_SETUP(dat_cr_accept(cr, b2.ep, (DAT_COUNT)sizeof(pd2), pd2));
+	TAKE(b2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	TAKE(a2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	/* now the first connection's event, queued all along */
+	TAKE_CHECKED(c->a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	cd = &ev.event_data.connect_event_data;
+	DC_ASSERT(cd->private_data_size >= (DAT_COUNT)sizeof(want) && cd->private_data,
+		  "the queued active Established event carries %d bytes of private data",
+		  (int)cd->private_data_size);
+	DC_ASSERT(!memcmp(cd->private_data, want, sizeof(want)),
+		  "the queued active Established event's private data is not its accept's%s",
+		  !memcmp(cd->private_data, pd2, sizeof(pd2)) ?
+		  " but the later connection's" : "");
+}
+
 /* Every byte of maximal private data reaches the other side. */
 static inline void cm_entire_private_data(struct dc_ctx *t, enum take mode)
 {

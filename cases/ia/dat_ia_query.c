@@ -396,6 +396,63 @@ DC_CASE(dat_ia_query, iov_ownership_honoured,
 			  "iov_ownership DAT_IOV_PROVIDER_NOMOD, but the IOV was modified");
 }
 
+/*
+ * The deferred path of the same rule: a request that cannot go out when it
+ * is posted.  b gets a Send with no Receive posted, so (in order) it cannot
+ * answer the RDMA Read that follows; the RDMA Write after that is fenced
+ * behind the Read, so it waits in the provider when its post returns.  Then
+ * the Consumer reuses the Write's IOV list (consumer ownership) for another,
+ * valid, region, and releases b with a Receive: the Write must still carry
+ * the bytes it was posted with.
+ */
+DC_CASE(dat_ia_query, iov_ownership_honoured_queued,
+	.clauses = "dat_ia_query.iov_ownership_honoured",
+	.summary = "a consumer-owned IOV of a request queued behind others (a fenced RDMA Write behind an unanswered RDMA Read) is reused after the post: the Write carries the posted bytes")
+{
+	enum { LEN = 512, SRC = 0, DECOY = 4096, RDST = 8192, STALL = 12288,
+	       TARGET = 0, RSRC = 16384, RECV = 32768, MEM = 65536 };
+	DAT_IOV_OWNERSHIP o = t->prov_attr.iov_ownership_on_return;
+	DAT_COMPLETION_FLAGS fence =
+		(t->prov_attr.completion_flags_supported & DAT_COMPLETION_BARRIER_FENCE_FLAG) ?
+		DAT_COMPLETION_BARRIER_FENCE_FLAG : DAT_COMPLETION_DEFAULT_FLAG;
+	struct dc_pair p;
+	DAT_LMR_TRIPLET stall, rd, wr, saved;
+	DAT_RMR_TRIPLET rsrc, target;
+
+	if (fence == DAT_COMPLETION_DEFAULT_FLAG)
+		dc_note(t, "no DAT_COMPLETION_BARRIER_FENCE_FLAG: the Write is only ordered behind the Read");
+	dc_pair_up(t, &p, MEM, NULL);
+	dc_fill(p.ma.buf + SRC, LEN, 11);
+	dc_fill(p.ma.buf + DECOY, LEN, 12);
+	dc_fill(p.ma.buf + STALL, 64, 13);
+	dc_fill(p.mb.buf + RSRC, LEN, 14);
+	memset(p.mb.buf + TARGET, 0, LEN);
+	stall = dc_iov(&p.ma, STALL, 64);
+	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &stall, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	rd = dc_iov(&p.ma, RDST, LEN);
+	rsrc = dc_rmr_iov(&p.mb, RSRC, LEN);
+	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &rd, dc_cookie(2), &rsrc,
+				       DAT_COMPLETION_DEFAULT_FLAG));
+	wr = dc_iov(&p.ma, SRC, LEN);
+	saved = wr;
+	target = dc_rmr_iov(&p.mb, TARGET, LEN);
+	DC_SETUP(dat_ep_post_rdma_write(p.a.ep, 1, &wr, dc_cookie(3), &target, fence));
+	if (o == DAT_IOV_CONSUMER)
+		wr = dc_iov(&p.ma, DECOY, LEN);		/* the list is the Consumer's again */
+	dc_post_recv(t, p.b.ep, &p.mb, RECV, 64, 4);
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(p.a.req_evd, 3, DAT_DTO_SUCCESS);
+	dc_await_recv(t, &p.b, 4);
+	DC_ASSERT(dc_check_fill(p.mb.buf + TARGET, LEN, 11),
+		  "the queued RDMA Write delivered other bytes than those it was posted with%s",
+		  dc_check_fill(p.mb.buf + TARGET, LEN, 12) ?
+		  " (the region the IOV list named after the post)" : "");
+	if (o == DAT_IOV_PROVIDER_NOMOD)
+		DC_ASSERT(!memcmp(&wr, &saved, sizeof(wr)),
+			  "iov_ownership DAT_IOV_PROVIDER_NOMOD, but the queued request's IOV was modified");
+}
+
 DC_CASE(dat_ia_query, qos_valid,
 	.summary = "dat_qos_supported only has QOS bits")
 {

@@ -115,6 +115,8 @@ struct ref_dto {
 	DAT_RMR_HANDLE rmr;		/* REF_WR_BIND */
 	bool issued;			/* request handed to the transport */
 	bool finished;			/* request done, waiting for its turn */
+	/* mutants only: the Consumer's own IOV list, read when issued */
+	const DAT_LMR_TRIPLET *mut_consumer_iov;
 	DAT_LMR_TRIPLET iov[REF_MAX_IOV];	/* as posted (PZ re-check) */
 };
 
@@ -137,8 +139,10 @@ struct ref_ep {
 	DAT_PORT_QUAL local_port, remote_port;
 	DAT_CONN_QUAL remote_conn_qual;	/* what we connected to (dup_connect) */
 	bool was_active;		/* this EP initiated the connection */
+	struct ref_dto *mut_posting;	/* mutants only: the request being posted */
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;
+	bool mut_pdata_shared;		/* mutants only: est_pdata is not ours to free */
 
 	/* Requests in post order (incl. REF_WR_BIND); completed from the head. */
 	struct ref_list req_q;

@@ -484,6 +484,9 @@ static void ep_drop_dtos(struct ref_ep *ep)
 	ep->rx_read = NULL;
 }
 
+/* The active side's copy of the peer's private data (keep_peer_pdata). */
+static void free_peer_pdata(struct ref_ep *ep);
+
 void ref_ep_delete(struct ref_ep *ep)
 {
 	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->conn &&
@@ -514,7 +517,7 @@ void ref_ep_delete(struct ref_ep *ep)
 	}
 	ref_obj_unregister(&ep->obj);
 	pthread_cond_destroy(&ep->held_cond);
-	free(ep->est_pdata);
+	free_peer_pdata(ep);
 	ref_obj_free(ep);
 }
 
@@ -535,7 +538,7 @@ static void ep_destroy_cb(struct ref_obj *obj)
 	}
 	ref_obj_unregister(&ep->obj);
 	pthread_cond_destroy(&ep->held_cond);
-	free(ep->est_pdata);
+	free_peer_pdata(ep);
 	ref_obj_free(ep);
 }
 
@@ -746,6 +749,15 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 
 /* ---- connection life cycle ------------------------------------------------------ */
 
+static void free_peer_pdata(struct ref_ep *ep)
+{
+	if (!ep->mut_pdata_shared)
+		free(ep->est_pdata);
+	ep->est_pdata = NULL;
+	ep->est_pdata_len = 0;
+	ep->mut_pdata_shared = false;
+}
+
 /*
  * The active side keeps the peer's private data (accept, or a DAT 2.0
  * reject) for the connection event that points at it, until the EP is reset
@@ -754,9 +766,18 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 static void keep_peer_pdata(struct ref_ep *ep, const void *pdata,
 			    DAT_COUNT pdata_len)
 {
-	free(ep->est_pdata);
-	ep->est_pdata = NULL;
-	ep->est_pdata_len = 0;
+	/* mutant: one buffer of the provider for every connection's */
+	static unsigned char shared_pdata[REF_MAX_PRIVATE_DATA];
+
+	free_peer_pdata(ep);
+	if (pdata_len > 0 && pdata_len <= REF_MAX_PRIVATE_DATA &&
+	    ref_mutant("ep-established-pdata-one-buffer")) {
+		memcpy(shared_pdata, pdata, (size_t)pdata_len);
+		ep->est_pdata = shared_pdata;
+		ep->est_pdata_len = pdata_len;
+		ep->mut_pdata_shared = true;
+		return;
+	}
 	if (pdata_len > 0) {
 		ep->est_pdata = malloc((size_t)pdata_len);
 		if (ep->est_pdata) {
@@ -1347,9 +1368,7 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		ep->state = DAT_EP_STATE_UNCONNECTED;
-		free(ep->est_pdata);
-		ep->est_pdata = NULL;
-		ep->est_pdata_len = 0;
+		free_peer_pdata(ep);
 		memset(&ep->local_addr, 0, sizeof(ep->local_addr));
 		memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
 		ep->local_port = ep->remote_port = 0;

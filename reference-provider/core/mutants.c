@@ -561,6 +561,9 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "ia-query-iov-ownership-invalid",
 	  "dat_ia_query.iov_ownership_valid",
 	  "iov_ownership_on_return is no DAT_IOV_* value" },
+	{ "queued-request-reads-consumer-iov",
+	  "dat_ia_query.iov_ownership_honoured",
+	  "a request queued behind others takes its segments from the Consumer's IOV list when issued, not as posted" },
 	{ "ia-query-qos-undefined-bits",
 	  "dat_ia_query.qos_valid",
 	  "dat_qos_supported has an undefined bit" },
@@ -980,6 +983,10 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_evd_dequeue.active_established_private_data "
 	  "dat_evd_wait.active_established_private_data",
 	  "the private data of the ESTABLISHED event is cleared at disconnect" },
+	{ "ep-established-pdata-one-buffer",
+	  "dat_evd_dequeue.active_established_private_data "
+	  "dat_evd_wait.active_established_private_data",
+	  "the private data of every active ESTABLISHED event is kept in one provider buffer: a later connection's overwrites an event still queued" },
 	{ "ep-watermark-infinite-is-zero",
 	  "dat_ep_set_watermark.infinite_means_none",
 	  "an infinite hard watermark is taken as 0" },
