@@ -177,7 +177,8 @@ def mutants_next_to(results_path) -> dict | None:
     return {"summary": doc.get("summary") or {}, "run": doc.get("run") or {},
             "mutants": muts,
             "not_killed": [m for m in muts if m.get("status") != "killed"],
-            "unproven": doc.get("clauses_unproven") or []}
+            "unproven": doc.get("clauses_unproven") or [],
+            "subjects": doc.get("subjects") or {}}
 
 
 def render(analysis: Analysis, *, results_sha256: str | None = None,
