@@ -39,6 +39,10 @@ DAT_DTO_COMPLETION_EVENT_DATA dc_expect_dto_at(struct dc_ctx *t, const char *fil
 #define DC_ASSERT_DTO(evd, cookie, status)				\
 	dc_expect_dto_at(t, __FILE__, __LINE__, DC_FAIL, (evd),		\
 			 &(const uint64_t){ (cookie) }, (int)(status))
+/* Set-up: the completion of `cookie` with `status` is next, else UNRESOLVED. */
+#define DC_SETUP_DTO(evd, cookie, status)				\
+	dc_expect_dto_at(t, __FILE__, __LINE__, DC_UNRESOLVED, (evd),	\
+			 &(const uint64_t){ (cookie) }, (int)(status))
 /* Clause: some DTO completion is next (any cookie, any status). */
 #define DC_ASSERT_DTO_EVENT(evd)					\
 	dc_expect_dto_at(t, __FILE__, __LINE__, DC_FAIL, (evd), NULL, DC_ANY_STATUS)
