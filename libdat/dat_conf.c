@@ -306,3 +306,19 @@ void dat_conf_parse(const char *path, const char *origin, bool quiet_missing,
 	free(buf);
 	fclose(fp);
 }
+
+void dat_conf_free(struct dat_conf *conf)
+{
+	while (conf->entries) {
+		struct dat_sr_entry *e = conf->entries;
+
+		conf->entries = e->next;
+		free(e->lib_path);
+		free(e->provider_version);
+		free(e->ia_params);
+		free(e->platform_params);
+		free(e->conf_path);
+		free(e);
+	}
+	conf->count = 0;
+}

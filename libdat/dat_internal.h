@@ -50,6 +50,10 @@ struct dat_conf {
 void dat_conf_parse(const char *path, const char *origin, bool quiet_missing,
 		    struct dat_conf *conf);
 
+/* Frees the entries of a parsed dat.conf (the registry keeps its own for the
+ * life of the process; the parser fuzzer frees each). */
+void dat_conf_free(struct dat_conf *conf);
+
 /* Registry key equality: name, major, minor and thread safety. */
 bool dat_info_key_equal(const DAT_PROVIDER_INFO *a, const DAT_PROVIDER_INFO *b);
 
