@@ -354,6 +354,20 @@ class Analysis:
     def attention(self) -> dict:
         fails = [cv for cv in self.views.values() if cv.status == "fail"]
         fails.sort(key=lambda cv: (cv.level != "shall", cv.id))
+        # the same, grouped by page for the person who fixes them: pages with
+        # a failing shall clause first, the provider's before the registry's
+        titles = {pv.page: pv.title for pv in self.pages}
+        groups: dict = {}
+        for cv in fails:
+            groups.setdefault(cv.clause.page, []).append(cv)
+        by_page = [{"page": page, "title": titles.get(page, ""), "anchor": "page-" + page,
+                    "clauses": cvs,
+                    "shall": sum(1 for cv in cvs if cv.level == "shall"),
+                    "subject": ("registry" if all(cv.clause.subject == "registry" for cv in cvs)
+                                else "provider")}
+                   for page, cvs in groups.items()]
+        by_page.sort(key=lambda g: (g["subject"] != "provider", g["shall"] == 0, g["page"]))
         waived = [r for r in self.results if r.get("waived")]
         wbp = [r for r in self.results if r.get("waived_but_passing")]
-        return {"failing": fails, "waived": waived, "waived_but_passing": wbp}
+        return {"failing": fails, "failing_by_page": by_page, "waived": waived,
+                "waived_but_passing": wbp}

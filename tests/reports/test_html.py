@@ -133,3 +133,24 @@ def test_registry_line(tmp_path):
     line = h[h.index('id="verdict-registry"'):]
     assert "Registry <b>libdat2</b>" in line and "2.1.10-1" in line and "libdat2.so.2" in line
     assert "(this build)" not in line[:400]
+
+
+def test_attention_grouped_by_page(ref_html):
+    """Needs attention: the failing clauses grouped under their page, a page
+    with a failing shall clause before one with only lower levels, each clause
+    with what it requires and each failing case with its evidence."""
+    h = ref_html
+    sect = h[h.index('id="attention"'):h.index('id="chart"')]
+    groups = re.findall(r'<tr class="pagegrp"><td colspan="4"><a class="mono" href="#page-([a-z_]+)">'
+                        r'.*?· (\d+) failing(?:, (\d+) shall)?', sect)
+    assert groups, "no page groups in Needs attention"
+    pages = [g[0] for g in groups]
+    assert len(pages) == len(set(pages)), "a page appears twice"
+    with_shall = [bool(g[2]) for g in groups if True]
+    assert with_shall == sorted(with_shall, reverse=True), "a page without failing shall comes first"
+    # the rows between two group headers are that page's clauses
+    for page, body in zip(pages, re.split(r'<tr class="pagegrp">', sect)[1:]):
+        for cid in re.findall(r'<a class="cid" href="#([a-z_0-9.]+)"', body):
+            assert cid.startswith(page + "."), (page, cid)
+    assert sect.count("requires: ") == sum(int(g[1]) for g in groups)
+    assert re.search(r'<span class="mono">cases/[a-z/_]+\.c:\d+</span>', sect)
