@@ -3,6 +3,8 @@
 #include "dc_internal.h"
 
 #include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +262,52 @@ const char *dc_ret_str(DAT_RETURN r, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Crash evidence: the last DAT call a check saw return as expected, kept
+ * preformatted so a fatal signal's handler can write it (async-signal-safe)
+ * before the process dies; the supervisor adds it to the CRASH message.
+ */
+static char crumb[400];
+static volatile size_t crumb_len;
+
+static void set_crumb(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	crumb_len = 0;
+	va_start(ap, fmt);
+	n = vsnprintf(crumb, sizeof(crumb), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		crumb_len = (size_t)n < sizeof(crumb) ? (size_t)n : sizeof(crumb) - 1;
+}
+
+static void crash_report(int sig)
+{
+	ssize_t unused;
+
+	if (crumb_len)
+		unused = write(2, crumb, crumb_len);	/* best effort */
+	(void)unused;
+	raise(sig);	/* SA_RESETHAND: the default action now */
+}
+
+/* Not under ASan: its own handler reports more (and must stay first). */
+static void install_crash_report(void)
+{
+#ifndef __SANITIZE_ADDRESS__
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = crash_report;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+#endif
+}
+
 void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 		      const char *expr, DAT_RETURN got, enum dc_state on_miss,
 		      int n, const DAT_RETURN *types, int subtype)
@@ -269,8 +317,10 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (dc_ret_is(got, types[i], subtype))
+		if (dc_ret_is(got, types[i], subtype)) {
+			set_crumb(DC_CRASH_CRUMB "%s at %s:%d\n", expr, file, line);
 			return;
+		}
 	if (n > 1)
 		dc_str_puts(&want, "one of ");
 	for (i = 0; i < n; i++) {
@@ -401,6 +451,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	priv.file = c->file;
 	priv.line = c->line;
 	priv.t_start = dc_now_ms();
+	install_crash_report();
 
 	if (setjmp(priv.jb) == 0) {
 		priv.jb_armed = true;
@@ -424,6 +475,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	fflush(stderr);
 	send_verdict(t);
 	dc_exhaust_end(t);	/* the teardown gets every resource back */
+	crumb_len = 0;		/* the supervisor says "during teardown" */
 
 	/* Teardown: the abrupt close destroys every object of the IA. */
 	t0 = dc_now_ms();

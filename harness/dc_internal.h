@@ -54,6 +54,10 @@ double dc_json_get_num(const struct dc_jv *obj, const char *key, double dflt);
 /* Re-serialises a value. */
 void dc_json_write(struct dc_str *s, const struct dc_jv *v);
 
+/* The line a crashing case process leaves in its output (case.c), which the
+ * supervisor adds to the CRASH message: what last returned as expected. */
+#define DC_CRASH_CRUMB "[datcts] the last call checked before the crash: "
+
 /* ---- time ---- */
 
 double dc_now_ms(void);		/* CLOCK_MONOTONIC in ms */

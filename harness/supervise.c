@@ -685,6 +685,15 @@ static void build_half(const struct child *ch, double timeout_s,
 	}
 
 	cap_text(ch->cap, &h->output);
+	if (!vstate && !ch->timed_out && WIFSIGNALED(ch->status) && h->output.p) {
+		const char *crumb = strstr(h->output.p, DC_CRASH_CRUMB);
+
+		if (crumb) {
+			crumb += strlen(DC_CRASH_CRUMB);
+			dc_str_printf(&h->message, "; the last call checked before it: %.*s",
+				      (int)strcspn(crumb, "\n"), crumb);
+		}
+	}
 	if (vstate && !ch->timed_out && !WIFSIGNALED(ch->status) &&
 	    h->exit_status != (severity(vstate) <= 1 ? 0 : 1))
 		dc_str_printf(&h->output,

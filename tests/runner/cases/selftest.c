@@ -49,6 +49,7 @@ DC_CASE(selftest, crash_segv,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	DC_SETUP_ASSERT(p != MAP_FAILED, "mmap failed");
+	DC_ASSERT_SUCCESS(DAT_SUCCESS);	/* the last check before the crash */
 	p[0] = 1;
 }
 
