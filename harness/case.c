@@ -283,7 +283,7 @@ static void set_crumb(const char *fmt, ...)
 		crumb_len = (size_t)n < sizeof(crumb) ? (size_t)n : sizeof(crumb) - 1;
 }
 
-static void crash_report(int sig)
+static __attribute__((unused)) void crash_report(int sig)
 {
 	ssize_t unused;
 
