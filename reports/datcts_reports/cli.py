@@ -83,6 +83,8 @@ def write_run_report(results, output=None, catalog=None) -> tuple:
     doc = load_results(rpath)
     a = Analysis(catalog_mod.load(catalog or DEFAULT_CATALOG), doc)
     out = Path(output) if output else rpath.parent / "report.html"
+    if out.is_dir():    # a folder: the report goes in it, as for a run
+        out = out / "report.html"
     write_report(a, out, rpath)
     v = a.verdict()
     vpath = out.with_name("verdict.json")

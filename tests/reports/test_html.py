@@ -130,6 +130,7 @@ def test_registry_line(tmp_path):
                                       "resolved": "/usr/lib/libdat2.so.2", "sha256": None,
                                       "version": "2.1.10-1"}}
     h = render(Analysis(cat, doc))
+    assert "<h1>uDAPL (DAT 2.0) compliance report</h1>" in h
     line = h[h.index('id="verdict-registry"'):]
     assert "Registry <b>libdat2</b>" in line and "2.1.10-1" in line and "libdat2.so.2" in line
     assert "(this build)" not in line[:400]
