@@ -522,6 +522,20 @@ void dc_peer_wait_at(struct dc_ctx *t, const char *file, int line,
 #define dc_peer_wait(t, tag, buf, len)					\
 	dc_peer_wait_at((t), __FILE__, __LINE__, (tag), (buf), (len))
 
+/*
+ * Peer faults.  dc_peer_die(): the calling half kills itself with SIGKILL
+ * at this point - the way a process, or the host under it, dies: no
+ * teardown, no disconnect; the kernel closes its descriptors.  It first
+ * tells the supervisor the kill is planned, so the half counts as PASS and
+ * not as a CRASH.  dc_peer_wait_gone(): the other half waits (deadline-
+ * bounded) until the dying half's process is reaped, i.e. it is gone for
+ * good; a half that ended otherwise ends this one UNRESOLVED "by peer".
+ */
+_Noreturn void dc_peer_die_at(struct dc_ctx *t, const char *file, int line);
+#define dc_peer_die(t) dc_peer_die_at((t), __FILE__, __LINE__)
+void dc_peer_wait_gone_at(struct dc_ctx *t, const char *file, int line);
+#define dc_peer_wait_gone(t) dc_peer_wait_gone_at((t), __FILE__, __LINE__)
+
 /* Entry point used by the case binaries (libdatcts provides main()). */
 int dc_main(int argc, char **argv);
 

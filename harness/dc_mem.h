@@ -33,6 +33,27 @@ void *dc_case_buf_at(struct dc_ctx *t, const char *file, int line,
 #define dc_case_buf(t, align, len) dc_case_buf_at((t), __FILE__, __LINE__, (align), (len))
 
 /*
+ * An LMR with guard bytes: DC_GUARD_LEN bytes of DC_GUARD_BYTE right before
+ * and right after the registered range m->buf[0, len), in the same
+ * allocation but outside the LMR, so no transfer of the provider may ever
+ * write them.  DC_ASSERT_GUARDS(&m) checks both sides (FAIL naming the
+ * first touched byte).  Set-up (UNRESOLVED) on failure like dc_lmr().
+ */
+#define DC_GUARD_LEN 4096
+#define DC_GUARD_BYTE 0xA5
+void dc_lmr_guarded_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
+		       DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out);
+#define dc_lmr_guarded(t, pz, len, priv, out)				\
+	dc_lmr_guarded_at((t), __FILE__, __LINE__, (pz), (len), (priv), (out))
+#define DC_ASSERT_GUARDS(m)						\
+	do {								\
+		DC_ASSERT_BYTES_ARE((m)->buf - DC_GUARD_LEN, DC_GUARD_LEN,	\
+				    DC_GUARD_BYTE, "guard before the LMR"); \
+		DC_ASSERT_BYTES_ARE((m)->buf + (m)->len, DC_GUARD_LEN,	\
+				    DC_GUARD_BYTE, "guard after the LMR"); \
+	} while (0)
+
+/*
  * RDMA Write of m[off, off+len) to dst (Read from src into it) on e's EP;
  * set-up until the completion, which must carry `cookie` (else FAIL).
  * Returns the completion status.

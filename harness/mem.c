@@ -64,6 +64,24 @@ void *dc_case_buf_at(struct dc_ctx *t, const char *file, int line,
 	return p;
 }
 
+void dc_lmr_guarded_at(struct dc_ctx *t, const char *file, int line, DAT_PZ_HANDLE pz,
+		       DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out)
+{
+	unsigned char *all;
+	DAT_RETURN r;
+
+	/* DC_GUARD_LEN keeps the registered range at the buffer's alignment. */
+	all = dc_case_buf_at(t, file, line, DAT_OPTIMAL_ALIGNMENT,
+			     (size_t)len + 2 * DC_GUARD_LEN);
+	memset(all, DC_GUARD_BYTE, DC_GUARD_LEN);
+	memset(all + DC_GUARD_LEN + len, DC_GUARD_BYTE, DC_GUARD_LEN);
+	r = dc_lmr_register(t->ia, pz, all + DC_GUARD_LEN, len, priv, out);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_lmr_create of a guarded %llu-byte buffer: %s",
+			  (unsigned long long)len, dc_ret_text(r));
+}
+
 /* The request completion of an RDMA the caller posted: its cookie, its status. */
 static DAT_DTO_COMPLETION_STATUS rdma_done(struct dc_ctx *t, const char *file, int line,
 					   const struct dc_endpoint *e, DAT_RETURN r,

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -265,5 +266,45 @@ void dc_peer_wait_at(struct dc_ctx *t, const char *file, int line,
 		if (r == -2)
 			dc_end_at(t, DC_UNRESOLVED, file, line, true,
 				  "the relay closed while waiting for '%s'", tag);
+	}
+}
+
+_Noreturn void dc_peer_die_at(struct dc_ctx *t, const char *file, int line)
+{
+	if (t->role == DC_ROLE_SINGLE)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: dc_peer_die() in a single-node case");
+	/* The marker first: the supervisor reads it before it reaps us. */
+	dc_ctl_write(t, "{\"planned_kill\":{}}");
+	fflush(NULL);
+	kill(getpid(), SIGKILL);
+	for (;;)
+		pause();
+}
+
+void dc_peer_wait_gone_at(struct dc_ctx *t, const char *file, int line)
+{
+	struct dc_priv *p = t->priv;
+
+	if (t->role == DC_ROLE_SINGLE)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: dc_peer_wait_gone() in a single-node case");
+	for (;;) {
+		int r;
+
+		if (p->peer_done) {
+			if (strcmp(p->peer_state, "PASS"))
+				dc_end_at(t, DC_UNRESOLVED, file, line, true,
+					  "the other half ended %s (%s) instead of being killed as planned",
+					  p->peer_state, p->peer_message);
+			return;
+		}
+		r = pump(t, p->deadline_ms);
+		if (r == -1)
+			dc_end_at(t, DC_UNRESOLVED, file, line, true,
+				  "the other half was not gone before the deadline");
+		if (r == -2)
+			dc_end_at(t, DC_UNRESOLVED, file, line, true,
+				  "the relay closed while waiting for the other half to die");
 	}
 }

@@ -170,6 +170,7 @@ struct child {
 	bool timed_out;
 	bool peer_kill;		/* kill_at moved up: the other half failed */
 	bool stopped_by_peer;	/* killed for that reason */
+	bool planned_kill;	/* the half announced its own SIGKILL (dc_peer_die) */
 	double t_start, t_end;
 	double kill_at;
 	struct dc_jv *verdict;
@@ -367,7 +368,9 @@ static void on_ctl_line(struct session *s, struct child *ch, const char *line)
 		}
 		return;
 	}
-	if ((x = dc_json_get(v, "teardown"))) {
+	if (dc_json_get(v, "planned_kill")) {
+		ch->planned_kill = true;
+	} else if ((x = dc_json_get(v, "teardown"))) {
 		ch->got_teardown = true;
 		ch->teardown_ms = dc_json_get_num(x, "ms", 0);
 	} else if (dc_json_get(v, "ready") || dc_json_get(v, "msg")) {
@@ -474,6 +477,16 @@ static void pump_child(struct session *s, struct child *ch)
 	}
 }
 
+/* The half killed itself as its case planned (dc_peer_die), and nothing
+ * else (the supervisor's own kill) ended it. */
+static bool died_as_planned(const struct child *ch)
+{
+	return ch->planned_kill && !ch->timed_out && !ch->stopped_by_peer &&
+	       WIFSIGNALED(ch->status) && WTERMSIG(ch->status) == SIGKILL;
+}
+
+#define PLANNED_KILL_MSG "killed by SIGKILL as the case planned (dc_peer_die)"
+
 /* A half died without a verdict: its peer must not wait for it. */
 static void tell_peer_of_death(struct session *s, struct child *ch)
 {
@@ -526,8 +539,19 @@ static void reap(struct session *s)
 				close(ch->ctl_w);
 			ch->ctl_r = ch->out_r = ch->ctl_w = -1;
 			kill(-ch->pid, SIGKILL);	/* leftovers of its group */
-			if (!ch->verdict)
+			if (died_as_planned(ch)) {
+				/* The survivor goes on: no stop_peer_soon(). */
+				struct dc_jv kids[2] = {
+					{ .type = DC_JSTR, .key = "state", .str = "PASS" },
+					{ .type = DC_JSTR, .key = "message",
+					  .str = PLANNED_KILL_MSG },
+				};
+				struct dc_jv v = { .type = DC_JOBJ, .kids = kids, .n = 2 };
+
+				send_peer_done(other(s, ch), &v);
+			} else if (!ch->verdict) {
 				tell_peer_of_death(s, ch);
+			}
 		}
 	}
 }
@@ -665,6 +689,9 @@ static void build_half(const struct child *ch, double timeout_s,
 				      " (the case had reached %s%s%s; the teardown hung)",
 				      vstate, vmsg && *vmsg ? ": " : "",
 				      vmsg ? vmsg : "");
+	} else if (died_as_planned(ch)) {
+		h->state = "PASS";
+		dc_str_puts(&h->message, PLANNED_KILL_MSG);
 	} else if (WIFSIGNALED(ch->status)) {
 		h->state = "CRASH";
 		h->signal = dc_signal_name(WTERMSIG(ch->status));

@@ -176,6 +176,33 @@ DC_ACTIVE(dat_ep_connect, non_peer_rejected_no_listener)
 	dc_peer_send(t, "done", "ok");
 }
 
+/*
+ * The peer process dies (SIGKILL, dc_peer_die) after its Connection Request
+ * arrived and before anyone answered it: a transport error, neither a
+ * timeout (the connect timeout outlives the case), nor an unreachable host
+ * (the request got there), nor the peer Consumer's rejection.
+ */
+DC_TWO_NODE_CASE(dat_ep_connect, peer_killed_mid_connect,
+		 .clauses = "dat_ep_connect.non_peer_rejected_transport_error",
+		 .summary = "the peer dies with the request unanswered: NON_PEER_REJECTED and DISCONNECTED");
+DC_PASSIVE(dat_ep_connect, peer_killed_mid_connect)
+{
+	DAT_EVD_HANDLE cr_evd;
+
+	listen_and_take(t, &cr_evd);	/* the request is here, unanswered */
+	dc_peer_die(t);
+}
+DC_ACTIVE(dat_ep_connect, peer_killed_mid_connect)
+{
+	struct dc_endpoint e;
+
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	dc_peer_wait_gone(t);
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
+	ASSERT_REACHES_STATE(e.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+}
+
 DC_CASE(dat_ep_connect, non_peer_rejected_backlog_full,
 	.summary = "a request beyond the PSP's EVD backlog is NON_PEER_REJECTED")
 {

@@ -366,3 +366,71 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_remote_rdma_read_in,
 	dc_note(t, first_fail < 0 ? "all 8 Reads succeeded" : "the connection broke at Read %d",
 		first_fail);
 }
+
+/*
+ * Peer faults: RDMA Reads (and a Write) outstanding toward a peer that is
+ * killed (SIGKILL, dc_peer_die).  A Send goes first: the peer posts no
+ * Receive, so nothing behind it can complete before the death.  The Reads'
+ * local buffers sit in a guarded LMR: a failed Read may leave its own
+ * segment in any state, but no byte outside it.
+ */
+#define RD_DEATH_MEM (64u * 1024u)
+#define RD_DEATH_SEG (16u * 1024u)
+
+DC_TWO_NODE_CASE(dat_ep_post_rdma_read, peer_killed_mid_read,
+		 .clauses = "dat_ep_post_rdma_read.completion_on_request_evd "
+			    "dat_ep_post_rdma_read.transfers_remote_data "
+			    "dat_ep_post_rdma_write.completion_on_request_evd "
+			    "dat_ep_create.connection_events_on_connect_evd",
+		 .summary = "the peer is killed with RDMA Reads outstanding: the connection ends, each "
+			    "Read completes unsuccessfully, and no local byte outside the Reads' "
+			    "segments changes");
+DC_PASSIVE(dat_ep_post_rdma_read, peer_killed_mid_read)
+{
+	die_with_window(RD_DEATH_MEM);
+}
+DC_ACTIVE(dat_ep_post_rdma_read, peer_killed_mid_read)
+{
+	struct dc_endpoint e;
+	struct dc_lmr m;
+	const struct outstanding req[] = {
+		{ 1, true },	/* Send: cannot complete, no Receive at the peer */
+		{ 2, false },	/* RDMA Read of remote [0, SEG) into local [0, SEG) */
+		{ 3, false },	/* RDMA Write of local [SEG, 2 SEG) */
+		{ 4, false },	/* RDMA Read of remote [2 SEG, 3 SEG) into local [2 SEG, 3 SEG) */
+	};
+	DAT_RMR_TRIPLET win, src;
+	DAT_LMR_TRIPLET iov;
+	DAT_VADDR base;
+	unsigned char *before;
+
+	memset(&e, 0, sizeof(e));
+	dc_connect_active(t, &e, NULL);
+	dc_lmr_guarded(t, e.pz, RD_DEATH_MEM, DC_PRIV_LOCAL, &m);
+	dc_fill(m.buf, RD_DEATH_MEM, 0x22);
+	before = dc_case_buf(t, 64, RD_DEATH_MEM);
+	memcpy(before, m.buf, RD_DEATH_MEM);
+	win = peer_window(RD_DEATH_MEM);
+	base = dc_rmr_triplet_address(&win);
+	DC_SETUP(post_send1(e.ep, &m, 0, 64, 1));
+	iov = dc_iov(&m, 0, RD_DEATH_SEG);
+	src = dc_rmr_triplet(win.rmr_context, base, RD_DEATH_SEG);
+	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &iov, dc_cookie(2), &src, DAT_COMPLETION_DEFAULT_FLAG));
+	iov = dc_iov(&m, RD_DEATH_SEG, RD_DEATH_SEG);
+	src = dc_rmr_triplet(win.rmr_context, base + RD_DEATH_SEG, RD_DEATH_SEG);
+	DC_SETUP(dat_ep_post_rdma_write(e.ep, 1, &iov, dc_cookie(3), &src, DAT_COMPLETION_DEFAULT_FLAG));
+	iov = dc_iov(&m, 2 * RD_DEATH_SEG, RD_DEATH_SEG);
+	src = dc_rmr_triplet(win.rmr_context, base + 2 * RD_DEATH_SEG, RD_DEATH_SEG);
+	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &iov, dc_cookie(4), &src, DAT_COMPLETION_DEFAULT_FLAG));
+	dc_peer_send(t, "die", "now");
+	dc_peer_wait_gone(t);
+	ASSERT_ENDED_BY_DEATH(&e, req, 4);
+	/* outside the Reads' segments: the Write's source, the last segment */
+	DC_ASSERT(!memcmp(m.buf + RD_DEATH_SEG, before + RD_DEATH_SEG, RD_DEATH_SEG),
+		  "local bytes [%u, %u) changed: no Read targets them",
+		  RD_DEATH_SEG, 2 * RD_DEATH_SEG);
+	DC_ASSERT(!memcmp(m.buf + 3 * RD_DEATH_SEG, before + 3 * RD_DEATH_SEG, RD_DEATH_SEG),
+		  "local bytes [%u, %u) changed: no Read targets them",
+		  3 * RD_DEATH_SEG, 4 * RD_DEATH_SEG);
+	DC_ASSERT_GUARDS(&m);
+}

@@ -535,3 +535,63 @@ DC_CASE(dat_ep_post_send, iov_ownership,
 	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x21) && dc_check_fill(p.mb.buf + 100, 100, 0x22),
 		  "the message is not what the original iov described");
 }
+
+/*
+ * Peer faults.  The passive half (the peer) posts no Receive and dies with
+ * SIGKILL (dc_peer_die) once the active half has Sends and RDMA Writes
+ * outstanding toward it; the active half survives and checks what its
+ * provider makes of the death (ep_common.h, assert_ended_by_death).
+ */
+#define DEATH_MEM (32u * 1024u)
+#define DEATH_REQS 8
+
+DC_TWO_NODE_CASE(dat_ep_post_send, peer_killed_mid_stream,
+		 .clauses = "dat_ep_post_send.completion_on_request_evd "
+			    "dat_ep_post_rdma_write.completion_on_request_evd "
+			    "dat_ep_disconnect.failure_order_per_direction "
+			    "dat_ep_create.connection_events_on_connect_evd",
+		 .summary = "the peer is killed with Sends and RDMA Writes outstanding: the connection "
+			    "ends, each request completes once in order, none successfully after a "
+			    "failure, no byte outside the LMR touched");
+DC_PASSIVE(dat_ep_post_send, peer_killed_mid_stream)
+{
+	die_with_window(DEATH_MEM);
+}
+DC_ACTIVE(dat_ep_post_send, peer_killed_mid_stream)
+{
+	struct dc_endpoint e;
+	struct dc_lmr m;
+	struct outstanding req[DEATH_REQS];
+	DAT_RMR_TRIPLET win;
+	const DAT_VLEN seg = DEATH_MEM / DEATH_REQS;
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	dc_connect_active(t, &e, NULL);
+	dc_lmr_guarded(t, e.pz, DEATH_MEM, DC_PRIV_LOCAL, &m);
+	dc_fill(m.buf, DEATH_MEM, 0x11);
+	win = peer_window(DEATH_MEM);
+	for (i = 0; i < DEATH_REQS; i++) {
+		DAT_LMR_TRIPLET iov = dc_iov(&m, (DAT_VLEN)i * seg, seg);
+
+		req[i].cookie = (uint64_t)i + 1;
+		req[i].is_send = !(i & 1);	/* Send, Write, Send, Write, ... */
+		if (req[i].is_send) {
+			DC_SETUP(dat_ep_post_send(e.ep, 1, &iov, dc_cookie(req[i].cookie),
+						  DAT_COMPLETION_DEFAULT_FLAG));
+		} else {
+			DAT_RMR_TRIPLET dst = dc_rmr_triplet(win.rmr_context,
+							     dc_rmr_triplet_address(&win) +
+							     (DAT_VADDR)i * seg, seg);
+
+			DC_SETUP(dat_ep_post_rdma_write(e.ep, 1, &iov, dc_cookie(req[i].cookie),
+							&dst, DAT_COMPLETION_DEFAULT_FLAG));
+		}
+	}
+	dc_peer_send(t, "die", "now");
+	dc_peer_wait_gone(t);
+	ASSERT_ENDED_BY_DEATH(&e, req, DEATH_REQS);
+	DC_ASSERT(dc_check_fill(m.buf, DEATH_MEM, 0x11),
+		  "the LMR changed, though only Sends and RDMA Writes (which read it) used it");
+	DC_ASSERT_GUARDS(&m);
+}

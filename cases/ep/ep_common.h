@@ -831,4 +831,104 @@ static inline void at_state_at(struct dc_ctx *t, const char *file, int line,
 		at_state(ST_##st, fn, arg);				\
 	}
 
+
+/* ---- peer faults: the peer half killed with SIGKILL (dc_peer_die) ------------------ */
+
+/*
+ * The dying half: a connected EP that posts no Receive and exposes a window
+ * `len` bytes long (remote read and write, filled with pattern 0x3D) for the
+ * survivor's RDMA; announces it, then dies when the survivor says "die".
+ * With no Receive, the survivor's first Send cannot complete, so everything
+ * it posts after that stays outstanding until the death, whatever the
+ * transport's speed.
+ */
+static inline void die_with_window_at(struct dc_ctx *t, const char *file, int line,
+				      DAT_VLEN len)
+{
+	struct dc_endpoint e;
+	struct dc_lmr w;
+	DAT_RMR_TRIPLET rem;
+
+	memset(&e, 0, sizeof(e));
+	dc_endpoint_at(t, file, line, &e, NULL);
+	dc_lmr_at(t, file, line, e.pz, len, DAT_MEM_PRIV_ALL_FLAG, &w);
+	dc_fill(w.buf, (size_t)len, 0x3D);
+	dc_connect_passive_at(t, file, line, &e, NULL);
+	rem = dc_rmr_iov(&w, 0, len);
+	dc_peer_send(t, "window", "%llx %llx", (unsigned long long)rem.rmr_context,
+		     (unsigned long long)dc_rmr_triplet_address(&rem));
+	dc_peer_wait_at(t, file, line, "die", NULL, 0);
+	dc_peer_die_at(t, file, line);
+}
+#define die_with_window(len) die_with_window_at(t, __FILE__, __LINE__, (len))
+
+/* The survivor: the dying half's window (set-up). */
+static inline DAT_RMR_TRIPLET peer_window_at(struct dc_ctx *t, const char *file, int line,
+					     DAT_VLEN len)
+{
+	unsigned long long ctx, addr;
+	char msg[128];
+
+	dc_peer_wait_at(t, file, line, "window", msg, sizeof(msg));
+	if (sscanf(msg, "%llx %llx", &ctx, &addr) != 2)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: malformed window message '%s'", msg);
+	return dc_rmr_triplet((DAT_RMR_CONTEXT)ctx, (DAT_VADDR)addr, len);
+}
+#define peer_window(len) peer_window_at(t, __FILE__, __LINE__, (len))
+
+/* A Request the survivor posted before the death, in post order. */
+struct outstanding {
+	uint64_t cookie;
+	bool is_send;	/* a Send to a peer without Receives can never succeed */
+};
+
+/*
+ * Clause: the peer was killed with the survivor's Requests outstanding.
+ * The connection ends on its own: a connection event on the connect EVD
+ * (DISCONNECTED or BROKEN: the pages tie no event to a peer's death) and the
+ * EP DISCONNECTED; every Request completes exactly once on the request EVD,
+ * in post order, none successfully after one that failed, and no Send
+ * successfully.  Every wait is bounded: a provider that never notices is a
+ * FAIL within the case, not a TIMEOUT.
+ */
+static inline void assert_ended_by_death_at(struct dc_ctx *t, const char *file, int line,
+					    const struct dc_endpoint *e,
+					    const struct outstanding *req, int n)
+{
+	struct dto_log log = { 0 };
+	bool failed = false;
+	int i;
+
+	dc_expect_conn_end_at(t, file, line, DC_FAIL, e->conn_evd);
+	await_state_at(t, file, line, e->ep, DAT_EP_STATE_DISCONNECTED, 2000, DC_FAIL);
+	dto_log_collect_at(t, file, line, &log, e->req_evd, n, DC_FAIL);
+	for (i = 0; i < n; i++) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d = &log.d[i];
+
+		dc_note(t, "request %llu: %s", (unsigned long long)d->user_cookie.as_64,
+			dc_dto_status_name(d->status));
+		if (d->user_cookie.as_64 != req[i].cookie)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "completion %d carries cookie %llu, expected %llu (post order)",
+				  i + 1, (unsigned long long)d->user_cookie.as_64,
+				  (unsigned long long)req[i].cookie);
+		if (d->status == DAT_DTO_SUCCESS && req[i].is_send)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "Send %llu completed successfully, but the peer never posted a Receive",
+				  (unsigned long long)req[i].cookie);
+		if (d->status == DAT_DTO_SUCCESS && failed)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "request %llu completed successfully after an earlier one failed",
+				  (unsigned long long)req[i].cookie);
+		failed = failed || d->status != DAT_DTO_SUCCESS;
+	}
+	if (log.other)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%d events other than DTO completions on the request EVD", log.other);
+	dc_assert_no_event_at(t, file, line, e->req_evd);
+}
+#define ASSERT_ENDED_BY_DEATH(e, req, n) \
+	assert_ended_by_death_at(t, __FILE__, __LINE__, (e), (req), (n))
+
 #endif /* EP_COMMON_H */

@@ -967,6 +967,23 @@ void ref_tp_conn_closed(struct ref_ep *ep, bool graceful)
 	if (ep->state != DAT_EP_STATE_CONNECTED &&
 	    ep->state != DAT_EP_STATE_DISCONNECT_PENDING)
 		return;
+	if (!graceful && ref_mutant("ep-broken-requests-lost")) {
+		/* the outstanding requests vanish with the connection */
+		while (!ref_list_empty(&ep->req_q)) {
+			struct ref_dto *dto = ref_container_of(ep->req_q.next,
+							       struct ref_dto, link);
+
+			ref_list_del(&dto->link);
+			ep->req_count--;
+			ref_dto_free(dto);
+		}
+	}
+	if (!graceful && ref_mutant("ep-broken-no-event")) {
+		/* DISCONNECTED and flushed, but the Consumer is not told */
+		ep->disconnect_event_posted = true;
+		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
+		return;
+	}
 	ref_ep_disconnected(ep, graceful ? DAT_CONNECTION_EVENT_DISCONNECTED
 					 : DAT_CONNECTION_EVENT_BROKEN);
 }

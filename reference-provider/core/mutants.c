@@ -854,6 +854,7 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "ep-non-peer-reject-reported-unreachable",
 	  "dat_ep_connect.non_peer_rejected_no_listener "
 	  "dat_ep_connect.non_peer_rejected_backlog_full "
+	  "dat_ep_connect.non_peer_rejected_transport_error "
 	  "dat_ep_dup_connect.non_peer_rejected "
 	  "dat_psp_free.later_requests_rejected "
 	  "dat_rsp_free.later_requests_rejected",
@@ -1446,6 +1447,17 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "msn-counts-rdma-writes",
 	  "dat_ep_recv_query.msn_counts_sends_only",
 	  "RDMA Writes take an MSN too" },
+	{ "ep-broken-requests-lost",
+	  "dat_ep_post_send.completion_on_request_evd "
+	  "dat_ep_post_rdma_write.completion_on_request_evd "
+	  "dat_ep_post_rdma_read.completion_on_request_evd",
+	  "a connection broken under the EP (peer gone) drops its outstanding requests without a completion" },
+	{ "ep-broken-no-event",
+	  "dat_ep_create.connection_events_on_connect_evd",
+	  "a connection broken under the EP (peer gone) leaves it DISCONNECTED without a connection event" },
+	{ "ep-connect-peer-death-timed-out",
+	  "dat_ep_connect.non_peer_rejected_transport_error",
+	  "a peer that dies with the request unanswered is reported as TIMED_OUT (sock)" },
 	{ "ep-flush-requests-succeed",
 	  "dat_ep_disconnect.abrupt_flushes_outstanding_requests",
 	  "flushed requests complete with DAT_DTO_SUCCESS" },

@@ -1168,7 +1168,8 @@ static void conn_broken(struct sock_conn *c)
 		conn_fail(c, REF_TP_NON_PEER_REJECTED);
 		return;
 	case C_REQ_SENT:
-		conn_fail(c, REF_TP_NON_PEER_REJECTED);
+		conn_fail(c, ref_mutant("ep-connect-peer-death-timed-out") ?
+			  REF_TP_TIMED_OUT : REF_TP_NON_PEER_REJECTED);
 		return;
 	case C_ACCEPT_SENT:
 		conn_fail(c, REF_TP_ACCEPT_ERROR);
