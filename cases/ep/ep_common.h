@@ -838,9 +838,12 @@ static inline void at_state_at(struct dc_ctx *t, const char *file, int line,
  * The dying half: a connected EP that posts no Receive and exposes a window
  * `len` bytes long (remote read and write, filled with pattern 0x3D) for the
  * survivor's RDMA; announces it, then dies when the survivor says "die".
- * With no Receive, the survivor's first Send cannot complete, so everything
- * it posts after that stays outstanding until the death, whatever the
- * transport's speed.
+ * With no Receive, the survivor's first Send cannot complete on a transport
+ * that waits for the peer's Receive (sock, InfiniBand and RoCE retry until
+ * one is posted), so everything it posts after that stays outstanding until
+ * the death.  On iWARP a Send completes once transmitted and the peer's
+ * device ends the connection when no Receive takes it: the requests then
+ * end before the death, and the same rules hold.
  */
 static inline void die_with_window_at(struct dc_ctx *t, const char *file, int line,
 				      DAT_VLEN len)
@@ -880,7 +883,7 @@ static inline DAT_RMR_TRIPLET peer_window_at(struct dc_ctx *t, const char *file,
 /* A Request the survivor posted before the death, in post order. */
 struct outstanding {
 	uint64_t cookie;
-	bool is_send;	/* a Send to a peer without Receives can never succeed */
+	bool is_send;
 };
 
 /*
@@ -888,9 +891,9 @@ struct outstanding {
  * The connection ends on its own: a connection event on the connect EVD
  * (DISCONNECTED or BROKEN: the pages tie no event to a peer's death) and the
  * EP DISCONNECTED; every Request completes exactly once on the request EVD,
- * in post order, none successfully after one that failed, and no Send
- * successfully.  Every wait is bounded: a provider that never notices is a
- * FAIL within the case, not a TIMEOUT.
+ * in post order, none successfully after one that failed.  Every wait is
+ * bounded: a provider that never notices is a FAIL within the case, not a
+ * TIMEOUT.
  */
 static inline void assert_ended_by_death_at(struct dc_ctx *t, const char *file, int line,
 					    const struct dc_endpoint *e,
@@ -913,10 +916,12 @@ static inline void assert_ended_by_death_at(struct dc_ctx *t, const char *file, 
 				  "completion %d carries cookie %llu, expected %llu (post order)",
 				  i + 1, (unsigned long long)d->user_cookie.as_64,
 				  (unsigned long long)req[i].cookie);
+		/* No page makes a Send's success wait for the peer's Receive:
+		 * iWARP completes it once transmitted (docs/verbs.md). */
 		if (d->status == DAT_DTO_SUCCESS && req[i].is_send)
-			dc_end_at(t, DC_FAIL, file, line, false,
-				  "Send %llu completed successfully, but the peer never posted a Receive",
-				  (unsigned long long)req[i].cookie);
+			dc_note(t, "Send %llu completed successfully before the peer posted any "
+				"Receive (the transport completes a Send once transmitted)",
+				(unsigned long long)req[i].cookie);
 		if (d->status == DAT_DTO_SUCCESS && failed)
 			dc_end_at(t, DC_FAIL, file, line, false,
 				  "request %llu completed successfully after an earlier one failed",

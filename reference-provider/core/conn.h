@@ -122,6 +122,10 @@ struct ref_dto {
 
 /* ---- endpoint ------------------------------------------------------------- */
 
+/* Every QoS class the provider knows (DAT_QOS_BEST_EFFORT is 0). */
+#define REF_QOS_ALL ((DAT_QOS)(DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | \
+			       DAT_QOS_ECONOMY | DAT_QOS_PREMIUM))
+
 struct ref_ep {
 	struct ref_obj obj;
 	DAT_EP_STATE state;
@@ -139,6 +143,7 @@ struct ref_ep {
 	DAT_PORT_QUAL local_port, remote_port;
 	DAT_CONN_QUAL remote_conn_qual;	/* what we connected to (dup_connect) */
 	bool was_active;		/* this EP initiated the connection */
+	DAT_QOS connect_qos;		/* asked for by the pending connect */
 	struct ref_dto *mut_posting;	/* mutants only: the request being posted */
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;

@@ -180,8 +180,15 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 void ref_tp_conn_request(void *ctx, struct ref_tp_conn *c,
 			 const struct sockaddr *peer, DAT_PORT_QUAL peer_port,
 			 DAT_CONN_QUAL qual, const void *pdata,
-			 DAT_COUNT pdata_len)
+			 DAT_COUNT pdata_len, DAT_QOS qos)
 {
+	/* A QoS this IA does not support: refused by the provider
+	 * (dat_ep_connect(3DAT) DESCRIPTION: non-peer rejection). */
+	if (((DAT_UINT32)qos & ~(DAT_UINT32)c->tp->ia->qos_supported) &&
+	    !ref_mutant("ep-connect-remote-qos-ignored")) {
+		c->tp->ops->reject(c, false, NULL, 0);
+		return;
+	}
 	if (ref_cr_deliver(ctx, c, peer, peer_port, qual, pdata,
 			   pdata_len) != DAT_SUCCESS)
 		c->tp->ops->reject(c, false, NULL, 0);	/* backlog full: non-peer */

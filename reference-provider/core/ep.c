@@ -199,8 +199,6 @@ void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *a)
 
 /* ---- attribute checks ------------------------------------------------------ */
 
-#define QOS_ALL (DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | \
-		 DAT_QOS_ECONOMY | DAT_QOS_PREMIUM)
 
 static bool recv_flags_ok(DAT_COMPLETION_FLAGS f)
 {
@@ -239,7 +237,7 @@ static DAT_RETURN check_attr(const struct ref_ia *ia, const DAT_EP_ATTR *a,
 	     !ref_mutant("ep-max-message-size-unchecked")) ||
 	    a->max_rdma_size > REF_MAX_RDMA_SIZE)
 		return REF_INVALID_PARAM(arg);
-	if ((DAT_UINT32)a->qos & ~(DAT_UINT32)QOS_ALL)
+	if ((DAT_UINT32)a->qos & ~(DAT_UINT32)REF_QOS_ALL)
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (!recv_flags_ok(a->recv_completion_flags) ||
 	    !request_flags_ok(a->request_completion_flags))
@@ -1055,6 +1053,41 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_host_vanished(DAT_IA_HANDLE iah,
 	return DAT_SUCCESS;
 }
 
+/*
+ * Test hook: @iah supports only the QoS classes of @qos (within the
+ * provider's own set; DAT_QOS_BEST_EFFORT, 0, is always supported), so one
+ * IA of this provider can play a peer with less QoS support
+ * (dat_ep_connect(3DAT) DESCRIPTION).  dat_ia_query reports the narrowed
+ * dat_qos_supported; a connect asking for more is DAT_MODEL_NOT_SUPPORTED
+ * there, and a request that arrives asking for more is refused as a
+ * non-peer rejection.  DAT_MODEL_NOT_SUPPORTED on a transport whose
+ * connection request does not carry the QoS (REF_TP_CAP_QOS).
+ */
+DAPLREF_EXPORT DAT_RETURN daplref_test_qos_supported(DAT_IA_HANDLE iah, DAT_QOS qos);
+DAPLREF_EXPORT DAT_RETURN daplref_test_qos_supported(DAT_IA_HANDLE iah, DAT_QOS qos)
+{
+	struct ref_ia *ia;
+	struct ref_obj *obj;
+	DAT_RETURN rc = ref_obj_lookup(iah, DAT_HANDLE_TYPE_IA, &obj);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ia = ref_container_of(obj, struct ref_ia, obj);
+	if ((DAT_UINT32)qos & ~(DAT_UINT32)REF_QOS_ALL)
+		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
+	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	if (!(ia->transport->ops->caps & REF_TP_CAP_QOS)) {
+		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	} else {
+		ia->qos_supported = qos;
+		ia->provider_attr.dat_qos_supported = qos;
+	}
+	ref_ia_release(ia);
+	return rc;
+}
+
 static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 				   const struct sockaddr *addr,
 				   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
@@ -1176,7 +1209,7 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 			 DAT_INVALID_ARG6);
 	if (rc != DAT_SUCCESS)
 		goto out;
-	if ((DAT_UINT32)qos & ~(DAT_UINT32)QOS_ALL) {
+	if ((DAT_UINT32)qos & ~(DAT_UINT32)ia->qos_supported) {
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
@@ -1190,6 +1223,7 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 		goto out;
 	}
 	ep->dup_connecting = false;
+	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, remote_addr, remote_conn_qual, timeout,
 			      pdata_size, pdata);
 out:
@@ -1247,12 +1281,13 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 			 DAT_INVALID_ARG5);
 	if (rc != DAT_SUCCESS)
 		goto out;
-	if ((DAT_UINT32)qos & ~(DAT_UINT32)QOS_ALL) {
+	if ((DAT_UINT32)qos & ~(DAT_UINT32)ia->qos_supported) {
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
 	addr = dup->remote_addr;
 	ep->dup_connecting = true;
+	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, (struct sockaddr *)&addr,
 			      dup->remote_conn_qual +
 			      (ref_mutant("ep-dup-connect-wrong-qual") ? 1 : 0),

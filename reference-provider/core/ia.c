@@ -239,12 +239,9 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->iov_ownership_on_return = DAT_IOV_CONSUMER;
 	if (ref_mutant("ia-query-iov-ownership-invalid"))
 		p->iov_ownership_on_return = (DAT_IOV_OWNERSHIP)7;
-	p->dat_qos_supported = (DAT_QOS)(DAT_QOS_BEST_EFFORT |
-					 DAT_QOS_HIGH_THROUGHPUT |
-					 DAT_QOS_LOW_LATENCY |
-					 DAT_QOS_ECONOMY |
-					 (ref_mutant("ia-query-qos-partial-but-accepted") ?
-					  0 : DAT_QOS_PREMIUM) |
+	p->dat_qos_supported = (DAT_QOS)((ia->qos_supported &
+					  ~(ref_mutant("ia-query-qos-partial-but-accepted") ?
+					    DAT_QOS_PREMIUM : 0)) |
 					 (ref_mutant("ia-query-qos-undefined-bits") ?
 					  0x100 : 0));
 	p->completion_flags_supported =
@@ -431,6 +428,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 		goto fail_ext;
 	}
 	fill_ia_attr(ia);
+	ia->qos_supported = REF_QOS_ALL;
 	fill_provider_attr(ia);
 	ref_conn_ia_attrs(ia);
 	if (!ref_obj_register(&ia->obj, DAT_HANDLE_TYPE_IA, ia)) {

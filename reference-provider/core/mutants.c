@@ -1447,6 +1447,9 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "msn-counts-rdma-writes",
 	  "dat_ep_recv_query.msn_counts_sends_only",
 	  "RDMA Writes take an MSN too" },
+	{ "ep-connect-remote-qos-ignored",
+	  "dat_ep_connect.qos_not_supported_remote",
+	  "a request asking for a QoS the passive IA does not support reaches its Consumer" },
 	{ "ep-broken-requests-lost",
 	  "dat_ep_post_send.completion_on_request_evd "
 	  "dat_ep_post_rdma_write.completion_on_request_evd "

@@ -311,6 +311,7 @@ struct ref_ia {
 	DAT_NAMED_ATTR provider_specific_attr[2];
 	/* provider test hooks (docs/reference-provider.md "Test hooks") */
 	DAT_CONN_QUAL any_qual_lo, any_qual_hi;	/* dat_psp_create_any draws here (0: anywhere) */
+	DAT_QOS qos_supported;		/* dat_qos_supported (narrowed by daplref_test_qos_supported) */
 	struct sockaddr_storage vanished;	/* a remote host that is gone */
 	bool vanished_set;
 	char transport_kind[16];

@@ -26,7 +26,7 @@
  *                    0 in CM frames (types 1-4)
  *
  *   type             dir    arg0        arg1        arg2        arg3    payload
- *   1 CONN_REQ       A->P   conn_qual   msg size    rd out      rd in   private data (<= REF_MAX_PRIVATE_DATA)
+ *   1 CONN_REQ       A->P   qual | qos  msg size    rd out      rd in   private data (<= REF_MAX_PRIVATE_DATA)
  *   2 CONN_ACCEPT    P->A   0           0           0           0       private data (<= REF_MAX_PRIVATE_DATA)
  *   3 CONN_REJECT    P->A   0           0           1=peer,     0       none
  *                                                   0=non-peer
@@ -40,7 +40,10 @@
  *  11 NAK            both   seq         0           status      0       none
  *
  * (CONN_REQ also carries the active EP's max_message_size and its
- * outstanding RDMA Read limits, out and in, for a Provider-created EP.)
+ * outstanding RDMA Read limits, out and in, for a Provider-created EP; its
+ * arg0 holds the connection qualifier in bits 0-31 and the requested
+ * DAT_QOS in bits 32-63, which the passive side checks against the QoS its
+ * IA supports: a class it lacks is a non-peer CONN_REJECT.)
  * Handshake: the active side opens TCP and sends CONN_REQ; the passive side
  * answers CONN_ACCEPT (then waits for CONN_RTU) or CONN_REJECT.  A closed
  * port (ECONNREFUSED) or a reset before the answer is a non-peer reject; no
@@ -160,6 +163,7 @@ struct sock_conn {
 	DAT_COUNT req_pdata_len;
 	uint64_t req_msg_size;		/* active EP attributes, CONN_REQ */
 	uint32_t req_rd_out, req_rd_in;	/* (received ones on the passive) */
+	uint32_t req_qos;		/* DAT_QOS asked for */
 
 	/* receive side */
 	uint8_t *rbuf;
@@ -533,7 +537,9 @@ static int send_pdata(struct sock_conn *c, uint8_t type, uint64_t a0,
 /* CONN_REQ: conn_qual, the active EP's attributes, private data. */
 static int send_conn_req(struct sock_conn *c)
 {
-	struct frame f = { .type = F_CONN_REQ, .arg0 = c->qual,
+	struct frame f = { .type = F_CONN_REQ,
+			   .arg0 = ((uint64_t)c->qual & 0xffffffffu) |
+				   (uint64_t)c->req_qos << 32,
 			   .arg1 = c->req_msg_size, .arg2 = c->req_rd_out,
 			   .arg3 = c->req_rd_in,
 			   .length = (uint32_t)c->req_pdata_len };
@@ -861,6 +867,7 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 	c->req_msg_size = ep->attr.max_message_size;
 	c->req_rd_out = (uint32_t)ep->attr.max_rdma_read_out;
 	c->req_rd_in = (uint32_t)ep->attr.max_rdma_read_in;
+	c->req_qos = (uint32_t)ep->connect_qos;
 	c->base.ep = ep;
 	c->qual = qual;
 	c->state = C_CONNECTING;
@@ -1237,9 +1244,10 @@ static void deliver_request(struct sock_conn *c)
 	c->req_msg_size = c->cur.arg1;
 	c->req_rd_out = c->cur.arg2;
 	c->req_rd_in = c->cur.arg3;
+	c->req_qos = (uint32_t)(c->cur.arg0 >> 32);
 	ref_tp_conn_request(l->ctx, &c->base, (struct sockaddr *)&peer,
 			    sa_port(&peer), l->qual, c->pd_buf,
-			    (DAT_COUNT)c->cur.length);
+			    (DAT_COUNT)c->cur.length, (DAT_QOS)c->req_qos);
 }
 
 /* A whole CM frame (header + private data in c->pd_buf) arrived. */
@@ -1981,7 +1989,7 @@ static void sock_close(struct ref_transport *base)
 
 const struct ref_transport_ops ref_sock_ops = {
 	.name = "sock",
-	.caps = 0,
+	.caps = REF_TP_CAP_QOS,
 	.open = sock_open,
 	.close = sock_close,
 	.listen = sock_listen,

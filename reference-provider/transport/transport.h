@@ -114,6 +114,7 @@ enum ref_tp_fail {
 };
 
 #define REF_TP_CAP_HW_RECV	0x1	/* transport matches receives itself */
+#define REF_TP_CAP_QOS		0x2	/* the request carries the EP's connect_qos */
 
 struct ref_transport_ops {
 	const char *name;
@@ -203,11 +204,12 @@ extern const struct ref_transport_ops ref_sock_ops;
 
 /* ---- upcalls into core (ia->lock held) ------------------------------- */
 
-/* A connection request arrived on a listener (ctx from listen). */
+/* A connection request arrived on a listener (ctx from listen), asking
+ * for @qos (DAT_QOS_BEST_EFFORT from a transport without REF_TP_CAP_QOS). */
 void ref_tp_conn_request(void *ctx, struct ref_tp_conn *c,
 			 const struct sockaddr *peer, DAT_PORT_QUAL peer_port,
 			 DAT_CONN_QUAL qual, const void *pdata,
-			 DAT_COUNT pdata_len);
+			 DAT_COUNT pdata_len, DAT_QOS qos);
 /* Connection up: active side on accept (with the peer's private data),
  * passive side when the active side confirmed (pdata_len 0). */
 void ref_tp_established(struct ref_ep *ep, const void *pdata,

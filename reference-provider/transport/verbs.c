@@ -1145,7 +1145,8 @@ static void on_connect_request(struct v_tp *tp, struct rdma_cm_id *id,
 	memcpy(&peer, sa, sa_len(sa));
 	p = pdata_unwrap(pd, pd_len, &len, &kind);
 	ref_tp_conn_request(l->ctx, &c->base, (struct sockaddr *)&peer,
-			    ntohs(rdma_get_dst_port(id)), l->qual, p, len);
+			    ntohs(rdma_get_dst_port(id)), l->qual, p, len,
+			    DAT_QOS_BEST_EFFORT);	/* not carried: no REF_TP_CAP_QOS */
 }
 
 static void cm_event(struct v_tp *tp, struct rdma_cm_event *ev)
