@@ -66,8 +66,11 @@ DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia)
 	return DAT_HANDLE_TO_PROVIDER(ia);
 }
 
-DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr)
+DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT private_data_size,
+			    const void *private_data)
 {
+	(void)private_data_size;	/* 1.2's reject carries no private data */
+	(void)private_data;
 	return dat_cr_reject(cr);
 }
 

@@ -82,9 +82,10 @@ DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia)
 	return DAT_HANDLE_TO_PROVIDER(provider_ia);
 }
 
-DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr)
+DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT private_data_size,
+			    const void *private_data)
 {
-	return dat_cr_reject(cr, 0, NULL);
+	return dat_cr_reject(cr, private_data_size, (DAT_PVOID)private_data);
 }
 
 /* abi.c's list, plus the member 2.0 adds after ep_state (comm) */

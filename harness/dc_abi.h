@@ -126,8 +126,13 @@ DAT_PROVIDER *dc_ia_provider(DAT_IA_HANDLE ia);
  */
 DAT_IA_HANDLE dc_provider_ia_handle(DAT_IA_HANDLE ia);
 
-/* dat_cr_reject; the 2.0 build sends no private data. */
-DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr);
+/*
+ * dat_cr_reject in its 2.0 form: 2.0 adds the private data sent back to the
+ * requester (dat12-facts.md section 5); the 1.2 call has no such parameter
+ * and sends none.  Callers that only need the request gone pass 0, NULL.
+ */
+DAT_RETURN dc_dat_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT private_data_size,
+			    const void *private_data);
 
 /*
  * Every single-field mask of DAT_EP_PARAM, in member order (2.0 has one

@@ -220,7 +220,7 @@ DC_CASE(dat_cr_accept, invalid_cr_handle,
 	DAT_CR_HANDLE cr = request(t, &a, 0);
 
 	dc_endpoint(t, &b, NULL);
-	DC_SETUP(dc_dat_cr_reject(cr));
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, b.ep, 0, NULL), 1, CR);
 	DC_ASSERT_INVALID_HANDLE(dat_cr_accept((DAT_CR_HANDLE)dc_pz(t), b.ep, 0, NULL), 1, CR);
 	ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);

@@ -64,7 +64,7 @@ DC_CASE(dat_cr_handoff, invalid_handle,
 	struct two_sps s;
 
 	at_a(t, &s);
-	DC_SETUP(dc_dat_cr_reject(s.cr));
+	DC_SETUP(dc_dat_cr_reject(s.cr, 0, NULL));
 	DC_ASSERT_INVALID_HANDLE(dat_cr_handoff(s.cr, s.qb), 1, CR);
 	DC_ASSERT_INVALID_HANDLE(dat_cr_handoff((DAT_CR_HANDLE)dc_pz(t), s.qb), 1, CR);
 	DC_ASSERT_NO_EVENT(s.evd_b);

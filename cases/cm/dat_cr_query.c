@@ -131,7 +131,7 @@ DC_CASE(dat_cr_query, invalid_handle,
 	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, 0, NULL);
 	DAT_CR_PARAM c;
 
-	DC_SETUP(dc_dat_cr_reject(cr));
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query((DAT_CR_HANDLE)dc_pz(t), DAT_CR_FIELD_ALL, &c), 1, CR);
 }

@@ -95,7 +95,7 @@ DC_CASE(dat_psp_create, backlog_is_evd_qlen,
 	DC_ASSERT_CONN_EVENT(extra.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, extra.ep);
 	/* Take one request off the queue: a new one fits again. */
 	DC_SETUP(dc_wait_event(t, evd, -1, &ev));
-	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
 	dc_endpoint(t, &late, NULL);
 	DC_SETUP(dc_connect_to_self(t, late.ep, q, 0, 0, NULL));
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, NULL);

@@ -82,7 +82,7 @@ DC_CASE(dat_psp_free, in_progress_consistent,
 	}
 	/* No outcome yet: then the request must be waiting on the EVD. */
 	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
-	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
 	dc_note(t, "the request arrived before the free");
 }

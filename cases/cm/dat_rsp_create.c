@@ -99,7 +99,7 @@ DC_CASE(dat_rsp_create, reject_returns_ep,
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
-	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, f.evd, NULL)));
+	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, f.evd, NULL), 0, NULL));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
 	q2 = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd2, &psp2);
 	DC_ASSERT_SUCCESS(dc_connect_to_self(t, f.e.ep, q2, 0, 0, NULL));

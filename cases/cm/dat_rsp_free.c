@@ -82,7 +82,7 @@ DC_CASE(dat_rsp_free, in_progress_consistent,
 	}
 	DC_ASSERT_EVENT(f.evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
-	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle));
+	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
 }
 
 DC_CASE(dat_rsp_free, invalid_handle,

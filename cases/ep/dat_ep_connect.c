@@ -93,7 +93,7 @@ DC_PASSIVE(dat_ep_connect, private_data_delivered)
 		for (DAT_COUNT k = 0; k < sizes[i]; k++)
 			DC_ASSERT(pd[k] == (unsigned char)(0x40 + i + k * 3),
 				  "request %d: private data byte %d differs", i, (int)k);
-		DC_SETUP(dc_dat_cr_reject(cr));
+		DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 	}
 	dc_peer_send(t, "done", "ok");
 }
@@ -144,7 +144,7 @@ DC_PASSIVE(dat_ep_connect, peer_rejected)
 	DAT_EVD_HANDLE cr_evd;
 	DAT_CR_HANDLE cr = listen_and_take(t, &cr_evd);
 
-	DC_SETUP(dc_dat_cr_reject(cr));
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_connect, peer_rejected)

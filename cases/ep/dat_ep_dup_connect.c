@@ -110,7 +110,7 @@ DC_PASSIVE(dat_ep_dup_connect, peer_rejected)
 	DAT_PSP_HANDLE psp;
 	DAT_EVD_HANDLE cr_evd = serve_first(t, &psp);
 
-	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, cr_evd, NULL)));
+	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, cr_evd, NULL), 0, NULL));
 	dc_peer_wait(t, "done", NULL, 0);
 }
 DC_ACTIVE(dat_ep_dup_connect, peer_rejected)

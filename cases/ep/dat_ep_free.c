@@ -93,7 +93,7 @@ DC_CASE(dat_ep_free, reserved_after_rsp_free,
 static void free_after_reject(struct dc_ctx *t, struct subject *s, const void *arg)
 {
 	(void)arg;
-	DC_SETUP(dc_dat_cr_reject(s->cr));
+	DC_SETUP(dc_dat_cr_reject(s->cr, 0, NULL));
 	ASSERT_STATE(s->ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
 }

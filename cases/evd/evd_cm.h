@@ -186,7 +186,7 @@ static inline void cm_cr_gone_after_accept_or_reject(struct dc_ctx *t,
 
 	cm_setup(c, mode);
 	cr = cm_request(c, c->a.ep, 0, NULL, &ev);
-	DC_SETUP(dc_dat_cr_reject(cr));
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 	r = dat_cr_query(cr, DAT_CR_FIELD_ALL, &cp);
 	note_ret(t, "dat_cr_query(CR after dat_cr_reject)", r);
 	DC_ASSERT_INVALID_HANDLE(r, 1, CR);

@@ -302,7 +302,7 @@ static void op_cr_reject(struct fz_in *in)
 	struct fz_arg a = fz_handle(in, FZ_CR);
 	DAT_RETURN r;
 
-	CALL(r, "dat_cr_reject", 0, dc_dat_cr_reject(a.h), H({ 1, DC_HANDLE_CR }),
+	CALL(r, "dat_cr_reject", 0, dc_dat_cr_reject(a.h, 0, NULL), H({ 1, DC_HANDLE_CR }),
 	     "dat_cr_reject(%s)", a.text);
 	if (r == DAT_SUCCESS)
 		fz_freed(a.h);
