@@ -636,6 +636,7 @@ struct half_result {
 	int line;
 	bool by_peer;
 	const char *signal;
+	const char *reached;	/* the verdict a CRASH or TIMEOUT came after */
 	double duration_ms;
 	double verdict_at;
 	int exit_status;	/* -1 when signalled */
@@ -682,6 +683,7 @@ static void build_half(const struct child *ch, double timeout_s,
 			      "after %.3g s]", vmsg ? vmsg : "", timeout_s);
 	} else if (ch->timed_out) {
 		h->state = "TIMEOUT";
+		h->reached = vstate;
 		dc_str_printf(&h->message, "no result within %.3g s; process group killed",
 			      timeout_s);
 		if (vstate)
@@ -695,6 +697,7 @@ static void build_half(const struct child *ch, double timeout_s,
 	} else if (WIFSIGNALED(ch->status)) {
 		h->state = "CRASH";
 		h->signal = dc_signal_name(WTERMSIG(ch->status));
+		h->reached = vstate;
 		dc_str_printf(&h->message, "killed by %s", h->signal);
 		if (vstate)
 			dc_str_printf(&h->message,
@@ -761,6 +764,15 @@ static void case_common_fields(struct dc_str *s, bool *first,
 
 static void json_words(struct dc_str *s, const char *list, const char *dflt);
 
+/* Only a CRASH or TIMEOUT in the teardown has one (docs/results-format.md). */
+static void emit_reached(struct dc_str *s, bool *first, const struct half_result *h)
+{
+	if (!h->reached)
+		return;
+	dc_json_key(s, first, "reached");
+	dc_json_str(s, h->reached);
+}
+
 static void emit_half_fields(struct dc_str *s, bool *first,
 			     const struct half_result *h)
 {
@@ -783,6 +795,7 @@ static void emit_half_fields(struct dc_str *s, bool *first,
 		dc_str_printf(s, "%d", h->exit_status);
 	dc_json_key(s, first, "phases");
 	dc_str_puts(s, dc_str_c(&h->phases));
+	emit_reached(s, first, h);
 }
 
 static const char *role_name(enum dc_role r)
@@ -892,6 +905,7 @@ static void emit_result(const struct dc_case *c, const char *area,
 	}
 	dc_json_key(&s, &first, "phases");
 	dc_str_puts(&s, dc_str_c(&h[pick].phases));
+	emit_reached(&s, &first, &h[pick]);
 	dc_json_key(&s, &first, "exit_status");
 	if (h[pick].exit_status < 0)
 		dc_str_puts(&s, "null");

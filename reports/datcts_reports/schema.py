@@ -16,6 +16,7 @@ bumps the version, and a reader rejects a version it does not know.
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import json
 import re
 from pathlib import Path
@@ -274,10 +275,14 @@ HALF = Obj(
         "signal": Nullable(Str()),
         "exit_status": Nullable(Int()),
         "phases": PHASES,
+        "reached": STATE,
     },
 )
 
-WAIVER = Obj({"id": CASE_ID, "reason": Str(nonempty=True), "expires": Date()})
+WAIVER = Obj(
+    {"id": Str(nonempty=True), "reason": Str(nonempty=True), "expires": Date()},
+    {"teardown_crash": Bool()},
+)
 
 RESULT = Obj(
     {
@@ -300,7 +305,7 @@ RESULT = Obj(
         "waived_but_passing": Bool(),
         "resumed": Bool(),
     },
-    {"exit_status": Nullable(Int())},
+    {"exit_status": Nullable(Int()), "reached": STATE},
 )
 
 CASE_REFS = List(Obj({"id": CASE_ID, "page": Str(), "clauses": List(Str())}))
@@ -415,8 +420,16 @@ def _consistency(doc: dict, errs: list) -> None:
             passing += 1
             if not w or st != "PASS":
                 errs.append(f"{p}.waived_but_passing: true needs a waiver and PASS (state {st})")
-        if isinstance(w, dict) and isinstance(rid, str) and w.get("id") != rid:
-            errs.append(f"{p}.waiver.id: {w.get('id')!r} is not the case id {rid!r}")
+        if isinstance(w, dict) and isinstance(rid, str):
+            if w.get("teardown_crash") is True:
+                # a pattern, covering only a CRASH after the case's own result
+                if not (isinstance(w.get("id"), str) and fnmatch.fnmatchcase(rid, w["id"])):
+                    errs.append(f"{p}.waiver.id: {w.get('id')!r} does not match the case id {rid!r}")
+                if st != "CRASH" or not r.get("reached"):
+                    errs.append(f"{p}.waiver: a teardown_crash waiver on a {st} "
+                                "that did not come after the case's result ('reached')")
+            elif w.get("id") != rid:
+                errs.append(f"{p}.waiver.id: {w.get('id')!r} is not the case id {rid!r}")
     s = doc.get("summary")
     if isinstance(s, dict):
         st_counts = s.get("states")

@@ -369,7 +369,7 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
     msg = r.get("message") or ""
     if msg and not r.get("host_failure"):
         msg = f"{pick.role}: {msg}"
-    return {
+    result = {
         "id": case.id,
         "state": r.get("state"),
         "message": msg,
@@ -393,11 +393,19 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
                 "phases": h.result.get("phases") or {},
                 "host": h.host,
                 "output": h.result.get("output", ""),
+                **_reached(h.result),
             }
             for h in hs
         },
         "phases": r.get("phases") or {},
+        **_reached(r),
     }
+    return result
+
+
+def _reached(r: dict) -> dict:
+    """The verdict a teardown CRASH or TIMEOUT came after, when there is one."""
+    return {"reached": r["reached"]} if r.get("reached") else {}
 
 
 def synthesized(case: Case, state: str, message: str, dur: float) -> dict:
@@ -417,7 +425,8 @@ def synthesized(case: Case, state: str, message: str, dur: float) -> dict:
 
 def normalize(case: Case, r: dict) -> dict:
     """Every result carries the full set of fields, in a stable order
-    (plus `host_failure` and `directions` of a multi-host run, when set)."""
+    (plus `host_failure` and `directions` of a multi-host run, and `reached`
+    of a teardown CRASH or TIMEOUT, when set)."""
     if r is None:
         return None
     out = {
@@ -436,7 +445,7 @@ def normalize(case: Case, r: dict) -> dict:
         "halves": r.get("halves"),
         "phases": r.get("phases") or {},
     }
-    for k in ("host_failure", "directions"):
+    for k in ("host_failure", "directions", "reached"):
         if r.get(k):
             out[k] = r[k]
     return out

@@ -4,6 +4,7 @@ and an expiry date (docs/results-format.md, "Expectations")."""
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,19 +18,36 @@ class ExpectationsError(Exception):
 
 @dataclass(frozen=True)
 class Waiver:
-    id: str
+    id: str               # a case id; a glob when teardown_crash
     reason: str
     expires: dt.date
+    teardown_crash: bool = False
 
     def describe(self) -> dict:
-        return {"id": self.id, "reason": self.reason, "expires": self.expires.isoformat()}
+        d = {"id": self.id, "reason": self.reason, "expires": self.expires.isoformat()}
+        if self.teardown_crash:
+            d["teardown_crash"] = True
+        return d
+
+    def covers(self, result: dict) -> bool:
+        """Whether this waiver applies to the result at all. A teardown_crash
+        waiver names a provider defect that strikes after a case's verdict,
+        in whichever case it happens to: it covers only a CRASH that came
+        after the case had reached its result, and never makes a passing
+        case 'waived but passing'."""
+        if not self.teardown_crash:
+            return result["id"] == self.id
+        return (fnmatch.fnmatchcase(result["id"], self.id)
+                and result["state"] == "CRASH" and bool(result.get("reached")))
 
 
-_KEYS = {"id", "reason", "expires"}
+_KEYS = {"id", "reason", "expires", "teardown_crash"}
+_GLOB = set("*?[")
 
 
 def load(path: Path, today: dt.date | None = None):
-    """Returns (active waivers by id, expired waivers, warnings)."""
+    """Returns (active waivers, expired waivers, warnings); the waivers by
+    (id, teardown_crash)."""
     today = today or dt.date.today()
     try:
         data = tomllib.loads(Path(path).read_text())
@@ -69,23 +87,46 @@ def load(path: Path, today: dt.date | None = None):
             raise ExpectationsError(
                 f"{where} ({wid}): 'expires' must be a date such as 2027-01-31"
             )
-        if wid in active or wid in expired:
+        teardown = w.get("teardown_crash", False)
+        if not isinstance(teardown, bool):
+            raise ExpectationsError(f"{where} ({wid}): 'teardown_crash' must be true or false")
+        if _GLOB & set(wid) and not teardown:
+            # a pattern over failures would waive the next new failure too
+            raise ExpectationsError(
+                f"{where} ({wid}): a pattern id is only allowed with teardown_crash = true")
+        key = (wid, teardown)
+        if key in active or key in expired:
             raise ExpectationsError(f"{where}: {wid} is waived twice")
-        waiver = Waiver(wid, reason.strip(), expires)
+        waiver = Waiver(wid, reason.strip(), expires, teardown)
         if expires < today:
-            expired[wid] = waiver
+            expired[key] = waiver
             warnings.append(
                 f"waiver for {wid} expired on {expires.isoformat()}; ignored"
             )
         else:
-            active[wid] = waiver
+            active[key] = waiver
     return active, expired, warnings
+
+
+def find(result: dict, active: dict) -> Waiver | None:
+    """The waiver for a result: its case's own, else a teardown_crash
+    waiver that covers it."""
+    w = active.get((result["id"], False))
+    if w:
+        return w
+    return next((w for w in active.values() if w.teardown_crash and w.covers(result)), None)
+
+
+def matches_known(waiver: Waiver, known: set) -> bool:
+    if waiver.teardown_crash:
+        return any(fnmatch.fnmatchcase(k, waiver.id) for k in known)
+    return waiver.id in known
 
 
 def annotate(result: dict, active: dict) -> dict:
     """Adds the waiver fields to a result (a copy)."""
     r = dict(result)
-    w = active.get(r["id"])
+    w = find(r, active)
     r["waiver"] = w.describe() if w else None
     r["waived"] = bool(w and r["state"] in BAD_STATES)
     r["waived_but_passing"] = bool(w and r["state"] == "PASS")

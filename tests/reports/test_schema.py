@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from datcts_reports import ReportError
+from datcts_reports import BAD_STATES, ReportError
 from datcts_reports.schema import load_results, validate
 
 from helpers import fix_summary, make_doc, result, save
@@ -124,3 +124,32 @@ def test_legacy_schema_1_is_upgraded(tmp_path):
     assert got["run"]["provider"]["library_sha256"] is None
     assert any("upgraded" in w for w in got["warnings"])
     assert json.loads(p.read_text())["schema"] == 1  # the file is not rewritten
+
+
+def _teardown_waived(state="CRASH", reached="PASS", pattern="dat_ep_*"):
+    r = result("dat_ep_free.frees", state)
+    if reached:
+        r["reached"] = reached
+    r["waiver"] = {"id": pattern, "teardown_crash": True, "reason": "unload race",
+                   "expires": "2099-01-01"}
+    r["waived"] = state in BAD_STATES
+    return fix_summary(make_doc([r]))
+
+
+def test_teardown_crash_waiver_is_consistent():
+    assert validate(_teardown_waived()) == []
+
+
+@pytest.mark.parametrize("kw, expect", [
+    ({"pattern": "dat_cr_*"},
+     "results[0].waiver.id: 'dat_cr_*' does not match the case id 'dat_ep_free.frees'"),
+    ({"reached": None},
+     "results[0].waiver: a teardown_crash waiver on a CRASH that did not come after the "
+     "case's result ('reached')"),
+    ({"state": "FAIL", "reached": None},
+     "results[0].waiver: a teardown_crash waiver on a FAIL that did not come after the "
+     "case's result ('reached')"),
+])
+def test_teardown_crash_waiver_must_fit_the_result(kw, expect):
+    errs = validate(_teardown_waived(**kw))
+    assert expect in errs, errs

@@ -3,12 +3,13 @@
  * A tiny DAT 1.2 provider for the runner's own tests: ia_open, ia_query
  * (srq_supported = DAT_FALSE), ia_close and a minimal EVD.  Everything else
  * is left NULL, so libdat answers DAT_NOT_IMPLEMENTED (which the tests use
- * to make a fixture fail).  Also exports two test hooks.
+ * to make a fixture fail).  Also exports three test hooks.
  */
 #include <dat/udat.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct fake_evd {
 
 static DAT_PROVIDER fake_provider;
 static DAT_PROVIDER_INFO fake_info;
+static bool crash_on_close;	/* datcts_fake_crash_on_close() */
 
 static DAT_RETURN fake_evd_new(struct fake_ia *ia, DAT_COUNT qlen,
 			       DAT_EVD_FLAGS flags, DAT_EVD_HANDLE *out)
@@ -83,6 +85,8 @@ static DAT_RETURN fake_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	struct fake_ia *ia = h;
 
 	(void)flags;
+	if (crash_on_close)
+		raise(SIGSEGV);
 	if (ia->own_async)
 		free(ia->async_evd);
 	free(ia);
@@ -161,6 +165,7 @@ static DAT_RETURN fake_evd_free(DAT_EVD_HANDLE h)
 /* Test hooks, found by the harness with dc_provider_hook(). */
 int datcts_fake_hook_present(void);
 void datcts_fake_evd_bump_qlen(DAT_EVD_HANDLE h);
+void datcts_fake_crash_on_close(void);
 
 int datcts_fake_hook_present(void)
 {
@@ -170,6 +175,12 @@ int datcts_fake_hook_present(void)
 void datcts_fake_evd_bump_qlen(DAT_EVD_HANDLE h)
 {
 	((struct fake_evd *)h)->qlen++;
+}
+
+/* The next dat_ia_close dies of SIGSEGV: a provider crashing in a case's teardown. */
+void datcts_fake_crash_on_close(void)
+{
+	crash_on_close = true;
 }
 
 void dat_provider_init(const DAT_PROVIDER_INFO *info, const char *instance_data)

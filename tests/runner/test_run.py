@@ -14,6 +14,7 @@ EXPECTED = {
     "selftest.fail_int": "FAIL",
     "selftest.crash_segv": "CRASH",
     "selftest.crash_abort": "CRASH",
+    "selftest.crash_in_teardown": "CRASH",
     "selftest.exit_early": "CRASH",
     "selftest.hang": "TIMEOUT",
     "selftest.unsupported_srq": "UNSUPPORTED",

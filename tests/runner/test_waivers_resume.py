@@ -69,6 +69,35 @@ def test_all_failures_waived_exits_zero(datcts, tmp_path):
     assert len(skipped) == 4
 
 
+def test_teardown_crash_waiver(datcts, tmp_path):
+    """A pattern waiver for a provider that crashes after a case's result
+    covers that CRASH in any case, and nothing else."""
+    exp = write(tmp_path, f"""
+[[waiver]]
+id = "selftest.*"
+teardown_crash = true
+reason = "the provider's thread outlives dat_ia_close"
+expires = {FUTURE}
+""")
+    r = datcts("--expectations", exp, "-k", "selftest.crash_in_teardown",
+               "-k", "selftest.crash_segv", "-k", "selftest.pass")
+    res = r.results
+    torn = res["selftest.crash_in_teardown"]
+    assert torn["state"] == "CRASH" and torn["reached"] == "PASS", torn
+    assert "during teardown, after the case had reached PASS" in torn["message"]
+    assert torn["waived"] is True
+    assert torn["waiver"] == {"id": "selftest.*", "teardown_crash": True,
+                              "reason": "the provider's thread outlives dat_ia_close",
+                              "expires": FUTURE}
+    body = res["selftest.crash_segv"]
+    assert body["state"] == "CRASH" and "reached" not in body
+    assert body["waived"] is False and body["waiver"] is None
+    assert res["selftest.pass"]["waiver"] is None
+    assert res["selftest.pass"]["waived_but_passing"] is False
+    assert r.doc["summary"]["waived"] == 1
+    assert r.rc == 1  # the crash in the body is not covered
+
+
 def test_malformed_expectations_are_a_usage_error(datcts, tmp_path):
     exp = write(tmp_path, f'[[waiver]]\nid = "selftest.fail"\nexpires = {FUTURE}\n')
     r = datcts("--expectations", exp, "-k", "selftest.fail")
@@ -76,6 +105,10 @@ def test_malformed_expectations_are_a_usage_error(datcts, tmp_path):
     assert "needs a 'reason'" in r.stderr
     exp = write(tmp_path, '[[waiver]]\nid = "selftest.fail"\nreason = "x"\nexpires = "soon"\n')
     assert datcts("--expectations", exp, "-k", "selftest.fail").rc == 2
+    exp = write(tmp_path, f'[[waiver]]\nid = "selftest.*"\nreason = "x"\nexpires = {FUTURE}\n')
+    r = datcts("--expectations", exp, "-k", "selftest.fail")
+    assert r.rc == 2
+    assert "a pattern id is only allowed with teardown_crash = true" in r.stderr
 
 
 def test_resume_skips_finished_ids(datcts, tmp_path):

@@ -108,6 +108,15 @@ DC_CASE(selftest, hook_present,
 	DC_ASSERT_EQ(fn(), 42);
 }
 
+DC_CASE(selftest, crash_in_teardown,
+	.summary = "passes, then the provider dies of SIGSEGV in the teardown's dat_ia_close")
+{
+	void (*arm)(void) = (void (*)(void))dc_provider_hook("datcts_fake_crash_on_close");
+
+	arm();
+	DC_ASSERT_EQ(1, 1);
+}
+
 DC_CASE(selftest, hook_absent,
 	.summary = "a missing provider hook makes the case UNSUPPORTED")
 {
