@@ -79,19 +79,55 @@ def _findings(out: Path) -> list[Path]:
                   and not p.name.endswith((".min", ".c.txt")))
 
 
+def _replay(binary: Path, env: dict, unit: Path, timeout: int) -> str:
+    try:
+        r = subprocess.run([str(binary), f"-timeout={timeout}", str(unit)], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", timeout=timeout * 4)
+        return r.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or b""
+        return (out.decode(errors="replace") if isinstance(out, bytes) else out) + \
+            f"\n[datcts fuzz: the replay did not end within {timeout * 4} s]\n"
+
+
+def _echoed_calls(text: str) -> str:
+    """The calls a replay with DATCTS_FUZZ_ECHO=1 printed as it made them
+    (each `r = ...;` line, then its result), the last one unanswered when
+    the process died inside it."""
+    text = text.split("\nRunning: ", 1)[-1]
+    lines, answered = [], True
+    for ln in text.splitlines():
+        if ln.startswith("r = "):
+            lines.append(ln)
+            answered = False
+        elif ln.startswith("\t/* ") and lines and not answered:
+            lines[-1] += ln
+            answered = True
+    if lines and not answered:
+        lines[-1] += "\t/* <- did not return */"
+    return "".join(ln + "\n" for ln in lines)
+
+
 def _reproducer(binary: Path, env: dict, unit: Path, timeout: int) -> str:
     """The C call sequence (and the report) printed by replaying unit."""
-    r = subprocess.run([str(binary), f"-timeout={timeout}", str(unit)], env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       errors="replace", timeout=timeout * 4)
-    text = r.stdout
+    text = _replay(binary, env, unit, timeout)
     m = re.search(r"==== datcts fuzz: FINDING.*?(?=\n==\d+== ERROR: libFuzzer|\Z)", text, re.S)
     if m:
         return m.group(0).rstrip() + "\n"
-    m = re.search(r"(==\d+==ERROR: .*?SUMMARY: [^\n]*\n)", text, re.S)
+    m = re.search(r"(==\d+== ?ERROR: .*?SUMMARY: [^\n]*\n)", text, re.S)
     report = m.group(1) if m else text[-4000:]
     repro = re.search(r"==== datcts fuzz: C reproducer.*?==== end of reproducer ====\n", text, re.S)
-    return report + (repro.group(0) if repro else "")
+    if repro:
+        return report + repro.group(0)
+    # A death the sequence printer never saw (an abort() in the provider is
+    # libFuzzer's, not the sanitizer's): replay once more, echoing each call
+    # as it is made, so the sequence survives however the process ends.
+    calls = _echoed_calls(_replay(binary, dict(env, DATCTS_FUZZ_ECHO="1"), unit, timeout))
+    if not calls:
+        return report
+    return (report + "==== datcts fuzz: C reproducer (echoed by a second replay) ====\n"
+            + calls + "==== end of reproducer ====\n")
 
 
 def _minimize(binary: Path, env: dict, unit: Path, timeout: int) -> Path:
