@@ -109,24 +109,37 @@ def _echoed_calls(text: str) -> str:
     return "".join(ln + "\n" for ln in lines)
 
 
+# libFuzzer's and the sanitizers' reports, and _replay's own note of a hang
+ERROR_REPORT = r"(==\d+== ?ERROR: .*?SUMMARY: [^\n]*\n|\[datcts fuzz: the replay did not end[^\n]*\n)"
+NOT_REPRODUCED = ("==== datcts fuzz: NOT REPRODUCED: the input ran without a finding when "
+                  "replayed; the finding depends on timing ====")
+
+
 def _reproducer(binary: Path, env: dict, unit: Path, timeout: int) -> str:
     """The C call sequence (and the report) printed by replaying unit."""
     text = _replay(binary, env, unit, timeout)
     m = re.search(r"==== datcts fuzz: FINDING.*?(?=\n==\d+== ERROR: libFuzzer|\Z)", text, re.S)
     if m:
         return m.group(0).rstrip() + "\n"
-    m = re.search(r"(==\d+== ?ERROR: .*?SUMMARY: [^\n]*\n)", text, re.S)
-    report = m.group(1) if m else text[-4000:]
+    m = re.search(ERROR_REPORT, text, re.S)
     repro = re.search(r"==== datcts fuzz: C reproducer.*?==== end of reproducer ====\n", text, re.S)
-    if repro:
-        return report + repro.group(0)
+    if m and repro:
+        return m.group(1) + repro.group(0)
     # A death the sequence printer never saw (an abort() in the provider is
-    # libFuzzer's, not the sanitizer's): replay once more, echoing each call
-    # as it is made, so the sequence survives however the process ends.
-    calls = _echoed_calls(_replay(binary, dict(env, DATCTS_FUZZ_ECHO="1"), unit, timeout))
+    # libFuzzer's, not the sanitizer's), or none at all this time (a race):
+    # replay once more, echoing each call as it is made, so the sequence
+    # survives however the process ends.
+    echoed = _replay(binary, dict(env, DATCTS_FUZZ_ECHO="1"), unit, timeout)
+    calls = _echoed_calls(echoed)
+    m = m or re.search(ERROR_REPORT, echoed, re.S)
+    if not m:
+        return (NOT_REPRODUCED + "\n"
+                + ("==== datcts fuzz: the calls of the input (replays that did not fail) ====\n"
+                   + calls.replace("\t/* <- did not return */", "")
+                   + "==== end of calls ====\n" if calls else ""))
     if not calls:
-        return report
-    return (report + "==== datcts fuzz: C reproducer (echoed by a second replay) ====\n"
+        return m.group(1)
+    return (m.group(1) + "==== datcts fuzz: C reproducer (echoed by a second replay) ====\n"
             + calls + "==== end of reproducer ====\n")
 
 
@@ -185,13 +198,16 @@ def run_target(args, target: str, fuzz_build: Path, out_root: Path) -> dict:
         small = unit if args.no_minimize else _minimize(binary, env, unit, args.timeout)
         repro = _reproducer(binary, env, small, args.timeout)
         (out / (unit.name + ".c.txt")).write_text(repro)
-        findings.append({"input": str(small), "reproducer": str(out / (unit.name + ".c.txt"))})
+        findings.append({"input": str(small), "reproducer": str(out / (unit.name + ".c.txt")),
+                         "reproduced": not repro.startswith(NOT_REPRODUCED)})
         print(f"datcts fuzz: {target}: FINDING {unit.name}\n{repro}", file=sys.stderr)
     summary = {"target": target, "binary": str(binary), "executions": _executions(text),
                "findings": findings, "log": str(log_path), **described}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    racy = sum(1 for f in findings if not f["reproduced"])
     print(f"datcts fuzz: {target}: {summary['executions']} executions, "
-          f"{len(findings)} finding(s); log {log_path}", file=sys.stderr)
+          f"{len(findings)} finding(s)" + (f" ({racy} not reproduced)" if racy else "")
+          + f"; log {log_path}", file=sys.stderr)
     return summary
 
 

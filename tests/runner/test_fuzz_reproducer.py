@@ -27,15 +27,41 @@ kill -ABRT $$
 """
 
 
-def test_abort_in_the_provider_still_gives_the_call_sequence(tmp_path):
+def _replay_with(tmp_path, script):
+    """The reproducer _reproducer makes of one input, the target being script."""
     target = tmp_path / "datcts-fuzz-api2"
-    target.write_text(FAKE_TARGET)
+    target.write_text(script)
     target.chmod(target.stat().st_mode | stat.S_IXUSR)
     unit = tmp_path / "crash-1"
     unit.write_bytes(b"\x01")
-    text = _reproducer(target, dict(os.environ), unit, timeout=5)
+    return _reproducer(target, dict(os.environ), unit, timeout=5)
+
+
+def test_abort_in_the_provider_still_gives_the_call_sequence(tmp_path):
+    text = _replay_with(tmp_path, FAKE_TARGET)
     assert "ERROR: libFuzzer: deadly signal" in text
     assert ("==== datcts fuzz: C reproducer (echoed by a second replay) ====\n"
             'r = dat_ia_open("ofa-v2-cma-rxe0", 3, &async_evd, &ia);\t/* DAT_SUCCESS */\n'
             "r = dat_cno_free(cno0);\t/* <- did not return */\n"
             "==== end of reproducer ====\n") in text, text
+
+
+# Stands in for a fuzz target on an input whose finding was a race: the
+# replays run to the end without one.
+PASSING_TARGET = r"""#!/bin/sh
+echo "Running: $2"
+if [ "$DATCTS_FUZZ_ECHO" = 1 ]; then
+	echo 'r = dat_ia_open("ofa-v2-cma-rxe0", 3, &async_evd, &ia);' >&2
+	printf '\t/* DAT_SUCCESS */\n' >&2
+	echo 'r = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);' >&2
+	printf '\t/* DAT_SUCCESS */\n' >&2
+fi
+echo "Executed $2 in 36 ms"
+"""
+
+
+def test_a_finding_that_does_not_fail_again_says_so(tmp_path):
+    text = _replay_with(tmp_path, PASSING_TARGET)
+    assert text.startswith("==== datcts fuzz: NOT REPRODUCED"), text
+    assert "C reproducer" not in text and "did not return" not in text, text
+    assert 'r = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);\t/* DAT_SUCCESS */\n' in text, text
