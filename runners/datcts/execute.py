@@ -369,7 +369,7 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
     msg = r.get("message") or ""
     if msg and not r.get("host_failure"):
         msg = f"{pick.role}: {msg}"
-    result = {
+    return {
         "id": case.id,
         "state": r.get("state"),
         "message": msg,
@@ -400,7 +400,6 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
         "phases": r.get("phases") or {},
         **_reached(r),
     }
-    return result
 
 
 def _reached(r: dict) -> dict:

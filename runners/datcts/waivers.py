@@ -29,16 +29,22 @@ class Waiver:
             d["teardown_crash"] = True
         return d
 
+    def names(self, case_id: str) -> bool:
+        """Whether the id names the case (a pattern when teardown_crash)."""
+        if self.teardown_crash:
+            return fnmatch.fnmatchcase(case_id, self.id)
+        return case_id == self.id
+
     def covers(self, result: dict) -> bool:
         """Whether this waiver applies to the result at all. A teardown_crash
         waiver names a provider defect that strikes after a case's verdict,
         in whichever case it happens to: it covers only a CRASH that came
         after the case had reached its result, and never makes a passing
         case 'waived but passing'."""
-        if not self.teardown_crash:
-            return result["id"] == self.id
-        return (fnmatch.fnmatchcase(result["id"], self.id)
-                and result["state"] == "CRASH" and bool(result.get("reached")))
+        if not self.names(result["id"]):
+            return False
+        return not self.teardown_crash or (result["state"] == "CRASH"
+                                           and bool(result.get("reached")))
 
 
 _KEYS = {"id", "reason", "expires", "teardown_crash"}
@@ -115,12 +121,6 @@ def find(result: dict, active: dict) -> Waiver | None:
     if w:
         return w
     return next((w for w in active.values() if w.teardown_crash and w.covers(result)), None)
-
-
-def matches_known(waiver: Waiver, known: set) -> bool:
-    if waiver.teardown_crash:
-        return any(fnmatch.fnmatchcase(k, waiver.id) for k in known)
-    return waiver.id in known
 
 
 def annotate(result: dict, active: dict) -> dict:
