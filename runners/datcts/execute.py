@@ -137,7 +137,8 @@ class Runner:
             if r is not None:
                 r.update(hosts=[launcher.host])
                 return normalize(case, dict(synthesized(case, "UNRESOLVED", "", 0.0), **r))
-            return synthesized(case, "UNRESOLVED", f"cannot start {case.binary}: {e}", 0.0)
+            return normalize(case, synthesized(case, "UNRESOLVED",
+                                               f"cannot start {case.binary}: {e}", 0.0))
         self.procs.add(p)
         timed_out = False
         try:
@@ -208,7 +209,7 @@ class Runner:
                     r.update(lost)
                 r["hosts"] = [placement.get(x, self.launcher).host
                               for x in ("passive", "active")]
-                return r
+                return normalize(case, r)
             self.procs.add(p)
             halves[role] = _Half(role, p, launcher.host, launcher)
         try:

@@ -283,19 +283,29 @@ class HostLauncher:
         return subprocess.CompletedProcess(argv, p.returncode, out, err)
 
     def probe(self) -> str | None:
-        """None when the host answers (`true` through the launcher), else why not."""
+        """None when the host answers (`true` through the launcher), else why
+        not.  A probe killed by a signal is asked again once: whatever killed
+        the half may have killed the probe too, which says nothing about
+        whether the host answers now."""
+        why, killed = self._probe_once()
+        if killed:
+            why, _ = self._probe_once()
+        return why
+
+    def _probe_once(self) -> tuple:
+        """(why not, whether the probe died of a signal)."""
         try:
             p = self.run_script("exit 0", [], timeout=self.spec.probe_timeout, env={})
         except subprocess.TimeoutExpired:
-            return f"no answer to a liveness probe within {self.spec.probe_timeout:g} s"
+            return f"no answer to a liveness probe within {self.spec.probe_timeout:g} s", False
         except OSError as e:
-            return f"liveness probe could not start: {e}"
-        if p.returncode != 0:
-            err = p.stderr.decode(errors="replace").strip().splitlines()
-            how = (f"died of {signal_name(-p.returncode)}" if p.returncode < 0
-                   else f"exited {p.returncode}")
-            return f"liveness probe {how}" + (f": {err[-1]}" if err else "")
-        return None
+            return f"liveness probe could not start: {e}", False
+        if p.returncode == 0:
+            return None, False
+        err = p.stderr.decode(errors="replace").strip().splitlines()
+        how = (f"died of {signal_name(-p.returncode)}" if p.returncode < 0
+               else f"exited {p.returncode}")
+        return f"liveness probe {how}" + (f": {err[-1]}" if err else ""), p.returncode < 0
 
     def _set_dead(self, reason: str) -> None:
         """Called with the lock held."""

@@ -10,6 +10,7 @@ import pytest
 
 from datcts import hosts as mh
 from datcts.discovery import Case
+from datcts.execute import ProcessTable, Runner
 
 from conftest import FAKE_SSH
 
@@ -242,6 +243,41 @@ def test_lost_classifies_host_deaths(tmp_path, monkeypatch):
     assert la.lost(-11, "", False, "x").startswith("host b unreachable")
     with pytest.raises(OSError):
         la.start(["true"], stdin=subprocess.DEVNULL)
+
+
+def test_a_half_on_a_dead_host_gives_a_complete_result(tmp_path, monkeypatch):
+    """A half that cannot start (its host already marked dead) still gives
+    a result with every field a datcts-results document requires."""
+    (spec,) = load(tmp_path, '[[host]]\nname="b"\nkind="netns"\nnetns="dcts-gone"\n')
+    dead = mh.make_launcher(spec, tmp_path)
+    dead.dead = {"at": "t", "reason": "liveness probe exited 255"}
+    runner = Runner(launcher=dead, timeout=5, procs=ProcessTable(),
+                    placement={"passive": dead, "active": dead})
+    r = runner.run_two_node(case())
+    assert r["state"] == "UNRESOLVED" and r["host_failure"]["host"] == "b"
+    assert r["message"].startswith("host b unreachable: the passive half ended without a result")
+    assert (r["clauses"], r["page"], r["area"], r["phases"]) == (["p.c"], "p", "ep", {})
+    assert r["hosts"] == ["b", "b"]
+
+
+def test_a_probe_killed_by_a_signal_is_asked_again_once(tmp_path, monkeypatch):
+    (spec,) = load(tmp_path, '[[host]]\nname="b"\nkind="netns"\nnetns="dcts-gone"\n')
+    la = mh.make_launcher(spec, tmp_path)
+    rcs = []
+
+    def run_script(script, args, timeout, env):
+        return subprocess.CompletedProcess(["sh"], rcs.pop(0), b"", b"")
+
+    monkeypatch.setattr(la, "run_script", run_script)
+    # Killed together with the half it was probing for, then answers.
+    rcs[:] = [-9, 0]
+    assert la.probe() is None and rcs == []
+    # Killed twice: no answer.
+    rcs[:] = [-9, -9]
+    assert la.probe() == "liveness probe died of SIGKILL" and rcs == []
+    # Refused (namespace gone): no second probe.
+    rcs[:] = [255, 0]
+    assert la.probe() == "liveness probe exited 255" and rcs == [0]
 
 
 def test_a_local_host_runs_the_real_cases(build, run_datcts):
