@@ -872,6 +872,12 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			     DAT_INVALID_STATE_EVD_CONFIG_NOTIFY);
 	if (rc)
 		goto out;
+	/*
+	 * What the transport already has counts as arrived, as for dequeue.
+	 * A consumer that waits for each completion in turn thus reaps them
+	 * itself, and the progress thread is not woken per completion.
+	 */
+	ref_conn_poll(ia);
 	if (evd->count >= threshold) {
 		ring_pop(evd, event);
 		*nmore = evd_nmore(evd);

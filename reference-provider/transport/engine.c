@@ -31,7 +31,8 @@ static long elapsed_ms(const struct timespec *a, const struct timespec *b)
 
 int ref_engine_init(struct ref_engine *e, struct ref_ia *ia, int tick_ms,
 		    void (*round)(struct ref_engine *e),
-		    int (*timeout_ms)(struct ref_engine *e))
+		    int (*timeout_ms)(struct ref_engine *e),
+		    void (*arm)(struct ref_engine *e))
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
@@ -40,6 +41,7 @@ int ref_engine_init(struct ref_engine *e, struct ref_ia *ia, int tick_ms,
 	e->tick_ms = tick_ms;
 	e->round = round;
 	e->timeout_ms = timeout_ms;
+	e->arm = arm;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
 	e->outer = epoll_create1(EPOLL_CLOEXEC);
 	e->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -71,11 +73,21 @@ void ref_engine_wake(struct ref_engine *e)
 	(void)n;
 }
 
-/* Busy polled within the last two ticks: leave the descriptors to it. */
-static bool busy(const struct ref_engine *e)
+/*
+ * Thread: busy polled within the last two ticks, so leave the descriptors
+ * to the poller.  The poller only sets a flag (a clock read per poll would
+ * cost as much as the poll where the clock is slow); the thread, awake every
+ * tick while detached, turns it into a time.
+ */
+static bool busy(struct ref_engine *e)
 {
 	struct timespec now = now_mono();
 
+	if (e->polled) {
+		e->polled = false;
+		e->busy_at = now;
+		return true;
+	}
 	return e->busy_at.tv_sec &&
 	       elapsed_ms(&e->busy_at, &now) < 2L * e->tick_ms;
 }
@@ -115,6 +127,8 @@ static void *engine_thread(void *arg)
 
 		if (e->detached && (timeout < 0 || timeout > e->tick_ms))
 			timeout = e->tick_ms;
+		else if (!e->detached)
+			ref_engine_arm(e);	/* it sleeps on epfd */
 		ref_ia_unlock(ia);
 		n = epoll_wait(e->outer, evs, 4, timeout);
 		ref_ia_lock(ia);
@@ -187,17 +201,26 @@ void ref_engine_poll_end(struct ref_engine *e)
 
 bool ref_engine_busy_poll(struct ref_engine *e)
 {
+	struct epoll_event ev;
 	struct timespec now;
 	bool round;
 
 	detach(e);
+	e->polled = true;
 	if (e->busy_calls++ % BUSY_CLOCK_EVERY)
 		return false;
 	now = now_mono();
 	round = !e->busy_round_at.tv_sec ||
 		elapsed_ms(&e->busy_round_at, &now) >= 1;
-	e->busy_at = now;
-	if (round)
-		e->busy_round_at = now;
-	return round;
+	if (!round)
+		return false;
+	e->busy_round_at = now;
+	/* one look at the descriptors costs less than a round's reads */
+	return epoll_wait(e->epfd, &ev, 1, 0) > 0;
+}
+
+void ref_engine_arm(struct ref_engine *e)
+{
+	if (e->arm)
+		e->arm(e);
 }

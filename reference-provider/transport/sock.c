@@ -1948,7 +1948,7 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 			       DAT_INVALID_ADDRESS_MALFORMED);
 	}
 	if (ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
-			    engine_timeout_ms) < 0 ||
+			    engine_timeout_ms, NULL) < 0 ||
 	    ref_engine_start(&tp->base.engine) < 0)
 		goto fail;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));

@@ -186,6 +186,14 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		pfd[1].events = POLLIN;
 		pfd[1].revents = 0;
 		ref_engine_poll_begin(&tp->engine);
+		ref_waiter_running = w;
+		ref_engine_arm(&tp->engine);
+		ref_waiter_running = NULL;
+		if (w->woken) {
+			/* arming reaped what it waits for */
+			ref_engine_poll_end(&tp->engine);
+			return ref_waiter_sleep(w, ia, deadline, infinite);
+		}
 		ref_ia_unlock(ia);
 		/*
 		 * Spin briefly before sleeping: on virtual machines the

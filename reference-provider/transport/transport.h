@@ -53,6 +53,12 @@ struct ref_transport_ops;
  * itself between ref_engine_poll_begin/_end; a busy poller calls
  * ref_engine_busy_poll): the thread then only ticks every @tick_ms until
  * nobody polls, and takes them back.
+ *
+ * Completion queues are armed only for a sleeper: whoever is about to sleep
+ * on @epfd (the thread while it watches it, a consumer in ref_conn_wait)
+ * first calls ref_engine_arm, which runs @arm: request a notification for
+ * every queue not armed yet and reap what arrived before.  A consumer that
+ * busy-polls reaps the queues itself, and nobody is woken per completion.
  */
 struct ref_engine {
 	struct ref_ia *ia;
@@ -66,14 +72,17 @@ struct ref_engine {
 	int pollers;		/* consumers polling epfd (ref_conn_wait) */
 	struct timespec busy_at, busy_round_at;	/* ref_engine_busy_poll */
 	unsigned int busy_calls;
+	bool polled;		/* busy polled since the thread last looked */
 	void (*round)(struct ref_engine *e);
 	int (*timeout_ms)(struct ref_engine *e);
+	void (*arm)(struct ref_engine *e);	/* optional */
 };
 
 /* Descriptors; 0 or -1 (ref_engine_fini cleans up either way). */
 int ref_engine_init(struct ref_engine *e, struct ref_ia *ia, int tick_ms,
 		    void (*round)(struct ref_engine *e),
-		    int (*timeout_ms)(struct ref_engine *e));
+		    int (*timeout_ms)(struct ref_engine *e),
+		    void (*arm)(struct ref_engine *e));
 /* Adds @fd to the inner set with @ptr as its epoll data. */
 int ref_engine_watch(struct ref_engine *e, int fd, uint32_t events, void *ptr);
 int ref_engine_start(struct ref_engine *e);
@@ -87,8 +96,11 @@ void ref_engine_poll_begin(struct ref_engine *e);
 void ref_engine_poll_end(struct ref_engine *e);
 /* Lock held: a consumer busy-polls completions (poll_completions); the
  * thread keeps off for a while.  True when the poller should also run a
- * whole round now (once a millisecond: connection and async events). */
+ * whole round now (once a millisecond, when a descriptor is readable:
+ * connection and async events). */
 bool ref_engine_busy_poll(struct ref_engine *e);
+/* Lock held, before sleeping on epfd: arms what must wake the sleeper. */
+void ref_engine_arm(struct ref_engine *e);
 
 /* Common heads; each transport embeds them first in its own structs. */
 struct ref_transport {

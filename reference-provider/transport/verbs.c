@@ -64,6 +64,9 @@
 #define RESOLVE_MS	2000	/* rdma_resolve_addr / _route timeouts */
 #define SRQ_DEPTH	REF_MAX_DTOS
 #define TICK_MS		20	/* engine tick while a consumer polls */
+/* Small Sends and RDMA Writes travel in the work request itself (the
+ * device reads no memory region for them): what OFA's dapl asks for too */
+#define INLINE_BYTES	64
 
 
 enum v_state {
@@ -96,6 +99,7 @@ struct v_conn {
 	enum v_state state;
 	bool released;			/* core let go: no more upcalls */
 	bool cq_ready;			/* completion event seen */
+	bool cq_armed;			/* a notification is requested */
 	bool polled;			/* tp_poll_cqs: done this sweep */
 	int fail_pending;		/* enum ref_tp_fail to report, or -1 */
 	bool close_pending;		/* conn_closed(broken) to report */
@@ -107,6 +111,7 @@ struct v_conn {
 	uint64_t rx_msn;
 	struct ref_srq *srq;		/* SRQ of the EP the QP serves */
 	uint8_t req_rd_in, req_rd_out;	/* passive: the request's read depths */
+	uint32_t max_inline;		/* the QP's inline data limit */
 };
 
 struct v_pd {
@@ -560,6 +565,7 @@ static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
 		return -1;
 	if (ibv_req_notify_cq(c->cq, 0))
 		return -1;
+	c->cq_armed = true;
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_context = c;
 	qa.send_cq = c->cq;
@@ -571,8 +577,14 @@ static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
 	qa.cap.max_recv_wr = (uint32_t)(s ? 0 : rq);
 	qa.cap.max_send_sge = (uint32_t)sge;
 	qa.cap.max_recv_sge = s ? 0 : (uint32_t)sge;
-	if (rdma_create_qp(c->id, pd, &qa))
-		return -1;
+	qa.cap.max_inline_data = INLINE_BYTES;
+	if (rdma_create_qp(c->id, pd, &qa)) {
+		/* a device without inline data */
+		qa.cap.max_inline_data = 0;
+		if (rdma_create_qp(c->id, pd, &qa))
+			return -1;
+	}
+	c->max_inline = qa.cap.max_inline_data;
 	c->qp = c->id->qp;
 	c->srq = ep->srq;
 	c->rx_msn = 0;
@@ -842,6 +854,14 @@ static int post_send(struct v_conn *c, const struct ref_dto *dto,
 	wr.num_sge = n;
 	wr.opcode = op;
 	wr.send_flags = IBV_SEND_SIGNALED;
+	if (op != IBV_WR_RDMA_READ && c->max_inline) {
+		uint64_t bytes = 0;
+
+		for (int i = 0; i < n; i++)
+			bytes += sge[i].length;
+		if (bytes <= c->max_inline)
+			wr.send_flags |= IBV_SEND_INLINE;
+	}
 	if (op == IBV_WR_SEND) {
 		if (solicited)
 			wr.send_flags |= IBV_SEND_SOLICITED;
@@ -1035,6 +1055,11 @@ static void tp_poll_cqs(struct v_tp *tp, bool all)
 	}
 }
 
+/*
+ * Completion events.  A queue is not re-armed here: only a sleeper arms
+ * (engine_arm), so a consumer that keeps polling is not followed by an
+ * event, a wake-up and a round of the thread per completion.
+ */
 static void tp_comp_events(struct v_tp *tp)
 {
 	struct ibv_cq *cq;
@@ -1045,12 +1070,28 @@ static void tp_comp_events(struct v_tp *tp)
 
 		ibv_ack_cq_events(cq, 1);
 		if (c && c->cq == cq && !c->released) {
-			ibv_req_notify_cq(cq, 0);
+			c->cq_armed = false;
 			c->cq_ready = true;
 		}
 	}
-	/* poll every live connection that had an event (re-armed first,
-	 * so nothing arriving now is missed) */
+	tp_poll_cqs(tp, false);
+}
+
+/* Before a sleep on the completion channel (engine.c): arms every queue
+ * not armed, then reaps what completed before it was armed. */
+static void tp_arm(struct v_tp *tp)
+{
+	struct ref_list *pos;
+
+	ref_list_for_each(pos, &tp->conns) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+
+		if (c->cq && !c->released && !c->cq_armed &&
+		    ibv_req_notify_cq(c->cq, 0) == 0) {
+			c->cq_armed = true;
+			c->cq_ready = true;
+		}
+	}
 	tp_poll_cqs(tp, false);
 }
 
@@ -1427,6 +1468,11 @@ static int engine_timeout_ms(struct ref_engine *e)
 	return tp_timeout_ms(ref_container_of(e, struct v_tp, base.engine));
 }
 
+static void engine_arm(struct ref_engine *e)
+{
+	tp_arm(ref_container_of(e, struct v_tp, base.engine));
+}
+
 /* ---- consumer-driven progress (ref_conn_wait, busy polling) ----------------------------- */
 
 static void v_progress(struct ref_transport *base)
@@ -1653,7 +1699,7 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 	tp->comp = ibv_create_comp_channel(tp->ctx);
 	if (!tp->cm || !tp->comp ||
 	    ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
-			    engine_timeout_ms) < 0)
+			    engine_timeout_ms, engine_arm) < 0)
 		goto fail;
 	if (set_nonblock(tp->cm->fd) || set_nonblock(tp->comp->fd) ||
 	    set_nonblock(tp->ctx->async_fd))
