@@ -39,6 +39,21 @@ static inline DAT_RETURN ref_enter(struct ref_obj *obj, DAT_HANDLE_TYPE type)
 	return ref_obj_acquire((DAT_HANDLE)obj, type, 0, &o);
 }
 
+/*
+ * ref_lookup_ep and ref_enter in one: the EP of @h, its IA pinned and
+ * locked (one table lookup where both take three; for the data path).
+ * Leave with ref_ia_release(ep->obj.ia).
+ */
+static inline DAT_RETURN ref_acquire_ep(DAT_EP_HANDLE h, struct ref_ep **ep)
+{
+	struct ref_obj *obj;
+	DAT_RETURN rc = ref_obj_acquire(h, DAT_HANDLE_TYPE_EP, 0, &obj);
+
+	if (rc == DAT_SUCCESS)
+		*ep = ref_container_of(obj, struct ref_ep, obj);
+	return rc;
+}
+
 /* Lookups that also take nothing; the caller locks obj->ia afterwards. */
 DAT_RETURN ref_lookup_ep(DAT_EP_HANDLE h, struct ref_ep **ep);
 DAT_RETURN ref_lookup_evd(DAT_EVD_HANDLE h, DAT_EVD_FLAGS need,

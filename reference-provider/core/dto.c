@@ -605,16 +605,13 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	struct ref_ia *ia;
 	struct ref_dto *dto;
 	DAT_COUNT max_iov;
-	DAT_RETURN rc = ref_lookup_ep(eph, &ep);
+	DAT_RETURN rc = ref_acquire_ep(eph, &ep);
 	DAT_RETURN_SUBTYPE flags_arg = op == REF_WR_SEND ? DAT_INVALID_ARG5
 							 : DAT_INVALID_ARG6;
 
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
-	if (rc != DAT_SUCCESS)
-		return rc;
 	max_iov = op == REF_WR_SEND ? ep->attr.max_request_iov :
 		  op == REF_WR_RDMA_WRITE ? ep->attr.max_rdma_write_iov :
 					    ep->attr.max_rdma_read_iov;
@@ -757,14 +754,11 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 	struct ref_ep *ep;
 	struct ref_ia *ia;
 	struct ref_dto *dto;
-	DAT_RETURN rc = ref_lookup_ep(eph, &ep);
+	DAT_RETURN rc = ref_acquire_ep(eph, &ep);
 
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
-	if (rc != DAT_SUCCESS)
-		return rc;
 	if (ep->srq && !ref_mutant("ep-post-recv-srq-ep-accepted")) {
 		/* dat_ep_create_with_srq: receives go to the SRQ only */
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);

@@ -304,6 +304,12 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	}
 	ia = obj->ia;
 	ia->pins++;
+	if (ref_ia_trylock(ia)) {
+		/* locked while still found: nothing can have freed it */
+		pthread_mutex_unlock(&table_lock);
+		*out = obj;
+		return DAT_SUCCESS;
+	}
 	pthread_mutex_unlock(&table_lock);
 
 	ref_ia_lock(ia);

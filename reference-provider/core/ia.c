@@ -46,6 +46,11 @@ void ref_ia_lock(struct ref_ia *ia)
 	pthread_mutex_lock(&ia->lock);
 }
 
+bool ref_ia_trylock(struct ref_ia *ia)
+{
+	return pthread_mutex_trylock(&ia->lock) == 0;
+}
+
 static void run_deferred(struct ref_deferred *d)
 {
 	struct ref_obj *obj;

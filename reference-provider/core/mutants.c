@@ -4,10 +4,10 @@
  * purpose, so the suite can prove that the case checking that rule fails.
  *
  * Usage: DATREF_MUTANT=<id>[,<id>...] in the environment of the process
- * that loads libdaplref.so.  The variable is read once (first call of
- * ref_mutant()); an id that is not in the table below is reported once
- * on stderr and otherwise ignored.  Unset, ref_mutant() is a pthread_once
- * check and one pointer compare.
+ * that loads libdaplref.so.  The variable is read once, when the library
+ * is loaded; an id that is not in the table below is reported once on
+ * stderr and otherwise ignored.  Unset, ref_mutant() (ref.h, inline) is
+ * one pointer compare.
  *
  * Table format, one entry per mutant:
  *     { "<id>", "<clause id>[ <clause id>...]", "<what it breaks>" },
@@ -1996,10 +1996,9 @@ static const struct ref_mutant_def ref_mutants[] = {
 
 #define REF_MAX_ACTIVE 16
 
-static pthread_once_t mutant_once = PTHREAD_ONCE_INIT;
 static const char *active[REF_MAX_ACTIVE];
 static size_t nactive;
-static const char **active_p;	/* NULL while no mutant is set */
+const char **ref_mutants_on;
 static char *env_copy;
 
 static const struct ref_mutant_def *find_def(const char *id)
@@ -2012,7 +2011,8 @@ static const struct ref_mutant_def *find_def(const char *id)
 	return NULL;
 }
 
-static void mutant_init(void)
+/* Before any entry point can run, so ref_mutant() needs no once-check. */
+__attribute__((constructor)) static void mutant_init(void)
 {
 	const char *env = getenv("DATREF_MUTANT");
 	char *save = NULL, *tok;
@@ -2032,7 +2032,7 @@ static void mutant_init(void)
 			active[nactive++] = tok;
 	}
 	if (nactive)
-		active_p = active;
+		ref_mutants_on = active;
 }
 
 /*
@@ -2064,13 +2064,10 @@ int daplref_test_mutant(int i, const char **id, const char **clauses,
 	return 0;
 }
 
-bool ref_mutant(const char *id)
+bool ref_mutant_named(const char *id)
 {
 	size_t i;
 
-	pthread_once(&mutant_once, mutant_init);
-	if (!active_p)
-		return false;
 	for (i = 0; i < nactive; i++)
 		if (!strcmp(active[i], id))
 			return true;
@@ -2105,8 +2102,7 @@ const char *ref_mutant_active(void)
 {
 	const char *env;
 
-	pthread_once(&mutant_once, mutant_init);
-	if (!active_p)
+	if (!ref_mutants_on)
 		return "none";
 	env = getenv("DATREF_MUTANT");
 	return env ? env : "none";

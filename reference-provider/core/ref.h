@@ -320,6 +320,7 @@ struct ref_ia {
 
 /* Takes / releases ia->lock (see the rule at the top of this file). */
 void ref_ia_lock(struct ref_ia *ia);
+bool ref_ia_trylock(struct ref_ia *ia);	/* true: taken */
 void ref_ia_unlock(struct ref_ia *ia);
 
 /*
@@ -533,11 +534,18 @@ void ref_cond_init(pthread_cond_t *cond);
 
 /*
  * True when the run-time mutant switch (environment DATREF_MUTANT, read
- * once; a comma separated list) names @id.  Costs a pthread_once check
- * and one pointer compare when no mutant is set.  Mutant ids and the
- * clause each one breaks are listed in mutants.c.
+ * when the library is loaded; a comma separated list) names @id.  Costs
+ * one pointer compare when no mutant is set: it is asked dozens of times
+ * per data transfer.  Mutant ids and the clause each one breaks are
+ * listed in mutants.c.
  */
-bool ref_mutant(const char *id);
+extern const char **ref_mutants_on;	/* NULL while no mutant is set */
+bool ref_mutant_named(const char *id);
+static inline bool ref_mutant(const char *id)
+{
+	return __builtin_expect(ref_mutants_on != NULL, 0) &&
+	       ref_mutant_named(id);
+}
 /*
  * Marks a mutant id kept in a table (e.g. one per EP parameter) so that
  * tests/mutants/check_table.py finds it; expands to the string itself.

@@ -178,7 +178,6 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
                        # for a kill to land on a half in flight, even when a
                        # first kill comes an instant after a half finished
                        "-k", "dat_ep_modify.*")
-    t0 = time.monotonic()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=datcts_env(), cwd=tmp_path)
     try:
@@ -213,7 +212,6 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    elapsed = time.monotonic() - t0
     assert proc.returncode == 1, stderr
     doc = json.loads((out / "results.json").read_text())
     results = {x["id"]: x for x in doc["results"]}
@@ -243,7 +241,12 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
         # half on b done before it) can still have passed.
         after = [x for x in two if x["id"] not in before]
         assert len([x for x in after if x["state"] == "PASS"]) <= 2
-        assert elapsed < 20, f"took {elapsed:.1f} s: someone waited for a timeout"
+        # Nobody waited for the 20 s case timeout.  The run's wall time is no
+        # measure of that on a loaded machine (36 s under ASan beside a VM);
+        # each case's own duration is.
+        waited = [(x["id"], x["duration_ms"]) for x in results.values()
+                  if x["duration_ms"] >= 20000]
+        assert not waited, f"someone waited for a timeout: {waited}"
         assert "host b unreachable since" in stderr
     else:
         # Processes killed, host still there: later cases run and pass.
