@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from conftest import HANG_TIMEOUT, Run, datcts_cmd, datcts_env
+
 EXPECTED = {
     "other_page.pass": "PASS",
     "other_page.also_pass": "PASS",
@@ -40,11 +42,10 @@ EXPECTED = {
 def full_run(fakebuild, tmp_path_factory):
     import subprocess
 
-    from conftest import Run, datcts_cmd, datcts_env
 
     out = tmp_path_factory.mktemp("full") / "out"
     proc = subprocess.run(
-        datcts_cmd("run", "--build-dir", fakebuild, "--out", out, "--timeout", "1",
+        datcts_cmd("run", "--build-dir", fakebuild, "--out", out, "--timeout", HANG_TIMEOUT,
                    "--jobs", "2"),
         capture_output=True, text=True, env=datcts_env(), timeout=300)
     return Run(proc, out)
@@ -68,7 +69,7 @@ def test_messages_and_details(full_run):
             "tests/runner/cases/selftest.c:"), r["selftest.crash_segv"]["message"]
     assert r["selftest.crash_abort"]["signal"] == "SIGABRT"
     assert "exited with status 7" in r["selftest.exit_early"]["message"]
-    assert "no result within 1 s" in r["selftest.hang"]["message"]
+    assert f"no result within {HANG_TIMEOUT} s" in r["selftest.hang"]["message"]
     assert r["selftest.unsupported_srq"]["message"] == (
         "provider attribute srq_supported is DAT_FALSE (case requires srq_supported)")
     assert "dat_pz_create returned DAT_NOT_IMPLEMENTED" in r["selftest.setup_fails"]["message"]

@@ -7,7 +7,7 @@ import select
 import signal
 import subprocess
 
-from conftest import datcts_cmd, datcts_env
+from conftest import HANG_TIMEOUT, datcts_cmd, datcts_env
 
 FUTURE = (dt.date.today() + dt.timedelta(days=365)).isoformat()
 PAST = (dt.date.today() - dt.timedelta(days=1)).isoformat()
@@ -57,7 +57,7 @@ def test_all_failures_waived_exits_zero(datcts, tmp_path):
         f'[[waiver]]\nid = "{i}"\nreason = "known"\nexpires = {FUTURE}\n'
         for i in ("selftest.fail", "selftest.crash_abort", "selftest.setup_fails",
                   "selftest.hang", "no.such.case")))
-    r = datcts("--expectations", exp, "--timeout", "0.5", "-k", "selftest.fail",
+    r = datcts("--expectations", exp, "--timeout", HANG_TIMEOUT, "-k", "selftest.fail",
                "-k", "selftest.crash_abort", "-k", "selftest.setup_fails",
                "-k", "selftest.hang", "-k", "selftest.pass")
     assert r.rc == 0, r.stdout + r.stderr
@@ -171,7 +171,7 @@ def test_interrupted_run_keeps_results_and_resumes(fakebuild, tmp_path):
         assert ready, "a case process outlived the interrupted runner"
 
     r = subprocess.run(datcts_cmd("run", "--build-dir", fakebuild, "--out", out, "--resume",
-                                  "--timeout", "0.5", "-k", "selftest.pass", "-k", "selftest.hang"),
+                                  "--timeout", HANG_TIMEOUT, "-k", "selftest.pass", "-k", "selftest.hang"),
                        capture_output=True, text=True, env=datcts_env(), timeout=60)
     doc = json.loads((out / "results.json").read_text())
     assert doc["run"]["complete"] is True
