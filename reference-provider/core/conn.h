@@ -94,6 +94,8 @@ enum ref_dto_where {
 struct ref_seg {
 	void *ptr;		/* resolved by ref_mem_check_local at post */
 	DAT_VLEN len;
+	void *tp_mem;		/* its LMR's registration, as it was at post:
+				 * current only while ep->posting is this DTO */
 };
 
 struct ref_dto {
@@ -144,7 +146,11 @@ struct ref_ep {
 	DAT_CONN_QUAL remote_conn_qual;	/* what we connected to (dup_connect) */
 	bool was_active;		/* this EP initiated the connection */
 	DAT_QOS connect_qos;		/* asked for by the pending connect */
-	struct ref_dto *mut_posting;	/* mutants only: the request being posted */
+	/* The DTO being posted in this call, its segments checked under the
+	 * lock still held: a transport that issues it now may use
+	 * seg[].tp_mem.  Once the post returned an LMR may be freed, and a
+	 * later issue looks the LMR up again. */
+	struct ref_dto *posting;
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;
 	bool mut_pdata_shared;		/* mutants only: est_pdata is not ours to free */

@@ -149,7 +149,7 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 
 	dto->nseg = nseg;
 	for (DAT_COUNT i = 0; i < nseg; i++) {
-		void *ptr = NULL;
+		void *ptr = NULL, *tp_mem = NULL;
 		DAT_RETURN rc;
 
 		dto->iov[i] = iov[i];
@@ -163,7 +163,7 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 				       need == DAT_MEM_PRIV_LOCAL_READ_FLAG ?
 				       DAT_PROTECTION_READ :
 				       DAT_PROTECTION_WRITE);
-		rc = ref_mem_check_local(ia, pz, &iov[i], need, &ptr);
+		rc = ref_mem_check_local(ia, pz, &iov[i], need, &ptr, &tp_mem);
 		if (DAT_GET_TYPE(rc) == DAT_PROTECTION_VIOLATION &&
 		    op_mutant(dto->op, R_PZ)) {
 			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
@@ -171,7 +171,7 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 
 			if (lmr)	/* checked against its own PZ */
 				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
-							 need, &ptr);
+							 need, &ptr, &tp_mem);
 		}
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
 		    op_mutant(dto->op, R_BOUNDS)) {
@@ -186,6 +186,7 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 			return rc;
 		dto->seg[i].ptr = ptr;
 		dto->seg[i].len = iov[i].segment_length;
+		dto->seg[i].tp_mem = tp_mem;
 		if (total + iov[i].segment_length < total)
 			return REF_ERR(DAT_LENGTH_ERROR, 0);
 		total += iov[i].segment_length;
@@ -481,7 +482,7 @@ static void issue_requests(struct ref_ep *ep)
 		    ep->rdma_read_out >= read_limit)
 			return;
 		ops = ep->conn->tp->ops;
-		if (dto->mut_consumer_iov && dto != ep->mut_posting)
+		if (dto->mut_consumer_iov && dto != ep->posting)
 			reread_consumer_iov(dto);
 		dto->issued = true;
 		switch (dto->op) {
@@ -685,9 +686,9 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 		dto->done = dto->length;
 	if (ref_mutant("queued-request-reads-consumer-iov"))
 		dto->mut_consumer_iov = iov;
-	ep->mut_posting = dto;
+	ep->posting = dto;
 	request_post(ep, dto);
-	ep->mut_posting = NULL;
+	ep->posting = NULL;
 out:
 	ref_ia_release(ia);
 	return rc;
@@ -827,7 +828,9 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 	ref_list_add_tail(&ep->recv_q, &dto->link);
 	ep->recv_count++;
 	ref_ep_check_watermarks(ep);
+	ep->posting = dto;
 	ref_ep_rx_resume(ep);
+	ep->posting = NULL;
 out:
 	ref_ia_release(ia);
 	return rc;

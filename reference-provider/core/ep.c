@@ -1654,7 +1654,7 @@ static void recheck_recv_pz(struct ref_ep *ep, struct ref_pz *pz)
 				continue;
 			ok = ref_mem_check_local(ep->obj.ia, pz, &dto->iov[i],
 						 DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-						 &ptr) == DAT_SUCCESS &&
+						 &ptr, NULL) == DAT_SUCCESS &&
 			     ptr == dto->seg[i].ptr;
 		}
 		if (!ok) {

@@ -332,7 +332,9 @@ void ref_ia_release(struct ref_ia *ia)
 {
 	ref_ia_unlock(ia);
 	pthread_mutex_lock(&table_lock);
-	if (--ia->pins == 0 || ia->dead)
+	ia->pins--;
+	/* only ref_ia_drain_pins waits, and only once the IA is dead */
+	if (ia->dead)
 		pthread_cond_broadcast(&pins_cond);
 	pthread_mutex_unlock(&table_lock);
 }

@@ -107,6 +107,23 @@ static uint32_t ctx_issue(struct ref_ia *ia, enum ref_ctx_kind kind)
 	return ctx;
 }
 
+/*
+ * The map's value is the object with the context's kind in its two low
+ * bits (objects are malloc'ed, so aligned): a lookup that hits needs no
+ * ctx_unperm to know the kind, and a context that was never issued is not
+ * in the map.
+ */
+static void *ctx_tag(void *obj, enum ref_ctx_kind kind)
+{
+	return (void *)((uintptr_t)obj | (uintptr_t)kind);
+}
+
+bool ref_ctx_put(struct ref_ia *ia, uint32_t ctx, enum ref_ctx_kind kind,
+		 void *obj)
+{
+	return ia->ctx_map && ref_map_put(ia->ctx_map, ctx, ctx_tag(obj, kind));
+}
+
 uint32_t ref_ctx_new(struct ref_ia *ia, enum ref_ctx_kind kind, void *obj)
 {
 	uint32_t ctx;
@@ -114,7 +131,7 @@ uint32_t ref_ctx_new(struct ref_ia *ia, enum ref_ctx_kind kind, void *obj)
 	if (!ia->ctx_map)
 		return 0;
 	ctx = ctx_issue(ia, kind);
-	if (ctx && !ref_map_put(ia->ctx_map, ctx, obj))
+	if (ctx && !ref_ctx_put(ia, ctx, kind, obj))
 		return 0;
 	return ctx;
 }
@@ -143,9 +160,14 @@ bool ref_ctx_issued(struct ref_ia *ia, uint32_t ctx, enum ref_ctx_kind kind)
 
 void *ref_ctx_find(struct ref_ia *ia, uint32_t ctx, enum ref_ctx_kind kind)
 {
-	if (!ctx || !ia->ctx_map || !ref_ctx_issued(ia, ctx, kind))
+	uintptr_t v;
+
+	if (!ctx || !ia->ctx_map)
 		return NULL;
-	return ref_map_get(ia->ctx_map, ctx);
+	v = (uintptr_t)ref_map_get(ia->ctx_map, ctx);
+	if ((v & 3) != (uintptr_t)kind)
+		return NULL;
+	return (void *)(v & ~(uintptr_t)3);
 }
 
 /* ---- range helpers ------------------------------------------------------------ */
@@ -653,12 +675,15 @@ DAT_RETURN ref_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 
 DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 			       const DAT_LMR_TRIPLET *seg,
-			       DAT_MEM_PRIV_FLAGS need, void **ptr)
+			       DAT_MEM_PRIV_FLAGS need, void **ptr,
+			       void **tp_mem)
 {
 	bool write = (need & DAT_MEM_PRIV_LOCAL_WRITE_FLAG) != 0;
 	struct ref_lmr *lmr;
 
 	*ptr = NULL;
+	if (tp_mem)
+		*tp_mem = NULL;
 	if (!seg->segment_length)
 		return DAT_SUCCESS;
 	lmr = ref_ctx_find(ia, seg->lmr_context, REF_CTX_LMR);
@@ -687,6 +712,8 @@ DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 			       write ? DAT_PRIVILEGES_WRITE :
 				       DAT_PRIVILEGES_READ);
 	*ptr = (void *)(uintptr_t)seg->virtual_address;
+	if (tp_mem)
+		*tp_mem = lmr->tp_mem;
 	return DAT_SUCCESS;
 }
 

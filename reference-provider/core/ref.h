@@ -397,7 +397,8 @@ struct ref_rmr {
  */
 DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 			       const DAT_LMR_TRIPLET *seg,
-			       DAT_MEM_PRIV_FLAGS need, void **ptr);
+			       DAT_MEM_PRIV_FLAGS need, void **ptr,
+			       void **tp_mem);
 /*
  * Checks a remote access arriving at this IA through @ep: the rmr_context
  * names the current binding of an RMR of this IA (dat_rmr_bind: a rebind
@@ -671,6 +672,9 @@ void ref_ctx_init(struct ref_ia *ia);
 void ref_ctx_fini(struct ref_ia *ia);
 /* A new context of @kind mapped to @obj (0 if the map cannot grow). */
 uint32_t ref_ctx_new(struct ref_ia *ia, enum ref_ctx_kind kind, void *obj);
+/* Maps an issued context of @kind to @obj (again). */
+bool ref_ctx_put(struct ref_ia *ia, uint32_t ctx, enum ref_ctx_kind kind,
+		 void *obj);
 /* A new context of @kind that maps to nothing (a flushed bind). */
 uint32_t ref_ctx_new_dead(struct ref_ia *ia, enum ref_ctx_kind kind);
 void ref_ctx_remove(struct ref_ia *ia, uint32_t ctx);

@@ -323,10 +323,10 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 			/* the new binding gets the old context again */
 			ref_ctx_remove(ia, ctx);
 			ctx = old_ctx;
-			ref_map_put(ia->ctx_map, ctx, rmr);
+			ref_ctx_put(ia, ctx, REF_CTX_RMR, rmr);
 		} else if (old_ctx && ref_mutant("rmr-bind-old-context-kept")) {
 			/* the old context keeps reaching the old window */
-			ref_map_put(ia->ctx_map, old_ctx, rmr);
+			ref_ctx_put(ia, old_ctx, REF_CTX_RMR, rmr);
 			rmr->old_context = old_ctx;
 			rmr->old_triplet = old_triplet;
 		}

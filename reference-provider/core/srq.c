@@ -308,7 +308,7 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		}
 		rc = ref_mem_check_local(ia, srq->pz, &iov[i],
 					 ref_mutant("srq-post-recv-write-priv-unchecked") ?
-					 0 : DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ptr);
+					 0 : DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ptr, NULL);
 		if (DAT_GET_TYPE(rc) == DAT_PROTECTION_VIOLATION &&
 		    ref_mutant("srq-post-recv-pz-unchecked")) {
 			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
@@ -317,7 +317,7 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 			if (lmr)
 				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
 						DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-						&ptr);
+						&ptr, NULL);
 		}
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
 		    ref_mutant("srq-post-recv-bounds-unchecked")) {

@@ -398,14 +398,22 @@ void ref_verbs_mem_dereg(struct ref_transport *tp, void *mem)
 }
 
 /* The lkey of a posted segment (core already checked it). */
-static bool seg_lkey(struct ref_ia *ia, const DAT_LMR_TRIPLET *t,
+static bool seg_lkey(struct ref_ia *ia, const struct ref_dto *dto, int i,
 		     uint32_t *lkey)
 {
-	struct ref_lmr *lmr = ref_ctx_find(ia, t->lmr_context, REF_CTX_LMR);
+	struct ibv_mr *mr = NULL;
 
-	if (!lmr || !lmr->tp_mem)
+	if (dto->ep && dto->ep->posting == dto)
+		mr = dto->seg[i].tp_mem;	/* checked in this very post */
+	if (!mr) {
+		struct ref_lmr *lmr = ref_ctx_find(ia, dto->iov[i].lmr_context,
+						   REF_CTX_LMR);
+
+		mr = lmr ? lmr->tp_mem : NULL;
+	}
+	if (!mr)
 		return false;
-	*lkey = ((struct ibv_mr *)lmr->tp_mem)->lkey;
+	*lkey = mr->lkey;
 	return true;
 }
 
@@ -422,7 +430,7 @@ static int dto_sge(struct ref_ia *ia, const struct ref_dto *dto,
 			continue;
 		if (k > len)
 			k = len;
-		if (!seg_lkey(ia, &dto->iov[i], &sge[n].lkey))
+		if (!seg_lkey(ia, dto, i, &sge[n].lkey))
 			return -1;
 		sge[n].addr = (uint64_t)(uintptr_t)dto->seg[i].ptr;
 		sge[n].length = (uint32_t)k;

@@ -49,7 +49,7 @@ static DAT_RETURN local(DAT_PZ_HANDLE pz, DAT_LMR_TRIPLET t,
 	DAT_RETURN rc;
 
 	ref_ia_lock(ia);
-	rc = ref_mem_check_local(ia, pz, &t, need, &ptr);
+	rc = ref_mem_check_local(ia, pz, &t, need, &ptr, NULL);
 	ref_ia_unlock(ia);
 	if (rc == DAT_SUCCESS && t.segment_length)
 		CHECK(ptr == (void *)(uintptr_t)t.virtual_address);
