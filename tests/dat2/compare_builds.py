@@ -7,7 +7,7 @@ needed fails the test, so a change in libdat2 or in a case is seen).
 
     compare_builds.py REPO BUILD OUT [RESULTS_12]
 
-RESULTS_12: the results.json of a finished 1.2 run of this build on ref-sock (ctest passes
+RESULTS_12: the results.json of a finished, whole 1.2 run of BUILD on ref-sock (ctest passes
 suite.ref_sock's); without it, or when that run is incomplete, the 1.2 build runs here.
 """
 import json
@@ -24,8 +24,8 @@ def run(repo, build, out, *args):
     return p.returncode, doc, p.stdout
 
 
-def finished_run(path):
-    """The document of a complete 1.2 run on ref-sock at @path, else None."""
+def finished_run(path, build):
+    """The document of a complete 1.2 run of @build on ref-sock at @path, else None."""
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -34,7 +34,8 @@ def finished_run(path):
     dat = run_.get("dat") or {}
     whole = not any((run_.get("filters") or {}).values())
     if (not run_.get("complete") or not whole or dat.get("api") != "1.2" or
-            (run_.get("provider") or {}).get("ia") != "ref-sock"):
+            (run_.get("provider") or {}).get("ia") != "ref-sock" or
+            Path(run_.get("build_dir") or "").resolve() != build):
         return None
     return doc
 
@@ -42,7 +43,7 @@ def finished_run(path):
 def main():
     repo, build, out = (Path(a).resolve() for a in sys.argv[1:4])
     findings = Path(__file__).resolve().parent / "libdat2-findings.toml"
-    d12 = finished_run(Path(sys.argv[4])) if len(sys.argv) > 4 else None
+    d12 = finished_run(Path(sys.argv[4]), build) if len(sys.argv) > 4 else None
     if d12 is None:
         _, d12, _ = run(repo, build, out / "dat12", "--dat-conf", str(build / "dat.conf"),
                         "--ia", "ref-sock")
