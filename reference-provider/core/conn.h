@@ -105,7 +105,6 @@ struct ref_dto {
 	DAT_DTO_COOKIE cookie;
 	DAT_COMPLETION_FLAGS flags;
 	DAT_COUNT nseg;
-	struct ref_seg seg[REF_MAX_IOV];
 	DAT_VLEN length;		/* sum of seg[].len */
 	DAT_VLEN done;			/* bytes placed so far (recv) */
 	DAT_RMR_TRIPLET remote;		/* RDMA Read / Write target */
@@ -119,6 +118,9 @@ struct ref_dto {
 	bool finished;			/* request done, waiting for its turn */
 	/* mutants only: the Consumer's own IOV list, read when issued */
 	const DAT_LMR_TRIPLET *mut_consumer_iov;
+	/* ref_dto_new clears the fields above; the post fills seg[] and
+	 * iov[] up to nseg */
+	struct ref_seg seg[REF_MAX_IOV];
 	DAT_LMR_TRIPLET iov[REF_MAX_IOV];	/* as posted (PZ re-check) */
 };
 
@@ -151,6 +153,8 @@ struct ref_ep {
 	 * seg[].tp_mem.  Once the post returned an LMR may be freed, and a
 	 * later issue looks the LMR up again. */
 	struct ref_dto *posting;
+	struct ref_dto *spare_dtos;	/* freed, for the next posts (dto.c) */
+	unsigned int spare_count;
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;
 	bool mut_pdata_shared;		/* mutants only: est_pdata is not ours to free */

@@ -93,6 +93,7 @@ DAT_COUNT ref_ep_recv_held(const struct ref_ep *ep);
 /* ---- dto.c ---- */
 struct ref_dto *ref_dto_new(struct ref_ep *ep, enum ref_wr_op op);
 void ref_dto_free(struct ref_dto *dto);
+void ref_ep_free_spare_dtos(struct ref_ep *ep);
 /* Completes a DTO: event (per flags), SRQ accounting, frees it. */
 void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		      DAT_VLEN len, bool solicited);

@@ -35,13 +35,39 @@ static void deliver_held(struct ref_ep *ep);
 
 /* ---- DTO objects --------------------------------------------------------- */
 
+/*
+ * An EP keeps a few of its freed DTOs for its next posts: each operation
+ * takes one and gives it back, and malloc plus free were a tenth of the
+ * instructions of a post and its completion (callgrind, dapltest -T P).
+ * SRQ buffers move between EPs and are not kept.  Under AddressSanitizer
+ * every DTO goes back to malloc, so a use after free is still seen.
+ */
+#define SPARE_DTOS	16u
+
+static bool keep_spare(const struct ref_dto *dto)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	(void)dto;
+	return false;
+#else
+	return dto->ep && !dto->srq && dto->ep->spare_count < SPARE_DTOS;
+#endif
+}
+
 struct ref_dto *ref_dto_new(struct ref_ep *ep, enum ref_wr_op op)
 {
-	struct ref_dto *dto = malloc(sizeof(*dto));
+	struct ref_dto *dto;
 
-	if (!dto)
-		return NULL;
-	memset(dto, 0, offsetof(struct ref_dto, iov));
+	if (ep && ep->spare_dtos) {
+		dto = ep->spare_dtos;
+		ep->spare_dtos = (struct ref_dto *)dto->link.next;
+		ep->spare_count--;
+	} else {
+		dto = malloc(sizeof(*dto));
+		if (!dto)
+			return NULL;
+	}
+	memset(dto, 0, offsetof(struct ref_dto, seg));
 	ref_list_init(&dto->link);
 	dto->op = op;
 	dto->ep = ep;
@@ -51,7 +77,27 @@ struct ref_dto *ref_dto_new(struct ref_ep *ep, enum ref_wr_op op)
 
 void ref_dto_free(struct ref_dto *dto)
 {
+	struct ref_ep *ep = dto->ep;
+
+	if (keep_spare(dto)) {
+		dto->link.next = (struct ref_list *)ep->spare_dtos;
+		ep->spare_dtos = dto;
+		ep->spare_count++;
+		return;
+	}
 	free(dto);
+}
+
+/* The EP is going away: its spare DTOs go back to malloc. */
+void ref_ep_free_spare_dtos(struct ref_ep *ep)
+{
+	while (ep->spare_dtos) {
+		struct ref_dto *dto = ep->spare_dtos;
+
+		ep->spare_dtos = (struct ref_dto *)dto->link.next;
+		free(dto);
+	}
+	ep->spare_count = 0;
 }
 
 #define KNOWN_FLAGS (DAT_COMPLETION_SUPPRESS_FLAG | \
@@ -156,6 +202,7 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 		if (iov[i].segment_length == 0) {
 			dto->seg[i].ptr = NULL;
 			dto->seg[i].len = 0;
+			dto->seg[i].tp_mem = NULL;
 			continue;
 		}
 		if (!pz)

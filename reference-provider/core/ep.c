@@ -480,6 +480,7 @@ static void ep_drop_dtos(struct ref_ep *ep)
 	ep->recv_count = 0;
 	ep->rx_alloc_count = 0;
 	ep->rx_read = NULL;
+	ref_ep_free_spare_dtos(ep);
 }
 
 /* The active side's copy of the peer's private data (keep_peer_pdata). */

@@ -153,7 +153,7 @@ void ref_obj_unregister(struct ref_obj *obj)
 	pthread_mutex_lock(&table_lock);
 	ref_map_del(&table, (uint64_t)(uintptr_t)obj);
 	if (ia && &ia->obj == obj)
-		ia->dead = true;
+		__atomic_store_n(&ia->dead, true, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&table_lock);
 	if (ia && &ia->obj != obj) {
 		ref_list_del(&obj->ia_link);
@@ -303,7 +303,7 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 		return bad_handle(type, subtype);
 	}
 	ia = obj->ia;
-	ia->pins++;
+	__atomic_add_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST);
 	if (ref_ia_trylock(ia)) {
 		/* locked while still found: nothing can have freed it */
 		pthread_mutex_unlock(&table_lock);
@@ -328,15 +328,22 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	return DAT_SUCCESS;
 }
 
+/*
+ * Unpinning takes no lock on the data path.  Only ref_ia_drain_pins waits
+ * for pins: the closing thread, holding one pin itself, waits under
+ * table_lock until that is the last.  So whoever leaves exactly one pin
+ * behind wakes it (under table_lock: after the drainer is asleep, never
+ * lost), without touching the IA again - once the pins are down to the
+ * closer's own, the IA may be gone.
+ */
 void ref_ia_release(struct ref_ia *ia)
 {
 	ref_ia_unlock(ia);
-	pthread_mutex_lock(&table_lock);
-	ia->pins--;
-	/* only ref_ia_drain_pins waits, and only once the IA is dead */
-	if (ia->dead)
+	if (__atomic_sub_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST) == 1) {
+		pthread_mutex_lock(&table_lock);
 		pthread_cond_broadcast(&pins_cond);
-	pthread_mutex_unlock(&table_lock);
+		pthread_mutex_unlock(&table_lock);
+	}
 }
 
 void ref_obj_release(struct ref_obj *obj)
@@ -351,9 +358,9 @@ void ref_obj_release(struct ref_obj *obj)
 void ref_ia_drain_pins(struct ref_ia *ia)
 {
 	pthread_mutex_lock(&table_lock);
-	while (ia->pins > 1)
+	while (__atomic_load_n(&ia->pins, __ATOMIC_SEQ_CST) > 1)
 		pthread_cond_wait(&pins_cond, &table_lock);
-	ia->pins = 0;
+	__atomic_store_n(&ia->pins, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&table_lock);
 }
 

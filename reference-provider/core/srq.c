@@ -298,6 +298,7 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		dto->iov[i] = iov[i];
 		dto->seg[i].ptr = NULL;
 		dto->seg[i].len = iov[i].segment_length;
+		dto->seg[i].tp_mem = NULL;
 		if (iov[i].segment_length == 0)
 			continue;
 		if ((iov[i].virtual_address & 7) &&

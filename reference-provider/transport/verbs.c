@@ -1004,9 +1004,10 @@ static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
 static void conn_poll_cq(struct v_conn *c, bool closing)
 {
 	struct ibv_wc wc[16];
-	int n;
+	int n = 16;
 
-	while (!c->released && c->cq &&
+	/* a short batch emptied the queue: no second poll to learn that */
+	while (n == 16 && !c->released && c->cq &&
 	       (n = ibv_poll_cq(c->cq, 16, wc)) > 0) {
 		for (int i = 0; i < n && !c->released; i++) {
 			struct ref_dto *dto =
