@@ -153,7 +153,7 @@ struct ref_ep {
 	 * seg[].tp_mem.  Once the post returned an LMR may be freed, and a
 	 * later issue looks the LMR up again. */
 	struct ref_dto *posting;
-	struct ref_dto *spare_dtos;	/* freed, for the next posts (dto.c) */
+	struct ref_list spare_dtos;	/* freed, for the next posts (dto.c) */
 	unsigned int spare_count;
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;

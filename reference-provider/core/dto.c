@@ -58,9 +58,10 @@ struct ref_dto *ref_dto_new(struct ref_ep *ep, enum ref_wr_op op)
 {
 	struct ref_dto *dto;
 
-	if (ep && ep->spare_dtos) {
-		dto = ep->spare_dtos;
-		ep->spare_dtos = (struct ref_dto *)dto->link.next;
+	if (ep && !ref_list_empty(&ep->spare_dtos)) {
+		dto = ref_container_of(ep->spare_dtos.next, struct ref_dto,
+				       link);
+		ref_list_del(&dto->link);
 		ep->spare_count--;
 	} else {
 		dto = malloc(sizeof(*dto));
@@ -77,12 +78,9 @@ struct ref_dto *ref_dto_new(struct ref_ep *ep, enum ref_wr_op op)
 
 void ref_dto_free(struct ref_dto *dto)
 {
-	struct ref_ep *ep = dto->ep;
-
 	if (keep_spare(dto)) {
-		dto->link.next = (struct ref_list *)ep->spare_dtos;
-		ep->spare_dtos = dto;
-		ep->spare_count++;
+		ref_list_add_tail(&dto->ep->spare_dtos, &dto->link);
+		dto->ep->spare_count++;
 		return;
 	}
 	free(dto);
@@ -91,10 +89,11 @@ void ref_dto_free(struct ref_dto *dto)
 /* The EP is going away: its spare DTOs go back to malloc. */
 void ref_ep_free_spare_dtos(struct ref_ep *ep)
 {
-	while (ep->spare_dtos) {
-		struct ref_dto *dto = ep->spare_dtos;
+	while (!ref_list_empty(&ep->spare_dtos)) {
+		struct ref_dto *dto = ref_container_of(ep->spare_dtos.next,
+						       struct ref_dto, link);
 
-		ep->spare_dtos = (struct ref_dto *)dto->link.next;
+		ref_list_del(&dto->link);
 		free(dto);
 	}
 	ep->spare_count = 0;

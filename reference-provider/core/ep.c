@@ -417,6 +417,7 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 		ep->soft_hw_armed = true;
 	}
 	ref_list_init(&ep->req_q);
+	ref_list_init(&ep->spare_dtos);
 	ref_list_init(&ep->recv_q);
 	ref_list_init(&ep->rx_alloc);
 	ref_list_init(&ep->held);

@@ -42,7 +42,6 @@ EXPECTED = {
 def full_run(fakebuild, tmp_path_factory):
     import subprocess
 
-
     out = tmp_path_factory.mktemp("full") / "out"
     proc = subprocess.run(
         datcts_cmd("run", "--build-dir", fakebuild, "--out", out, "--timeout", HANG_TIMEOUT,
