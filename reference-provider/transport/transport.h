@@ -52,7 +52,8 @@ struct ref_transport_ops;
  * A consumer may take the descriptors over (ref_conn_wait polls @epfd
  * itself between ref_engine_poll_begin/_end; a busy poller calls
  * ref_engine_busy_poll): the thread then only ticks every @tick_ms until
- * nobody polls, and takes them back.
+ * nobody polls, and takes them back.  The thread does not block on
+ * ia->lock held by a consumer, except to stop (engine.c, engine_sleep).
  *
  * Completion queues are armed only for a sleeper: whoever is about to sleep
  * on @epfd (the thread while it watches it, a consumer in ref_conn_wait)
@@ -67,12 +68,14 @@ struct ref_engine {
 	int wakefd;
 	int tick_ms;
 	pthread_t thread;
-	bool thread_started, stop;
+	bool thread_started;
+	bool stop;		/* set under the lock, read by the thread without */
 	bool detached;		/* epfd out of outer: a consumer polls it */
 	int pollers;		/* consumers polling epfd (ref_conn_wait) */
 	struct timespec busy_at, busy_round_at;	/* ref_engine_busy_poll */
 	unsigned int busy_calls;
-	bool polled;		/* busy polled since the thread last looked */
+	bool polled;		/* busy polled since the thread last looked
+				 * (atomic: it looks without the lock) */
 	void (*round)(struct ref_engine *e);
 	int (*timeout_ms)(struct ref_engine *e);
 	void (*arm)(struct ref_engine *e);	/* optional */
