@@ -135,8 +135,9 @@ struct v_tp {
 	bool iwarp;
 	struct rdma_event_channel *cm;
 	struct ibv_comp_channel *comp;
-	/* base.engine.epfd: the cm channel, completion channel and async fds
-	 * (every round reads all three, non-blocking) */
+	/* base.engine.epfd: the cm channel, completion channel and async fds,
+	 * each with its own object as epoll data (a round reads those that
+	 * are readable, non-blocking) */
 	struct ref_list conns, dead, listeners, pds, srqs;
 };
 
@@ -1374,7 +1375,8 @@ static void tp_async_events(struct v_tp *tp)
 /* Deferred failures, broken connections, connect timeouts. */
 static void tp_timers(struct v_tp *tp)
 {
-	struct timespec now = now_mono();
+	struct timespec now;
+	bool have_now = false;	/* a clock read may be a system call */
 
 	for (bool again = true; again;) {
 		struct ref_list *pos;
@@ -1405,6 +1407,10 @@ static void tp_timers(struct v_tp *tp)
 					break;
 				}
 			}
+			if (c->has_deadline && !have_now) {
+				now = now_mono();
+				have_now = true;
+			}
 			if (c->has_deadline && !ts_before(&now, &c->deadline)) {
 				c->has_deadline = false;
 				conn_fail(c, c->state == V_REQ_SENT ?
@@ -1419,7 +1425,7 @@ static void tp_timers(struct v_tp *tp)
 
 static int tp_timeout_ms(struct v_tp *tp)
 {
-	struct timespec now = now_mono(), best = { 0, 0 };
+	struct timespec now, best = { 0, 0 };
 	bool any = false;
 	struct ref_list *pos;
 	long ms;
@@ -1438,6 +1444,7 @@ static int tp_timeout_ms(struct v_tp *tp)
 	}
 	if (!any)
 		return -1;
+	now = now_mono();
 	if (!ts_before(&now, &best))
 		return 0;
 	ms = (long)(best.tv_sec - now.tv_sec) * 1000 +
@@ -1456,12 +1463,31 @@ static void tp_reap(struct v_tp *tp)
 	}
 }
 
-/* One progress round, ia->lock held. */
+/*
+ * One progress round, ia->lock held.  One look at the set says which
+ * descriptors to read: a read of each costs a system call apiece, most of
+ * them answered EAGAIN, on every wake-up of a consumer waiting for its
+ * completions.
+ */
 static void tp_round(struct v_tp *tp)
 {
-	tp_cm_events(tp);
-	tp_comp_events(tp);
-	tp_async_events(tp);
+	struct epoll_event ev[3];
+	bool cm = false, comp = false, async = false;
+	int n = epoll_wait(tp->base.engine.epfd, ev, 3, 0);
+
+	for (int i = 0; i < n; i++) {
+		cm |= ev[i].data.ptr == tp->cm;
+		comp |= ev[i].data.ptr == tp->comp;
+		async |= ev[i].data.ptr == tp->ctx;
+	}
+	if (cm)
+		tp_cm_events(tp);
+	if (comp)
+		tp_comp_events(tp);
+	else
+		tp_poll_cqs(tp, false);	/* queues found ready when armed */
+	if (async)
+		tp_async_events(tp);
 	tp_timers(tp);
 	tp_reap(tp);
 }
@@ -1713,10 +1739,11 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 	if (set_nonblock(tp->cm->fd) || set_nonblock(tp->comp->fd) ||
 	    set_nonblock(tp->ctx->async_fd))
 		goto fail;
-	if (ref_engine_watch(&tp->base.engine, tp->cm->fd, EPOLLIN, NULL) ||
-	    ref_engine_watch(&tp->base.engine, tp->comp->fd, EPOLLIN, NULL) ||
+	if (ref_engine_watch(&tp->base.engine, tp->cm->fd, EPOLLIN, tp->cm) ||
+	    ref_engine_watch(&tp->base.engine, tp->comp->fd, EPOLLIN,
+			     tp->comp) ||
 	    ref_engine_watch(&tp->base.engine, tp->ctx->async_fd, EPOLLIN,
-			     NULL) ||
+			     tp->ctx) ||
 	    ref_engine_start(&tp->base.engine))
 		goto fail;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
