@@ -835,7 +835,14 @@ void ref_ep_break(struct ref_ep *ep)
 	    ep->state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
 		return;
 	ep_drop_conn(ep, false);
-	ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_BROKEN);
+	/*
+	 * dat_cr_accept(3DAT) DESCRIPTION: an accept that cannot be completed,
+	 * for whatever reason, ends in ACCEPT_COMPLETION_ERROR (on siw a
+	 * Receive flushed by the peer's close can come before the cm event).
+	 */
+	ref_ep_disconnected(ep, ep->state == DAT_EP_STATE_COMPLETION_PENDING ?
+				DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR :
+				DAT_CONNECTION_EVENT_BROKEN);
 }
 
 /* Hard high watermark: break once connected and above it. */
