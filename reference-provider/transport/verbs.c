@@ -1407,11 +1407,13 @@ static void tp_timers(struct v_tp *tp)
 					break;
 				}
 			}
-			if (c->has_deadline && !have_now) {
+			if (!c->has_deadline)
+				continue;
+			if (!have_now) {
 				now = now_mono();
 				have_now = true;
 			}
-			if (c->has_deadline && !ts_before(&now, &c->deadline)) {
+			if (!ts_before(&now, &c->deadline)) {
 				c->has_deadline = false;
 				conn_fail(c, c->state == V_REQ_SENT ?
 					     REF_TP_TIMED_OUT :
