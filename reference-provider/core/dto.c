@@ -1387,6 +1387,31 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_fail_next_bind(DAT_EP_HANDLE h)
 	return rc;
 }
 
+/*
+ * @h's connection breaks now, as a transport breaks it on an error or
+ * flushed completion (ref_ep_break), in whatever state the EP is in: on
+ * verbs that can happen during an accept, but only as a race.
+ * DAT_INVALID_STATE when the EP has no connection or connection attempt.
+ */
+DAPLREF_EXPORT DAT_RETURN daplref_test_break(DAT_EP_HANDLE h);
+DAPLREF_EXPORT DAT_RETURN daplref_test_break(DAT_EP_HANDLE h)
+{
+	struct ref_ep *ep;
+	DAT_RETURN rc = ref_lookup_ep(h, &ep);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	if (!ep->conn)
+		rc = REF_ERR(DAT_INVALID_STATE, 0);
+	else
+		ref_ep_break(ep);
+	ref_ia_release(ep->obj.ia);
+	return rc;
+}
+
 DAPLREF_EXPORT DAT_RETURN daplref_test_release(DAT_EP_HANDLE h)
 {
 	return daplref_test_hold_arrivals(h, DAT_FALSE);

@@ -5,7 +5,8 @@
  * PSP of the reference provider and sends malformed frames.  Each must
  * break that connection only (EP DISCONNECTED with
  * DAT_CONNECTION_EVENT_BROKEN, or no Connection Request at all), never
- * touch memory outside a window, never take the process down.
+ * touch memory outside a window, never take the process down.  The raw
+ * peer also holds an accept in COMPLETION_PENDING for a break there.
  */
 #include "conn_fixture.h"
 
@@ -334,6 +335,47 @@ int main(void)
 		}
 		(void)!write(fd, junk, sizeof(junk));
 		expect_broken(&b, fd);
+	}
+
+	/*
+	 * 11. the connection breaks while the accept waits for the RTU (verbs
+	 * breaks an EP so when the requester's close flushes a Receive before
+	 * the cm event comes): an accept that cannot complete is
+	 * ACCEPT_COMPLETION_ERROR, not BROKEN (dat_cr_accept(3DAT)
+	 * DESCRIPTION), the EP DISCONNECTED, its Receive flushed
+	 */
+	fd = raw_connect(&b, qual);
+	if (fd >= 0) {
+		typedef DAT_RETURN (*break_fn)(DAT_EP_HANDLE);
+		break_fn brk = (break_fn)(uintptr_t)cf_hook("daplref_test_break");
+		DAT_LMR_TRIPLET t = cf_seg(&b, 512, 64);
+		DAT_EVENT ev;
+		DAT_EP_STATE st;
+		uint64_t ck = 0;
+
+		send_frame(fd, T_REQ, 1, qual, 0, 0, 0, "x", 1);
+		if (cf_wait(b.cr, &ev) != DAT_CONNECTION_REQUEST_EVENT)
+			ev.event_data.cr_arrival_event_data.cr_handle = NULL;
+		CF_CHECK(ev.event_data.cr_arrival_event_data.cr_handle != NULL);
+		CF_OK(dat_ep_post_recv(b.ep, 1, &t, cf_cookie(11), 0));
+		CF_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				    b.ep, 0, NULL));
+		CF_CHECK(recv_frame(fd, &h, buf, sizeof(buf)) == 1 &&
+			 h.type == T_ACCEPT);
+		CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
+		CF_CHECK(st == DAT_EP_STATE_COMPLETION_PENDING);
+		CF_CHECK(brk != NULL);
+		if (brk)
+			CF_OK(brk(b.ep));
+		CF_CHECK(cf_wait(b.conn, &ev) ==
+			 DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+		CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
+		CF_CHECK(st == DAT_EP_STATE_DISCONNECTED);
+		CF_CHECK(cf_dto(b.recv, &ck, NULL) == DAT_DTO_ERR_FLUSHED &&
+			 ck == 11);
+		CF_CHECK(peer_closes(fd));
+		close(fd);
+		CF_OK(dat_ep_reset(b.ep));
 	}
 
 	/* the IA still works: a regular connection over loopback */
