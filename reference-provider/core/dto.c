@@ -1339,15 +1339,21 @@ static DAT_RETURN hook_ep(DAT_EP_HANDLE h, struct ref_ep **ep)
 	return ref_lookup_ep(h, ep);
 }
 
+/* hook_ep, entered: the IA locked and pinned until ref_ia_release. */
+static DAT_RETURN hook_enter(DAT_EP_HANDLE h, struct ref_ep **ep)
+{
+	DAT_RETURN rc = hook_ep(h, ep);
+
+	return rc != DAT_SUCCESS ? rc :
+	       ref_enter(&(*ep)->obj, DAT_HANDLE_TYPE_EP);
+}
+
 DAPLREF_EXPORT DAT_RETURN daplref_test_hold_arrivals(DAT_EP_HANDLE h,
 						     DAT_BOOLEAN on)
 {
 	struct ref_ep *ep;
-	DAT_RETURN rc = hook_ep(h, &ep);
+	DAT_RETURN rc = hook_enter(h, &ep);
 
-	if (rc != DAT_SUCCESS)
-		return rc;
-	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
 	if (ep->obj.ia->transport->ops->caps & REF_TP_CAP_HW_RECV) {
@@ -1372,11 +1378,8 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_fail_next_bind(DAT_EP_HANDLE h);
 DAPLREF_EXPORT DAT_RETURN daplref_test_fail_next_bind(DAT_EP_HANDLE h)
 {
 	struct ref_ep *ep;
-	DAT_RETURN rc = ref_lookup_ep(h, &ep);
+	DAT_RETURN rc = hook_enter(h, &ep);
 
-	if (rc != DAT_SUCCESS)
-		return rc;
-	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
 	if (ep->state != DAT_EP_STATE_CONNECTED)
@@ -1397,11 +1400,8 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_break(DAT_EP_HANDLE h);
 DAPLREF_EXPORT DAT_RETURN daplref_test_break(DAT_EP_HANDLE h)
 {
 	struct ref_ep *ep;
-	DAT_RETURN rc = ref_lookup_ep(h, &ep);
+	DAT_RETURN rc = hook_enter(h, &ep);
 
-	if (rc != DAT_SUCCESS)
-		return rc;
-	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
 	if (!ep->conn)
