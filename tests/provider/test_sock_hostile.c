@@ -146,29 +146,50 @@ static int raw_connect(struct cf_side *b, DAT_CONN_QUAL qual)
 	return fd;
 }
 
-/* Full handshake up to ESTABLISHED on b->ep; returns the socket. */
-static int raw_established(struct cf_side *b, DAT_CONN_QUAL qual)
+/*
+ * Handshake up to the provider's CONN_ACCEPT: b->ep is COMPLETION_PENDING
+ * (no RTU sent yet).  Returns the socket; -1, a failed check, when the
+ * handshake does not get there.
+ */
+static int raw_accepted(struct cf_side *b, DAT_CONN_QUAL qual)
 {
 	DAT_EVENT ev;
 	struct hdr h;
 	char buf[64];
 	int fd = raw_connect(b, qual);
+	bool ok;
 
+	CF_CHECK(fd >= 0);
 	if (fd < 0)
 		return -1;
 	send_frame(fd, T_REQ, 1, qual, 0, 0, 0, "x", 1);
-	if (cf_wait(b->cr, &ev) != DAT_CONNECTION_REQUEST_EVENT) {
+	ok = cf_wait(b->cr, &ev) == DAT_CONNECTION_REQUEST_EVENT;
+	CF_CHECK(ok);
+	if (ok) {
+		CF_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				    b->ep, 0, NULL));
+		ok = recv_frame(fd, &h, buf, sizeof(buf)) == 1 &&
+		     h.type == T_ACCEPT;
+		CF_CHECK(ok);
+	}
+	if (!ok) {
 		close(fd);
 		return -1;
 	}
-	CF_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
-			    b->ep, 0, NULL));
-	if (recv_frame(fd, &h, buf, sizeof(buf)) != 1 || h.type != T_ACCEPT) {
-		close(fd);
+	return fd;
+}
+
+/* Full handshake up to ESTABLISHED on b->ep; returns the socket. */
+static int raw_established(struct cf_side *b, DAT_CONN_QUAL qual)
+{
+	DAT_EVENT ev;
+	int fd = raw_accepted(b, qual);
+
+	if (fd < 0)
 		return -1;
-	}
 	send_frame(fd, T_RTU, 0, 0, 0, 0, 0, NULL, 0);
 	if (cf_wait(b->conn, &ev) != DAT_CONNECTION_EVENT_ESTABLISHED) {
+		CF_CHECK(!"ESTABLISHED after the RTU");
 		close(fd);
 		return -1;
 	}
@@ -344,8 +365,7 @@ int main(void)
 	 * ACCEPT_COMPLETION_ERROR, not BROKEN (dat_cr_accept(3DAT)
 	 * DESCRIPTION), the EP DISCONNECTED, its Receive flushed
 	 */
-	fd = raw_connect(&b, qual);
-	if (fd >= 0) {
+	{
 		typedef DAT_RETURN (*break_fn)(DAT_EP_HANDLE);
 		break_fn brk = (break_fn)(uintptr_t)cf_hook("daplref_test_break");
 		DAT_LMR_TRIPLET t = cf_seg(&b, 512, 64);
@@ -353,28 +373,23 @@ int main(void)
 		DAT_EP_STATE st;
 		uint64_t ck = 0;
 
-		send_frame(fd, T_REQ, 1, qual, 0, 0, 0, "x", 1);
-		if (cf_wait(b.cr, &ev) != DAT_CONNECTION_REQUEST_EVENT)
-			ev.event_data.cr_arrival_event_data.cr_handle = NULL;
-		CF_CHECK(ev.event_data.cr_arrival_event_data.cr_handle != NULL);
 		CF_OK(dat_ep_post_recv(b.ep, 1, &t, cf_cookie(11), 0));
-		CF_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
-				    b.ep, 0, NULL));
-		CF_CHECK(recv_frame(fd, &h, buf, sizeof(buf)) == 1 &&
-			 h.type == T_ACCEPT);
-		CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
-		CF_CHECK(st == DAT_EP_STATE_COMPLETION_PENDING);
-		CF_CHECK(brk != NULL);
-		if (brk)
-			CF_OK(brk(b.ep));
-		CF_CHECK(cf_wait(b.conn, &ev) ==
-			 DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
-		CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
-		CF_CHECK(st == DAT_EP_STATE_DISCONNECTED);
-		CF_CHECK(cf_dto(b.recv, &ck, NULL) == DAT_DTO_ERR_FLUSHED &&
-			 ck == 11);
-		CF_CHECK(peer_closes(fd));
-		close(fd);
+		fd = raw_accepted(&b, qual);
+		if (fd >= 0) {
+			CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
+			CF_CHECK(st == DAT_EP_STATE_COMPLETION_PENDING);
+			CF_CHECK(brk != NULL);
+			if (brk)
+				CF_OK(brk(b.ep));
+			CF_CHECK(cf_wait(b.conn, &ev) ==
+				 DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+			CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
+			CF_CHECK(st == DAT_EP_STATE_DISCONNECTED);
+			CF_CHECK(cf_dto(b.recv, &ck, NULL) == DAT_DTO_ERR_FLUSHED &&
+				 ck == 11);
+			CF_CHECK(peer_closes(fd));
+			close(fd);
+		}
 		CF_OK(dat_ep_reset(b.ep));
 	}
 
