@@ -474,6 +474,7 @@ static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
 		while (got < want) {
 			DAT_COUNT n, s;
 			DAT_EVENT ev;
+			DAT_EVENT_NUMBER end;
 
 			rq(l->rx.ep, &n, &s);		/* checks span >= count */
 			queries++;
@@ -491,6 +492,9 @@ static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
 				dc_srq_post_recv(t, l->srq, &rb,
 						 (DAT_VLEN)d->user_cookie.as_64 * big, big,
 						 d->user_cookie.as_64);
+			} else if ((end = link_ended(l)) != 0) {
+				DC_FAIL("only %u of %u large messages arrived: %s on the connection",
+					got, want, dc_event_name(end));
 			} else if (dc_remaining_ms(t) < 1000) {
 				DC_FAIL("only %u of %u large messages arrived", got, want);
 			}
@@ -517,6 +521,7 @@ SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
 	while (got < N) {
 		DAT_COUNT n, s;
 		DAT_EVENT ev;
+		DAT_EVENT_NUMBER end;
 
 		rq(l.rx.ep, &n, &s);		/* checks span >= count */
 		queries++;
@@ -527,6 +532,9 @@ SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
 		if (dat_evd_dequeue(l.rx.recv_evd, &ev) == DAT_SUCCESS) {
 			DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
 			got++;
+		} else if ((end = link_ended(&l)) != 0) {
+			DC_FAIL("only %u of %u messages arrived: %s on the connection",
+				got, (unsigned)N, dc_event_name(end));
 		} else if (dc_remaining_ms(t) < 1000) {
 			DC_FAIL("only %u of %u messages arrived", got, (unsigned)N);
 		}

@@ -213,6 +213,20 @@ static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
 #define link_send_flags(l, seq, len, flags) \
 	link_send_flags_at(t, __FILE__, __LINE__, (l), (seq), (len), (flags))
 
+/*
+ * The connection event rx's connection EVD holds, or 0: a loop waiting for
+ * arrivals stops at one (the link came up, so any later event ends it and
+ * nothing more can arrive) instead of spinning out the case's time.
+ */
+static inline DAT_EVENT_NUMBER link_ended(struct srq_link *l)
+{
+	DAT_EVENT ev;
+
+	if (dat_evd_dequeue(l->rx.conn_evd, &ev) != DAT_SUCCESS)
+		return 0;
+	return ev.event_number;
+}
+
 /* Set-up: the next n Send completions on tx's request EVD are successful. */
 static inline void link_sent_at(struct dc_ctx *t, const char *file, int line,
 				struct srq_link *l, int n)
