@@ -1,31 +1,36 @@
 #!/usr/bin/env bash
-# OFA's own DAT 2.0 programs on the verbs devices, inside the VM (docs/reference-provider.md,
+# OFA's own DAT 2.0 programs on one verbs device, inside the VM (docs/reference-provider.md,
 # "DAT 2.0"): run by tools/vm/verbs-suite.sh as
-#   tools/vm/ofa.sh BUILD_DIR OUT_DIR BENCH_FILE
-# For each device: tools/ofa/programs.py against libdaplref2 (IA ref-verbs-<dev>), then
-# dapltest -T P for libdaplref2 and OFA's libdaplofa (IA ofa-v2-<dev>, rdma_cm on the same
-# netdev) side by side, medians of three rounds, ratios libdaplref2/libdaplofa into BENCH_FILE.
-# Exit status: non-zero when a program run is not as expected or a figure is missing.
+#   tools/vm/ofa.sh BUILD_DIR OUT_DIR BENCH_FILE programs|perf DEVICE
+# programs: tools/ofa/programs.py against libdaplref2 (IA ref-verbs-DEVICE); a functional test,
+#   so it may run beside other work.
+# perf: dapltest -T P for libdaplref2 and OFA's libdaplofa (IA ofa-v2-DEVICE, rdma_cm on the same
+#   netdev) side by side, medians of three rounds, ratios libdaplref2/libdaplofa; a measurement,
+#   so the caller runs it with nothing beside it.
+# Appends its lines to BENCH_FILE. Exit status: non-zero when a program run is not as expected or
+# a figure is missing.
 set -uo pipefail
 [[ "${DATCTS_VM:-}" == 1 ]] || { echo "ofa.sh: run me inside the VM (tools/vm/run)" >&2; exit 2; }
 build=$(realpath "${1:?BUILD_DIR}")
 out=${2:?OUT_DIR}
 bench=${3:?BENCH_FILE}
+mode=${4:?programs|perf}
+dev=${5:?DEVICE}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 programs=$repo/tools/ofa/programs.py
 [[ -f $build/dat2-verbs.conf ]] || { echo "ofa $build/dat2-verbs.conf missing (no DAT 2.0 build)" >>"$bench"; exit 1; }
 command -v dapltest >/dev/null || { echo "ofa: dapl2-utils not installed" >>"$bench"; exit 1; }
-conf=$out/ofa-dat.conf
-rc=0
-for dev in $DATCTS_VM_DEVICES; do
-	kind=${dev%0}
-	ip_var=DATCTS_VM_${kind^^}_IP
-	ip=${!ip_var}
-	nd=$(ip -o -4 addr show to "$ip/32" | awk '{print $2; exit}')
-	{
-		grep -v '^#' "$build/dat2-verbs.conf"
-		echo "ofa-v2-$dev u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$nd 0\" \"\""
-	} >"$conf.$dev"
+kind=${dev%0}
+ip_var=DATCTS_VM_${kind^^}_IP
+ip=${!ip_var}
+nd=$(ip -o -4 addr show to "$ip/32" | awk '{print $2; exit}')
+conf=$out/ofa-dat.conf.$dev
+{
+	grep -v '^#' "$build/dat2-verbs.conf"
+	echo "ofa-v2-$dev u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$nd 0\" \"\""
+} >"$conf"
+case $mode in
+programs)
 	skip=()
 	# dtestcm on siw0: rdma-core's siw provider returns no CQ (NULL, errno unset, no failing
 	# system call under strace) for some of the connections dtestcm sets up (52 of 1000 with
@@ -36,12 +41,20 @@ for dev in $DATCTS_VM_DEVICES; do
 	# server's create_qp fails with EINVAL). docs/reference-provider.md, "DAT 2.0".
 	[[ $dev == siw0 ]] && skip+=(--skip "dtestcm=siw0 refuses CQs during dtestcm's connection storm; dtestcm then reads a rejected event's NULL private data (docs/reference-provider.md, DAT 2.0)")
 	start=$SECONDS
-	/usr/bin/python3 "$programs" --dat-conf "$conf.$dev" --ia "ref-verbs-$dev" --host "$ip" "${skip[@]}" >"$out/$dev-ofa.txt" 2>&1
+	/usr/bin/python3 "$programs" --dat-conf "$conf" --ia "ref-verbs-$dev" --host "$ip" "${skip[@]}" >"$out/$dev-ofa.txt" 2>&1
 	r=$?
 	echo "$dev ofa programs on libdaplref2: exit $r, $((SECONDS - start)) s ($(tail -n 1 "$out/$dev-ofa.txt"))" >>"$bench"
-	((r)) && rc=1
-	/usr/bin/python3 "$programs" --perf --dat-conf "$conf.$dev" --ia "ref-verbs-$dev,ofa-v2-$dev" --host "$ip" \
+	exit "$r"
+	;;
+perf)
+	rc=0
+	/usr/bin/python3 "$programs" --perf --dat-conf "$conf" --ia "ref-verbs-$dev,ofa-v2-$dev" --host "$ip" \
 		>"$out/$dev-ofa-perf.txt" 2>&1 || rc=1
 	sed -n "s/^/$dev dapltest -T P /p" "$out/$dev-ofa-perf.txt" | grep -E 'median|ratio|no figure' >>"$bench"
-done
-exit "$rc"
+	exit "$rc"
+	;;
+*)
+	echo "ofa.sh: mode is programs or perf, not $mode" >&2
+	exit 2
+	;;
+esac

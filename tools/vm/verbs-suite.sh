@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The verbs transport of the reference provider, inside the VM (docs/verbs.md):
 #   tools/vm/run --rdma both -- tools/vm/verbs-suite.sh BUILD_DIR OUT_DIR [full|ci|bench|dat2]
-# For each device the VM brought up (rxe0, siw0): the conformance suite on IA ref-verbs-<dev>
-# (full: every case; ci: the representative subset below; bench: none; dat2: only the DAT 2.0
-# build's subset below, then exit), then the DAT 2.0 build's subset, then datbench over verbs against
-# perftest's ib_send_lat / ib_write_bw on the same device, in the same VM. Writes
-# OUT_DIR/<dev>/ (the run's results) and OUT_DIR/bench.txt (one line per figure and the ratios).
+# For each device the VM brought up (rxe0, siw0), the two devices side by side: the conformance
+# suite on IA ref-verbs-<dev> (full: every case; ci: the representative subset below; bench: none;
+# dat2: only the DAT 2.0 build's subset below, then exit), then the DAT 2.0 build's subset, then
+# OFA's programs (and on rxe0 the OFA certification subset). Then, with nothing beside them, the
+# measurements: datbench over verbs against perftest's ib_send_lat / ib_write_bw on the same
+# device, and dapltest -T P for libdaplref2 and OFA's libdaplofa. Writes OUT_DIR/<dev>/ (the
+# run's results) and OUT_DIR/bench.txt (one line per figure and the ratios).
 # Exit status: non-zero when a suite run has a failure or a benchmark could not run.
 set -uo pipefail
 # shellcheck source=tools/vm/guest-lib.sh
@@ -100,33 +102,59 @@ run_device_dat2() {
 	echo "$dev suite (DAT 2.0, ci subset): $((SECONDS - start)) s, exit $r$note" >"$out/$dev-dat2.status"
 	return "$r"
 }
-if [[ $scope == dat2 ]]; then
-	pids=()
+# on_each_device FUNCTION: FUNCTION DEV for every device, side by side; non-zero when one failed
+on_each_device() {
+	local pids=() pid r=0
 	for dev in $DATCTS_VM_DEVICES; do
-		run_device_dat2 "$dev" &
+		"$1" "$dev" &
 		pids+=($!)
 	done
 	for pid in "${pids[@]}"; do
-		wait "$pid" || rc=1
+		wait "$pid" || r=1
 	done
+	return "$r"
+}
+if [[ $scope == dat2 ]]; then
+	on_each_device run_device_dat2 || rc=1
 	for dev in $DATCTS_VM_DEVICES; do
 		cat "$out/$dev-dat2.status" | tee -a "$bench"
 	done
 	exit "$rc"
 fi
-if [[ $scope != bench ]]; then
-	pids=()
-	for dev in $DATCTS_VM_DEVICES; do
-		{ run_device "$dev"; r=$?; run_device_dat2 "$dev" || r=1; exit "$r"; } &
-		pids+=($!)
+# device_chain DEV: the device's functional work, one step after the other, while the other
+# device's chain runs beside it: its suite and the DAT 2.0 subset (not in scope bench), OFA's
+# programs against libdaplref2, and on rxe0 the OFA certification subset (the DAT 2.0 build of
+# the suite against OFA's libdaplofa: the SRQ pages and the receive-side queries, OFA's known
+# failures waived with reasons, docs/certification/ofa-dapl-2.1.10.md). rxe0's suite ends about
+# three minutes before siw0's, so the OFA steps there cost the run no time; the measurements
+# (below) wait for both chains, so nothing runs beside them. DATCTS_VM_OFA=0 leaves OFA out.
+device_chain() {
+	local dev=$1 r=0
+	if [[ $scope != bench ]]; then
+		run_device "$dev" || r=1
+		run_device_dat2 "$dev" || r=1
+	fi
+	if [[ "${DATCTS_VM_OFA:-1}" == 1 ]]; then
+		# one device's programs at a time: they use fixed ports (dtest's address exchange on TCP
+		# 15828); side by side, rxe0's dtest client found no server there
+		flock "$out/.ofa-programs.lock" \
+			"$repo/tools/vm/ofa.sh" "$build" "$out" "$out/$dev-ofa.status" programs "$dev" || r=1
+		if [[ $dev == rxe0 ]]; then
+			"$repo/tools/vm/certify-ofa.sh" "$build" "$out/certify-ofa" ofa-v2-cma-rxe0 -- \
+				--timeout 60 --jobs 3 --page 'dat_srq_*,dat_ep_recv_query,dat_ep_set_watermark' \
+				--expectations "$repo/tests/vm-suite/ofa-waivers-cma-rxe0.toml" || r=1
+			sed 's/^/ofa certification subset: /' "$out/certify-ofa/summary.txt" >"$out/certify-ofa.status"
+		fi
+	fi
+	return "$r"
+}
+on_each_device device_chain || rc=1
+for dev in $DATCTS_VM_DEVICES; do
+	for f in "$dev.status" "$dev-dat2.status" "$dev-ofa.status"; do
+		[[ -f $out/$f ]] && cat "$out/$f" >>"$bench"
 	done
-	for pid in "${pids[@]}"; do
-		wait "$pid" || rc=1
-	done
-	for dev in $DATCTS_VM_DEVICES; do
-		cat "$out/$dev.status" "$out/$dev-dat2.status" >>"$bench"
-	done
-fi
+done
+[[ -f $out/certify-ofa.status ]] && cat "$out/certify-ofa.status" >>"$bench"
 # Benchmarks: datbench (fork mode: both ends in this VM) vs perftest on the same device.
 # median V...: the median of the non-empty values (empty when there are none).
 median() {
@@ -177,19 +205,12 @@ for dev in $DATCTS_VM_DEVICES; do
 		rc=1
 	fi
 done
-# OFA's programs against libdaplref2, and dapltest -T P libdaplref2 vs OFA's libdaplofa
-# (docs/reference-provider.md, "DAT 2.0"); DATCTS_VM_OFA=0 leaves them out
+# dapltest -T P, libdaplref2 vs OFA's libdaplofa on each device (docs/reference-provider.md,
+# "DAT 2.0"), after the other measurements; DATCTS_VM_OFA=0 leaves it out
 if [[ "${DATCTS_VM_OFA:-1}" == 1 ]]; then
-	"$repo/tools/vm/ofa.sh" "$build" "$out" "$bench" || rc=1
-fi
-# OFA certification subset: the DAT 2.0 build of the suite against OFA's libdaplofa on rxe0, the
-# SRQ pages and the receive-side queries, OFA's known failures waived with reasons
-# (docs/certification/ofa-dapl-2.1.10.md); DATCTS_VM_OFA=0 leaves it out
-if [[ "${DATCTS_VM_OFA:-1}" == 1 && " $DATCTS_VM_DEVICES " == *" rxe0 "* ]]; then
-	"$repo/tools/vm/certify-ofa.sh" "$build" "$out/certify-ofa" ofa-v2-cma-rxe0 -- \
-		--timeout 60 --jobs 3 --page 'dat_srq_*,dat_ep_recv_query,dat_ep_set_watermark' \
-		--expectations "$repo/tests/vm-suite/ofa-waivers-cma-rxe0.toml" || rc=1
-	sed 's/^/ofa certification subset: /' "$out/certify-ofa/summary.txt" >>"$bench"
+	for dev in $DATCTS_VM_DEVICES; do
+		"$repo/tools/vm/ofa.sh" "$build" "$out" "$bench" perf "$dev" || rc=1
+	done
 fi
 cat "$bench"
 exit "$rc"
