@@ -836,13 +836,19 @@ void ref_ep_break(struct ref_ep *ep)
 		return;
 	ep_drop_conn(ep, false);
 	/*
-	 * dat_cr_accept(3DAT) DESCRIPTION: an accept that cannot be completed,
-	 * for whatever reason, ends in ACCEPT_COMPLETION_ERROR (on siw a
-	 * Receive flushed by the peer's close can come before the cm event).
+	 * A connection that breaks before it is established (on siw a Receive
+	 * flushed by the peer's close can come before the cm event) ends as
+	 * the pages say its setup ends: an accept that cannot be completed in
+	 * ACCEPT_COMPLETION_ERROR (dat_cr_accept(3DAT) DESCRIPTION), a
+	 * connect that fails on a transport error in NON_PEER_REJECTED
+	 * (dat_ep_connect(3DAT) DESCRIPTION).
 	 */
-	ref_ep_disconnected(ep, ep->state == DAT_EP_STATE_COMPLETION_PENDING ?
-				DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR :
-				DAT_CONNECTION_EVENT_BROKEN);
+	if (ep->state == DAT_EP_STATE_COMPLETION_PENDING)
+		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+	else if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+	else
+		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_BROKEN);
 }
 
 /* Hard high watermark: break once connected and above it. */

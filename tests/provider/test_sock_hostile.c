@@ -6,7 +6,8 @@
  * break that connection only (EP DISCONNECTED with
  * DAT_CONNECTION_EVENT_BROKEN, or no Connection Request at all), never
  * touch memory outside a window, never take the process down.  The raw
- * peer also holds an accept in COMPLETION_PENDING for a break there.
+ * peer also holds an accept in COMPLETION_PENDING, and the EP's own
+ * request in ACTIVE_CONNECTION_PENDING, for a break there.
  */
 #include "conn_fixture.h"
 
@@ -146,6 +147,26 @@ static int raw_connect(struct cf_side *b, DAT_CONN_QUAL qual)
 	return fd;
 }
 
+/* A raw listener on the IA's address; *qual is its port. */
+static int raw_listen(struct cf_side *b, DAT_CONN_QUAL *qual)
+{
+	struct sockaddr_storage ss = b->ia_addr;
+	socklen_t len = sizeof(struct sockaddr_in);
+	int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+
+	((struct sockaddr_in *)&ss)->sin_port = 0;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+	    listen(fd, 1) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		fprintf(stderr, "raw listen: %s\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*qual = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return fd;
+}
+
 /*
  * Handshake up to the provider's CONN_ACCEPT: b->ep is COMPLETION_PENDING
  * (no RTU sent yet).  Returns the socket; -1, a failed check, when the
@@ -213,6 +234,34 @@ static void expect_broken(struct cf_side *b, int fd)
 	CF_OK(dat_ep_reset(b->ep));
 }
 
+typedef DAT_RETURN (*break_fn)(DAT_EP_HANDLE);
+
+/*
+ * b->ep waits in @pending with a Receive (@cookie) posted and the raw peer
+ * on @fd: the connection breaks (@brk); the EP ends DISCONNECTED with
+ * @want, its Receive flushed, the peer's socket closed.
+ */
+static void break_pending(struct cf_side *b, int fd, break_fn brk,
+			  DAT_EP_STATE pending, DAT_EVENT_NUMBER want,
+			  uint64_t cookie)
+{
+	DAT_EVENT ev;
+	DAT_EP_STATE st;
+	uint64_t ck = 0;
+
+	CF_OK(dat_ep_get_status(b->ep, &st, NULL, NULL));
+	CF_CHECK(st == pending);
+	if (brk)
+		CF_OK(brk(b->ep));
+	CF_CHECK(cf_wait(b->conn, &ev) == want);
+	CF_OK(dat_ep_get_status(b->ep, &st, NULL, NULL));
+	CF_CHECK(st == DAT_EP_STATE_DISCONNECTED);
+	CF_CHECK(cf_dto(b->recv, &ck, NULL) == DAT_DTO_ERR_FLUSHED &&
+		 ck == cookie);
+	CF_CHECK(peer_closes(fd));
+	close(fd);
+}
+
 int main(void)
 {
 	struct cf_side b;
@@ -220,6 +269,7 @@ int main(void)
 	DAT_CONN_QUAL qual;
 	struct hdr h;
 	char buf[256];
+	break_fn brk;
 	int fd;
 
 	if (cf_open(&b))
@@ -358,6 +408,8 @@ int main(void)
 		expect_broken(&b, fd);
 	}
 
+	brk = (break_fn)(uintptr_t)cf_hook("daplref_test_break");
+	CF_CHECK(brk != NULL);
 	/*
 	 * 11. the connection breaks while the accept waits for the RTU (verbs
 	 * breaks an EP so when the requester's close flushes a Receive before
@@ -366,29 +418,43 @@ int main(void)
 	 * DESCRIPTION), the EP DISCONNECTED, its Receive flushed
 	 */
 	{
-		typedef DAT_RETURN (*break_fn)(DAT_EP_HANDLE);
-		break_fn brk = (break_fn)(uintptr_t)cf_hook("daplref_test_break");
 		DAT_LMR_TRIPLET t = cf_seg(&b, 512, 64);
-		DAT_EVENT ev;
-		DAT_EP_STATE st;
-		uint64_t ck = 0;
 
 		CF_OK(dat_ep_post_recv(b.ep, 1, &t, cf_cookie(11), 0));
 		fd = raw_accepted(&b, qual);
-		if (fd >= 0) {
-			CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
-			CF_CHECK(st == DAT_EP_STATE_COMPLETION_PENDING);
-			CF_CHECK(brk != NULL);
-			if (brk)
-				CF_OK(brk(b.ep));
-			CF_CHECK(cf_wait(b.conn, &ev) ==
-				 DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
-			CF_OK(dat_ep_get_status(b.ep, &st, NULL, NULL));
-			CF_CHECK(st == DAT_EP_STATE_DISCONNECTED);
-			CF_CHECK(cf_dto(b.recv, &ck, NULL) == DAT_DTO_ERR_FLUSHED &&
-				 ck == 11);
-			CF_CHECK(peer_closes(fd));
-			close(fd);
+		if (fd >= 0)
+			break_pending(&b, fd, brk, DAT_EP_STATE_COMPLETION_PENDING,
+				      DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, 11);
+		CF_OK(dat_ep_reset(b.ep));
+	}
+
+	/*
+	 * 12. the connection breaks while the EP's own request waits for the
+	 * answer (the raw peer reads the request and says nothing): a connect
+	 * that fails on a transport error is NON_PEER_REJECTED, not BROKEN
+	 * (dat_ep_connect(3DAT) DESCRIPTION), the EP DISCONNECTED, its
+	 * Receive flushed
+	 */
+	{
+		DAT_LMR_TRIPLET t = cf_seg(&b, 512, 64);
+		DAT_CONN_QUAL port = 0;
+		int lfd = raw_listen(&b, &port);
+
+		CF_CHECK(lfd >= 0);
+		CF_OK(dat_ep_post_recv(b.ep, 1, &t, cf_cookie(12), 0));
+		if (lfd >= 0) {
+			CF_OK(dat_ep_connect(b.ep, (DAT_IA_ADDRESS_PTR)&b.ia_addr,
+					     port, CF_WAIT, 0, NULL, 0, 0));
+			fd = accept(lfd, NULL, NULL);
+			CF_CHECK(fd >= 0);
+			if (fd >= 0) {
+				CF_CHECK(recv_frame(fd, &h, buf, sizeof(buf)) == 1 &&
+					 h.type == T_REQ);
+				break_pending(&b, fd, brk,
+					      DAT_EP_STATE_ACTIVE_CONNECTION_PENDING,
+					      DAT_CONNECTION_EVENT_NON_PEER_REJECTED, 12);
+			}
+			close(lfd);
 		}
 		CF_OK(dat_ep_reset(b.ep));
 	}
