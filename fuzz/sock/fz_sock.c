@@ -20,6 +20,7 @@
 #include "conn_fixture.h"
 
 #include <errno.h>
+#include <string.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -30,9 +31,16 @@ static struct cf_side b;
 static DAT_PSP_HANDLE psp;
 static DAT_CONN_QUAL qual;
 
+/*
+ * "ERROR:" in the line: libFuzzer's fork mode passes on only such lines of
+ * a job's log, so the reason reaches fuzz.log.
+ */
 static void fail(const char *what)
 {
-	dprintf(2, "==== datcts fuzz: FINDING: sock transport: %s ====\n", what);
+	int e = errno;
+
+	dprintf(2, "==== datcts fuzz: FINDING: sock transport: ERROR: %s (errno: %s) ====\n",
+		what, strerror(e));
 	abort();
 }
 
@@ -54,15 +62,50 @@ static void send_hdr(int fd, uint8_t type, uint32_t len, uint64_t a0)
 	(void)!write(fd, h, sizeof(h));
 }
 
+/*
+ * libFuzzer's SIGALRM (its -timeout watch, every timeout/2 + 1 s, no
+ * SA_RESTART) interrupts blocking calls: a connect so interrupted goes on
+ * in the background, and is waited for here.
+ */
 static int raw_connect(void)
 {
 	struct sockaddr_storage ss = b.ia_addr;
 	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err = 0;
 
 	((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)qual);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sizeof(struct sockaddr_in)) < 0)
+	if (fd < 0)
+		fail("cannot make a TCP socket");
+	if (connect(fd, (struct sockaddr *)&ss, sizeof(struct sockaddr_in)) == 0)
+		return fd;
+	if (errno != EINTR)
 		fail("cannot reach the PSP over TCP");
+	while (poll(&pfd, 1, -1) < 0)
+		if (errno != EINTR)
+			fail("cannot wait for the TCP connection");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+		errno = err;
+		fail("cannot reach the PSP over TCP");
+	}
 	return fd;
+}
+
+/* recv(MSG_WAITALL) of @n bytes, again where a signal cut it short. */
+static bool recv_all(int fd, void *p, size_t n)
+{
+	while (n) {
+		ssize_t r = recv(fd, p, n, MSG_WAITALL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p = (char *)p + r;
+		n -= (size_t)r;
+	}
+	return true;
 }
 
 /* Reads and drops what the provider sends until it closes (or @ms pass). */
@@ -129,7 +172,7 @@ static int established(void)
 	}
 	if (dat_cr_accept(cr, b.ep, 0, NULL))
 		fail("dat_cr_accept refused a fresh request");
-	if (recv(fd, h, sizeof(h), MSG_WAITALL) != HLEN || h[3] != 2)
+	if (!recv_all(fd, h, sizeof(h)) || h[3] != 2)
 		fail("no CONN_ACCEPT after dat_cr_accept");
 	send_hdr(fd, 4, 0, 0);
 	if (cf_wait(b.conn, &ev) != DAT_CONNECTION_EVENT_ESTABLISHED)
@@ -156,6 +199,21 @@ static void ends(void)
 		fail("dat_ep_reset refused the disconnected EP");
 }
 
+/*
+ * At exit the IA is closed, so its progress thread is gone before
+ * LeakSanitizer's exit check (registered earlier, so run later) stops the
+ * threads to scan them: with the thread still running that check itself
+ * crashed now and then ("Tracer caught signal 11"), which libFuzzer's fork
+ * mode counted as a finding of the empty input.
+ */
+static void teardown(void)
+{
+	if (psp)
+		dat_psp_free(psp);
+	psp = DAT_HANDLE_NULL;
+	cf_close(&b);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -166,6 +224,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	b.ep = cf_ep(&b, NULL);
 	if (dat_psp_create_any(b.ia, &qual, b.cr, DAT_PSP_CONSUMER_FLAG, &psp))
 		fail("dat_psp_create_any failed");
+	atexit(teardown);
 	return 0;
 }
 

@@ -139,8 +139,12 @@ static inline DAT_EVENT_NUMBER cf_wait(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
 {
 	DAT_COUNT nmore;
 	DAT_EVENT e;
-	DAT_RETURN rc = dat_evd_wait(evd, CF_WAIT, 1, ev ? ev : &e, &nmore);
+	DAT_RETURN rc;
 
+	/* a signal handler ran (libFuzzer's SIGALRM in fuzz/sock): wait again */
+	do
+		rc = dat_evd_wait(evd, CF_WAIT, 1, ev ? ev : &e, &nmore);
+	while (DAT_GET_TYPE(rc) == DAT_INTERRUPTED_CALL);
 	if (rc != DAT_SUCCESS) {
 		fprintf(stderr, "dat_evd_wait: 0x%08x\n", (unsigned int)rc);
 		return 0;
