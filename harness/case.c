@@ -2,6 +2,9 @@
 /* Case registration, the in-process case runner, verdicts and assertions. */
 #include "dc_internal.h"
 
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -170,6 +173,12 @@ _Noreturn void dc_end_at(struct dc_ctx *t, enum dc_state st, const char *file,
 	struct dc_priv *p = t->priv;
 	va_list ap;
 
+	if (!p->cause.set) {
+		memset(&p->cause, 0, sizeof(p->cause));
+		p->cause.set = true;
+		p->cause.phase = !p->t_ia_open && !(t->c->flags & DC_NO_IA) ? "ia_open" :
+				 st == DC_FAIL ? "check" : "setup";
+	}
 	p->state = st;
 	p->by_peer = by_peer;
 	p->file = file;
@@ -238,6 +247,68 @@ static const char *subtype_name(DAT_RETURN type, int subtype, char *buf,
 	return buf;
 }
 
+const char *dc_ret_type_name(DAT_RETURN r, char *buf, size_t len)
+{
+	return type_name(r, buf, len);
+}
+
+const char *dc_ret_subtype_name(DAT_RETURN r, char *buf, size_t len)
+{
+	if (!(r & DAT_CLASS_ERROR) || !DAT_GET_SUBTYPE(r))
+		return NULL;
+	return subtype_name(r, (int)DAT_GET_SUBTYPE(r), buf, len);
+}
+
+/* The call an expression makes: its leading identifier when a '(' follows
+ * ("dat_ep_free(ep)"), or when it names a DAT call alone ("dat_pz_create"). */
+static void call_of(const char *expr, char *out, size_t len)
+{
+	size_t n = 0;
+	const char *p = expr;
+
+	out[0] = '\0';
+	while (*p == ' ' || *p == '(' || *p == '!')
+		p++;
+	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+	       (p[n] >= '0' && p[n] <= '9') || p[n] == '_')
+		n++;
+	if (!n || n >= len || (p[0] >= '0' && p[0] <= '9'))
+		return;
+	if (p[n + strspn(p + n, " ")] != '(' && (strncmp(p, "dat_", 4) || p[n]))
+		return;
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+void dc_cause_call(struct dc_ctx *t, const char *phase, const char *expr,
+		   const DAT_RETURN *ret)
+{
+	struct dc_cause *c = &t->priv->cause;
+
+	memset(c, 0, sizeof(*c));
+	c->set = true;
+	c->phase = phase;
+	if (expr) {
+		snprintf(c->expr, sizeof(c->expr), "%s", expr);
+		call_of(expr, c->call, sizeof(c->call));
+	}
+	if (ret) {
+		c->has_ret = true;
+		c->ret = *ret;
+	}
+}
+
+void dc_cause_needs(struct dc_ctx *t, const char *kind, const char *name)
+{
+	struct dc_cause *c = &t->priv->cause;
+
+	memset(c, 0, sizeof(*c));
+	c->set = true;
+	c->phase = t->priv->t_body_start > 0 ? "check" : "ia_open";
+	snprintf(c->needs_kind, sizeof(c->needs_kind), "%s", kind ? kind : "");
+	snprintf(c->needs_name, sizeof(c->needs_name), "%s", name ? name : "");
+}
+
 const char *dc_ret_str(DAT_RETURN r, char *buf, size_t len)
 {
 	const char *major = NULL, *minor = NULL;
@@ -283,29 +354,185 @@ static void set_crumb(const char *fmt, ...)
 		crumb_len = (size_t)n < sizeof(crumb) ? (size_t)n : sizeof(crumb) - 1;
 }
 
-static __attribute__((unused)) void crash_report(int sig)
+/*
+ * Where a fatal signal struck, for the reports (docs/results-format.md,
+ * "cause"): the handler walks the stack (backtrace, dladdr1) and writes one
+ * {"crash":{...}} line to the supervisor: the innermost frame outside the
+ * system libraries, which side it belongs to (provider, registry or this
+ * harness), the entry into that side, and the harness fixture the call came
+ * from (then the crash was in the set-up).  Not async-signal-safe in theory
+ * (dladdr, snprintf); the process is dying anyway, and the supervisor judges
+ * by the signal alone when the line does not come.  Then the previous
+ * action (the default, or a sanitizer's report) takes over.
+ */
+#define CRASH_FRAMES 48
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static struct sigaction crash_prev[sizeof(crash_sigs) / sizeof(crash_sigs[0])];
+static int crash_ctl = -1;
+static char self_obj[512], registry_obj[512];
+
+static const char *base_name(const char *path)
 {
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "";
+}
+
+static bool system_object(const char *path)
+{
+	static const char *const sys[] = { "libc.so", "libc-", "ld-linux", "libpthread",
+					   "libasan", "libubsan", "liblsan", "libgcc_s",
+					   "linux-vdso", "libdl" };
+	const char *b = base_name(path);
+
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (!strncmp(b, sys[i], strlen(sys[i])))
+			return true;
+	return false;
+}
+
+struct frame {
+	const char *obj;
+	const char *sym;	/* NULL unless the symbol really contains the pc */
+};
+
+static void frame_at(void *pc, struct frame *f)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+
+	f->obj = NULL;
+	f->sym = NULL;
+	if (!dladdr1(pc, &di, (void **)&sym, RTLD_DL_SYMENT))
+		return;
+	f->obj = di.dli_fname;
+	if (di.dli_sname && di.dli_saddr && sym &&
+	    (uintptr_t)pc - (uintptr_t)di.dli_saddr < (uintptr_t)(sym->st_size ? sym->st_size : 1))
+		f->sym = di.dli_sname;
+}
+
+/* A harness function that builds what a case needs (its failure is a set-up failure). */
+static bool fixture_name(const char *sym)
+{
+	size_t n = sym ? strlen(sym) : 0;
+
+	return n > 6 && !strncmp(sym, "dc_", 3) && !strcmp(sym + n - 3, "_at") &&
+	       strncmp(sym, "dc_assert", 9) && strncmp(sym, "dc_expect", 9) &&
+	       strncmp(sym, "dc_allow", 8) && strcmp(sym, "dc_end_at");
+}
+
+static void crash_json_frame(struct dc_str *s, bool *first, const char *key,
+			     const struct frame *f)
+{
+	bool ff = true;
+
+	dc_json_key(s, first, key);
+	if (!f || !f->obj) {
+		dc_str_puts(s, "null");
+		return;
+	}
+	dc_str_puts(s, "{");
+	dc_json_key(s, &ff, "object");
+	dc_json_str(s, base_name(f->obj));
+	dc_json_key(s, &ff, "symbol");
+	dc_json_str(s, f->sym);
+	dc_str_puts(s, "}");
+}
+
+static void crash_describe(int sig)
+{
+	void *pcs[CRASH_FRAMES];
+	struct frame fr[CRASH_FRAMES], *inner = NULL, *entry = NULL;
+	const char *side = NULL, *fixture = NULL, *phase = "check";
+	struct dc_str s = { 0 };
+	bool first = true;
+	int n = backtrace(pcs, CRASH_FRAMES), i = 0;
+
+	for (int k = 0; k < n; k++)
+		frame_at(k < 3 ? pcs[k] : (char *)pcs[k] - 1, &fr[k]);
+	/* skip this handler and the signal trampoline */
+	while (i < n && fr[i].obj && !strcmp(fr[i].obj, self_obj))
+		i++;
+	if (i < n && system_object(fr[i].obj))
+		i++;
+	for (; i < n; i++) {
+		if (!fr[i].obj || system_object(fr[i].obj))
+			continue;
+		if (!inner) {
+			inner = &fr[i];
+			side = !strcmp(fr[i].obj, self_obj) ? "harness" :
+			       !strcmp(fr[i].obj, registry_obj) ? "registry" : "provider";
+		}
+		if (!strcmp(fr[i].obj, self_obj)) {
+			if (fixture_name(fr[i].sym)) {
+				fixture = fr[i].sym;
+				phase = !strcmp(fixture, "dc_open_ia_at") ? "ia_open" : "setup";
+				break;
+			}
+			if (fr[i].sym && !strncmp(fr[i].sym, "dc_", 3) &&
+			    !fixture_name(fr[i].sym) && strncmp(fr[i].sym, "dc_expect", 9) &&
+			    strcmp(fr[i].sym, "dc_wait_event"))
+				break;	/* dc_run_in_process: the case body */
+			continue;
+		}
+		entry = &fr[i];
+	}
+	dc_str_puts(&s, "{\"crash\":{");
+	dc_json_key(&s, &first, "signal");
+	dc_json_str(&s, dc_signal_name(sig));
+	dc_json_key(&s, &first, "phase");
+	dc_json_str(&s, phase);
+	dc_json_key(&s, &first, "answered_by");
+	dc_json_str(&s, side);
+	crash_json_frame(&s, &first, "frame", inner);
+	crash_json_frame(&s, &first, "entry", entry);
+	dc_json_key(&s, &first, "fixture");
+	dc_json_str(&s, fixture);
+	dc_str_puts(&s, "}}\n");
+	if (crash_ctl >= 0 && s.p) {
+		ssize_t unused = write(crash_ctl, s.p, s.len);
+		(void)unused;
+	}
+}
+
+static void crash_report(int sig, siginfo_t *si, void *uc)
+{
+	static volatile sig_atomic_t busy;
+	size_t k;
 	ssize_t unused;
 
+	(void)uc;
 	if (crumb_len)
 		unused = write(2, crumb, crumb_len);	/* best effort */
 	(void)unused;
-	raise(sig);	/* SA_RESETHAND: the default action now */
+	if (!busy++)
+		crash_describe(sig);
+	for (k = 0; k < sizeof(crash_sigs) / sizeof(crash_sigs[0]); k++)
+		if (crash_sigs[k] == sig)
+			sigaction(sig, &crash_prev[k], NULL);
+	/* A fault strikes again on return, now under the previous action;
+	 * a sent signal (abort, kill) is raised again. */
+	if (!si || si->si_code <= 0 || sig == SIGABRT)
+		raise(sig);
 }
 
-/* Not under ASan: its own handler reports more (and must stay first). */
-static void install_crash_report(void)
+static void install_crash_report(int ctl)
 {
-#ifndef __SANITIZE_ADDRESS__
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 	struct sigaction sa;
+	Dl_info di;
+	void *warm[1];
 
+	crash_ctl = ctl;
+	backtrace(warm, 1);	/* loads libgcc_s now, not in the handler */
+	if (dladdr((void *)&dc_run_in_process, &di) && di.dli_fname)
+		snprintf(self_obj, sizeof(self_obj), "%s", di.dli_fname);
+	if (dladdr((void *)&dat_strerror, &di) && di.dli_fname)
+		snprintf(registry_obj, sizeof(registry_obj), "%s", di.dli_fname);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = crash_report;
-	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-#endif
+	sa.sa_sigaction = crash_report;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		sigaction(crash_sigs[i], &sa, &crash_prev[i]);
 }
 
 void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
@@ -321,6 +548,7 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 			set_crumb(DC_CRASH_CRUMB "%s at %s:%d\n", expr, file, line);
 			return;
 		}
+	dc_cause_call(t, on_miss == DC_UNRESOLVED ? "setup" : "check", expr, &got);
 	if (n > 1)
 		dc_str_puts(&want, "one of ");
 	for (i = 0; i < n; i++) {
@@ -356,6 +584,10 @@ void dc_allow_model_not_supported_at(struct dc_ctx *t, const char *file,
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "case bug: %s returned DAT_MODEL_NOT_SUPPORTED and the case cites page %s, which does not list that code",
 			  expr, page ? page : "(none)");
+	dc_cause_call(t, "check", expr, &ret);
+	snprintf(t->priv->cause.needs_kind, sizeof(t->priv->cause.needs_kind),
+		 "model_not_supported");
+	snprintf(t->priv->cause.needs_name, sizeof(t->priv->cause.needs_name), "%s", page);
 	dc_end_at(t, DC_UNSUPPORTED, file, line, false,
 		  "%s returned DAT_MODEL_NOT_SUPPORTED, allowed by %s(3DAT)%s%s",
 		  expr, page, why && *why ? ": " : "", why ? why : "");
@@ -387,6 +619,83 @@ static void track_alloc(struct dc_ctx *t, void *p)
 	/* else: leaked until exit, which is moments away */
 }
 
+/* DAT_PROVIDER_* types come from the registry: it found no provider to answer. */
+static bool registry_answer(DAT_RETURN r)
+{
+	DAT_RETURN ty = DAT_GET_TYPE(r);
+
+	return (r & DAT_CLASS_ERROR) &&
+	       (ty == DAT_PROVIDER_NOT_FOUND || ty == DAT_PROVIDER_ALREADY_REGISTERED ||
+		ty == DAT_PROVIDER_IN_USE);
+}
+
+void dc_json_return(struct dc_str *s, DAT_RETURN r)
+{
+	char b1[96], b2[96], code[16];
+	bool first = true;
+	const char *sub = dc_ret_subtype_name(r, b2, sizeof(b2));
+
+	snprintf(code, sizeof(code), "0x%08x", (unsigned int)r);
+	dc_str_puts(s, "{");
+	dc_json_key(s, &first, "code");
+	dc_json_str(s, code);
+	dc_json_key(s, &first, "type");
+	dc_json_str(s, dc_ret_type_name(r, b1, sizeof(b1)));
+	dc_json_key(s, &first, "subtype");
+	dc_json_str(s, sub);
+	dc_json_key(s, &first, "answered_by");
+	dc_json_str(s, registry_answer(r) ? "registry" : "provider");
+	dc_str_puts(s, "}");
+}
+
+static void emit_cause(struct dc_str *s, bool *first, const struct dc_cause *c)
+{
+	bool cf = true;
+
+	if (!c->set)
+		return;
+	dc_json_key(s, first, "cause");
+	dc_str_puts(s, "{");
+	dc_json_key(s, &cf, "phase");
+	dc_json_str(s, c->phase);
+	dc_json_key(s, &cf, "call");
+	dc_json_str(s, c->call[0] ? c->call : NULL);
+	dc_json_key(s, &cf, "expr");
+	dc_json_str(s, c->expr[0] ? c->expr : NULL);
+	dc_json_key(s, &cf, "return");
+	if (c->has_ret)
+		dc_json_return(s, c->ret);
+	else
+		dc_str_puts(s, "null");
+	dc_json_key(s, &cf, "answered_by");
+	dc_json_str(s, !c->has_ret ? NULL : registry_answer(c->ret) ? "registry" : "provider");
+	if (c->event_want[0]) {
+		bool ef = true;
+
+		dc_json_key(s, &cf, "event");
+		dc_str_puts(s, "{");
+		dc_json_key(s, &ef, "expected");
+		dc_json_str(s, c->event_want);
+		dc_json_key(s, &ef, "got");
+		dc_json_str(s, c->event_got[0] ? c->event_got : NULL);
+		dc_str_puts(s, "}");
+	}
+	dc_json_key(s, &cf, "needs");
+	if (c->needs_kind[0]) {
+		bool nf = true;
+
+		dc_str_puts(s, "{");
+		dc_json_key(s, &nf, "kind");
+		dc_json_str(s, c->needs_kind);
+		dc_json_key(s, &nf, "name");
+		dc_json_str(s, c->needs_name);
+		dc_str_puts(s, "}");
+	} else {
+		dc_str_puts(s, "null");
+	}
+	dc_str_puts(s, "}");
+}
+
 static void send_verdict(struct dc_ctx *t)
 {
 	struct dc_priv *p = t->priv;
@@ -415,17 +724,27 @@ static void send_verdict(struct dc_ctx *t)
 		dc_json_key(&s, &pf, "body_ms");
 		dc_str_printf(&s, "%.3f", now - p->t_body_start);
 	}
-	dc_str_puts(&s, "}}}");
+	dc_str_puts(&s, "}");
+	if (p->state != DC_PASS)
+		emit_cause(&s, &first, &p->cause);
+	dc_str_puts(&s, "}}");
 	dc_ctl_write(t, dc_str_c(&s));
 	dc_str_free(&s);
 }
 
-static void send_teardown(struct dc_ctx *t, double ms)
+/* close: what the teardown's abrupt dat_ia_close returned (NULL: not made). */
+static void send_teardown(struct dc_ctx *t, double ms, const DAT_RETURN *close)
 {
-	char line[96];
+	struct dc_str s = { 0 };
 
-	snprintf(line, sizeof(line), "{\"teardown\":{\"ms\":%.3f}}", ms);
-	dc_ctl_write(t, line);
+	dc_str_printf(&s, "{\"teardown\":{\"ms\":%.3f", ms);
+	if (close && *close != DAT_SUCCESS) {
+		dc_str_puts(&s, ",\"call\":\"dat_ia_close\",\"flags\":\"DAT_CLOSE_ABRUPT_FLAG\",\"return\":");
+		dc_json_return(&s, *close);
+	}
+	dc_str_puts(&s, "}}");
+	dc_ctl_write(t, dc_str_c(&s));
+	dc_str_free(&s);
 }
 
 int dc_run_in_process(const struct dc_case *c, enum dc_role role,
@@ -435,11 +754,15 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	static struct dc_priv priv;
 	static struct dc_ctx ctx;
 	struct dc_ctx *t = &ctx;
+	static DAT_RETURN close_ret;
+	static bool closed;
 	double t0;
 	int i;
 
 	memset(&priv, 0, sizeof(priv));
 	memset(&ctx, 0, sizeof(ctx));
+	close_ret = DAT_SUCCESS;
+	closed = false;
 	t->c = c;
 	t->role = role;
 	t->ia_name = ia_name;
@@ -451,7 +774,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	priv.file = c->file;
 	priv.line = c->line;
 	priv.t_start = dc_now_ms();
-	install_crash_report();
+	install_crash_report(ctl_out);
 
 	if (setjmp(priv.jb) == 0) {
 		priv.jb_armed = true;
@@ -481,12 +804,13 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	t0 = dc_now_ms();
 	if (priv.ia_open) {
 		char b[200];
-		DAT_RETURN r = dat_ia_close(t->ia, DAT_CLOSE_ABRUPT_FLAG);
 
-		if (r != DAT_SUCCESS)
+		close_ret = dat_ia_close(t->ia, DAT_CLOSE_ABRUPT_FLAG);
+		closed = true;
+		if (close_ret != DAT_SUCCESS)
 			fprintf(stderr,
 				"teardown: dat_ia_close(ABRUPT) returned %s\n",
-				dc_ret_str(r, b, sizeof(b)));
+				dc_ret_str(close_ret, b, sizeof(b)));
 		priv.ia_open = false;
 	}
 	for (i = 0; i < priv.nallocs; i++)
@@ -494,7 +818,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	priv.nallocs = 0;
 	fflush(stdout);
 	fflush(stderr);
-	send_teardown(t, dc_now_ms() - t0);
+	send_teardown(t, dc_now_ms() - t0, closed ? &close_ret : NULL);
 	while (priv.queue) {
 		struct dc_msg *m = priv.queue;
 

@@ -284,6 +284,15 @@ const char *dc_provider_attr_at(struct dc_ctx *t, const char *file, int line,
 #define dc_provider_attr(name) dc_provider_attr_at(t, __FILE__, __LINE__, (name))
 const char *dc_provider_attr_find(const struct dc_ctx *t, const char *name);
 
+/*
+ * Records what the case is about to end UNSUPPORTED for when it is something
+ * of the suite's own (kind "hook": a daplref_test_* symbol; "suite_attr": a
+ * datcts.* provider attribute), so the reports count the clause as not
+ * demonstrated rather than against the provider.  dc_provider_hook and
+ * dc_provider_attr do it themselves.
+ */
+void dc_cause_needs(struct dc_ctx *t, const char *kind, const char *name);
+
 /* ---- fixtures (set-up; failure = UNRESOLVED) ------------------------------ */
 
 /* Opens the IA under test and queries it; done before the body unless DC_NO_IA. */

@@ -70,6 +70,24 @@ struct dc_msg {
 	char *data;
 };
 
+/*
+ * What decided a verdict, for the reports to attribute it from data
+ * (docs/results-format.md, "cause"): set by the helper that ends the case,
+ * just before dc_end_at, which stamps the phase when nobody set it.
+ */
+struct dc_cause {
+	bool set;
+	const char *phase;	/* "ia_open", "setup", "check" */
+	char call[64];		/* the DAT call (or helper) that answered; "" */
+	char expr[200];		/* the expression as the case wrote it; "" */
+	bool has_ret;
+	DAT_RETURN ret;
+	char event_want[64];	/* an event expected on an EVD ... */
+	char event_got[64];	/* ... and the one that came instead */
+	char needs_kind[24];	/* UNSUPPORTED: "hook", "suite_attr", ... */
+	char needs_name[96];
+};
+
 struct dc_priv {
 	jmp_buf jb;
 	bool jb_armed;
@@ -89,6 +107,7 @@ struct dc_priv {
 	struct dc_str message;
 	const char *file;
 	int line;
+	struct dc_cause cause;
 	/* timings */
 	double t_start, t_ia_open, t_body_start, t_body_end;
 	struct dc_str notes;
@@ -116,6 +135,15 @@ void *dc_track_alloc_(struct dc_ctx *t, size_t align, size_t len);
 void dc_each_word(const char *list, void (*fn)(const char *w, size_t n,
 					       void *arg), void *arg);
 bool dc_word_in(const char *list, const char *w);
+
+/* case.c: the cause of the verdict about to be given (struct dc_cause) */
+void dc_cause_call(struct dc_ctx *t, const char *phase, const char *expr,
+		   const DAT_RETURN *ret);
+/* The text of a return code's type / subtype name ("DAT_INVALID_STATE"). */
+const char *dc_ret_type_name(DAT_RETURN r, char *buf, size_t len);
+const char *dc_ret_subtype_name(DAT_RETURN r, char *buf, size_t len);
+/* {"code","type","subtype","answered_by"} of a return code. */
+void dc_json_return(struct dc_str *s, DAT_RETURN r);
 
 /* attrs.c */
 /* Checks .requires against t->prov_attr; on a miss fills why and returns false.

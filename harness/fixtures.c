@@ -17,9 +17,11 @@ static void setup_ok(struct dc_ctx *t, const char *file, int line,
 {
 	char b[200];
 
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up %s returned %s at %s:%d", what,
+	if (r == DAT_SUCCESS)
+		return;
+	dc_cause_call(t, t->priv->t_ia_open > 0 ? "setup" : "ia_open", what, &r);
+	dc_end_at(t, DC_UNRESOLVED, file, line, false,
+		  "set-up %s returned %s at %s:%d", what,
 			  dc_ret_str(r, b, sizeof(b)), file, line);
 }
 
@@ -49,6 +51,7 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 	if (r != DAT_SUCCESS) {
 		const char *conf = getenv("DAT_OVERRIDE");
 
+		dc_cause_call(t, "ia_open", "dat_ia_open", &r);
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up dat_ia_open(\"%s\") returned %s (DAT_OVERRIDE=%s)",
 			  t->ia_name, dc_ret_str(r, b, sizeof(b)),
@@ -63,6 +66,8 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 	if (met < 0)
 		dc_end_at(t, DC_UNRESOLVED, t->c->file, t->c->line, false, "%s",
 			  dc_str_c(&why));
+	if (met == 0)
+		dc_cause_needs(t, "attribute", t->c->requires);
 	if (met == 0)
 		dc_end_at(t, DC_UNSUPPORTED, t->c->file, t->c->line, false, "%s",
 			  dc_str_c(&why));
@@ -437,6 +442,11 @@ void dc_expect_event_at(struct dc_ctx *t, const char *file, int line,
 	char b[200];
 
 	r = dc_wait_event(t, evd, -1, &ev);
+	if (r != DAT_SUCCESS) {
+		dc_cause_call(t, on_miss == DC_UNRESOLVED ? "setup" : "check", "dat_evd_wait", &r);
+		snprintf(t->priv->cause.event_want, sizeof(t->priv->cause.event_want), "%s",
+			 dc_event_name(num));
+	}
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, on_miss, file, line, false,
 			  "%swaiting for %s: dat_evd_wait returned %s at %s:%d",
@@ -444,7 +454,12 @@ void dc_expect_event_at(struct dc_ctx *t, const char *file, int line,
 			  dc_event_name(num), dc_ret_str(r, b, sizeof(b)), file,
 			  line);
 	if (ev.event_number != num) {
+		struct dc_cause *c = &t->priv->cause;
+
 		describe_event(&s, &ev);
+		dc_cause_call(t, on_miss == DC_UNRESOLVED ? "setup" : "check", "dat_evd_wait", NULL);
+		snprintf(c->event_want, sizeof(c->event_want), "%s", dc_event_name(num));
+		snprintf(c->event_got, sizeof(c->event_got), "%s", dc_event_name(ev.event_number));
 		dc_end_at(t, on_miss, file, line, false,
 			  "%sexpected %s, got %s at %s:%d",
 			  on_miss == DC_UNRESOLVED ? "set-up " : "",
@@ -778,10 +793,24 @@ static int hook_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return hf->sym != NULL;
 }
 
+/*
+ * DATCTS_NO_SUITE_FACILITIES=1 hides the reference provider's test hooks and
+ * datcts.* attributes, so any provider looks like a third-party one (the
+ * test that every case declares what it needs, tests/runner).
+ */
+static bool suite_facilities_hidden(void)
+{
+	const char *v = getenv("DATCTS_NO_SUITE_FACILITIES");
+
+	return v && *v && strcmp(v, "0");
+}
+
 void *dc_provider_hook_find(const char *name)
 {
 	struct hook_find hf = { .name = name };
 
+	if (suite_facilities_hidden())
+		return NULL;
 	hf.sym = dlsym(RTLD_DEFAULT, name);
 	if (!hf.sym)
 		dl_iterate_phdr(hook_cb, &hf);
@@ -794,6 +823,8 @@ void *dc_provider_hook_at(struct dc_ctx *t, const char *file, int line,
 	void *p = dc_provider_hook_find(name);
 
 	if (!p)
+		dc_cause_needs(t, "hook", name);
+	if (!p)
 		dc_end_at(t, DC_UNSUPPORTED, file, line, false,
 			  "provider offers no %s", name);
 	return p;
@@ -803,6 +834,8 @@ const char *dc_provider_attr_find(const struct dc_ctx *t, const char *name)
 {
 	const DAT_PROVIDER_ATTR *p = &t->prov_attr;
 
+	if (!strncmp(name, "datcts.", 7) && suite_facilities_hidden())
+		return NULL;
 	for (DAT_COUNT i = 0; p->provider_specific_attr &&
 			      i < p->num_provider_specific_attr; i++) {
 		const DAT_NAMED_ATTR *a = &p->provider_specific_attr[i];
@@ -818,6 +851,8 @@ const char *dc_provider_attr_at(struct dc_ctx *t, const char *file, int line,
 {
 	const char *v = dc_provider_attr_find(t, name);
 
+	if (!v)
+		dc_cause_needs(t, strncmp(name, "datcts.", 7) ? "attribute" : "suite_attr", name);
 	if (!v)
 		dc_end_at(t, DC_UNSUPPORTED, file, line, false,
 			  "provider publishes no %s", name);

@@ -177,6 +177,8 @@ struct child {
 	double verdict_at;
 	double teardown_ms;
 	bool got_teardown;
+	struct dc_jv *teardown;	/* {"teardown":{...}}: the close's return if it failed */
+	struct dc_jv *crash;	/* {"crash":{...}}: where a fatal signal struck */
 	struct dc_str notes;	/* supervisor remarks, appended to output */
 };
 
@@ -373,6 +375,14 @@ static void on_ctl_line(struct session *s, struct child *ch, const char *line)
 	} else if ((x = dc_json_get(v, "teardown"))) {
 		ch->got_teardown = true;
 		ch->teardown_ms = dc_json_get_num(x, "ms", 0);
+		dc_json_free(ch->teardown);
+		ch->teardown = v;
+		return;
+	} else if (dc_json_get(v, "crash")) {
+		if (!ch->crash) {
+			ch->crash = v;
+			return;
+		}
 	} else if (dc_json_get(v, "ready") || dc_json_get(v, "msg")) {
 		if (s->relay_stdio) {
 			write_line(1, line);
@@ -642,7 +652,81 @@ struct half_result {
 	int exit_status;	/* -1 when signalled */
 	struct dc_str output;
 	struct dc_str phases;
+	struct dc_str cause;		/* JSON object, or empty */
+	struct dc_str teardown_failure;	/* JSON object, or empty */
 };
+
+static void put_member(struct dc_str *s, bool *first, const struct dc_jv *obj,
+		       const char *key)
+{
+	const struct dc_jv *m = dc_json_get(obj, key);
+
+	dc_json_key(s, first, key);
+	if (m)
+		dc_json_write(s, m);
+	else
+		dc_str_puts(s, "null");
+}
+
+/*
+ * The cause of a result the case process did not decide itself: a fatal
+ * signal (where it struck, from the crash line) or a hang; @phase is where
+ * the case was: "check" (no verdict yet), "teardown" (the abrupt close after
+ * the verdict), "exit" (after the teardown: the process's end, unloading).
+ */
+static void supervisor_cause(struct dc_str *s, const struct child *ch,
+			     const char *phase, bool hang)
+{
+	const struct dc_jv *cr = ch->crash ? dc_json_get(ch->crash, "crash") : NULL;
+	const struct dc_jv *entry = dc_json_get(cr, "entry");
+	const char *call = NULL, *cphase = dc_json_get_str(cr, "phase");
+	bool first = true;
+
+	if (!strcmp(phase, "check") && cphase)
+		phase = cphase;		/* the fixture it came from: set-up */
+	if (!strcmp(phase, "teardown"))
+		call = "dat_ia_close";
+	dc_str_puts(s, "{");
+	dc_json_key(s, &first, "phase");
+	dc_json_str(s, phase);
+	dc_json_key(s, &first, "call");
+	dc_json_str(s, call);
+	dc_json_key(s, &first, "expr");
+	dc_json_str(s, call ? "dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG)" : NULL);
+	dc_json_key(s, &first, "return");
+	dc_str_puts(s, "null");
+	dc_json_key(s, &first, "answered_by");
+	dc_json_str(s, dc_json_get_str(cr, "answered_by"));
+	dc_json_key(s, &first, "needs");
+	dc_str_puts(s, "null");
+	dc_json_key(s, &first, "hang");
+	dc_str_puts(s, hang ? "true" : "false");
+	if (cr) {
+		put_member(s, &first, cr, "frame");
+		dc_json_key(s, &first, "entry");
+		if (entry)
+			dc_json_write(s, entry);
+		else
+			dc_str_puts(s, "null");
+		put_member(s, &first, cr, "fixture");
+	}
+	dc_str_puts(s, "}");
+}
+
+/* " in dapl_ep_free (libdaplofa.so.2)": where the crash line says it struck. */
+static void crash_where(struct dc_str *s, const struct child *ch)
+{
+	const struct dc_jv *cr = ch->crash ? dc_json_get(ch->crash, "crash") : NULL;
+	const struct dc_jv *f = dc_json_get(cr, "frame");
+	const char *obj = dc_json_get_str(f, "object"), *sym = dc_json_get_str(f, "symbol");
+	const char *fixture = dc_json_get_str(cr, "fixture");
+
+	if (obj)
+		dc_str_printf(s, "; it struck in %s%s%s%s", sym ? sym : "", sym ? " (" : "",
+			      obj, sym ? ")" : "");
+	if (fixture)
+		dc_str_printf(s, ", called by the set-up helper %s", fixture);
+}
 
 static void build_half(const struct child *ch, double timeout_s,
 		       struct half_result *h)
@@ -672,6 +756,8 @@ static void build_half(const struct child *ch, double timeout_s,
 			      "stopped: the other half had ended and this one did not finish within %.0f ms",
 			      PEER_GRACE_MS);
 	} else if (ch->timed_out && vstate && !strcmp(vstate, "FAIL")) {
+		if (v && dc_json_get(v, "cause"))
+			dc_json_write(&h->cause, dc_json_get(v, "cause"));
 		/*
 		 * The case's check failed within its bounds; the provider's
 		 * broken state then kept the teardown from finishing (a waiter
@@ -684,6 +770,8 @@ static void build_half(const struct child *ch, double timeout_s,
 	} else if (ch->timed_out) {
 		h->state = "TIMEOUT";
 		h->reached = vstate;
+		supervisor_cause(&h->cause, ch, !vstate ? "check" :
+				 ch->got_teardown ? "exit" : "teardown", true);
 		dc_str_printf(&h->message, "no result within %.3g s; process group killed",
 			      timeout_s);
 		if (vstate)
@@ -698,20 +786,40 @@ static void build_half(const struct child *ch, double timeout_s,
 		h->state = "CRASH";
 		h->signal = dc_signal_name(WTERMSIG(ch->status));
 		h->reached = vstate;
+		supervisor_cause(&h->cause, ch, !vstate ? "check" :
+				 ch->got_teardown ? "exit" : "teardown", false);
 		dc_str_printf(&h->message, "killed by %s", h->signal);
 		if (vstate)
 			dc_str_printf(&h->message,
-				      " during teardown, after the case had reached %s%s%s",
+				      " %s, after the case had reached %s%s%s",
+				      ch->got_teardown ? "after the teardown, as the process ended" :
+				      "during teardown",
 				      vstate, vmsg && *vmsg ? ": " : "",
 				      vmsg ? vmsg : "");
 	} else if (!vstate) {
 		h->state = "CRASH";
+		supervisor_cause(&h->cause, ch, "check", false);
 		dc_str_printf(&h->message,
 			      "the case process exited with status %d before reporting a result",
 			      h->exit_status);
 	} else {
 		h->state = vstate;
 		dc_str_puts(&h->message, vmsg ? vmsg : "");
+		if (strcmp(vstate, "PASS") && dc_json_get(v, "cause"))
+			dc_json_write(&h->cause, dc_json_get(v, "cause"));
+	}
+	if (ch->teardown) {
+		const struct dc_jv *td = dc_json_get(ch->teardown, "teardown");
+
+		if (dc_json_get(td, "return")) {
+			bool tf = true;
+
+			dc_str_puts(&h->teardown_failure, "{");
+			put_member(&h->teardown_failure, &tf, td, "call");
+			put_member(&h->teardown_failure, &tf, td, "flags");
+			put_member(&h->teardown_failure, &tf, td, "return");
+			dc_str_puts(&h->teardown_failure, "}");
+		}
 	}
 
 	cap_text(ch->cap, &h->output);
@@ -724,6 +832,8 @@ static void build_half(const struct child *ch, double timeout_s,
 				      (int)strcspn(crumb, "\n"), crumb);
 		}
 	}
+	if (h->signal && !ch->timed_out)
+		crash_where(&h->message, ch);
 	if (vstate && !ch->timed_out && !WIFSIGNALED(ch->status) &&
 	    h->exit_status != (severity(vstate) <= 1 ? 0 : 1))
 		dc_str_printf(&h->output,
@@ -749,6 +859,8 @@ static void build_half(const struct child *ch, double timeout_s,
 
 static void free_half(struct half_result *h)
 {
+	dc_str_free(&h->cause);
+	dc_str_free(&h->teardown_failure);
 	dc_str_free(&h->message);
 	dc_str_free(&h->output);
 	dc_str_free(&h->phases);
@@ -767,6 +879,14 @@ static void json_words(struct dc_str *s, const char *list, const char *dflt);
 /* Only a CRASH or TIMEOUT in the teardown has one (docs/results-format.md). */
 static void emit_reached(struct dc_str *s, bool *first, const struct half_result *h)
 {
+	if (h->cause.len) {
+		dc_json_key(s, first, "cause");
+		dc_str_add(s, h->cause.p, h->cause.len);
+	}
+	if (h->teardown_failure.len) {
+		dc_json_key(s, first, "teardown_failure");
+		dc_str_add(s, h->teardown_failure.p, h->teardown_failure.len);
+	}
 	if (!h->reached)
 		return;
 	dc_json_key(s, first, "reached");
@@ -905,6 +1025,10 @@ static void emit_result(const struct dc_case *c, const char *area,
 	}
 	dc_json_key(&s, &first, "phases");
 	dc_str_puts(&s, dc_str_c(&h[pick].phases));
+	if (!h[pick].teardown_failure.len && nkids == 2 && h[!pick].teardown_failure.len) {
+		dc_json_key(&s, &first, "teardown_failure");
+		dc_str_add(&s, h[!pick].teardown_failure.p, h[!pick].teardown_failure.len);
+	}
 	emit_reached(&s, &first, &h[pick]);
 	dc_json_key(&s, &first, "exit_status");
 	if (h[pick].exit_status < 0)
@@ -945,6 +1069,8 @@ static void emit_half_result(const struct dc_case *c, const char *area,
 static void free_child(struct child *ch)
 {
 	dc_json_free(ch->verdict);
+	dc_json_free(ch->teardown);
+	dc_json_free(ch->crash);
 	dc_str_free(&ch->ctl_buf);
 	dc_str_free(&ch->notes);
 	free(ch->cap);

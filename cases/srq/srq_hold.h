@@ -63,6 +63,8 @@ static inline void hold_begin_ep_at(struct dc_ctx *t, const char *file,
 	h->msn_base = h->next_partial = msn_base;
 	r = h->hold(ep, DAT_TRUE);
 	if (DAT_GET_TYPE(r) == DAT_MODEL_NOT_SUPPORTED)
+		dc_cause_needs(t, "hook", "daplref_test_hold_arrivals");
+	if (DAT_GET_TYPE(r) == DAT_MODEL_NOT_SUPPORTED)
 		dc_end_at(t, DC_UNSUPPORTED, file, line, false,
 			  "the provider's hold hook does not work on this IA "
 			  "(daplref_test_hold_arrivals: %s)", dc_ret_text(r));

@@ -400,12 +400,20 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
         },
         "phases": r.get("phases") or {},
         **_reached(r),
+        **({} if r.get("teardown_failure") else
+           next(({"teardown_failure": h.result["teardown_failure"]} for h in hs
+                 if h.result.get("teardown_failure")), {})),
     }
 
 
+# What a half's record carries only when set: the verdict a teardown CRASH or
+# TIMEOUT came after, what decided a non-PASS result, a failed teardown close.
+OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "reached")
+
+
 def _reached(r: dict) -> dict:
-    """The verdict a teardown CRASH or TIMEOUT came after, when there is one."""
-    return {"reached": r["reached"]} if r.get("reached") else {}
+    """The fields of OPTIONAL_HALF_FIELDS that @r has."""
+    return {k: r[k] for k in OPTIONAL_HALF_FIELDS if r.get(k)}
 
 
 def synthesized(case: Case, state: str, message: str, dur: float) -> dict:
@@ -445,7 +453,7 @@ def normalize(case: Case, r: dict) -> dict:
         "halves": r.get("halves"),
         "phases": r.get("phases") or {},
     }
-    for k in ("host_failure", "directions", "reached"):
+    for k in ("host_failure", "directions") + OPTIONAL_HALF_FIELDS:
         if r.get(k):
             out[k] = r[k]
     return out
