@@ -278,6 +278,9 @@ static void call_of(const char *expr, char *out, size_t len)
 		return;
 	memcpy(out, p, n);
 	out[n] = '\0';
+	/* the 1.2 headers' dat_ia_open/close are macros over the v forms */
+	if (!strcmp(out, "dat_ia_openv") || !strcmp(out, "dat_ia_closev"))
+		out[n - 1] = '\0';
 }
 
 void dc_cause_call(struct dc_ctx *t, const char *phase, const char *expr,
@@ -696,6 +699,34 @@ static void emit_cause(struct dc_str *s, bool *first, const struct dc_cause *c)
 	dc_str_puts(s, "}");
 }
 
+void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,
+		   const char *expr, DAT_RETURN got)
+{
+	struct dc_str *s = &t->priv->cleanup;
+	char call[64], b[200];
+	bool first = true;
+
+	if (got == DAT_SUCCESS)
+		return;
+	call_of(expr, call, sizeof(call));
+	dc_note(t, "clean-up %s returned %s at %s:%d", expr, dc_ret_str(got, b, sizeof(b)),
+		file, line);
+	if (s->len)
+		dc_str_puts(s, ",");
+	dc_str_puts(s, "{");
+	dc_json_key(s, &first, "call");
+	dc_json_str(s, call[0] ? call : NULL);
+	dc_json_key(s, &first, "expr");
+	dc_json_str(s, expr);
+	dc_json_key(s, &first, "return");
+	dc_json_return(s, got);
+	dc_json_key(s, &first, "file");
+	dc_json_str(s, file);
+	dc_json_key(s, &first, "line");
+	dc_str_printf(s, "%d", line);
+	dc_str_puts(s, "}");
+}
+
 static void send_verdict(struct dc_ctx *t)
 {
 	struct dc_priv *p = t->priv;
@@ -727,6 +758,10 @@ static void send_verdict(struct dc_ctx *t)
 	dc_str_puts(&s, "}");
 	if (p->state != DC_PASS)
 		emit_cause(&s, &first, &p->cause);
+	if (p->cleanup.len) {
+		dc_json_key(&s, &first, "cleanup_failures");
+		dc_str_printf(&s, "[%s]", dc_str_c(&p->cleanup));
+	}
 	dc_str_puts(&s, "}}");
 	dc_ctl_write(t, dc_str_c(&s));
 	dc_str_free(&s);
@@ -829,6 +864,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 	}
 	dc_str_free(&priv.message);
 	dc_str_free(&priv.inbuf);
+	dc_str_free(&priv.cleanup);
 	return priv.state == DC_PASS || priv.state == DC_UNSUPPORTED ? 0 : 1;
 }
 

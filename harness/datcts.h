@@ -217,6 +217,16 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 				  false, __VA_ARGS__);			\
 	} while (0)
 
+/*
+ * Clean-up after the clause's checks (a close or a free the clause does not
+ * govern): a failure does not change the verdict; it is recorded in the
+ * result's cleanup_failures (call, return, who answered, file:line), and the
+ * reports charge it to the clause of the call that failed.
+ */
+void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,
+		   const char *expr, DAT_RETURN got);
+#define DC_CLEANUP(ret) dc_cleanup_at(t, __FILE__, __LINE__, #ret, (ret))
+
 /* ---- plain assertions ------------------------------------------------- */
 
 #define DC_ASSERT(cond, ...)						\

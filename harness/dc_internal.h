@@ -108,6 +108,7 @@ struct dc_priv {
 	const char *file;
 	int line;
 	struct dc_cause cause;
+	struct dc_str cleanup;	/* JSON objects of failed DC_CLEANUP calls, comma-separated */
 	/* timings */
 	double t_start, t_ia_open, t_body_start, t_body_end;
 	struct dc_str notes;

@@ -653,6 +653,7 @@ struct half_result {
 	struct dc_str output;
 	struct dc_str phases;
 	struct dc_str cause;		/* JSON object, or empty */
+	struct dc_str cleanup;		/* JSON array of failed DC_CLEANUP calls, or empty */
 	struct dc_str teardown_failure;	/* JSON object, or empty */
 };
 
@@ -808,6 +809,8 @@ static void build_half(const struct child *ch, double timeout_s,
 		if (strcmp(vstate, "PASS") && dc_json_get(v, "cause"))
 			dc_json_write(&h->cause, dc_json_get(v, "cause"));
 	}
+	if (dc_json_get(v, "cleanup_failures"))
+		dc_json_write(&h->cleanup, dc_json_get(v, "cleanup_failures"));
 	if (ch->teardown) {
 		const struct dc_jv *td = dc_json_get(ch->teardown, "teardown");
 
@@ -860,6 +863,7 @@ static void build_half(const struct child *ch, double timeout_s,
 static void free_half(struct half_result *h)
 {
 	dc_str_free(&h->cause);
+	dc_str_free(&h->cleanup);
 	dc_str_free(&h->teardown_failure);
 	dc_str_free(&h->message);
 	dc_str_free(&h->output);
@@ -886,6 +890,10 @@ static void emit_reached(struct dc_str *s, bool *first, const struct half_result
 	if (h->teardown_failure.len) {
 		dc_json_key(s, first, "teardown_failure");
 		dc_str_add(s, h->teardown_failure.p, h->teardown_failure.len);
+	}
+	if (h->cleanup.len) {
+		dc_json_key(s, first, "cleanup_failures");
+		dc_str_add(s, h->cleanup.p, h->cleanup.len);
 	}
 	if (!h->reached)
 		return;

@@ -20,7 +20,7 @@ DC_CASE(dat_provider_init, called_before_first_open,
 	DC_SETUP_ASSERT(!registered(&k), "'%s' is registered before any open", t->ia_name);
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia));
 	DC_ASSERT(registered(&k), "after the open '%s' is not registered", t->ia_name);
-	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_provider_init, explicit_load,
@@ -43,7 +43,7 @@ DC_CASE(dat_provider_init, explicit_load,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT(!strcmp(a.adapter_name, "datcts-explicit-ia"),
 		  "the IA opened as datcts-explicit-ia calls itself '%s'", a.adapter_name);
-	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	if (pl.fini)
 		pl.fini(&k);
 }

@@ -42,8 +42,8 @@ DC_CASE(dat_registry_add_provider, multiple_registrations,
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-port-2", 8, &evd, &ia2));
 	DC_ASSERT(!strcmp(stub_last_name, "datcts-port-2"), "opened as '%s'", stub_last_name);
 	DC_ASSERT_EQ(stub_opens, 2);
-	DC_SETUP(dat_ia_close(ia1, DAT_CLOSE_ABRUPT_FLAG));
-	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia1, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_registry_add_provider, duplicate_refused,
@@ -65,7 +65,7 @@ DC_CASE(dat_registry_add_provider, duplicate_refused,
 	DC_ASSERT_RET(dat_registry_add_provider(stub(), &k), DAT_PROVIDER_ALREADY_REGISTERED);
 	evd = DAT_HANDLE_NULL;
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-stub-dup", 8, &evd, &ia2));
-	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_registry_add_provider, info_matches_consumer,

@@ -79,7 +79,7 @@ DC_CASE(dat_registry_list_providers, no_effect,
 	DC_ASSERT(!registered(&k), "listing registered 'regfix-one'");
 	/* and opening still works afterwards */
 	DC_ASSERT_SUCCESS(open_key(&k, &ia));
-	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_registry_list_providers, listed_entry_opens,
@@ -104,7 +104,7 @@ DC_CASE(dat_registry_list_providers, listed_entry_opens,
 		DC_ASSERT(dc_regprov_count(t, log_key("init", &l.info[i])) == 1,
 			  "opening '%.40s' did not initialise its own entry:\n%s",
 			  l.info[i].ia_name, dc_regprov_log(t));
-		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+		DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	}
 }
 

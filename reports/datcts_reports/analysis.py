@@ -1,7 +1,25 @@
 """The join of a run's results with the clause catalog: per clause its cases
 and status, coverage (clauses with no case), and the verdict.
 
-Rules (docs/results-format.md, "Verdict"):
+Rules (docs/results-format.md, "Verdict").  datcts-verdict/3 (the default):
+three outcomes per clause, fails > not demonstrated > holds, decided by
+attribution.py from the results' structured fields:
+  holds              pass, unsupported (optional), waived (with a reason)
+  not demonstrated   the clause could not be judged: set-up failed, UNSUPPORTED
+                     for want of something of the suite's own or of a clause the
+                     catalog does not make optional, a host died, the checks
+                     passed and then the teardown crashed; not run; no case
+  fails              a check of the clause failed, or the provider crashed or
+                     hung inside a call the case made; or a failure outside the
+                     cases' checks was charged to it (attribution.charges)
+  not-conformant  some shall clause fails
+  incomplete      none fails, but one is not demonstrated, or the run did not
+                  complete
+  conformant      every shall clause holds
+Blocking causes group the failing and not-demonstrated clauses by the cause
+of their decisive result.
+
+datcts-verdict/2 and /1 (older bundles), the rules below:
 
 A case's outcome for one of its clauses:
   PASS                                    -> pass
@@ -33,16 +51,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from datcts_reports import BAD_STATES, STATES, VERDICT_SCHEMA, VERDICT_SCHEMA_V1
+from datcts_reports import (BAD_STATES, STATES, VERDICT_SCHEMA, VERDICT_SCHEMA_V1,
+                            VERDICT_SCHEMA_V2)
+from datcts_reports import attribution
 from datcts_reports.catalog import SUBJECTS, Catalog, Clause
 
-STATUS_ORDER = ("pass", "unsupported", "waived", "not-run", "no-case", "fail")
+STATUS_ORDER = ("pass", "unsupported", "waived", "not-run", "no-case", "not-demonstrated",
+                "fail")
+STATUS_ORDER_V2 = ("pass", "unsupported", "waived", "not-run", "no-case", "fail")
 # How bad a status is, for "the worst of": no-case only when nothing else.
-_RANK = {"pass": 0, "unsupported": 1, "waived": 2, "not-run": 3, "fail": 4}
+_RANK = {"pass": 0, "unsupported": 1, "waived": 2, "not-run": 3, "not-demonstrated": 4,
+         "fail": 5}
+# The three outcomes of datcts-verdict/3, worst last.
+OUTCOMES = ("holds", "not-demonstrated", "fails")
+OUTCOME_OF = {"pass": "holds", "unsupported": "holds", "waived": "holds",
+              "not-run": "not-demonstrated", "no-case": "not-demonstrated",
+              "not-demonstrated": "not-demonstrated", "fail": "fails"}
+# The rules of each verdict schema: 2 (two outcomes) or 3 (three).
+RULES_OF = {VERDICT_SCHEMA: 3, VERDICT_SCHEMA_V2: 2, VERDICT_SCHEMA_V1: 2}
 
 # Chart categories (per clause), in stacking order.
-CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "UNRESOLVED", "FAIL", "TIMEOUT", "CRASH",
-              "NOT RUN", "NO CASE")
+CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "NOT DEMONSTRATED", "UNRESOLVED", "FAIL",
+              "TIMEOUT", "CRASH", "NOT RUN", "NO CASE")
 
 VERDICT_LABEL = {
     "conformant": "CONFORMANT",
@@ -69,14 +99,41 @@ def outcome(result: dict, clause: Clause | None) -> str:
     return "fail"
 
 
+def outcome_v3(result: dict, clause: Clause | None) -> str:
+    """The datcts-verdict/3 status a result gives one of its clauses."""
+    if result["state"] in BAD_STATES and result.get("waived") and \
+            str((result.get("waiver") or {}).get("reason", "")).strip():
+        return "waived"
+    return attribution.outcome(result, clause is None or clause.optional,
+                               clause is not None and clause.subject == "registry")[0]
+
+
 @dataclass
 class ClauseView:
     clause: Clause
     results: list = field(default_factory=list)   # results of the cases that ran
     not_run: list = field(default_factory=list)   # ids of cases known but not run
+    charges: list = field(default_factory=list)   # attribution.Charge, from other cases
     status: str = "no-case"
     chart: str = "NO CASE"
     why: str = ""
+    rules: int = 3
+
+    def outcome(self, r: dict) -> str:
+        return outcome_v3(r, self.clause) if self.rules == 3 else outcome(r, self.clause)
+
+    @property
+    def verdict_outcome(self) -> str:
+        """holds, not-demonstrated or fails (datcts-verdict/3)."""
+        return OUTCOME_OF[self.status]
+
+    def decisive(self) -> list:
+        """The results (and charges) that gave the clause its status."""
+        out = [r for r in self.results if self.outcome(r) == self.status]
+        if self.status in ("fail", "waived"):
+            want = self.status == "waived"
+            out += [c for c in self.charges if c.waived == want]
+        return out
 
     @property
     def id(self) -> str:
@@ -85,6 +142,16 @@ class ClauseView:
     @property
     def level(self) -> str:
         return self.clause.level
+
+
+def _conformant_explanation(n: int, by: dict) -> str:
+    expl = f"all {n} shall clauses hold"
+    extra = []
+    if by["waived"]:
+        extra.append(f"{len(by['waived'])} waived with a reason")
+    if by["unsupported"]:
+        extra.append(f"{len(by['unsupported'])} optional and unsupported")
+    return expl + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
 @dataclass
@@ -128,7 +195,55 @@ def _worst_bad_state(results: list) -> str:
     return max(bad, key=STATES.index) if bad else "FAIL"
 
 
+def _resolve_holds(cv: ClauseView) -> None:
+    """pass or unsupported: the chart and why."""
+    if cv.status == "unsupported":
+        cv.chart = "UNSUPPORTED"
+        cv.why = "the provider lacks this optional feature ("
+        cv.why += ", ".join(cv.clause.gates or ["DAT_MODEL_NOT_SUPPORTED"]) + ")"
+    else:
+        cv.chart = "PASS"
+
+
+def _resolve_v3(cv: ClauseView) -> None:
+    outs = [(outcome_v3(r, cv.clause), r) for r in cv.results]
+    ranked = [o for o, _ in outs] + (["not-run"] if cv.not_run else [])
+    ranked += ["waived" if c.waived else "fail" for c in cv.charges]
+    if not ranked:
+        cv.status, cv.chart = "no-case", "NO CASE"
+        cv.why = "no case checks this clause"
+        return
+    cv.status = max(ranked, key=_RANK.__getitem__)
+    if cv.status == "fail":
+        failing = [r for o, r in outs if o == "fail"]
+        charged = [c for c in cv.charges if not c.waived]
+        cv.chart = _worst_bad_state(failing + [{"state": c.state} for c in charged])
+        parts = [f"{r['id']}: {r['state']}" + (f": {r['message']}" if r["message"] else "")
+                 for r in failing]
+        parts += [f"charged: {c.why}" for c in charged]
+        cv.why = "; ".join(parts)
+    elif cv.status == "not-demonstrated":
+        cv.chart = "NOT DEMONSTRATED"
+        cv.why = "; ".join(
+            f"{r['id']}: {attribution.outcome(r, cv.clause.optional, cv.clause.subject == 'registry')[1]}"
+            f" ({r['state']}" + (f": {r['message']}" if r["message"] else "") + ")"
+            for o, r in outs if o == "not-demonstrated")
+    elif cv.status == "not-run":
+        cv.chart = "NOT RUN"
+        cv.why = "not run: " + ", ".join(cv.not_run)
+    elif cv.status == "waived":
+        cv.chart = "WAIVED"
+        bits = [f"{r['id']} waived: {r['waiver']['reason']}" for o, r in outs if o == "waived"]
+        bits += [f"charged and waived: {c.why}" for c in cv.charges if c.waived]
+        cv.why = "; ".join(bits)
+    else:
+        _resolve_holds(cv)
+
+
 def _resolve(cv: ClauseView) -> None:
+    if cv.rules == 3:
+        _resolve_v3(cv)
+        return
     outs = [(outcome(r, cv.clause), r) for r in cv.results]
     ranked = [o for o, _ in outs] + (["not-run"] if cv.not_run else [])
     if not ranked:
@@ -154,12 +269,8 @@ def _resolve(cv: ClauseView) -> None:
         cv.chart = "WAIVED"
         cv.why = "; ".join(f"{r['id']} waived: {r['waiver']['reason']}"
                            for o, r in outs if o == "waived")
-    elif cv.status == "unsupported":
-        cv.chart = "UNSUPPORTED"
-        cv.why = "the provider lacks this optional feature ("
-        cv.why += ", ".join(cv.clause.gates or ["DAT_MODEL_NOT_SUPPORTED"]) + ")"
     else:
-        cv.chart = "PASS"
+        _resolve_holds(cv)
 
 
 class Analysis:
@@ -167,16 +278,20 @@ class Analysis:
     `known_cases`: extra cases that exist but have no result
     ({"id","page","clauses"}), e.g. run.not_selected or a --list."""
 
-    def __init__(self, catalog: Catalog, doc: dict | None = None, known_cases=None):
+    def __init__(self, catalog: Catalog, doc: dict | None = None, known_cases=None,
+                 rules: int = 3):
         self.catalog = catalog
         self.doc = doc
+        self.rules = rules
+        self._known_cases = known_cases
         self.results = list(doc["results"]) if doc else []
         known = list(known_cases or [])
         if doc:
             known += doc["run"].get("not_selected") or []
             known += doc["run"].get("not_finished") or []
         self.unknown_refs: list = []  # (case id, clause id) not in the catalog
-        views: dict[str, ClauseView] = {cid: ClauseView(c) for cid, c in catalog.clauses.items()}
+        views: dict[str, ClauseView] = {cid: ClauseView(c, rules=rules)
+                                        for cid, c in catalog.clauses.items()}
         pages: dict[str, PageView] = {}
         for name, p in catalog.pages.items():
             pv = PageView(name, p.title, True)
@@ -199,6 +314,11 @@ class Analysis:
                     hit = True
             if not hit:
                 pv.orphans.append(r)
+            if rules == 3:
+                for ch in attribution.charges(r):
+                    cv = views.get(ch.clause)
+                    if cv is not None:
+                        cv.charges.append(ch)
         for k in known:
             if k["id"] in ran:
                 continue
@@ -246,7 +366,7 @@ class Analysis:
         """The verdict fields over the clauses @views (one subject's, or
         the whole catalog's for a datcts-verdict/1 document)."""
         shall = sorted((cv for cv in views if cv.level == "shall"), key=lambda cv: cv.id)
-        by = {k: [cv for cv in shall if cv.status == k] for k in STATUS_ORDER}
+        by = {k: [cv for cv in shall if cv.status == k] for k in STATUS_ORDER_V2}
         advisories = sorted(cv.id for cv in views if cv.level != "shall" and cv.status == "fail")
         n = len(shall)
         if not n:
@@ -269,15 +389,7 @@ class Analysis:
             if not complete:
                 expl += "; the run did not complete"
         else:
-            v = "conformant"
-            expl = f"all {n} shall clauses hold"
-            extra = []
-            if by["waived"]:
-                extra.append(f"{len(by['waived'])} waived with a reason")
-            if by["unsupported"]:
-                extra.append(f"{len(by['unsupported'])} optional and unsupported")
-            if extra:
-                expl += " (" + ", ".join(extra) + ")"
+            v, expl = "conformant", _conformant_explanation(n, by)
 
         def case_list(cv, keep):
             return [{"id": r["id"], "state": r["state"]} for r in cv.results
@@ -287,7 +399,7 @@ class Analysis:
             "verdict": v,
             "label": VERDICT_LABEL[v],
             "explanation": expl,
-            "shall": {"total": n, **{k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
+            "shall": {"total": n, **{k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER_V2}},
             "failing_shall": [{"clause": cv.id, "cases": case_list(cv, {"fail"})}
                               for cv in by["fail"]],
             "waived_shall": [{"clause": cv.id, "cases": [
@@ -312,13 +424,112 @@ class Analysis:
                 "version": reg.get("version"),
                 "recorded": bool(reg)}
 
+    def _subject_verdict_v3(self, views: list, complete: bool) -> dict:
+        """The datcts-verdict/3 fields over one subject's clauses."""
+        shall = sorted((cv for cv in views if cv.level == "shall"), key=lambda cv: cv.id)
+        by = {k: [cv for cv in shall if cv.status == k] for k in STATUS_ORDER}
+        fam = {o: [cv for cv in shall if cv.verdict_outcome == o] for o in OUTCOMES}
+        advisories = sorted(cv.id for cv in views if cv.level != "shall" and cv.status == "fail")
+        n = len(shall)
+        nd = fam["not-demonstrated"]
+        if not n:
+            v, expl = "incomplete", "the catalog gives it no shall clause"
+        elif fam["fails"]:
+            v = "not-conformant"
+            expl = f"{len(fam['fails'])} of {n} shall clauses fail"
+            if nd:
+                expl += f"; {len(nd)} more are not demonstrated"
+        elif nd or not complete:
+            v = "incomplete"
+            bits = []
+            if by["not-demonstrated"]:
+                bits.append(f"{len(by['not-demonstrated'])} could not be judged")
+            if by["no-case"]:
+                bits.append(f"{len(by['no-case'])} have no case yet")
+            if by["not-run"]:
+                bits.append(f"{len(by['not-run'])} were not run")
+            expl = "no shall clause fails"
+            if bits:
+                expl += f", but {len(nd)} of {n} are not demonstrated ({', '.join(bits)})"
+            if not complete:
+                expl += "; the run did not complete"
+        else:
+            v, expl = "conformant", _conformant_explanation(n, by)
+
+        def evidence(cv):
+            out = []
+            for x in cv.decisive():
+                if isinstance(x, attribution.Charge):
+                    out.append({"id": x.case, "state": x.state, "charged": True, "why": x.why})
+                else:
+                    out.append({"id": x["id"], "state": x["state"]})
+            return out
+
+        return {
+            "verdict": v,
+            "label": VERDICT_LABEL[v],
+            "explanation": expl,
+            "shall": {"total": n, **{o.replace("-", "_"): len(fam[o]) for o in OUTCOMES},
+                      "by_status": {k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
+            "failing_shall": [{"clause": cv.id, "cases": evidence(cv)} for cv in fam["fails"]],
+            "not_demonstrated_shall": [{"clause": cv.id, "status": cv.status, "why": cv.why,
+                                        "cases": evidence(cv) if cv.status == "not-demonstrated"
+                                        else [{"id": i, "state": None} for i in cv.not_run]}
+                                       for cv in nd],
+            "waived_shall": [{"clause": cv.id, "cases": [
+                {"id": r["id"], "state": r["state"], "reason": r["waiver"]["reason"],
+                 "expires": r["waiver"]["expires"]}
+                for r in cv.results if cv.outcome(r) == "waived"]}
+                for cv in by["waived"]],
+            "unsupported_shall": [cv.id for cv in by["unsupported"]],
+            "advisories": advisories,
+            "blocking_causes": self.blocking_causes([cv for cv in views if cv.level == "shall"]),
+        }
+
+    def blocking_causes(self, views: list | None = None) -> list:
+        """Failing and not-demonstrated clauses grouped by the cause of their
+        decisive result (the first, in run order), the causes that block the
+        most clauses first."""
+        if views is None:
+            views = list(self.views.values())
+        groups: dict = {}
+        for cv in sorted(views, key=lambda cv: cv.id):
+            oc = cv.verdict_outcome
+            if oc == "holds":
+                continue
+            if cv.status == "no-case":
+                key, side, case = "no case checks it yet", "suite", None
+            elif cv.status == "not-run":
+                key, side, case = "not run in this run", "suite", cv.not_run[0]
+            else:
+                first = cv.decisive()[0]
+                if isinstance(first, attribution.Charge):
+                    key, side, case = first.cause, first.subject, first.case
+                else:
+                    key, side = attribution.blocking_cause(first, cv.clause.subject)
+                    case = first["id"]
+            g = groups.setdefault((oc, key), {"cause": key, "outcome": oc, "side": side,
+                                              "clauses": [], "cases": []})
+            g["clauses"].append(cv.id)
+            if case and case not in g["cases"]:
+                g["cases"].append(case)
+        out = list(groups.values())
+        for g in out:
+            g["count"] = len(g["clauses"])
+        out.sort(key=lambda g: (g["outcome"] != "fails", -g["count"], g["cause"]))
+        return out
+
     def verdict(self, schema: str = VERDICT_SCHEMA) -> dict:
         """datcts-verdict/2: the top level is the provider's verdict (its
         certificate counts the provider's clauses only); `subjects` holds the
         provider's and the registry's.  schema="datcts-verdict/1" gives the
         old single verdict over the whole catalog (to verify old bundles)."""
-        if schema not in (VERDICT_SCHEMA, VERDICT_SCHEMA_V1):
+        if schema not in RULES_OF:
             raise ValueError(f"unknown verdict schema {schema!r}")
+        if RULES_OF[schema] != self.rules:
+            return Analysis(self.catalog, self.doc, self._known_cases,
+                            rules=RULES_OF[schema]).verdict(schema)
+        subject_verdict = self._subject_verdict_v3 if self.rules == 3 else self._subject_verdict
         complete = bool(self.doc and self.doc["run"].get("complete"))
         views = list(self.views.values())
         run = (self.doc or {}).get("run") or {}
@@ -330,8 +541,8 @@ class Analysis:
             top = self._subject_verdict(views, complete)
         else:
             subjects = {
-                subj: self._subject_verdict([cv for cv in views if cv.clause.subject == subj],
-                                            complete)
+                subj: subject_verdict([cv for cv in views if cv.clause.subject == subj],
+                                      complete)
                 for subj in SUBJECTS}
             reg = self.registry_identity()
             subjects["registry"].update(name=reg["name"], library=reg["library"],
@@ -370,4 +581,9 @@ class Analysis:
         waived = [r for r in self.results if r.get("waived")]
         wbp = [r for r in self.results if r.get("waived_but_passing")]
         return {"failing": fails, "failing_by_page": by_page, "waived": waived,
-                "waived_but_passing": wbp}
+                "waived_but_passing": wbp,
+                "blocking_causes": [
+                    dict(g, subject=subj) for subj in SUBJECTS
+                    for g in self.blocking_causes([cv for cv in self.views.values()
+                                                   if cv.level == "shall"
+                                                   and cv.clause.subject == subj])]}

@@ -97,6 +97,13 @@ def write_run_report(results, output=None, catalog=None) -> tuple:
 def print_report_lines(path, v, stream=None) -> None:
     stream = stream or sys.stderr
     print(f"datcts: verdict {v['label']}: {v['explanation']}", file=stream)
+    causes = v.get("blocking_causes") or []
+    for g in causes[:5]:
+        print(f"datcts:   {g['count']:>4} clause{'s' if g['count'] != 1 else ' '} "
+              f"{'fail' if g['outcome'] == 'fails' else 'not demonstrated'}: {g['cause']}"
+              + (f" [{g['side']}]" if g["side"] != "provider" else ""), file=stream)
+    if len(causes) > 5:
+        print(f"datcts:   ... {len(causes) - 5} more blocking causes in the report", file=stream)
     reg = (v.get("subjects") or {}).get("registry")
     if reg:
         print(f"datcts: registry {_registry_name(reg)}: {reg['label']}: {reg['explanation']}",
@@ -129,6 +136,7 @@ def cmd_diff(args) -> int:
         d["verdicts"] = {subj: {"old": verdicts[0]["subjects"][subj]["verdict"],
                                 "new": verdicts[1]["subjects"][subj]["verdict"]}
                          for subj in verdicts[1]["subjects"]}
+        d["blocking_causes"] = diff_mod.cause_changes(*verdicts)
     except ReportError as e:
         if args.catalog:
             raise

@@ -112,6 +112,29 @@ def _ms(v: float) -> str:
     return f"{v / 1000:.2f} s" if v >= 1000 else f"{v:.0f} ms"
 
 
+def cause_changes(vo: dict, vn: dict) -> dict:
+    """Blocking causes (datcts-verdict/3, every subject) that appeared in NEW,
+    went away from OLD, or now block a different number of clauses."""
+    def index(v):
+        out = {}
+        for subj, sv in (v.get("subjects") or {"provider": v}).items():
+            for g in sv.get("blocking_causes") or []:
+                out[(subj, g["outcome"], g["cause"])] = g["count"]
+        return out
+    io, in_ = index(vo), index(vn)
+
+    def entry(k, old, new):
+        return {"subject": k[0], "outcome": k[1], "cause": k[2], "old": old, "new": new}
+    return {
+        "appeared": [entry(k, 0, c) for k, c in sorted(in_.items(), key=lambda x: -x[1])
+                     if k not in io],
+        "gone": [entry(k, c, 0) for k, c in sorted(io.items(), key=lambda x: -x[1])
+                 if k not in in_],
+        "changed": [entry(k, io[k], c) for k, c in sorted(in_.items(), key=lambda x: -x[1])
+                    if k in io and io[k] != c],
+    }
+
+
 def format_text(d: dict, verdicts: tuple | None = None, limit: int = 50) -> str:
     out = []
     o, n = d["old"], d["new"]
@@ -149,6 +172,16 @@ def format_text(d: dict, verdicts: tuple | None = None, limit: int = 50) -> str:
             s += f"\n{'':22}{e['message']}\n{'':22}at {e['file']}:{e['line']}"
         return s
 
+    bc = d.get("blocking_causes")
+    if bc:
+        def cause_line(e):
+            return (f"{e['old']:>4} -> {e['new']:<4} {e['outcome']:<16} {e['cause']}"
+                    + (f"  [{e['subject']}]" if e["subject"] != "provider" else ""))
+        section("BLOCKING CAUSES THAT APPEARED", bc["appeared"], cause_line)
+        section("BLOCKING CAUSES THAT WENT AWAY", bc["gone"], cause_line)
+        if bc["changed"]:
+            section("BLOCKING CAUSES THAT BLOCK A DIFFERENT NUMBER OF CLAUSES", bc["changed"],
+                    cause_line)
     section("REGRESSIONS", d["regressions"], change)
     section("FIXED", d["fixes"], lambda e: f"{e['new']:<20} {e['id']}  (was {e['old']})")
     section("STATE CHANGES", d["state_changes"],

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jinja2
 
-from datcts_reports import BAD_STATES, STATES, TEMPLATES, __version__
+from datcts_reports import BAD_STATES, STATES, TEMPLATES, VERDICT_SCHEMA, __version__
 from datcts_reports.analysis import CHART_KEYS, Analysis
 
 COLORS = {
@@ -22,6 +22,7 @@ COLORS = {
     "FAIL": "#d32f2f",
     "TIMEOUT": "#ef6c00",
     "CRASH": "#7f0000",
+    "NOT DEMONSTRATED": "#b8a07a",
     "NOT RUN": "#c9d1d6",
     "NO CASE": "url(#hatch)",
 }
@@ -34,9 +35,10 @@ STATUS_LABEL = {
     "unsupported": "UNSUPPORTED",
     "not-run": "NOT RUN",
     "no-case": "NO CASE",
+    "not-demonstrated": "NOT DEMONSTRATED",
 }
 STATUS_KEY = {"pass": "PASS", "fail": "FAIL", "waived": "WAIVED", "unsupported": "UNSUPPORTED",
-              "not-run": "NOT RUN", "no-case": "NO CASE"}
+              "not-run": "NOT RUN", "no-case": "NO CASE", "not-demonstrated": "NOT DEMONSTRATED"}
 
 
 def _css_class(key: str) -> str:
@@ -186,7 +188,7 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
     doc = analysis.doc
     if doc is None:
         raise ValueError("a report needs results")
-    verdict = analysis.verdict()
+    verdict = analysis.verdict(VERDICT_SCHEMA)
     run = doc["run"]
     prov = run["provider"]
     summary = doc["summary"]
@@ -200,10 +202,11 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
     attention = analysis.attention()
     waivers = [r for r in doc["results"] if r.get("waiver")]
     coverage = analysis.coverage()
-    shall = verdict["shall"]
+    shall = verdict["shall"]["by_status"]
     reg = (verdict.get("subjects") or {}).get("registry")  # none in datcts-verdict/1
     shall_bar = bar({"PASS": shall["pass"], "WAIVED": shall["waived"],
                      "UNSUPPORTED": shall["unsupported"], "FAIL": shall["fail"],
+                     "NOT DEMONSTRATED": shall["not_demonstrated"],
                      "NOT RUN": shall["not_run"], "NO CASE": shall["no_case"]})
     tool = doc["tool"]
     ctx = {

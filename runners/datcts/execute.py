@@ -407,8 +407,9 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
 
 
 # What a half's record carries only when set: the verdict a teardown CRASH or
-# TIMEOUT came after, what decided a non-PASS result, a failed teardown close.
-OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "reached")
+# TIMEOUT came after, what decided a non-PASS result, a failed teardown close,
+# failed clean-up calls after the checks (DC_CLEANUP).
+OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "cleanup_failures", "reached")
 
 
 def _reached(r: dict) -> dict:

@@ -158,13 +158,13 @@ def test_tampered_verdict_json_with_fixed_hash(bundle, tmp_path):
     ms = members(bundle)
     vname = next(n for n in ms if n.endswith("/verdict.json"))
     vj = json.loads(ms[vname][1])
-    vj["shall"]["fail"] -= 1
+    vj["shall"]["fails"] -= 1
     files = {"verdict.json": json.dumps(vj).encode()}
     bad = rewrite(bundle, tmp_path / "bad.tar.gz",
                   lambda n, d: files["verdict.json"] if n == vname else fix_manifest(n, d, files))
     v = verify(bad)
     assert v.problems == ["verdict.json: differs from the verdict results.json with catalog.json "
-                          "gives, first at shall.fail: 9 vs 10"]
+                          "gives, first at shall.fails: 8 vs 9"]
 
 
 def test_invalid_results_in_bundle(bundle, tmp_path):
@@ -244,10 +244,25 @@ def test_a_v1_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
     assert got.verdict["schema"] == "datcts-verdict/1"
 
 
-def test_v2_bundle_checks_the_registry_line(bundle, tmp_path):
+def test_a_v2_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
+    """Bundles made before datcts-verdict/3 (two outcomes, per subject);
+    verify re-derives their verdict by those rules."""
+    from datcts_reports.analysis import Analysis
+
+    real = Analysis.verdict
+    monkeypatch.setattr(Analysis, "verdict", lambda self, schema="datcts-verdict/2": real(self, schema))
+    path, _, v = build(run_dir, tmp_path / "v2.tar.gz", CATALOG)
+    monkeypatch.undo()
+    assert v["schema"] == "datcts-verdict/2" and "by_status" not in v["shall"]
+    got = verify(path)
+    assert got.ok, got.problems
+    assert got.verdict["schema"] == "datcts-verdict/2"
+
+
+def test_v3_bundle_checks_the_registry_line(bundle, tmp_path):
     ms = members(bundle)
     assert json.loads(next(d for n, (_, d) in ms.items() if n.endswith("/verdict.json")))["schema"] \
-        == "datcts-verdict/2"
+        == "datcts-verdict/3"
     hname = next(n for n in ms if n.endswith("/report.html"))
     html = ms[hname][1].replace(b'name="datcts-verdict-registry" content="',
                              b'name="datcts-verdict-registry" content="x')

@@ -42,7 +42,13 @@ def test_content(ref_html, ref_catalog):
     h = ref_html
     assert '<meta name="datcts-verdict" content="not-conformant">' in h
     assert '<div class="label">NOT CONFORMANT</div>' in h
-    assert "10 of 306 shall clauses fail." in h
+    assert "9 of 306 shall clauses fail; 30 more are not demonstrated." in h
+    # the three outcomes in the banner; blocking causes open "Needs attention"
+    for label in ("FAILS", "NOT DEMONSTRATED", "HOLDS"):
+        assert f'">{label}</span>' in h
+    att = h.index('id="attention"')
+    assert att < h.index('id="blocking-causes"') < h.index('class="grid attn"')
+    assert "no case checks it yet" in h
     assert "<svg" in h and "Clauses per man page" in h
     for page in ref_catalog.pages:                  # every page has its section
         assert f'id="page-{page}"' in h

@@ -145,8 +145,11 @@ def test_plain_progress_lines(full_run):
     err = full_run.stderr.splitlines()
     # summary, where the results are, the provider's verdict, the registry's,
     # and last the HTML report
-    assert "failed" in err[-5]
-    assert err[-3].startswith("datcts: verdict ")
+    v = next(i for i, line in enumerate(err) if line.startswith("datcts: verdict "))
+    assert "failed" in err[v - 2]
+    # then the blocking causes (at most five), the registry's line, the report
+    causes = err[v + 1:-2]
+    assert 1 <= len(causes) <= 6 and all(c.startswith("datcts:   ") for c in causes), causes
     assert err[-2].startswith("datcts: registry libdat")
     assert err[-1].startswith("datcts: HTML report: ") and err[-1].endswith("/report.html")
 

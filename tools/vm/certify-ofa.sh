@@ -72,7 +72,7 @@ try:
     v = json.load(open(os.path.join(os.path.dirname(sys.argv[1]), "verdict.json")))
     subjects = v.get("subjects") or {"provider": v}
     print("; ".join("%s %s (shall: %s)" % (name, sv["label"], ", ".join(
-        "%s %s" % (k, n) for k, n in sv["shall"].items() if n)) for name, sv in subjects.items()) + ";",
+        "%s %s" % (k, n) for k, n in sv["shall"].items() if n and not isinstance(n, dict))) for name, sv in subjects.items()) + ";",
           end=" ")
 except (OSError, ValueError, KeyError) as e:
     print("verdict unreadable (%s);" % e, end=" ")

@@ -1,0 +1,238 @@
+"""What a result says about which clause, and whose: the honest-verdict
+rules of datcts-verdict/3 (docs/results-format.md, "Verdict").
+
+A clause *fails* only where a check of that clause was seen to fail, or the
+provider crashed or hung inside a call the case made; what could not be
+judged is *not demonstrated*; a failure outside the case's own checks (the
+teardown's abrupt close, the process's end, a set-up call the registry
+answered) is charged to the clause of the call that failed, and to the
+subject (provider or registry) that answered it.  Everything here reads the
+result's structured fields (`state`, `reached`, `cause`, `teardown_failure`,
+`host_failure`), never its message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The clause a failure outside the case's checks breaks, by where it struck
+# and who answered.  Each entry cites the page that makes it a failure.
+TEARDOWN_CLAUSE = {
+    # dat_ia_close(3DAT) USAGE: the abrupt close is the cleanup of last
+    # resort and completes, whatever state the instance is in.
+    "provider": "dat_ia_close.abrupt_always_succeeds",
+    # dat_ia_close(3DAT) DESCRIPTION: a close of an open IA destroys the
+    # instance (the registry routes it to the provider that opened it).
+    "registry": "dat_ia_close.destroys_instance",
+}
+# dat_ia_close(3DAT) USAGE: closing leaves no hidden resources behind; a
+# provider thread or handler that outlives the close and kills the process
+# as it ends is such a resource.
+EXIT_CLAUSE = {"provider": "dat_ia_close.no_leaks"}
+# A set-up call the registry answered (a DAT_PROVIDER_* return, a crash
+# inside libdat/libdat2), charged to the registry's clause of that call.
+REGISTRY_CALL_CLAUSE = {
+    "dat_ia_close": "dat_ia_close.destroys_instance",
+}
+
+NEEDS_WHY = {
+    "hook": "needs the test hook {name}, which only the reference provider has",
+    "suite_attr": "needs the provider attribute {name}, which only the reference provider "
+                  "publishes",
+    "attribute": "the case needs {name}, which the provider says it lacks, and the catalog "
+                 "does not make the clause optional",
+    "model_not_supported": "the provider answered DAT_MODEL_NOT_SUPPORTED, which "
+                           "{name}(3DAT) allows, and the catalog does not make the clause "
+                           "optional",
+}
+
+
+@dataclass
+class Charge:
+    """A failure charged to a clause other than the case's own."""
+    clause: str
+    subject: str        # who answered: provider | registry
+    case: str           # the case it happened in
+    state: str          # CRASH, TIMEOUT or FAIL (a close that did not succeed)
+    why: str
+    waived: bool = False
+    cause: str = ""     # the blocking-cause line many charges can share
+
+
+def cause(r: dict) -> dict:
+    return r.get("cause") or {}
+
+
+def phase(r: dict) -> str | None:
+    """Where a result's failure struck; for results without a cause (older
+    runs) the phase that follows from `reached` alone."""
+    p = cause(r).get("phase")
+    if p:
+        return p
+    if r.get("reached"):
+        return "teardown"
+    return None
+
+
+def answered_by(r: dict) -> str | None:
+    c = cause(r)
+    return c.get("answered_by") or (c.get("return") or {}).get("answered_by")
+
+
+def _needs_why(r: dict) -> str:
+    n = cause(r).get("needs") or {}
+    tmpl = NEEDS_WHY.get(n.get("kind"))
+    if tmpl:
+        return tmpl.format(name=n.get("name") or "?")
+    return "the case ended UNSUPPORTED, and the catalog does not make the clause optional"
+
+
+def outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, str]:
+    """The status a result gives one clause it names, and why (for
+    not-demonstrated).  Waivers are applied by the caller."""
+    st = r["state"]
+    if st == "PASS":
+        return "pass", ""
+    if st == "UNSUPPORTED":
+        if optional:
+            return "unsupported", ""
+        return "not-demonstrated", _needs_why(r)
+    if r.get("host_failure"):
+        hf = r["host_failure"]
+        return "not-demonstrated", f"host {hf.get('host')} failed: {hf.get('reason')}"
+    if st == "FAIL":
+        return "fail", ""
+    if st == "UNRESOLVED":
+        who = answered_by(r)
+        if who == "registry" and not is_registry_clause:
+            return "not-demonstrated", "the set-up failed in the registry, not the provider"
+        return "not-demonstrated", "the set-up failed, so the clause was not checked"
+    # CRASH, TIMEOUT
+    reached = r.get("reached")
+    if reached:
+        if reached == "FAIL":
+            return "fail", ""
+        return "not-demonstrated", (f"the case reached {reached}, then the "
+                                    + ("process died as it ended" if phase(r) == "exit"
+                                       else "teardown's abrupt dat_ia_close "
+                                       + ("hung" if st == "TIMEOUT" else "crashed"))
+                                    + " (charged to that call's clause)")
+    p = phase(r)
+    if p in ("setup", "ia_open"):
+        return "not-demonstrated", ("the provider " + ("crashed" if st == "CRASH" else "hung")
+                                    + " in the set-up, before the clause's check")
+    if answered_by(r) == "registry" and not is_registry_clause:
+        return "not-demonstrated", "the crash was inside the registry, not the provider"
+    return "fail", ""
+
+
+def charges(r: dict) -> list[Charge]:
+    """The failures a result charges to clauses other than its own."""
+    out = []
+    st = r["state"]
+    who = answered_by(r) or "provider"
+    waived = bool(r.get("waived"))
+    p = phase(r)
+    if st in ("CRASH", "TIMEOUT") and r.get("reached"):
+        what = (f"{r.get('signal') or 'a fatal signal'}" if st == "CRASH" else "a hang")
+        if p == "exit":
+            clause = EXIT_CLAUSE.get(who)
+            why = f"{what} as the process ended, after the teardown (case {r['id']})"
+        else:
+            clause = TEARDOWN_CLAUSE.get(who)
+            why = f"{what} in the teardown's abrupt dat_ia_close (case {r['id']})"
+        if clause:
+            out.append(Charge(clause, who, r["id"], st, why, waived, blocking_cause(r)[0]))
+    tf = r.get("teardown_failure")
+    if tf:
+        ret = tf.get("return") or {}
+        tw = ret.get("answered_by") or "provider"
+        clause = TEARDOWN_CLAUSE.get(tw)
+        if clause:
+            rt = ret.get("type") or ret.get("code")
+            out.append(Charge(clause, tw, r["id"], "FAIL",
+                              f"the teardown's abrupt dat_ia_close returned {rt} (case {r['id']})",
+                              waived, f"dat_ia_close -> {rt} in the teardown"))
+    for cf in r.get("cleanup_failures") or []:
+        # an abrupt close after the checks (DC_CLEANUP): the same rule as the
+        # teardown's; other clean-up calls (a graceful close, a free) may
+        # fail for reasons their pages allow, so they are shown, not charged
+        ret = cf.get("return") or {}
+        if cf.get("call") != "dat_ia_close" or "ABRUPT" not in (cf.get("expr") or ""):
+            continue
+        cw = ret.get("answered_by") or "provider"
+        clause = TEARDOWN_CLAUSE.get(cw)
+        if clause:
+            rt = ret.get("type") or ret.get("code")
+            out.append(Charge(clause, cw, r["id"], "FAIL",
+                              f"{cf.get('expr')} returned {rt} after the checks of case "
+                              f"{r['id']} ({cf.get('file')}:{cf.get('line')})", waived,
+                              f"dat_ia_close -> {rt} after a case's checks"))
+    if st in ("UNRESOLVED", "CRASH", "TIMEOUT") and not r.get("reached") and \
+            answered_by(r) == "registry":
+        call = cause(r).get("call") or entry_symbol(r)
+        clause = REGISTRY_CALL_CLAUSE.get(call or "")
+        if clause:
+            out.append(Charge(clause, "registry", r["id"], st,
+                              f"{blocking_cause(r)[0]} (in the set-up of case {r['id']})",
+                              waived, blocking_cause(r)[0]))
+    return out
+
+
+def entry_symbol(r: dict) -> str | None:
+    c = cause(r)
+    for k in ("entry", "frame"):
+        f = c.get(k) or {}
+        if f.get("symbol"):
+            return f["symbol"]
+    return None
+
+
+def _where(f: dict | None) -> str:
+    if not f or not f.get("object"):
+        return ""
+    return f"{f['symbol']} ({f['object']})" if f.get("symbol") else f["object"]
+
+
+def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
+    """A result's cause as one line that many results can share, and the
+    side that answered (provider, registry, or "suite" for what the suite
+    itself lacks): "dat_ep_connect -> DAT_INSUFFICIENT_RESOURCES",
+    "SIGSEGV in dapl_ep_free (libdaplofa.so.2)"."""
+    c = cause(r)
+    st = r["state"]
+    who = answered_by(r) or default_side
+    if who == "provider" and default_side == "registry" and not \
+            (c.get("return") or {}).get("type", "").startswith("DAT_PROVIDER"):
+        who = "registry"    # a check of the registry's own call
+    stage = {"setup": " in the set-up", "ia_open": " opening the IA",
+             "teardown": " in the teardown's abrupt dat_ia_close",
+             "exit": " as the process ended"}.get(phase(r) or "", "")
+    if r.get("host_failure"):
+        return f"host {r['host_failure'].get('host')} failed", "suite"
+    needs = c.get("needs")
+    if needs:
+        kind = needs.get("kind")
+        if kind in ("hook", "suite_attr"):
+            return (f"needs {'the test hook' if kind == 'hook' else 'the attribute'} "
+                    f"{needs.get('name')} (reference provider only)"), "suite"
+        if kind == "attribute":
+            return f"the provider lacks {needs.get('name')}", "provider"
+        return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"
+    if st == "CRASH":
+        where = _where(c.get("entry")) or _where(c.get("frame"))
+        return (f"{r.get('signal') or 'crash'}" + (f" in {where}" if where else "")
+                + stage), who
+    if st == "TIMEOUT":
+        return f"hang{stage or ' in a call of the case'}", who
+    ret = c.get("return") or {}
+    ev = c.get("event") or {}
+    call = c.get("call") or c.get("expr")
+    if ev:
+        got = ev.get("got") or ret.get("type") or "nothing"
+        return f"{ev.get('expected')} expected{stage}, {got} came", who
+    if ret:
+        return f"{call or 'a call'} -> {ret.get('type') or ret.get('code')}{stage}", who
+    if st == "FAIL":
+        return f"check at {r.get('file')}:{r.get('line')}", who
+    return f"{st.lower()}{stage} at {r.get('file')}:{r.get('line')}", who
