@@ -16,6 +16,13 @@ import sys
 from pathlib import Path
 
 
+# Cases that pass on libdat2 while their last abrupt dat_ia_close (DC_CLEANUP)
+# gets DAT_PROVIDER_NOT_FOUND from libdat2 (libdat2-findings.toml, the end).
+CLOSE_AFTER_CHECKS_REFUSED = ("dat_registry_add_provider.multiple_registrations",
+                              "dat_registry_add_provider.duplicate_refused",
+                              "dat_provider_init.explicit_load")
+
+
 def run(repo, build, out, *args):
     cmd = [str(repo / "bin" / "datcts"), "run", "--build-dir", str(build), "--out", str(out),
            "-q", *args]
@@ -68,6 +75,13 @@ def main():
             continue
         elif a["state"] != b["state"]:
             bad.append(f"{cid}: 1.2 {a['state']}, 2.0 {b['state']}: {b['message'][:200]}")
+    for cid in CLOSE_AFTER_CHECKS_REFUSED:
+        got = [(c.get("call"), (c.get("return") or {}).get("type"),
+                (c.get("return") or {}).get("answered_by"))
+               for c in (s20.get(cid) or {}).get("cleanup_failures") or []]
+        if ("dat_ia_close", "DAT_PROVIDER_NOT_FOUND", "registry") not in got:
+            bad.append(f"{cid}: libdat2's refused dat_ia_close after the checks is no longer "
+                       f"recorded (cleanup_failures: {got}); revisit libdat2-findings.toml")
     n_waived = sum(1 for r in d20["results"] if r.get("waived"))
     print(f"1.2 build: {d12['summary']['states']}")
     print(f"2.0 build: {d20['summary']['states']} ({n_waived} libdat2 findings waived)")
