@@ -787,8 +787,11 @@ static void build_half(const struct child *ch, double timeout_s,
 		h->state = "CRASH";
 		h->signal = dc_signal_name(WTERMSIG(ch->status));
 		h->reached = vstate;
-		supervisor_cause(&h->cause, ch, !vstate ? "check" :
-				 ch->got_teardown ? "exit" : "teardown", false);
+		if (vstate && !strcmp(vstate, "FAIL") && dc_json_get(v, "cause"))
+			dc_json_write(&h->cause, dc_json_get(v, "cause"));	/* the check decided */
+		else
+			supervisor_cause(&h->cause, ch, !vstate ? "check" :
+					 ch->got_teardown ? "exit" : "teardown", false);
 		dc_str_printf(&h->message, "killed by %s", h->signal);
 		if (vstate)
 			dc_str_printf(&h->message,

@@ -201,6 +201,8 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
     "SIGSEGV in dapl_ep_free (libdaplofa.so.2)"."""
     c = cause(r)
     st = r["state"]
+    if r.get("reached") == "FAIL":
+        st = "FAIL"     # the case's check decided; the crash after it is charged apart
     who = answered_by(r) or default_side
     if who == "provider" and default_side == "registry" and not \
             (c.get("return") or {}).get("type", "").startswith("DAT_PROVIDER"):
@@ -220,7 +222,13 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
             return f"the provider lacks {needs.get('name')}", "provider"
         return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"
     if st == "CRASH":
-        where = _where(c.get("entry")) or _where(c.get("frame"))
+        # where it struck; and the call it came through when that was another
+        # library's (a provider crash inside libdat2's dispatch of dat_ia_close)
+        frame, entry = c.get("frame") or {}, c.get("entry") or {}
+        where = _where(frame) or _where(entry)
+        if frame.get("object") and entry.get("object") and \
+                entry.get("object") != frame.get("object"):
+            where += f" via {_where(entry)}"
         return (f"{r.get('signal') or 'crash'}" + (f" in {where}" if where else "")
                 + stage), who
     if st == "TIMEOUT":
