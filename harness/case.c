@@ -301,15 +301,47 @@ void dc_cause_call(struct dc_ctx *t, const char *phase, const char *expr,
 	}
 }
 
+struct needs_find {
+	char want[160];
+	bool found;
+};
+
+static void needs_match(const char *w, size_t n, void *arg)
+{
+	struct needs_find *nf = arg;
+
+	if (n == strlen(nf->want) && !strncmp(w, nf->want, n))
+		nf->found = true;
+}
+
+/* Hooks and datcts.* attributes are the suite's own: the case must say so. */
+static bool needs_declared(const struct dc_case *c, const char *kind, const char *name)
+{
+	struct needs_find nf = { .found = false };
+
+	if (strcmp(kind, "hook") && strcmp(kind, "suite_attr"))
+		return true;
+	snprintf(nf.want, sizeof(nf.want), "%s:%s", kind, name);
+	dc_each_word(c->needs, needs_match, &nf);
+	return nf.found;
+}
+
 void dc_cause_needs(struct dc_ctx *t, const char *kind, const char *name)
 {
 	struct dc_cause *c = &t->priv->cause;
 
+	kind = kind ? kind : "";
+	name = name ? name : "";
+	if (!needs_declared(t->c, kind, name))
+		dc_end_at(t, DC_UNRESOLVED, t->c->file, t->c->line, false,
+			  "case bug: it needs %s:%s, which its .needs does not declare",
+			  kind, name);
+
 	memset(c, 0, sizeof(*c));
 	c->set = true;
 	c->phase = t->priv->t_body_start > 0 ? "check" : "ia_open";
-	snprintf(c->needs_kind, sizeof(c->needs_kind), "%s", kind ? kind : "");
-	snprintf(c->needs_name, sizeof(c->needs_name), "%s", name ? name : "");
+	snprintf(c->needs_kind, sizeof(c->needs_kind), "%s", kind);
+	snprintf(c->needs_name, sizeof(c->needs_name), "%s", name);
 }
 
 const char *dc_ret_str(DAT_RETURN r, char *buf, size_t len)

@@ -64,6 +64,14 @@ struct dc_case {
 	const char *clauses;	/* blank/comma separated clause ids; default: id */
 	const char *summary;	/* one line */
 	const char *requires;	/* provider attribute conditions, see below */
+	/*
+	 * What of the suite's own the case cannot run without, blank separated
+	 * "hook:<daplref_test_* symbol>" or "suite_attr:<datcts.* attribute>".
+	 * A third-party provider has none of these: its run leaves the clause
+	 * not demonstrated, and `datcts coverage` lists it as needing a test
+	 * hook.  Reaching for an undeclared one is a case bug (UNRESOLVED).
+	 */
+	const char *needs;
 	unsigned int flags;
 	void (*run)(struct dc_ctx *t);		/* single node */
 	void (*passive)(struct dc_ctx *t);	/* two node */

@@ -1224,6 +1224,8 @@ static void list_cases(const char *argv0)
 		dc_json_str(&s, c->summary ? c->summary : "");
 		dc_json_key(&s, &first, "requires");
 		json_words(&s, c->requires, NULL);
+		dc_json_key(&s, &first, "needs");
+		json_words(&s, c->needs, NULL);
 		dc_json_key(&s, &first, "two_node");
 		dc_str_puts(&s, c->passive ? "true" : "false");
 		dc_json_key(&s, &first, "no_ia");

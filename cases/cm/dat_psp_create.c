@@ -316,7 +316,8 @@ DC_CASE(dat_psp_create, conn_qual_in_use,
  * (dc_conn_qual_range; UNSUPPORTED when it publishes none).
  */
 DC_CASE(dat_psp_create, invalid_conn_qual,
-	.summary = "a qualifier just outside the range the provider publishes is DAT_INVALID_PARAMETER")
+	.summary = "a qualifier just outside the range the provider publishes is DAT_INVALID_PARAMETER",
+	.needs = "suite_attr:datcts.conn_qual_range")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;

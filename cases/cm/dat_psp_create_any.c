@@ -162,7 +162,8 @@ DC_CASE(dat_psp_create_any, null_conn_qual,
 typedef DAT_RETURN (*qual_space_fn)(DAT_IA_HANDLE ia, DAT_CONN_QUAL lo, DAT_CONN_QUAL hi);
 
 DC_CASE(dat_psp_create_any, conn_qual_unavailable,
-	.summary = "with every qualifier of the space taken the call is DAT_CONN_QUAL_UNAVAILABLE; freeing one makes room")
+	.summary = "with every qualifier of the space taken the call is DAT_CONN_QUAL_UNAVAILABLE; freeing one makes room",
+	.needs = "hook:daplref_test_conn_qual_space")
 {
 	qual_space_fn narrow = (qual_space_fn)dc_provider_hook("daplref_test_conn_qual_space");
 	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_CR_FLAG);

@@ -216,7 +216,8 @@ DC_CASE(dat_rsp_create, conn_qual_in_use,
 
 /* As dat_psp_create.invalid_conn_qual: just outside the published range. */
 DC_CASE(dat_rsp_create, invalid_conn_qual,
-	.summary = "a qualifier just outside the range the provider publishes is DAT_INVALID_PARAMETER; the EP stays UNCONNECTED")
+	.summary = "a qualifier just outside the range the provider publishes is DAT_INVALID_PARAMETER; the EP stays UNCONNECTED",
+	.needs = "suite_attr:datcts.conn_qual_range")
 {
 	struct dc_endpoint e;
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);

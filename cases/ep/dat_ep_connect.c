@@ -305,7 +305,8 @@ typedef DAT_RETURN (*qos_supported_fn)(DAT_IA_HANDLE ia, DAT_QOS qos);
 
 DC_TWO_NODE_CASE(dat_ep_connect, qos_not_supported_remote,
 		 .summary = "a QoS the peer's provider does not support: NON_PEER_REJECTED and DISCONNECTED",
-		 .requires = "dat_qos_supported!=0");
+		 .requires = "dat_qos_supported!=0",
+		 .needs = "hook:daplref_test_qos_supported");
 DC_PASSIVE(dat_ep_connect, qos_not_supported_remote)
 {
 	qos_supported_fn narrow = (qos_supported_fn)dc_provider_hook("daplref_test_qos_supported");

@@ -271,7 +271,8 @@ DC_CASE(dat_ep_dup_connect, invalid_state,
 typedef DAT_RETURN (*host_vanished_fn)(DAT_IA_HANDLE ia, const struct sockaddr *addr);
 
 DC_CASE(dat_ep_dup_connect, unreachable,
-	.summary = "a duplicate request to a remote host that vanished gives UNREACHABLE and DISCONNECTED")
+	.summary = "a duplicate request to a remote host that vanished gives UNREACHABLE and DISCONNECTED",
+	.needs = "hook:daplref_test_host_vanished")
 {
 	host_vanished_fn vanish = (host_vanished_fn)dc_provider_hook("daplref_test_host_vanished");
 	struct dc_endpoint a = { 0 }, b = { 0 }, e2;

@@ -503,7 +503,8 @@ DC_CASE(dat_rmr_bind, insufficient_resources,
 typedef DAT_RETURN (*fail_next_bind_fn)(DAT_EP_HANDLE ep);
 
 DC_CASE(dat_rmr_bind, late_failure_breaks_connection,
-	.summary = "a bind that fails after the call returned breaks the connection: BROKEN and DISCONNECTED")
+	.summary = "a bind that fails after the call returned breaks the connection: BROKEN and DISCONNECTED",
+	.needs = "hook:daplref_test_fail_next_bind")
 {
 	fail_next_bind_fn fail_next_bind = (fail_next_bind_fn)dc_provider_hook("daplref_test_fail_next_bind");
 	struct win w;

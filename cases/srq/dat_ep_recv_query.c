@@ -99,6 +99,7 @@ DC_CASE(dat_ep_recv_query, support_per_attribute,
 }
 
 SRQ_CASE(dat_ep_recv_query, nbufs_allocated_not_completed,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "0 idle, 2 with two messages mid-arrival, 0 once they completed (before the dequeue)",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -147,6 +148,7 @@ DC_CASE(dat_ep_recv_query, null_output_skipped,
 }
 
 SRQ_CASE(dat_ep_recv_query, allocated_buffer_completes,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "a buffer allocated to the EP completes on its recv EVD: released, or flushed at disconnect",
 	.requires = "srq_supported")
 {
@@ -188,6 +190,7 @@ DC_CASE(dat_ep_recv_query, allocated_on_post_without_srq,
 }
 
 SRQ_CASE(dat_ep_recv_query, allocated_on_take_with_srq,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "3 buffers on the SRQ: 0 allocated to the idle EP; 1 once a message takes one",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -208,6 +211,7 @@ SRQ_CASE(dat_ep_recv_query, allocated_on_take_with_srq,
 }
 
 SRQ_CASE(dat_ep_recv_query, span_definition,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "span 0 idle, 2 with two consecutive messages mid-arrival, 0 after they completed",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -227,6 +231,7 @@ SRQ_CASE(dat_ep_recv_query, span_definition,
 }
 
 SRQ_CASE(dat_ep_recv_query, span_by_msn,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "after 3 completed: only MSN 4 allocated gives count 1 span 2; with MSN 3 too, 2 and 2",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -248,6 +253,7 @@ SRQ_CASE(dat_ep_recv_query, span_by_msn,
 }
 
 SRQ_CASE(dat_ep_recv_query, msn_counts_sends_only,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "Send, RDMA Write, Send, all mid-arrival: count 2 and span 2",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -351,6 +357,7 @@ DC_CASE(dat_ep_recv_query, model_not_supported,
 /* ---- USAGE -------------------------------------------------------------- */
 
 SRQ_CASE(dat_ep_recv_query, unsupported_count_is_unknown,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "a count that is not DAT_VALUE_UNKNOWN is exact at every step of a held scenario",
 	.requires = "srq_supported")
 {
@@ -393,6 +400,7 @@ static void gap_scenario(struct dc_ctx *t, struct srq_link *l, struct srq_hold *
 }
 
 SRQ_CASE(dat_ep_recv_query, msn_gaps_allowed,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "with a gap in the allocated MSNs count <= span, and the messages still complete in MSN order",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -408,6 +416,7 @@ SRQ_CASE(dat_ep_recv_query, msn_gaps_allowed,
 }
 
 SRQ_CASE(dat_ep_recv_query, gap_example,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "the page's example: MSNs 19, 22, 23 allocated give count 3, span 5; completion in MSN order",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -423,6 +432,7 @@ SRQ_CASE(dat_ep_recv_query, gap_example,
 }
 
 SRQ_CASE(dat_ep_recv_query, gap_eager_allocation,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "in the gap scenario the count is 3..5 (eager allocation allowed) and the span 5",
 	.requires = "srq_supported ep_recv_info_supported")
 {
@@ -544,6 +554,7 @@ SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
 }
 
 SRQ_CASE(dat_ep_recv_query, span_not_below_count,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "span >= count at every step: idle, in-order, out-of-order and gapped allocations",
 	.requires = "srq_supported ep_recv_info_supported")
 {

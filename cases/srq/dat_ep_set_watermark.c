@@ -72,6 +72,7 @@ static void expect_broken(struct dc_ctx *t, struct srq_link *l)
 /* ---- DESCRIPTION -------------------------------------------------------- */
 
 SRQ_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "soft 2: no event at 1 and 2 buffers at the EP, one event at 3",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -91,6 +92,7 @@ SRQ_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
 }
 
 SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "hard 2: the connection holds with 2 buffers at the EP and breaks at the 3rd",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -109,6 +111,7 @@ SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
 }
 
 SRQ_CASE(dat_ep_set_watermark, event_during_call,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "3 buffers at the EP, set soft 1: the event is queued when the call returns",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -125,6 +128,7 @@ SRQ_CASE(dat_ep_set_watermark, event_during_call,
 }
 
 DC_CASE(dat_ep_set_watermark, soft_hard_independent,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "soft 1 + hard infinite: event, no break; soft infinite + hard 1: break, no event",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -148,6 +152,7 @@ DC_CASE(dat_ep_set_watermark, soft_hard_independent,
 }
 
 SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "soft 1: one event at the 2nd buffer, none at the 3rd; setting it again gives one more",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -167,6 +172,7 @@ SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
 }
 
 SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "default and explicit infinite watermarks: several buffers at the EP, no event, no break",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -272,6 +278,7 @@ DC_CASE(dat_ep_set_watermark, model_not_supported,
 /* ---- USAGE -------------------------------------------------------------- */
 
 DC_CASE(dat_ep_set_watermark, hard_armed_from_establishment,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "hard 1 set while Unconnected: the 2nd buffer taken after establishment breaks the connection",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -294,6 +301,7 @@ DC_CASE(dat_ep_set_watermark, hard_armed_from_establishment,
 }
 
 SRQ_CASE(dat_ep_set_watermark, update_before_event,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "soft 5 then soft 2 before any event: the event comes at the 3rd buffer",
 	.requires = "srq_supported srq_watermarks_supported")
 {
@@ -311,6 +319,7 @@ SRQ_CASE(dat_ep_set_watermark, update_before_event,
 }
 
 SRQ_CASE(dat_ep_set_watermark, rearm_after_event,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "after an event with 2 at the EP: soft 1 fires at once; soft 4 fires only at the 5th buffer",
 	.requires = "srq_supported srq_watermarks_supported")
 {

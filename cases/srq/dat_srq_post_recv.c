@@ -633,6 +633,7 @@ DC_CASE(dat_srq_post_recv, only_connected_eps_take,
 }
 
 SRQ_CASE(dat_srq_post_recv, disconnect_flushes_taken,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "at disconnect the EP's taken buffers complete flushed on its recv EVD; the SRQ keeps the rest",
 	.requires = "srq_supported")
 {

@@ -248,6 +248,7 @@ SRQ_CASE(dat_srq_query, example_sequence,
 }
 
 SRQ_CASE(dat_srq_query, ep_ownership_accounting,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "a buffer held mid-arrival is outstanding but not available; dequeue releases it",
 	.requires = "srq_supported srq_info_supported")
 {

@@ -64,6 +64,7 @@ DC_CASE(dat_srq_resize, below_outstanding_on_srq,
 }
 
 SRQ_CASE(dat_srq_resize, below_outstanding_held_by_ep,
+	.needs = SRQ_HOLD_NEEDS,
 	.summary = "2 of 4 buffers held mid-arrival by the EP, resize to 3: DAT_INVALID_STATE, unchanged",
 	.requires = "srq_supported")
 {

@@ -30,6 +30,11 @@ typedef DAT_RETURN (*release_fn)(DAT_EP_HANDLE);
 typedef DAT_RETURN (*partial_fn)(DAT_EP_HANDLE, DAT_COUNT);
 typedef DAT_RETURN (*wait_fn)(DAT_EP_HANDLE, DAT_COUNT, DAT_TIMEOUT);
 
+/* The .needs of every case that stages arrivals with these hooks. */
+#define SRQ_HOLD_NEEDS							\
+	"hook:daplref_test_hold_arrivals hook:daplref_test_release "	\
+	"hook:daplref_test_arrive_partial hook:daplref_test_wait_held"
+
 struct srq_hold {
 	DAT_EP_HANDLE ep;
 	hold_fn hold;

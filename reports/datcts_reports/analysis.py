@@ -290,6 +290,13 @@ class Analysis:
             known += doc["run"].get("not_selected") or []
             known += doc["run"].get("not_finished") or []
         self.unknown_refs: list = []  # (case id, clause id) not in the catalog
+        # clause -> [(case id, [what of the suite's own it needs])]
+        self.suite_needs: dict[str, list] = {}
+        for k in self.results + known:
+            if not k.get("needs"):
+                continue
+            for cid in k.get("clauses") or [k["id"]]:
+                self.suite_needs.setdefault(cid, []).append((k["id"], list(k["needs"])))
         views: dict[str, ClauseView] = {cid: ClauseView(c, rules=rules)
                                         for cid, c in catalog.clauses.items()}
         pages: dict[str, PageView] = {}
@@ -355,10 +362,27 @@ class Analysis:
             "clauses": total,
             "covered": covered,
             "uncovered": total - covered,
+            "needs_test_hook": self._needs_test_hook(),
             "pages": out_pages,
             "unknown_clause_refs": [{"case": a, "clause": b} for a, b in self.unknown_refs],
             "pages_not_in_catalog": [pv.page for pv in self.pages if not pv.in_catalog],
         }
+
+    def _needs_test_hook(self) -> list:
+        """The catalogued clauses a case of which needs a test hook or a
+        datcts.* attribute (DC_CASE .needs): on a third-party provider they
+        stay not demonstrated, so this is what such runs cannot check."""
+        out = []
+        for cid in sorted(self.suite_needs):
+            cv = self.views.get(cid)
+            if cv is None:
+                continue
+            seen = {}
+            for case, needs in self.suite_needs[cid]:
+                seen.setdefault(case, needs)
+            out.append({"id": cid, "level": cv.level, "page": cv.clause.page,
+                        "cases": [{"id": c, "needs": n} for c, n in sorted(seen.items())]})
+        return out
 
     # ---- verdict ----
 

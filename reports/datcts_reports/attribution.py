@@ -79,6 +79,9 @@ def answered_by(r: dict) -> str | None:
     return c.get("answered_by") or (c.get("return") or {}).get("answered_by")
 
 
+SUITE_NEEDS = ("hook", "suite_attr")
+
+
 def _needs_why(r: dict) -> str:
     n = cause(r).get("needs") or {}
     tmpl = NEEDS_WHY.get(n.get("kind"))
@@ -94,7 +97,10 @@ def outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, str
     if st == "PASS":
         return "pass", ""
     if st == "UNSUPPORTED":
-        if optional:
+        # what only the suite has says nothing of the provider, even where
+        # the clause is optional and the provider has the feature
+        suite_only = (cause(r).get("needs") or {}).get("kind") in SUITE_NEEDS
+        if optional and not suite_only:
             return "unsupported", ""
         return "not-demonstrated", _needs_why(r)
     if r.get("host_failure"):

@@ -224,6 +224,14 @@ def cmd_coverage(args, discover=None) -> int:
             print(f"{p['page']}: {len(p['uncovered'])} of {p['clauses']} clauses have no case")
             for c in p["uncovered"]:
                 print(f"  {c['level']:<6} {c['id']}")
+        hooks = cov["needs_test_hook"]
+        if hooks:
+            print(f"needs a test hook: {len(hooks)} clauses have a case that needs something "
+                  "only the suite's reference provider has (third-party runs leave them "
+                  "not demonstrated)")
+            for c in hooks:
+                what = sorted({n for k in c["cases"] for n in k["needs"]})
+                print(f"  {c['level']:<6} {c['id']}  ({', '.join(what)})")
         for ref in cov["unknown_clause_refs"]:
             print(f"warning: case {ref['case']} names {ref['clause']}, which is not in the catalog",
                   file=sys.stderr)

@@ -305,7 +305,7 @@ RESULT = Obj(
         "waived_but_passing": Bool(),
         "resumed": Bool(),
     },
-    {"exit_status": Nullable(Int()), "reached": STATE},
+    {"exit_status": Nullable(Int()), "reached": STATE, "needs": List(Str(nonempty=True))},
 )
 
 CASE_REFS = List(Obj({"id": CASE_ID, "page": Str(), "clauses": List(Str())}))

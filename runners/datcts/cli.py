@@ -262,7 +262,8 @@ def cmd_run(args) -> int:
         "expectations": str(Path(args.expectations).resolve()) if args.expectations else None,
         "resume": bool(args.resume),
         "system": runmeta.system(),
-        "not_selected": [{"id": c.id, "page": c.page, "clauses": list(c.clauses)}
+        "not_selected": [{"id": c.id, "page": c.page, "clauses": list(c.clauses),
+                          **({"needs": list(c.needs)} if c.needs else {})}
                          for c in all_cases if c.id not in selected],
     }
     if hostrun:

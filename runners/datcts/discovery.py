@@ -27,6 +27,7 @@ class Case:
     line: int
     binary: str
     no_ia: bool = False
+    needs: tuple = ()   # the suite's own hooks/attributes it needs ("hook:NAME")
 
     def listing(self) -> dict:
         return {
@@ -36,6 +37,7 @@ class Case:
             "clauses": list(self.clauses),
             "summary": self.summary,
             "requires": list(self.requires),
+            "needs": list(self.needs),
             "two_node": self.two_node,
             "file": self.file,
             "line": self.line,
@@ -89,6 +91,7 @@ def list_binary(binary: Path, env: dict | None = None) -> list[Case]:
                 line=int(it.get("line", 0)),
                 binary=str(binary),
                 no_ia=bool(it.get("no_ia")),
+                needs=tuple(it.get("needs") or ()),
             )
         )
     return cases

@@ -454,6 +454,8 @@ def normalize(case: Case, r: dict) -> dict:
         "halves": r.get("halves"),
         "phases": r.get("phases") or {},
     }
+    if case.needs:
+        out["needs"] = list(case.needs)
     for k in ("host_failure", "directions") + OPTIONAL_HALF_FIELDS:
         if r.get(k):
             out[k] = r[k]

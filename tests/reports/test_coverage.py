@@ -65,3 +65,22 @@ def test_coverage_command_strict(tmp_path):
     assert p.returncode == 0, p.stdout
     p = _cli("coverage", "--results", run, "--catalog", cat, "--json")
     assert json.loads(p.stdout)["uncovered"] == 2
+
+
+def test_clauses_needing_a_test_hook_are_listed(small_cat, tmp_path):
+    rs = all_passing()
+    hooked = next(r for r in rs if r["id"] == "dat_ep_free.frees")
+    hooked["needs"] = ["hook:daplref_test_x"]
+    known = [{"id": "dat_cr_query.other", "page": "dat_cr_query",
+              "clauses": ["dat_cr_query.invalid_handle"], "needs": ["suite_attr:datcts.y"]}]
+    cov = Analysis(small_cat, make_doc(rs), known).coverage()
+    assert cov["needs_test_hook"] == [
+        {"id": "dat_cr_query.invalid_handle", "level": "shall", "page": "dat_cr_query",
+         "cases": [{"id": "dat_cr_query.other", "needs": ["suite_attr:datcts.y"]}]},
+        {"id": "dat_ep_free.frees", "level": "shall", "page": "dat_ep_free",
+         "cases": [{"id": "dat_ep_free.frees", "needs": ["hook:daplref_test_x"]}]},
+    ]
+    run = save(make_doc(rs), tmp_path / "run" / "results.json")
+    p = _cli("coverage", "--results", run, "--catalog", write_catalog(tmp_path / "clauses"))
+    assert "needs a test hook: 1 clauses" in p.stdout
+    assert "  shall  dat_ep_free.frees  (hook:daplref_test_x)" in p.stdout

@@ -332,10 +332,20 @@ def test_outcome_table(tmp_path, what, make, status):
 
 def test_unsupported_on_an_optional_clause_holds(tmp_path):
     r = with_cause(result("dat_srq_resize.grows", "UNSUPPORTED"),
-                   needs={"kind": "hook", "name": "daplref_test_x"})
+                   needs={"kind": "attribute", "name": "srq_supported"})
     a = attr_analysis(tmp_path, {"dat_srq_resize.grows": r})
     assert a.views["dat_srq_resize.grows"].status == "unsupported"
     assert a.verdict()["verdict"] == "conformant"
+
+
+@pytest.mark.parametrize("kind", ["hook", "suite_attr"])
+def test_suite_only_need_on_an_optional_clause_is_not_demonstrated(tmp_path, kind):
+    # the provider has the optional feature; only the suite's hook was missing
+    r = with_cause(result("dat_srq_resize.grows", "UNSUPPORTED"),
+                   needs={"kind": kind, "name": "daplref_test_x"})
+    a = attr_analysis(tmp_path, {"dat_srq_resize.grows": r})
+    assert a.views["dat_srq_resize.grows"].status == "not-demonstrated"
+    assert a.verdict()["verdict"] == "incomplete"
 
 
 def test_teardown_crash_is_charged_to_the_abrupt_close(tmp_path):

@@ -74,6 +74,9 @@ def test_messages_and_details(full_run):
     assert "dat_pz_create returned DAT_NOT_IMPLEMENTED" in r["selftest.setup_fails"]["message"]
     assert r["selftest.setup_fails"]["file"] == "tests/runner/cases/selftest.c"
     assert r["selftest.hook_absent"]["message"] == "provider offers no datcts_no_such_hook"
+    assert r["selftest.hook_absent"]["needs"] == ["hook:datcts_no_such_hook"]
+    assert r["selftest.hook_absent"]["cause"]["needs"] == {"kind": "hook",
+                                                          "name": "datcts_no_such_hook"}
     assert "evd.evd_qlen: 8 -> 9" in r["selftest.changed"]["message"]
     assert "unknown attribute" in r["selftest.requires_malformed"]["message"]
     noisy = r["selftest.noisy"]["output"]

@@ -118,7 +118,8 @@ DC_CASE(selftest, crash_in_teardown,
 }
 
 DC_CASE(selftest, hook_absent,
-	.summary = "a missing provider hook makes the case UNSUPPORTED")
+	.summary = "a missing provider hook makes the case UNSUPPORTED",
+	.needs = "hook:datcts_no_such_hook")
 {
 	(void)dc_provider_hook("datcts_no_such_hook");
 	DC_FAIL("must not get here");

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""ctest suite.no_suite_facilities: the reference provider as a third-party
+provider would look, without the suite's test hooks and datcts.* attributes
+(DATCTS_NO_SUITE_FACILITIES=1).
+
+Every case that reaches for one must declare it (DC_CASE .needs; an
+undeclared one is a case bug, UNRESOLVED), so this run checks that:
+- nothing is FAIL, CRASH, TIMEOUT or UNRESOLVED (datcts run's exit status);
+- the verdict is INCOMPLETE, and the clauses it leaves not demonstrated are
+  exactly those `datcts coverage` lists as needing a test hook;
+- each of those is not demonstrated because of a hook or datcts.* attribute.
+
+    no_suite_facilities.py REPO BUILD_DIR OUT_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def main() -> int:
+    repo, build, out = (Path(a) for a in sys.argv[1:4])
+    datcts = str(repo / "bin" / "datcts")
+    env = dict(os.environ, DATCTS_NO_SUITE_FACILITIES="1")
+    run = subprocess.run([datcts, "run", "--build-dir", str(build), "--ia", "ref-sock",
+                          "--dat-conf", str(build / "dat.conf"), "--out", str(out), "--quiet"],
+                         env=env)
+    problems = []
+    if run.returncode != 0:
+        problems.append(f"datcts run exited {run.returncode}: some case failed without "
+                        "the suite's facilities")
+    verdict = json.loads((out / "verdict.json").read_text())
+    cov = json.loads(subprocess.run([datcts, "coverage", "--build-dir", str(build), "--json"],
+                                    check=True, capture_output=True, text=True).stdout)
+    listed = {c["id"] for c in cov["needs_test_hook"] if c["level"] == "shall"}
+    undemonstrated = {c["clause"]: c for c in verdict["not_demonstrated_shall"]}
+    if verdict["verdict"] != "incomplete":
+        problems.append(f"verdict {verdict['verdict']}, not incomplete: {verdict['explanation']}")
+    for cid in sorted(set(undemonstrated) - listed):
+        problems.append(f"{cid} is not demonstrated but coverage does not list it as needing "
+                        f"a test hook: {undemonstrated[cid].get('why')}")
+    for cid in sorted(listed - set(undemonstrated)):
+        problems.append(f"coverage lists {cid} as needing a test hook, but it was judged "
+                        "without one")
+    results = json.loads((out / "results.json").read_text())["results"]
+    for r in results:
+        if r["state"] != "UNSUPPORTED":
+            continue
+        needs = (r.get("cause") or {}).get("needs") or {}
+        if needs.get("kind") in ("hook", "suite_attr") and \
+                f"{needs['kind']}:{needs['name']}" not in (r.get("needs") or []):
+            problems.append(f"{r['id']}: UNSUPPORTED for {needs['kind']}:{needs['name']}, "
+                            "which its .needs does not declare")
+    for p in problems:
+        print(f"no_suite_facilities: {p}", file=sys.stderr)
+    print(f"no_suite_facilities: {len(listed)} shall clauses need a test hook; "
+          f"{len(undemonstrated)} not demonstrated; {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
