@@ -608,6 +608,20 @@ void dc_assert_int_at(struct dc_ctx *t, const char *file, int line,
 		  a, b, file, line);
 }
 
+void dc_beyond_suite_bound_at(struct dc_ctx *t, const char *file, int line,
+			      const char *what, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_cause_needs(t, "suite_bound", what);
+	dc_end_at(t, DC_UNSUPPORTED, file, line, false,
+		  "not reached within the case's own bound (%s): %s", what, msg);
+}
+
 void dc_allow_model_not_supported_at(struct dc_ctx *t, const char *file,
 				     int line, const char *expr,
 				     DAT_RETURN ret, const char *page,

@@ -311,6 +311,19 @@ const char *dc_provider_attr_find(const struct dc_ctx *t, const char *name);
  */
 void dc_cause_needs(struct dc_ctx *t, const char *kind, const char *name);
 
+/*
+ * A bound of the case's own (how many objects it will create, how long it
+ * will wait) stopped it before the state the clause speaks of was reached,
+ * e.g. max_eps is larger than the EPs the case will make.  Ends the case
+ * UNSUPPORTED saying what was tried; the reports count the clause as not
+ * demonstrated ("suite_bound"), never against the provider.
+ */
+_Noreturn void dc_beyond_suite_bound_at(struct dc_ctx *t, const char *file, int line,
+					const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+#define DC_BEYOND_SUITE_BOUND(what, ...)					\
+	dc_beyond_suite_bound_at(t, __FILE__, __LINE__, (what), __VA_ARGS__)
+
 /* ---- fixtures (set-up; failure = UNRESOLVED) ------------------------------ */
 
 /* Opens the IA under test and queries it; done before the body unless DC_NO_IA. */

@@ -41,6 +41,8 @@ NEEDS_WHY = {
                   "publishes",
     "attribute": "the case needs {name}, which the provider says it lacks, and the catalog "
                  "does not make the clause optional",
+    "suite_bound": "the case stopped at a bound of its own ({name}) before the state the "
+                   "clause speaks of",
     "model_not_supported": "the provider answered DAT_MODEL_NOT_SUPPORTED, which "
                            "{name}(3DAT) allows, and the catalog does not make the clause "
                            "optional",
@@ -79,7 +81,7 @@ def answered_by(r: dict) -> str | None:
     return c.get("answered_by") or (c.get("return") or {}).get("answered_by")
 
 
-SUITE_NEEDS = ("hook", "suite_attr")
+SUITE_NEEDS = ("hook", "suite_attr", "suite_bound")
 
 
 def _needs_why(r: dict) -> str:
@@ -224,6 +226,8 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
         if kind in ("hook", "suite_attr"):
             return (f"needs {'the test hook' if kind == 'hook' else 'the attribute'} "
                     f"{needs.get('name')} (reference provider only)"), "suite"
+        if kind == "suite_bound":
+            return f"beyond the case's own bound: {needs.get('name')}", "suite"
         if kind == "attribute":
             return f"the provider lacks {needs.get('name')}", "provider"
         return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"

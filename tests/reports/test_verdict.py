@@ -308,6 +308,10 @@ OUTCOME_ROWS = [
      lambda: with_cause(frees("UNSUPPORTED"),
                         needs={"kind": "suite_attr", "name": "datcts.conn_qual_range"}),
      "not-demonstrated"),
+    ("UNSUPPORTED beyond a bound of the case's own",
+     lambda: with_cause(frees("UNSUPPORTED"), needs={"kind": "suite_bound",
+                                                     "name": "131072 EPs"}),
+     "not-demonstrated"),
     ("checks passed, then the teardown crashed", lambda: teardown_crash(), "not-demonstrated"),
     ("checks passed, then the process died at its end",
      lambda: teardown_crash(phase="exit"), "not-demonstrated"),
@@ -338,7 +342,7 @@ def test_unsupported_on_an_optional_clause_holds(tmp_path):
     assert a.verdict()["verdict"] == "conformant"
 
 
-@pytest.mark.parametrize("kind", ["hook", "suite_attr"])
+@pytest.mark.parametrize("kind", ["hook", "suite_attr", "suite_bound"])
 def test_suite_only_need_on_an_optional_clause_is_not_demonstrated(tmp_path, kind):
     # the provider has the optional feature; only the suite's hook was missing
     r = with_cause(result("dat_srq_resize.grows", "UNSUPPORTED"),
