@@ -135,7 +135,7 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!cno_handle)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	else if (ia->count[DAT_HANDLE_TYPE_CNO] >= REF_MAX_CNOS)
+	else if (ia->count[DAT_HANDLE_TYPE_CNO] >= ref_profile.max_cnos)
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	if (rc)
 		goto out;

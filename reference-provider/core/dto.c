@@ -612,8 +612,8 @@ static DAT_RETURN request_precheck(struct ref_ep *ep, enum ref_wr_op op,
 	    !op_mutant(op, R_UNSIGNALLED))
 		return REF_INVALID_PARAM(flags_arg);
 	if (op_mutant(op, R_IOV))
-		max_iov = REF_MAX_IOV;
-	if (nseg < 0 || nseg > max_iov || nseg > REF_MAX_IOV)
+		max_iov = ref_profile.max_iov;
+	if (nseg < 0 || nseg > max_iov || nseg > ref_profile.max_iov)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (nseg > 0 && !iov)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -830,7 +830,7 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 	}
 	if (nseg < 0 || (nseg > ep->attr.max_recv_iov &&
 			 !op_mutant(REF_WR_RECV, R_IOV)) ||
-	    nseg > REF_MAX_IOV) {
+	    nseg > ref_profile.max_iov) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
 	}

@@ -140,35 +140,35 @@ void ref_ep_conn_event(struct ref_ep *ep, DAT_EVENT_NUMBER num,
 
 static DAT_COUNT max_dtos(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_DTOS, ia->ia_attr.max_dto_per_ep);
+	return ref_ia_limit(ref_profile.max_dto_per_ep, ia->ia_attr.max_dto_per_ep);
 }
 
 static DAT_COUNT max_iov(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_IOV, ia->ia_attr.max_iov_segments_per_dto);
+	return ref_ia_limit(ref_profile.max_iov, ia->ia_attr.max_iov_segments_per_dto);
 }
 
 static DAT_COUNT max_read_iov(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_IOV,
+	return ref_ia_limit(ref_profile.max_iov,
 			    ia->ia_attr.max_iov_segments_per_rdma_read);
 }
 
 static DAT_COUNT max_write_iov(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_IOV,
+	return ref_ia_limit(ref_profile.max_iov,
 			ia->ia_attr.max_iov_segments_per_rdma_write);
 }
 
 static DAT_COUNT max_read_in(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_RDMA_READ,
+	return ref_ia_limit(ref_profile.max_rdma_read,
 			    ia->ia_attr.max_rdma_read_per_ep_in);
 }
 
 static DAT_COUNT max_read_out(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_RDMA_READ,
+	return ref_ia_limit(ref_profile.max_rdma_read,
 			ia->ia_attr.max_rdma_read_per_ep_out);
 }
 
@@ -237,7 +237,8 @@ static DAT_RETURN check_attr(const struct ref_ia *ia, const DAT_EP_ATTR *a,
 	     !ref_mutant("ep-max-message-size-unchecked")) ||
 	    a->max_rdma_size > REF_MAX_RDMA_SIZE)
 		return REF_INVALID_PARAM(arg);
-	if ((DAT_UINT32)a->qos & ~(DAT_UINT32)REF_QOS_ALL)
+	/* the classes dat_ia_query reports in dat_qos_supported */
+	if ((DAT_UINT32)a->qos & ~(DAT_UINT32)ref_profile.qos_supported)
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (!recv_flags_ok(a->recv_completion_flags) ||
 	    !request_flags_ok(a->request_completion_flags))
@@ -382,7 +383,7 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 {
 	struct ref_ep *ep;
 
-	if (ia->count[DAT_HANDLE_TYPE_EP] >= REF_MAX_EPS)
+	if (ia->count[DAT_HANDLE_TYPE_EP] >= ref_profile.max_eps)
 		return ref_mutant("ep-create-limit-wrong-code") ?
 		       REF_ERR(DAT_INTERNAL_ERROR, 0) :
 		       REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -570,6 +571,8 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		return REF_INVALID_PARAM(DAT_INVALID_ARG7);
 	if (with_srq && attr && attr->qos == DAT_QOS_BEST_EFFORT &&
 	    ref_mutant("ep-create-with-srq-best-effort-unsupported"))
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	if (with_srq && !ref_profile.srq_supported)
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
@@ -1930,7 +1933,8 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 		return REF_INVALID_PARAM(nbufs ? DAT_INVALID_ARG3 :
 					 DAT_INVALID_ARG2);
 	}
-	if (ref_mutant("recv-query-model-not-supported")) {
+	if (ref_mutant("recv-query-model-not-supported") ||
+	    !ref_profile.ep_recv_info_supported) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
@@ -2026,7 +2030,8 @@ DAT_RETURN ref_ep_set_watermark(DAT_EP_HANDLE eph, DAT_COUNT soft_hw,
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (hard_hw < 0 && hard_hw != DAT_WATERMARK_INFINITE)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (ref_mutant("ep-set-watermark-model-not-supported"))
+	if (ref_mutant("ep-set-watermark-model-not-supported") ||
+	    !ref_profile.srq_watermarks_supported)
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	ia = ep->obj.ia;
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);

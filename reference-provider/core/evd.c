@@ -198,7 +198,7 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 {
 	struct ref_evd *evd;
 
-	if (ia->count[DAT_HANDLE_TYPE_EVD] >= REF_MAX_EVDS)
+	if (ia->count[DAT_HANDLE_TYPE_EVD] >= ref_profile.max_evds)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
 	evd = ref_obj_alloc(sizeof(*evd));
 	if (!evd)
@@ -273,9 +273,9 @@ DAT_RETURN ref_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 		goto out;
 	if (qlen <= 0 && ref_mutant("evd-create-qlen-unchecked"))
 		qlen = 1;
-	if (qlen <= 0 || qlen > REF_MAX_EVD_QLEN)
+	if (qlen <= 0 || qlen > ref_profile.max_evd_qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (qlen == REF_MAX_EVD_QLEN &&
+	else if (qlen == ref_profile.max_evd_qlen &&
 		 ref_mutant("evd-create-max-qlen-refused"))
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
 	else if (!flags || ((flags & ~REF_EVD_VALID_FLAGS) &&
@@ -608,10 +608,10 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		ref_obj_release(obj);
 		return DAT_SUCCESS;	/* nothing changes */
 	}
-	if (qlen > REF_MAX_EVD_QLEN && ref_mutant("evd-resize-max-unchecked") &&
-	    qlen <= 4 * REF_MAX_EVD_QLEN)
+	if (qlen > ref_profile.max_evd_qlen && ref_mutant("evd-resize-max-unchecked") &&
+	    qlen <= 4 * ref_profile.max_evd_qlen)
 		;
-	else if (qlen <= 0 || qlen > REF_MAX_EVD_QLEN)
+	else if (qlen <= 0 || qlen > ref_profile.max_evd_qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!rc && evd->is_async && ref_mutant("evd-resize-refuses-async"))
 		rc = REF_ERR(DAT_INVALID_STATE, 0);

@@ -15,16 +15,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#ifdef REF_MAX_EPS
-#define REF_ADV_MAX_EPS REF_MAX_EPS
-#else
-#define REF_ADV_MAX_EPS REF_DEFAULT_MAX_EPS
-#endif
-#ifdef REF_MAX_SRQS
-#define REF_ADV_MAX_SRQS REF_MAX_SRQS
-#else
-#define REF_ADV_MAX_SRQS REF_DEFAULT_MAX_SRQS
-#endif
 
 /* ---- lock and deferred work --------------------------------------------------- */
 
@@ -164,21 +154,21 @@ static void fill_ia_attr(struct ref_ia *ia)
 	a->firmware_version_major = 0;
 	a->firmware_version_minor = 0;
 	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->address;
-	a->max_eps = REF_ADV_MAX_EPS;
-	a->max_dto_per_ep = REF_MAX_DTOS;
-	a->max_rdma_read_per_ep_in = REF_MAX_RDMA_READ;
-	a->max_rdma_read_per_ep_out = REF_MAX_RDMA_READ;
-	a->max_evds = REF_MAX_EVDS;
-	a->max_evd_qlen = REF_MAX_EVD_QLEN;
-	a->max_iov_segments_per_dto = REF_MAX_IOV;
-	a->max_lmrs = REF_MAX_LMRS;
+	a->max_eps = ref_profile.max_eps;
+	a->max_dto_per_ep = ref_profile.max_dto_per_ep;
+	a->max_rdma_read_per_ep_in = ref_profile.max_rdma_read;
+	a->max_rdma_read_per_ep_out = ref_profile.max_rdma_read;
+	a->max_evds = ref_profile.max_evds;
+	a->max_evd_qlen = ref_profile.max_evd_qlen;
+	a->max_iov_segments_per_dto = ref_profile.max_iov;
+	a->max_lmrs = ref_profile.max_lmrs;
 	/* any mapped range can be registered: the address space bounds it */
 	a->max_lmr_block_size = REF_SEG_LENGTH_MAX;
 	a->max_lmr_virtual_address = (DAT_VADDR)UINTPTR_MAX;
-	a->max_pzs = REF_MAX_PZS;
+	a->max_pzs = ref_profile.max_pzs;
 	a->max_message_size = REF_MAX_MESSAGE_SIZE;
 	a->max_rdma_size = REF_MAX_RDMA_SIZE;
-	a->max_rmrs = REF_MAX_RMRS;
+	a->max_rmrs = ref_profile.max_rmrs;
 	a->max_rmr_target_address = (DAT_VADDR)UINTPTR_MAX;
 	if (ref_mutant("ia-query-attrs-per-instance"))	/* varies per open */
 		a->max_pzs -= __atomic_fetch_add(&instances, 1,
@@ -198,14 +188,14 @@ static void fill_ia_attr(struct ref_ia *ia)
 		a->max_iov_segments_per_dto *= 2;
 	if (ref_mutant("ia-query-max-lmr-va-small"))
 		a->max_lmr_virtual_address = 0xfffff;
-	a->max_srqs = REF_ADV_MAX_SRQS;
-	a->max_ep_per_srq = REF_MAX_EP_PER_SRQ;
-	a->max_recv_per_srq = REF_MAX_DTOS;
-	a->max_iov_segments_per_rdma_read = REF_MAX_IOV;
-	a->max_iov_segments_per_rdma_write = REF_MAX_IOV;
+	a->max_srqs = ref_profile.max_srqs;
+	a->max_ep_per_srq = ref_profile.max_ep_per_srq;
+	a->max_recv_per_srq = ref_profile.max_recv_per_srq;
+	a->max_iov_segments_per_rdma_read = ref_profile.max_iov;
+	a->max_iov_segments_per_rdma_write = ref_profile.max_iov;
 	/* IA-wide: every EP may have its per-EP maximum outstanding */
 	a->max_rdma_read_in =
-		clamp_count((long long)REF_MAX_RDMA_READ * REF_ADV_MAX_EPS);
+		clamp_count((long long)ref_profile.max_rdma_read * ref_profile.max_eps);
 	a->max_rdma_read_out = a->max_rdma_read_in;
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
@@ -229,10 +219,10 @@ static void fill_provider_attr(struct ref_ia *ia)
 	int i, j;
 
 	memset(p, 0, sizeof(*p));
-	snprintf(p->provider_name, sizeof(p->provider_name),
-		 "datcts reference provider");
-	p->provider_version_major = 1;
-	p->provider_version_minor = 2;
+	snprintf(p->provider_name, sizeof(p->provider_name), "%s",
+		 ref_profile.provider_name);
+	p->provider_version_major = ref_profile.provider_version_major;
+	p->provider_version_minor = ref_profile.provider_version_minor;
 	/* the DAT version of the ABI this library was built for */
 	p->dapl_version_major = DAT_VERSION_MAJOR;
 	p->dapl_version_minor = DAT_VERSION_MINOR +
@@ -241,7 +231,7 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->lmr_mem_types_supported = (DAT_MEM_TYPE)(DAT_MEM_TYPE_VIRTUAL |
 						    DAT_MEM_TYPE_LMR |
 						    DAT_MEM_TYPE_SHARED_VIRTUAL);
-	p->iov_ownership_on_return = DAT_IOV_CONSUMER;
+	p->iov_ownership_on_return = ref_profile.iov_ownership;
 	if (ref_mutant("ia-query-iov-ownership-invalid"))
 		p->iov_ownership_on_return = (DAT_IOV_OWNERSHIP)7;
 	p->dat_qos_supported = (DAT_QOS)((ia->qos_supported &
@@ -263,18 +253,18 @@ static void fill_provider_attr(struct ref_ia *ia)
 		p->is_thread_safe = (DAT_BOOLEAN)2;
 	if (ref_mutant("ia-query-thread-safe-mismatch"))
 		p->is_thread_safe = DAT_TRUE;
-	p->max_private_data_size = REF_MAX_PRIVATE_DATA;
+	p->max_private_data_size = ref_profile.max_private_data;
 	if (ref_mutant("ia-query-private-data-small"))
 		p->max_private_data_size = 32;
 	p->supports_multipath = DAT_FALSE;
-	p->ep_creator = DAT_PSP_CREATES_EP_IFASKED;
+	p->ep_creator = ref_profile.ep_creator;
 	if (ref_mutant("ia-query-ep-creator-invalid"))
 		p->ep_creator = (DAT_EP_CREATOR_FOR_PSP)9;
 	if (ref_mutant("ia-query-ep-creator-never"))
 		p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
 	p->pz_support = DAT_PZ_UNIQUE;
 	p->optimal_buffer_alignment = ref_mutant("ia-query-alignment-bad") ?
-				      48 : 64;
+				      48 : ref_profile.optimal_buffer_alignment;
 	for (i = 0; i < 6; i++)
 		for (j = 0; j < 6; j++)
 			merge[i][j] = DAT_TRUE;
@@ -283,12 +273,12 @@ static void fill_provider_attr(struct ref_ia *ia)
 	if (ref_mutant("ia-query-merging-partial"))
 		merge[0][5] = merge[5][0] = DAT_FALSE;
 	memcpy((void *)p->evd_stream_merging_supported, merge, sizeof(merge));
-	p->srq_supported = DAT_TRUE;
-	p->srq_watermarks_supported = 1;
-	p->srq_ep_pz_difference_supported = DAT_TRUE;
-	p->srq_info_supported = 1;
-	p->ep_recv_info_supported = 1;
-	p->lmr_sync_req = DAT_FALSE;
+	p->srq_supported = ref_profile.srq_supported;
+	p->srq_watermarks_supported = ref_profile.srq_watermarks_supported;
+	p->srq_ep_pz_difference_supported = ref_profile.srq_supported;
+	p->srq_info_supported = ref_profile.srq_supported ? 1 : 0;
+	p->ep_recv_info_supported = ref_profile.ep_recv_info_supported;
+	p->lmr_sync_req = ref_profile.lmr_sync_req;
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;
 	ia->provider_specific_attr[0].name = "datcts.mutant";
@@ -296,7 +286,10 @@ static void fill_provider_attr(struct ref_ia *ia)
 	/* the qualifiers a Service Point may use: TCP / RDMA CM ports */
 	ia->provider_specific_attr[1].name = "datcts.conn_qual_range";
 	ia->provider_specific_attr[1].value = "1-65535";
-	p->num_provider_specific_attr = 2;
+	/* a conforming variant (profile.c) says which, for the reports */
+	ia->provider_specific_attr[2].name = "datcts.variant";
+	ia->provider_specific_attr[2].value = ref_profile.variant ? ref_profile.variant : "";
+	p->num_provider_specific_attr = 3;
 	p->provider_specific_attr = ia->provider_specific_attr;
 	ref_abi_fill_provider_attr(p);
 }
@@ -371,7 +364,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	if (in == DAT_EVD_ASYNC_EXISTS && ref_mutant("ia-open-async-exists-creates"))
 		in = DAT_HANDLE_NULL;
 	if (in && in != DAT_EVD_ASYNC_EXISTS &&
-	    (async_qlen < 0 || async_qlen > REF_MAX_EVD_QLEN) &&
+	    (async_qlen < 0 || async_qlen > ref_profile.max_evd_qlen) &&
 	    ref_mutant("ia-open-passed-evd-checks-qlen"))
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (in && in != DAT_EVD_ASYNC_EXISTS) {
@@ -397,7 +390,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	} else if (!in && async_qlen < 0 &&
 		   ref_mutant("ia-open-negative-qlen-accepted")) {
 		async_qlen = 0;
-	} else if (!in && (async_qlen < 0 || async_qlen > REF_MAX_EVD_QLEN)) {
+	} else if (!in && (async_qlen < 0 || async_qlen > ref_profile.max_evd_qlen)) {
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 
@@ -433,7 +426,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 		goto fail_ext;
 	}
 	fill_ia_attr(ia);
-	ia->qos_supported = REF_QOS_ALL;
+	ia->qos_supported = ref_profile.qos_supported;
 	fill_provider_attr(ia);
 	ref_conn_ia_attrs(ia);
 	if (!ref_obj_register(&ia->obj, DAT_HANDLE_TYPE_IA, ia)) {

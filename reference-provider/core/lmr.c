@@ -429,7 +429,7 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	/* resources */
 	rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
 	if (ia->count[DAT_HANDLE_TYPE_LMR] >=
-	    REF_MAX_LMRS - (ref_mutant("lmr-create-limit-off-by-one") ? 1 : 0))
+	    ref_profile.max_lmrs - (ref_mutant("lmr-create-limit-off-by-one") ? 1 : 0))
 		goto out;
 	lmr = ref_obj_alloc(sizeof(*lmr));
 	if (!lmr) {

@@ -122,6 +122,10 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 		flags = DAT_PSP_CONSUMER_FLAG;
 	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
+	/* dat_psp_create(3DAT) DESCRIPTION: a request it cannot satisfy */
+	if (flags == DAT_PSP_PROVIDER_FLAG &&
+	    ref_profile.ep_creator == DAT_PSP_CREATES_EP_NEVER)
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (!out)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG5);
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);

@@ -47,7 +47,7 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 		}
 	}
 	if (ia->count[DAT_HANDLE_TYPE_PZ] >=
-	    REF_MAX_PZS - (ref_mutant("pz-create-limit-off-by-one") ? 1 : 0)) {
+	    ref_profile.max_pzs - (ref_mutant("pz-create-limit-off-by-one") ? 1 : 0)) {
 		rc = ref_mutant("pz-create-limit-wrong-code") ?
 		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
 		     REF_ERR(DAT_INSUFFICIENT_RESOURCES,

@@ -57,6 +57,7 @@
 #define REF_H
 
 #include "dat_abi.h"
+#include "profile.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -308,7 +309,7 @@ struct ref_ia {
 	unsigned int pins;		/* ref_obj_acquire holders (handle.c) */
 	bool dead;			/* unregistered, waiting for pins */
 	DAT_NAMED_ATTR transport_attr[2];
-	DAT_NAMED_ATTR provider_specific_attr[2];
+	DAT_NAMED_ATTR provider_specific_attr[3];
 	/* provider test hooks (docs/reference-provider.md "Test hooks") */
 	DAT_CONN_QUAL any_qual_lo, any_qual_hi;	/* dat_psp_create_any draws here (0: anywhere) */
 	DAT_QOS qos_supported;		/* dat_qos_supported (narrowed by daplref_test_qos_supported) */

@@ -104,7 +104,7 @@ static void srq_destroy_cb(struct ref_obj *obj)
 /* Deepest SRQ: core's limit, or the device's where lower. */
 static DAT_COUNT max_depth(const struct ref_ia *ia)
 {
-	return ref_ia_limit(REF_MAX_DTOS, ia->ia_attr.max_recv_per_srq);
+	return ref_ia_limit(ref_profile.max_recv_per_srq, ia->ia_attr.max_recv_per_srq);
 }
 
 DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
@@ -131,9 +131,11 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
 	if (attr->max_recv_iov == 1 && ref_mutant("srq-create-model-not-supported"))
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	if (!ref_profile.srq_supported)	/* profile: no SRQs at all */
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (attr->max_recv_dtos <= 0 ||
 	    (attr->max_recv_iov < 0 && !ref_mutant("srq-create-attrs-unchecked")) ||
-	    attr->max_recv_iov > ref_ia_limit(REF_MAX_IOV,
+	    attr->max_recv_iov > ref_ia_limit(ref_profile.max_iov,
 				ia->ia_attr.max_iov_segments_per_dto) ||
 	    attr->low_watermark < 0 ||
 	    attr->low_watermark > attr->max_recv_dtos)
@@ -146,7 +148,7 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ia->count[DAT_HANDLE_TYPE_SRQ] >= REF_MAX_SRQS) {
+	if (ia->count[DAT_HANDLE_TYPE_SRQ] >= ref_profile.max_srqs) {
 		rc = ref_mutant("srq-create-limit-wrong-code") ?
 		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
 		     REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
@@ -479,7 +481,8 @@ DAT_RETURN ref_srq_set_lw(DAT_SRQ_HANDLE h, DAT_COUNT lw)
 	if (lw < 0 || (lw > srq->max_recv_dtos &&
 			!ref_mutant("srq-set-lw-above-max-accepted"))) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
-	} else if (ref_mutant("srq-set-lw-model-not-supported")) {
+	} else if (ref_mutant("srq-set-lw-model-not-supported") ||
+		   !ref_profile.srq_watermarks_supported) {
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	} else if (srq->lw_fired && ref_mutant("srq-set-lw-after-event-ignored")) {
 		;	/* fired once: later settings are ignored */

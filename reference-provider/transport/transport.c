@@ -91,12 +91,12 @@ void ref_conn_mem_dereg(struct ref_ia *ia, void *mem)
 /* The transport's limits into the IA's attributes (ia.c, after filling). */
 void ref_conn_ia_attrs(struct ref_ia *ia)
 {
-	ia->max_pdata = REF_MAX_PRIVATE_DATA;
+	ia->max_pdata = ref_profile.max_private_data;
 #ifdef REF_WITH_VERBS
 	if (ia->transport && ia->transport->ops == &ref_verbs_ops) {
 		ref_verbs_attrs(ia->transport, &ia->ia_attr,
 				&ia->provider_attr);
-		ia->max_pdata = ref_ia_limit(REF_MAX_PRIVATE_DATA,
+		ia->max_pdata = ref_ia_limit(ref_profile.max_private_data,
 				ia->provider_attr.max_private_data_size);
 	}
 #endif

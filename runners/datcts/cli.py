@@ -22,7 +22,7 @@ from datcts_reports import cli as reports_cli
 from datcts import __version__
 from datcts import hosts as multihost
 from datcts import layout
-from datcts import fuzz, mutate
+from datcts import fuzz, mutate, variants
 from datcts.discovery import DiscoveryError, Filters, discover, find_binaries, split_multi
 from datcts.execute import LocalLauncher, ProcessTable, Runner
 from datcts.provider import ProviderError, resolve
@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     reports_cli.register(sub, with_build_opts=_add_build_opts)
     mutate.add_parser(sub, _add_build_opts)
+    variants.add_parser(sub, _add_build_opts)
     fuzz.add_parser(sub)
     return ap
 
@@ -341,6 +342,8 @@ def main(argv=None) -> int:
             return cmd_run(args)
         if args.cmd == "bench-overhead":
             return cmd_bench(args)
+        if args.cmd == "variants":
+            return variants.cmd_variants(args)
         if args.cmd == "fuzz":
             return fuzz.cmd_fuzz(args)
         if args.cmd == "mutate":
@@ -348,7 +351,7 @@ def main(argv=None) -> int:
         if args.cmd in reports_cli.COMMANDS:
             return reports_cli.dispatch(args, discover=_coverage_cases)
     except (UsageError, ProviderError, DiscoveryError, ExpectationsError,
-            mutate.MutateError, fuzz.FuzzError) as e:
+            mutate.MutateError, fuzz.FuzzError, variants.VariantsError) as e:
         print(f"datcts: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * profile.c - the provider's profile (profile.h) and its conforming
+ * variants.
+ *
+ * Usage: DATREF_VARIANT=<id> in the environment of the process that loads
+ * the provider.  A variant is a different *legal* provider: each changes
+ * only what the pages leave to the provider, reports it in dat_ia_query and
+ * enforces it, and cites the text that allows the choice.  `datcts variants`
+ * runs the suite on each: none may be judged NOT CONFORMANT
+ * (docs/mutants.md, "Conforming variants").  Mutants (mutants.c) are the
+ * opposite: illegal providers the suite must fail.
+ */
+#include "ref.h"
+#include "conn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef REF_MAX_EPS
+#define REF_PROFILE_MAX_EPS REF_MAX_EPS
+#else
+#define REF_PROFILE_MAX_EPS REF_DEFAULT_MAX_EPS
+#endif
+#ifdef REF_MAX_SRQS
+#define REF_PROFILE_MAX_SRQS REF_MAX_SRQS
+#else
+#define REF_PROFILE_MAX_SRQS REF_DEFAULT_MAX_SRQS
+#endif
+
+struct ref_profile ref_profile = {
+	.max_eps = REF_PROFILE_MAX_EPS,
+	.max_evds = REF_MAX_EVDS,
+	.max_evd_qlen = REF_MAX_EVD_QLEN,
+	.max_pzs = REF_MAX_PZS,
+	.max_lmrs = REF_MAX_LMRS,
+	.max_rmrs = REF_MAX_RMRS,
+	.max_cnos = REF_MAX_CNOS,
+	.max_srqs = REF_PROFILE_MAX_SRQS,
+	.max_dto_per_ep = REF_MAX_DTOS,
+	.max_recv_per_srq = REF_MAX_DTOS,
+	.max_ep_per_srq = REF_MAX_EP_PER_SRQ,
+	.max_iov = REF_MAX_IOV,
+	.max_rdma_read = REF_MAX_RDMA_READ,
+	.max_private_data = REF_MAX_PRIVATE_DATA,
+	.optimal_buffer_alignment = 64,
+	.srq_supported = DAT_TRUE,
+	.srq_watermarks_supported = 1,
+	.ep_recv_info_supported = 1,
+	.ep_creator = DAT_PSP_CREATES_EP_IFASKED,
+	.qos_supported = REF_QOS_ALL,
+	.iov_ownership = DAT_IOV_CONSUMER,
+	.provider_name = "datcts reference provider",
+	.provider_version_major = 1,
+	.provider_version_minor = 2,
+	.lmr_sync_req = DAT_FALSE,
+	.variant = NULL,
+};
+
+struct ref_variant {
+	const char *id;
+	const char *kind;	/* limit, feature, value */
+	const char *allowed_by;	/* page(3DAT) SECTION: what leaves the choice open */
+	void (*apply)(struct ref_profile *p);
+};
+
+#define VARIANT(id_, ...)						\
+	static void variant_##id_(struct ref_profile *p) { __VA_ARGS__; }
+#define ENTRY(id_, name_, kind_, allowed_)				\
+	{ name_, kind_, allowed_, variant_##id_ }
+
+/* ---- small but legal limits (dat_ia_query(3DAT) DESCRIPTION) ---- */
+VARIANT(few_eps, p->max_eps = 8)
+VARIANT(few_evds, p->max_evds = 12)
+VARIANT(short_evd_queues, p->max_evd_qlen = 64)
+VARIANT(few_pzs, p->max_pzs = 4)
+VARIANT(few_lmrs, p->max_lmrs = 16)
+VARIANT(few_rmrs, p->max_rmrs = 4)
+VARIANT(few_cnos, p->max_cnos = 4)
+VARIANT(few_srqs, p->max_srqs = 2)
+VARIANT(short_dto_queues, p->max_dto_per_ep = 16; p->max_recv_per_srq = 16)
+VARIANT(few_eps_per_srq, p->max_ep_per_srq = 2)
+VARIANT(one_iov_segment, p->max_iov = 1)
+VARIANT(two_iov_segments, p->max_iov = 2)
+VARIANT(one_rdma_read, p->max_rdma_read = 1)
+VARIANT(minimal_private_data, p->max_private_data = 64)
+/* ---- optional features absent ---- */
+VARIANT(no_rmr, p->max_rmrs = 0)
+VARIANT(no_srq, p->srq_supported = DAT_FALSE; p->max_srqs = 0;
+	p->max_ep_per_srq = 0; p->max_recv_per_srq = 0;
+	p->srq_watermarks_supported = 0)
+VARIANT(no_srq_watermarks, p->srq_watermarks_supported = 0)
+VARIANT(no_ep_recv_info, p->ep_recv_info_supported = 0)
+VARIANT(psp_never_creates_ep, p->ep_creator = DAT_PSP_CREATES_EP_NEVER)
+VARIANT(best_effort_qos_only, p->qos_supported = DAT_QOS_BEST_EFFORT)
+/* ---- values ---- */
+VARIANT(iov_provider_nomod, p->iov_ownership = DAT_IOV_PROVIDER_NOMOD)
+VARIANT(iov_provider_mod, p->iov_ownership = DAT_IOV_PROVIDER_MOD)
+VARIANT(other_name_and_version,
+	p->provider_name = "Other Vendor uDAPL"; p->provider_version_major = 7;
+	p->provider_version_minor = 31)
+VARIANT(alignment_256, p->optimal_buffer_alignment = 256)
+VARIANT(lmr_sync_required, p->lmr_sync_req = DAT_TRUE)
+
+static const struct ref_variant variants[] = {
+	ENTRY(few_eps, "few-eps", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EPs: the IA's own maximum, no floor given"),
+	ENTRY(few_evds, "few-evds", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EVDs: the IA's own maximum, no floor given"),
+	ENTRY(short_evd_queues, "short-evd-queues", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EVD queue size: the IA's own maximum"),
+	ENTRY(few_pzs, "few-pzs", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max PZs: the IA's own maximum"),
+	ENTRY(few_lmrs, "few-lmrs", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max LMRs: the IA's own maximum"),
+	ENTRY(few_rmrs, "few-rmrs", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max RMRs: the IA's own maximum"),
+	ENTRY(few_cnos, "few-cnos", "limit",
+	      "dat_cno_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES; no CNO count is promised"),
+	ENTRY(few_srqs, "few-srqs", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max SRQs: the IA's own maximum"),
+	ENTRY(short_dto_queues, "short-dto-queues", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max DTOs per EP and Max receives per SRQ: the IA's own maxima"),
+	ENTRY(few_eps_per_srq, "few-eps-per-srq", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EPs per SRQ: the IA's own maximum"),
+	ENTRY(one_iov_segment, "one-iov-segment", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per DTO (and per RDMA Read/Write): implicit in the transport's objects"),
+	ENTRY(two_iov_segments, "two-iov-segments", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per DTO: implicit in the transport's objects"),
+	ENTRY(one_rdma_read, "one-rdma-read", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max incoming/outgoing RDMA Reads per EP: the IA's own maxima"),
+	ENTRY(minimal_private_data, "minimal-private-data", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max private data size: at least 64 bytes, so 64 is legal"),
+	ENTRY(no_rmr, "no-rmr", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max RMRs (no floor); dat_rmr_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES"),
+	ENTRY(no_srq, "no-srq", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, SRQ supported; dat_srq_create(3DAT), dat_ep_create_with_srq(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
+	ENTRY(no_srq_watermarks, "no-srq-watermarks", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, SRQ watermarks supported; dat_srq_set_lw(3DAT), dat_ep_set_watermark(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
+	ENTRY(no_ep_recv_info, "no-ep-recv-info", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, EP receive info supported; dat_ep_recv_query(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
+	ENTRY(psp_never_creates_ep, "psp-never-creates-ep", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, EP creator for PSP; dat_psp_create(3DAT) DESCRIPTION: a request the provider cannot satisfy fails with DAT_MODEL_NOT_SUPPORTED"),
+	ENTRY(best_effort_qos_only, "best-effort-qos-only", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, QOS supported: the union the provider supports; dat_ep_create(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
+	ENTRY(iov_provider_nomod, "iov-provider-nomod", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, IOV ownership: DAT_IOV_PROVIDER_NOMOD is one of the three values"),
+	ENTRY(iov_provider_mod, "iov-provider-mod", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, IOV ownership: DAT_IOV_PROVIDER_MOD is one of the three values"),
+	ENTRY(other_name_and_version, "other-name-and-version", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, Provider name and version: the provider's own"),
+	ENTRY(alignment_256, "alignment-256", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, Optimal Buffer Alignment: at most 256 and a divisor of DAT_OPTIMAL_ALIGNMENT"),
+	ENTRY(lmr_sync_required, "lmr-sync-required", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, LMR sync required; dat_lmr_sync_rdma_read(3DAT), dat_lmr_sync_rdma_write(3DAT) DESCRIPTION"),
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Before any entry point can run, so readers need no once-check. */
+__attribute__((constructor)) static void profile_init(void)
+{
+	const char *env = getenv("DATREF_VARIANT");
+	const struct ref_variant *v;
+
+	if (!env || !*env)
+		return;
+	for (v = variants; v->id; v++) {
+		if (!strcmp(v->id, env)) {
+			v->apply(&ref_profile);
+			ref_profile.variant = v->id;
+			return;
+		}
+	}
+	fprintf(stderr, "libdaplref: DATREF_VARIANT: unknown variant \"%s\" ignored\n", env);
+}
+
+__attribute__((visibility("default")))
+int daplref_test_variant(int i, const char **id, const char **allowed_by,
+			 const char **kind)
+{
+	if (i < 0 || (size_t)i >= sizeof(variants) / sizeof(variants[0]) - 1)
+		return -1;
+	if (id)
+		*id = variants[i].id;
+	if (allowed_by)
+		*allowed_by = variants[i].allowed_by;
+	if (kind)
+		*kind = variants[i].kind;
+	return 0;
+}
