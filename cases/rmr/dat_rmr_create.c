@@ -5,7 +5,9 @@
 #include "rmr_common.h"
 
 DC_CASE(dat_rmr_create, creates_rmr,
-	.summary = "dat_rmr_create gives an RMR of the PZ and its IA, which holds the PZ")
+	.summary = "dat_rmr_create gives an RMR of the PZ and its IA, which holds the PZ",
+	/* an IA reporting max_rmrs 0 answers DAT_INSUFFICIENT_RESOURCES (RETURN VALUES) */
+	.requires = "ia.max_rmrs>0")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
