@@ -49,10 +49,13 @@ static void test_query(void)
 	CHECK(p.lmr_mem_types_supported == 3);
 	CHECK(p.completion_flags_supported == 0x1f);
 	CHECK(p.lmr_sync_req == DAT_FALSE);
-	/* datcts.mutant and datcts.conn_qual_range (docs/reference-provider.md) */
-	CHECK(p.num_provider_specific_attr == 2);
+	/* datcts.mutant, datcts.conn_qual_range and datcts.variant
+	 * (docs/reference-provider.md) */
+	CHECK(p.num_provider_specific_attr == 3);
 	CHECK(!strcmp(p.provider_specific_attr[1].name, "datcts.conn_qual_range") &&
 	      !strcmp(p.provider_specific_attr[1].value, "1-65535"));
+	CHECK(!strcmp(p.provider_specific_attr[2].name, "datcts.variant") &&
+	      !strcmp(p.provider_specific_attr[2].value, ""));
 	/* the async EVD made by open: at least the requested qlen, no CNO */
 	CHECK_OK(ref_evd_query(async, DAT_EVD_FIELD_ALL, &ep));
 	CHECK(ep.evd_qlen >= 8 && ep.cno_handle == DAT_HANDLE_NULL);
