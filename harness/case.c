@@ -622,6 +622,20 @@ void dc_beyond_suite_bound_at(struct dc_ctx *t, const char *file, int line,
 		  "not reached within the case's own bound (%s): %s", what, msg);
 }
 
+void dc_need_limit_at(struct dc_ctx *t, const char *file, int line,
+		      const char *what, long long have, long long need)
+{
+	char name[160];
+
+	if (have >= need)
+		return;
+	snprintf(name, sizeof(name), "%s >= %lld", what, need);
+	dc_cause_needs(t, "attribute", name);
+	dc_end_at(t, DC_UNSUPPORTED, file, line, false,
+		  "the IA reports %s = %lld; the case needs %lld to reach the state its clause speaks of",
+		  what, have, need);
+}
+
 void dc_allow_model_not_supported_at(struct dc_ctx *t, const char *file,
 				     int line, const char *expr,
 				     DAT_RETURN ret, const char *page,

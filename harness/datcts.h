@@ -324,6 +324,19 @@ _Noreturn void dc_beyond_suite_bound_at(struct dc_ctx *t, const char *file, int 
 #define DC_BEYOND_SUITE_BOUND(what, ...)					\
 	dc_beyond_suite_bound_at(t, __FILE__, __LINE__, (what), __VA_ARGS__)
 
+/*
+ * A limit the IA reports (an ia_attr field, a queue depth it granted) is
+ * below what the case needs before it can check its clause, e.g. 3 IOV
+ * segments to see them filled in order.  The provider may legally be that
+ * small: the case ends UNSUPPORTED, cause needs kind "attribute" (not
+ * demonstrated for a shall clause), never FAIL or UNRESOLVED.
+ */
+void dc_need_limit_at(struct dc_ctx *t, const char *file, int line,
+		      const char *what, long long have, long long need);
+#define DC_NEED_LIMIT(what, have, need)					\
+	dc_need_limit_at(t, __FILE__, __LINE__, (what), (long long)(have),	\
+			 (long long)(need))
+
 /* ---- fixtures (set-up; failure = UNRESOLVED) ------------------------------ */
 
 /* Opens the IA under test and queries it; done before the body unless DC_NO_IA. */

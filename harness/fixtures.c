@@ -83,12 +83,25 @@ DAT_PZ_HANDLE dc_pz_at(struct dc_ctx *t, const char *file, int line)
 	return pz;
 }
 
+/*
+ * A set-up asking for more than the IA reports it can give is not a set-up
+ * failure: the provider may be that small (dat_ia_query(3DAT) DESCRIPTION),
+ * and the case cannot reach its clause there.  0 or less: no limit reported.
+ */
+static void fits(struct dc_ctx *t, const char *file, int line,
+		 const char *what, DAT_COUNT limit, DAT_COUNT want)
+{
+	if (limit > 0)
+		dc_need_limit_at(t, file, line, what, limit, want);
+}
+
 DAT_EVD_HANDLE dc_evd_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_COUNT qlen, DAT_EVD_FLAGS flags)
 {
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 
 	need_ia(t, file, line);
+	fits(t, file, line, "max_evd_qlen", t->ia_attr.max_evd_qlen, qlen);
 	setup_ok(t, file, line,
 		 dat_evd_create(t->ia, qlen, DAT_HANDLE_NULL, flags, &evd),
 		 "dat_evd_create");
@@ -135,6 +148,16 @@ DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
 	DAT_EP_ATTR dflt;
 
 	need_ia(t, file, line);
+	if (attr) {
+		const DAT_IA_ATTR *ia = &t->ia_attr;
+
+		fits(t, file, line, "max_dto_per_ep", ia->max_dto_per_ep, attr->max_recv_dtos);
+		fits(t, file, line, "max_dto_per_ep", ia->max_dto_per_ep, attr->max_request_dtos);
+		fits(t, file, line, "max_iov_segments_per_dto", ia->max_iov_segments_per_dto,
+		     attr->max_recv_iov);
+		fits(t, file, line, "max_iov_segments_per_dto", ia->max_iov_segments_per_dto,
+		     attr->max_request_iov);
+	}
 	if (srq && !attr) {
 		/* dat_ep_create_with_srq(3DAT) does not take NULL attributes */
 		dc_ep_attr_default(t, &dflt);
@@ -165,6 +188,9 @@ DAT_SRQ_HANDLE dc_srq_at(struct dc_ctx *t, const char *file, int line,
 	DAT_SRQ_HANDLE srq = DAT_HANDLE_NULL;
 
 	need_ia(t, file, line);
+	fits(t, file, line, "max_recv_per_srq", t->ia_attr.max_recv_per_srq, max_recv_dtos);
+	fits(t, file, line, "max_iov_segments_per_dto", t->ia_attr.max_iov_segments_per_dto,
+	     max_recv_iov);
 	setup_ok(t, file, line, dat_srq_create(t->ia, pz, &a, &srq),
 		 "dat_srq_create");
 	return srq;

@@ -64,6 +64,8 @@ DAT_RMR_HANDLE dc_rmr_at(struct dc_ctx *t, const char *file, int line,
 {
 	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
 
+	/* an IA without RMRs is legal (dat_ia_query(3DAT): Max RMRs) */
+	dc_need_limit_at(t, file, line, "max_rmrs", t->ia_attr.max_rmrs, 1);
 	setup_call(t, file, line, dat_rmr_create(pz, &rmr), "dat_rmr_create");
 	return rmr;
 }

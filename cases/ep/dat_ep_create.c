@@ -166,7 +166,7 @@ DC_CASE(dat_ep_create, rmr_bind_completions_on_request_evd,
 	DAT_EVENT ev;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(dat_rmr_create(p.a.pz, &rmr));
+	rmr = dc_rmr(t, p.a.pz);
 	tr = dc_iov(&p.ma, 0, 256);
 	memset(&rc, 0, sizeof(rc));
 	rc.as_64 = 0xB1D;

@@ -248,7 +248,7 @@ DC_CASE(dat_ep_disconnect, no_requests_in_disconnect_pending,
 	DAT_RMR_CONTEXT rctx;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(dat_rmr_create(p.a.pz, &rmr));
+	rmr = dc_rmr(t, p.a.pz);
 	pair_disconnect_pending(t, &p);
 	iov = dc_iov(&p.ma, 1024, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);

@@ -17,6 +17,7 @@ DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_NEED_LIMIT("the EP's max_recv_iov", dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov, 3);
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	iov[0] = dc_iov(&p.mb, 0, 100);
 	iov[1] = dc_iov(&p.mb, 200, 100);
@@ -285,6 +286,7 @@ DC_CASE(dat_ep_post_recv, iov_ownership,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_NEED_LIMIT("the EP's max_recv_iov", dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov, 2);
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	iov[0] = dc_iov(&p.mb, 0, 100);
 	iov[1] = dc_iov(&p.mb, 1000, 100);

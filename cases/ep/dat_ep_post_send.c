@@ -26,6 +26,7 @@ DC_CASE(dat_ep_post_send, transfers_all_data,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_NEED_LIMIT("the EP's max_request_iov", dc_ep_param(t, p.a.ep).ep_attr.max_request_iov, 3);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
 	dc_fill(p.ma.buf + 100, 7, 1);
 	dc_fill(p.ma.buf + 10000, 4096, 2);
@@ -522,6 +523,7 @@ DC_CASE(dat_ep_post_send, iov_ownership,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_NEED_LIMIT("the EP's max_request_iov", dc_ep_param(t, p.a.ep).ep_attr.max_request_iov, 2);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 4096, 1));
 	dc_fill(p.ma.buf + 0, 100, 0x21);
 	dc_fill(p.ma.buf + 1000, 100, 0x22);

@@ -47,7 +47,12 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 	xend_make(t->ia, &b);
 	xconnect(&a, &b);
 	lmr_on(ia, a.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);
-	SETUP_AT(__FILE__, __LINE__, dat_rmr_create(a.pz, &rmr), "dat_rmr_create");
+	/* an RMR where the IA has them (dat_ia_query(3DAT): Max RMRs has no
+	 * floor; the clause speaks of whatever objects there are) */
+	if (t->ia_attr.max_rmrs > 0)
+		SETUP_AT(__FILE__, __LINE__, dat_rmr_create(a.pz, &rmr), "dat_rmr_create");
+	else
+		dc_note(t, "no RMR: the IA reports max_rmrs = 0");
 	/* a PSP listening, and an RSP on a second EP */
 	xlisten(&a);
 	xend_make(ia, &other);
@@ -236,6 +241,7 @@ DC_CASE(dat_ia_close, graceful_refused_with_lmr,
 
 DC_CASE(dat_ia_close, graceful_refused_with_rmr,
 	.clauses = "dat_ia_close.graceful_refused_with_objects",
+	.requires = "ia.max_rmrs>0",
 	.summary = "graceful close with an RMR left: INVALID_STATE/IA_IN_USE, RMR intact")
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
@@ -414,13 +420,18 @@ static void make_busy(struct dc_ctx *t, DAT_IA_HANDLE ia)
 		iov = dc_iov(&m, (DAT_VLEN)i * 256, 256);
 		DC_SETUP(dat_ep_post_recv(a.ep, 1, &iov, dc_cookie((uint64_t)i), 0));
 	}
-	/* a bound RMR */
-	rmr = dc_rmr(t, a.pz);
-	iov = dc_iov(&m, 1024, 1024);
-	{
+	/* a bound RMR, where the IA has them (dat_ia_query(3DAT): Max RMRs
+	 * has no floor) */
+	if (t->ia_attr.max_rmrs <= 0) {
+		dc_note(t, "no RMR: the IA reports max_rmrs = 0");
+	} else {
 		DAT_RMR_CONTEXT ctx;
-		DAT_RETURN r = dc_dat_rmr_bind(rmr, m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, a.ep, dc_cookie(7), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+		DAT_RETURN r;
 
+		rmr = dc_rmr(t, a.pz);
+		iov = dc_iov(&m, 1024, 1024);
+		r = dc_dat_rmr_bind(rmr, m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, a.ep,
+				    dc_cookie(7), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 		if (r != DAT_SUCCESS)
 			dc_note(t, "set-up: no bound RMR (dat_rmr_bind returned %s)", dc_ret_text(r));
 	}

@@ -60,9 +60,7 @@ SRQ_CASE(dat_srq_post_recv, fill_in_iov_order,
 	unsigned char sent[20];
 	const unsigned char *seg[3];
 
-	DC_SETUP_ASSERT(t->ia_attr.max_iov_segments_per_dto >= 3,
-			"set-up: the IA allows %d segments, 3 needed",
-			(int)t->ia_attr.max_iov_segments_per_dto);
+	DC_NEED_LIMIT("max_iov_segments_per_dto", t->ia_attr.max_iov_segments_per_dto, 3);
 	link_up(&l, &o);
 	memset(l.rbuf.buf, 0xEE, 3 * SLOT);
 	for (unsigned i = 0; i < 3; i++) {

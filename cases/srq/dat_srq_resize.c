@@ -32,13 +32,18 @@ SRQ_CASE(dat_srq_resize, no_incoming_message_lost,
 	.requires = "srq_supported")
 {
 	struct srq_link l;
-	struct link_opts o = { .depth = 16 };
+	struct link_opts o = { .depth = 12 };
+	/* up as far as the IA allows, at most 32 (dat_ia_query(3DAT): Max
+	 * receives per SRQ is the IA's own) */
+	DAT_COUNT up = link_cap(32, t->ia_attr.max_recv_per_srq);
 
+	DC_NEED_LIMIT("max_recv_per_srq", t->ia_attr.max_recv_per_srq > 0 ?
+		      t->ia_attr.max_recv_per_srq : 32, 13);
 	link_up(&l, &o);
 	post_slots(l.srq, &l.rbuf, 0, 12);
 	for (unsigned i = 0; i < 4; i++)
 		link_send(&l, i, 64);
-	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 32));
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, up));
 	for (unsigned i = 4; i < 8; i++)
 		link_send(&l, i, 64);
 	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 12));	/* >= the 12 outstanding */

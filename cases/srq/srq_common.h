@@ -93,8 +93,8 @@ struct srq_link {
 };
 
 struct link_opts {
-	DAT_COUNT depth;		/* SRQ max_recv_dtos (default 16) */
-	DAT_COUNT iov;			/* SRQ max_recv_iov (default 4) */
+	DAT_COUNT depth;		/* SRQ max_recv_dtos (default 16, or the IA's maximum) */
+	DAT_COUNT iov;			/* SRQ max_recv_iov (default 4, or the IA's maximum) */
 	const DAT_EP_ATTR *rx_attr;	/* default: dc_ep_attr_default */
 	DAT_SRQ_HANDLE srq;		/* share this SRQ ... */
 	DAT_PZ_HANDLE pz;		/* ... and its PZ */
@@ -111,6 +111,12 @@ static inline void link_connect_at(struct dc_ctx *t, const char *file,
 }
 #define link_connect(l) link_connect_at(t, __FILE__, __LINE__, (l))
 
+/* A default of the fixture's own, lowered to what the IA reports. */
+static inline DAT_COUNT link_cap(DAT_COUNT want, DAT_COUNT limit)
+{
+	return limit > 0 && limit < want ? limit : want;
+}
+
 static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 			      struct srq_link *l, const struct link_opts *o)
 {
@@ -125,8 +131,10 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	memset(l, 0, sizeof(*l));
 	l->pz = o->pz ? o->pz : dc_pz_at(t, file, line);
 	l->srq = o->srq ? o->srq :
-		 dc_srq_at(t, file, line, l->pz, o->depth ? o->depth : 16,
-			   o->iov ? o->iov : 4, DAT_SRQ_LW_DEFAULT);
+		 dc_srq_at(t, file, line, l->pz,
+			   o->depth ? o->depth : link_cap(16, t->ia_attr.max_recv_per_srq),
+			   o->iov ? o->iov : link_cap(4, t->ia_attr.max_iov_segments_per_dto),
+			   DAT_SRQ_LW_DEFAULT);
 	dc_lmr_at(t, file, line, l->pz, LINK_BUF, DC_PRIV_LOCAL, &l->rbuf);
 	l->rx.pz = l->pz;
 	l->rx.recv_evd = o->rx_recv_evd ? o->rx_recv_evd :

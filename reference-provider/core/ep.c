@@ -186,8 +186,11 @@ void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *a)
 	a->qos = DAT_QOS_BEST_EFFORT;
 	a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	a->max_recv_dtos = ref_mutant("ep-default-no-dtos") ? 0 : REF_DEF_DTOS;
-	a->max_request_dtos = ref_mutant("ep-default-no-dtos") ? 0 : REF_DEF_DTOS;
+	/* a default the IA could not honour would refuse its own EPs */
+	a->max_recv_dtos = ref_mutant("ep-default-no-dtos") ? 0 :
+			   min_count(REF_DEF_DTOS, max_dtos(ia));
+	a->max_request_dtos = ref_mutant("ep-default-no-dtos") ? 0 :
+			      min_count(REF_DEF_DTOS, max_dtos(ia));
 	a->max_recv_iov = min_count(REF_DEF_IOV, max_iov(ia));
 	a->max_request_iov = min_count(REF_DEF_IOV, max_iov(ia));
 	a->max_rdma_read_in = min_count(REF_DEF_RDMA_READ, max_read_in(ia));
