@@ -54,6 +54,16 @@ DAT_VADDR dc_rmr_triplet_address(const DAT_RMR_TRIPLET *r);
 
 /* Segment descriptors over a dc_lmr (offsets are into m->buf). */
 DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
+/*
+ * Segments just outside the LMR's memory: what the provider registered
+ * (registered_address and registered_size may cover more than was asked,
+ * dat_lmr_create(3DAT)).  _past_end: len bytes whose last one is 1 past the
+ * end (_off_past_end: its offset from m->buf); _before_start: starting
+ * `before` bytes before the start.
+ */
+DAT_VLEN dc_off_past_end(const struct dc_lmr *m, DAT_VLEN len);
+DAT_LMR_TRIPLET dc_iov_past_end(const struct dc_lmr *m, DAT_VLEN len);
+DAT_LMR_TRIPLET dc_iov_before_start(const struct dc_lmr *m, DAT_VLEN before, DAT_VLEN len);
 DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
 
 /*

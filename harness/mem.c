@@ -201,6 +201,40 @@ DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
 	return dc_lmr_triplet(m->lmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);
 }
 
+/* The LMR's memory is what the provider registered (dat_lmr_create(3DAT)
+ * registered_address, registered_size), which may be more than was asked. */
+static void registered(const struct dc_lmr *m, DAT_VADDR *lo, DAT_VADDR *hi)
+{
+	*lo = (DAT_VADDR)(uintptr_t)m->buf;
+	*hi = *lo + m->len;
+	if (m->registered_length && m->registered_address <= *lo &&
+	    m->registered_address + m->registered_length >= *hi) {
+		*lo = m->registered_address;
+		*hi = m->registered_address + m->registered_length;
+	}
+}
+
+DAT_VLEN dc_off_past_end(const struct dc_lmr *m, DAT_VLEN len)
+{
+	DAT_VADDR lo, hi;
+
+	registered(m, &lo, &hi);
+	return (DAT_VLEN)(hi - (DAT_VADDR)(uintptr_t)m->buf) - len + 1;
+}
+
+DAT_LMR_TRIPLET dc_iov_past_end(const struct dc_lmr *m, DAT_VLEN len)
+{
+	return dc_iov(m, dc_off_past_end(m, len), len);
+}
+
+DAT_LMR_TRIPLET dc_iov_before_start(const struct dc_lmr *m, DAT_VLEN before, DAT_VLEN len)
+{
+	DAT_VADDR lo, hi;
+
+	registered(m, &lo, &hi);
+	return dc_lmr_triplet(m->lmr_context, lo - before, len);
+}
+
 DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
 {
 	return dc_rmr_triplet(m->rmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);

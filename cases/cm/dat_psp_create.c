@@ -110,6 +110,7 @@ DC_CASE(dat_psp_create, consumer_flag_no_ep,
 
 	psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
 	memset(&c, 0xA5, sizeof(c));
+	/* collateral: dat_psp_create(3DAT) PARAMETERS: no EP comes with the request, which the request's query shows */
 	DC_ASSERT_SUCCESS(dat_cr_query(expect_request(t, q, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT_PTR_EQ(c.local_ep_handle, DAT_HANDLE_NULL);
 }
@@ -128,9 +129,11 @@ DC_CASE(dat_psp_create, provider_flag_creates_ep,
 		DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
 
 		memset(&c, 0, sizeof(c));
+		/* collateral: dat_psp_create(3DAT) PARAMETERS: an EP comes with each request, which the request's query shows */
 		DC_ASSERT_SUCCESS(dat_cr_query(expect_request(t, q, evd, NULL), DAT_CR_FIELD_ALL, &c));
 		eps[i] = c.local_ep_handle;
 		DC_ASSERT(eps[i] != DAT_HANDLE_NULL, "request %d carries no EP", i);
+		/* collateral: dat_psp_create(3DAT) PARAMETERS: what comes with the request is an Endpoint */
 		DC_ASSERT_SUCCESS(dat_get_handle_type(eps[i], &ty));
 		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
 		ASSERT_STATE(eps[i], DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
@@ -229,11 +232,13 @@ DC_CASE(dat_psp_create, provider_ep_modifiable,
 	nv.recv_evd_handle = mine.recv_evd;
 	nv.request_evd_handle = mine.req_evd;
 	nv.connect_evd_handle = mine.conn_evd;
+	/* collateral: dat_psp_create(3DAT) DESCRIPTION: the Consumer may change the Provider EP's parameters before accepting */
 	DC_ASSERT_SUCCESS(dat_ep_modify(c.local_ep_handle, DAT_EP_FIELD_PZ_HANDLE |
 					DAT_EP_FIELD_RECV_EVD_HANDLE |
 					DAT_EP_FIELD_REQUEST_EVD_HANDLE |
 					DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
 	DC_ASSERT_SUCCESS(post_recv1(c.local_ep_handle, &m, 0, 1024, 1));
+	/* collateral: dat_psp_create(3DAT) DESCRIPTION: the connection is then made with the changed EP */
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
 	DC_ASSERT_CONN_EVENT(mine.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, c.local_ep_handle);
 	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);

@@ -141,7 +141,7 @@ DC_CASE(dat_ep_post_rdma_read, iov_outside_lmr,
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(read1(&p, SUBJ_MEM - 63, 64, &rem, 1), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(read1(&p, dc_off_past_end(&p.ma, 64), 64, &rem, 1), DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }

@@ -151,7 +151,7 @@ DC_CASE(dat_ep_post_rdma_write, iov_outside_lmr,
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(write1(&p, SUBJ_MEM - 63, 64, &rem, 1), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(write1(&p, dc_off_past_end(&p.ma, 64), 64, &rem, 1), DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }

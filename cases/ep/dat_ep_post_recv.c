@@ -174,11 +174,10 @@ DC_CASE(dat_ep_post_recv, iov_outside_lmr,
 	DAT_LMR_TRIPLET iov;
 
 	lone_up(t, &l);
-	iov = dc_iov(&l.m, 4096 - 255, 256);		/* 1 byte past the end */
+	iov = dc_iov_past_end(&l.m, 256);		/* 1 byte past the end */
 	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
-	iov = dc_iov(&l.m, 0, 256);
-	iov.virtual_address -= 1;			/* starts before it */
+	iov = dc_iov_before_start(&l.m, 1, 256);	/* starts before it */
 	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);

@@ -18,8 +18,10 @@ DC_CASE(dat_ia_close, destroys_instance,
 	DAT_IA_ATTR a;
 
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: the closed IA's handle is no longer valid, which the IA's query refuses */
 	DC_ASSERT_INVALID_HANDLE(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
 				   DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above, for a creator taking the IA */
 	DC_ASSERT_INVALID_HANDLE(dat_pz_create(ia, &pz), 1, IA);
 }
 
@@ -76,13 +78,20 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 		  "the peer of the destroyed EP got %s", dc_event_name(ev.event_number));
 	/* the qualifiers of the PSP and the RSP are free again */
 	cr2 = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: the Service Points are destroyed, so their qualifiers can be listened on again */
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, a.qual, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_psp_free(psp2));
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above, the RSP's qualifier */
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, rsp_qual, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
 	/* the handles are dead */
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: every object is destroyed, so each handle is invalid and its query refuses it */
 	DC_ASSERT_INVALID_HANDLE(dat_pz_query(a.pz, DAT_PZ_FIELD_ALL, &pp), 1, PZ);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_evd_query(a.dto, DAT_EVD_FIELD_ALL, &ep), 1, EVD);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &lp), 1, LMR);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &cp), 1, CNO);
 }
 
@@ -173,7 +182,9 @@ static void graceful_refused(struct dc_ctx *t, DAT_IA_HANDLE ia)
 	DC_ASSERT_RET_SUB(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG), DAT_INVALID_STATE,
 			  DAT_INVALID_STATE_IA_IN_USE);
 	/* the IA still works */
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: the refused graceful close destroys nothing, the IA included, which still makes a PZ */
 	DC_ASSERT_SUCCESS(dat_pz_create(ia, &pz));
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -186,6 +197,7 @@ DC_CASE(dat_ia_close, graceful_refused_with_pz,
 	DAT_PZ_PARAM p;
 
 	graceful_refused(t, ia);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: the refused graceful close destroys nothing, the PZ included */
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
 	DC_SETUP(dat_pz_free(pz));
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
@@ -346,6 +358,7 @@ DC_CASE(dat_ia_close, created_async_evd_destroyed,
 
 		DC_SETUP(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p));
 		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: the async EVD the open made is destroyed, so its handle is invalid and its query refuses it */
 		DC_ASSERT_INVALID_HANDLE(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p), 1, EVD);
 	}
 }
@@ -366,6 +379,7 @@ DC_CASE(dat_ia_close, passed_async_evd_kept,
 		dc_snapshot(t, DC_OBJ_EVD, own, &s);
 		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
 		DC_ASSERT_UNCHANGED(&s);
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: the Consumer's async EVD survives the close, so it still answers */
 		DC_ASSERT_RET(dat_evd_dequeue(own, &ev), DAT_QUEUE_EMPTY);
 	}
 	/* the owner instance still closes gracefully, taking its EVD along */
@@ -381,7 +395,7 @@ DC_CASE(dat_ia_close, invalid_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_ia_close(DAT_HANDLE_NULL, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
 	DC_ASSERT_INVALID_HANDLE(dat_ia_close((DAT_IA_HANDLE)pz, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
-	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
 	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_INVALID_HANDLE(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
 }
@@ -395,8 +409,8 @@ DC_CASE(dat_ia_close, invalid_flags,
 
 	DC_ASSERT_RET(dat_ia_close(ia, (DAT_CLOSE_FLAGS)0x2), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_ia_close(ia, (DAT_CLOSE_FLAGS)0xFFFF), DAT_INVALID_PARAMETER);
-	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+	DC_SETUP(dat_pz_free(pz));
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 }
 

@@ -489,27 +489,46 @@ DC_CASE(dat_lmr_create, rmr_context_until_free,
 	DC_ASSERT((dc_first_not(target.buf, BUF, 0) < 0), "memory of a freed LMR was written");
 }
 
+/*
+ * dat_lmr_create(3DAT) RETURN VALUES: running out is DAT_INSUFFICIENT_RESOURCES.
+ * Max LMRs counts among all Providers and applications of the IA
+ * (dat_ia_query(3DAT) DESCRIPTION), so the refusal may come before max_lmrs
+ * (was a FAIL; variant lmrs-used-elsewhere).  More LMRs than the case will
+ * make is a bound of its own.  Plain virtual registrations of one buffer:
+ * LMR-type registration is optional (lmr_mem_types_supported).  Whether a
+ * free makes room again the page does not say: noted, not judged.
+ */
 DC_CASE(dat_lmr_create, insufficient_resources,
-	.summary = "LMRs up to max_lmrs are created; a refusal beyond is DAT_INSUFFICIENT_RESOURCES and a free makes room")
+	.summary = "LMRs are registered up to max_lmrs or until the IA runs out; the refusal is DAT_INSUFFICIENT_RESOURCES")
 {
-	DAT_COUNT n = t->ia_attr.max_lmrs;
+	static unsigned char buf[BUF];
+	DAT_COUNT n = t->ia_attr.max_lmrs, made = 0;
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	struct dc_lmr m, last, more;
+	struct dc_lmr last = { 0 }, more;
 	DAT_RETURN r = DAT_SUCCESS;
 
-	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_lmrs %d is not a count to exhaust here", n);
-	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
-	/* n - 1 more: registrations of the first LMR's memory */
-	for (DAT_COUNT i = 1; i < n; i++) {
-		r = lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &last, &m);
-		DC_ASSERT(r == DAT_SUCCESS, "LMR %d of max_lmrs %d: %s", i + 1, n, dc_ret_text(r));
+	if (n > 65536)
+		DC_BEYOND_SUITE_BOUND("65536 LMRs", "the IA reports max_lmrs = %d", (int)n);
+	while (made < n) {
+		r = dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &more);
+		if (r != DAT_SUCCESS)
+			break;
+		last = more;
+		made++;
 	}
-	r = lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &more, &m);
-	if (r == DAT_SUCCESS) {
-		dc_note(t, "the Provider registered more than max_lmrs (%d) LMRs", n);
-		return;
+	if (made < n) {
+		dc_note(t, "registration stopped at %d of max_lmrs %d", (int)made, (int)n);
+	} else {
+		r = dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &more);
+		if (r == DAT_SUCCESS) {
+			dc_note(t, "the Provider registered more than max_lmrs (%d) LMRs", n);
+			return;
+		}
 	}
 	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
-	DC_SETUP(dat_lmr_free(last.lmr));
-	DC_ASSERT_SUCCESS(lmr_of_lmr(t, m.lmr, BUF, pz, DC_PRIV_LOCAL, &more, &m));
+	if (made > 0) {
+		DC_SETUP(dat_lmr_free(last.lmr));
+		r = dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &more);
+		dc_note(t, "after one free, registration returned %s (not judged)", dc_ret_text(r));
+	}
 }

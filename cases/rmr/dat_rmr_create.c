@@ -15,12 +15,17 @@ DC_CASE(dat_rmr_create, creates_rmr,
 	DAT_RMR_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_rmr_create(pz, &rmr));
+	/* collateral: dat_rmr_create(3DAT) DESCRIPTION: what is made is an RMR */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(rmr, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_RMR);
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_rmr_create(3DAT) DESCRIPTION: the RMR is in the given
+	 * PZ, which its query reports */
 	DC_ASSERT_SUCCESS(dat_rmr_query(rmr, DAT_RMR_FIELD_IA_HANDLE | DAT_RMR_FIELD_PZ_HANDLE, &p));
 	DC_ASSERT_PTR_EQ(p.pz_handle, pz);
 	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
+	/* collateral: dat_rmr_create(3DAT) DESCRIPTION: an RMR in the PZ makes
+	 * the PZ in use, which dat_pz_free refuses */
 	DC_ASSERT_RET(dat_pz_free(pz), DAT_INVALID_STATE);
 }
 
@@ -81,25 +86,42 @@ DC_CASE(dat_rmr_create, invalid_handle,
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_create(pz, &rmr), 1, PZ);
 }
 
+/*
+ * dat_rmr_create(3DAT) RETURN VALUES: running out is DAT_INSUFFICIENT_RESOURCES,
+ * at max_rmrs or earlier (also at once, for an IA without RMRs).  More RMRs
+ * than the case will make is a bound of its own (review finding: max_rmrs >
+ * 65536 or 0 was UNRESOLVED, an early refusal a FAIL).  Whether a free makes
+ * room again the page does not say: noted, not judged.
+ */
 DC_CASE(dat_rmr_create, insufficient_resources,
-	.summary = "RMRs up to max_rmrs are created; a refusal beyond is DAT_INSUFFICIENT_RESOURCES and a free makes room")
+	.summary = "RMRs are created up to max_rmrs or until the IA runs out; the refusal is DAT_INSUFFICIENT_RESOURCES")
 {
-	DAT_COUNT n = t->ia_attr.max_rmrs;
+	DAT_COUNT n = t->ia_attr.max_rmrs, made = 0;
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_RMR_HANDLE last = DAT_HANDLE_NULL, rmr = DAT_HANDLE_NULL;
-	DAT_RETURN r;
+	DAT_RETURN r = DAT_SUCCESS;
 
-	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_rmrs %d is not a count to exhaust here", n);
-	for (DAT_COUNT i = 0; i < n; i++) {
+	if (n > 65536)
+		DC_BEYOND_SUITE_BOUND("65536 RMRs", "the IA reports max_rmrs = %d", (int)n);
+	while (made < n) {
 		r = dat_rmr_create(pz, &last);
-		DC_ASSERT(r == DAT_SUCCESS, "RMR %d of max_rmrs %d: %s", i + 1, n, dc_ret_text(r));
+		if (r != DAT_SUCCESS)
+			break;
+		made++;
 	}
-	r = dat_rmr_create(pz, &rmr);
-	if (r == DAT_SUCCESS) {
-		dc_note(t, "the Provider created more than max_rmrs (%d) RMRs", n);
-		return;
+	if (made < n) {
+		dc_note(t, "creation stopped at %d of max_rmrs %d", (int)made, (int)n);
+	} else {
+		r = dat_rmr_create(pz, &rmr);
+		if (r == DAT_SUCCESS) {
+			dc_note(t, "the Provider created more than max_rmrs (%d) RMRs", n);
+			return;
+		}
 	}
 	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
-	DC_SETUP(dat_rmr_free(last));
-	DC_ASSERT_SUCCESS(dat_rmr_create(pz, &rmr));
+	if (made > 0) {
+		DC_SETUP(dat_rmr_free(last));
+		r = dat_rmr_create(pz, &rmr);
+		dc_note(t, "after one free, dat_rmr_create returned %s (not judged)", dc_ret_text(r));
+	}
 }

@@ -381,13 +381,12 @@ DC_CASE(dat_srq_post_recv, iov_outside_lmr,
 
 	dc_lmr(t, pz, 4096, DC_PRIV_LOCAL, &m);
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
-	iov[0] = dc_iov(&m, 4000, 200);			/* runs 104 bytes past the end */
+	iov[0] = dc_iov(&m, dc_off_past_end(&m, 200) + 103, 200);	/* 104 bytes past the end */
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, dc_cookie(1)), DAT_INVALID_PARAMETER);
-	iov[0] = dc_iov(&m, 0, 128);
-	iov[0].virtual_address -= 64;			/* starts 64 bytes before */
+	iov[0] = dc_iov_before_start(&m, 64, 128);	/* starts 64 bytes before */
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, iov, dc_cookie(2)), DAT_INVALID_PARAMETER);
 	iov[0] = dc_iov(&m, 0, 128);			/* good first, bad second */
-	iov[1] = dc_iov(&m, 4096 - 16, 32);
+	iov[1] = dc_iov_past_end(&m, 32);
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 2, iov, dc_cookie(3)), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 }

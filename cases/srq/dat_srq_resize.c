@@ -23,6 +23,7 @@ DC_CASE(dat_srq_resize, grows,
 	for (unsigned k = 0; k < 8; k++) {
 		DAT_LMR_TRIPLET iov = dc_iov(&m, (DAT_VLEN)k * SLOT, SLOT);
 
+		/* collateral: dat_srq_resize(3DAT) DESCRIPTION: the new depth shows as the SRQ taking that many buffers */
 		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(k)));
 	}
 }

@@ -652,6 +652,14 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	} else {
 		ref_ep_default_attr(ia, &a);
 	}
+	/* profile: a DTO queue whose completions have no EVD is a combination
+	 * this provider refuses (dat_ep_create(3DAT) RETURN VALUES) */
+	if (ref_profile.null_evd_needs_no_dtos &&
+	    ((!recv && !with_srq && a.max_recv_dtos > 0) ||
+	     (!req && a.max_request_dtos > 0))) {
+		rc = REF_INVALID_PARAM(attr_arg);
+		goto out;
+	}
 	{
 		struct stream mine[2] = {
 			{ recv, a.recv_completion_flags, true, with_srq },

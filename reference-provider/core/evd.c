@@ -611,6 +611,9 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 	if (qlen > ref_profile.max_evd_qlen && ref_mutant("evd-resize-max-unchecked") &&
 	    qlen <= 4 * ref_profile.max_evd_qlen)
 		;
+	else if (ref_profile.evd_resize_state_first && qlen < evd->count &&
+		 !ref_profile.evd_resize_below_queued_ok)
+		rc = REF_ERR(DAT_INVALID_STATE, 0);	/* profile: state first */
 	else if (qlen <= 0 || qlen > ref_profile.max_evd_qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!rc && evd->is_async && ref_mutant("evd-resize-refuses-async"))
@@ -634,6 +637,15 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		evd->tags[s] = NULL;
 		evd->count--;
 	}
+	if (!rc && ref_profile.evd_resize_granule > 1) {
+		/* profile: lengths in whole granules, within the maximum */
+		DAT_COUNT g = ref_profile.evd_resize_granule;
+		DAT_COUNT up = (qlen + g - 1) / g * g;
+
+		qlen = up <= ref_profile.max_evd_qlen ? up : ref_profile.max_evd_qlen;
+	}
+	if (!rc && qlen < evd->count && ref_profile.evd_resize_below_queued_ok)
+		qlen = evd->count;	/* profile: holds what is queued */
 	if (rc)
 		;
 	else if (qlen < evd->count)

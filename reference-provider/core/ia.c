@@ -191,8 +191,10 @@ static void fill_ia_attr(struct ref_ia *ia)
 	a->max_srqs = ref_profile.max_srqs;
 	a->max_ep_per_srq = ref_profile.max_ep_per_srq;
 	a->max_recv_per_srq = ref_profile.max_recv_per_srq;
-	a->max_iov_segments_per_rdma_read = ref_profile.max_iov;
-	a->max_iov_segments_per_rdma_write = ref_profile.max_iov;
+	a->max_iov_segments_per_rdma_read = ref_profile.max_rdma_read_iov > 0 ?
+					    ref_profile.max_rdma_read_iov : ref_profile.max_iov;
+	a->max_iov_segments_per_rdma_write = ref_profile.max_rdma_write_iov > 0 ?
+					     ref_profile.max_rdma_write_iov : ref_profile.max_iov;
 	/* IA-wide: every EP may have its per-EP maximum outstanding */
 	a->max_rdma_read_in =
 		clamp_count((long long)ref_profile.max_rdma_read * ref_profile.max_eps);
@@ -399,6 +401,9 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	if (!ia)
 		goto fail_ext;
 	ia->obj.provider = prov;
+	/* profile: where dat_psp_create_any looks first (0: the transport's pick) */
+	ia->any_qual_lo = ref_profile.any_qual_lo;
+	ia->any_qual_hi = ref_profile.any_qual_lo ? 65535 : 0;
 	pthread_mutex_init(&ia->lock, NULL);
 	ref_cond_init(&ia->sleepers_cond);
 	ref_list_init(&ia->objects);
@@ -437,6 +442,9 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	if (!in) {
 		DAT_COUNT qlen = async_qlen < REF_MIN_ASYNC_QLEN ?
 				 REF_MIN_ASYNC_QLEN : async_qlen;
+
+		if (qlen < ref_profile.async_evd_min_qlen)
+			qlen = ref_profile.async_evd_min_qlen;
 		struct ref_cno *cno = NULL;
 
 		if (ref_mutant("ia-open-async-evd-small"))

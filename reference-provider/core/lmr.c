@@ -429,7 +429,7 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	/* resources */
 	rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
 	if (ia->count[DAT_HANDLE_TYPE_LMR] >=
-	    ref_profile.max_lmrs - (ref_mutant("lmr-create-limit-off-by-one") ? 1 : 0))
+	    ref_profile.max_lmrs - ref_profile.lmrs_taken_elsewhere)
 		goto out;
 	lmr = ref_obj_alloc(sizeof(*lmr));
 	if (!lmr) {
@@ -456,6 +456,14 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	lmr->priv = priv;
 	lmr->registered_address = addr;
 	lmr->registered_size = size;
+	if (ref_profile.lmr_page_registration) {
+		/* profile: whole 4 KiB pages around the region */
+		DAT_VADDR lo = addr & ~(DAT_VADDR)4095;
+		DAT_VADDR hi = (addr + size + 4095) & ~(DAT_VADDR)4095;
+
+		lmr->registered_address = lo;
+		lmr->registered_size = (DAT_VLEN)(hi - lo);
+	}
 	if (ref_mutant("lmr-registered-range-short") && size > 1)
 		lmr->registered_size = size - 1;
 	if (shadow_mutant() && size <= ((DAT_VLEN)64 << 20)) {

@@ -55,6 +55,9 @@ struct ref_profile ref_profile = {
 	.provider_version_major = 1,
 	.provider_version_minor = 2,
 	.lmr_sync_req = DAT_FALSE,
+	.async_evd_min_qlen = 0,
+	.evd_resize_granule = 1,
+	.srq_depth_granule = 1,
 	.variant = NULL,
 };
 
@@ -77,6 +80,8 @@ VARIANT(short_evd_queues, p->max_evd_qlen = 64)
 VARIANT(few_pzs, p->max_pzs = 4)
 VARIANT(few_lmrs, p->max_lmrs = 16)
 VARIANT(few_rmrs, p->max_rmrs = 4)
+VARIANT(lmrs_used_elsewhere, p->max_lmrs = 64; p->lmrs_taken_elsewhere = 1)
+VARIANT(rmrs_used_elsewhere, p->max_rmrs = 64; p->rmrs_taken_elsewhere = 1)
 VARIANT(few_cnos, p->max_cnos = 4)
 VARIANT(few_srqs, p->max_srqs = 2)
 VARIANT(short_dto_queues, p->max_dto_per_ep = 16; p->max_recv_per_srq = 16)
@@ -102,36 +107,54 @@ VARIANT(other_name_and_version,
 	p->provider_version_minor = 31)
 VARIANT(alignment_256, p->optimal_buffer_alignment = 256)
 VARIANT(lmr_sync_required, p->lmr_sync_req = DAT_TRUE)
+VARIANT(alignment_8, p->optimal_buffer_alignment = 8)
+VARIANT(alignment_128, p->optimal_buffer_alignment = 128)
+VARIANT(one_rdma_read_segment, p->max_rdma_read_iov = 1)
+VARIANT(one_rdma_write_segment, p->max_rdma_write_iov = 1)
+VARIANT(large_async_evd, p->async_evd_min_qlen = 256)
+VARIANT(evd_resize_rounds_up, p->evd_resize_granule = 16)
+VARIANT(evd_resize_keeps_queued, p->evd_resize_below_queued_ok = DAT_TRUE)
+VARIANT(srq_depth_rounds_up, p->srq_depth_granule = 16)
+VARIANT(srq_shrinks_part_way, p->srq_shrink_part_way = DAT_TRUE)
+VARIANT(lmr_whole_pages, p->lmr_page_registration = DAT_TRUE)
+VARIANT(psp_any_from_40000, p->any_qual_lo = 40000)
+/* ---- error precedence: two listed errors at once, answered the other way ---- */
+VARIANT(evd_resize_state_first, p->evd_resize_state_first = DAT_TRUE)
+VARIANT(null_evd_needs_no_dtos, p->null_evd_needs_no_dtos = DAT_TRUE)
 
 static const struct ref_variant variants[] = {
 	ENTRY(few_eps, "few-eps", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max EPs: the IA's own maximum, no floor given"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EPs: the IA's own maximum, no floor given; dat_ep_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES beyond it"),
 	ENTRY(few_evds, "few-evds", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max EVDs: the IA's own maximum, no floor given"),
 	ENTRY(short_evd_queues, "short-evd-queues", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max EVD queue size: the IA's own maximum"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EVD queue size: the IA's own maximum; dat_evd_resize(3DAT) RETURN VALUES: a longer queue is refused"),
 	ENTRY(few_pzs, "few-pzs", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max PZs: the IA's own maximum"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max PZs: the IA's own maximum; dat_pz_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES beyond it"),
 	ENTRY(few_lmrs, "few-lmrs", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max LMRs: the IA's own maximum"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max LMRs: the IA's own maximum; dat_lmr_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES beyond it"),
 	ENTRY(few_rmrs, "few-rmrs", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max RMRs: the IA's own maximum"),
+	ENTRY(lmrs_used_elsewhere, "lmrs-used-elsewhere", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max LMRs: counted among all Providers and applications of the IA, so fewer may be left for one Consumer (was the mutant lmr-create-limit-off-by-one)"),
+	ENTRY(rmrs_used_elsewhere, "rmrs-used-elsewhere", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max RMRs: counted among all Providers and applications of the IA, so fewer may be left for one Consumer (was the mutant rmr-create-limit-off-by-one)"),
 	ENTRY(few_cnos, "few-cnos", "limit",
 	      "dat_cno_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES; no CNO count is promised"),
 	ENTRY(few_srqs, "few-srqs", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max SRQs: the IA's own maximum"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max SRQs: the IA's own maximum; dat_srq_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES beyond it"),
 	ENTRY(short_dto_queues, "short-dto-queues", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max DTOs per EP and Max receives per SRQ: the IA's own maxima"),
 	ENTRY(few_eps_per_srq, "few-eps-per-srq", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max EPs per SRQ: the IA's own maximum"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max EPs per SRQ: the IA's own maximum; dat_ep_create_with_srq(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES beyond it"),
 	ENTRY(one_iov_segment, "one-iov-segment", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per DTO (and per RDMA Read/Write): implicit in the transport's objects"),
 	ENTRY(two_iov_segments, "two-iov-segments", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per DTO: implicit in the transport's objects"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per DTO: implicit in the transport's objects; dat_ep_post_send(3DAT), dat_ep_post_recv(3DAT) RETURN VALUES: more segments than the EP allows is DAT_INVALID_PARAMETER"),
 	ENTRY(one_rdma_read, "one-rdma-read", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max incoming/outgoing RDMA Reads per EP: the IA's own maxima"),
 	ENTRY(minimal_private_data, "minimal-private-data", "limit",
-	      "dat_ia_query(3DAT) DESCRIPTION, Max private data size: at least 64 bytes, so 64 is legal"),
+	      "dat_ia_query(3DAT) DESCRIPTION, Max private data size: at least 64 bytes, so 64 is legal; dat_ep_connect(3DAT), dat_cr_accept(3DAT) RETURN VALUES: more is DAT_INVALID_PARAMETER"),
 	ENTRY(no_rmr, "no-rmr", "feature",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max RMRs (no floor); dat_rmr_create(3DAT) RETURN VALUES: DAT_INSUFFICIENT_RESOURCES"),
 	ENTRY(no_srq, "no-srq", "feature",
@@ -154,6 +177,32 @@ static const struct ref_variant variants[] = {
 	      "dat_ia_query(3DAT) DESCRIPTION, Optimal Buffer Alignment: at most 256 and a divisor of DAT_OPTIMAL_ALIGNMENT"),
 	ENTRY(lmr_sync_required, "lmr-sync-required", "value",
 	      "dat_ia_query(3DAT) DESCRIPTION, LMR sync required; dat_lmr_sync_rdma_read(3DAT), dat_lmr_sync_rdma_write(3DAT) DESCRIPTION"),
+	ENTRY(alignment_8, "alignment-8", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, Optimal Buffer Alignment: any divisor of DAT_OPTIMAL_ALIGNMENT"),
+	ENTRY(alignment_128, "alignment-128", "value",
+	      "dat_ia_query(3DAT) DESCRIPTION, Optimal Buffer Alignment: any divisor of DAT_OPTIMAL_ALIGNMENT"),
+	ENTRY(one_rdma_read_segment, "one-rdma-read-segment", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per RDMA Read; dat_ep_post_rdma_read(3DAT) RETURN VALUES: more segments than allowed is DAT_INVALID_PARAMETER"),
+	ENTRY(one_rdma_write_segment, "one-rdma-write-segment", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per RDMA Write; dat_ep_post_rdma_write(3DAT) RETURN VALUES: more segments than allowed is DAT_INVALID_PARAMETER"),
+	ENTRY(large_async_evd, "large-async-evd", "value",
+	      "dat_ia_open(3DAT) DESCRIPTION: the async EVD holds at least async_evd_min_qlen, and may hold more"),
+	ENTRY(evd_resize_rounds_up, "evd-resize-rounds-up", "value",
+	      "dat_evd_resize(3DAT) PARAMETERS: evd_min_qlen is what the queue must hold at least; dat_evd_query(3DAT) reports the length it has"),
+	ENTRY(evd_resize_keeps_queued, "evd-resize-keeps-queued", "value",
+	      "dat_evd_resize(3DAT) DESCRIPTION: below the queued count the call can (not must) return DAT_INVALID_STATE; here it succeeds holding every queued event"),
+	ENTRY(srq_depth_rounds_up, "srq-depth-rounds-up", "value",
+	      "dat_srq_create(3DAT) DESCRIPTION: the SRQ holds at least max_recv_dtos, and may hold more; dat_srq_query(3DAT) reports the depth it has"),
+	ENTRY(srq_shrinks_part_way, "srq-shrinks-part-way", "value",
+	      "dat_srq_resize(3DAT) USAGE: a shrink may stop between the request and the current size"),
+	ENTRY(lmr_whole_pages, "lmr-whole-pages", "value",
+	      "dat_lmr_create(3DAT) PARAMETERS and DESCRIPTION: registered_address and registered_size are what the provider actually registered; dat_lmr_query(3DAT) reports the same"),
+	ENTRY(psp_any_from_40000, "psp-any-from-40000", "value",
+	      "dat_psp_create_any(3DAT) DESCRIPTION: any unused Connection Qualifier; here the lowest free one from 40000 up"),
+	ENTRY(evd_resize_state_first, "evd-resize-state-first", "precedence",
+	      "dat_evd_resize(3DAT) RETURN VALUES: DAT_INVALID_PARAMETER and DAT_INVALID_STATE both apply to a length below 1 and below the queued count; the page does not order them"),
+	ENTRY(null_evd_needs_no_dtos, "null-evd-needs-no-dtos", "precedence",
+	      "dat_ep_create(3DAT) RETURN VALUES: DAT_INVALID_PARAMETER for a combination of parameters; a NULL DTO EVD with a non-empty DTO queue is one"),
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -19,12 +19,18 @@ struct ref_profile {
 	DAT_COUNT max_pzs;
 	DAT_COUNT max_lmrs;
 	DAT_COUNT max_rmrs;		/* 0: no RMRs at all */
+	/* Max LMRs and Max RMRs count "among all Providers and applications"
+	 * (dat_ia_query(3DAT)): so many are in use elsewhere */
+	DAT_COUNT lmrs_taken_elsewhere;
+	DAT_COUNT rmrs_taken_elsewhere;
 	DAT_COUNT max_cnos;
 	DAT_COUNT max_srqs;
 	DAT_COUNT max_dto_per_ep;
 	DAT_COUNT max_recv_per_srq;
 	DAT_COUNT max_ep_per_srq;
 	DAT_COUNT max_iov;		/* per DTO, RDMA Read, RDMA Write, SRQ recv */
+	DAT_COUNT max_rdma_read_iov;	/* 0: max_iov */
+	DAT_COUNT max_rdma_write_iov;	/* 0: max_iov */
 	DAT_COUNT max_rdma_read;	/* per EP, in and out */
 	DAT_COUNT max_private_data;
 	DAT_COUNT optimal_buffer_alignment;
@@ -40,6 +46,16 @@ struct ref_profile {
 	DAT_UINT32 provider_version_major;
 	DAT_UINT32 provider_version_minor;
 	DAT_BOOLEAN lmr_sync_req;
+	DAT_COUNT async_evd_min_qlen;	/* the async EVD open makes: at least this */
+	DAT_COUNT evd_resize_granule;	/* a resized EVD's length: a multiple of it */
+	DAT_BOOLEAN evd_resize_below_queued_ok; /* grows to what is queued instead */
+	DAT_COUNT srq_depth_granule;	/* a new SRQ's depth: a multiple of it */
+	DAT_BOOLEAN srq_shrink_part_way; /* a shrink goes half way (USAGE allows) */
+	DAT_BOOLEAN lmr_page_registration; /* registers whole 4 KiB pages */
+	DAT_CONN_QUAL any_qual_lo;	/* dat_psp_create_any: from here up; 0: the transport's */
+	/* which listed error answers a call that meets two */
+	DAT_BOOLEAN evd_resize_state_first; /* below the queued count before qlen < 1 */
+	DAT_BOOLEAN null_evd_needs_no_dtos; /* NULL DTO EVD with a DTO queue: invalid */
 	const char *variant;		/* NULL: the reference provider itself */
 };
 

@@ -74,7 +74,7 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 		goto out;
 	}
 	if (obj->ia->count[DAT_HANDLE_TYPE_RMR] >=
-	    ref_profile.max_rmrs - (ref_mutant("rmr-create-limit-off-by-one") ? 1 : 0)) {
+	    ref_profile.max_rmrs - ref_profile.rmrs_taken_elsewhere) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
 			     DAT_RESOURCE_MEMORY_REGION);
 		goto out;

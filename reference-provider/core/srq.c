@@ -162,6 +162,13 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	srq->pz = pz;
 	srq->state = DAT_SRQ_STATE_OPERATIONAL;
 	srq->max_recv_dtos = attr->max_recv_dtos;
+	if (ref_profile.srq_depth_granule > 1) {
+		/* profile: depths in whole granules, within the maximum */
+		DAT_COUNT g = ref_profile.srq_depth_granule;
+		DAT_COUNT up = (attr->max_recv_dtos + g - 1) / g * g;
+
+		srq->max_recv_dtos = up <= max_depth(ia) ? up : max_depth(ia);
+	}
 	if (srq->max_recv_dtos > 1 && ref_mutant("srq-create-depth-short"))
 		srq->max_recv_dtos--;
 	srq->max_recv_iov = attr->max_recv_iov > 0 ? attr->max_recv_iov : 1;
@@ -446,7 +453,8 @@ DAT_RETURN ref_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT n)
 		else if (ref_mutant("srq-resize-ignored"))
 			;
 		else if (n < srq->max_recv_dtos &&
-			 ref_mutant("srq-resize-shrink-partial"))
+			 (ref_mutant("srq-resize-shrink-partial") ||
+			  ref_profile.srq_shrink_part_way))
 			srq->max_recv_dtos = n + (srq->max_recv_dtos - n) / 2;
 		else
 			srq->max_recv_dtos = n;
