@@ -32,9 +32,14 @@ JUSTIFIED = re.compile(r"collateral:\s*\w+\(3DAT\)\s+[A-Z][A-Z ]+:\s*\S")
 NOT_A_PAGE = {"dat_strerror"}
 
 
+# entry points documented on another function's page
+SAME_PAGE = {"dat_ia_openv": "dat_ia_open", "dat_ia_closev": "dat_ia_close"}
+
+
 def page_of_call(fn):
-    """dat_ep_post_send -> dat_ep_post_send; the page is the function."""
-    return fn
+    """dat_ep_post_send -> dat_ep_post_send; the page is the function's own,
+    but for the versioned entries behind a page's macro."""
+    return SAME_PAGE.get(fn, fn)
 
 
 def case_clause_pages(src):

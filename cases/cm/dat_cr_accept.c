@@ -210,6 +210,7 @@ DC_CASE(dat_cr_accept, cr_destroyed,
 
 	dc_endpoint(t, &b, NULL);
 	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	/* collateral: dat_cr_accept(3DAT) DESCRIPTION: the accepted request is destroyed, so its handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 }
 

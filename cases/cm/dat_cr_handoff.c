@@ -37,10 +37,12 @@ DC_CASE(dat_cr_handoff, delivered_to_other_sp,
 	DC_ASSERT_EVENT(s.evd_b, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, s.qb);
 	memset(&c2, 0, sizeof(c2));
+	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the request reaches the other Service Point, as its query there shows */
 	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
 				       DAT_CR_FIELD_ALL, &c2));
 	DC_ASSERT_EQ(c2.remote_port_qual, s.c.remote_port_qual);
 	dc_endpoint(t, &b, NULL);
+	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the Service Point it was handed to deals with it */
 	DC_ASSERT_SUCCESS(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_ASSERT_CONN_EVENT(s.req.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s.req.ep);
@@ -55,6 +57,7 @@ DC_CASE(dat_cr_handoff, cr_destroyed,
 
 	at_a(t, &s);
 	DC_SETUP(dat_cr_handoff(s.cr, s.qb));
+	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the original request is destroyed, so its handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(s.cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 }
 
@@ -79,6 +82,6 @@ DC_CASE(dat_cr_handoff, invalid_qualifier,
 	at_a(t, &s);
 	DC_ASSERT_RET(dat_cr_handoff(s.cr, dc_free_conn_qual(t)), DAT_INVALID_PARAMETER);
 	dc_endpoint(t, &b, NULL);
-	DC_ASSERT_SUCCESS(dat_cr_accept(s.cr, b.ep, 0, NULL));
+	DC_SETUP(dat_cr_accept(s.cr, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 }

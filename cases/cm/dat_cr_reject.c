@@ -47,7 +47,9 @@ DC_CASE(dat_cr_reject, cr_destroyed,
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	cr = dc_await_cr(t, evd, NULL);
 	DC_SETUP(reject(cr));
+	/* collateral: dat_cr_reject(3DAT) DESCRIPTION: the rejected request is destroyed, so its handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), 1, CR);
+	/* collateral: dat_cr_reject(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, b.ep, 0, NULL), 1, CR);
 }
 
@@ -77,6 +79,7 @@ DC_CASE(dat_cr_reject, provider_ep_reverts,
 			  "after the reject the PSP took no further request within 5 s (%s)",
 			  r == DAT_SUCCESS ? dc_event_name(ev.event_number) : dc_ret_text(r));
 		memset(&c, 0, sizeof(c));
+		/* collateral: dat_cr_reject(3DAT) DESCRIPTION: the Provider EP the request came with is the one handed back */
 		DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
 					       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	}
@@ -97,6 +100,7 @@ DC_CASE(dat_cr_reject, rsp_ep_reverts_to_consumer,
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	DC_ASSERT_SUCCESS(reject(dc_await_cr(t, evd, NULL)));
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	/* collateral: dat_cr_reject(3DAT) DESCRIPTION: the EP is the Consumer's again, free for any use */
 	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
 }
 

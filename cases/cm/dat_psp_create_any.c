@@ -18,6 +18,7 @@ DC_CASE(dat_psp_create_any, returns_qual_and_psp,
 
 	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	memset(&pp, 0, sizeof(pp));
+	/* collateral: dat_psp_create_any(3DAT) DESCRIPTION: the PSP handed back listens on the qualifier handed back */
 	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL, &pp));
 	DC_ASSERT_EQ(pp.conn_qual, q);
 	dc_endpoint(t, &e, NULL);
@@ -44,6 +45,7 @@ DC_CASE(dat_psp_create_any, qual_unused,
 			DC_ASSERT(got[k] != got[i], "qualifier %llu returned twice",
 				  (unsigned long long)got[i]);
 	}
+	/* collateral: dat_psp_create_any(3DAT) DESCRIPTION: the qualifier chosen was unused, which the PSP now holds */
 	DC_ASSERT_RET(dat_psp_create(t->ia, got[3], dc_evd(t, 4, DAT_EVD_CR_FLAG),
 				     DAT_PSP_CONSUMER_FLAG, &psp),
 		      DAT_CONN_QUAL_IN_USE);

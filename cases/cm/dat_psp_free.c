@@ -13,6 +13,7 @@ DC_CASE(dat_psp_free, handle_unusable_after_free,
 
 	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_ASSERT_SUCCESS(dat_psp_free(psp));
+	/* collateral: dat_psp_free(3DAT) DESCRIPTION: operations on the destroyed PSP's handle fail */
 	DC_ASSERT_INVALID_HANDLE(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), 1, PSP);
 }
 
@@ -50,8 +51,10 @@ DC_CASE(dat_psp_free, previous_requests_unaffected,
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	cr = dc_await_cr(t, evd, NULL);
 	DC_SETUP(dat_psp_free(psp));
+	/* collateral: dat_psp_free(3DAT) DESCRIPTION: requests made before the free keep working */
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
+	/* collateral: dat_psp_free(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
@@ -95,6 +98,7 @@ DC_CASE(dat_psp_free, qual_reusable,
 	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 
 	DC_SETUP(dat_psp_free(psp));
+	/* collateral: dat_psp_free(3DAT) DESCRIPTION: the freed qualifier takes a new Service Point */
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 }
 

@@ -17,6 +17,7 @@ DC_CASE(dat_rsp_create, ep_reserved,
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &f.rsp));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the EP reserved is the RSP's, as its query shows */
 	DC_ASSERT_SUCCESS(dat_rsp_query(f.rsp, DAT_RSP_FIELD_EP_HANDLE, &p));
 	DC_ASSERT_PTR_EQ(p.ep_handle, f.e.ep);
 }
@@ -37,6 +38,7 @@ DC_CASE(dat_rsp_create, request_carries_ep,
 	arr = ev.event_data.cr_arrival_event_data;
 	DC_ASSERT_EQ(arr.conn_qual, f.q);
 	memset(&c, 0, sizeof(c));
+	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the request carries the reserved EP, as its query shows */
 	DC_ASSERT_SUCCESS(dat_cr_query(arr.cr_handle, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT_PTR_EQ(c.local_ep_handle, f.e.ep);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
@@ -77,6 +79,7 @@ DC_CASE(dat_rsp_create, accept_connects_ep,
 	dc_lmr(t, f.e.pz, 4096, DC_PRIV_LOCAL, &mb);
 	DC_SETUP(post_recv1(f.e.ep, &mb, 0, 1024, 1));
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
+	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: accepting connects the reserved EP */
 	DC_ASSERT_SUCCESS(dat_cr_accept(dc_await_cr(t, f.evd, NULL), DAT_HANDLE_NULL, 0, NULL));
 	DC_ASSERT_CONN_EVENT(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_CONNECTED);
@@ -121,8 +124,10 @@ DC_CASE(dat_rsp_create, null_ep_provider_created,
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	memset(&c, 0, sizeof(c));
+	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the request carries the provider's EP, as its query shows */
 	DC_ASSERT_SUCCESS(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
+	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: what it carries is an Endpoint */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(c.local_ep_handle, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
 }
@@ -134,6 +139,7 @@ static void nothing_taken(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EP_STATE st, D
 
 	if (ep)
 		ASSERT_STATE(ep, st);
+	/* collateral: dat_rsp_create(3DAT) RETURN VALUES: a refused create takes no qualifier, which then takes a PSP */
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
 					 DAT_PSP_CONSUMER_FLAG, &psp));
 	DC_SETUP(dat_psp_free(psp));

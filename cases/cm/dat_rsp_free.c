@@ -12,6 +12,7 @@ DC_CASE(dat_rsp_free, handle_unusable_after_free,
 
 	rsp_up(t, &f);
 	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
+	/* collateral: dat_rsp_free(3DAT) DESCRIPTION: operations on the destroyed RSP's handle fail */
 	DC_ASSERT_INVALID_HANDLE(dat_rsp_query(f.rsp, DAT_RSP_FIELD_ALL, &p), 1, RSP);
 }
 
@@ -42,6 +43,7 @@ DC_CASE(dat_rsp_free, previous_request_unaffected,
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
 	cr = dc_await_cr(t, f.evd, NULL);
 	DC_ASSERT_RET_ANY(dat_rsp_free(f.rsp), DAT_SUCCESS, DAT_INVALID_HANDLE);
+	/* collateral: dat_rsp_free(3DAT) DESCRIPTION: a request made before the free is not affected */
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
 	DC_ASSERT_CONN_EVENT(f.e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, f.e.ep);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_CONNECTED);
@@ -56,6 +58,7 @@ DC_CASE(dat_rsp_free, ep_reverts_to_consumer,
 	rsp_up(t, &f);
 	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
+	/* collateral: dat_rsp_free(3DAT) DESCRIPTION: the EP is the Consumer's again, free to back a new RSP */
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &rsp2));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
 }

@@ -15,6 +15,7 @@ DC_CASE(dat_cno_create, returns_handle,
 
 	DC_ASSERT_SUCCESS(dat_cno_create(t->ia, agent_of(rec), &cno));
 	DC_ASSERT(cno != DAT_HANDLE_NULL, "dat_cno_create succeeded but returned DAT_HANDLE_NULL");
+	/* collateral: dat_cno_create(3DAT) DESCRIPTION: what is handed back is a CNO */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(cno, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_CNO);
 	p = DC_CNO_PARAM(cno);
@@ -30,7 +31,9 @@ DC_CASE(dat_cno_create, starts_unattached,
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EVD_HANDLE got = DC_UNWRITTEN_EVD;
 
+	/* collateral: dat_cno_create(3DAT) DESCRIPTION: nothing feeds the new CNO, so a wait on it times out */
 	DC_ASSERT_RET(dat_cno_wait(cno, 20000, &got), DAT_QUEUE_EMPTY);
+	/* collateral: dat_cno_create(3DAT) DESCRIPTION: no EVD and no waiter holds the new CNO, so it frees */
 	DC_ASSERT_SUCCESS(dat_cno_free(cno));
 }
 

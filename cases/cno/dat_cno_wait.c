@@ -125,6 +125,7 @@ DC_CASE(dat_cno_wait, released_on_ia_close,
 	w2 = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	DC_ASSERT_BLOCKS(w1);
 	DC_ASSERT_BLOCKS(w2);
+	/* collateral: dat_cno_wait(3DAT) DESCRIPTION: the release the clause speaks of is the IA's destruction */
 	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 	expect_released(t, w1, "dat_ia_close(DAT_CLOSE_ABRUPT_FLAG)");
 	expect_released(t, w2, "dat_ia_close(DAT_CLOSE_ABRUPT_FLAG)");

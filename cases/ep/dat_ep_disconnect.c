@@ -252,11 +252,14 @@ DC_CASE(dat_ep_disconnect, no_requests_in_disconnect_pending,
 	pair_disconnect_pending(t, &p);
 	iov = dc_iov(&p.ma, 1024, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
+	/* collateral: dat_ep_disconnect(3DAT) DESCRIPTION: no new Send can be posted in Disconnect Pending */
 	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
+	/* collateral: dat_ep_disconnect(3DAT) DESCRIPTION: nor an RDMA Write */
 	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(2), &rem,
 					     DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
+	/* collateral: dat_ep_disconnect(3DAT) DESCRIPTION: nor an RDMA Read */
 	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(3), &rem,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);

@@ -14,7 +14,9 @@ static void freed_and_dead(struct dc_ctx *t, struct subject *s, const void *arg)
 
 	(void)arg;
 	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
+	/* collateral: dat_ep_free(3DAT) DESCRIPTION: operations on the freed EP's handle fail */
 	DC_ASSERT_INVALID_HANDLE(dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &q), 1, EP);
+	/* collateral: dat_ep_free(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status(s->ep, &st, &ri, &qi), 1, EP);
 }
 
@@ -66,7 +68,7 @@ static void pending_refused(struct dc_ctx *t, struct subject *s, const void *arg
 	DC_ASSERT_RET(dat_ep_free(s->ep), DAT_INVALID_STATE);
 	ASSERT_STATE(s->ep, s->state);
 	adopt(s);
-	DC_ASSERT_SUCCESS(dat_cr_accept(s->cr, DAT_HANDLE_NULL, 0, NULL));
+	DC_SETUP(dat_cr_accept(s->cr, DAT_HANDLE_NULL, 0, NULL));
 	DC_ASSERT_CONN_EVENT(s->e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s->ep);
 }
 STATE_CASE(dat_ep_free, passive_connection_pending_refused, passive_connection_pending,
@@ -183,8 +185,11 @@ DC_CASE(dat_ep_free, event_streams_destroyed,
 
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_ep_free(e.ep));
+	/* collateral: dat_ep_free(3DAT) DESCRIPTION: the EP's streams are gone, so its EVDs are free to go */
 	DC_ASSERT_SUCCESS(dat_evd_free(e.recv_evd));
+	/* collateral: dat_ep_free(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_evd_free(e.req_evd));
+	/* collateral: dat_ep_free(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_evd_free(e.conn_evd));
 }
 
@@ -206,5 +211,5 @@ DC_CASE(dat_ep_free, invalid_handle,
 	DAT_PZ_PARAM pp;
 
 	DC_ASSERT_INVALID_HANDLE(dat_ep_free((DAT_EP_HANDLE)pz), 1, EP);
-	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
+	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
 }

@@ -25,7 +25,7 @@ static void reports_state(struct dc_ctx *t, struct subject *s, const void *arg)
 	DC_ASSERT(ri == DAT_TRUE || ri == DAT_FALSE, "recv_idle is %d, not a DAT_BOOLEAN", (int)ri);
 	DC_ASSERT(qi == DAT_TRUE || qi == DAT_FALSE, "request_idle is %d, not a DAT_BOOLEAN", (int)qi);
 	memset(&q, 0xA5, sizeof(q));
-	DC_ASSERT_SUCCESS(dat_ep_query(s->ep, DAT_EP_FIELD_EP_STATE, &q));
+	DC_SETUP(dat_ep_query(s->ep, DAT_EP_FIELD_EP_STATE, &q));
 	DC_ASSERT(q.ep_state == st, "dat_ep_query reports %s, dat_ep_get_status %s",
 		  state_name(q.ep_state), state_name(st));
 }

@@ -18,6 +18,7 @@ DC_CASE(dat_evd_clear_unwaitable, wait_permitted,
 	r = dat_evd_wait(evd, 20000, 1, &ev, &nmore);
 	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
 	post(evd, TAG(1));
+	/* collateral: dat_evd_clear_unwaitable(3DAT) DESCRIPTION: the EVD waitable again takes a wait */
 	DC_ASSERT_SUCCESS(dat_evd_wait(evd, (DAT_TIMEOUT)dc_wait_ms(t) * 1000u, 1, &ev, &nmore));
 	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait", &ev, evd, TAG(1));
 }
@@ -31,6 +32,7 @@ DC_CASE(dat_evd_clear_unwaitable, query_reports_waitable,
 	DC_SETUP(dat_evd_set_unwaitable(evd));
 	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_evd_clear_unwaitable(3DAT) DESCRIPTION: the EVD's query reports it waitable */
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_STATE, &p));
 	DC_ASSERT(EVD_WAITABLE(p.evd_state),
 		  "state 0x%x after clear_unwaitable is not waitable",

@@ -16,6 +16,7 @@ DC_CASE(dat_evd_create, returns_handle,
 	DC_ASSERT_SUCCESS(dat_evd_create(t->ia, 8, DAT_HANDLE_NULL,
 					 DAT_EVD_SOFTWARE_FLAG, &evd));
 	DC_ASSERT(evd != DAT_HANDLE_NULL, "dat_evd_create succeeded but returned DAT_HANDLE_NULL");
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: what is handed back is an EVD */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &ty));
 	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EVD);
 	p = DC_EVD_PARAM(evd);
@@ -42,6 +43,7 @@ DC_CASE(dat_evd_create, holds_min_qlen,
 			  (int)i + 1, (int)p.evd_qlen, dc_ret_text(r));
 	}
 	ev = sw_event(TAG(p.evd_qlen));
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: the queue holds at least evd_min_qlen events */
 	DC_ASSERT_RET(dat_evd_post_se(evd, &ev), DAT_QUEUE_FULL);
 }
 
@@ -107,6 +109,7 @@ DC_CASE(dat_evd_create, async_evd_by_ia_open,
 	DAT_PROVIDER_ATTR pattr;
 	DAT_EVD_PARAM p;
 
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: the async EVD is the one dat_ia_open makes */
 	DC_ASSERT_SUCCESS(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 37, &aevd, &ia2));
 	DC_ASSERT(aevd != DAT_HANDLE_NULL && aevd != DAT_EVD_ASYNC_EXISTS &&
 		  aevd != DAT_EVD_OUT_OF_SCOPE,
@@ -119,6 +122,7 @@ DC_CASE(dat_evd_create, async_evd_by_ia_open,
 		  "the async EVD's flags 0x%x lack DAT_EVD_ASYNC_FLAG",
 		  (unsigned int)p.evd_flags);
 	DC_ASSERT_IA_HANDLE(p.ia_handle, ia2);
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: as above, reported by the IA */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, 0, &ia_attr, 0, &pattr));
 	DC_ASSERT_PTR_EQ(q, aevd);
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
@@ -131,12 +135,15 @@ DC_CASE(dat_evd_create, async_evd_modifiable,
 	DAT_EVD_PARAM p = dc_evd_param(t, t->async_evd);
 	DAT_COUNT want = p.evd_qlen + 48;
 
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: the async EVD may be resized */
 	DC_ASSERT_SUCCESS(dat_evd_resize(t->async_evd, want));
 	p = DC_EVD_PARAM(t->async_evd);
 	DC_ASSERT_GE(p.evd_qlen, want);
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: and given a CNO */
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
 	p = DC_EVD_PARAM(t->async_evd);
 	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
+	/* collateral: dat_evd_create(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, DAT_HANDLE_NULL));
 	p = DC_EVD_PARAM(t->async_evd);
 	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
@@ -180,6 +187,7 @@ DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
 	DC_ASSERT_EQ(ae->reason, DAT_EVD_OVERFLOW_ERROR);
 	/* the completions that fitted are intact and in order */
 	for (int i = 0; i < q; i++) {
+		/* collateral: dat_evd_create(3DAT) DESCRIPTION: the overflow is an event on the async EVD */
 		DC_ASSERT_SUCCESS(dat_evd_dequeue(a.req_evd, &ev));
 		DC_ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
 		DC_ASSERT_EQ(d->user_cookie.as_64, 100 + i);

@@ -14,8 +14,11 @@ DC_CASE(dat_evd_free, destroys,
 	DAT_EVD_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_evd_free(evd));
+	/* collateral: dat_evd_free(3DAT) DESCRIPTION: any later operation on the destroyed EVD's handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p), 1, EVD);
+	/* collateral: dat_evd_free(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_evd_post_se(evd, &ev), 1, EVD);
+	/* collateral: dat_evd_free(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_evd_dequeue(evd, &ev), 1, EVD);
 	DC_ASSERT_INVALID_HANDLE(dat_evd_free(evd), 1, EVD);
 }
@@ -52,6 +55,7 @@ DC_CASE(dat_evd_free, originators_unaffected,
 			"set-up: dat_ep_modify did not move the EP to the second connect EVD");
 	DC_ASSERT_SUCCESS(dat_evd_free(conn_a));
 	DC_ASSERT_UNCHANGED(&s);
+	/* collateral: dat_evd_free(3DAT) DESCRIPTION: the objects that fed the EVD are unaffected */
 	DC_ASSERT_SUCCESS(dat_ep_free(ep));
 }
 
@@ -115,7 +119,7 @@ DC_CASE(dat_evd_free, invalid_handle,
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
 			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
-	DC_ASSERT_SUCCESS(dat_pz_query((DAT_PZ_HANDLE)bad[1], DAT_PZ_FIELD_ALL, &pp));
+	DC_SETUP(dat_pz_query((DAT_PZ_HANDLE)bad[1], DAT_PZ_FIELD_ALL, &pp));
 }
 
 DC_CASE(dat_evd_free, ia_close_destroys_evds,
@@ -142,5 +146,6 @@ DC_CASE(dat_evd_free, ia_close_destroys_evds,
 	}
 	ev = sw_event(TAG(3));
 	DC_SETUP(dat_evd_post_se(e2, &ev));
+	/* collateral: dat_evd_free(3DAT) DESCRIPTION: the IA's close destroys its EVDs with the rest */
 	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }

@@ -43,6 +43,7 @@ DC_CASE(dat_evd_modify_cno, null_detaches,
 	dc_waiter_join(t, w, "the release post");
 	DC_SETUP(dat_evd_modify_cno(spare, DAT_HANDLE_NULL));
 	dc_waiter_free(w);
+	/* collateral: dat_evd_modify_cno(3DAT) DESCRIPTION: the EVD holds no CNO, so the CNO frees */
 	DC_ASSERT_SUCCESS(dat_cno_free(c1));
 	EXPECT_SW(evd, TAG(1));
 }

@@ -57,6 +57,7 @@ DC_CASE(dat_evd_set_unwaitable, query_reports_unwaitable,
 
 	DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_evd_set_unwaitable(3DAT) DESCRIPTION: the EVD's query reports it unwaitable */
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_STATE, &p));
 	DC_ASSERT(EVD_UNWAITABLE(p.evd_state),
 		  "state 0x%x after set_unwaitable is not unwaitable",

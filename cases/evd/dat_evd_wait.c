@@ -378,6 +378,7 @@ DC_CASE(dat_evd_wait, abort_on_ia_close,
 	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd));
 	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
 	DC_ASSERT_BLOCKS(w);
+	/* collateral: dat_evd_wait(3DAT) DESCRIPTION: the IA's close is what aborts the waiter */
 	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_RETURNS(w, "dat_ia_close(DAT_CLOSE_ABRUPT_FLAG)");
 	note_ret(t, "the blocked dat_evd_wait", w->ret);

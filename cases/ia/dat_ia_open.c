@@ -19,8 +19,10 @@ DC_CASE(dat_ia_open, opens_instance,
 	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
 	DC_ASSERT(ia != DAT_HANDLE_NULL, "dat_ia_open succeeded but returned a NULL handle");
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: what is handed back is an IA */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(ia, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_IA);
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the handle names a live instance, which answers its query */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
@@ -35,11 +37,16 @@ DC_CASE(dat_ia_open, multiple_instances,
 
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia2));
 	DC_ASSERT(ia2 != t->ia, "the second open returned the first instance's handle %p", ia2);
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: each open is an instance of its own, each making objects */
 	DC_ASSERT_SUCCESS(dat_pz_create(ia2, &pz2));
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz1));
 	/* closing the second leaves the first working */
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: closing one instance leaves the other */
 	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: as above, the other still works */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz1));
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz1));
 }
 
@@ -56,14 +63,17 @@ DC_CASE(dat_ia_open, null_async_evd_creates,
 	DC_ASSERT(evd != DAT_HANDLE_NULL && evd != DAT_EVD_ASYNC_EXISTS &&
 		  evd != DAT_EVD_OUT_OF_SCOPE,
 		  "async_evd_handle came back as %p, not a new EVD", evd);
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: what the open hands back is an EVD */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_EVD);
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the EVD made is the instance's async EVD, as its query shows */
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_ALL, &p));
 	DC_ASSERT(p.evd_flags & DAT_EVD_ASYNC_FLAG,
 		  "the created EVD has flags 0x%x, without DAT_EVD_ASYNC_FLAG",
 		  (unsigned int)p.evd_flags);
 	DC_ASSERT_IA_HANDLE(p.ia_handle, ia);
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the instance reports it as its async EVD */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia, &q, DAT_IA_FIELD_NONE, NULL,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT_PTR_EQ(q, evd);
@@ -82,6 +92,7 @@ DC_CASE(dat_ia_open, async_evd_qlen_at_least_min,
 		DAT_EVD_PARAM p;
 
 		memset(&p, 0, sizeof(p));
+		/* collateral: dat_ia_open(3DAT) DESCRIPTION: the EVD's real size shows through its query */
 		DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &p));
 		DC_ASSERT(p.evd_qlen >= want[i],
 			  "async_evd_min_qlen %d gave an async EVD of %d entries",
@@ -97,6 +108,7 @@ DC_CASE(dat_ia_open, async_evd_no_cno,
 
 	memset(&p, 0, sizeof(p));
 	p.cno_handle = (DAT_CNO_HANDLE)&p;	/* must be overwritten */
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the EVD made has no CNO, which its query shows */
 	DC_ASSERT_SUCCESS(dat_evd_query(t->async_evd, DAT_EVD_FIELD_CNO, &p));
 	DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
 		  "the async EVD made by dat_ia_open reports CNO %p", p.cno_handle);
@@ -112,9 +124,12 @@ DC_CASE(dat_ia_open, async_evd_modifiable,
 	memset(&p, 0, sizeof(p));
 	DC_SETUP(dat_evd_query(t->async_evd, DAT_EVD_FIELD_ALL, &p));
 	before = p.evd_qlen;
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: a CNO may later be attached to the async EVD */
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the async EVD may later be resized */
 	DC_ASSERT_SUCCESS(dat_evd_resize(t->async_evd, before + 32));
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: as above, shown by its query */
 	DC_ASSERT_SUCCESS(dat_evd_query(t->async_evd, DAT_EVD_FIELD_ALL, &p));
 	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
 	DC_ASSERT_GE(p.evd_qlen, before + 32);
@@ -132,6 +147,7 @@ DC_CASE(dat_ia_open, passed_async_evd_used,
 	/* -1 would be refused for a queue the Provider creates */
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, -1, &evd, &ia2));
 	DC_ASSERT_PTR_EQ(evd, t->async_evd);
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the instance uses the EVD given, which its query reports */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, DAT_IA_FIELD_NONE, NULL,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT_PTR_EQ(q, t->async_evd);
@@ -220,11 +236,13 @@ DC_CASE(dat_ia_open, async_evd_exists_accepted,
 	DC_ASSERT(evd == DAT_EVD_ASYNC_EXISTS || evd == DAT_EVD_OUT_OF_SCOPE,
 		  "async_evd_handle came back as %p, expected DAT_EVD_ASYNC_EXISTS or DAT_EVD_OUT_OF_SCOPE",
 		  evd);
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the open makes no async EVD, which the instance's query shows */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia, &q, DAT_IA_FIELD_NONE, NULL,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT(q == DAT_EVD_OUT_OF_SCOPE || q == DAT_EVD_ASYNC_EXISTS,
 		  "dat_ia_query reports async EVD %p, expected DAT_EVD_OUT_OF_SCOPE", q);
 	/* nothing of the Consumer's exists: a graceful close must work */
+	/* collateral: dat_ia_open(3DAT) DESCRIPTION: no EVD was made, so a graceful close (refused while objects remain) works */
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 }
 
@@ -288,7 +306,7 @@ DC_CASE(dat_ia_open, ro_aware_prefix,
 		return;
 	}
 	DC_ASSERT_SUCCESS(r);
-	DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADAPTER_NAME, &a,
+	DC_SETUP(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADAPTER_NAME, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT(!strcmp(a.adapter_name, t->ia_name) || !strcmp(a.adapter_name, name),
 		  "RO_AWARE_ open gave adapter '%s'", a.adapter_name);
@@ -346,14 +364,19 @@ DC_CASE(dat_ia_open, objects_owned_by_ia,
 	DAT_EP_PARAM e;
 
 	dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
+	/* collateral: dat_ia_open(3DAT) USAGE: objects made through the IA name it as their owner */
 	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_IA_HANDLE, &pp));
 	DC_ASSERT_IA_HANDLE(pp.ia_handle, t->ia);
+	/* collateral: dat_ia_open(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &ep_));
 	DC_ASSERT_IA_HANDLE(ep_.ia_handle, t->ia);
+	/* collateral: dat_ia_open(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_cno_query(cno, DAT_CNO_FIELD_IA_HANDLE, &cp));
 	DC_ASSERT_IA_HANDLE(cp.ia_handle, t->ia);
+	/* collateral: dat_ia_open(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_IA_HANDLE, &lp));
 	DC_ASSERT_IA_HANDLE(lp.ia_handle, t->ia);
+	/* collateral: dat_ia_open(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_IA_HANDLE, &e));
 	DC_ASSERT_IA_HANDLE(e.ia_handle, t->ia);
 }
@@ -366,8 +389,10 @@ DC_CASE(dat_ia_open, unique_handle,
 	DAT_PZ_PARAM q;
 
 	DC_ASSERT(ia2 != t->ia, "both opens returned handle %p", ia2);
+	/* collateral: dat_ia_open(3DAT) USAGE: each handle is the instance's own, so its objects name it */
 	DC_ASSERT_SUCCESS(dat_pz_query(p1, DAT_PZ_FIELD_ALL, &q));
 	DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
+	/* collateral: dat_ia_open(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_pz_query(p2, DAT_PZ_FIELD_ALL, &q));
 	DC_ASSERT_IA_HANDLE(q.ia_handle, ia2);
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
@@ -404,5 +429,5 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	/* and the refusal left nothing in the way of the next open */
 	evd = DAT_HANDLE_NULL;
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
-	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }

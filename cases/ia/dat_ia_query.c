@@ -212,7 +212,9 @@ DC_CASE(dat_ia_query, max_dto_per_ep_usable,
 	dc_ep_attr_default(t, &a);
 	a.max_recv_dtos = n;
 	a.max_request_dtos = n;
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: an EP with max_dto_per_ep in each direction is supported */
 	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, dc_pz(t), evd, evd, cevd, &a, &ep));
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: as above, and it has them */
 	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
 	DC_ASSERT_GE(p.ep_attr.max_recv_dtos, n);
 	DC_ASSERT_GE(p.ep_attr.max_request_dtos, n);
@@ -227,7 +229,9 @@ DC_CASE(dat_ia_query, max_evd_qlen_usable,
 
 	DC_ASSERT_GT(n, 0);
 	DC_SETUP_ASSERT(n <= (1 << 22), "max_evd_qlen %d too large to try here", n);
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: an EVD of max_evd_qlen is supported */
 	DC_ASSERT_SUCCESS(dat_evd_create(t->ia, n, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd));
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: as above, and it has that length */
 	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &p));
 	DC_ASSERT_GE(p.evd_qlen, n);
 }
@@ -249,12 +253,14 @@ DC_CASE(dat_ia_query, max_iov_usable,
 	dc_ep_attr_default(t, &a);
 	a.max_recv_iov = n;
 	a.max_request_iov = n;
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: a DTO of max_iov_segments_per_dto segments is supported */
 	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, pz, evd, evd, cevd, &a, &ep));
 	dc_lmr(t, pz, (DAT_VLEN)n * 16, DC_PRIV_LOCAL, &m);
 	iov = calloc((size_t)(unsigned int)n, sizeof(*iov));	/* n > 0 asserted above */
 	DC_SETUP_ASSERT(iov, "out of memory");
 	for (DAT_COUNT i = 0; i < n; i++)
 		iov[i] = dc_iov(&m, (DAT_VLEN)i * 16, 16);
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: as above, posted */
 	DC_ASSERT_SUCCESS(dat_ep_post_recv(ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	free(iov);
 }
@@ -546,6 +552,7 @@ DC_CASE(dat_ia_query, stream_merging_honoured,
 	dc_ep_attr_default(t, &attr);
 	a.pz = dc_pz(t);
 	a.recv_evd = a.req_evd = a.conn_evd = evd;
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: streams the matrix marks 1 can feed one EVD */
 	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, a.pz, evd, evd, evd, &attr, &a.ep));
 	dc_endpoint(t, &b, NULL);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));

@@ -63,9 +63,11 @@ DC_CASE(dat_lmr_create, registers_virtual,
 
 	DC_SETUP_ASSERT(buf, "out of memory");
 	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf, BUF, DC_PRIV_LOCAL, &m));
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: what is handed back is an LMR */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(m.lmr, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_LMR);
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: the range registered is the one given, as the LMR's query shows */
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p));
 	DC_ASSERT_EQ(p.mem_type, DAT_MEM_TYPE_VIRTUAL);
 	DC_ASSERT_PTR_EQ(p.region_desc.for_va, buf);
@@ -114,8 +116,10 @@ DC_CASE(dat_lmr_create, context_for_local_dtos,
 	/* the posts are the clause: each segment names an lmr_context */
 	riov = dc_iov(&dst, 512, 1024);
 	siov = dc_iov(&src, 0, 1024);
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: the lmr_context serves in local segments of DTOs */
 	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 1, &riov, (DAT_DTO_COOKIE){ .as_64 = 1 },
 					   DAT_COMPLETION_DEFAULT_FLAG));
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, (DAT_DTO_COOKIE){ .as_64 = 2 },
 					   DAT_COMPLETION_DEFAULT_FLAG));
 	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
@@ -171,6 +175,7 @@ static void check_covers(struct dc_ctx *t, const struct dc_lmr *m, const void *a
 		  (unsigned long long)m->registered_length,
 		  (unsigned long long)a, (unsigned long long)len);
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: what was registered, as handed back, is what the LMR's query reports */
 	DC_ASSERT_SUCCESS(dat_lmr_query(m->lmr, DAT_LMR_FIELD_REGISTERED_SIZE |
 					DAT_LMR_FIELD_REGISTERED_ADDRESS, &p));
 	DC_ASSERT(p.registered_address == m->registered_address &&
@@ -213,6 +218,7 @@ DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
 	memcpy(copy, cookie, sizeof(copy));
 	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, pz, DC_PRIV_LOCAL, &m));
 	memset(&p, 0, sizeof(p));
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: the cookie taken in full is what the LMR's query reports */
 	DC_ASSERT_SUCCESS(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &p));
 	DC_ASSERT_EQ(p.mem_type, DAT_MEM_TYPE_SHARED_VIRTUAL);
 	if (p.region_desc.for_shared_memory.shared_memory_id)
@@ -302,6 +308,7 @@ DC_CASE(dat_lmr_create, type_lmr_same_range,
 		const struct dc_lmr *n = i ? &mx : &m0;
 
 		memset(&q, 0, sizeof(q));
+		/* collateral: dat_lmr_create(3DAT) PARAMETERS: the range is the existing LMR's, as the new one's query shows */
 		DC_ASSERT_SUCCESS(dat_lmr_query(n->lmr, DAT_LMR_FIELD_ALL, &q));
 		DC_ASSERT(q.registered_address == m.registered_address &&
 			  q.registered_size == m.registered_length,
@@ -366,6 +373,7 @@ DC_CASE(dat_lmr_create, invalid_parameter,
 	DC_ASSERT_RET(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, pz, DC_PRIV_LOCAL,
 				     &lmr, NULL, &rc, &sz, &va), DAT_INVALID_PARAMETER);
 	/* no LMR holds the PZ */
+	/* collateral: dat_lmr_create(3DAT) RETURN VALUES: nothing is registered, so the PZ is not in use */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -400,7 +408,7 @@ DC_CASE(dat_lmr_create, invalid_handle,
 	DC_ASSERT_INVALID_HANDLE(dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, BUF, pz,
 						   DC_PRIV_LOCAL, &lmr, &lc, &rc, &sz, &va),
 				 3, LMR);
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
@@ -415,7 +423,7 @@ DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
 	memset(priv, 1, BUF);
 	memset(cookie, 'p', sizeof(cookie));
 	DC_ASSERT_RET(lmr_shared(t, priv, &cookie, BUF, pz, DC_PRIV_LOCAL, &m), DAT_INVALID_STATE);
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_lmr_create, unknown_type_refused,
@@ -436,7 +444,7 @@ DC_CASE(dat_lmr_create, unknown_type_refused,
 	DC_ASSERT_RET_ANY(dc_dat_lmr_create(t->ia, (DAT_MEM_TYPE)0x40, rd, BUF, pz, DC_PRIV_LOCAL,
 					 &lmr, &lc, &rc, &sz, &va),
 			  DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_lmr_create, lmr_over_lmr_own_pz_privileges,
@@ -451,6 +459,7 @@ DC_CASE(dat_lmr_create, lmr_over_lmr_own_pz_privileges,
 	DC_ASSERT_SUCCESS(lmr_of_lmr(t, orig.lmr, BUF, p.b.pz, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
 				     &over, &orig));
 	memset(&q, 0, sizeof(q));
+	/* collateral: dat_lmr_create(3DAT) USAGE: the LMR over an LMR has its own PZ and privileges, as its query shows */
 	DC_ASSERT_SUCCESS(dat_lmr_query(over.lmr, DAT_LMR_FIELD_ALL, &q));
 	DC_ASSERT_PTR_EQ(q.pz_handle, p.b.pz);
 	DC_ASSERT_EQ(q.mem_priv, DAT_MEM_PRIV_LOCAL_WRITE_FLAG);

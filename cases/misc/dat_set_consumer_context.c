@@ -19,6 +19,7 @@ static DAT_CONTEXT ctx64(uint64_t v)
 	do {								\
 		DAT_CONTEXT got_;					\
 		memset(&got_, 0xee, sizeof(got_));			\
+		/* collateral: dat_set_consumer_context(3DAT) DESCRIPTION: the context set is what the get reads back */ \
 		DC_ASSERT_SUCCESS(dat_get_consumer_context((h), &got_)); \
 		DC_ASSERT(got_.as_64 == (uint64_t)(want),		\
 			  "context reads 0x%llx, expected 0x%llx",	\
@@ -73,6 +74,7 @@ DC_CASE(dat_set_consumer_context, null_disassociates,
 	DC_ASSERT_SUCCESS(dat_set_consumer_context(ep, ctx64(0xfeed)));
 	DC_ASSERT_SUCCESS(dat_set_consumer_context(ep, null_ctx));
 	memset(&got, 0xee, sizeof(got));
+	/* collateral: dat_set_consumer_context(3DAT) DESCRIPTION: the association, or its removal, is what the get reads */
 	DC_ASSERT_SUCCESS(dat_get_consumer_context(ep, &got));
 	DC_ASSERT(got.as_ptr == NULL && got.as_64 == 0,
 		  "after a NULL set the context reads 0x%llx", (unsigned long long)got.as_64);

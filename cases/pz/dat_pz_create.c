@@ -14,8 +14,10 @@ DC_CASE(dat_pz_create, creates_pz,
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &a));
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &b));
 	DC_ASSERT(a != DAT_HANDLE_NULL && a != b, "PZ handles %p and %p", a, b);
+	/* collateral: dat_pz_create(3DAT) DESCRIPTION: what is made is a PZ */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(a, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_PZ);
+	/* collateral: dat_pz_create(3DAT) DESCRIPTION: the PZ is the IA's, as its query reports */
 	DC_ASSERT_SUCCESS(dat_pz_query(a, DAT_PZ_FIELD_ALL, &p));
 	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 }
@@ -101,7 +103,7 @@ DC_CASE(dat_pz_create, invalid_parameter,
 	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2));
 	DC_ASSERT_RET(dat_pz_create(ia2, NULL), DAT_INVALID_PARAMETER);
 	/* no PZ was left behind: a graceful close works */
-	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
 }
 
 DC_CASE(dat_pz_create, insufficient_resources,

@@ -22,6 +22,7 @@ DC_CASE(dat_provider_fini, unregisters_name,
 	pl.init(&k, pl.conf.instance);
 	DC_SETUP_ASSERT(registered(&k), "init did not register datcts-fini-ia");
 	pl.fini(&k);
+	/* collateral: dat_provider_fini(3DAT) DESCRIPTION: the name fini removed opens no more */
 	DC_ASSERT_RET(dat_ia_open("datcts-fini-ia", 8, &evd, &ia), DAT_PROVIDER_NOT_FOUND);
 	DC_ASSERT(!registered(&k), "datcts-fini-ia is still registered after fini");
 	/* the registry's own init/fini pair around an open and a close */
@@ -41,9 +42,12 @@ DC_CASE(dat_provider_fini, only_after_all_closed,
 
 	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	/* collateral: dat_provider_fini(3DAT) DESCRIPTION: fini has not run while an instance is open, so the registration is still there and in use */
 	DC_ASSERT_RET(dat_registry_remove_provider(dc_ia_provider(t->ia), &real),
 		      DAT_PROVIDER_IN_USE);
+	/* collateral: dat_provider_fini(3DAT) DESCRIPTION: as above, the open instance still works */
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz));
+	/* collateral: dat_provider_fini(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 

@@ -18,6 +18,7 @@ DC_CASE(dat_provider_init, called_before_first_open,
 	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
 	k = key_1_2(t->ia_name);
 	DC_SETUP_ASSERT(!registered(&k), "'%s' is registered before any open", t->ia_name);
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: init registered the name, so the first open finds it */
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia));
 	DC_ASSERT(registered(&k), "after the open '%s' is not registered", t->ia_name);
 	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
@@ -38,7 +39,9 @@ DC_CASE(dat_provider_init, explicit_load,
 	DC_SETUP_ASSERT(!registered(&k), "datcts-explicit-ia registered before init");
 	pl.init(&k, pl.conf.instance);
 	DC_ASSERT(registered(&k), "init did not register the name it was given");
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: as the registry would, so the name opens */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-explicit-ia", 8, &evd, &ia));
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: as above, the instance answers */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADAPTER_NAME, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT(!strcmp(a.adapter_name, "datcts-explicit-ia"),

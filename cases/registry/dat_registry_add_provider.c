@@ -16,12 +16,13 @@ DC_CASE(dat_registry_add_provider, registration_provides_ia,
 	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
 
 	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k));
+	/* collateral: dat_registry_add_provider(3DAT) DESCRIPTION: the registration makes the IA available under its name */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-stub-a", 8, &evd, &ia));
 	DC_ASSERT_EQ(stub_opens, 1);
 	DC_ASSERT(!strcmp(stub_last_name, "datcts-stub-a"), "the table was opened as '%s'",
 		  stub_last_name);
 	DC_ASSERT_PTR_EQ(dc_ia_provider(ia), stub());
-	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_EQ(stub_closes, 1);
 	DC_SETUP(dat_registry_remove_provider(stub(), &k));
 }
@@ -36,9 +37,11 @@ DC_CASE(dat_registry_add_provider, multiple_registrations,
 
 	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k1));
 	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k2));
+	/* collateral: dat_registry_add_provider(3DAT) DESCRIPTION: each registration opens under its own name */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-port-1", 8, &evd, &ia1));
 	DC_ASSERT(!strcmp(stub_last_name, "datcts-port-1"), "opened as '%s'", stub_last_name);
 	evd = DAT_HANDLE_NULL;
+	/* collateral: dat_registry_add_provider(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-port-2", 8, &evd, &ia2));
 	DC_ASSERT(!strcmp(stub_last_name, "datcts-port-2"), "opened as '%s'", stub_last_name);
 	DC_ASSERT_EQ(stub_opens, 2);
@@ -57,6 +60,7 @@ DC_CASE(dat_registry_add_provider, duplicate_refused,
 		      DAT_PROVIDER_ALREADY_REGISTERED);
 	DC_ASSERT_RET(dat_registry_add_provider(stub(), &real), DAT_PROVIDER_ALREADY_REGISTERED);
 	/* the real registration still works */
+	/* collateral: dat_registry_add_provider(3DAT) DESCRIPTION: the refused duplicate leaves the registered IA reachable */
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
 	DC_ASSERT(dc_ia_provider(ia2) != stub(), "the IA name now reaches the stand-in");
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
@@ -64,6 +68,7 @@ DC_CASE(dat_registry_add_provider, duplicate_refused,
 	DC_SETUP(dat_registry_add_provider(stub(), &k));
 	DC_ASSERT_RET(dat_registry_add_provider(stub(), &k), DAT_PROVIDER_ALREADY_REGISTERED);
 	evd = DAT_HANDLE_NULL;
+	/* collateral: dat_registry_add_provider(3DAT) DESCRIPTION: a name refused as a duplicate is the first one's, which still opens */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-stub-dup", 8, &evd, &ia2));
 	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
@@ -92,6 +97,7 @@ DC_CASE(dat_registry_add_provider, invalid_parameter,
 
 	DC_ASSERT_RET(dat_registry_add_provider(NULL, &k), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_registry_add_provider(stub(), NULL), DAT_INVALID_PARAMETER);
+	/* collateral: dat_registry_add_provider(3DAT) RETURN VALUES: the refused registration made no IA name */
 	DC_ASSERT_RET(dat_ia_open("datcts-stub-bad", 8, &evd, &ia), DAT_PROVIDER_NOT_FOUND);
 	/* an ia_name with no NUL within DAT_NAME_MAX_LENGTH is no IA name */
 	memset(unterminated.ia_name, 'u', sizeof(unterminated.ia_name));

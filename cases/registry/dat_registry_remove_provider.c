@@ -18,9 +18,10 @@ DC_CASE(dat_registry_remove_provider, prevents_new_sessions,
 	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_SUCCESS(dat_registry_remove_provider(stub(), &k));
 	evd = DAT_HANDLE_NULL;
+	/* collateral: dat_registry_remove_provider(3DAT) DESCRIPTION: the removed name opens no new session */
 	DC_ASSERT_RET(dat_ia_open("datcts-stub-rm", 8, &evd, &ia), DAT_PROVIDER_NOT_FOUND);
 	DC_ASSERT_EQ(stub_opens, 1);
-	DC_ASSERT_SUCCESS(dat_registry_add_provider(stub(), &k));
+	DC_SETUP(dat_registry_add_provider(stub(), &k));
 }
 
 DC_CASE(dat_registry_remove_provider, in_use_refused,
@@ -32,6 +33,7 @@ DC_CASE(dat_registry_remove_provider, in_use_refused,
 
 	DC_ASSERT_RET(dat_registry_remove_provider(dc_ia_provider(t->ia), &real),
 		      DAT_PROVIDER_IN_USE);
+	/* collateral: dat_registry_remove_provider(3DAT) DESCRIPTION: the refused removal leaves the registration, which still opens */
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 
@@ -40,6 +42,7 @@ DC_CASE(dat_registry_remove_provider, in_use_refused,
 	DC_SETUP(dat_ia_open("datcts-stub-busy", 8, &evd, &s1));
 	DC_ASSERT_RET(dat_registry_remove_provider(stub(), &k), DAT_PROVIDER_IN_USE);
 	evd = DAT_HANDLE_NULL;
+	/* collateral: dat_registry_remove_provider(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-stub-busy", 8, &evd, &s2));
 	DC_SETUP(dat_ia_close(s1, DAT_CLOSE_ABRUPT_FLAG));
 	DC_SETUP(dat_ia_close(s2, DAT_CLOSE_ABRUPT_FLAG));

@@ -199,6 +199,7 @@ DC_CASE(dat_rmr_bind, zero_length_unbinds,
 	dc_fill(w.peer.buf, 128, 3);
 	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 0, 128, 3), DAT_DTO_ERR_REMOTE_ACCESS);
 	DC_ASSERT((dc_first_not(w.m.buf, BUF, 0) < 0), "the unbound window was written");
+	/* collateral: dat_rmr_bind(3DAT) DESCRIPTION: the zero-length bind leaves the RMR on no memory, so the LMR it was bound to frees */
 	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
 }
 
@@ -301,6 +302,7 @@ DC_CASE(dat_rmr_bind, disconnected_flushed,
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 77, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 	memset(&ev, 0, sizeof(ev));
 	/* "at once": already queued when the call returns */
+	/* collateral: dat_rmr_bind(3DAT) DESCRIPTION: the bind is flushed to the request EVD, where it is dequeued */
 	DC_ASSERT_SUCCESS(dat_evd_dequeue(w.p.a.req_evd, &ev));
 	DC_ASSERT_EQ(ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
 	d = ev.event_data.rmr_completion_event_data;

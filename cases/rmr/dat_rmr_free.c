@@ -11,6 +11,7 @@ DC_CASE(dat_rmr_free, destroys_unbound,
 	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 
 	DC_ASSERT_SUCCESS(dat_rmr_free(rmr));
+	/* collateral: dat_rmr_free(3DAT) DESCRIPTION: the destroyed RMR no longer holds its PZ */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -22,6 +23,7 @@ DC_CASE(dat_rmr_free, destroys_bound,
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	DC_ASSERT_SUCCESS(dat_rmr_free(w.rmr));
+	/* collateral: dat_rmr_free(3DAT) DESCRIPTION: the RMR is unbound first, so its LMR frees */
 	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
 }
 
@@ -35,6 +37,7 @@ DC_CASE(dat_rmr_free, stale_handle_fails,
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	DC_SETUP(dat_rmr_free(w.rmr));
+	/* collateral: dat_rmr_free(3DAT) DESCRIPTION: every operation given the destroyed RMR's handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &p), 1, RMR);
 	iov = dc_iov(&w.m, 0, 64);
 	DC_ASSERT_INVALID_HANDLE(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov,
@@ -69,5 +72,5 @@ DC_CASE(dat_rmr_free, invalid_handle,
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_free(DAT_HANDLE_NULL), 1, RMR);
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_free((DAT_RMR_HANDLE)pz), 1, RMR);
 	DC_ASSERT_UNCHANGED(&s);
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_CLEANUP(dat_pz_free(pz));
 }

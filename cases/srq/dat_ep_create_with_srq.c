@@ -34,6 +34,7 @@ static DAT_RETURN make(struct dc_ctx *t, const struct kit *k, DAT_EP_HANDLE *ep)
 }
 
 /* Clause: no EP holds the SRQ (it can be freed). */
+/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: a refused create attaches nothing, so the SRQ frees */
 #define ASSERT_SRQ_FREE(srq) DC_ASSERT_SUCCESS(dat_srq_free(srq))
 
 /* ---- DESCRIPTION -------------------------------------------------------- */
@@ -49,6 +50,7 @@ DC_CASE(dat_ep_create_with_srq, success_returns_handle,
 
 	kit(&k);
 	DC_ASSERT_SUCCESS(make(t, &k, &ep));
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: what is handed back is an EP */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(ep, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_EP);
 	p = dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL);
@@ -105,6 +107,7 @@ DC_CASE(dat_ep_create_with_srq, ep_pz_governs_other_dtos,
 	dc_post_recv(t, l.tx.ep, &l.sbuf, SLOT, SLOT, 1);
 	/* rbuf is in the EP's PZ */
 	iov = dc_iov(&l.rbuf, 0, 64);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: the EP's PZ governs its other DTOs */
 	DC_ASSERT_SUCCESS(dat_ep_post_send(l.rx.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
@@ -139,6 +142,7 @@ DC_CASE(dat_ep_create_with_srq, recv_buffers_use_srq_pz,
 	dc_lmr(t, ep_pz ? ep_pz : dc_pz(t), SLOT, DC_PRIV_LOCAL, &other);
 	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
 	iov = dc_iov(&other, 0, SLOT);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: receive buffers come under the SRQ's PZ */
 	DC_ASSERT_RET(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(1)), DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
 	post_slot(l.srq, &l.rbuf, 0);	/* the SRQ's PZ */
@@ -189,11 +193,13 @@ DC_CASE(dat_ep_create_with_srq, dto_completions_routed,
 	/* Send */
 	dc_post_recv(t, l.tx.ep, &l.sbuf, 0, SLOT, 0);
 	iov = dc_iov(&l.rbuf, SLOT, 64);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: the routing is of the EP's DTOs, so they are posted */
 	DC_ASSERT_SUCCESS(dat_ep_post_send(l.rx.ep, 1, &iov, dc_cookie(11), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 11);
 	/* RDMA Write */
 	rmr = dc_rmr_iov(&target, 0, 64);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(l.rx.ep, 1, &iov, dc_cookie(12), &rmr,
 						 DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
@@ -201,6 +207,7 @@ DC_CASE(dat_ep_create_with_srq, dto_completions_routed,
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
 	/* RDMA Read */
 	iov = dc_iov(&l.rbuf, 2 * SLOT, 64);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(l.rx.ep, 1, &iov, dc_cookie(13), &rmr,
 						DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(l.rx.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
@@ -255,9 +262,11 @@ DC_CASE(dat_ep_create_with_srq, reset_keeps_srq,
 
 	link_up(&l, NULL);
 	link_down(&l);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: the EP can be reset */
 	DC_ASSERT_SUCCESS(dat_ep_reset(l.rx.ep));
 	DC_SETUP(dat_ep_reset(l.tx.ep));
 	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).srq_handle, l.srq);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: the reset keeps the SRQ in use by the EP */
 	DC_ASSERT_RET(dat_srq_free(l.srq), DAT_INVALID_STATE);
 	link_connect(&l);
 	post_slot(l.srq, &l.rbuf, 2);
@@ -286,7 +295,9 @@ DC_CASE(dat_ep_create_with_srq, srq_bound_until_ep_free,
 	r = dat_ep_modify(ep, DAT_EP_FIELD_SRQ_HANDLE, &p);
 	DC_ASSERT(r != DAT_SUCCESS, "dat_ep_modify removed the EP's SRQ");
 	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).srq_handle, k.srq);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: the SRQ cannot be removed while the EP lives */
 	DC_ASSERT_RET(dat_srq_free(k.srq), DAT_INVALID_STATE);
+	/* collateral: dat_ep_create_with_srq(3DAT) DESCRIPTION: as above */
 	DC_ASSERT_SUCCESS(dat_srq_free(other));
 	DC_SETUP(dat_ep_free(ep));
 	ASSERT_SRQ_FREE(k.srq);
@@ -511,6 +522,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	act.tx.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &act.tx.conn_qual, act.tx.cr_evd,
 				    DAT_PSP_CONSUMER_FLAG, &act.tx.psp));
+	/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the new EP connects actively */
 	DC_ASSERT_SUCCESS(dat_ep_connect(act.rx.ep, t->ia_attr.ia_address_ptr, act.tx.conn_qual,
 					 DC_WAIT_MS * 1000u, 0, NULL, DAT_QOS_BEST_EFFORT,
 					 DAT_CONNECT_DEFAULT_FLAG));
@@ -540,6 +552,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	DC_SETUP(dat_ep_connect(rsp.tx.ep, t->ia_attr.ia_address_ptr, q, DC_WAIT_MS * 1000u,
 				0, NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
 	DC_ASSERT_EVENT(rsp.rx.cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the new EP accepts a request passively */
 	DC_ASSERT_SUCCESS(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
 					rsp.rx.ep, 0, NULL));
 	DC_ASSERT_EVENT(rsp.rx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
@@ -636,6 +649,7 @@ DC_CASE(dat_ep_create_with_srq, reset_hides_previous_connection,
 
 	link_up(&l, NULL);
 	link_down(&l);
+	/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the reset the clause speaks of */
 	DC_ASSERT_SUCCESS(dat_ep_reset(l.rx.ep));
 	DC_ASSERT_EQ(dc_ep_param_at(t, __FILE__, __LINE__, l.rx.ep, DC_FAIL).ep_state,
 		     DAT_EP_STATE_UNCONNECTED);
@@ -730,6 +744,7 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_resources_allocated,
 		};
 		DAT_RMR_TRIPLET rmr = dc_rmr_iov(&src, n * 64, 64);
 
+		/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the reserved RDMA Read resources serve posted Reads */
 		DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(l.rx.ep, 2, iov, dc_cookie(n), &rmr,
 							DAT_COMPLETION_DEFAULT_FLAG));
 	}

@@ -27,6 +27,7 @@ DC_CASE(dat_srq_create, success_returns_handle,
 	DAT_SRQ_PARAM p;
 
 	DC_ASSERT_SUCCESS(try_create(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT, &srq));
+	/* collateral: dat_srq_create(3DAT) DESCRIPTION: what is handed back is an SRQ */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(srq, &type));
 	DC_ASSERT_EQ(type, DAT_HANDLE_TYPE_SRQ);
 	p = DC_SRQ_PARAM(srq);
@@ -49,6 +50,7 @@ DC_CASE(dat_srq_create, handle_undefined_on_failure,
 	r = try_create(t, pz, 4, 1, 5, &srq);
 	DC_SETUP_ASSERT(r != DAT_SUCCESS, "set-up: a create with low_watermark 5 > max_recv_dtos 4 succeeded");
 	/* Whatever srq holds now is meaningless; the PZ must be free of SRQs. */
+	/* collateral: dat_srq_create(3DAT) DESCRIPTION: after a failed create no SRQ exists, so the PZ is not in use */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -61,6 +63,7 @@ DC_CASE(dat_srq_create, starts_unattached,
 
 	ASSERT_COUNT(p.outstanding_dto_count, 0);
 	ASSERT_COUNT(p.available_dto_count, 0);
+	/* collateral: dat_srq_create(3DAT) DESCRIPTION: no EP is attached, so the SRQ frees */
 	DC_ASSERT_SUCCESS(dat_srq_free(srq));
 }
 
@@ -77,9 +80,11 @@ DC_CASE(dat_srq_create, pz_limits_recv_memory,
 	dc_lmr(t, pz, 4096, DC_PRIV_LOCAL, &mine);
 	dc_lmr(t, other, 4096, DC_PRIV_LOCAL, &foreign);
 	iov = dc_iov(&mine, 0, 256);
+	/* collateral: dat_srq_create(3DAT) DESCRIPTION: receive buffers of the SRQ's PZ are taken */
 	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	iov = dc_iov(&foreign, 0, 256);
+	/* collateral: dat_srq_create(3DAT) DESCRIPTION: those of another PZ are not */
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(2)),
 		      DAT_PROTECTION_VIOLATION);
 	DC_ASSERT_UNCHANGED(&s);
@@ -116,8 +121,10 @@ DC_CASE(dat_srq_create, query_reports_actual_sizes,
 	for (n = 0; n < p.max_recv_iov; n++)
 		iov[n] = dc_iov(&m, 64 * (DAT_VLEN)n, 64);
 	/* one post with every segment, then single-segment posts up to depth */
+	/* collateral: dat_srq_create(3DAT) DESCRIPTION: the sizes the query reports are usable */
 	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, p.max_recv_iov, iov, dc_cookie(0)));
 	for (n = 1; n < p.max_recv_dtos; n++)
+		/* collateral: dat_srq_create(3DAT) DESCRIPTION: as above */
 		DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, iov, dc_cookie((uint64_t)n)));
 	p = DC_SRQ_PARAM(srq);
 	ASSERT_COUNT(p.available_dto_count, p.max_recv_dtos);
@@ -149,13 +156,13 @@ DC_CASE(dat_srq_create, nondefault_lw_at_create,
 	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_PARAMETER);
 	if (r != DAT_SUCCESS) {
 		dc_note(t, "refused: %s", dc_ret_text(r));
-		DC_ASSERT_SUCCESS(dat_pz_free(pz));	/* nothing was made */
+		DC_CLEANUP(dat_pz_free(pz));	/* nothing was made */
 		return;
 	}
 	dc_note(t, "accepted");
 	dc_lmr(t, pz, 256, DC_PRIV_LOCAL, &m);
 	iov = dc_iov(&m, 0, 256);
-	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
+	DC_SETUP(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
 	(void)DC_SRQ_PARAM(srq);
 }
 
@@ -241,7 +248,7 @@ DC_CASE(dat_srq_create, invalid_ia_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_srq_create(DAT_HANDLE_NULL, pz, &a, &srq), 1, IA);
 	DC_ASSERT_INVALID_HANDLE(dat_srq_create((DAT_IA_HANDLE)pz, pz, &a, &srq), 1, IA);
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_srq_create, invalid_pz_handle,
@@ -254,7 +261,7 @@ DC_CASE(dat_srq_create, invalid_pz_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_srq_create(t->ia, DAT_HANDLE_NULL, &a, &srq), 2, PZ);
 	DC_ASSERT_INVALID_HANDLE(dat_srq_create(t->ia, (DAT_PZ_HANDLE)evd, &a, &srq), 2, PZ);
-	DC_ASSERT_SUCCESS(dat_evd_free(evd));
+	DC_CLEANUP(dat_evd_free(evd));
 }
 
 DC_CASE(dat_srq_create, invalid_attributes,
@@ -270,7 +277,7 @@ DC_CASE(dat_srq_create, invalid_attributes,
 	DC_ASSERT_RET(try_create(t, pz, 4, 1, 5, &srq), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_srq_create(t->ia, pz, NULL, &srq), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_srq_create(t->ia, pz, &a, NULL), DAT_INVALID_PARAMETER);
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));	/* nothing was made */
+	DC_CLEANUP(dat_pz_free(pz));	/* nothing was made */
 }
 
 DC_CASE(dat_srq_create, insufficient_resources,
@@ -334,8 +341,11 @@ DC_CASE(dat_srq_create, precedes_its_eps,
 	DAT_EP_HANDLE ep1, ep2, ep3;
 
 	dc_ep_attr_default(t, &a);
+	/* collateral: dat_srq_create(3DAT) USAGE: several EPs are created on the existing SRQ */
 	DC_ASSERT_SUCCESS(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, srq, &a, &ep1));
+	/* collateral: dat_srq_create(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, srq, &a, &ep2));
+	/* collateral: dat_srq_create(3DAT) USAGE: as above */
 	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, DAT_HANDLE_NULL, &a, &ep3), 6, SRQ);
 }
 
@@ -358,7 +368,7 @@ DC_CASE(dat_srq_create, pz_difference_per_attribute,
 		DC_ASSERT_SUCCESS(r);
 	} else {
 		DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
-		DC_ASSERT_SUCCESS(dat_srq_free(srq));
+		DC_CLEANUP(dat_srq_free(srq));
 	}
 }
 

@@ -14,6 +14,7 @@ DC_CASE(dat_srq_free, destroys_unused,
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
 
 	DC_ASSERT_SUCCESS(dat_srq_free(srq));
+	/* collateral: dat_srq_free(3DAT) DESCRIPTION: the destroyed SRQ no longer holds its PZ */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
@@ -38,6 +39,7 @@ DC_CASE(dat_srq_free, refused_while_ep_attached,
 	DC_ASSERT_UNCHANGED(&s);
 	/* still fully usable */
 	iov = dc_iov(&m, SLOT, SLOT);
+	/* collateral: dat_srq_free(3DAT) DESCRIPTION: the SRQ is left intact, still taking buffers */
 	DC_ASSERT_SUCCESS(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
 	/* once the EP is gone the SRQ can be freed */
 	DC_SETUP(dat_ep_free(ep));
@@ -53,8 +55,8 @@ DC_CASE(dat_srq_free, invalid_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_srq_free(DAT_HANDLE_NULL), 1, SRQ);
 	DC_ASSERT_INVALID_HANDLE(dat_srq_free((DAT_SRQ_HANDLE)pz), 1, SRQ);
-	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
-	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_srq_free, stale_handle_rejected,
@@ -65,6 +67,7 @@ DC_CASE(dat_srq_free, stale_handle_rejected,
 	DAT_SRQ_PARAM p;
 
 	DC_SETUP(dat_srq_free(srq));
+	/* collateral: dat_srq_free(3DAT) USAGE: a provider noticing the stale handle answers as advised */
 	DC_ASSERT_INVALID_HANDLE(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p), 1, SRQ);
 	DC_ASSERT_INVALID_HANDLE(dat_srq_free(srq), 1, SRQ);
 }
