@@ -212,6 +212,18 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
 			       sizeof(DAT_RETURN)),			\
 			 (const DAT_RETURN[]){ __VA_ARGS__ }, DC_ANY_SUBTYPE)
 #define DC_ASSERT_SUCCESS(ret) DC_ASSERT_RET(ret, DAT_SUCCESS)
+/*
+ * Type must match; a subtype is optional (the page names none), but one
+ * that is given must be this one (another would misinform the Consumer).
+ */
+#define DC_ASSERT_RET_SUB_OR_NONE(ret, type, subtype)			\
+	do {								\
+		DAT_RETURN r_ = (ret);					\
+		dc_assert_ret_at(t, __FILE__, __LINE__, #ret, r_, DC_FAIL, \
+				 1, (const DAT_RETURN[]){ (type) },	\
+				 DAT_GET_SUBTYPE(r_) == DAT_NO_SUBTYPE ?	\
+				 DC_ANY_SUBTYPE : (int)(subtype));	\
+	} while (0)
 
 /* Set-up call that must succeed, else UNRESOLVED. */
 #define DC_SETUP(ret)							\

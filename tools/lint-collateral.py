@@ -24,7 +24,7 @@ import re
 import sys
 
 CHECK = re.compile(
-    r"\bDC_ASSERT_(?:RET|RET_SUB|RET_ANY|SUCCESS|INVALID_HANDLE)\(\s*(dat_\w+)\s*\(")
+    r"\bDC_ASSERT_(?:RET|RET_SUB|RET_SUB_OR_NONE|RET_ANY|SUCCESS|INVALID_HANDLE)\(\s*(dat_\w+)\s*\(")
 CASE_HEAD = re.compile(r"\b(DC_CASE|DC_TWO_NODE_CASE|DC_PASSIVE|DC_ACTIVE)\(\s*(\w+)\s*,\s*(\w+)")
 CLAUSES = re.compile(r'\.clauses\s*=\s*((?:"[^"]*"\s*)+)')
 JUSTIFIED = re.compile(r"collateral:\s*\w+\(3DAT\)\s+[A-Z][A-Z ]+:\s*\S")

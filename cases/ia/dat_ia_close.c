@@ -179,8 +179,9 @@ static void graceful_refused(struct dc_ctx *t, DAT_IA_HANDLE ia)
 {
 	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
 
-	DC_ASSERT_RET_SUB(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG), DAT_INVALID_STATE,
-			  DAT_INVALID_STATE_IA_IN_USE);
+	/* dat_ia_close(3DAT) RETURN VALUES name no subtype: none, or the right one */
+	DC_ASSERT_RET_SUB_OR_NONE(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG), DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_IA_IN_USE);
 	/* the IA still works */
 	/* collateral: dat_ia_close(3DAT) DESCRIPTION: the refused graceful close destroys nothing, the IA included, which still makes a PZ */
 	DC_ASSERT_SUCCESS(dat_pz_create(ia, &pz));

@@ -428,18 +428,29 @@ DC_CASE(dat_ep_create_with_srq, insufficient_resources,
 	DAT_COUNT max = t->ia_attr.max_ep_per_srq;
 	DAT_EP_HANDLE ep, first = DAT_HANDLE_NULL;
 
-	DC_SETUP_ASSERT(max > 0 && max <= 1024,
-			"set-up: max_ep_per_srq %d is not a limit this case can exhaust", (int)max);
+	DAT_RETURN r = DAT_SUCCESS;
+
+	/* More EPs than the case makes is a bound of its own; running out
+	 * earlier (fewer EPs in the IA than per SRQ, or resources) is the same
+	 * refusal (dat_ep_create_with_srq(3DAT) RETURN VALUES) */
+	if (max > 1024)
+		DC_BEYOND_SUITE_BOUND("1024 EPs on one SRQ", "the IA reports max_ep_per_srq = %d",
+				      (int)max);
 	kit(&k);
 	for (DAT_COUNT i = 0; i < max; i++) {
-		DAT_RETURN r = make(t, &k, &ep);
-
-		DC_SETUP_ASSERT(r == DAT_SUCCESS, "set-up: EP %d of %d: %s", (int)i + 1,
-				(int)max, dc_ret_text(r));
+		r = make(t, &k, &ep);
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "creation stopped at %d of max_ep_per_srq %d", (int)i, (int)max);
+			break;
+		}
 		if (!first)
 			first = ep;
 	}
-	DC_ASSERT_RET(make(t, &k, &ep), DAT_INSUFFICIENT_RESOURCES);
+	if (r == DAT_SUCCESS)
+		r = make(t, &k, &ep);
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	if (!first)
+		return;
 	DC_ASSERT_PTR_EQ(dc_ep_param_at(t, __FILE__, __LINE__, first, DC_FAIL).srq_handle, k.srq);
 }
 

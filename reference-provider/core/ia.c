@@ -616,8 +616,9 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 			if (!provider_owned(ia, o)) {
 				ref_obj_release(obj);
 				return REF_ERR(DAT_INVALID_STATE,
-					       ref_mutant("ia-close-in-use-no-subtype") ?
-					       0 : DAT_INVALID_STATE_IA_IN_USE);
+					       ref_mutant("ia-close-in-use-wrong-subtype") ?
+					       DAT_INVALID_STATE_EP_UNCONNECTED :
+					       DAT_INVALID_STATE_IA_IN_USE);
 			}
 		}
 	}

@@ -429,8 +429,11 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	/* resources */
 	rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
 	if (ia->count[DAT_HANDLE_TYPE_LMR] >=
-	    ref_profile.max_lmrs - ref_profile.lmrs_taken_elsewhere)
+	    ref_profile.max_lmrs - ref_profile.lmrs_taken_elsewhere) {
+		if (ref_mutant("lmr-create-limit-wrong-code"))
+			rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 		goto out;
+	}
 	lmr = ref_obj_alloc(sizeof(*lmr));
 	if (!lmr) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -578,7 +581,8 @@ DAT_RETURN ref_lmr_free(DAT_LMR_HANDLE lmr_handle)
 	if (lmr->users > 0 && !ref_mutant("lmr-free-ignores-rmr")) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE,
-			       ref_mutant("lmr-free-in-use-no-subtype") ? 0 :
+			       ref_mutant("lmr-free-in-use-wrong-subtype") ?
+			       DAT_INVALID_STATE_EP_UNCONNECTED :
 			       DAT_INVALID_STATE_LMR_IN_USE);
 	}
 	if (ref_mutant("lmr-free-keeps-handle")) {

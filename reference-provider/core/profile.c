@@ -118,6 +118,8 @@ VARIANT(srq_depth_rounds_up, p->srq_depth_granule = 16)
 VARIANT(srq_shrinks_part_way, p->srq_shrink_part_way = DAT_TRUE)
 VARIANT(lmr_whole_pages, p->lmr_page_registration = DAT_TRUE)
 VARIANT(psp_any_from_40000, p->any_qual_lo = 40000)
+/* ---- timing: events and completions later, within any stated bound ---- */
+VARIANT(slow_transport, p->transport_delay_us = 3000)
 /* ---- error precedence: two listed errors at once, answered the other way ---- */
 VARIANT(evd_resize_state_first, p->evd_resize_state_first = DAT_TRUE)
 VARIANT(null_evd_needs_no_dtos, p->null_evd_needs_no_dtos = DAT_TRUE)
@@ -199,6 +201,8 @@ static const struct ref_variant variants[] = {
 	      "dat_lmr_create(3DAT) PARAMETERS and DESCRIPTION: registered_address and registered_size are what the provider actually registered; dat_lmr_query(3DAT) reports the same"),
 	ENTRY(psp_any_from_40000, "psp-any-from-40000", "value",
 	      "dat_psp_create_any(3DAT) DESCRIPTION: any unused Connection Qualifier; here the lowest free one from 40000 up"),
+	ENTRY(slow_transport, "slow-transport", "timing",
+	      "dat_evd_wait(3DAT), dat_evd_dequeue(3DAT), dat_ep_connect(3DAT) DESCRIPTION: completions and connection events arrive asynchronously, with no bound on when; here every arrival is taken up 3 ms late"),
 	ENTRY(evd_resize_state_first, "evd-resize-state-first", "precedence",
 	      "dat_evd_resize(3DAT) RETURN VALUES: DAT_INVALID_PARAMETER and DAT_INVALID_STATE both apply to a length below 1 and below the queued count; the page does not order them"),
 	ENTRY(null_evd_needs_no_dtos, "null-evd-needs-no-dtos", "precedence",

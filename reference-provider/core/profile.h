@@ -53,6 +53,7 @@ struct ref_profile {
 	DAT_BOOLEAN srq_shrink_part_way; /* a shrink goes half way (USAGE allows) */
 	DAT_BOOLEAN lmr_page_registration; /* registers whole 4 KiB pages */
 	DAT_CONN_QUAL any_qual_lo;	/* dat_psp_create_any: from here up; 0: the transport's */
+	unsigned int transport_delay_us; /* what arrives is taken up this much later */
 	/* which listed error answers a call that meets two */
 	DAT_BOOLEAN evd_resize_state_first; /* below the queued count before qlen < 1 */
 	DAT_BOOLEAN null_evd_needs_no_dtos; /* NULL DTO EVD with a DTO queue: invalid */

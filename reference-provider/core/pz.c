@@ -125,7 +125,8 @@ DAT_RETURN ref_pz_free(DAT_PZ_HANDLE pz_handle)
 	if (pz->users > 0 && !ref_mutant("pz-free-ignores-users")) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE,
-			       ref_mutant("pz-free-in-use-no-subtype") ? 0 :
+			       ref_mutant("pz-free-in-use-wrong-subtype") ?
+			       DAT_INVALID_STATE_EP_UNCONNECTED :
 			       DAT_INVALID_STATE_PZ_IN_USE);
 	}
 	if (ref_mutant("pz-free-keeps-handle")) {

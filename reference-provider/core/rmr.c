@@ -75,8 +75,9 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 	}
 	if (obj->ia->count[DAT_HANDLE_TYPE_RMR] >=
 	    ref_profile.max_rmrs - ref_profile.rmrs_taken_elsewhere) {
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
-			     DAT_RESOURCE_MEMORY_REGION);
+		rc = ref_mutant("rmr-create-limit-wrong-code") ?
+		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
+		     REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
 		goto out;
 	}
 	rmr = ref_obj_alloc(sizeof(*rmr));

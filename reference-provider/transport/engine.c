@@ -6,6 +6,7 @@
  * that poll them themselves (ref_conn_wait, busy polling).
  */
 #include "transport.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -154,6 +155,9 @@ static int engine_sleep(struct ref_engine *e, struct epoll_event *evs,
 		n = epoll_wait(e->outer, evs, nevs, timeout);
 		timeout = e->tick_ms;
 	} while (n == 0 && ticking && polled_since(e));
+	/* profile: a slower transport, what arrived is taken up later */
+	if (n > 0 && ref_profile.transport_delay_us)
+		usleep(ref_profile.transport_delay_us);
 	for (;;) {
 		for (int i = 0; i < LOCK_TRIES; i++) {
 			if (ref_ia_trylock(e->ia))
