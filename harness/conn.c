@@ -3,14 +3,37 @@
 #include "datcts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+/*
+ * A qualifier nobody listens on, and that the case's siblings (other
+ * processes of the same run) are unlikely to take before it is used: a
+ * provider's dat_psp_create_any may pick the lowest free one for everybody
+ * (variant psp-any-from-40000), so a random one is tried first.  A provider
+ * that refuses it for another reason than its being in use (a narrower
+ * range) gets its own pick.
+ */
 DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 {
 	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
+	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q = 0;
-	DAT_RETURN r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+	DAT_RETURN r;
+
+	for (int i = 0; i < 8; i++) {
+		q = 20000 + (DAT_CONN_QUAL)(rand_r(&seed) % 40000);
+		r = dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+		if (r == DAT_SUCCESS && dat_psp_free(psp) == DAT_SUCCESS)
+			return q;
+		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
+			break;
+	}
+	q = 0;
+	r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
 
 	if (r == DAT_SUCCESS)
 		r = dat_psp_free(psp);

@@ -195,6 +195,9 @@ DC_CASE(dat_rsp_create, ep_not_unconnected,
 		      DAT_INVALID_STATE);
 	nothing_taken(t, p.a.ep, DAT_EP_STATE_CONNECTED, q);
 	rsp_up(t, &f);
+	/* a qualifier free now: the fixture's RSP may have taken q, which
+	 * dat_psp_create_any(3DAT) is free to choose (variant psp-any-from-40000) */
+	q = dc_free_conn_qual(t);
 	DC_ASSERT_RET(dat_rsp_create(t->ia, q, f.e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, f.e.ep, DAT_EP_STATE_RESERVED, q);
