@@ -345,7 +345,7 @@ DC_CASE(dat_srq_create, precedes_its_eps,
 	DC_ASSERT_SUCCESS(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, srq, &a, &ep1));
 	/* collateral: dat_srq_create(3DAT) USAGE: as above */
 	DC_ASSERT_SUCCESS(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, srq, &a, &ep2));
-	/* collateral: dat_srq_create(3DAT) USAGE: as above */
+	/* collateral: dat_srq_create(3DAT) USAGE: the SRQ must exist before its EPs, so an EP naming none is refused */
 	DC_ASSERT_INVALID_HANDLE(dat_ep_create_with_srq(t->ia, pz, evd, evd, cevd, DAT_HANDLE_NULL, &a, &ep3), 6, SRQ);
 }
 
