@@ -120,14 +120,23 @@ DC_CASE(dat_ia_open, async_evd_modifiable,
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 	DAT_EVD_PARAM p;
 	DAT_COUNT before;
+	DAT_RETURN r;
 
 	memset(&p, 0, sizeof(p));
 	DC_SETUP(dat_evd_query(t->async_evd, DAT_EVD_FIELD_ALL, &p));
 	before = p.evd_qlen;
 	/* collateral: dat_ia_open(3DAT) DESCRIPTION: a CNO may later be attached to the async EVD */
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
+	/* dat_evd_resize(3DAT) RETURN VALUES: beyond the IA's limit is an invalid parameter */
+	if (t->ia_attr.max_evd_qlen > 0)
+		DC_NEED_LIMIT("max_evd_qlen", t->ia_attr.max_evd_qlen, before + 32);
+	r = dat_evd_resize(t->async_evd, before + 32);
+	/* dat_evd_resize(3DAT) RETURN VALUES: running out is its answer for any EVD */
+	DC_SETUP_ASSERT(DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES,
+			"set-up: dat_evd_resize ran out of resources growing the async EVD to %d",
+			(int)(before + 32));
 	/* collateral: dat_ia_open(3DAT) DESCRIPTION: the async EVD may later be resized */
-	DC_ASSERT_SUCCESS(dat_evd_resize(t->async_evd, before + 32));
+	DC_ASSERT_SUCCESS(r);
 	memset(&p, 0, sizeof(p));
 	/* collateral: dat_ia_open(3DAT) DESCRIPTION: as above, shown by its query */
 	DC_ASSERT_SUCCESS(dat_evd_query(t->async_evd, DAT_EVD_FIELD_ALL, &p));
