@@ -636,6 +636,13 @@ void dc_need_limit_at(struct dc_ctx *t, const char *file, int line,
 		  what, have, need);
 }
 
+void dc_need_reported_limit_at(struct dc_ctx *t, const char *file, int line,
+			       const char *what, long long limit, long long need)
+{
+	if (limit > 0)
+		dc_need_limit_at(t, file, line, what, limit, need);
+}
+
 void dc_allow_model_not_supported_at(struct dc_ctx *t, const char *file,
 				     int line, const char *expr,
 				     DAT_RETURN ret, const char *page,

@@ -348,6 +348,19 @@ void dc_need_limit_at(struct dc_ctx *t, const char *file, int line,
 #define DC_NEED_LIMIT(what, have, need)					\
 	dc_need_limit_at(t, __FILE__, __LINE__, (what), (long long)(have),	\
 			 (long long)(need))
+/* The same for a dat_ia_query maximum, where 0 or less means none reported. */
+void dc_need_reported_limit_at(struct dc_ctx *t, const char *file, int line,
+			       const char *what, long long limit, long long need);
+#define DC_NEED_REPORTED_LIMIT(what, limit, need)			\
+	dc_need_reported_limit_at(t, __FILE__, __LINE__, (what),	\
+				  (long long)(limit), (long long)(need))
+
+/* A default of the suite's own, lowered to the IA's maximum where it
+ * reports one (more than 0). */
+static inline DAT_COUNT dc_within_limit(DAT_COUNT want, DAT_COUNT limit)
+{
+	return limit > 0 && limit < want ? limit : want;
+}
 
 /* ---- fixtures (set-up; failure = UNRESOLVED) ------------------------------ */
 

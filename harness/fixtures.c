@@ -84,33 +84,23 @@ DAT_PZ_HANDLE dc_pz_at(struct dc_ctx *t, const char *file, int line)
 }
 
 /*
- * A set-up asking for more than the IA reports it can give is not a set-up
- * failure: the provider may be that small (dat_ia_query(3DAT) DESCRIPTION),
- * and the case cannot reach its clause there.  0 or less: no limit reported.
+ * The fixtures check what they are asked for against the IA's reported
+ * maxima first: asking for more is not a set-up failure, the provider may be
+ * that small (dat_ia_query(3DAT) DESCRIPTION), and the case cannot reach its
+ * clause there (dc_need_reported_limit_at: UNSUPPORTED).
  */
-static void fits(struct dc_ctx *t, const char *file, int line,
-		 const char *what, DAT_COUNT limit, DAT_COUNT want)
-{
-	if (limit > 0)
-		dc_need_limit_at(t, file, line, what, limit, want);
-}
-
 DAT_EVD_HANDLE dc_evd_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_COUNT qlen, DAT_EVD_FLAGS flags)
 {
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 
 	need_ia(t, file, line);
-	fits(t, file, line, "max_evd_qlen", t->ia_attr.max_evd_qlen, qlen);
+	dc_need_reported_limit_at(t, file, line, "max_evd_qlen",
+				  t->ia_attr.max_evd_qlen, qlen);
 	setup_ok(t, file, line,
 		 dat_evd_create(t->ia, qlen, DAT_HANDLE_NULL, flags, &evd),
 		 "dat_evd_create");
 	return evd;
-}
-
-static DAT_COUNT cap(DAT_COUNT want, DAT_COUNT limit)
-{
-	return limit > 0 && limit < want ? limit : want;
 }
 
 void dc_ep_attr_default(const struct dc_ctx *t, DAT_EP_ATTR *a)
@@ -128,15 +118,15 @@ void dc_ep_attr_default(const struct dc_ctx *t, DAT_EP_ATTR *a)
 	a->qos = DAT_QOS_BEST_EFFORT;
 	a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	a->max_recv_dtos = cap(16, ia->max_dto_per_ep);
-	a->max_request_dtos = cap(16, ia->max_dto_per_ep);
-	a->max_recv_iov = cap(4, ia->max_iov_segments_per_dto);
-	a->max_request_iov = cap(4, ia->max_iov_segments_per_dto);
-	a->max_rdma_read_in = cap(4, ia->max_rdma_read_per_ep_in);
-	a->max_rdma_read_out = cap(4, ia->max_rdma_read_per_ep_out);
+	a->max_recv_dtos = dc_within_limit(16, ia->max_dto_per_ep);
+	a->max_request_dtos = dc_within_limit(16, ia->max_dto_per_ep);
+	a->max_recv_iov = dc_within_limit(4, ia->max_iov_segments_per_dto);
+	a->max_request_iov = dc_within_limit(4, ia->max_iov_segments_per_dto);
+	a->max_rdma_read_in = dc_within_limit(4, ia->max_rdma_read_per_ep_in);
+	a->max_rdma_read_out = dc_within_limit(4, ia->max_rdma_read_per_ep_out);
 	a->srq_soft_hw = DAT_HW_DEFAULT;
-	a->max_rdma_read_iov = cap(1, ia->max_iov_segments_per_rdma_read);
-	a->max_rdma_write_iov = cap(1, ia->max_iov_segments_per_rdma_write);
+	a->max_rdma_read_iov = dc_within_limit(1, ia->max_iov_segments_per_rdma_read);
+	a->max_rdma_write_iov = dc_within_limit(1, ia->max_iov_segments_per_rdma_write);
 }
 
 DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
@@ -151,12 +141,14 @@ DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
 	if (attr) {
 		const DAT_IA_ATTR *ia = &t->ia_attr;
 
-		fits(t, file, line, "max_dto_per_ep", ia->max_dto_per_ep, attr->max_recv_dtos);
-		fits(t, file, line, "max_dto_per_ep", ia->max_dto_per_ep, attr->max_request_dtos);
-		fits(t, file, line, "max_iov_segments_per_dto", ia->max_iov_segments_per_dto,
-		     attr->max_recv_iov);
-		fits(t, file, line, "max_iov_segments_per_dto", ia->max_iov_segments_per_dto,
-		     attr->max_request_iov);
+		dc_need_reported_limit_at(t, file, line, "max_dto_per_ep",
+					  ia->max_dto_per_ep, attr->max_recv_dtos);
+		dc_need_reported_limit_at(t, file, line, "max_dto_per_ep",
+					  ia->max_dto_per_ep, attr->max_request_dtos);
+		dc_need_reported_limit_at(t, file, line, "max_iov_segments_per_dto",
+					  ia->max_iov_segments_per_dto, attr->max_recv_iov);
+		dc_need_reported_limit_at(t, file, line, "max_iov_segments_per_dto",
+					  ia->max_iov_segments_per_dto, attr->max_request_iov);
 	}
 	if (srq && !attr) {
 		/* dat_ep_create_with_srq(3DAT) does not take NULL attributes */
@@ -188,9 +180,10 @@ DAT_SRQ_HANDLE dc_srq_at(struct dc_ctx *t, const char *file, int line,
 	DAT_SRQ_HANDLE srq = DAT_HANDLE_NULL;
 
 	need_ia(t, file, line);
-	fits(t, file, line, "max_recv_per_srq", t->ia_attr.max_recv_per_srq, max_recv_dtos);
-	fits(t, file, line, "max_iov_segments_per_dto", t->ia_attr.max_iov_segments_per_dto,
-	     max_recv_iov);
+	dc_need_reported_limit_at(t, file, line, "max_recv_per_srq",
+				  t->ia_attr.max_recv_per_srq, max_recv_dtos);
+	dc_need_reported_limit_at(t, file, line, "max_iov_segments_per_dto",
+				  t->ia_attr.max_iov_segments_per_dto, max_recv_iov);
 	setup_ok(t, file, line, dat_srq_create(t->ia, pz, &a, &srq),
 		 "dat_srq_create");
 	return srq;

@@ -137,8 +137,7 @@ DC_CASE(dat_evd_create, async_evd_modifiable,
 	DAT_RETURN r;
 
 	/* dat_evd_resize(3DAT) RETURN VALUES: beyond the IA's limit is an invalid parameter */
-	if (t->ia_attr.max_evd_qlen > 0)
-		DC_NEED_LIMIT("max_evd_qlen", t->ia_attr.max_evd_qlen, want);
+	DC_NEED_REPORTED_LIMIT("max_evd_qlen", t->ia_attr.max_evd_qlen, want);
 	r = dat_evd_resize(t->async_evd, want);
 	/* dat_evd_resize(3DAT) RETURN VALUES: running out is its answer for any EVD */
 	DC_SETUP_ASSERT(DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES,

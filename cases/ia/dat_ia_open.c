@@ -128,8 +128,7 @@ DC_CASE(dat_ia_open, async_evd_modifiable,
 	/* collateral: dat_ia_open(3DAT) DESCRIPTION: a CNO may later be attached to the async EVD */
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(t->async_evd, cno));
 	/* dat_evd_resize(3DAT) RETURN VALUES: beyond the IA's limit is an invalid parameter */
-	if (t->ia_attr.max_evd_qlen > 0)
-		DC_NEED_LIMIT("max_evd_qlen", t->ia_attr.max_evd_qlen, before + 32);
+	DC_NEED_REPORTED_LIMIT("max_evd_qlen", t->ia_attr.max_evd_qlen, before + 32);
 	r = dat_evd_resize(t->async_evd, before + 32);
 	/* dat_evd_resize(3DAT) RETURN VALUES: running out is its answer for any EVD */
 	DC_SETUP_ASSERT(DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES,

@@ -36,10 +36,9 @@ SRQ_CASE(dat_srq_resize, no_incoming_message_lost,
 	struct link_opts o = { .depth = 12 };
 	/* up as far as the IA allows, at most 32 (dat_ia_query(3DAT): Max
 	 * receives per SRQ is the IA's own) */
-	DAT_COUNT up = link_cap(32, t->ia_attr.max_recv_per_srq);
+	DAT_COUNT up = dc_within_limit(32, t->ia_attr.max_recv_per_srq);
 
-	DC_NEED_LIMIT("max_recv_per_srq", t->ia_attr.max_recv_per_srq > 0 ?
-		      t->ia_attr.max_recv_per_srq : 32, 13);
+	DC_NEED_REPORTED_LIMIT("max_recv_per_srq", t->ia_attr.max_recv_per_srq, 13);
 	link_up(&l, &o);
 	post_slots(l.srq, &l.rbuf, 0, 12);
 	for (unsigned i = 0; i < 4; i++)

@@ -111,12 +111,6 @@ static inline void link_connect_at(struct dc_ctx *t, const char *file,
 }
 #define link_connect(l) link_connect_at(t, __FILE__, __LINE__, (l))
 
-/* A default of the fixture's own, lowered to what the IA reports. */
-static inline DAT_COUNT link_cap(DAT_COUNT want, DAT_COUNT limit)
-{
-	return limit > 0 && limit < want ? limit : want;
-}
-
 static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 			      struct srq_link *l, const struct link_opts *o)
 {
@@ -132,8 +126,8 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	l->pz = o->pz ? o->pz : dc_pz_at(t, file, line);
 	l->srq = o->srq ? o->srq :
 		 dc_srq_at(t, file, line, l->pz,
-			   o->depth ? o->depth : link_cap(16, t->ia_attr.max_recv_per_srq),
-			   o->iov ? o->iov : link_cap(4, t->ia_attr.max_iov_segments_per_dto),
+			   o->depth ? o->depth : dc_within_limit(16, t->ia_attr.max_recv_per_srq),
+			   o->iov ? o->iov : dc_within_limit(4, t->ia_attr.max_iov_segments_per_dto),
 			   DAT_SRQ_LW_DEFAULT);
 	dc_lmr_at(t, file, line, l->pz, LINK_BUF, DC_PRIV_LOCAL, &l->rbuf);
 	l->rx.pz = l->pz;
