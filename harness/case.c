@@ -3,6 +3,7 @@
 #include "dc_internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <link.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 const struct dc_case **dc_cases;
@@ -474,7 +476,9 @@ static void crash_json_frame(struct dc_str *s, bool *first, const char *key,
 	dc_str_puts(s, "}");
 }
 
-static void crash_describe(int sig)
+/* @key "crash" (a fatal @sig) or "hang" (the supervisor's probe of a case
+ * past its deadline: where the case's thread was waiting). */
+static void describe_stack(const char *key, int sig)
 {
 	void *pcs[CRASH_FRAMES];
 	struct frame fr[CRASH_FRAMES], *inner = NULL, *entry = NULL;
@@ -512,9 +516,9 @@ static void crash_describe(int sig)
 		}
 		entry = &fr[i];
 	}
-	dc_str_puts(&s, "{\"crash\":{");
+	dc_str_printf(&s, "{\"%s\":{", key);
 	dc_json_key(&s, &first, "signal");
-	dc_json_str(&s, dc_signal_name(sig));
+	dc_json_str(&s, sig ? dc_signal_name(sig) : NULL);
 	dc_json_key(&s, &first, "phase");
 	dc_json_str(&s, phase);
 	dc_json_key(&s, &first, "answered_by");
@@ -541,7 +545,7 @@ static void crash_report(int sig, siginfo_t *si, void *uc)
 		unused = write(2, crumb, crumb_len);	/* best effort */
 	(void)unused;
 	if (!busy++)
-		crash_describe(sig);
+		describe_stack("crash", sig);
 	for (k = 0; k < sizeof(crash_sigs) / sizeof(crash_sigs[0]); k++)
 		if (crash_sigs[k] == sig)
 			sigaction(sig, &crash_prev[k], NULL);
@@ -549,6 +553,27 @@ static void crash_report(int sig, siginfo_t *si, void *uc)
 	 * a sent signal (abort, kill) is raised again. */
 	if (!si || si->si_code <= 0 || sig == SIGABRT)
 		raise(sig);
+}
+
+/*
+ * The supervisor's probe of a case past its deadline (DC_WHERE_SIGNAL): the
+ * case's own thread says where it waits, so a hang in a set-up helper is told
+ * from a hang in the call under test, as a crash is.  A signal that lands on
+ * another thread (the provider's) is passed on to the case's thread.  The
+ * process goes on; the supervisor kills it a moment later.
+ */
+static pid_t case_tid;
+
+static void where_report(int sig)
+{
+	static volatile sig_atomic_t said;
+	int saved = errno;
+
+	if ((pid_t)syscall(SYS_gettid) != case_tid)
+		syscall(SYS_tgkill, getpid(), case_tid, sig);
+	else if (!said++)
+		describe_stack("hang", 0);
+	errno = saved;
 }
 
 static void install_crash_report(int ctl)
@@ -568,6 +593,11 @@ static void install_crash_report(int ctl)
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
 		sigaction(crash_sigs[i], &sa, &crash_prev[i]);
+	case_tid = (pid_t)syscall(SYS_gettid);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = where_report;
+	sa.sa_flags = SA_RESTART;
+	sigaction(DC_WHERE_SIGNAL, &sa, NULL);
 }
 
 void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,

@@ -58,6 +58,11 @@ void dc_json_write(struct dc_str *s, const struct dc_jv *v);
  * supervisor adds to the CRASH message: what last returned as expected. */
 #define DC_CRASH_CRUMB "[datcts] the last call checked before the crash: "
 
+/* The supervisor's probe of a case past its deadline: the case answers with
+ * a {"hang":{...}} line saying where it waits (case.c, where_report). */
+#define DC_WHERE_SIGNAL SIGUSR2
+#define DC_WHERE_GRACE_MS 300.0
+
 /* ---- time ---- */
 
 double dc_now_ms(void);		/* CLOCK_MONOTONIC in ms */

@@ -179,6 +179,8 @@ struct child {
 	bool got_teardown;
 	struct dc_jv *teardown;	/* {"teardown":{...}}: the close's return if it failed */
 	struct dc_jv *crash;	/* {"crash":{...}}: where a fatal signal struck */
+	bool probed;		/* past its deadline, asked where it waits */
+	struct dc_jv *hang;	/* {"hang":{...}}: its answer */
 	struct dc_str notes;	/* supervisor remarks, appended to output */
 };
 
@@ -358,6 +360,14 @@ static void on_ctl_line(struct session *s, struct child *ch, const char *line)
 	if ((x = dc_json_get(v, "verdict"))) {
 		const char *st;
 
+		if (ch->probed && !ch->verdict) {
+			/* decided after its deadline, perhaps by the probe
+			 * itself (a wait it interrupted): the hang stands */
+			dc_str_puts(&ch->notes, "[datcts] a verdict after the deadline was set "
+				    "aside\n");
+			dc_json_free(v);
+			return;
+		}
 		dc_json_free(ch->verdict);
 		ch->verdict = v;
 		ch->verdict_at = dc_now_ms();
@@ -381,6 +391,11 @@ static void on_ctl_line(struct session *s, struct child *ch, const char *line)
 	} else if (dc_json_get(v, "crash")) {
 		if (!ch->crash) {
 			ch->crash = v;
+			return;
+		}
+	} else if (dc_json_get(v, "hang")) {
+		if (!ch->hang) {
+			ch->hang = v;
 			return;
 		}
 	} else if (dc_json_get(v, "ready") || dc_json_get(v, "msg")) {
@@ -580,7 +595,16 @@ static void supervise_loop(struct session *s)
 			if (ch->exited)
 				continue;
 			alive++;
-			if (now >= ch->kill_at) {
+			if (now >= ch->kill_at && !ch->probed && !ch->peer_kill &&
+			    !ch->timed_out && !ch->stopped_by_peer) {
+				/* past its deadline: where does it wait? (a hang in
+				 * a set-up helper is not one in the call under test) */
+				ch->timed_out = ch->probed = true;
+				kill(ch->pid, DC_WHERE_SIGNAL);
+				ch->kill_at = now + DC_WHERE_GRACE_MS;
+				if (ch->kill_at < next)
+					next = ch->kill_at;
+			} else if (now >= ch->kill_at) {
 				if (!ch->timed_out && !ch->stopped_by_peer) {
 					if (ch->peer_kill)
 						ch->stopped_by_peer = true;
@@ -678,7 +702,8 @@ static void put_member(struct dc_str *s, bool *first, const struct dc_jv *obj,
 static void supervisor_cause(struct dc_str *s, const struct child *ch,
 			     const char *phase, bool hang)
 {
-	const struct dc_jv *cr = ch->crash ? dc_json_get(ch->crash, "crash") : NULL;
+	const struct dc_jv *cr = hang ? (ch->hang ? dc_json_get(ch->hang, "hang") : NULL) :
+				 ch->crash ? dc_json_get(ch->crash, "crash") : NULL;
 	const struct dc_jv *entry = dc_json_get(cr, "entry");
 	const char *call = NULL, *cphase = dc_json_get_str(cr, "phase");
 	bool first = true;
@@ -1082,6 +1107,7 @@ static void free_child(struct child *ch)
 	dc_json_free(ch->verdict);
 	dc_json_free(ch->teardown);
 	dc_json_free(ch->crash);
+	dc_json_free(ch->hang);
 	dc_str_free(&ch->ctl_buf);
 	dc_str_free(&ch->notes);
 	free(ch->cap);

@@ -231,18 +231,20 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
         if kind == "attribute":
             return f"the provider lacks {needs.get('name')}", "provider"
         return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"
-    if st == "CRASH":
-        # where it struck; and the call it came through when that was another
-        # library's (a provider crash inside libdat2's dispatch of dat_ia_close)
+    if st in ("CRASH", "TIMEOUT"):
+        # where it struck (a hang: where the case's thread waited when the
+        # supervisor asked); and the call it came through when that was
+        # another library's (a provider crash inside libdat2's dispatch)
         frame, entry = c.get("frame") or {}, c.get("entry") or {}
         where = _where(frame) or _where(entry)
         if frame.get("object") and entry.get("object") and \
                 entry.get("object") != frame.get("object"):
             where += f" via {_where(entry)}"
+        if st == "TIMEOUT":
+            return ("hang" + (f" in {where}" if where else "")
+                    + (stage or ("" if where else " in a call of the case"))), who
         return (f"{r.get('signal') or 'crash'}" + (f" in {where}" if where else "")
                 + stage), who
-    if st == "TIMEOUT":
-        return f"hang{stage or ' in a call of the case'}", who
     ret = c.get("return") or {}
     ev = c.get("event") or {}
     call = c.get("call") or c.get("expr")

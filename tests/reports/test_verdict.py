@@ -292,6 +292,9 @@ OUTCOME_ROWS = [
     ("hung in a call of the case", lambda: with_cause(frees("TIMEOUT"), hang=True), "fail"),
     ("crashed in the set-up", lambda: with_cause(frees("CRASH"), phase="setup",
                                                  fixture="dc_ep_at"), "not-demonstrated"),
+    ("hung in the set-up (the supervisor's probe found it in a set-up helper)",
+     lambda: with_cause(frees("TIMEOUT"), hang=True, phase="setup", fixture="dc_ep_at",
+                        answered_by="provider"), "not-demonstrated"),
     ("set-up failed", lambda: with_cause(frees("UNRESOLVED"), phase="setup",
                                          call="dat_ep_connect",
                                          **{"return": ret("DAT_INSUFFICIENT_RESOURCES")}),
@@ -432,6 +435,23 @@ def test_blocking_causes_group_and_rank(tmp_path):
     ]
     assert v["blocking_causes"][1]["clauses"] == ["dat_ep_free.c0", "dat_ep_free.c1",
                                                   "dat_ep_free.c2"]
+
+
+def test_a_hang_is_named_by_where_the_case_waited():
+    from datcts_reports import attribution
+    hung = with_cause(frees("TIMEOUT"), hang=True, phase="check", answered_by="provider",
+                      frame={"object": "libx.so", "symbol": "x_wait"},
+                      entry={"object": "libdat.so.1", "symbol": "dat_evd_wait"})
+    assert attribution.blocking_cause(hung) == (
+        "hang in x_wait (libx.so) via dat_evd_wait (libdat.so.1)", "provider")
+    in_setup = with_cause(frees("TIMEOUT"), hang=True, phase="setup", answered_by="provider",
+                          frame={"object": "libx.so", "symbol": "x_connect"},
+                          fixture="dc_connect_at")
+    assert attribution.blocking_cause(in_setup) == ("hang in x_connect (libx.so) in the set-up",
+                                                    "provider")
+    # no stack (an older run, or the process did not answer the probe)
+    assert attribution.blocking_cause(with_cause(frees("TIMEOUT"), hang=True)) == \
+        ("hang in a call of the case", "provider")
 
 
 def test_old_results_without_causes(tmp_path):

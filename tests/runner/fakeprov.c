@@ -3,7 +3,7 @@
  * A tiny DAT 1.2 provider for the runner's own tests: ia_open, ia_query
  * (srq_supported = DAT_FALSE), ia_close and a minimal EVD.  Everything else
  * is left NULL, so libdat answers DAT_NOT_IMPLEMENTED (which the tests use
- * to make a fixture fail).  Also exports three test hooks.
+ * to make a fixture fail).  Also exports four test hooks.
  */
 #include <dat/udat.h>
 
@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ERR(type, sub) ((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (sub)))
 
@@ -33,6 +34,7 @@ struct fake_evd {
 static DAT_PROVIDER fake_provider;
 static DAT_PROVIDER_INFO fake_info;
 static bool crash_on_close;	/* datcts_fake_crash_on_close() */
+static bool hang_in_evd_create;	/* datcts_fake_hang_in_evd_create() */
 
 static DAT_RETURN fake_evd_new(struct fake_ia *ia, DAT_COUNT qlen,
 			       DAT_EVD_FLAGS flags, DAT_EVD_HANDLE *out)
@@ -130,6 +132,8 @@ static DAT_RETURN fake_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
 				  DAT_EVD_HANDLE *out)
 {
 	(void)cno;
+	while (hang_in_evd_create)
+		pause();
 	if (!out)
 		return ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	return fake_evd_new(ia, qlen, flags, out);
@@ -166,6 +170,7 @@ static DAT_RETURN fake_evd_free(DAT_EVD_HANDLE h)
 int datcts_fake_hook_present(void);
 void datcts_fake_evd_bump_qlen(DAT_EVD_HANDLE h);
 void datcts_fake_crash_on_close(void);
+void datcts_fake_hang_in_evd_create(void);
 
 int datcts_fake_hook_present(void)
 {
@@ -181,6 +186,12 @@ void datcts_fake_evd_bump_qlen(DAT_EVD_HANDLE h)
 void datcts_fake_crash_on_close(void)
 {
 	crash_on_close = true;
+}
+
+/* Every later dat_evd_create waits for ever: a provider hanging in a call. */
+void datcts_fake_hang_in_evd_create(void)
+{
+	hang_in_evd_create = true;
 }
 
 void dat_provider_init(const DAT_PROVIDER_INFO *info, const char *instance_data)

@@ -19,6 +19,8 @@ EXPECTED = {
     "selftest.crash_in_teardown": "CRASH",
     "selftest.exit_early": "CRASH",
     "selftest.hang": "TIMEOUT",
+    "selftest.hang_in_setup": "TIMEOUT",
+    "selftest.hang_in_call": "TIMEOUT",
     "selftest.unsupported_srq": "UNSUPPORTED",
     "selftest.requires_met": "PASS",
     "selftest.requires_malformed": "UNRESOLVED",
@@ -69,6 +71,13 @@ def test_messages_and_details(full_run):
     assert r["selftest.crash_abort"]["signal"] == "SIGABRT"
     assert "exited with status 7" in r["selftest.exit_early"]["message"]
     assert f"no result within {HANG_TIMEOUT} s" in r["selftest.hang"]["message"]
+    # past the deadline the supervisor asks the case where it waits
+    setup = r["selftest.hang_in_setup"]["cause"]
+    assert (setup["phase"], setup["fixture"], setup["hang"]) == ("setup", "dc_evd_at", True)
+    assert "fakeprov" in setup["frame"]["object"], setup
+    call = r["selftest.hang_in_call"]["cause"]
+    assert (call["phase"], call["fixture"], call["answered_by"]) == ("check", None, "provider")
+    assert "fakeprov" in call["frame"]["object"], call
     assert r["selftest.unsupported_srq"]["message"] == (
         "provider attribute srq_supported is DAT_FALSE (case requires srq_supported)")
     assert "dat_pz_create returned DAT_NOT_IMPLEMENTED" in r["selftest.setup_fails"]["message"]

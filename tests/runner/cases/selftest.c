@@ -72,6 +72,28 @@ DC_CASE(selftest, hang,
 		pause();
 }
 
+static void arm_evd_create_hang(struct dc_ctx *t)
+{
+	((void (*)(void))dc_provider_hook("datcts_fake_hang_in_evd_create"))();
+}
+
+DC_CASE(selftest, hang_in_setup,
+	.summary = "the provider hangs in a set-up helper's dat_evd_create")
+{
+	arm_evd_create_hang(t);
+	(void)dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DC_FAIL("must not get here");
+}
+
+DC_CASE(selftest, hang_in_call,
+	.summary = "the provider hangs in the call the case checks")
+{
+	DAT_EVD_HANDLE evd;
+
+	arm_evd_create_hang(t);
+	DC_ASSERT_SUCCESS(dat_evd_create(t->ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd));
+}
+
 DC_CASE(selftest, unsupported_srq,
 	.summary = "needs SRQs, which the fake provider lacks",
 	.requires = "srq_supported")
