@@ -57,22 +57,25 @@ from datcts_reports import attribution
 from datcts_reports.catalog import SUBJECTS, Catalog, Clause
 
 STATUS_ORDER = ("pass", "unsupported", "waived", "not-run", "no-case", "not-demonstrated",
-                "fail")
+                "contested", "fail")
 STATUS_ORDER_V2 = ("pass", "unsupported", "waived", "not-run", "no-case", "fail")
 # How bad a status is, for "the worst of": no-case only when nothing else.
 _RANK = {"pass": 0, "unsupported": 1, "waived": 2, "not-run": 3, "not-demonstrated": 4,
          "fail": 5}
-# The three outcomes of datcts-verdict/3, worst last.
-OUTCOMES = ("holds", "not-demonstrated", "fails")
+# The three outcomes of datcts-verdict/3, worst last; and "contested": a
+# clause the catalog marks contested (the page can be read both ways) whose
+# cases fail, reported on its own line and never deciding the verdict.
+OUTCOMES = ("holds", "not-demonstrated", "contested", "fails")
 OUTCOME_OF = {"pass": "holds", "unsupported": "holds", "waived": "holds",
               "not-run": "not-demonstrated", "no-case": "not-demonstrated",
-              "not-demonstrated": "not-demonstrated", "fail": "fails"}
+              "not-demonstrated": "not-demonstrated", "contested": "contested",
+              "fail": "fails"}
 # The rules of each verdict schema: 2 (two outcomes) or 3 (three).
 RULES_OF = {VERDICT_SCHEMA: 3, VERDICT_SCHEMA_V2: 2, VERDICT_SCHEMA_V1: 2}
 
 # Chart categories (per clause), in stacking order.
-CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "NOT DEMONSTRATED", "UNRESOLVED", "FAIL",
-              "TIMEOUT", "CRASH", "NOT RUN", "NO CASE")
+CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "NOT DEMONSTRATED", "CONTESTED", "UNRESOLVED",
+              "FAIL", "TIMEOUT", "CRASH", "NOT RUN", "NO CASE")
 
 VERDICT_LABEL = {
     "conformant": "CONFORMANT",
@@ -129,9 +132,10 @@ class ClauseView:
 
     def decisive(self) -> list:
         """The results (and charges) that gave the clause its status."""
-        out = [r for r in self.results if self.outcome(r) == self.status]
-        if self.status in ("fail", "waived"):
-            want = self.status == "waived"
+        status = "fail" if self.status == "contested" else self.status
+        out = [r for r in self.results if self.outcome(r) == status]
+        if status in ("fail", "waived"):
+            want = status == "waived"
             out += [c for c in self.charges if c.waived == want]
         return out
 
@@ -222,6 +226,10 @@ def _resolve_v3(cv: ClauseView) -> None:
                  for r in failing]
         parts += [f"charged: {c.why}" for c in charged]
         cv.why = "; ".join(parts)
+        if cv.clause.contested:
+            # the page can be read both ways: the failure is reported under
+            # its readings, never as the provider's
+            cv.status, cv.chart = "contested", "CONTESTED"
     elif cv.status == "not-demonstrated":
         cv.chart = "NOT DEMONSTRATED"
         cv.why = "; ".join(
@@ -456,6 +464,7 @@ class Analysis:
         advisories = sorted(cv.id for cv in views if cv.level != "shall" and cv.status == "fail")
         n = len(shall)
         nd = fam["not-demonstrated"]
+        contested = fam["contested"]
         if not n:
             v, expl = "incomplete", "the catalog gives it no shall clause"
         elif fam["fails"]:
@@ -479,6 +488,9 @@ class Analysis:
                 expl += "; the run did not complete"
         else:
             v, expl = "conformant", _conformant_explanation(n, by)
+        if contested:
+            expl += (f"; {len(contested)} contested clause{'s' if len(contested) != 1 else ''} "
+                     "fail under one reading of the page (reported apart, not counted)")
 
         def evidence(cv):
             out = []
@@ -496,6 +508,8 @@ class Analysis:
             "shall": {"total": n, **{o.replace("-", "_"): len(fam[o]) for o in OUTCOMES},
                       "by_status": {k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
             "failing_shall": [{"clause": cv.id, "cases": evidence(cv)} for cv in fam["fails"]],
+            "contested_shall": [{"clause": cv.id, "readings": dict(cv.clause.contested),
+                                 "cases": evidence(cv)} for cv in contested],
             "not_demonstrated_shall": [{"clause": cv.id, "status": cv.status, "why": cv.why,
                                         "cases": evidence(cv) if cv.status == "not-demonstrated"
                                         else [{"id": i, "state": None} for i in cv.not_run]}
@@ -519,7 +533,7 @@ class Analysis:
         groups: dict = {}
         for cv in sorted(views, key=lambda cv: cv.id):
             oc = cv.verdict_outcome
-            if oc == "holds":
+            if oc in ("holds", "contested"):
                 continue
             if cv.status == "no-case":
                 key, side, case = "no case checks it yet", "suite", None
@@ -588,6 +602,8 @@ class Analysis:
 
     def attention(self) -> dict:
         fails = [cv for cv in self.views.values() if cv.status == "fail"]
+        contested = sorted((cv for cv in self.views.values() if cv.status == "contested"),
+                           key=lambda cv: cv.id)
         fails.sort(key=lambda cv: (cv.level != "shall", cv.id))
         # the same, grouped by page for the person who fixes them: pages with
         # a failing shall clause first, the provider's before the registry's
@@ -604,7 +620,8 @@ class Analysis:
         by_page.sort(key=lambda g: (g["subject"] != "provider", g["shall"] == 0, g["page"]))
         waived = [r for r in self.results if r.get("waived")]
         wbp = [r for r in self.results if r.get("waived_but_passing")]
-        return {"failing": fails, "failing_by_page": by_page, "waived": waived,
+        return {"failing": fails, "failing_by_page": by_page, "contested": contested,
+                "waived": waived,
                 "waived_but_passing": wbp,
                 "blocking_causes": [
                     dict(g, subject=subj) for subj in SUBJECTS

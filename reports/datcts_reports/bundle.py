@@ -225,6 +225,19 @@ def _read_members(path, v: Verification) -> dict | None:
     return files
 
 
+# Fields added within a verdict schema (docs/results-format.md): a document
+# written before them lacks them, and still verifies when they would be empty.
+ADDED_WITHIN_SCHEMA = ("contested", "contested_shall")
+
+
+def _without_later_additions(recorded, derived):
+    """@derived without the empty fields @recorded predates."""
+    if isinstance(recorded, dict) and isinstance(derived, dict):
+        return {k: _without_later_additions(recorded.get(k), v) for k, v in derived.items()
+                if k in recorded or k not in ADDED_WITHIN_SCHEMA or v}
+    return derived
+
+
 def _first_difference(a, b, path="") -> str | None:
     if type(a) is not type(b):
         return f"{path or 'verdict'}: {json.dumps(a)[:80]} vs {json.dumps(b)[:80]}"
@@ -333,7 +346,7 @@ def verify(path, manifest_sha256: str | None = None) -> Verification:
                           f"but results.json with catalog.json gives {derived['label']!r} "
                           f"({derived['explanation']})")
     else:
-        d = _first_difference(recorded, derived)
+        d = _first_difference(recorded, _without_later_additions(recorded, derived))
         if d:
             v.problems.append(f"verdict: the manifest's verdict details differ from what "
                               f"results.json with catalog.json gives, first at {d}")
@@ -343,7 +356,7 @@ def verify(path, manifest_sha256: str | None = None) -> Verification:
         v.problems.append(f"verdict.json: not JSON ({e})")
         vj = None
     if vj is not None:
-        d = _first_difference(vj, derived)
+        d = _first_difference(vj, _without_later_additions(vj, derived))
         if d:
             v.problems.append(f"verdict.json: differs from the verdict results.json with "
                               f"catalog.json gives, first at {d}")

@@ -16,7 +16,10 @@ from pathlib import Path
 from datcts_reports import CATALOG_SCHEMA, LEVELS, ReportError
 
 CLAUSE_KEYS = ("id", "section", "level", "text", "expect", "return", "subtype", "gates", "also",
-               "dat2", "subject")
+               "dat2", "subject", "contested")
+# A contested clause (docs/clauses.md, "Contested clauses"): the page can be
+# read both ways; both readings, and where the question came up.
+CONTESTED_KEYS = ("fails", "holds", "raised")
 
 # Whose rule a clause is (docs/clauses.md, "Subjects"): the provider's unless
 # the catalog says the DAT registry's.
@@ -37,6 +40,9 @@ class Clause:
     also: list = field(default_factory=list)
     dat2: str = ""  # the clause's DAT 2.0 form, where the 2.0 headers change it
     subject: str = "provider"  # or "registry": the rule is the DAT registry's
+    # {"fails": the reading the case checks, "holds": the reading a provider
+    # that fails the case can claim, "raised": where it came up}
+    contested: dict = field(default_factory=dict)
 
     @property
     def slug(self) -> str:
@@ -62,6 +68,7 @@ class Clause:
             **({"dat2": self.dat2} if self.dat2 else {}),
             # only when not the default, so older snapshots keep their sha256
             **({"subject": self.subject} if self.subject != "provider" else {}),
+            **({"contested": dict(self.contested)} if self.contested else {}),
         }
 
 
@@ -112,6 +119,15 @@ def _clause(d: dict, page: str, where: str) -> Clause:
     if subject not in SUBJECTS:
         raise ReportError(f"{where}: clause {d['id']}: subject {subject!r} is not one of "
                           + ", ".join(SUBJECTS))
+    contested = d.get("contested") or {}
+    if contested:
+        if not isinstance(contested, dict) or \
+                any(not isinstance(contested.get(k), str) or not contested[k].strip()
+                    for k in CONTESTED_KEYS) or set(contested) - set(CONTESTED_KEYS):
+            raise ReportError(f"{where}: clause {d['id']}: contested must be a table with "
+                              "exactly " + ", ".join(CONTESTED_KEYS) + " (non-empty strings)")
+        if d["level"] != "shall":
+            raise ReportError(f"{where}: clause {d['id']}: only a shall clause can be contested")
     return Clause(
         id=d["id"], page=page, section=d.get("section", ""), level=d["level"],
         text=d["text"], expect=d.get("expect", ""),
@@ -119,6 +135,7 @@ def _clause(d: dict, page: str, where: str) -> Clause:
         gates=list(d.get("gates") or []), also=list(d.get("also") or []),
         dat2=d.get("dat2") or "",
         subject=subject,
+        contested=dict(contested),
     )
 
 

@@ -23,6 +23,7 @@ COLORS = {
     "TIMEOUT": "#ef6c00",
     "CRASH": "#7f0000",
     "NOT DEMONSTRATED": "#b8a07a",
+    "CONTESTED": "#5c6bc0",
     "NOT RUN": "#c9d1d6",
     "NO CASE": "url(#hatch)",
 }
@@ -36,9 +37,11 @@ STATUS_LABEL = {
     "not-run": "NOT RUN",
     "no-case": "NO CASE",
     "not-demonstrated": "NOT DEMONSTRATED",
+    "contested": "CONTESTED",
 }
 STATUS_KEY = {"pass": "PASS", "fail": "FAIL", "waived": "WAIVED", "unsupported": "UNSUPPORTED",
-              "not-run": "NOT RUN", "no-case": "NO CASE", "not-demonstrated": "NOT DEMONSTRATED"}
+              "not-run": "NOT RUN", "no-case": "NO CASE", "not-demonstrated": "NOT DEMONSTRATED",
+              "contested": "CONTESTED"}
 
 
 def _css_class(key: str) -> str:
@@ -207,6 +210,7 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
     shall_bar = bar({"PASS": shall["pass"], "WAIVED": shall["waived"],
                      "UNSUPPORTED": shall["unsupported"], "FAIL": shall["fail"],
                      "NOT DEMONSTRATED": shall["not_demonstrated"],
+                     "CONTESTED": shall.get("contested", 0),
                      "NOT RUN": shall["not_run"], "NO CASE": shall["no_case"]})
     tool = doc["tool"]
     ctx = {

@@ -468,3 +468,51 @@ def test_old_results_without_causes(tmp_path):
     assert a.views["dat_ia_close.abrupt_always_succeeds"].status == "fail"
     a = attr_analysis(tmp_path, {"dat_ep_free.frees": frees("CRASH")})
     assert a.views["dat_ep_free.frees"].status == "fail"
+
+
+def contested_catalog(tmp_path, contested='fails = "a"\nholds = "b"\nraised = "c"\n'):
+    from helpers import write_catalog
+    from datcts_reports.catalog import load_dir
+    d = write_catalog(tmp_path / "clauses", {"dat_ep_free": [("frees", "shall", []),
+                                                             ("reading", "shall", [])]})
+    f = d / "dat_ep_free.toml"
+    f.write_text(f.read_text() + "[clause.contested]\n" + contested)
+    return load_dir(d)
+
+
+def test_a_contested_clause_is_reported_apart_and_never_fails_the_certificate(tmp_path):
+    from datcts_reports.html import render
+    cat = contested_catalog(tmp_path)
+    assert cat.clauses["dat_ep_free.reading"].contested == {"fails": "a", "holds": "b",
+                                                           "raised": "c"}
+    a = Analysis(cat, make_doc([result("dat_ep_free.frees"),
+                                result("dat_ep_free.reading", "FAIL")]))
+    assert a.views["dat_ep_free.reading"].status == "contested"
+    v = a.verdict()
+    assert v["verdict"] == "conformant", v["explanation"]
+    assert v["shall"]["contested"] == 1 and v["shall"]["fails"] == 0
+    assert "1 contested clause" in v["explanation"]
+    assert v["contested_shall"] == [{"clause": "dat_ep_free.reading",
+                                     "readings": {"fails": "a", "holds": "b", "raised": "c"},
+                                     "cases": [{"id": "dat_ep_free.reading", "state": "FAIL"}]}]
+    assert v["blocking_causes"] == []
+    assert 'id="contested"' in render(a)
+    # another clause that fails still makes it NOT CONFORMANT; a contested
+    # clause that passes simply holds
+    a = Analysis(cat, make_doc([result("dat_ep_free.frees", "FAIL"),
+                                result("dat_ep_free.reading")]))
+    assert a.verdict()["verdict"] == "not-conformant"
+    assert a.views["dat_ep_free.reading"].status == "pass"
+    # not demonstrated stays not demonstrated
+    a = Analysis(cat, make_doc([result("dat_ep_free.frees"),
+                                result("dat_ep_free.reading", "UNRESOLVED")]))
+    assert a.verdict()["verdict"] == "incomplete"
+
+
+@pytest.mark.parametrize("bad", ['fails = "a"\nholds = "b"\n',
+                                 'fails = "a"\nholds = ""\nraised = "c"\n',
+                                 'fails = "a"\nholds = "b"\nraised = "c"\nextra = "d"\n'])
+def test_a_contested_table_needs_both_readings_and_where_raised(tmp_path, bad):
+    from datcts_reports import ReportError
+    with pytest.raises(ReportError, match="contested"):
+        contested_catalog(tmp_path, bad)
