@@ -149,6 +149,31 @@ device_chain() {
 	return "$r"
 }
 on_each_device device_chain || rc=1
+# The OFA findings' reproducers (docs/certification/ofa-dapl-2.1.10/, tools/ofa/findings.py):
+# each must still show its defect on every OFA IA it names, and be absent on libdaplref2 over
+# the same device (the control). A few seconds each; after both chains, before the measurements.
+if [[ "${DATCTS_VM_OFA:-1}" == 1 && $scope != bench ]]; then
+	findings_ias=()
+	for dev in $DATCTS_VM_DEVICES; do
+		findings_ias+=(--ia "ofa-v2-cma-$dev")
+		[[ $dev == rxe0 ]] && findings_ias+=(--ia ofa-v2-scm-rxe0 --ia ofa-v2-ucm-rxe0)
+	done
+	start=$SECONDS
+	fr=0
+	if [[ -f $out/certify-ofa/dat.conf ]]; then
+		/usr/bin/python3 "$repo/tools/ofa/findings.py" --build "$build" --dat-conf "$out/certify-ofa/dat.conf" \
+			"${findings_ias[@]}" --expect shows >"$out/ofa-findings.txt" 2>&1 || fr=1
+	else
+		echo "no $out/certify-ofa/dat.conf (the OFA certification subset did not run)" >"$out/ofa-findings.txt"
+		fr=1
+	fi
+	controls=()
+	for dev in $DATCTS_VM_DEVICES; do controls+=(--ia "ref-verbs-$dev"); done
+	/usr/bin/python3 "$repo/tools/ofa/findings.py" --build "$build" --dat-conf "$build/dat2-verbs.conf" \
+		"${controls[@]}" --expect absent >>"$out/ofa-findings.txt" 2>&1 || fr=1
+	echo "ofa findings' reproducers: exit $fr, $((SECONDS - start)) s ($(grep -c '^ok' "$out/ofa-findings.txt") as expected, $(grep -c '^BAD' "$out/ofa-findings.txt") not)" >>"$bench"
+	((fr)) && { rc=1; cat "$out/ofa-findings.txt"; }
+fi
 for dev in $DATCTS_VM_DEVICES; do
 	for f in "$dev.status" "$dev-dat2.status" "$dev-ofa.status"; do
 		[[ -f $out/$f ]] && cat "$out/$f" >>"$bench"

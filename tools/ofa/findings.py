@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The reproducers of the OFA dapl 2.1.10 findings (docs/certification/ofa-dapl-2.1.10/,
+tests/ofa/repro/), run against IAs and judged by their output line and exit status.
+
+  findings.py --build BUILD --dat-conf CONF --ia IA [--ia IA ...] --expect shows|absent
+
+--expect shows: every finding listed for the IA (tests/ofa/repro/findings.toml, `ias`)
+must still show its defect (inside the VM, against OFA's providers): a reproducer that shows
+nothing is no longer a finding, and the finding has to be revisited.
+--expect absent: every finding must be absent (the control, on the reference provider).
+Exit status 0 when every reproducer answered as expected, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = REPO / "tests" / "ofa" / "repro" / "findings.toml"
+DOCS = REPO / "docs" / "certification" / "ofa-dapl-2.1.10"
+ANSWER = {0: "SHOWS", 1: "ABSENT", 77: "CANNOT"}
+
+
+def load(manifest: Path = MANIFEST) -> list[dict]:
+    """The manifest, checked against the tree: each finding has its document and its
+    reproducer, names clauses of the catalog, and each document has its entry."""
+    findings = tomllib.loads(manifest.read_text())["finding"]
+    clauses = set()
+    for toml in (REPO / "clauses").glob("*.toml"):
+        clauses |= {c["id"] for c in tomllib.loads(toml.read_text()).get("clause", [])}
+    problems = []
+    for f in findings:
+        name = f.get("name", "?")
+        problems += [f"finding {name} lacks {k}" for k in ("name", "title", "clauses", "ias")
+                     if not f.get(k)]
+        for what in (DOCS / f"{name}.md", manifest.parent / f"{name}.c"):
+            if not what.exists():
+                problems.append(f"finding {name}: no {what.relative_to(REPO)}")
+        problems += [f"finding {name}: no clause {c} in the catalog"
+                     for c in f.get("clauses") or [] if c not in clauses]
+    named = {f.get("name") for f in findings}
+    problems += [f"{d.relative_to(REPO)}: no entry in {manifest.relative_to(REPO)}"
+                 for d in sorted(DOCS.glob("*.md")) if d.stem not in named]
+    if problems:
+        raise SystemExit(f"{manifest}: " + "; ".join(problems))
+    return findings
+
+
+def run_one(binary: Path, ia: str, conf: Path, timeout: float) -> tuple[str, str]:
+    """(answer, the reproducer's line) from its exit status and output, which must agree."""
+    env = dict(os.environ, DAT_OVERRIDE=str(conf))
+    try:
+        p = subprocess.run([str(binary), ia], env=env, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "ERROR", f"no answer within {timeout:.0f} s"
+    lines = [ln for ln in p.stdout.splitlines() if ln.split(":", 1)[0] in ANSWER.values()]
+    said = ANSWER.get(p.returncode)
+    if not lines or said is None or not lines[-1].startswith(said + ":"):
+        return "ERROR", (f"exit {p.returncode}, output {p.stdout.strip()[-300:]!r}, "
+                         f"stderr {p.stderr.strip()[-300:]!r}")
+    return said, lines[-1]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", type=Path, required=True)
+    ap.add_argument("--dat-conf", type=Path, required=True)
+    ap.add_argument("--ia", action="append", required=True)
+    ap.add_argument("--expect", choices=("shows", "absent"), required=True)
+    ap.add_argument("--timeout", type=float, default=60)
+    a = ap.parse_args(argv)
+    bad = 0
+    for f in load():
+        binary = a.build / "bin" / "ofa-repro" / f["name"]
+        if not binary.exists():
+            print(f"{f['name']}: no reproducer binary {binary}")
+            bad += 1
+            continue
+        for ia in a.ia:
+            if a.expect == "shows" and ia not in f["ias"]:
+                continue
+            answer, line = run_one(binary, ia, a.dat_conf, a.timeout)
+            want = a.expect.upper()
+            ok = answer == want
+            bad += not ok
+            print(f"{'ok  ' if ok else 'BAD '} {f['name']} on {ia}: {line}"
+                  + ("" if ok else f"  [expected {want}]"))
+    print(f"findings.py: {'every reproducer answered as expected' if not bad else f'{bad} did not'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
