@@ -377,6 +377,10 @@ DAT_EVD_HANDLE dc_evd_at(struct dc_ctx *t, const char *file, int line,
 
 /* Sensible EP attributes for fixtures: RC, small queues, 1 IOV. */
 void dc_ep_attr_default(const struct dc_ctx *t, DAT_EP_ATTR *attr);
+/* The same with no DTO queues at all (no DTOs, no segments): an EP whose
+ * EVDs may all be DAT_HANDLE_NULL without any combination a provider may
+ * refuse as invalid (dat_ep_create(3DAT) RETURN VALUES). */
+void dc_ep_attr_no_dtos(const struct dc_ctx *t, DAT_EP_ATTR *attr);
 
 DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
 		       DAT_PZ_HANDLE pz, DAT_EVD_HANDLE recv_evd,

@@ -129,6 +129,13 @@ void dc_ep_attr_default(const struct dc_ctx *t, DAT_EP_ATTR *a)
 	a->max_rdma_write_iov = dc_within_limit(1, ia->max_iov_segments_per_rdma_write);
 }
 
+void dc_ep_attr_no_dtos(const struct dc_ctx *t, DAT_EP_ATTR *a)
+{
+	dc_ep_attr_default(t, a);
+	a->max_recv_dtos = a->max_request_dtos = 0;
+	a->max_recv_iov = a->max_request_iov = 0;
+}
+
 DAT_EP_HANDLE dc_ep_at(struct dc_ctx *t, const char *file, int line,
 		       DAT_PZ_HANDLE pz, DAT_EVD_HANDLE recv_evd,
 		       DAT_EVD_HANDLE req_evd, DAT_EVD_HANDLE conn_evd,

@@ -156,10 +156,7 @@ DAT_EP_HANDLE dc_freed_ep_at(struct dc_ctx *t, const char *file, int line)
 	DAT_EP_ATTR a;
 	DAT_EP_HANDLE ep;
 
-	/* no DTO queues: NULL EVDs with queues are a combination a provider
-	 * may refuse (dat_ep_create(3DAT) RETURN VALUES) */
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = a.max_request_dtos = 0;
+	dc_ep_attr_no_dtos(t, &a);
 	ep = dc_ep_at(t, file, line, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 		      DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a);
 	setup_call(t, file, line, dat_ep_free(ep), "dat_ep_free");

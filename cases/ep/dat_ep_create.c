@@ -221,14 +221,14 @@ DC_CASE(dat_ep_create, null_evds_allowed,
 	DAT_RETURN r;
 
 	/*
-	 * No DTO queues first: nothing then completes to an EVD, so only the
-	 * clause applies.  With queues, a NULL EVD for their completions is a
-	 * combination dat_ep_create(3DAT) RETURN VALUES lets the provider refuse
-	 * (DAT_INVALID_PARAMETER; review finding), so that is tried only when
-	 * the first is refused, and one of the two must be taken.
+	 * No DTO queues first (no DTOs, no segments): nothing then completes
+	 * to an EVD, so only the clause applies.  With queues, a NULL EVD for
+	 * their completions is a combination dat_ep_create(3DAT) RETURN VALUES
+	 * lets the provider refuse (DAT_INVALID_PARAMETER; review finding), so
+	 * that is tried only when the first is refused, and one of the two
+	 * must be taken.
 	 */
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = a.max_request_dtos = 0;
+	dc_ep_attr_no_dtos(t, &a);
 	r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep);
 	if (dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE)) {
 		dc_note(t, "with no DTO queues: %s; trying the default queues", dc_ret_text(r));
