@@ -303,6 +303,24 @@ void dc_cause_call(struct dc_ctx *t, const char *phase, const char *expr,
 	}
 }
 
+void dc_for_clause_at(struct dc_ctx *t, const char *file, int line, const char *id)
+{
+	struct dc_str s = { 0 };
+	bool first = true;
+
+	if (!t->c->clauses || !dc_word_in(t->c->clauses, id))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "case bug: DC_FOR_CLAUSE(%s) names a clause the case does not", id);
+	/* to the supervisor at once: a crash or a hang further on is then
+	 * charged to this clause too */
+	dc_str_puts(&s, "{");
+	dc_json_key(&s, &first, "clause_at");
+	dc_json_str(&s, id);
+	dc_str_puts(&s, "}");
+	dc_ctl_write(t, dc_str_c(&s));
+	dc_str_free(&s);
+}
+
 struct needs_find {
 	char want[160];
 	bool found;

@@ -247,6 +247,17 @@ void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,
 		   const char *expr, DAT_RETURN got);
 #define DC_CLEANUP(ret) dc_cleanup_at(t, __FILE__, __LINE__, #ret, (ret))
 
+/*
+ * In a case that names several clauses, the checks that follow belong to
+ * clause @id (one of the case's .clauses) until the next DC_FOR_CLAUSE. A
+ * miss then fails that clause alone: the clauses whose checks came before
+ * it held, those after it are not demonstrated (docs/writing-cases.md,
+ * "Several clauses in one case"). Without it, a miss fails every clause the
+ * case names.
+ */
+void dc_for_clause_at(struct dc_ctx *t, const char *file, int line, const char *id);
+#define DC_FOR_CLAUSE(id) dc_for_clause_at(t, __FILE__, __LINE__, (id))
+
 /* ---- plain assertions ------------------------------------------------- */
 
 #define DC_ASSERT(cond, ...)						\

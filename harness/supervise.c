@@ -179,6 +179,8 @@ struct child {
 	bool got_teardown;
 	struct dc_jv *teardown;	/* {"teardown":{...}}: the close's return if it failed */
 	struct dc_jv *crash;	/* {"crash":{...}}: where a fatal signal struck */
+	char clause_now[128];	/* DC_FOR_CLAUSE: the clause its checks are at */
+	struct dc_str clauses_held;	/* JSON strings, comma separated: those before */
 	bool probed;		/* past its deadline, asked where it waits */
 	struct dc_jv *hang;	/* {"hang":{...}}: its answer */
 	struct dc_str notes;	/* supervisor remarks, appended to output */
@@ -393,6 +395,13 @@ static void on_ctl_line(struct session *s, struct child *ch, const char *line)
 			ch->crash = v;
 			return;
 		}
+	} else if ((x = dc_json_get(v, "clause_at")) && x->type == DC_JSTR) {
+		if (ch->clause_now[0] && strcmp(ch->clause_now, x->str)) {
+			if (ch->clauses_held.len)
+				dc_str_puts(&ch->clauses_held, ",");
+			dc_json_str(&ch->clauses_held, ch->clause_now);
+		}
+		snprintf(ch->clause_now, sizeof(ch->clause_now), "%s", x->str);
 	} else if (dc_json_get(v, "hang")) {
 		if (!ch->hang) {
 			ch->hang = v;
@@ -679,6 +688,7 @@ struct half_result {
 	struct dc_str cause;		/* JSON object, or empty */
 	struct dc_str cleanup;		/* JSON array of failed DC_CLEANUP calls, or empty */
 	struct dc_str teardown_failure;	/* JSON object, or empty */
+	struct dc_str clause_at;	/* {"clause", "held"}: DC_FOR_CLAUSE, or empty */
 };
 
 static void put_member(struct dc_str *s, bool *first, const struct dc_jv *obj,
@@ -853,6 +863,16 @@ static void build_half(const struct child *ch, double timeout_s,
 		}
 	}
 
+	if (ch->clause_now[0] && strcmp(h->state, "PASS")) {
+		bool cf = true;
+
+		dc_str_puts(&h->clause_at, "{");
+		dc_json_key(&h->clause_at, &cf, "clause");
+		dc_json_str(&h->clause_at, ch->clause_now);
+		dc_json_key(&h->clause_at, &cf, "held");
+		dc_str_printf(&h->clause_at, "[%s]", dc_str_c(&ch->clauses_held));
+		dc_str_puts(&h->clause_at, "}");
+	}
 	cap_text(ch->cap, &h->output);
 	if (!vstate && !ch->timed_out && WIFSIGNALED(ch->status) && h->output.p) {
 		const char *crumb = strstr(h->output.p, DC_CRASH_CRUMB);
@@ -893,6 +913,7 @@ static void free_half(struct half_result *h)
 	dc_str_free(&h->cause);
 	dc_str_free(&h->cleanup);
 	dc_str_free(&h->teardown_failure);
+	dc_str_free(&h->clause_at);
 	dc_str_free(&h->message);
 	dc_str_free(&h->output);
 	dc_str_free(&h->phases);
@@ -922,6 +943,10 @@ static void emit_reached(struct dc_str *s, bool *first, const struct half_result
 	if (h->cleanup.len) {
 		dc_json_key(s, first, "cleanup_failures");
 		dc_str_add(s, h->cleanup.p, h->cleanup.len);
+	}
+	if (h->clause_at.len) {
+		dc_json_key(s, first, "clause_at");
+		dc_str_add(s, h->clause_at.p, h->clause_at.len);
 	}
 	if (!h->reached)
 		return;
@@ -1108,6 +1133,7 @@ static void free_child(struct child *ch)
 	dc_json_free(ch->teardown);
 	dc_json_free(ch->crash);
 	dc_json_free(ch->hang);
+	dc_str_free(&ch->clauses_held);
 	dc_str_free(&ch->ctl_buf);
 	dc_str_free(&ch->notes);
 	free(ch->cap);

@@ -50,6 +50,7 @@ DC_PASSIVE(dat_ep_dup_connect, same_remote_end)
 	DAT_PSP_PARAM pp;
 
 	dc_endpoint(t, &e2, NULL);
+	DC_FOR_CLAUSE("dat_ep_dup_connect.same_remote_end");
 	{
 		/* the request reaching this PSP is the clause (bounded wait) */
 		DAT_EVENT ev;
@@ -67,6 +68,7 @@ DC_PASSIVE(dat_ep_dup_connect, same_remote_end)
 	DC_ASSERT_EQ(arr.conn_qual, pp.conn_qual);
 	memset(&c, 0, sizeof(c));
 	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+	DC_FOR_CLAUSE("dat_ep_dup_connect.private_data_delivered");
 	DC_ASSERT(c.private_data_size >= (DAT_COUNT)sizeof(pdata) && c.private_data &&
 		  !memcmp(c.private_data, pdata, sizeof(pdata)),
 		  "the duplicate request does not carry the private data");
@@ -84,16 +86,22 @@ DC_ACTIVE(dat_ep_dup_connect, same_remote_end)
 	DAT_EP_PARAM p1, p2;
 
 	first_up(t, &e1, &e2);
+	/* one case, five clauses of dat_ep_dup_connect(3DAT) DESCRIPTION: each
+	 * check is charged to its own (a miss of one is not a miss of all) */
+	DC_FOR_CLAUSE("dat_ep_dup_connect.active_connection_pending");
 	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, dc_case_timeout_us(t), sizeof(pdata),
 					     (DAT_PVOID)pdata, DAT_QOS_BEST_EFFORT));
 	dc_peer_wait(t, "cr2", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	DC_FOR_CLAUSE("dat_ep_dup_connect.port_qual_passed_to_remote");
 	DC_ASSERT(DC_EP_PARAM(e2.ep).local_port_qual == port,
 		  "EP2's local_port_qual differs from the request's remote_port_qual %llu", port);
 	dc_peer_send(t, "go", "accept");
+	DC_FOR_CLAUSE("dat_ep_dup_connect.established");
 	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_CONNECTED);
+	DC_FOR_CLAUSE("dat_ep_dup_connect.same_remote_end");
 	p1 = DC_EP_PARAM(e1.ep);
 	p2 = DC_EP_PARAM(e2.ep);
 	DC_ASSERT(p1.remote_ia_address_ptr && p2.remote_ia_address_ptr &&

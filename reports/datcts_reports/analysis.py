@@ -108,7 +108,8 @@ def outcome_v3(result: dict, clause: Clause | None) -> str:
             str((result.get("waiver") or {}).get("reason", "")).strip():
         return "waived"
     return attribution.outcome(result, clause is None or clause.optional,
-                               clause is not None and clause.subject == "registry")[0]
+                               clause is not None and clause.subject == "registry",
+                               clause.id if clause is not None else None)[0]
 
 
 @dataclass
@@ -233,7 +234,7 @@ def _resolve_v3(cv: ClauseView) -> None:
     elif cv.status == "not-demonstrated":
         cv.chart = "NOT DEMONSTRATED"
         cv.why = "; ".join(
-            f"{r['id']}: {attribution.outcome(r, cv.clause.optional, cv.clause.subject == 'registry')[1]}"
+            f"{r['id']}: {attribution.outcome(r, cv.clause.optional, cv.clause.subject == 'registry', cv.id)[1]}"
             f" ({r['state']}" + (f": {r['message']}" if r["message"] else "") + ")"
             for o, r in outs if o == "not-demonstrated")
     elif cv.status == "not-run":

@@ -92,9 +92,23 @@ def _needs_why(r: dict) -> str:
     return "the case ended UNSUPPORTED, and the catalog does not make the clause optional"
 
 
-def outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, str]:
-    """The status a result gives one clause it names, and why (for
+def outcome(r: dict, optional: bool, is_registry_clause: bool,
+            clause: str | None = None) -> tuple[str, str]:
+    """The status a result gives one clause it names (@clause), and why (for
     not-demonstrated).  Waivers are applied by the caller."""
+    status, why = _outcome(r, optional, is_registry_clause)
+    at = r.get("clause_at") or {}
+    if status == "fail" and clause and at.get("clause") and at["clause"] != clause:
+        # a case of several clauses missed at a check of another one
+        # (DC_FOR_CLAUSE): those before it held, those after were not reached
+        if clause in (at.get("held") or []):
+            return "pass", ""
+        return "not-demonstrated", (f"the case stopped at a check of {at['clause']}, "
+                                    "before this clause's checks")
+    return status, why
+
+
+def _outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, str]:
     st = r["state"]
     if st == "PASS":
         return "pass", ""

@@ -408,8 +408,9 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
 
 # What a half's record carries only when set: the verdict a teardown CRASH or
 # TIMEOUT came after, what decided a non-PASS result, a failed teardown close,
-# failed clean-up calls after the checks (DC_CLEANUP).
-OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "cleanup_failures", "reached")
+# failed clean-up calls after the checks (DC_CLEANUP), the clause a multi-clause case was
+# checking when it missed (DC_FOR_CLAUSE).
+OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "cleanup_failures", "reached", "clause_at")
 
 
 def _reached(r: dict) -> dict:

@@ -256,6 +256,10 @@ def _case_entry(case: Case, rec: dict, baseline: dict, own: bool) -> dict:
     return {
         "id": case.id,
         "clauses": list(case.clauses),
+        # the clauses its failure speaks for: all of the case's, or the one
+        # whose check missed (DC_FOR_CLAUSE in a case of several clauses)
+        "proves": [at] if (at := (rec.get("clause_at") or {}).get("clause")) else
+                  list(case.clauses),
         "own": own,
         "state": rec["state"],
         "baseline": b["state"] if b else None,
@@ -285,7 +289,7 @@ def classify(m: dict, own: list, own_recs: dict, other_recs: dict, baseline: dic
     # the mutant but proves no clause (clauses_detected_only)
     fails = [e for e in killers if e["state"] == "FAIL"]
     m["clauses_killed"] = [c for c in m["clauses"]
-                           if any(c in e["clauses"] for e in fails)]
+                           if any(c in e["proves"] for e in fails)]
     m["clauses_detected_only"] = [c for c in m["clauses"]
                                   if c not in m["clauses_killed"] and
                                   any(c in e["clauses"] for e in killers)]

@@ -516,3 +516,24 @@ def test_a_contested_table_needs_both_readings_and_where_raised(tmp_path, bad):
     from datcts_reports import ReportError
     with pytest.raises(ReportError, match="contested"):
         contested_catalog(tmp_path, bad)
+
+
+def test_a_case_of_several_clauses_fails_only_the_clause_whose_check_missed(tmp_path):
+    from helpers import small_catalog
+    cat = small_catalog(tmp_path, {"dat_ep_free": [("a", "shall", []), ("b", "shall", []),
+                                                   ("c", "shall", [])]})
+    clauses = ["dat_ep_free.a", "dat_ep_free.b", "dat_ep_free.c"]
+    r = result("dat_ep_free.a", "FAIL", clauses=clauses)
+    r["clause_at"] = {"clause": "dat_ep_free.b", "held": ["dat_ep_free.a"]}
+    a = Analysis(cat, make_doc([r]))
+    assert [a.views[c].status for c in clauses] == ["pass", "fail", "not-demonstrated"]
+    assert "stopped at a check of dat_ep_free.b" in a.views["dat_ep_free.c"].why
+    assert a.verdict()["shall"]["fails"] == 1
+    # a crash while checking the second clause: the same
+    r = result("dat_ep_free.a", "CRASH", clauses=clauses)
+    r["clause_at"] = {"clause": "dat_ep_free.b", "held": ["dat_ep_free.a"]}
+    a = Analysis(cat, make_doc([r]))
+    assert [a.views[c].status for c in clauses] == ["pass", "fail", "not-demonstrated"]
+    # without DC_FOR_CLAUSE a miss fails every clause the case names
+    a = Analysis(cat, make_doc([result("dat_ep_free.a", "FAIL", clauses=clauses)]))
+    assert [a.views[c].status for c in clauses] == ["fail"] * 3

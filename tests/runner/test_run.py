@@ -21,6 +21,8 @@ EXPECTED = {
     "selftest.hang": "TIMEOUT",
     "selftest.hang_in_setup": "TIMEOUT",
     "selftest.hang_in_call": "TIMEOUT",
+    "selftest.second_clause_misses": "FAIL",
+    "selftest.for_a_clause_it_does_not_name": "UNRESOLVED",
     "selftest.unsupported_srq": "UNSUPPORTED",
     "selftest.requires_met": "PASS",
     "selftest.requires_malformed": "UNRESOLVED",
@@ -71,6 +73,11 @@ def test_messages_and_details(full_run):
     assert r["selftest.crash_abort"]["signal"] == "SIGABRT"
     assert "exited with status 7" in r["selftest.exit_early"]["message"]
     assert f"no result within {HANG_TIMEOUT} s" in r["selftest.hang"]["message"]
+    # a case of several clauses says at which clause's check it missed
+    assert r["selftest.second_clause_misses"]["clause_at"] == {
+        "clause": "selftest.second_clause", "held": ["selftest.first_clause"]}
+    assert "case bug: DC_FOR_CLAUSE(selftest.elsewhere)" in \
+        r["selftest.for_a_clause_it_does_not_name"]["message"]
     # past the deadline the supervisor asks the case where it waits
     setup = r["selftest.hang_in_setup"]["cause"]
     assert (setup["phase"], setup["fixture"], setup["hang"]) == ("setup", "dc_evd_at", True)

@@ -94,6 +94,24 @@ DC_CASE(selftest, hang_in_call,
 	DC_ASSERT_SUCCESS(dat_evd_create(t->ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd));
 }
 
+DC_CASE(selftest, second_clause_misses,
+	.clauses = "selftest.first_clause selftest.second_clause selftest.third_clause",
+	.summary = "a case of three clauses misses at a check of the second")
+{
+	DC_FOR_CLAUSE("selftest.first_clause");
+	DC_ASSERT_EQ(1, 1);
+	DC_FOR_CLAUSE("selftest.second_clause");
+	DC_ASSERT_EQ(1, 2);
+	DC_FOR_CLAUSE("selftest.third_clause");
+}
+
+DC_CASE(selftest, for_a_clause_it_does_not_name,
+	.summary = "DC_FOR_CLAUSE of a clause the case does not name is a case bug")
+{
+	DC_FOR_CLAUSE("selftest.elsewhere");
+	DC_FAIL("must not get here");
+}
+
 DC_CASE(selftest, unsupported_srq,
 	.summary = "needs SRQs, which the fake provider lacks",
 	.requires = "srq_supported")
