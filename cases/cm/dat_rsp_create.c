@@ -57,12 +57,16 @@ DC_CASE(dat_rsp_create, at_most_one_request,
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
 	dc_await_cr(t, f.evd, NULL);
 	DC_SETUP(dc_connect_to_self(t, b.ep, f.q, 1000000, 0, NULL));
-	DC_ASSERT_SUCCESS(dc_wait_event(t, b.conn_evd, -1, &ev));
-	dc_note(t, "second requester: %s", dc_event_name(ev.event_number));
-	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
-		  ev.event_number == DAT_CONNECTION_EVENT_UNREACHABLE ||
-		  ev.event_number == DAT_CONNECTION_EVENT_TIMED_OUT,
-		  "the second request to the RSP ended in %s", dc_event_name(ev.event_number));
+	/*
+	 * dat_rsp_create(3DAT) DESCRIPTION limits the Connection Requests the
+	 * RSP generates and says nothing of what the second requester gets
+	 * (its event is dat_ep_connect's clauses): any end but a connection.
+	 */
+	if (dc_wait_event(t, b.conn_evd, -1, &ev) == DAT_SUCCESS) {
+		dc_note(t, "second requester: %s", dc_event_name(ev.event_number));
+		DC_ASSERT(ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED,
+			  "the second request to the RSP was connected");
+	}
 	DC_ASSERT_NO_EVENT(f.evd);
 }
 

@@ -428,9 +428,15 @@ DC_CASE(dat_ep_connect, null_private_data_when_zero,
 					 DAT_CONNECT_DEFAULT_FLAG));
 	cr = dc_await_cr(t, b.cr_evd, NULL);
 	memset(&c, 0xA5, sizeof(c));
-	/* collateral: dat_ep_connect(3DAT) PARAMETERS: a NULL pointer with size zero is no private data, so the request carries none */
-	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));
-	DC_ASSERT_EQ(c.private_data_size, 0);
+	/*
+	 * dat_ep_connect(3DAT) PARAMETERS only permit NULL with size 0; no page
+	 * says the peer's request then reports size 0 (rdma_cm on RoCE pads the
+	 * private data it carries), so the size is noted, not judged; the
+	 * clause is that the call is taken and the connection made.
+	 */
+	DC_SETUP(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));
+	if (c.private_data_size)
+		dc_note(t, "the request reports %d bytes of private data", (int)c.private_data_size);
 	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
 }
