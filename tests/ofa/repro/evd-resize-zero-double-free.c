@@ -11,7 +11,7 @@
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	DAT_EVD_HANDLE evd;
-	DAT_RETURN r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd), rz;
+	DAT_RETURN r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd), rz;
 
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "dat_evd_create returned %s", REPRO_RET(r));
