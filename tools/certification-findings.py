@@ -84,6 +84,21 @@ def main() -> int:
             f"{g['count']} {'fail' if g['outcome'] == 'fails' else 'not demonstrated'}: "
             f"{cell(g['cause'], 100)}" for g in ver.get("blocking_causes", [])[:5]))
     out.append("")
+    contested = {}   # clause id -> (readings, [ia])
+    for ia, res, ver in runs:
+        for f in ver.get("contested_shall", []):
+            contested.setdefault(f["clause"], (f["readings"], []))[1].append(ia)
+    if contested:
+        out += ["## Contested clauses", "",
+                "Failing on the IAs named, under a reading of the page that another honest reading",
+                "does not share (docs/clauses.md, \"Contested clauses\"): reported, never counted.", "",
+                "| clause | IAs | fails if the page means | holds if the page means |",
+                "|---|---|---|---|"]
+        for cid in sorted(contested):
+            rd, where = contested[cid]
+            out.append(f"| `{cid}` | {', '.join(f'`{w}`' for w in where)} | {cell(rd['fails'], 400)} "
+                       f"| {cell(rd['holds'], 400)} |")
+        out.append("")
     pages = {}
     for cid in sorted(failing):
         pages.setdefault(cid.split(".", 1)[0], []).append(cid)
