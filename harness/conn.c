@@ -43,6 +43,13 @@ DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 	return q;
 }
 
+DAT_CONN_QUAL dc_unprobed_conn_qual(void)
+{
+	unsigned int seed = (unsigned int)getpid() * 2654435761u ^ (unsigned int)time(NULL);
+
+	return 20000 + (DAT_CONN_QUAL)(rand_r(&seed) % 40000);
+}
+
 DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
 			    DAT_PSP_FLAGS flags, DAT_EVD_HANDLE *cr_evd,
 			    DAT_PSP_HANDLE *psp)

@@ -12,6 +12,14 @@ DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 #define dc_free_conn_qual(t) dc_free_conn_qual_at((t), __FILE__, __LINE__)
 
 /*
+ * A qualifier this process never listened on, not probed (no Service Point
+ * is created and freed on it, so nothing a provider keeps after a free can
+ * answer there); another process may listen on it, rarely: a case that
+ * needs nobody listening checks what it got, as set-up.
+ */
+DAT_CONN_QUAL dc_unprobed_conn_qual(void);
+
+/*
  * The connection qualifiers the IA's transport can use, as the provider
  * publishes them in its provider-specific attribute "datcts.conn_qual_range"
  * ("LOW-HIGH", decimal).  No such attribute: UNSUPPORTED (the pages leave

@@ -426,6 +426,26 @@ static inline void rsp_up(struct dc_ctx *t, struct rsp_fix *f)
 	dc_rsp_any(t, f->e.ep, f->evd, &f->q, &f->rsp);
 }
 
+/*
+ * The connection event this provider gives a request to a qualifier nobody
+ * listens on (set-up): the dat_psp_free / dat_rsp_free pages ask for the
+ * same rejection after the free, whichever event that is (the event itself
+ * is dat_ep_connect's clause, non_peer_rejected_no_listener).
+ */
+static inline DAT_EVENT_NUMBER no_listener_event(struct dc_ctx *t)
+{
+	struct dc_endpoint r;
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &r, NULL);
+	DC_SETUP(dc_connect_to_self(t, r.ep, dc_unprobed_conn_qual(), 0, 0, NULL));
+	DC_SETUP(dc_wait_event(t, r.conn_evd, -1, &ev));
+	DC_SETUP_ASSERT(ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED,
+			"a connection to a qualifier nobody listens on was established");
+	dc_note(t, "a request nobody listens for ends in %s", dc_event_name(ev.event_number));
+	return ev.event_number;
+}
+
 /* Gives a Provider-created EP (TENTATIVE) the subject's PZ and EVDs. */
 static inline void adopt_at(struct dc_ctx *t, const char *file, int line,
 			    struct subject *s)

@@ -855,9 +855,7 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_ep_connect.non_peer_rejected_no_listener "
 	  "dat_ep_connect.non_peer_rejected_backlog_full "
 	  "dat_ep_connect.non_peer_rejected_transport_error "
-	  "dat_ep_dup_connect.non_peer_rejected "
-	  "dat_psp_free.later_requests_rejected "
-	  "dat_rsp_free.later_requests_rejected",
+	  "dat_ep_dup_connect.non_peer_rejected",
 	  "a non-peer rejection is reported as unreachable" },
 	{ "ep-unreachable-reported-timed-out",
 	  "dat_ep_connect.unreachable",
