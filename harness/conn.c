@@ -47,7 +47,9 @@ DAT_CONN_QUAL dc_unprobed_conn_qual(void)
 {
 	unsigned int seed = (unsigned int)getpid() * 2654435761u ^ (unsigned int)time(NULL);
 
-	return 20000 + (DAT_CONN_QUAL)(rand_r(&seed) % 40000);
+	/* above dc_free_conn_qual's range and Linux's ephemeral ports, where
+	 * the sibling cases' Service Points are */
+	return 61000 + (DAT_CONN_QUAL)(rand_r(&seed) % 4500);
 }
 
 DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
