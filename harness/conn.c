@@ -43,6 +43,23 @@ DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 	return q;
 }
 
+bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
+			    DAT_RETURN r, double *until_ms)
+{
+	double now = dc_now_ms();
+
+	if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
+		return false;
+	if (!*until_ms)
+		*until_ms = now + 5000;
+	if (now >= *until_ms)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the qualifier dc_free_conn_qual probed was still in use 5 s after "
+			  "its PSP was freed (dat_psp_free(3DAT) does not say when it is released)");
+	usleep(20000);
+	return true;
+}
+
 DAT_CONN_QUAL dc_unprobed_conn_qual(void)
 {
 	unsigned int seed = (unsigned int)getpid() * 2654435761u ^ (unsigned int)time(NULL);

@@ -20,6 +20,26 @@ DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 DAT_CONN_QUAL dc_unprobed_conn_qual(void);
 
 /*
+ * A Service Point made on a qualifier dc_free_conn_qual just probed (a PSP
+ * created and freed on it): dat_psp_free(3DAT) does not say when a freed
+ * qualifier is free again (dat_psp_free.qual_reusable is contested), so a
+ * DAT_CONN_QUAL_IN_USE answer is the probe's, not the clause's. The create
+ * (@call, evaluated again each time) is retried while it says so, for up
+ * to 5 s; if it still does, the case ends UNRESOLVED. A refused create takes
+ * nothing, so retrying cannot hold the qualifier itself. Not for a create the
+ * clause expects to be refused, nor for the reuse clause itself.
+ */
+bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
+			    DAT_RETURN r, double *until_ms);
+#define DC_ON_PROBED_QUAL(r, call)					\
+	do {								\
+		double until_ = 0;					\
+		while (dc_probed_qual_busy_at(t, __FILE__, __LINE__,	\
+					      (r) = (call), &until_))	\
+			;						\
+	} while (0)
+
+/*
  * The connection qualifiers the IA's transport can use, as the provider
  * publishes them in its provider-specific attribute "datcts.conn_qual_range"
  * ("LOW-HIGH", decimal).  No such attribute: UNSUPPORTED (the pages leave

@@ -9,8 +9,10 @@ static DAT_PSP_HANDLE psp_on(struct dc_ctx *t, DAT_CONN_QUAL q, DAT_EVD_HANDLE e
 			     DAT_PSP_FLAGS flags)
 {
 	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_RETURN r;
 
-	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, evd, flags, &psp));
+	DC_ON_PROBED_QUAL(r, dat_psp_create(t->ia, q, evd, flags, &psp));
+	DC_ASSERT_SUCCESS(r);
 	return psp;
 }
 
@@ -32,10 +34,12 @@ static DAT_CR_HANDLE expect_request(struct dc_ctx *t, DAT_CONN_QUAL q, DAT_EVD_H
 /* Clause: nobody listens on q (a fresh PSP can take it). */
 static void assert_qual_free(struct dc_ctx *t, DAT_CONN_QUAL q)
 {
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp;
+	DAT_RETURN r;
 
-	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
-					 DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_ON_PROBED_QUAL(r, dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_ASSERT_SUCCESS(r);
 	DC_SETUP(dat_psp_free(psp));
 }
 
@@ -153,7 +157,10 @@ DC_CASE(dat_psp_create, flag_unsatisfiable,
 		bool can = cr == DAT_PSP_CREATES_EP_IFASKED ||
 			   (cr == DAT_PSP_CREATES_EP_NEVER && flags[i] == DAT_PSP_CONSUMER_FLAG) ||
 			   (cr == DAT_PSP_CREATES_EP_ALWAYS && flags[i] == DAT_PSP_PROVIDER_FLAG);
-		DAT_RETURN r = dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG), flags[i], &psp);
+		DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+		DAT_RETURN r;
+
+		DC_ON_PROBED_QUAL(r, dat_psp_create(t->ia, q, evd, flags[i], &psp));
 
 		dc_note(t, "ep_creator %d, flag %d", (int)cr, (int)flags[i]);
 		if (can) {

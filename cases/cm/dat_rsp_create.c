@@ -10,11 +10,13 @@ DC_CASE(dat_rsp_create, ep_reserved,
 {
 	struct rsp_fix f;
 	DAT_RSP_PARAM p;
+	DAT_RETURN r;
 
 	dc_endpoint(t, &f.e, NULL);
 	f.evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	f.q = dc_free_conn_qual(t);
-	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &f.rsp));
+	DC_ON_PROBED_QUAL(r, dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &f.rsp));
+	DC_ASSERT_SUCCESS(r);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
 	memset(&p, 0, sizeof(p));
 	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the EP reserved is the RSP's, as its query shows */
