@@ -9,18 +9,13 @@
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
-	DAT_PZ_HANDLE pz;
-	DAT_EVD_HANDLE dto, conn;
+	DAT_EVD_HANDLE conn;
 	DAT_EP_HANDLE ep;
 	DAT_EP_STATE state;
 	DAT_BOOLEAN recv_idle = 7, request_idle = 7;
-	DAT_RETURN r;
+	DAT_RETURN r = repro_ep(ia, &ep, &conn);
 
-	if ((r = dat_pz_create(ia, &pz)) != DAT_SUCCESS ||
-	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &dto)) != DAT_SUCCESS ||
-	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &conn)) !=
-		    DAT_SUCCESS ||
-	    (r = dat_ep_create(ia, pz, dto, dto, conn, NULL, &ep)) != DAT_SUCCESS)
+	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making the EP failed: %s", REPRO_RET(r));
 	r = dat_ep_get_status(ep, &state, &recv_idle, &request_idle);
 	if (r != DAT_SUCCESS)

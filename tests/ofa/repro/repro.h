@@ -60,6 +60,32 @@ static inline const char *repro_ret(DAT_RETURN r, char *buf, size_t n)
 }
 #define REPRO_RET(r) repro_ret((r), (char[160]){ 0 }, 160)
 
+/* An EP with a PZ, one DTO EVD for both queues and a connection EVD. */
+static inline DAT_RETURN repro_ep(DAT_IA_HANDLE ia, DAT_EP_HANDLE *ep, DAT_EVD_HANDLE *conn)
+{
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE dto;
+	DAT_RETURN r;
+
+	if ((r = dat_pz_create(ia, &pz)) != DAT_SUCCESS ||
+	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &dto)) != DAT_SUCCESS ||
+	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, conn)) !=
+		    DAT_SUCCESS)
+		return r;
+	return dat_ep_create(ia, pz, dto, dto, *conn, NULL, ep);
+}
+
+/* The IA's own address, to connect to itself. */
+static inline DAT_IA_ADDRESS_PTR repro_ia_address(DAT_IA_HANDLE ia)
+{
+	static DAT_IA_ATTR attr;
+	DAT_EVD_HANDLE async;
+
+	if (dat_ia_query(ia, &async, DAT_IA_FIELD_IA_ADDRESS_PTR, &attr, 0, NULL) != DAT_SUCCESS)
+		return NULL;
+	return attr.ia_address_ptr;
+}
+
 static inline int repro_main(const struct repro *rp, int argc, char **argv)
 {
 	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
