@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <execinfo.h>
 #include <link.h>
 #include <limits.h>
 #include <signal.h>
@@ -421,6 +420,10 @@ static void set_crumb(const char *fmt, ...)
  * action (the default, or a sanitizer's report) takes over.
  */
 #define CRASH_FRAMES 48
+/* glibc's own backtrace (libgcc's unwinder, which steps through the signal
+ * frame): a sanitizer intercepts backtrace() with a frame-pointer walk that
+ * loses the interrupted frames. */
+extern int __backtrace(void **buffer, int size);
 static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static struct sigaction crash_prev[sizeof(crash_sigs) / sizeof(crash_sigs[0])];
 static int crash_ctl = -1;
@@ -503,7 +506,7 @@ static void describe_stack(const char *key, int sig)
 	const char *side = NULL, *fixture = NULL, *phase = "check";
 	struct dc_str s = { 0 };
 	bool first = true;
-	int n = backtrace(pcs, CRASH_FRAMES), i = 0;
+	int n = __backtrace(pcs, CRASH_FRAMES), i = 0;
 
 	for (int k = 0; k < n; k++)
 		frame_at(k < 3 ? pcs[k] : (char *)pcs[k] - 1, &fr[k]);
@@ -601,7 +604,7 @@ static void install_crash_report(int ctl)
 	void *warm[1];
 
 	crash_ctl = ctl;
-	backtrace(warm, 1);	/* loads libgcc_s now, not in the handler */
+	__backtrace(warm, 1);	/* loads libgcc_s now, not in the handler */
 	if (dladdr((void *)&dc_run_in_process, &di) && di.dli_fname)
 		snprintf(self_obj, sizeof(self_obj), "%s", di.dli_fname);
 	if (dladdr((void *)&dat_strerror, &di) && di.dli_fname)
