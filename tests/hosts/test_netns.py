@@ -119,10 +119,13 @@ def wait_for(pred, timeout, what):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def freeze_and_kill(net, short: str, delete_ns: bool) -> None:
+def freeze_and_kill(net, short: str, delete_ns: bool, only_in_flight: bool = False) -> bool:
     """Stops every process of the namespace (so a case in flight cannot
     finish meanwhile), optionally removes the namespace (the host becomes
-    unreachable), then kills them all."""
+    unreachable), then kills them all. With only_in_flight, kills only when,
+    frozen, a half is still in flight (its result cannot be out then: a
+    half's supervisor answers after its case process ended), else lets them
+    go on; says whether it killed."""
     stopped: set = set()
     while True:
         new = [p for p in net.pids(short) if p not in stopped]
@@ -134,6 +137,13 @@ def freeze_and_kill(net, short: str, delete_ns: bool) -> None:
             except ProcessLookupError:
                 pass
             stopped.add(p)
+    if only_in_flight and not role_in_flight(net, short):
+        for p in stopped:
+            try:
+                os.kill(p, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        return False
     if delete_ns:
         subprocess.run(["ip", "netns", "del", net.ns(short)], check=True)
         net.made.remove(net.ns(short))
@@ -142,6 +152,7 @@ def freeze_and_kill(net, short: str, delete_ns: bool) -> None:
             os.kill(p, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    return True
 
 
 def role_in_flight(net, short):
@@ -191,7 +202,8 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
 
         wait_for(lambda: len(journal_lines()) >= 2 and role_in_flight(net, "b"), 30,
                  "two results and a half running on b")
-        freeze_and_kill(net, "b", delete_ns=(mode == "unreachable"))
+        freeze_and_kill(net, "b", delete_ns=(mode == "unreachable"),
+                        only_in_flight=(mode == "killed"))
         before = {x["id"]: x for x in journal_lines()}
         while mode == "killed":
             # A half whose result was out an instant before the kill would
@@ -206,7 +218,7 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
                 else None), 30, "a host failure or a half running on b")
             if seen == "failure":
                 break
-            freeze_and_kill(net, "b", delete_ns=False)
+            freeze_and_kill(net, "b", delete_ns=False, only_in_flight=True)
         # A guard against a hung runner, not a time limit: after the kill
         # ~140 two-node cases remain, which under AddressSanitizer on a
         # loaded 2-core CI machine took over 90 s (222 s for the whole run).
