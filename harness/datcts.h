@@ -527,6 +527,13 @@ void dc_expect_event_at(struct dc_ctx *t, const char *file, int line,
 void dc_assert_no_event_at(struct dc_ctx *t, const char *file, int line,
 			   DAT_EVD_HANDLE evd);
 #define DC_ASSERT_NO_EVENT(evd) dc_assert_no_event_at(t, __FILE__, __LINE__, (evd))
+/* Clause: of what is queued on evd (all dequeued), no DTO completion carries
+ * `cookie` (a refused post completes nothing; other completions, e.g. of a
+ * set-up's own posts, are not the clause's). */
+void dc_assert_no_completion_of_at(struct dc_ctx *t, const char *file, int line,
+				   DAT_EVD_HANDLE evd, uint64_t cookie);
+#define DC_ASSERT_NO_COMPLETION_OF(evd, cookie)				\
+	dc_assert_no_completion_of_at(t, __FILE__, __LINE__, (evd), (cookie))
 
 /* Set-up: waits for the DTO completion with `cookie`; returns its data. */
 DAT_DTO_COMPLETION_EVENT_DATA dc_await_dto_at(struct dc_ctx *t,

@@ -495,6 +495,25 @@ void dc_expect_event_at(struct dc_ctx *t, const char *file, int line,
 		*out = ev;
 }
 
+void dc_assert_no_completion_of_at(struct dc_ctx *t, const char *file, int line,
+				   DAT_EVD_HANDLE evd, uint64_t cookie)
+{
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	while (dat_evd_dequeue(evd, &ev) == DAT_SUCCESS) {
+		if (ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		    ev.event_data.dto_completion_event_data.user_cookie.as_64 == cookie) {
+			struct dc_str s = { 0 };
+
+			describe_event(&s, &ev);
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "the refused post completed: %s at %s:%d", dc_str_c(&s), file, line);
+		}
+		memset(&ev, 0, sizeof(ev));
+	}
+}
+
 void dc_assert_no_event_at(struct dc_ctx *t, const char *file, int line,
 			   DAT_EVD_HANDLE evd)
 {

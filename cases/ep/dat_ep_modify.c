@@ -598,10 +598,17 @@ DC_CASE(dat_ep_modify, invalid_handle,
 DC_CASE(dat_ep_modify, invalid_mask,
 	.summary = "mask bits that name no EP parameter are invalid")
 {
-	static const DAT_EP_PARAM_MASK bad[] = { 0x800, (DAT_EP_PARAM_MASK)1 << 40 };
+	/*
+	 * The lowest bit the headers' DAT_EP_FIELD_ALL leaves out (0x800 in
+	 * DAT 1.2; in DAT 2.0 0x800 is DAT_EP_FIELD_SRQ_HANDLE, a real field),
+	 * and one far above every field.
+	 */
+	DAT_EP_PARAM_MASK bad[2] = { 0, (DAT_EP_PARAM_MASK)1 << 40 };
 	struct dc_endpoint e;
 	DAT_EP_HANDLE ep = plain_ep(t, &e);
 
+	while (!bad[0] || (bad[0] & (DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL))
+		bad[0] = bad[0] ? bad[0] << 1 : 1;
 	for (size_t i = 0; i < 2; i++) {
 		DAT_EP_PARAM nv = dc_ep_param(t, ep);
 		struct dc_snap before;

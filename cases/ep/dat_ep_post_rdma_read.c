@@ -41,12 +41,16 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, dc_cookie(1), &rem,
 						DAT_COMPLETION_DEFAULT_FLAG));
 	d = DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, 150);
 	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf + 2048, 100), "segment 1 is not remote bytes 0..99");
 	DC_ASSERT(!memcmp(p.ma.buf + 200, p.mb.buf + 2148, 50), "segment 2 does not start with remote bytes 100..149");
 	DC_ASSERT_BYTES_ARE(p.ma.buf + 250, 50, CANARY, "the rest of segment 2");
 	DC_ASSERT_BYTES_ARE(p.ma.buf + 400, 100, CANARY, "segment 3");
 	DC_ASSERT_BYTES_ARE(p.ma.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
+	/* dat_ep_post_rdma_read(3DAT) DESCRIPTION speaks of the placement; no
+	 * page defines transfered_length for an RDMA Read: noted, not judged */
+	if (d.transfered_length != 150)
+		dc_note(t, "the completion reports transfered_length %llu for 150 bytes read",
+			(unsigned long long)d.transfered_length);
 }
 
 DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,
@@ -119,7 +123,9 @@ static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const voi
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(s->ep, s->state);
-	DC_ASSERT_NO_EVENT(s->e.req_evd);
+	/* the set-up's own Send may complete here; only the refused post's
+	 * completion is the clause's (dat_ep_post_rdma_read(3DAT) RETURN VALUES) */
+	DC_ASSERT_NO_COMPLETION_OF(s->e.req_evd, 71);
 }
 
 #define READ_REFUSED(st)							\
