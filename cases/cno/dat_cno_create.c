@@ -10,14 +10,12 @@ DC_CASE(dat_cno_create, returns_handle,
 {
 	struct agent_rec *rec = agent_rec_new();
 	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
-	DAT_HANDLE_TYPE ty;
 	DAT_CNO_PARAM p;
 
 	DC_ASSERT_SUCCESS(dat_cno_create(t->ia, agent_of(rec), &cno));
 	DC_ASSERT(cno != DAT_HANDLE_NULL, "dat_cno_create succeeded but returned DAT_HANDLE_NULL");
-	/* collateral: dat_cno_create(3DAT) DESCRIPTION: what is handed back is a CNO */
-	DC_ASSERT_SUCCESS(dat_get_handle_type(cno, &ty));
-	DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_CNO);
+	/* the CNO is shown by its query (dat_cno_query(3DAT)); whether
+	 * dat_get_handle_type knows CNO handles is contested on its own page */
 	p = DC_CNO_PARAM(cno);
 	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(dc_cno_agent(&p).instance_data, rec);
