@@ -16,16 +16,26 @@
  * that refuses it for another reason than its being in use (a narrower
  * range) gets its own pick.
  */
+/* The range dc_free_conn_qual probes in, and a seed that differs between
+ * sibling case processes. */
+#define PROBED_QUAL_LO 20000
+#define PROBED_QUAL_SPAN 40000
+
+static unsigned int qual_seed(void)
+{
+	return (unsigned int)getpid() ^ (unsigned int)time(NULL);
+}
+
 DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 {
 	DAT_EVD_HANDLE evd = dc_evd_at(t, file, line, 4, DAT_EVD_CR_FLAG);
-	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
+	unsigned int seed = qual_seed();
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q = 0;
 	DAT_RETURN r;
 
 	for (int i = 0; i < 8; i++) {
-		q = 20000 + (DAT_CONN_QUAL)(rand_r(&seed) % 40000);
+		q = PROBED_QUAL_LO + (DAT_CONN_QUAL)(rand_r(&seed) % PROBED_QUAL_SPAN);
 		r = dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
 		if (r == DAT_SUCCESS && dat_psp_free(psp) == DAT_SUCCESS)
 			return q;
@@ -62,10 +72,11 @@ bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
 
 DAT_CONN_QUAL dc_unprobed_conn_qual(void)
 {
-	unsigned int seed = (unsigned int)getpid() * 2654435761u ^ (unsigned int)time(NULL);
+	unsigned int seed = qual_seed();
 
-	/* above dc_free_conn_qual's range and Linux's ephemeral ports, where
-	 * the sibling cases' Service Points are */
+	/* above dc_free_conn_qual's range and Linux's ephemeral ports (to
+	 * 60999), where the sibling cases' Service Points are */
+	_Static_assert(PROBED_QUAL_LO + PROBED_QUAL_SPAN <= 61000, "ranges overlap");
 	return 61000 + (DAT_CONN_QUAL)(rand_r(&seed) % 4500);
 }
 
