@@ -202,8 +202,8 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
 
         wait_for(lambda: len(journal_lines()) >= 2 and role_in_flight(net, "b"), 30,
                  "two results and a half running on b")
-        freeze_and_kill(net, "b", delete_ns=(mode == "unreachable"),
-                        only_in_flight=(mode == "killed"))
+        landed = freeze_and_kill(net, "b", delete_ns=(mode == "unreachable"),
+                                 only_in_flight=(mode == "killed"))
         before = {x["id"]: x for x in journal_lines()}
         while mode == "killed":
             # A half whose result was out an instant before the kill would
@@ -211,14 +211,15 @@ def test_a_host_dies_mid_run(net, build, tmp_path, mode):
             # the next half in flight, until a case shows one.  The failure
             # can take longer (the other half gets a grace period), so it
             # ends the wait whenever it comes.
-            killed_at = time.monotonic()
+            # (a second after a kill that landed; none after a miss)
+            killed_at = time.monotonic() if landed else float("-inf")
             seen = wait_for(lambda: "failure" if proc.poll() is not None or any(
                 x.get("host_failure") for x in journal_lines()) else (
                 "half" if time.monotonic() - killed_at > 1 and role_in_flight(net, "b")
                 else None), 30, "a host failure or a half running on b")
             if seen == "failure":
                 break
-            freeze_and_kill(net, "b", delete_ns=False, only_in_flight=True)
+            landed = freeze_and_kill(net, "b", delete_ns=False, only_in_flight=True)
         # A guard against a hung runner, not a time limit: after the kill
         # ~140 two-node cases remain, which under AddressSanitizer on a
         # loaded 2-core CI machine took over 90 s (222 s for the whole run).
