@@ -13,6 +13,7 @@ packages=(
 	python3 python3-pytest python3-jinja2     # the runner and reports
 	valgrind iproute2 procps openssh-client   # ip netns + ssh -G: tests/hosts
 	debhelper dh-python dpkg-dev lintian man-db   # tests/install: the Debian packages, man pages
+	slurmctld slurmd slurm-client munge       # tests/slurm: a real Slurm cluster on network namespaces
 )
 vm=0
 for arg in "$@"; do
