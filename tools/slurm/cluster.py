@@ -129,6 +129,10 @@ class Cluster:
 
     def _write_files(self) -> None:
         d = self.dir
+        # A cluster's state is throw-away: a directory used before must not
+        # bring back the jobs of an earlier cluster.
+        for sub in ("state", "spool", "taskenv"):
+            shutil.rmtree(d / sub, ignore_errors=True)
         for sub in ("state", "log", "spool", "munge", "taskenv"):
             (d / sub).mkdir(parents=True, exist_ok=True)
         for n in self.nodes:
