@@ -12,6 +12,7 @@ and two clusters (the normal and the ASan build's ctest) can run at once.
     tools/slurm/cluster.py up DIR [--nodes N]   prints `export SLURM_CONF=...`
     tools/slurm/cluster.py down DIR             kills everything, deletes the network
     tools/slurm/cluster.py kill-node DIR NODE   a node dies (slurmd and its processes)
+    tools/slurm/cluster.py node-env DIR NODE VAR=VALUE...   every later task there gets it
 
 The facts this rests on (why nsenter + unshare and not `ip netns exec`,
 why SIGKILL at tear-down, ...): docs/multi-host.md, "A Slurm cluster on one
@@ -359,6 +360,11 @@ def main(argv=None) -> int:
     p = sub.add_parser("kill-node")
     p.add_argument("dir")
     p.add_argument("node")
+    p = sub.add_parser("node-env", help="environment of every later task on NODE "
+                       "(no VAR=VALUE: none)")
+    p.add_argument("dir")
+    p.add_argument("node")
+    p.add_argument("assignments", nargs="*", metavar="VAR=VALUE")
     p = sub.add_parser("check", help="say why a cluster cannot run here (exit 1), or nothing")
     args = ap.parse_args(argv)
     try:
@@ -372,6 +378,9 @@ def main(argv=None) -> int:
             print(f"export SLURM_CONF={c.conf}")
         elif args.cmd == "down":
             Cluster.load(Path(args.dir)).down()
+        elif args.cmd == "node-env":
+            c = Cluster.load(Path(args.dir))
+            c.set_node_env(args.node, dict(a.split("=", 1) for a in args.assignments))
         elif args.cmd == "kill-node":
             Cluster.load(Path(args.dir)).kill_node(args.node)
     except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
