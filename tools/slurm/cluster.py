@@ -12,6 +12,7 @@ and two clusters (the normal and the ASan build's ctest) can run at once.
     tools/slurm/cluster.py up DIR [--nodes N]   prints `export SLURM_CONF=...`
     tools/slurm/cluster.py down DIR             kills everything, deletes the network
     tools/slurm/cluster.py kill-node DIR NODE   a node dies (slurmd and its processes)
+    tools/slurm/cluster.py revive-node DIR NODE it comes back
     tools/slurm/cluster.py node-env DIR NODE VAR=VALUE...   every later task there gets it
 
 The facts this rests on (why nsenter + unshare and not `ip netns exec`,
@@ -310,6 +311,12 @@ class Cluster:
         _kill_pidfile(self.dir / f"slurmd.{node}.pid")
         _kill_netns(self.netns(node))
 
+    def revive_node(self, node: str) -> None:
+        """A killed node comes back: its slurmd again (ReturnToService=2
+        puts it back in service when it registers)."""
+        self.start_slurmd(node)
+        self.wait_idle([node])
+
     # ---- tear-down ----
 
     def down(self) -> None:
@@ -360,6 +367,9 @@ def main(argv=None) -> int:
     p = sub.add_parser("kill-node")
     p.add_argument("dir")
     p.add_argument("node")
+    p = sub.add_parser("revive-node")
+    p.add_argument("dir")
+    p.add_argument("node")
     p = sub.add_parser("node-env", help="environment of every later task on NODE "
                        "(no VAR=VALUE: none)")
     p.add_argument("dir")
@@ -383,6 +393,8 @@ def main(argv=None) -> int:
             c.set_node_env(args.node, dict(a.split("=", 1) for a in args.assignments))
         elif args.cmd == "kill-node":
             Cluster.load(Path(args.dir)).kill_node(args.node)
+        elif args.cmd == "revive-node":
+            Cluster.load(Path(args.dir)).revive_node(args.node)
     except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
         print(f"cluster.py: {e}", file=sys.stderr)
         return 1
