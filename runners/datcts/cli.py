@@ -211,8 +211,8 @@ def cmd_run(args) -> int:
         warnings += w
     # --hosts: every host fingerprinted, its provider from the hosts file;
     # --slurm: every node of an allocation, likewise (released at the end)
-    hostrun = (multihost.from_args(args, build_dir, _cases_dir(args), out_dir)
-               or slurm.from_args(args, build_dir, _cases_dir(args), out_dir))
+    hostrun = (slurm.from_args(args, build_dir, _cases_dir(args), out_dir)
+               or multihost.from_args(args, build_dir, _cases_dir(args), out_dir))
     try:
         return _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired)
     finally:

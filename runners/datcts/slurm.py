@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 from pathlib import Path
@@ -143,6 +144,13 @@ class SlurmHost(HostLauncher):
         return ["srun", f"--jobid={self.job_id}", "--overlap", f"--nodelist={self.spec.node}",
                 "--nodes=1", "--ntasks=1", "--quiet", f"--job-name={STEP_NAME}",
                 "--export=ALL", "--", *argv]
+
+    def lost(self, rc, stderr, killed_by_runner, what):
+        # srun exits 128+N when the task died of signal N (a cancelled step's
+        # task: SIGKILL); judge it as the signal, like the other launchers.
+        if rc is not None and rc > 128 and (rc - 128) in {int(x) for x in signal.valid_signals()}:
+            rc = -(rc - 128)
+        return super().lost(rc, stderr, killed_by_runner, what)
 
     def popen_env(self, env):
         base = super().popen_env(env)
