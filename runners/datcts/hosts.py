@@ -506,6 +506,21 @@ def _parse_kv(text: str) -> tuple[dict, dict]:
             {k: "\n".join(v) for k, v in blocks.items()})
 
 
+def _probe_attributes(kv: dict, blocks: dict) -> tuple:
+    """(attributes, error) from the fingerprint's datcts-probe block."""
+    if "probe" not in blocks:
+        return None, kv.get("probe_error")
+    text = blocks["probe"]
+    try:
+        doc = json.loads(text)
+        if doc.get("error"):
+            return None, f"datcts-probe: {doc['error']}"
+        return {"provider": doc["provider"], "ia_attr": doc["ia_attr"]}, None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        shown = text if len(text) <= 600 else text[:300] + " ... " + text[-300:]
+        return None, "datcts-probe printed no attributes: " + shown
+
+
 def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -591,18 +606,15 @@ class Host:
         self.launcher.case_env = {"DAT_OVERRIDE": self.dat_conf, "DATCTS_IA": self.ia,
                                   **s.env}
         probe = f"{s.build_dir.rstrip('/')}/bin/datcts-probe"
-        p = self._script(_LIB_SCRIPT, [entry.library, probe, self.ia])
-        lkv, lblocks = _parse_kv(p.stdout.decode(errors="replace"))
-        attrs, attrs_error = None, lkv.get("probe_error")
-        if "probe" in lblocks:
-            try:
-                doc = json.loads(lblocks["probe"])
-                if doc.get("error"):
-                    attrs_error = f"datcts-probe: {doc['error']}"
-                else:
-                    attrs = {"provider": doc["provider"], "ia_attr": doc["ia_attr"]}
-            except (ValueError, KeyError, TypeError, AttributeError):
-                attrs_error = "datcts-probe printed no attributes: " + lblocks["probe"][-300:]
+        # Asked twice when the first answer is not JSON: once in ~20 runs
+        # through srun the probe's output arrived garbled (cause not found;
+        # the message keeps its head and tail for the next time).
+        for _ in range(2):
+            p = self._script(_LIB_SCRIPT, [entry.library, probe, self.ia])
+            lkv, lblocks = _parse_kv(p.stdout.decode(errors="replace"))
+            attrs, attrs_error = _probe_attributes(lkv, lblocks)
+            if attrs is not None or "probe" not in lblocks:
+                break
         sha = lkv.get("library_sha256") or None
         if sha and not re.fullmatch(r"[0-9a-f]{64}", sha):
             sha = None
