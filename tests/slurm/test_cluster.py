@@ -138,7 +138,11 @@ def check_in_chromium(html, tmp_path):
     assert 'id="link-matrix"' in dom, d.stderr[-2000:]
     matrix = dom[dom.index('id="link-matrix"'):]
     matrix = matrix[:matrix.index("</table>")]
-    assert matrix.count("cell not-conformant") == 2 and matrix.count("cell conformant") == 6
+    # 8 ring directions: node2 active in 2 (NOT CONFORMANT), passive in 2
+    # (the mutant may leave them incomplete), the 4 others CONFORMANT
+    assert matrix.count("cell not-conformant") == 2
+    assert matrix.count("cell conformant") + matrix.count("cell incomplete") == 6
+    assert matrix.count("cell conformant") >= 4
     assert '<li><b>node <span class="mono">node2</span></b>' in dom
 
 
