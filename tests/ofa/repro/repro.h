@@ -18,6 +18,7 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +61,34 @@ static inline const char *repro_ret(DAT_RETURN r, char *buf, size_t n)
 }
 #define REPRO_RET(r) repro_ret((r), (char[160]){ 0 }, 160)
 
-/* An EP with a PZ, one DTO EVD for both queues and a connection EVD. */
-static inline DAT_RETURN repro_ep(DAT_IA_HANDLE ia, DAT_EP_HANDLE *ep, DAT_EVD_HANDLE *conn)
-{
+/* One end of a connection: an EP with its PZ, one DTO EVD for both queues and a connection EVD. */
+struct repro_end {
+	DAT_EP_HANDLE ep;
 	DAT_PZ_HANDLE pz;
-	DAT_EVD_HANDLE dto;
+	DAT_EVD_HANDLE dto, conn;
+};
+
+static inline DAT_RETURN repro_end(DAT_IA_HANDLE ia, struct repro_end *e)
+{
 	DAT_RETURN r;
 
-	if ((r = dat_pz_create(ia, &pz)) != DAT_SUCCESS ||
-	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &dto)) != DAT_SUCCESS ||
-	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, conn)) !=
+	if ((r = dat_pz_create(ia, &e->pz)) != DAT_SUCCESS ||
+	    (r = dat_evd_create(ia, 16, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &e->dto)) !=
+		    DAT_SUCCESS ||
+	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &e->conn)) !=
 		    DAT_SUCCESS)
 		return r;
-	return dat_ep_create(ia, pz, dto, dto, *conn, NULL, ep);
+	return dat_ep_create(ia, e->pz, e->dto, e->dto, e->conn, NULL, &e->ep);
+}
+
+static inline DAT_RETURN repro_ep(DAT_IA_HANDLE ia, DAT_EP_HANDLE *ep, DAT_EVD_HANDLE *conn)
+{
+	struct repro_end e;
+	DAT_RETURN r = repro_end(ia, &e);
+
+	*ep = e.ep;
+	*conn = e.conn;
+	return r;
 }
 
 /* The IA's own address, to connect to itself. */
@@ -84,6 +100,205 @@ static inline DAT_IA_ADDRESS_PTR repro_ia_address(DAT_IA_HANDLE ia)
 	if (dat_ia_query(ia, &async, DAT_IA_FIELD_IA_ADDRESS_PTR, &attr, 0, NULL) != DAT_SUCCESS)
 		return NULL;
 	return attr.ia_address_ptr;
+}
+
+/* The next event on evd within timeout_ms; DAT_TIMEOUT_EXPIRED when none came. */
+static inline DAT_RETURN repro_event(DAT_EVD_HANDLE evd, unsigned int timeout_ms, DAT_EVENT *ev)
+{
+	DAT_COUNT more;
+
+	return dat_evd_wait(evd, timeout_ms * 1000, 1, ev, &more);
+}
+
+static inline const char *repro_event_name(DAT_EVENT_NUMBER n, char *buf, size_t len)
+{
+	static const struct { DAT_EVENT_NUMBER n; const char *name; } known[] = {
+		{ DAT_DTO_COMPLETION_EVENT, "DAT_DTO_COMPLETION_EVENT" },
+		{ DAT_CONNECTION_REQUEST_EVENT, "DAT_CONNECTION_REQUEST_EVENT" },
+		{ DAT_CONNECTION_EVENT_ESTABLISHED, "DAT_CONNECTION_EVENT_ESTABLISHED" },
+		{ DAT_CONNECTION_EVENT_PEER_REJECTED, "DAT_CONNECTION_EVENT_PEER_REJECTED" },
+		{ DAT_CONNECTION_EVENT_NON_PEER_REJECTED, "DAT_CONNECTION_EVENT_NON_PEER_REJECTED" },
+		{ DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+		  "DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR" },
+		{ DAT_CONNECTION_EVENT_DISCONNECTED, "DAT_CONNECTION_EVENT_DISCONNECTED" },
+		{ DAT_CONNECTION_EVENT_BROKEN, "DAT_CONNECTION_EVENT_BROKEN" },
+		{ DAT_CONNECTION_EVENT_TIMED_OUT, "DAT_CONNECTION_EVENT_TIMED_OUT" },
+		{ DAT_CONNECTION_EVENT_UNREACHABLE, "DAT_CONNECTION_EVENT_UNREACHABLE" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i].n == n)
+			return known[i].name;
+	snprintf(buf, len, "event 0x%x", (unsigned int)n);
+	return buf;
+}
+#define REPRO_EVENT(n) repro_event_name((n), (char[32]){ 0 }, 32)
+
+/* A PSP on a qualifier of the Provider's choice, its requests on a new CR EVD. */
+static inline DAT_RETURN repro_psp(DAT_IA_HANDLE ia, DAT_CONN_QUAL *q, DAT_EVD_HANDLE *cr_evd,
+				   DAT_PSP_HANDLE *psp)
+{
+	DAT_RETURN r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, cr_evd);
+
+	return r != DAT_SUCCESS ? r :
+		dat_psp_create_any(ia, q, *cr_evd, DAT_PSP_CONSUMER_FLAG, psp);
+}
+
+/*
+ * a connects to the IA itself on q; the Connection Request that arrives on cr_evd.
+ * DAT_TIMEOUT_EXPIRED or DAT_INTERNAL_ERROR (another event) when none arrived.
+ */
+static inline DAT_RETURN repro_request(DAT_IA_HANDLE ia, const struct repro_end *a,
+				       DAT_CONN_QUAL q, DAT_EVD_HANDLE cr_evd, DAT_CR_HANDLE *cr)
+{
+	DAT_IA_ADDRESS_PTR self = repro_ia_address(ia);
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	if (!self)
+		return DAT_INTERNAL_ERROR;
+	if ((r = dat_ep_connect(a->ep, self, q, 10000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG)) != DAT_SUCCESS ||
+	    (r = repro_event(cr_evd, 10000, &ev)) != DAT_SUCCESS)
+		return r;
+	if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
+		return DAT_INTERNAL_ERROR;
+	*cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	return DAT_SUCCESS;
+}
+
+/* Waits for event number want on evd: DAT_INTERNAL_ERROR when another came. */
+static inline DAT_RETURN repro_expect(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER want)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r = repro_event(evd, 10000, &ev);
+
+	return r != DAT_SUCCESS ? r : ev.event_number == want ? DAT_SUCCESS : DAT_INTERNAL_ERROR;
+}
+
+/*
+ * An RSP for e on a qualifier nobody uses, its request on a new CR EVD. The qualifiers
+ * tried start from the pid, above Linux's ephemeral ports, so that reproducers run side
+ * by side do not meet.
+ */
+static inline DAT_RETURN repro_rsp(DAT_IA_HANDLE ia, const struct repro_end *e, DAT_CONN_QUAL *q,
+				   DAT_EVD_HANDLE *cr_evd, DAT_RSP_HANDLE *rsp)
+{
+	DAT_RETURN r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, cr_evd);
+
+	for (int i = 0; i < 64 && r == DAT_SUCCESS; i++) {
+		*q = 61000 + (getpid() * 7 + i) % 4000;
+		r = dat_rsp_create(ia, *q, e->ep, *cr_evd, rsp);
+		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
+			return r;
+		r = DAT_SUCCESS;
+	}
+	return DAT_CONN_QUAL_IN_USE;
+}
+
+/* A registered buffer of len bytes in pz, as the triplet a post takes. */
+static inline DAT_RETURN repro_buffer(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_VLEN len,
+				      DAT_LMR_TRIPLET *iov)
+{
+	DAT_REGION_DESCRIPTION region = { .for_va = calloc(1, len) };
+	DAT_LMR_HANDLE lmr;
+	DAT_RMR_CONTEXT rmr_context;
+	DAT_VLEN reg_len;
+	DAT_VADDR reg_addr;
+
+	if (!region.for_va)
+		return DAT_INSUFFICIENT_RESOURCES;
+	iov->virtual_address = (DAT_VADDR)(uintptr_t)region.for_va;
+	iov->segment_length = len;
+	return dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, len, pz, DAT_MEM_PRIV_ALL_FLAG,
+			      DAT_VA_TYPE_VA, &lmr, &iov->lmr_context, &rmr_context, &reg_len,
+			      &reg_addr);
+}
+
+/* Posts n Receives of one buffer each on e, cookies first .. first + n - 1. */
+static inline DAT_RETURN repro_post_recvs(DAT_IA_HANDLE ia, const struct repro_end *e, int n,
+					  DAT_UINT64 first)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_RETURN r;
+
+	for (int i = 0; i < n; i++)
+		if ((r = repro_buffer(ia, e->pz, 64, &iov)) != DAT_SUCCESS ||
+		    (r = dat_ep_post_recv(e->ep, 1, &iov, (DAT_DTO_COOKIE){ .as_64 = first + i },
+					  DAT_COMPLETION_DEFAULT_FLAG)) != DAT_SUCCESS)
+			return r;
+	return DAT_SUCCESS;
+}
+
+/*
+ * Two ends of one IA: a requests a connection to a PSP of the IA (repro_pending: the request
+ * waits in cr), or a and b are connected over it (repro_pair: b accepted).
+ */
+struct repro_pair {
+	struct repro_end a, b;
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_CONN_QUAL q;
+	DAT_CR_HANDLE cr;
+};
+
+/* recvs Receives are posted on a before it connects (cookies 1000 on). */
+static inline DAT_RETURN repro_pending(DAT_IA_HANDLE ia, struct repro_pair *p, int recvs)
+{
+	DAT_RETURN r;
+
+	if ((r = repro_end(ia, &p->a)) != DAT_SUCCESS ||
+	    (r = repro_post_recvs(ia, &p->a, recvs, 1000)) != DAT_SUCCESS ||
+	    (r = repro_psp(ia, &p->q, &p->cr_evd, &p->psp)) != DAT_SUCCESS)
+		return r;
+	return repro_request(ia, &p->a, p->q, p->cr_evd, &p->cr);
+}
+
+static inline DAT_RETURN repro_pair(DAT_IA_HANDLE ia, struct repro_pair *p)
+{
+	DAT_RETURN r;
+
+	if ((r = repro_pending(ia, p, 0)) != DAT_SUCCESS ||
+	    (r = repro_end(ia, &p->b)) != DAT_SUCCESS ||
+	    (r = dat_cr_accept(p->cr, p->b.ep, 0, NULL)) != DAT_SUCCESS ||
+	    (r = repro_expect(p->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS)
+		return r;
+	return repro_expect(p->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+}
+
+/*
+ * The answer for a connection event: want is the page's event, defect the finding's;
+ * any other event is neither and cannot tell. what says whose event it was.
+ */
+static inline enum repro_answer repro_judge_event(DAT_EVENT_NUMBER got, DAT_EVENT_NUMBER want,
+						  DAT_EVENT_NUMBER defect, const char *what)
+{
+	if (got == want)
+		return repro_say(REPRO_ABSENT, "%s ended in %s", what, REPRO_EVENT(want));
+	if (got != defect)
+		return repro_say(REPRO_CANNOT, "%s ended in %s", what, REPRO_EVENT(got));
+	return repro_say(REPRO_SHOWS, "%s ended in %s, not %s", what, REPRO_EVENT(defect),
+			 REPRO_EVENT(want));
+}
+
+/*
+ * A connected pair where a's Send waits for a Receive b has not posted, then a graceful
+ * disconnect of a; state: a's state right after the call.
+ */
+static inline DAT_RETURN repro_graceful_with_send(DAT_IA_HANDLE ia, struct repro_pair *p,
+						  DAT_EP_STATE *state)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_BOOLEAN recv_idle, request_idle;
+	DAT_RETURN r;
+
+	if ((r = repro_pair(ia, p)) != DAT_SUCCESS ||
+	    (r = repro_buffer(ia, p->a.pz, 64, &iov)) != DAT_SUCCESS ||
+	    (r = dat_ep_post_send(p->a.ep, 1, &iov, (DAT_DTO_COOKIE){ .as_64 = 7 },
+				  DAT_COMPLETION_DEFAULT_FLAG)) != DAT_SUCCESS ||
+	    (r = dat_ep_disconnect(p->a.ep, DAT_CLOSE_GRACEFUL_FLAG)) != DAT_SUCCESS)
+		return r;
+	return dat_ep_get_status(p->a.ep, state, &recv_idle, &request_idle);
 }
 
 static inline int repro_main(const struct repro *rp, int argc, char **argv)
