@@ -14,18 +14,27 @@
 #ifndef DATCTS_REPRO_H
 #define DATCTS_REPRO_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* gettid, for struct repro_waiter */
+#endif
 #include <dat2/udat.h>
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum repro_answer { REPRO_SHOWS = 0, REPRO_ABSENT = 1, REPRO_CANNOT = 77 };
+
+/* The IA name of the command line (not const: dat_ia_open takes a char *). */
+static char *repro_ia_name;
 
 struct repro {
 	const char *finding;		/* the finding file's name, without .md */
@@ -89,6 +98,96 @@ static inline DAT_RETURN repro_ep(DAT_IA_HANDLE ia, DAT_EP_HANDLE *ep, DAT_EVD_H
 	*ep = e.ep;
 	*conn = e.conn;
 	return r;
+}
+
+/* A CNO with the agent given and one software EVD on it. */
+static inline DAT_RETURN repro_cno_evd(DAT_IA_HANDLE ia, DAT_OS_WAIT_PROXY_AGENT agent,
+				       DAT_CNO_HANDLE *cno, DAT_EVD_HANDLE *evd)
+{
+	DAT_RETURN r = dat_cno_create(ia, agent, cno);
+
+	return r != DAT_SUCCESS ? r : dat_evd_create(ia, 8, *cno, DAT_EVD_SOFTWARE_FLAG, evd);
+}
+
+/* A virtual LMR over buf in pz with the privileges given. */
+static inline DAT_RETURN repro_lmr(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *buf, DAT_VLEN len,
+				   DAT_MEM_PRIV_FLAGS priv, DAT_LMR_HANDLE *lmr,
+				   DAT_LMR_CONTEXT *lmr_context, DAT_RMR_CONTEXT *rmr_context)
+{
+	DAT_REGION_DESCRIPTION region = { .for_va = buf };
+	DAT_VLEN reg_len;
+	DAT_VADDR reg_addr;
+
+	return dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, len, pz, priv, DAT_VA_TYPE_VA, lmr,
+			      lmr_context, rmr_context, &reg_len, &reg_addr);
+}
+
+static inline void repro_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * A thread that makes one blocking call (wait, on handle), and what it
+ * returned. repro_waiter_start says whether the thread is asleep in the
+ * kernel within 2 s after announcing the call: then it is blocked in it.
+ */
+struct repro_waiter {
+	DAT_RETURN (*wait)(DAT_HANDLE handle);
+	DAT_HANDLE handle;
+	pthread_t thread;
+	_Atomic pid_t tid;
+	_Atomic int done;
+	DAT_RETURN r;
+};
+
+static inline void *repro_waiter_run(void *arg)
+{
+	struct repro_waiter *w = arg;
+
+	w->tid = gettid();
+	w->r = w->wait(w->handle);
+	w->done = 1;
+	return NULL;
+}
+
+static inline int repro_waiter_start(struct repro_waiter *w)
+{
+	char path[64], buf[512], *state;
+	FILE *f;
+
+	if (pthread_create(&w->thread, NULL, repro_waiter_run, w))
+		return 0;
+	while (!w->tid)
+		repro_sleep_ms(1);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)w->tid);
+	for (int i = 0; i < 200 && !w->done; i++, repro_sleep_ms(10)) {
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		state = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (state && state[1] == ' ' && state[2] == 'S')
+			return !w->done;
+	}
+	return 0;
+}
+
+/* Whether the waiters' calls have all returned within ms milliseconds. */
+static inline int repro_waiters_return(struct repro_waiter *w, int n, long ms)
+{
+	int done = 0;
+
+	for (long t = 0; t <= ms; t += 10, repro_sleep_ms(10)) {
+		done = 0;
+		for (int i = 0; i < n; i++)
+			done += w[i].done;
+		if (done == n)
+			break;
+	}
+	return done == n;
 }
 
 /* The IA's own address, to connect to itself. */
@@ -313,6 +412,7 @@ static inline int repro_main(const struct repro *rp, int argc, char **argv)
 		fprintf(stderr, "usage: %s IA_NAME   (dat.conf: DAT_OVERRIDE)\n", argv[0]);
 		return 2;
 	}
+	repro_ia_name = argv[1];
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
