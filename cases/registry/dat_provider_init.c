@@ -40,13 +40,11 @@ DC_CASE(dat_provider_init, explicit_load,
 	pl.init(&k, pl.conf.instance);
 	DC_FOR_CLAUSE("dat_provider_init.registers_given_name");
 	DC_ASSERT(registered(&k), "init did not register the name it was given");
-	/*
-	 * dat_provider_init(3DAT) DESCRIPTION: as the registry would, so the
-	 * name opens and the instance answers. Which name the instance then
-	 * calls itself is dat_ia_query.adapter_name_is_ia_name's to judge.
-	 */
+	/* which name the instance calls itself is dat_ia_query.adapter_name_is_ia_name's */
 	DC_FOR_CLAUSE("dat_provider_init.explicit_load");
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: as the registry would, so the name opens */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-explicit-ia", 8, &evd, &ia));
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: as above, the instance answers */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADAPTER_NAME, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
