@@ -6,29 +6,38 @@
  */
 #include "ep_common.h"
 
-static void freed_and_dead(struct dc_ctx *t, struct subject *s, const void *arg)
+/* After a successful free the handle is dead. */
+static void assert_handle_dead(struct dc_ctx *t, DAT_EP_HANDLE ep)
 {
 	DAT_EP_PARAM q;
 	DAT_EP_STATE st;
 	DAT_BOOLEAN ri, qi;
 
-	(void)arg;
-	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
 	/* collateral: dat_ep_free(3DAT) DESCRIPTION: operations on the freed EP's handle fail */
-	DC_ASSERT_INVALID_HANDLE(dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &q), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_query(ep, DAT_EP_FIELD_ALL, &q), 1, EP);
 	/* collateral: dat_ep_free(3DAT) DESCRIPTION: as above */
-	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status(s->ep, &st, &ri, &qi), 1, EP);
+	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status(ep, &st, &ri, &qi), 1, EP);
 }
 
 DC_CASE(dat_ep_free, handle_unusable_after_free,
 	.summary = "after dat_ep_free the handle is dead for query and get_status")
 {
-	struct subject s;
+	struct dc_endpoint e;
 
-	memset(&s, 0, sizeof(s));
-	dc_endpoint(t, &s.e, NULL);
-	s.ep = s.e.ep;
-	freed_and_dead(t, &s, NULL);
+	dc_endpoint(t, &e, NULL);
+	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));
+	assert_handle_dead(t, e.ep);
+}
+
+/* The free is allowed_states' (the state permits it); that the handle is
+ * dead afterwards is handle_unusable_after_free's. */
+static void freed_and_dead(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	(void)arg;
+	DC_FOR_CLAUSE("dat_ep_free.allowed_states");
+	DC_ASSERT_SUCCESS(dat_ep_free(s->ep));
+	DC_FOR_CLAUSE("dat_ep_free.handle_unusable_after_free");
+	assert_handle_dead(t, s->ep);
 }
 
 #define FREE_OK(st)							\

@@ -23,6 +23,8 @@ struct mparam {
 	bool (*new_value)(struct dc_ctx *t, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv);
 	/* True when q shows the value that nv asked for. */
 	bool (*shows)(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv);
+	/* The clause of the states in which the page forbids the change. */
+	const char *forbidden;
 };
 
 static DAT_COUNT step_count(DAT_COUNT cur, DAT_COUNT lo, DAT_COUNT hi)
@@ -238,8 +240,10 @@ static bool sh_no_provider_attr(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
 	return q->ep_attr.ep_provider_specific_count == 0;
 }
 
-#define MP(slug, field, bit, nvf, shf) \
-	static const struct mparam P_##slug = { field, bit, nvf, shf }
+#define MP(slug, field, bit, nvf, shf)					\
+	static const struct mparam P_##slug = {				\
+		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states" \
+	}
 
 MP(pz_handle, "pz_handle", DAT_EP_FIELD_PZ_HANDLE, nv_pz, sh_pz);
 MP(recv_evd_handle, "recv_evd_handle", DAT_EP_FIELD_RECV_EVD_HANDLE, nv_recv_evd, sh_recv_evd);
@@ -311,7 +315,12 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 
 	mp->new_value(t, &cur, &nv);
 	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
+	/* the refusal is both clauses' (the row's and RETURN VALUES'); it is
+	 * all that state_not_allowing_change asks, so that clause's checks end
+	 * here, and only the row's "nothing moves" follows */
 	DC_ASSERT_RET(dat_ep_modify(s->ep, mp->mask, &nv), DAT_INVALID_STATE);
+	DC_FOR_CLAUSE("dat_ep_modify.state_not_allowing_change");
+	DC_FOR_CLAUSE(mp->forbidden);
 	/* dat_ep_modify(3DAT) forbids a change by the call; a transitional state
 	 * that ended by itself meanwhile is the connection's doing */
 	now = DC_EP_PARAM(s->ep).ep_state;

@@ -190,11 +190,15 @@ DC_PASSIVE(dat_ep_query, remote_address_valid_when_connected)
 	DC_SETUP_ASSERT(sscanf(msg, "%63s %llu", host, &port) == 2, "bad message '%s'", msg);
 	act = parse_host(host);
 	p = DC_EP_PARAM(e.ep);
-	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&act),
-		  "passive EP's remote_ia_address is not the active IA's address %s", host);
+	/* both clauses': a mismatch is either end's port qualifier wrong, and
+	 * it is all local_port_qual_valid_when_connected asks here */
 	DC_ASSERT(p.remote_port_qual == port,
 		  "passive EP's remote_port_qual %llu, the active EP's local_port_qual is %llu",
 		  (unsigned long long)p.remote_port_qual, port);
+	DC_FOR_CLAUSE("dat_ep_query.local_port_qual_valid_when_connected");
+	DC_FOR_CLAUSE("dat_ep_query.remote_address_valid_when_connected");
+	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&act),
+		  "passive EP's remote_ia_address is not the active IA's address %s", host);
 	dc_peer_send(t, "done", "ok");
 }
 DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
@@ -206,6 +210,7 @@ DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
 	memset(&e, 0, sizeof(e));
 	dc_connect_active(t, &e, NULL);
 	p = DC_EP_PARAM(e.ep);
+	DC_FOR_CLAUSE("dat_ep_query.remote_address_valid_when_connected");
 	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
 		  "active EP's remote_ia_address is not the passive IA's address %s", t->peer.host);
 	DC_ASSERT(p.remote_port_qual == t->peer.conn_qual,

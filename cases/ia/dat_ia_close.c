@@ -517,8 +517,11 @@ DC_CASE(dat_ia_close, insufficient_resources,
 
 	make_busy(t, busy);
 	dc_exhaust_fds(t);
+	DC_FOR_CLAUSE("dat_ia_close.insufficient_resources");
 	r = dat_ia_close(idle, DAT_CLOSE_GRACEFUL_FLAG);
 	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INSUFFICIENT_RESOURCES);
+	/* the abrupt closes, with nothing left and after the catastrophic code */
+	DC_FOR_CLAUSE("dat_ia_close.abrupt_always_succeeds");
 	DC_ASSERT_SUCCESS(dat_ia_close(busy, DAT_CLOSE_ABRUPT_FLAG));
 	dc_exhaust_end(t);
 	if (r != DAT_SUCCESS) {

@@ -180,6 +180,12 @@ DC_CASE(dat_ia_open, invalid_async_evd,
 		DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 		return;
 	}
+	/* a refusal is DAT_INVALID_HANDLE: the type is both clauses' (the
+	 * only other code async_evd_check_optional allows), the rest is
+	 * what invalid_async_evd says of a refusal */
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	DC_FOR_CLAUSE("dat_ia_open.async_evd_check_optional");
+	DC_FOR_CLAUSE("dat_ia_open.invalid_async_evd");
 	DC_ASSERT_INVALID_HANDLE(r, 3, EVD_ASYNC);
 	DC_ASSERT_PTR_EQ(evd, dto);
 	DC_ASSERT_UNCHANGED(&s);

@@ -134,26 +134,48 @@ DC_CASE(dat_registry_list_providers, list_too_small,
 	.flags = DC_NO_IA)
 {
 	static struct listing l;
+	/* each call's return is list_too_small's, the number_entries it
+	 * leaves failure_reports_count's: the calls first, then each
+	 * clause's checks of all of them */
+	struct {
+		const char *expr;
+		DAT_RETURN r;
+		DAT_COUNT n;
+	} call[4];
+	int k = 0;
 	DAT_COUNT n, got;
 
 	dc_registry_rich();
 	DC_SETUP(list_all(&l, MAXP, 0));
 	n = l.n;
 	DC_SETUP_ASSERT(n >= 1, "the static registry is empty; nothing can be too small");
-	DC_ASSERT_RET(list_all(&l, n - 1, 0), DAT_INVALID_PARAMETER);
-	DC_ASSERT_EQ(l.n, n);
+	call[k].expr = "list_all(&l, n - 1, 0)";
+	call[k].r = list_all(&l, n - 1, 0);
+	call[k++].n = l.n;
 	if (n > 1) {
-		DC_ASSERT_RET(list_all(&l, 0, 0), DAT_INVALID_PARAMETER);
-		DC_ASSERT_EQ(l.n, n);
+		call[k].expr = "list_all(&l, 0, 0)";
+		call[k].r = list_all(&l, 0, 0);
+		call[k++].n = l.n;
 	}
 	/* room announced, but the entries point to NULL */
 	memset(l.ptr, 0, sizeof(l.ptr));
 	got = -7;
-	DC_ASSERT_RET(dat_registry_list_providers(MAXP, &got, l.ptr), DAT_INVALID_PARAMETER);
-	DC_ASSERT_EQ(got, n);
+	call[k].expr = "dat_registry_list_providers(MAXP, &got, l.ptr)";
+	call[k].r = dat_registry_list_providers(MAXP, &got, l.ptr);
+	call[k++].n = got;
 	got = -7;
-	DC_ASSERT_RET(dat_registry_list_providers(MAXP, &got, NULL), DAT_INVALID_PARAMETER);
-	DC_ASSERT_EQ(got, n);
+	call[k].expr = "dat_registry_list_providers(MAXP, &got, NULL)";
+	call[k].r = dat_registry_list_providers(MAXP, &got, NULL);
+	call[k++].n = got;
+
+	DC_FOR_CLAUSE("dat_registry_list_providers.list_too_small");
+	for (int i = 0; i < k; i++)
+		dc_assert_ret_at(t, __FILE__, __LINE__, call[i].expr, call[i].r, DC_FAIL,
+				 1, (const DAT_RETURN[]){ DAT_INVALID_PARAMETER }, DC_ANY_SUBTYPE);
+	DC_FOR_CLAUSE("dat_registry_list_providers.failure_reports_count");
+	for (int i = 0; i < k; i++)
+		DC_ASSERT(call[i].n == n, "%s left number_entries %d; a successful call reports %d",
+			  call[i].expr, call[i].n, n);
 }
 
 /*

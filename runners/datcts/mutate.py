@@ -221,6 +221,8 @@ class Executor:
         rec = {"mutant": mutant, "id": case.id, "state": r["state"],
                "message": r.get("message", ""), "duration_ms": r.get("duration_ms", 0.0),
                "file": r.get("file"), "line": r.get("line")}
+        if r.get("clause_at"):  # DC_FOR_CLAUSE: whose check missed (_case_entry)
+            rec["clause_at"] = r["clause_at"]
         with self.lock:
             self.runs += 1
             self.busy_s += dur

@@ -125,3 +125,27 @@ def test_figures_per_subject():
     assert f["registry"]["shall_unproven"] == ["r.y"]
     # a partial selection (--quick, -m) lists no unproven clause
     assert subject_figures(results, levels, subjects, cases, False)["registry"]["shall_unproven"] == []
+
+
+def test_one_keeps_clause_at(tmp_path, monkeypatch):
+    """The record of a run keeps the result's clause_at, so a FAIL of a case
+    of several clauses proves only the clause whose check missed."""
+    from datcts import mutate
+
+    at = {"clause": "p.b", "held": ["p.a"]}
+
+    class FakeRunner:
+        def run(self, c):
+            return {"state": "FAIL", "message": "x", "duration_ms": 1.0,
+                    "file": "f.c", "line": 1, "clause_at": at}
+
+    ex = mutate.Executor({}, 1.0, 1, tmp_path / "j.jsonl", True)
+    monkeypatch.setattr(ex, "_runner", lambda m: FakeRunner())
+    c = case("p.ab", ["p.a", "p.b"])
+    r = ex._one("m", c)
+    ex.close()
+    assert r["clause_at"] == at
+    m = classify(dict(M), [c], {"p.ab": r}, {}, {"p.ab": rec("PASS")}, {"p.ab": c},
+                 {"p.a": "shall", "p.b": "shall"})
+    assert m["clauses_killed"] == ["p.b"]
+    assert m["clauses_detected_only"] == ["p.a"]
