@@ -3,6 +3,7 @@
 tests/ofa/repro/), run against IAs and judged by their output line and exit status.
 
   findings.py --build BUILD --dat-conf CONF --ia IA [--ia IA ...] --expect shows|absent
+  findings.py --table      the findings as a Markdown table (docs/certification/ofa-dapl-2.1.10.md)
 
 --expect shows: every finding listed for the IA (tests/ofa/repro/findings.toml, `ias`)
 must still show its defect (inside the VM, against OFA's providers): a reproducer that shows
@@ -67,7 +68,22 @@ def run_one(binary: Path, ia: str, conf: Path, timeout: float) -> tuple[str, str
     return said, lines[-1]
 
 
+def table(findings: list[dict]) -> str:
+    """The findings as the certification document lists them (Markdown)."""
+    short = {"ofa-v2-cma-rxe0": "cma-rxe0", "ofa-v2-cma-siw0": "cma-siw0",
+             "ofa-v2-scm-rxe0": "scm-rxe0", "ofa-v2-ucm-rxe0": "ucm-rxe0"}
+    rows = ["| finding | clauses | shows on |", "|---|---|---|"]
+    for f in sorted(findings, key=lambda f: (-len(f["clauses"]), f["name"])):
+        ias = "all four IAs" if len(f["ias"]) == 4 else ", ".join(short.get(i, i) for i in f["ias"])
+        rows.append(f"| [{f['title']}](ofa-dapl-2.1.10/{f['name']}.md) | {len(f['clauses'])}: "
+                    + ", ".join(f"`{c}`" for c in f["clauses"]) + f" | {ias} |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv=None) -> int:
+    if (argv if argv is not None else sys.argv[1:]) == ["--table"]:
+        sys.stdout.write(table(load()))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", type=Path, required=True)
     ap.add_argument("--dat-conf", type=Path, required=True)
