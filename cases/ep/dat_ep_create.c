@@ -112,10 +112,15 @@ DC_CASE(dat_ep_create, pz_limits_local_access,
 		dc_lmr(t, rx.b.pz, 4096, DC_PRIV_LOCAL, &peer_src);
 		dc_fill(peer_src.buf, 64, 3);
 		DC_SETUP(post_send1(rx.b.ep, &peer_src, 0, 64, 2));
-		/* the Receive may also stay outstanding: the message was not taken */
-		if (dc_wait_event(t, rx.a.recv_evd, 2000, &ev) == DAT_SUCCESS) {
-			DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
-				  "%s on the receive EVD", dc_event_name(ev.event_number));
+		/* the Receive may stay outstanding (the message was not taken); which
+		 * event reports a failed one is the DTO pages' clause */
+		r = dc_wait_event(t, rx.a.recv_evd, 2000, &ev);
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "no completion: the Receive stays outstanding");
+		} else if (ev.event_number != DAT_DTO_COMPLETION_EVENT) {
+			dc_note(t, "%s (0x%x) on the receive EVD", dc_event_name(ev.event_number),
+				(unsigned int)ev.event_number);
+		} else {
 			d = ev.event_data.dto_completion_event_data;
 			DC_ASSERT(d.status != DAT_DTO_SUCCESS,
 				  "a Receive into an LMR of another PZ completed successfully");
