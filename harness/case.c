@@ -981,6 +981,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 				dc_ret_str(close_ret, b, sizeof(b)));
 		priv.ia_open = false;
 	}
+	dc_waiters_join_returned();
 	for (i = 0; i < priv.nallocs; i++)
 		free(priv.allocs[i]);
 	priv.nallocs = 0;

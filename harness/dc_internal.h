@@ -165,6 +165,9 @@ int dc_requirements_met(const struct dc_ctx *t, const char *requires,
 void dc_attrs_find_unreported(struct dc_ctx *t);
 bool dc_page_documents_model_not_supported(const char *page);
 
+/* events.c: the teardown joins the waiter threads that have returned. */
+void dc_waiters_join_returned(void);
+
 /* relay.c */
 void dc_ctl_write(struct dc_ctx *t, const char *line);
 /* Active half: blocks for the passive half's ready message (deadline-bounded). */

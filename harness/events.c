@@ -3,7 +3,7 @@
  * events.c - dc_events.h: events checked by content, async errors and
  * waiter threads.
  */
-#include "datcts.h"
+#include "dc_internal.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -239,6 +239,20 @@ void dc_waiter_free(struct dc_waiter *w)
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
 	w->in_use = false;
+}
+
+/*
+ * After the teardown's close: joins the waiter threads that have returned,
+ * so that none is still on its way out when the process ends (LeakSanitizer's
+ * exit check stops every thread, and one exiting meanwhile crashed its
+ * tracer). One still waiting is left alone: a provider that never wakes it
+ * must not hang the teardown.
+ */
+void dc_waiters_join_returned(void)
+{
+	for (size_t i = 0; i < sizeof(waiter_pool) / sizeof(waiter_pool[0]); i++)
+		if (waiter_pool[i].in_use && dc_waiter_returned_within(&waiter_pool[i], 100))
+			dc_waiter_free(&waiter_pool[i]);
 }
 
 /* 'S' when the thread sleeps in the kernel; '?' when unreadable. */

@@ -90,6 +90,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ia", action="append", required=True)
     ap.add_argument("--expect", choices=("shows", "absent"), required=True)
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--allow-cannot", action="store_true",
+                    help="with --expect absent: CANNOT passes too (a device on which the "
+                         "reproducer cannot reach its calls; never SHOWS)")
     a = ap.parse_args(argv)
     bad = 0
     for f in load():
@@ -103,7 +106,13 @@ def main(argv=None) -> int:
                 continue
             answer, line = run_one(binary, ia, a.dat_conf, a.timeout)
             want = a.expect.upper()
-            ok = answer == want
+            if a.expect == "shows" and answer != want:
+                # a defect that depends on timing still shows if a second try shows it;
+                # a control gets no second try: a SHOWS there is never chance
+                print(f"     {f['name']} on {ia}: {line} (first try; trying again)")
+                answer, line = run_one(binary, ia, a.dat_conf, a.timeout)
+            ok = answer == want or (a.allow_cannot and a.expect == "absent" and
+                                    answer == "CANNOT")
             bad += not ok
             print(f"{'ok  ' if ok else 'BAD '} {f['name']} on {ia}: {line}"
                   + ("" if ok else f"  [expected {want}]"))

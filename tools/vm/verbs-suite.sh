@@ -170,7 +170,7 @@ if [[ "${DATCTS_VM_OFA:-1}" == 1 && $scope != bench ]]; then
 	controls=()
 	for dev in $DATCTS_VM_DEVICES; do controls+=(--ia "ref-verbs-$dev"); done
 	/usr/bin/python3 "$repo/tools/ofa/findings.py" --build "$build" --dat-conf "$build/dat2-verbs.conf" \
-		"${controls[@]}" --expect absent >>"$out/ofa-findings.txt" 2>&1 || fr=1
+		"${controls[@]}" --expect absent --allow-cannot >>"$out/ofa-findings.txt" 2>&1 || fr=1
 	echo "ofa findings' reproducers: exit $fr, $((SECONDS - start)) s ($(grep -c '^ok' "$out/ofa-findings.txt") as expected, $(grep -c '^BAD' "$out/ofa-findings.txt") not)" >>"$bench"
 	((fr)) && { rc=1; cat "$out/ofa-findings.txt"; }
 fi
