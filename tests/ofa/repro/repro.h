@@ -18,6 +18,7 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +61,42 @@ static inline const char *repro_ret(DAT_RETURN r, char *buf, size_t n)
 }
 #define REPRO_RET(r) repro_ret((r), (char[160]){ 0 }, 160)
 
+/* An EP and what it was made with: its PZ, one DTO EVD for both queues, a connection EVD. */
+struct repro_side {
+	DAT_EP_HANDLE ep;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE dto, conn;
+};
+
+static inline DAT_RETURN repro_side(DAT_IA_HANDLE ia, struct repro_side *s)
+{
+	DAT_RETURN r;
+
+	if ((r = dat_pz_create(ia, &s->pz)) != DAT_SUCCESS ||
+	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->dto)) != DAT_SUCCESS ||
+	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &s->conn)) !=
+		    DAT_SUCCESS)
+		return r;
+	return dat_ep_create(ia, s->pz, s->dto, s->dto, s->conn, NULL, &s->ep);
+}
+
+/* repro_side, and the new EP's parameters (all of them, as dat_ep_query gives them). */
+static inline DAT_RETURN repro_side_param(DAT_IA_HANDLE ia, struct repro_side *s, DAT_EP_PARAM *p)
+{
+	DAT_RETURN r = repro_side(ia, s);
+
+	return r != DAT_SUCCESS ? r : dat_ep_query(s->ep, DAT_EP_FIELD_ALL, p);
+}
+
 /* An EP with a PZ, one DTO EVD for both queues and a connection EVD. */
 static inline DAT_RETURN repro_ep(DAT_IA_HANDLE ia, DAT_EP_HANDLE *ep, DAT_EVD_HANDLE *conn)
 {
-	DAT_PZ_HANDLE pz;
-	DAT_EVD_HANDLE dto;
-	DAT_RETURN r;
+	struct repro_side s;
+	DAT_RETURN r = repro_side(ia, &s);
 
-	if ((r = dat_pz_create(ia, &pz)) != DAT_SUCCESS ||
-	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &dto)) != DAT_SUCCESS ||
-	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, conn)) !=
-		    DAT_SUCCESS)
-		return r;
-	return dat_ep_create(ia, pz, dto, dto, *conn, NULL, ep);
+	*ep = s.ep;
+	*conn = s.conn;
+	return r;
 }
 
 /* The IA's own address, to connect to itself. */
@@ -84,6 +108,100 @@ static inline DAT_IA_ADDRESS_PTR repro_ia_address(DAT_IA_HANDLE ia)
 	if (dat_ia_query(ia, &async, DAT_IA_FIELD_IA_ADDRESS_PTR, &attr, 0, NULL) != DAT_SUCCESS)
 		return NULL;
 	return attr.ia_address_ptr;
+}
+
+/* The next event of evd, within timeout_s seconds. */
+static inline DAT_RETURN repro_event(DAT_EVD_HANDLE evd, unsigned int timeout_s, DAT_EVENT *ev)
+{
+	DAT_COUNT more;
+
+	return dat_evd_wait(evd, timeout_s * 1000000u, 1, ev, &more);
+}
+
+#define REPRO_ALL_PRIV (DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG | \
+			DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+
+/* An LMR of len bytes at buf in pz; *iov covers all of it, *rmr_context is its remote key. */
+static inline DAT_RETURN repro_lmr(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *buf, DAT_VLEN len,
+				   DAT_MEM_PRIV_FLAGS priv, DAT_LMR_TRIPLET *iov,
+				   DAT_RMR_CONTEXT *rmr_context)
+{
+	DAT_REGION_DESCRIPTION region = { .for_va = buf };
+	DAT_LMR_HANDLE lmr;
+	DAT_RMR_CONTEXT rmr;
+	DAT_VLEN reg_len;
+	DAT_VADDR reg_addr;
+	DAT_RETURN r = dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, len, pz, priv,
+				      DAT_VA_TYPE_VA, &lmr, &iov->lmr_context, &rmr, &reg_len,
+				      &reg_addr);
+
+	iov->virtual_address = (DAT_VADDR)(uintptr_t)buf;
+	iov->segment_length = (DAT_SEG_LENGTH)len;
+	if (rmr_context)
+		*rmr_context = rmr;
+	return r;
+}
+
+/*
+ * Two EPs of the IA and a Connection Request between them (the IA connects
+ * to itself): a asks, the RSP that reserves p takes the request. A side whose
+ * ep is set on entry is used as it is (made with repro_side, maybe modified).
+ */
+struct repro_pair {
+	struct repro_side a, p;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_RSP_HANDLE rsp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;			/* the last event waited for */
+	DAT_RETURN r;			/* the last call's return */
+};
+
+/*
+ * The request has arrived and is not answered: p is PASSIVE_CONNECTION_PENDING,
+ * a ACTIVE_CONNECTION_PENDING. NULL, or the step that failed.
+ */
+static inline const char *repro_requested(DAT_IA_HANDLE ia, struct repro_pair *pr)
+{
+	DAT_IA_ADDRESS_PTR self = repro_ia_address(ia);
+	/* a qualifier of its own per pair and per run, below Linux's ephemeral ports */
+	static unsigned int pairs;
+	DAT_CONN_QUAL q = 20000 + (DAT_CONN_QUAL)(getpid() % 500) * 20 + pairs++ % 20;
+
+	if ((!pr->a.ep && (pr->r = repro_side(ia, &pr->a)) != DAT_SUCCESS) ||
+	    (!pr->p.ep && (pr->r = repro_side(ia, &pr->p)) != DAT_SUCCESS))
+		return "making the two EPs";
+	if ((pr->r = dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &pr->cr_evd)) !=
+		    DAT_SUCCESS ||
+	    (pr->r = dat_rsp_create(ia, q, pr->p.ep, pr->cr_evd, &pr->rsp)) != DAT_SUCCESS)
+		return "making the RSP";
+	if (!self)
+		return "reading the IA address";
+	if ((pr->r = dat_ep_connect(pr->a.ep, self, q, 10000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+				    DAT_CONNECT_DEFAULT_FLAG)) != DAT_SUCCESS)
+		return "dat_ep_connect";
+	if ((pr->r = repro_event(pr->cr_evd, 5, &pr->ev)) != DAT_SUCCESS ||
+	    pr->ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
+		return "waiting for the Connection Request";
+	pr->cr = pr->ev.event_data.cr_arrival_event_data.cr_handle;
+	return NULL;
+}
+
+/* The request accepted: both EPs CONNECTED. NULL, or the step that failed. */
+static inline const char *repro_connected(DAT_IA_HANDLE ia, struct repro_pair *pr)
+{
+	const char *failed = repro_requested(ia, pr);
+
+	if (failed)
+		return failed;
+	/* the request names the RSP's EP, so the accept names none */
+	if ((pr->r = dat_cr_accept(pr->cr, DAT_HANDLE_NULL, 0, NULL)) != DAT_SUCCESS)
+		return "dat_cr_accept";
+	if ((pr->r = repro_event(pr->p.conn, 5, &pr->ev)) != DAT_SUCCESS ||
+	    pr->ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED ||
+	    (pr->r = repro_event(pr->a.conn, 5, &pr->ev)) != DAT_SUCCESS ||
+	    pr->ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED)
+		return "waiting for the connection to be established";
+	return NULL;
 }
 
 static inline int repro_main(const struct repro *rp, int argc, char **argv)
