@@ -90,6 +90,44 @@ static long long attr_value(const struct dc_ctx *t, const struct attr *a)
 	return 0;
 }
 
+#define N_ATTRS (sizeof(attrs) / sizeof(attrs[0]))
+_Static_assert(N_ATTRS <= 64, "attr_unreported is a 64-bit mask");
+
+/* What a field dat_ia_query did not write still holds. */
+#define UNWRITTEN_BYTE 0xa5
+
+void dc_attrs_find_unreported(struct dc_ctx *t)
+{
+	DAT_IA_ATTR *ia = malloc(sizeof(*ia));
+	DAT_PROVIDER_ATTR *prov = malloc(sizeof(*prov));
+
+	t->priv->attr_unreported = 0;
+	if (ia && prov) {
+		memset(ia, UNWRITTEN_BYTE, sizeof(*ia));
+		memset(prov, UNWRITTEN_BYTE, sizeof(*prov));
+		if (dat_ia_query(t->ia, NULL, DAT_IA_FIELD_ALL, ia, DAT_PROVIDER_FIELD_ALL,
+				 prov) == DAT_SUCCESS) {
+			for (size_t i = 0; i < N_ATTRS; i++) {
+				const unsigned char *f = (const unsigned char *)
+					(attrs[i].ia ? (void *)ia : (void *)prov) + attrs[i].off;
+				size_t k = 0;
+
+				while (k < attrs[i].size && f[k] == UNWRITTEN_BYTE)
+					k++;
+				if (k == attrs[i].size)
+					t->priv->attr_unreported |= 1ull << i;
+			}
+		}
+	}
+	free(ia);
+	free(prov);
+}
+
+static bool unreported(const struct dc_ctx *t, const struct attr *a)
+{
+	return t->priv->attr_unreported & (1ull << (a - attrs));
+}
+
 static const struct attr *find_attr(const char *name, size_t n)
 {
 	size_t i;
@@ -99,7 +137,7 @@ static const struct attr *find_attr(const char *name, size_t n)
 		name += 3;
 		n -= 3;
 	}
-	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+	for (i = 0; i < N_ATTRS; i++)
 		if (attrs[i].ia == ia && strlen(attrs[i].name) == n &&
 		    !memcmp(attrs[i].name, name, n))
 			return &attrs[i];
@@ -140,7 +178,7 @@ static int parse_value(const char *p, size_t n, long long *out)
 struct req_state {
 	const struct dc_ctx *t;
 	struct dc_str *why;
-	int result;		/* 1 met, 0 not met, -1 malformed */
+	int result;		/* 1 met, 0 not met, -1 malformed, DC_REQ_UNREPORTED */
 };
 
 static void check_one(const char *w, size_t n, void *arg)
@@ -182,6 +220,15 @@ static void check_one(const char *w, size_t n, void *arg)
 		rs->result = -1;
 		return;
 	}
+	if (unreported(rs->t, a)) {
+		rs->result = DC_REQ_UNREPORTED;
+		rs->why->len = 0;
+		dc_str_printf(rs->why, "dat_ia_query did not write the %s attribute %s%s, so "
+			      "whether the case applies (%.*s) is not known",
+			      a->ia ? "IA" : "provider", a->ia ? "ia." : "", a->name,
+			      (int)(n + negate), w - negate);
+		return;
+	}
 	v = attr_value(rs->t, a);
 	if (!op)
 		ok = negate ? v == 0 : v != 0;
@@ -217,6 +264,13 @@ int dc_requirements_met(const struct dc_ctx *t, const char *requires,
 
 	dc_each_word(requires, check_one, &rs);
 	return rs.result;
+}
+
+bool dc_attr_reported(const struct dc_ctx *t, const char *name)
+{
+	const struct attr *a = find_attr(name, strlen(name));
+
+	return a && !unreported(t, a);
 }
 
 /*

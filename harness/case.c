@@ -428,6 +428,9 @@ static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static struct sigaction crash_prev[sizeof(crash_sigs) / sizeof(crash_sigs[0])];
 static int crash_ctl = -1;
 static char self_obj[512], registry_obj[512];
+/* The clean-up call under way (DC_CLEANUP), so that a crash or hang in it is
+ * told apart from one in the clause's checks. */
+static const char *volatile cleanup_expr;
 
 static const char *base_name(const char *path)
 {
@@ -540,8 +543,14 @@ static void describe_stack(const char *key, int sig)
 	dc_str_printf(&s, "{\"%s\":{", key);
 	dc_json_key(&s, &first, "signal");
 	dc_json_str(&s, sig ? dc_signal_name(sig) : NULL);
+	if (cleanup_expr && !fixture)
+		phase = "cleanup";
 	dc_json_key(&s, &first, "phase");
 	dc_json_str(&s, phase);
+	if (!strcmp(phase, "cleanup")) {
+		dc_json_key(&s, &first, "expr");
+		dc_json_str(&s, cleanup_expr);
+	}
 	dc_json_key(&s, &first, "answered_by");
 	dc_json_str(&s, side);
 	crash_json_frame(&s, &first, "frame", inner);
@@ -817,6 +826,11 @@ static void emit_cause(struct dc_str *s, bool *first, const struct dc_cause *c)
 	dc_str_puts(s, "}");
 }
 
+void dc_cleanup_begin(const char *expr)
+{
+	cleanup_expr = expr;
+}
+
 void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,
 		   const char *expr, DAT_RETURN got)
 {
@@ -824,6 +838,7 @@ void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,
 	char call[64], b[200];
 	bool first = true;
 
+	cleanup_expr = NULL;
 	if (got == DAT_SUCCESS)
 		return;
 	call_of(expr, call, sizeof(call));

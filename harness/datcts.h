@@ -165,6 +165,14 @@ struct dc_ctx {
 	struct dc_priv *priv;
 };
 
+/*
+ * Whether dat_ia_query wrote the attribute @name ("srq_supported",
+ * "ia.max_rmrs"; the gating table's names) when the IA was opened. An
+ * unwritten one reads as zero in t->ia_attr / t->prov_attr, which is not the
+ * provider's answer.
+ */
+bool dc_attr_reported(const struct dc_ctx *t, const char *name);
+
 /* Milliseconds left before the case's deadline (never negative). */
 long dc_remaining_ms(const struct dc_ctx *t);
 
@@ -241,11 +249,16 @@ void dc_assert_ret_at(struct dc_ctx *t, const char *file, int line,
  * Clean-up after the clause's checks (a close or a free the clause does not
  * govern): a failure does not change the verdict; it is recorded in the
  * result's cleanup_failures (call, return, who answered, file:line), and the
- * reports charge it to the clause of the call that failed.
+ * reports charge it to the clause of the call that failed. A crash or hang
+ * inside the call is phase "cleanup": the clause is not demonstrated, the
+ * call's own clause is charged.
  */
+void dc_cleanup_begin(const char *expr);
 void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,
 		   const char *expr, DAT_RETURN got);
-#define DC_CLEANUP(ret) dc_cleanup_at(t, __FILE__, __LINE__, #ret, (ret))
+#define DC_CLEANUP(ret)							\
+	(dc_cleanup_begin(#ret),					\
+	 dc_cleanup_at(t, __FILE__, __LINE__, #ret, (ret)))
 
 /*
  * In a case that names several clauses, the checks that follow belong to

@@ -95,6 +95,7 @@ struct dc_cause {
 
 struct dc_priv {
 	jmp_buf jb;
+	uint64_t attr_unreported;	/* attrs.c's table: fields dat_ia_query left unwritten */
 	bool jb_armed;
 	double deadline_ms;	/* dc_now_ms() value */
 	int ctl_out;		/* JSON lines to the supervisor */
@@ -152,10 +153,16 @@ const char *dc_ret_subtype_name(DAT_RETURN r, char *buf, size_t len);
 void dc_json_return(struct dc_str *s, DAT_RETURN r);
 
 /* attrs.c */
-/* Checks .requires against t->prov_attr; on a miss fills why and returns false.
- * Returns -1 on a malformed requirement (why says which). */
+/* Checks .requires against t->prov_attr; on a miss fills why and returns 0.
+ * Returns -1 on a malformed requirement, DC_REQ_UNREPORTED when a required
+ * attribute was not written by dat_ia_query (why says which). */
+#define DC_REQ_UNREPORTED (-2)
 int dc_requirements_met(const struct dc_ctx *t, const char *requires,
 			struct dc_str *why);
+/* Which attributes of the table dat_ia_query leaves unwritten: queries again
+ * into structures filled with a pattern (t->ia_attr and t->prov_attr keep the
+ * zero-filled answer). */
+void dc_attrs_find_unreported(struct dc_ctx *t);
 bool dc_page_documents_model_not_supported(const char *page);
 
 /* relay.c */

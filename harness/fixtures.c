@@ -61,8 +61,15 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 	r = dat_ia_query(t->ia, &evd, DAT_IA_FIELD_ALL, &t->ia_attr,
 			 DAT_PROVIDER_FIELD_ALL, &t->prov_attr);
 	setup_ok(t, file, line, r, "dat_ia_query(DAT_IA_FIELD_ALL, DAT_PROVIDER_FIELD_ALL)");
+	dc_attrs_find_unreported(t);
 	p->t_ia_open = dc_now_ms();
 	met = dc_requirements_met(t, t->c->requires, &why);
+	if (met == DC_REQ_UNREPORTED) {
+		/* not the provider's lack: its answer is missing */
+		dc_cause_needs(t, "unreported", t->c->requires);
+		dc_end_at(t, DC_UNSUPPORTED, t->c->file, t->c->line, false, "%s",
+			  dc_str_c(&why));
+	}
 	if (met < 0)
 		dc_end_at(t, DC_UNRESOLVED, t->c->file, t->c->line, false, "%s",
 			  dc_str_c(&why));

@@ -707,7 +707,8 @@ static void put_member(struct dc_str *s, bool *first, const struct dc_jv *obj,
  * The cause of a result the case process did not decide itself: a fatal
  * signal (where it struck, from the crash line) or a hang; @phase is where
  * the case was: "check" (no verdict yet), "teardown" (the abrupt close after
- * the verdict), "exit" (after the teardown: the process's end, unloading).
+ * the verdict), "exit" (after the teardown: the process's end, unloading);
+ * the crash line may refine "check" into "setup", "ia_open" or "cleanup".
  */
 static void supervisor_cause(struct dc_str *s, const struct child *ch,
 			     const char *phase, bool hang)
@@ -715,20 +716,29 @@ static void supervisor_cause(struct dc_str *s, const struct child *ch,
 	const struct dc_jv *cr = hang ? (ch->hang ? dc_json_get(ch->hang, "hang") : NULL) :
 				 ch->crash ? dc_json_get(ch->crash, "crash") : NULL;
 	const struct dc_jv *entry = dc_json_get(cr, "entry");
-	const char *call = NULL, *cphase = dc_json_get_str(cr, "phase");
+	const char *call = NULL, *expr = NULL, *cphase = dc_json_get_str(cr, "phase");
+	char cleanup_call[64];
 	bool first = true;
 
 	if (!strcmp(phase, "check") && cphase)
-		phase = cphase;		/* the fixture it came from: set-up */
-	if (!strcmp(phase, "teardown"))
+		phase = cphase;		/* set-up (the fixture it came from), clean-up */
+	if (!strcmp(phase, "teardown")) {
 		call = "dat_ia_close";
+		expr = "dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG)";
+	} else if (!strcmp(phase, "cleanup")) {
+		expr = dc_json_get_str(cr, "expr");
+		/* "dat_ia_close(ia2, ...)": the call is the name before '(' */
+		snprintf(cleanup_call, sizeof(cleanup_call), "%.*s",
+			 expr ? (int)strcspn(expr, "( ") : 0, expr ? expr : "");
+		call = cleanup_call[0] ? cleanup_call : NULL;
+	}
 	dc_str_puts(s, "{");
 	dc_json_key(s, &first, "phase");
 	dc_json_str(s, phase);
 	dc_json_key(s, &first, "call");
 	dc_json_str(s, call);
 	dc_json_key(s, &first, "expr");
-	dc_json_str(s, call ? "dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG)" : NULL);
+	dc_json_str(s, expr);
 	dc_json_key(s, &first, "return");
 	dc_str_puts(s, "null");
 	dc_json_key(s, &first, "answered_by");

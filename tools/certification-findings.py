@@ -35,6 +35,18 @@ def last_output_line(r: dict) -> str:
     return lines[-1] if lines else ""
 
 
+def review_verdicts(folder: Path) -> dict:
+    """clause id -> the review's "Verdict:" line (docs/certification/*/review/*.md)."""
+    out, cid = {}, None
+    for md in sorted(folder.glob("*.md")):
+        for line in md.read_text().splitlines():
+            if line.startswith("### "):
+                cid = line[4:].strip()
+            elif cid and line.startswith("- Verdict:"):
+                out.setdefault(cid, line[len("- Verdict:"):].strip())
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--title", default="Failing shall clauses, per IA")
@@ -78,6 +90,10 @@ def main() -> int:
                    f"{s.get('not_demonstrated')} | {s.get('holds')} | {reg.get('label', '—')} "
                    f"({(reg.get('shall') or {}).get('fails', 0)} failing) |")
     out.append("")
+    mapped = [cid for cid in failing if cid in findings]
+    out += [f"{len(mapped)} of the {len(failing)} clauses that fail on at least one IA map to a "
+            "finding with a standalone reproducer (linked in the tables below); the others are "
+            "listed at the end, with the review's verdict.", ""]
     out += ["Top blocking causes per IA (the first failing call of each clause's deciding case):", ""]
     for ia, res, ver in runs:
         out.append(f"- `{ia}`: " + "; ".join(
@@ -134,6 +150,15 @@ def main() -> int:
                             for n in findings.get(cid, []))
             out.append(f"| `{cid.split('.', 1)[1]}`{subj} ({sect}){links} | {req} | " +
                        " | ".join(cols) + " |")
+        out.append("")
+    unmapped = sorted(cid for cid in failing if cid not in findings)
+    if unmapped:
+        verdicts = review_verdicts(repo / "docs" / "certification" / "ofa-dapl-2.1.10" / "review")
+        out += ["## Failing clauses without a reproducer", "",
+                "| clause | IAs | the review's verdict |", "|---|---|---|"]
+        for cid in unmapped:
+            out.append(f"| `{cid}` | {', '.join(f'`{ia}`' for ia in sorted(failing[cid]))} | "
+                       f"{cell(verdicts.get(cid, 'not in the review (failed after it)'))} |")
         out.append("")
     sys.stdout.write("\n".join(out))
     return 0

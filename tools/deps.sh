@@ -13,6 +13,9 @@ packages=(
 	python3 python3-pytest python3-jinja2     # the runner and reports
 	valgrind iproute2 procps openssh-client   # ip netns + ssh -G: tests/hosts
 	debhelper dh-python dpkg-dev lintian man-db   # tests/install: the Debian packages, man pages
+	slurmctld slurmd slurm-client munge       # tests/slurm: a real Slurm cluster on network namespaces
+	# (daemons the packages may start are left alone: tools/slurm/cluster.py runs its own, with
+	# its own configuration, munge socket and network namespaces, so nothing clashes)
 )
 vm=0
 for arg in "$@"; do

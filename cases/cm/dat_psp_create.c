@@ -40,7 +40,7 @@ static void assert_qual_free(struct dc_ctx *t, DAT_CONN_QUAL q)
 
 	DC_ON_PROBED_QUAL(r, dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	DC_ASSERT_SUCCESS(r);
-	DC_SETUP(dat_psp_free(psp));
+	DC_CLEANUP(dat_psp_free(psp));
 }
 
 DC_CASE(dat_psp_create, listening_on_return,

@@ -148,7 +148,7 @@ static void nothing_taken(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EP_STATE st, D
 	/* collateral: dat_rsp_create(3DAT) RETURN VALUES: a refused create takes no qualifier, which then takes a PSP */
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
 					 DAT_PSP_CONSUMER_FLAG, &psp));
-	DC_SETUP(dat_psp_free(psp));
+	DC_CLEANUP(dat_psp_free(psp));
 }
 
 DC_CASE(dat_rsp_create, invalid_ia_handle,

@@ -20,6 +20,13 @@ static void reports_state(struct dc_ctx *t, struct subject *s, const void *arg)
 
 	(void)arg;
 	DC_ASSERT_SUCCESS(dat_ep_get_status(s->ep, &st, &ri, &qi));
+	if (st != s->state) {
+		const char *ended = state_ended_on_its_own(s, st);
+
+		DC_SETUP_ASSERT(!ended, "%s ended on its own before the query (%s came on the "
+				"connect EVD), and dat_ep_get_status reports %s, where it leads",
+				state_name(s->state), ended, state_name(st));
+	}
 	DC_ASSERT(st == s->state, "dat_ep_get_status reports %s, the EP is in %s",
 		  state_name(st), state_name(s->state));
 	DC_ASSERT(ri == DAT_TRUE || ri == DAT_FALSE, "recv_idle is %d, not a DAT_BOOLEAN", (int)ri);

@@ -387,10 +387,11 @@ DC_TWO_NODE_CASE(dat_ep_post_rdma_read, peer_killed_mid_read,
 		 .clauses = "dat_ep_post_rdma_read.completion_on_request_evd "
 			    "dat_ep_post_rdma_read.transfers_remote_data "
 			    "dat_ep_post_rdma_write.completion_on_request_evd "
-			    "dat_ep_create.connection_events_on_connect_evd",
+			    "dat_ep_create.connection_events_on_connect_evd "
+			    "dat_ep_disconnect.failure_order_per_direction",
 		 .summary = "the peer is killed with RDMA Reads outstanding: the connection ends, each "
-			    "Read completes unsuccessfully, and no local byte outside the Reads' "
-			    "segments changes");
+			    "request completes once, in order, none successfully after a failure, and "
+			    "no local byte outside the Reads' segments changes");
 DC_PASSIVE(dat_ep_post_rdma_read, peer_killed_mid_read)
 {
 	die_with_window(RD_DEATH_MEM);
@@ -408,6 +409,7 @@ DC_ACTIVE(dat_ep_post_rdma_read, peer_killed_mid_read)
 	DAT_RMR_TRIPLET win, src;
 	DAT_LMR_TRIPLET iov;
 	DAT_VADDR base;
+	struct dto_log log;
 	unsigned char *before;
 
 	memset(&e, 0, sizeof(e));
@@ -430,8 +432,14 @@ DC_ACTIVE(dat_ep_post_rdma_read, peer_killed_mid_read)
 	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &iov, dc_cookie(4), &src, DAT_COMPLETION_DEFAULT_FLAG));
 	dc_peer_send(t, "die", "now");
 	dc_peer_wait_gone(t);
-	ASSERT_ENDED_BY_DEATH(&e, req, 4);
+	DC_FOR_CLAUSE("dat_ep_create.connection_events_on_connect_evd");
+	ASSERT_CONN_ENDED_BY_DEATH(&e);
+	DC_FOR_CLAUSE("dat_ep_post_rdma_read.completion_on_request_evd");
+	ASSERT_EACH_REQUEST_COMPLETED(&e, req, 4, &log);
+	DC_FOR_CLAUSE("dat_ep_disconnect.failure_order_per_direction");
+	ASSERT_FAILURE_ORDER(&log, req, 4);
 	/* outside the Reads' segments: the Write's source, the last segment */
+	DC_FOR_CLAUSE("dat_ep_post_rdma_read.transfers_remote_data");
 	DC_ASSERT(!memcmp(m.buf + RD_DEATH_SEG, before + RD_DEATH_SEG, RD_DEATH_SEG),
 		  "local bytes [%u, %u) changed: no Read targets them",
 		  RD_DEATH_SEG, 2 * RD_DEATH_SEG);

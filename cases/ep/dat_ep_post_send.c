@@ -558,6 +558,7 @@ DC_ACTIVE(dat_ep_post_send, peer_killed_mid_stream)
 	struct dc_endpoint e;
 	struct dc_lmr m;
 	struct outstanding req[DEATH_REQS];
+	struct dto_log log;
 	DAT_RMR_TRIPLET win;
 	const DAT_VLEN seg = DEATH_MEM / DEATH_REQS;
 	int i;
@@ -586,8 +587,13 @@ DC_ACTIVE(dat_ep_post_send, peer_killed_mid_stream)
 	}
 	dc_peer_send(t, "die", "now");
 	dc_peer_wait_gone(t);
-	ASSERT_ENDED_BY_DEATH(&e, req, DEATH_REQS);
+	DC_FOR_CLAUSE("dat_ep_create.connection_events_on_connect_evd");
+	ASSERT_CONN_ENDED_BY_DEATH(&e);
+	DC_FOR_CLAUSE("dat_ep_post_send.completion_on_request_evd");
+	ASSERT_EACH_REQUEST_COMPLETED(&e, req, DEATH_REQS, &log);
 	DC_ASSERT(dc_check_fill(m.buf, DEATH_MEM, 0x11),
 		  "the LMR changed, though only Sends and RDMA Writes (which read it) used it");
 	DC_ASSERT_GUARDS(&m);
+	DC_FOR_CLAUSE("dat_ep_disconnect.failure_order_per_direction");
+	ASSERT_FAILURE_ORDER(&log, req, DEATH_REQS);
 }

@@ -283,6 +283,10 @@ DC_ACTIVE(dat_ep_query, local_port_qual_in_active_connection_pending)
 				DAT_CONNECT_DEFAULT_FLAG));
 	dc_peer_wait(t, "cr", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
+	/* the peer's dat_cr_query is the witness; a 0 there is its own clause's
+	 * miss (dat_cr_query.remote_address_and_port), not a port to compare */
+	DC_SETUP_ASSERT(port != 0, "the peer's dat_cr_query reports remote_port_qual 0: "
+			"no port of the request to compare local_port_qual with");
 	p = DC_EP_PARAM(e.ep);
 	DC_ASSERT_EQ(p.ep_state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	DC_ASSERT(p.local_port_qual == port,

@@ -363,6 +363,37 @@ struct at_opts {
 
 typedef void (*subject_fn)(struct dc_ctx *t, struct subject *s, const void *arg);
 
+/*
+ * A state the path reached that ends by itself (the connection completes or
+ * breaks, a graceful disconnect finishes) may have ended before a check. The
+ * move from s->state to @now is such an ending when @now is where that state
+ * leads and a connection event on the connect EVD, consistent with @now, says
+ * so. Returns the event's name (the event is taken off the EVD), else NULL.
+ */
+static inline const char *state_ended_on_its_own(struct subject *s, DAT_EP_STATE now)
+{
+	bool leads;
+	DAT_EVENT ev;
+
+	switch (s->state) {
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		leads = now == DAT_EP_STATE_DISCONNECTED;
+		break;
+	case DAT_EP_STATE_COMPLETION_PENDING:
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+		leads = now == DAT_EP_STATE_CONNECTED || now == DAT_EP_STATE_DISCONNECTED;
+		break;
+	default:
+		return NULL;
+	}
+	if (!leads || !s->e.conn_evd || dat_evd_dequeue(s->e.conn_evd, &ev) != DAT_SUCCESS)
+		return NULL;
+	if ((ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) !=
+	    (now == DAT_EP_STATE_CONNECTED))
+		return NULL;
+	return dc_event_name(ev.event_number);
+}
+
 static inline bool subject_on_passive(DAT_EP_STATE st)
 {
 	return st == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
@@ -907,30 +938,61 @@ struct outstanding {
 };
 
 /*
- * Clause: the peer was killed with the survivor's Requests outstanding.
+ * The peer was killed with the survivor's Requests outstanding; three
+ * properties, each its own clause's (the case names which with
+ * DC_FOR_CLAUSE before each). Every wait is bounded: a provider that never
+ * notices is a FAIL within the case, not a TIMEOUT.
+ *
  * The connection ends on its own: a connection event on the connect EVD
  * (DISCONNECTED or BROKEN: the pages tie no event to a peer's death) and the
- * EP DISCONNECTED; every Request completes exactly once on the request EVD,
- * in post order, none successfully after one that failed.  Every wait is
- * bounded: a provider that never notices is a FAIL within the case, not a
- * TIMEOUT.
+ * EP DISCONNECTED.
  */
-static inline void assert_ended_by_death_at(struct dc_ctx *t, const char *file, int line,
-					    const struct dc_endpoint *e,
-					    const struct outstanding *req, int n)
+static inline void assert_conn_ended_by_death_at(struct dc_ctx *t, const char *file, int line,
+						 const struct dc_endpoint *e)
 {
-	struct dto_log log = { 0 };
-	bool failed = false;
-	int i;
-
 	dc_expect_conn_end_at(t, file, line, DC_FAIL, e->conn_evd);
 	await_state_at(t, file, line, e->ep, DAT_EP_STATE_DISCONNECTED, 2000, DC_FAIL);
-	dto_log_collect_at(t, file, line, &log, e->req_evd, n, DC_FAIL);
-	for (i = 0; i < n; i++) {
-		const DAT_DTO_COMPLETION_EVENT_DATA *d = &log.d[i];
+}
+#define ASSERT_CONN_ENDED_BY_DEATH(e) assert_conn_ended_by_death_at(t, __FILE__, __LINE__, (e))
 
-		dc_note(t, "request %llu: %s", (unsigned long long)d->user_cookie.as_64,
-			dc_dto_status_name(d->status));
+/* Every Request completes exactly once, as a DTO completion on the request EVD; @log gets them. */
+static inline void assert_each_request_completed_at(struct dc_ctx *t, const char *file, int line,
+						    const struct dc_endpoint *e,
+						    const struct outstanding *req, int n,
+						    struct dto_log *log)
+{
+	memset(log, 0, sizeof(*log));
+	dto_log_collect_at(t, file, line, log, e->req_evd, n, DC_FAIL);
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+
+		for (int k = 0; k < n; k++)
+			seen += log->d[k].user_cookie.as_64 == req[i].cookie;
+		dc_note(t, "request %llu: %s", (unsigned long long)log->d[i].user_cookie.as_64,
+			dc_dto_status_name(log->d[i].status));
+		if (seen != 1)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "request %llu completed %d times among the %d completions",
+				  (unsigned long long)req[i].cookie, seen, n);
+	}
+	if (log->other)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%d events other than DTO completions on the request EVD", log->other);
+	dc_assert_no_event_at(t, file, line, e->req_evd);
+}
+#define ASSERT_EACH_REQUEST_COMPLETED(e, req, n, log) \
+	assert_each_request_completed_at(t, __FILE__, __LINE__, (e), (req), (n), (log))
+
+/* They complete in post order, none successfully after one that failed. */
+static inline void assert_failure_order_at(struct dc_ctx *t, const char *file, int line,
+					   const struct dto_log *log,
+					   const struct outstanding *req, int n)
+{
+	bool failed = false;
+
+	for (int i = 0; i < n; i++) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d = &log->d[i];
+
 		if (d->user_cookie.as_64 != req[i].cookie)
 			dc_end_at(t, DC_FAIL, file, line, false,
 				  "completion %d carries cookie %llu, expected %llu (post order)",
@@ -948,12 +1010,8 @@ static inline void assert_ended_by_death_at(struct dc_ctx *t, const char *file, 
 				  (unsigned long long)req[i].cookie);
 		failed = failed || d->status != DAT_DTO_SUCCESS;
 	}
-	if (log.other)
-		dc_end_at(t, DC_FAIL, file, line, false,
-			  "%d events other than DTO completions on the request EVD", log.other);
-	dc_assert_no_event_at(t, file, line, e->req_evd);
 }
-#define ASSERT_ENDED_BY_DEATH(e, req, n) \
-	assert_ended_by_death_at(t, __FILE__, __LINE__, (e), (req), (n))
+#define ASSERT_FAILURE_ORDER(log, req, n) \
+	assert_failure_order_at(t, __FILE__, __LINE__, (log), (req), (n))
 
 #endif /* EP_COMMON_H */

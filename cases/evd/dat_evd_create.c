@@ -125,7 +125,7 @@ DC_CASE(dat_evd_create, async_evd_by_ia_open,
 	/* collateral: dat_evd_create(3DAT) DESCRIPTION: as above, reported by the IA */
 	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, 0, &ia_attr, 0, &pattr));
 	DC_ASSERT_PTR_EQ(q, aevd);
-	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_evd_create, async_evd_modifiable,

@@ -162,7 +162,7 @@ DC_CASE(dat_ia_query, async_evd_reported,
 	DC_ASSERT_SUCCESS(dat_ia_query(ia2, &q, DAT_IA_FIELD_NONE, NULL,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT_PTR_EQ(q, t->async_evd);
-	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_ia_query, ia_attrs_common,
@@ -176,7 +176,7 @@ DC_CASE(dat_ia_query, ia_attrs_common,
 	for (size_t i = 0; i < sizeof(ia_members) / sizeof(ia_members[0]); i++)
 		DC_ASSERT(member_equal(&ia_members[i], &a, &t->ia_attr),
 			  "IA attribute %s differs between two instances", ia_members[i].name);
-	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_ia_query, adapter_name_is_ia_name,

@@ -209,11 +209,17 @@ DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	void *shm = shared_map(t, BUF);
 	char cookie[DAT_LMR_COOKIE_SIZE], copy[DAT_LMR_COOKIE_SIZE];
-	struct dc_lmr m;
+	struct dc_lmr m, probe;
 	DAT_LMR_PARAM p;
 
 	for (int i = 0; i < DAT_LMR_COOKIE_SIZE; i++)
 		cookie[i] = (char)(i * 13 + 1);
+	/*
+	 * A provider that registers no shared memory at all fails the whole-
+	 * cookie rule no more than any other: that is type_shared_virtual's
+	 * clause. Only one that takes a cookie without a leading NUL is judged.
+	 */
+	DC_SETUP(lmr_shared(t, shared_map(t, BUF), &cookie, BUF, pz, DC_PRIV_LOCAL, &probe));
 	cookie[0] = '\0';
 	memcpy(copy, cookie, sizeof(copy));
 	DC_ASSERT_SUCCESS(lmr_shared(t, shm, &cookie, BUF, pz, DC_PRIV_LOCAL, &m));

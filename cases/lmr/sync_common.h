@@ -101,7 +101,7 @@ DC_CASE(page, invalid_lmr,						\
 	} else {							\
 		DC_ASSERT_RET(page(t->ia, &iov, 1), DAT_INVALID_PARAMETER); \
 	}								\
-	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));		\
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));		\
 }
 
 #endif /* SYNC_COMMON_H */

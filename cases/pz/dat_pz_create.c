@@ -25,11 +25,14 @@ DC_CASE(dat_pz_create, creates_pz,
 /*
  * A Send whose segment is an LMR of another PZ than the EP's must not go
  * out: refused at the post, or completed in error; the receive it would
- * have used then takes the next, legitimate message.
+ * have used then takes the next, legitimate message. dat_pz_create(3DAT)
+ * and dat_lmr_create(3DAT) DESCRIPTION promise the restriction, not a code:
+ * which return or completion status names it is the DTO pages' clauses
+ * (dat_ep_post_send.lmr_pz_mismatch and the completion statuses).
  */
 DC_CASE(dat_pz_create, protects_local_access,
 	.clauses = "dat_pz_create.protects_local_access dat_lmr_create.pz_restricts_local_access",
-	.summary = "a Send from an LMR of another PZ fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); one of the EP's PZ works")
+	.summary = "a Send from an LMR of another PZ is refused or completes in error, and nothing of it reaches the peer; one of the EP's PZ works")
 {
 	struct dc_pair p;
 	struct dc_lmr foreign, own, dst;
@@ -47,7 +50,7 @@ DC_CASE(dat_pz_create, protects_local_access,
 	iov = dc_iov(&foreign, 0, 256);
 	r = dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
 	if (r != DAT_SUCCESS) {
-		DC_ASSERT_RET(r, DAT_PROTECTION_VIOLATION);
+		dc_note(t, "the post was refused: %s", dc_ret_text(r));
 		/* the connection is intact: the EP's own memory goes out */
 		dc_send_sync(t, &p.a, &own, 0, 256, 3);
 		d = dc_await_recv(t, &p.b, 1);
@@ -56,7 +59,8 @@ DC_CASE(dat_pz_create, protects_local_access,
 		return;
 	}
 	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
-	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
+	DC_ASSERT(d.status != DAT_DTO_SUCCESS, "the Send from the foreign LMR completed successfully");
+	dc_note(t, "the Send completed with %s", dc_dto_status_name(d.status));
 	DC_ASSERT((dc_first_not(dst.buf, 256, 0) < 0), "bytes of the foreign LMR reached the peer");
 }
 

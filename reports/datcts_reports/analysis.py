@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 from datcts_reports import (BAD_STATES, STATES, VERDICT_SCHEMA, VERDICT_SCHEMA_V1,
                             VERDICT_SCHEMA_V2)
-from datcts_reports import attribution
+from datcts_reports import attribution, cluster
 from datcts_reports.catalog import SUBJECTS, Catalog, Clause
 
 STATUS_ORDER = ("pass", "unsupported", "waived", "not-run", "no-case", "not-demonstrated",
@@ -597,6 +597,15 @@ class Analysis:
                        "started": run.get("started"), "finished": run.get("finished")}}
         if schema != VERDICT_SCHEMA_V1:
             out["subjects"] = subjects
+        if self.rules == 3:
+            cl = cluster.cluster_verdict(self.doc, self.catalog,
+                                         lambda r, c: OUTCOME_OF[outcome_v3(r, c)])
+            if cl is not None:
+                # a cluster run: each node's and link's verdict; the worst named
+                out["cluster"] = cl
+                where = cl["worst"]["nodes"] + cl["worst"]["links"]
+                if cl["worst"]["verdict"] != "conformant" and where:
+                    out["worst_at"] = where
         return out
 
     # ---- what a maintainer looks at first ----

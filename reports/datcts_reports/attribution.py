@@ -43,6 +43,8 @@ NEEDS_WHY = {
                  "does not make the clause optional",
     "suite_bound": "the case stopped at a bound of its own ({name}) before the state the "
                    "clause speaks of",
+    "unreported": "the case's requirement ({name}) names an attribute that dat_ia_query did "
+                  "not write, so whether the case applies is not known",
     "model_not_supported": "the provider answered DAT_MODEL_NOT_SUPPORTED, which "
                            "{name}(3DAT) allows, and the catalog does not make the clause "
                            "optional",
@@ -82,6 +84,8 @@ def answered_by(r: dict) -> str | None:
 
 
 SUITE_NEEDS = ("hook", "suite_attr", "suite_bound")
+# needs that say nothing of whether the provider has the feature
+NOT_A_LACK = SUITE_NEEDS + ("unreported",)
 
 
 def _needs_why(r: dict) -> str:
@@ -115,8 +119,8 @@ def _outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, st
     if st == "UNSUPPORTED":
         # what only the suite has says nothing of the provider, even where
         # the clause is optional and the provider has the feature
-        suite_only = (cause(r).get("needs") or {}).get("kind") in SUITE_NEEDS
-        if optional and not suite_only:
+        not_a_lack = (cause(r).get("needs") or {}).get("kind") in NOT_A_LACK
+        if optional and not not_a_lack:
             return "unsupported", ""
         return "not-demonstrated", _needs_why(r)
     if r.get("host_failure"):
@@ -143,6 +147,10 @@ def _outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, st
     if p in ("setup", "ia_open"):
         return "not-demonstrated", ("the provider " + ("crashed" if st == "CRASH" else "hung")
                                     + " in the set-up, before the clause's check")
+    if p == "cleanup":
+        return "not-demonstrated", ("the provider " + ("crashed" if st == "CRASH" else "hung")
+                                    + f" in the clean-up {cause(r).get('expr') or 'call'} "
+                                    "after the clause's checks (charged to that call's clause)")
     if answered_by(r) == "registry" and not is_registry_clause:
         return "not-demonstrated", "the crash was inside the registry, not the provider"
     return "fail", ""
@@ -165,6 +173,14 @@ def charges(r: dict) -> list[Charge]:
             why = f"{what} in the teardown's abrupt dat_ia_close (case {r['id']})"
         if clause:
             out.append(Charge(clause, who, r["id"], st, why, waived, blocking_cause(r)[0]))
+    if st in ("CRASH", "TIMEOUT") and not r.get("reached") and p == "cleanup" and \
+            _abrupt_close(cause(r)):
+        clause = TEARDOWN_CLAUSE.get(who)
+        if clause:
+            what = (f"{r.get('signal') or 'a fatal signal'}" if st == "CRASH" else "a hang")
+            out.append(Charge(clause, who, r["id"], st,
+                              f"{what} in {cause(r).get('expr')} after the checks of case "
+                              f"{r['id']}", waived, blocking_cause(r)[0]))
     tf = r.get("teardown_failure")
     if tf:
         ret = tf.get("return") or {}
@@ -180,7 +196,7 @@ def charges(r: dict) -> list[Charge]:
         # teardown's; other clean-up calls (a graceful close, a free) may
         # fail for reasons their pages allow, so they are shown, not charged
         ret = cf.get("return") or {}
-        if cf.get("call") != "dat_ia_close" or "ABRUPT" not in (cf.get("expr") or ""):
+        if not _abrupt_close(cf):
             continue
         cw = ret.get("answered_by") or "provider"
         clause = TEARDOWN_CLAUSE.get(cw)
@@ -199,6 +215,12 @@ def charges(r: dict) -> list[Charge]:
                               f"{blocking_cause(r)[0]} (in the set-up of case {r['id']})",
                               waived, blocking_cause(r)[0]))
     return out
+
+
+def _abrupt_close(call: dict) -> bool:
+    """A clean-up call that is an abrupt dat_ia_close (its recorded call and
+    expression)."""
+    return call.get("call") == "dat_ia_close" and "ABRUPT" in (call.get("expr") or "")
 
 
 def entry_symbol(r: dict) -> str | None:
@@ -231,6 +253,7 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
         who = "registry"    # a check of the registry's own call
     stage = {"setup": " in the set-up", "ia_open": " opening the IA",
              "teardown": " in the teardown's abrupt dat_ia_close",
+             "cleanup": f" in the clean-up {c.get('call') or 'call'}",
              "exit": " as the process ended"}.get(phase(r) or "", "")
     if r.get("host_failure"):
         return f"host {r['host_failure'].get('host')} failed", "suite"
@@ -244,6 +267,8 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
             return f"beyond the case's own bound: {needs.get('name')}", "suite"
         if kind == "attribute":
             return f"the provider lacks {needs.get('name')}", "provider"
+        if kind == "unreported":
+            return f"dat_ia_query did not report an attribute of {needs.get('name')}", "provider"
         return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"
     if st in ("CRASH", "TIMEOUT"):
         # where it struck (a hang: where the case's thread waited when the

@@ -22,7 +22,7 @@ from datcts_reports import cli as reports_cli
 from datcts import __version__
 from datcts import hosts as multihost
 from datcts import layout
-from datcts import fuzz, mutate, variants
+from datcts import fuzz, mutate, slurm, variants
 from datcts.discovery import DiscoveryError, Filters, discover, find_binaries, split_multi
 from datcts.execute import LocalLauncher, ProcessTable, Runner
 from datcts.provider import ProviderError, resolve
@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true",
                    help="without a terminal: print only failures")
     multihost.add_options(p)
+    slurm.add_options(p)
 
     p = sub.add_parser("bench-overhead",
                        help="measure the per-case overhead (process, IA open, teardown)")
@@ -196,8 +197,6 @@ def _check_resume_provider(out_dir: Path, setup) -> None:
 
 
 def cmd_run(args) -> int:
-    from datcts.session import Progress, RunSession
-
     build_dir = Path(args.build_dir).resolve()
     out_dir = Path(args.out).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -210,8 +209,20 @@ def cmd_run(args) -> int:
     if args.expectations:
         waivers, expired, w = load_waivers(Path(args.expectations))
         warnings += w
-    # --hosts: every host fingerprinted, its provider from the hosts file
-    hostrun = multihost.from_args(args, build_dir, _cases_dir(args), out_dir)
+    # --hosts: every host fingerprinted, its provider from the hosts file;
+    # --slurm: every node of an allocation, likewise (released at the end)
+    hostrun = (slurm.from_args(args, build_dir, _cases_dir(args), out_dir)
+               or multihost.from_args(args, build_dir, _cases_dir(args), out_dir))
+    try:
+        return _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired)
+    finally:
+        if isinstance(hostrun, slurm.SlurmRun):
+            hostrun.release()
+
+
+def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> int:
+    from datcts.session import Progress, RunSession
+
     setup = hostrun.setup if hostrun else resolve(
         build_dir=build_dir, out_dir=out_dir, ia=args.ia, dat_conf=args.dat_conf,
         provider=args.provider, instance_data=args.instance_data)
@@ -269,6 +280,8 @@ def cmd_run(args) -> int:
     }
     if hostrun:
         meta["hosts"] = hostrun.meta()  # fingerprints; kept current (deaths)
+    if isinstance(hostrun, slurm.SlurmRun):
+        meta["cluster"] = hostrun.cluster_meta()
     session = RunSession(cases=cases, runner=runner, jobs=args.jobs, out_dir=out_dir,
                          resume=args.resume, waivers=waivers, meta=meta,
                          progress=progress, warnings=warnings,

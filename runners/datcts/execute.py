@@ -457,7 +457,7 @@ def normalize(case: Case, r: dict) -> dict:
     }
     if case.needs:
         out["needs"] = list(case.needs)
-    for k in ("host_failure", "directions") + OPTIONAL_HALF_FIELDS:
+    for k in ("host_failure", "directions", "nodes") + OPTIONAL_HALF_FIELDS:
         if r.get(k):
             out[k] = r[k]
     return out

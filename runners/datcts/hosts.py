@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from datcts.discovery import Case
-from datcts.execute import Runner, normalize, severity, signal_name, synthesized
+from datcts.execute import (OPTIONAL_HALF_FIELDS, Runner, normalize, severity, signal_name,
+                            synthesized)
 from datcts.provider import ProviderError, ProviderSetup, parse_dat_conf
 
 KINDS = ("local", "netns", "ssh")
@@ -84,9 +85,12 @@ class HostSpec:
     env: dict = field(default_factory=dict)
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT_S
 
+    node: str | None = None     # kind "slurm" (datcts.slurm): the node of the allocation
+    address: str | None = None  # kind "slurm": the address peers reach the node at
+
     @property
     def target(self) -> str | None:
-        return {"netns": self.netns, "ssh": self.destination}.get(self.kind)
+        return {"netns": self.netns, "ssh": self.destination, "slurm": self.node}.get(self.kind)
 
 
 _COMMON_KEYS = {"name", "kind", "build_dir", "cases_dir", "ia", "dat_conf", "library",
@@ -417,6 +421,11 @@ _FP_SCRIPT = r'''
 echo "hostname=$(hostname 2>/dev/null || uname -n)"
 echo "kernel=$(uname -r)"
 echo "machine=$(uname -m)"
+reg="$2/../lib/libdat.so"
+if [ -f "$reg" ]; then
+	echo "registry_resolved=$(readlink -f "$reg")"
+	echo "registry_sha256=$(sha256sum "$reg" 2>/dev/null | awk '{ print $1 }')"
+fi
 for f in "$2"/datcts-cases-*; do
 	[ -f "$f" ] && [ -x "$f" ] && echo "binary=${f##*/}"
 done
@@ -495,6 +504,21 @@ def _parse_kv(text: str) -> tuple[dict, dict]:
             kv.setdefault(k, []).append(v)
     return ({k: (v if k == "binary" else v[-1]) for k, v in kv.items()},
             {k: "\n".join(v) for k, v in blocks.items()})
+
+
+def _probe_attributes(kv: dict, blocks: dict) -> tuple:
+    """(attributes, error) from the fingerprint's datcts-probe block."""
+    if "probe" not in blocks:
+        return None, kv.get("probe_error")
+    text = blocks["probe"]
+    try:
+        doc = json.loads(text)
+        if doc.get("error"):
+            return None, f"datcts-probe: {doc['error']}"
+        return {"provider": doc["provider"], "ia_attr": doc["ia_attr"]}, None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        shown = text if len(text) <= 600 else text[:300] + " ... " + text[-300:]
+        return None, "datcts-probe printed no attributes: " + shown
 
 
 def _quote(s: str) -> str:
@@ -582,18 +606,15 @@ class Host:
         self.launcher.case_env = {"DAT_OVERRIDE": self.dat_conf, "DATCTS_IA": self.ia,
                                   **s.env}
         probe = f"{s.build_dir.rstrip('/')}/bin/datcts-probe"
-        p = self._script(_LIB_SCRIPT, [entry.library, probe, self.ia])
-        lkv, lblocks = _parse_kv(p.stdout.decode(errors="replace"))
-        attrs, attrs_error = None, lkv.get("probe_error")
-        if "probe" in lblocks:
-            try:
-                doc = json.loads(lblocks["probe"])
-                if doc.get("error"):
-                    attrs_error = f"datcts-probe: {doc['error']}"
-                else:
-                    attrs = {"provider": doc["provider"], "ia_attr": doc["ia_attr"]}
-            except (ValueError, KeyError, TypeError, AttributeError):
-                attrs_error = "datcts-probe printed no attributes: " + lblocks["probe"][-300:]
+        # Asked twice when the first answer is not JSON: once in ~20 runs
+        # through srun the probe's output arrived garbled (cause not found;
+        # the message keeps its head and tail for the next time).
+        for _ in range(2):
+            p = self._script(_LIB_SCRIPT, [entry.library, probe, self.ia])
+            lkv, lblocks = _parse_kv(p.stdout.decode(errors="replace"))
+            attrs, attrs_error = _probe_attributes(lkv, lblocks)
+            if attrs is not None or "probe" not in lblocks:
+                break
         sha = lkv.get("library_sha256") or None
         if sha and not re.fullmatch(r"[0-9a-f]{64}", sha):
             sha = None
@@ -606,6 +627,9 @@ class Host:
             "hostname": kv.get("hostname", ""),
             "kernel": kv.get("kernel", ""),
             "machine": kv.get("machine", ""),
+            # the DAT registry the host's case build loads (its own libdat)
+            "registry_resolved": kv.get("registry_resolved") or None,
+            "registry_sha256": kv.get("registry_sha256") or None,
             "build_dir": s.build_dir,
             "cases_dir": s.cases_dir,
             "ia": self.ia,
@@ -617,6 +641,7 @@ class Host:
             "instance_data": entry.instance_data,
             "generated_dat_conf": self.generated,
             "env": dict(s.env),
+            **({"address": s.address} if s.address else {}),
             "attributes": attrs,
             "attributes_error": attrs_error,
             "roles": [],
@@ -694,18 +719,54 @@ def parse_placement(specs: list | None, names: list) -> list[tuple]:
 # ---------------------------------------------------------------- the runner
 
 
-class HostsRunner(Runner):
-    """Runs single-node cases on one host and two-node cases in every
-    direction of the placement, merging the directions into one result."""
+def concurrent_rounds(directions: list) -> list:
+    """The directions in rounds whose directions share no host, in order
+    (greedy): the directions of one round run at the same time, so a ring
+    of N nodes takes a few rounds, not N times one pair."""
+    rounds: list = []
+    for pa in directions:
+        for rnd in rounds:
+            if not any(set(pa) & set(other) for other in rnd):
+                rnd.append(pa)
+                break
+        else:
+            rounds.append([pa])
+    return rounds
 
-    def __init__(self, hosts: list[Host], single_on: str, directions: list, timeout: float,
+
+def run_concurrently(calls: list) -> list:
+    """The results of `calls` (no arguments), run in threads of their own
+    when there are several."""
+    if len(calls) == 1:
+        return [calls[0]()]
+    out: list = [None] * len(calls)
+
+    def one(i):
+        out[i] = calls[i]()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+class HostsRunner(Runner):
+    """Runs single-node cases on its single-node hosts (one, or every node
+    of a cluster) and two-node cases in every direction of the placement,
+    merging them into one result per case."""
+
+    def __init__(self, hosts: list[Host], single_on, directions: list, timeout: float,
                  procs):
         self.hosts = {h.spec.name: h for h in hosts}
-        first = self.hosts[single_on].launcher
+        self.single_on = [single_on] if isinstance(single_on, str) else list(single_on)
+        first = self.hosts[self.single_on[0]].launcher
         super().__init__(first, timeout, procs)
-        self.single_on = single_on
         self.directions = directions
-        self.hosts[single_on].roles.add("single")
+        self.rounds = concurrent_rounds(directions)
+        for name in self.single_on:
+            self.hosts[name].roles.add("single")
         for p, a in directions:
             self.hosts[p].roles.add("passive")
             self.hosts[a].roles.add("active")
@@ -717,7 +778,8 @@ class HostsRunner(Runner):
         r = self._run(case)
         if r is not None and not self.procs.stopping:
             # Count the case against every host whose failure it shows.
-            failed = {d["host_failure"]["host"] for d in r.get("directions") or ()
+            failed = {d["host_failure"]["host"]
+                      for d in (r.get("directions") or []) + (r.get("nodes") or [])
                       if d.get("host_failure")}
             if r.get("host_failure"):
                 failed.add(r["host_failure"]["host"])
@@ -728,7 +790,15 @@ class HostsRunner(Runner):
     def _run(self, case: Case) -> dict:
         if case.two_node:
             return self._two_node(case)
-        launcher = self.hosts[self.single_on].launcher
+        results = run_concurrently([lambda n=n: self._single(case, n) for n in self.single_on])
+        if any(r is None for r in results):  # interrupted
+            return None
+        if len(results) == 1:
+            return results[0]
+        return merge_placements(case, list(zip(self.single_on, results)), "nodes")
+
+    def _single(self, case: Case, name: str) -> dict:
+        launcher = self.hosts[name].launcher
         if launcher.dead:
             return self._skipped(case, [launcher])
         return self.run_single(case, launcher)
@@ -741,55 +811,72 @@ class HostsRunner(Runner):
         r["hosts"] = list(placement) if placement else [h.host]
         return normalize(case, r)
 
+    def _direction(self, case: Case, pa: tuple) -> dict:
+        lp, la = self.hosts[pa[0]].launcher, self.hosts[pa[1]].launcher
+        dead = [x for x in (lp, la) if x.dead]
+        if dead:
+            return self._skipped(case, dead, pa)
+        return self.run_two_node(case, {"passive": lp, "active": la})
+
     def _two_node(self, case: Case) -> dict:
-        results = []
-        for p, a in self.directions:
-            lp, la = self.hosts[p].launcher, self.hosts[a].launcher
-            dead = [x for x in (lp, la) if x.dead]
-            if dead:
-                r = self._skipped(case, dead, (p, a))
-            else:
-                r = self.run_two_node(case, {"passive": lp, "active": la})
-            if r is None:  # interrupted
+        done: dict = {}
+        for rnd in self.rounds:
+            rs = run_concurrently([lambda pa=pa: self._direction(case, pa) for pa in rnd])
+            if any(r is None for r in rs):  # interrupted
                 return None
-            results.append(((p, a), r))
+            done.update(zip(rnd, rs))
+        results = [(pa, done[pa]) for pa in self.directions]
         if len(results) == 1:
             return results[0][1]
-        return merge_directions(case, results)
+        return merge_placements(case, results, "directions")
 
 
-def merge_directions(case: Case, results: list) -> dict:
-    """One result from a two-node case run in several directions: the worst
-    direction (the first on a tie) gives state, message, hosts and halves;
-    `directions` keeps every one."""
-    def label(pa):
-        return f"passive on {pa[0]}, active on {pa[1]}"
+def _placement_label(where) -> str:
+    if isinstance(where, str):
+        return f"on {where}"
+    return f"passive on {where[0]}, active on {where[1]}"
 
+
+def merge_placements(case: Case, results: list, key: str) -> dict:
+    """One result from a case run in several places: a two-node case in
+    several directions (key "directions", places (passive, active)) or a
+    single-node case on several nodes (key "nodes", places node names).
+    The worst place (the first on a tie) gives state, message, hosts and
+    halves; `key` keeps every one."""
     pick_i = max(range(len(results)),
                  key=lambda i: (severity(results[i][1]["state"]), -i))
-    pa, pick = results[pick_i]
-    dirs = []
+    where, pick = results[pick_i]
+    entries = []
     outputs = []
-    for (p, a), r in results:
-        dirs.append({
-            "passive": p, "active": a, "state": r["state"], "message": r["message"],
-            "duration_ms": r["duration_ms"], "signal": r.get("signal"),
-            "hosts": r["hosts"], "halves": r.get("halves"),
-            "host_failure": r.get("host_failure"),
-        })
+    for w, r in results:
+        head = ({"node": w} if key == "nodes" else {"passive": w[0], "active": w[1]})
+        entry = dict(head, state=r["state"], message=r["message"],
+                     duration_ms=r["duration_ms"], signal=r.get("signal"),
+                     hosts=r["hosts"], halves=r.get("halves"),
+                     host_failure=r.get("host_failure"))
+        if key == "nodes":
+            # what attribution reads of a single-node result (phases, cause...);
+            # a direction's are in its halves
+            entry.update({k: r[k] for k in ("phases", *OPTIONAL_HALF_FIELDS) if r.get(k)})
+        entries.append(entry)
         if r.get("output"):
-            outputs.append(f"=== {label((p, a))}: {r['state']} ===\n{r['output']}")
+            outputs.append(f"=== {_placement_label(w)}: {r['state']} ===\n{r['output']}")
     failure = pick.get("host_failure") or next(
         (r["host_failure"] for _, r in results if r.get("host_failure")), None)
     merged = dict(pick)
     merged.update(
-        message=f"{pick['message']} ({label(pa)})" if pick["message"] else "",
+        message=f"{pick['message']} ({_placement_label(where)})" if pick["message"] else "",
         duration_ms=round(sum(r["duration_ms"] for _, r in results), 3),
         output="".join(o if o.endswith("\n") else o + "\n" for o in outputs),
         host_failure=failure,
-        directions=dirs,
+        **{key: entries},
     )
     return normalize(case, merged)
+
+
+def merge_directions(case: Case, results: list) -> dict:
+    """A two-node case run in several directions: merge_placements."""
+    return merge_placements(case, results, "directions")
 
 
 # ---------------------------------------------------------------- set-up
@@ -799,8 +886,12 @@ def merge_directions(case: Case, results: list) -> dict:
 class HostsRun:
     hosts: list
     directions: list
-    single_on: str
+    single_on: str | list   # a list: the single-node cases run on each (a cluster)
     runner: HostsRunner | None = None
+
+    @property
+    def first_single(self) -> str:
+        return self.single_on if isinstance(self.single_on, str) else self.single_on[0]
 
     def make_runner(self, timeout: float, procs) -> HostsRunner:
         self.runner = HostsRunner(self.hosts, self.single_on, self.directions, timeout, procs)
@@ -810,7 +901,7 @@ class HostsRun:
     def setup(self) -> ProviderSetup:
         """The single-node host's provider as a ProviderSetup (describe()
         for --resume's check; env() for the local discovery only)."""
-        i = self.hosts_by_name[self.single_on].info
+        i = self.hosts_by_name[self.first_single].info
         return ProviderSetup(i["ia"], Path(i["dat_conf"]), i["library"], i["instance_data"],
                              i["generated_dat_conf"])
 
@@ -820,7 +911,7 @@ class HostsRun:
 
     def provider(self) -> dict:
         """run.provider: the provider of the host the single-node cases use."""
-        return self.hosts_by_name[self.single_on].provider()
+        return self.hosts_by_name[self.first_single].provider()
 
     @property
     def hosts_by_name(self) -> dict:
@@ -885,6 +976,13 @@ def prepare(*, hosts_file: Path, build_dir: Path, cases_dir: Path, out_dir: Path
     elif single_on not in names:
         raise HostsError(f"--single-on {single_on!r}: no such host (hosts: {', '.join(names)})")
     hosts = [Host(s, make_launcher(s, cases_dir), out_dir) for s in specs]
+    prepare_all(hosts, binaries)
+    return HostsRun(hosts, directions, single_on)
+
+
+def prepare_all(hosts: list, binaries: list, error=HostsError) -> None:
+    """Host.prepare for every host at once; one `error` naming every host
+    that failed, in order."""
     errors: dict = {}
 
     def prep(h):
@@ -899,5 +997,5 @@ def prepare(*, hosts_file: Path, build_dir: Path, cases_dir: Path, out_dir: Path
     for t in threads:
         t.join()
     if errors:
-        raise HostsError("; ".join(str(errors[n]) for n in names if n in errors))
-    return HostsRun(hosts, directions, single_on)
+        raise error("; ".join(str(errors[h.spec.name]) for h in hosts
+                              if h.spec.name in errors))

@@ -15,7 +15,8 @@ fail() { echo "FAILED: $*"; exit 1; }
 cmake --install "$build" --prefix "$P" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; }
 for f in bin/datcts bin/dat-providers share/datcts/clauses share/datcts/templates/report.html.j2 \
          share/datcts/ref-provider/dat.conf share/man/man1/datcts.1 share/man/man1/dat-providers.1 \
-         share/doc/datcts/README.md libexec/datcts/cases libexec/datcts/bin/datcts-probe; do
+         share/doc/datcts/README.md libexec/datcts/cases libexec/datcts/bin/datcts-probe \
+         share/datcts/examples/datcts-slurm.sbatch; do
 	[[ -e "$P/$f" ]] || fail "cmake --install put no $f under the prefix"
 done
 ls "$P"/libexec/datcts/cases/datcts-cases-* >/dev/null || fail "no case binaries in libexec/datcts/cases"

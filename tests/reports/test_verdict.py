@@ -3,6 +3,7 @@
 import pytest
 
 from datcts_reports.analysis import Analysis
+from datcts_reports import attribution
 
 from helpers import all_passing, make_doc, result
 
@@ -283,6 +284,13 @@ def teardown_crash(cid="dat_ep_free.frees", reached="PASS", phase="teardown", wh
                       entry={"object": "libdaplofa.so.2", "symbol": "dapl_ia_close"})
 
 
+def cleanup_crash(expr="dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG)"):
+    # DC_CLEANUP: no verdict was sent; the crash line says phase cleanup
+    return with_cause(frees("CRASH"), phase="cleanup", call=expr.split("(")[0], expr=expr,
+                      answered_by="provider",
+                      frame={"object": "libdaplofa.so.2", "symbol": "dapls_ia_free"})
+
+
 OUTCOME_ROWS = [
     # (what the case did, the result, the clause's status)
     ("passed", lambda: frees("PASS"), "pass"),
@@ -319,6 +327,8 @@ OUTCOME_ROWS = [
     ("checks passed, then the process died at its end",
      lambda: teardown_crash(phase="exit"), "not-demonstrated"),
     ("a check failed, then the teardown crashed", lambda: teardown_crash(reached="FAIL"), "fail"),
+    ("checks passed, then a clean-up abrupt close crashed", lambda: cleanup_crash(),
+     "not-demonstrated"),
     ("a crash inside the registry", lambda: with_cause(frees("CRASH"), answered_by="registry"),
      "not-demonstrated"),
     ("waived failure", lambda: frees("FAIL", waiver="vendor bug 7"), "waived"),
@@ -332,7 +342,7 @@ def test_outcome_table(tmp_path, what, make, status):
     assert cv.status == status, (what, cv.why)
     v = a.verdict()
     want = {"fail": "not-conformant", "not-demonstrated": "incomplete"}.get(status, "conformant")
-    if what.endswith("teardown crashed") or what.endswith("at its end"):
+    if what.endswith("crashed") and "then" in what or what.endswith("at its end"):
         want = "not-conformant"     # the teardown's clause is charged: see below
     assert v["verdict"] == want, (what, v["explanation"])
 
@@ -381,6 +391,20 @@ def test_teardown_hang_and_failed_close_are_charged(tmp_path):
         [("dat_ep_free.frees", "TIMEOUT"), ("dat_ep_free.invalid_handle", "FAIL")]
     # the case whose own checks passed keeps its PASS
     assert a.views["dat_ep_free.invalid_handle"].status == "pass"
+
+
+def test_cleanup_crash_is_charged_to_that_close_not_the_clause(tmp_path):
+    a = attr_analysis(tmp_path, {"dat_ep_free.frees": cleanup_crash(),
+                                 "dat_ep_free.invalid_handle":
+                                     cleanup_crash("dat_ep_free(ep)")})
+    assert a.views["dat_ep_free.frees"].status == "not-demonstrated"
+    assert "clean-up dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG)" in a.views["dat_ep_free.frees"].why
+    cv = a.views["dat_ia_close.abrupt_always_succeeds"]
+    assert cv.status == "fail"
+    # only the abrupt close is charged: a free may fail for reasons its page allows
+    assert [(c.case, c.state) for c in cv.charges] == [("dat_ep_free.frees", "CRASH")]
+    assert attribution.blocking_cause(cleanup_crash())[0] == \
+        "SIGSEGV in dapls_ia_free (libdaplofa.so.2) in the clean-up dat_ia_close"
 
 
 def test_exit_crash_is_charged_to_no_leaks(tmp_path):
@@ -438,7 +462,6 @@ def test_blocking_causes_group_and_rank(tmp_path):
 
 
 def test_a_hang_is_named_by_where_the_case_waited():
-    from datcts_reports import attribution
     hung = with_cause(frees("TIMEOUT"), hang=True, phase="check", answered_by="provider",
                       frame={"object": "libx.so", "symbol": "x_wait"},
                       entry={"object": "libdat.so.1", "symbol": "dat_evd_wait"})

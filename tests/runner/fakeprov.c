@@ -113,7 +113,11 @@ static DAT_RETURN fake_ia_query(DAT_IA_HANDLE h, DAT_EVD_HANDLE *async_evd,
 		ia_attr->max_evd_qlen = 1024;
 	}
 	if (pmask && pa) {
+		/* left as the Consumer had it, as some providers do */
+		DAT_BOOLEAN lmr_sync_req = pa->lmr_sync_req;
+
 		memset(pa, 0, sizeof(*pa));
+		pa->lmr_sync_req = lmr_sync_req;
 		strcpy(pa->provider_name, "datcts-fake");
 		pa->provider_version_major = 0;
 		pa->provider_version_minor = 1;

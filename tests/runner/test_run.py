@@ -17,6 +17,8 @@ EXPECTED = {
     "selftest.crash_segv": "CRASH",
     "selftest.crash_abort": "CRASH",
     "selftest.crash_in_teardown": "CRASH",
+    "selftest.crash_in_cleanup": "CRASH",
+    "selftest.requires_unreported": "UNSUPPORTED",
     "selftest.exit_early": "CRASH",
     "selftest.hang": "TIMEOUT",
     "selftest.hang_in_setup": "TIMEOUT",
@@ -85,6 +87,14 @@ def test_messages_and_details(full_run):
     call = r["selftest.hang_in_call"]["cause"]
     assert (call["phase"], call["fixture"], call["answered_by"]) == ("check", None, "provider")
     assert "fakeprov" in call["frame"]["object"], call
+    cleanup = r["selftest.crash_in_cleanup"]["cause"]
+    assert (cleanup["phase"], cleanup["call"], cleanup["expr"]) == \
+        ("cleanup", "dat_ia_close", "dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG)"), cleanup
+    assert "reached" not in r["selftest.crash_in_cleanup"]
+    assert r["selftest.requires_unreported"]["cause"]["needs"] == {
+        "kind": "unreported", "name": "lmr_sync_req"}
+    assert "did not write the provider attribute lmr_sync_req" in \
+        r["selftest.requires_unreported"]["message"]
     assert r["selftest.unsupported_srq"]["message"] == (
         "provider attribute srq_supported is DAT_FALSE (case requires srq_supported)")
     assert "dat_pz_create returned DAT_NOT_IMPLEMENTED" in r["selftest.setup_fails"]["message"]

@@ -17,23 +17,24 @@ static char mine[4096], peers[4096];
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	static const char *const name[] = { "Receive", "Send", "RDMA Read", "RDMA Write" };
-	struct repro_pair pr = { 0 };
-	const char *failed = repro_connected(ia, &pr);
+	struct repro_pair pr;
 	DAT_LMR_TRIPLET iov, peer_iov;
 	DAT_RMR_TRIPLET remote;
 	DAT_EP_STATE state;
 	DAT_BOOLEAN idle;
 	DAT_EVENT ev;
 	char shows[512] = "", other[256] = "";
-	DAT_RETURN r;
+	DAT_RETURN r = repro_pair_rsp(ia, &pr, NULL);
 
-	if (failed)
-		return repro_say(REPRO_CANNOT, "%s failed: %s", failed, REPRO_RET(pr.r));
-	if ((r = repro_lmr(ia, pr.a.pz, mine, 4096, REPRO_ALL_PRIV, &iov, NULL)) != DAT_SUCCESS ||
-	    (r = repro_lmr(ia, pr.p.pz, peers, 4096, REPRO_ALL_PRIV, &peer_iov,
-			   &remote.rmr_context)) != DAT_SUCCESS ||
+	if (r != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "connecting the IA to itself over an RSP failed: %s",
+				 REPRO_RET(r));
+	if ((r = repro_lmr_iov(ia, pr.a.pz, mine, 4096, DAT_MEM_PRIV_ALL_FLAG, &iov, NULL)) !=
+		    DAT_SUCCESS ||
+	    (r = repro_lmr_iov(ia, pr.b.pz, peers, 4096, DAT_MEM_PRIV_ALL_FLAG, &peer_iov,
+			       &remote.rmr_context)) != DAT_SUCCESS ||
 	    (r = dat_ep_disconnect(pr.a.ep, DAT_CLOSE_ABRUPT_FLAG)) != DAT_SUCCESS ||
-	    (r = repro_event(pr.a.conn, 5, &ev)) != DAT_SUCCESS ||
+	    (r = repro_event(pr.a.conn, 5000, &ev)) != DAT_SUCCESS ||
 	    (r = dat_ep_get_status(pr.a.ep, &state, &idle, &idle)) != DAT_SUCCESS ||
 	    state != DAT_EP_STATE_DISCONNECTED)
 		return repro_say(REPRO_CANNOT, "making the LMRs or disconnecting failed (%s), or the "
@@ -53,7 +54,7 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 		if (r != DAT_SUCCESS)
 			snprintf(shows + strlen(shows), sizeof(shows) - strlen(shows),
 				 "%s returned %s; ", name[i], REPRO_RET(r));
-		else if (repro_event(pr.a.dto, 3, &ev) != DAT_SUCCESS)
+		else if (repro_event(pr.a.dto, 3000, &ev) != DAT_SUCCESS)
 			snprintf(shows + strlen(shows), sizeof(shows) - strlen(shows),
 				 "%s returned DAT_SUCCESS and was never completed (3 s); ", name[i]);
 		else if (ev.event_number != DAT_DTO_COMPLETION_EVENT)

@@ -15,8 +15,7 @@ static char mine[4096], peers[4096];
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	const DAT_DTO_COOKIE cookie = { .as_64 = 9 };
-	struct repro_pair pr = { 0 };
-	const char *failed = repro_connected(ia, &pr);
+	struct repro_pair pr;
 	DAT_REGION_DESCRIPTION region = { .for_va = mine };
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_TRIPLET iov, peer_iov;
@@ -25,17 +24,18 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	DAT_VADDR reg_addr;
 	DAT_DTO_COMPLETION_STATUS st;
 	DAT_EVENT ev;
-	DAT_RETURN r;
+	DAT_RETURN r = repro_pair_rsp(ia, &pr, NULL);
 
-	if (failed)
-		return repro_say(REPRO_CANNOT, "%s failed: %s", failed, REPRO_RET(pr.r));
-	if ((r = repro_lmr(ia, pr.p.pz, peers, 4096, REPRO_ALL_PRIV, &peer_iov, NULL)) !=
+	if (r != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "connecting the IA to itself over an RSP failed: %s",
+				 REPRO_RET(r));
+	if ((r = repro_lmr_iov(ia, pr.b.pz, peers, 4096, DAT_MEM_PRIV_ALL_FLAG, &peer_iov,
+			       NULL)) != DAT_SUCCESS ||
+	    (r = dat_ep_post_recv(pr.b.ep, 1, &peer_iov, cookie, DAT_COMPLETION_DEFAULT_FLAG)) !=
 		    DAT_SUCCESS ||
-	    (r = dat_ep_post_recv(pr.p.ep, 1, &peer_iov, cookie, DAT_COMPLETION_DEFAULT_FLAG)) !=
-		    DAT_SUCCESS ||
-	    (r = dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, 4096, pr.a.pz, REPRO_ALL_PRIV,
-				DAT_VA_TYPE_VA, &lmr, &iov.lmr_context, &rmr, &reg_len,
-				&reg_addr)) != DAT_SUCCESS ||
+	    (r = dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, 4096, pr.a.pz,
+				DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &lmr, &iov.lmr_context, &rmr,
+				&reg_len, &reg_addr)) != DAT_SUCCESS ||
 	    (r = dat_lmr_free(lmr)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "the peer's Receive, or making and freeing the LMR "
 				 "failed: %s", REPRO_RET(r));
@@ -47,7 +47,7 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 				 REPRO_RET(r));
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "the Send from the freed LMR returned %s", REPRO_RET(r));
-	if (repro_event(pr.a.dto, 5, &ev) != DAT_SUCCESS ||
+	if (repro_event(pr.a.dto, 5000, &ev) != DAT_SUCCESS ||
 	    ev.event_number != DAT_DTO_COMPLETION_EVENT)
 		return repro_say(REPRO_CANNOT, "no DTO completion of the Send within 5 s");
 	st = ev.event_data.dto_completion_event_data.status;

@@ -12,13 +12,13 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	const DAT_QOS all = DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | DAT_QOS_ECONOMY |
 			    DAT_QOS_PREMIUM;
-	struct repro_side s;
+	struct repro_end s;
 	DAT_EP_PARAM param;
 	DAT_PROVIDER_ATTR prov;
 	DAT_EVD_HANDLE async;
 	DAT_QOS missing;
 	DAT_RETURN qos, count;
-	DAT_RETURN r = repro_side_param(ia, &s, &param);
+	DAT_RETURN r = repro_end_param(ia, &s, &param);
 
 	if (r != DAT_SUCCESS ||
 	    (r = dat_ia_query(ia, &async, 0, NULL, DAT_PROVIDER_FIELD_ALL, &prov)) != DAT_SUCCESS)

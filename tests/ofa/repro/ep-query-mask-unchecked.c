@@ -10,9 +10,9 @@
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	DAT_EP_PARAM_MASK unused = 1;
-	struct repro_side s;
+	struct repro_end s;
 	DAT_EP_PARAM param;
-	DAT_RETURN r = repro_side(ia, &s);
+	DAT_RETURN r = repro_end(ia, &s);
 
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making the EP failed: %s", REPRO_RET(r));

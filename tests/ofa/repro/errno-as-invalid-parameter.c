@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Finding errno-as-invalid-parameter (docs/certification/ofa-dapl-2.1.10/):
- * identical dat_ep_create calls (one PZ, one DTO EVD of 8 entries and one
+ * identical dat_ep_create calls (one PZ, one DTO EVD of 16 entries and one
  * connection EVD shared by all, default attributes) until the first one is
  * refused, or 200 EPs. dat_ep_create(3DAT) RETURN VALUES:
  * DAT_INSUFFICIENT_RESOURCES when the operation fails for lack of
@@ -14,9 +14,9 @@
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
-	struct repro_side s;
+	struct repro_end s;
 	DAT_EP_HANDLE ep;
-	DAT_RETURN r = repro_side(ia, &s);
+	DAT_RETURN r = repro_end(ia, &s);
 	int n = 1;
 
 	if (r != DAT_SUCCESS)

@@ -9,9 +9,9 @@
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
-	struct repro_side s;
+	struct repro_end s;
 	DAT_EP_PARAM param;
-	DAT_RETURN r = repro_side_param(ia, &s, &param);
+	DAT_RETURN r = repro_end_param(ia, &s, &param);
 
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making or querying the EP failed: %s", REPRO_RET(r));

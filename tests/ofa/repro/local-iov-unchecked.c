@@ -39,19 +39,19 @@ static DAT_RETURN faulty_iov(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, enum op op, enu
 
 	switch (f) {
 	case PAST_LMR:		/* 64 bytes, the last 32 past a 4 KiB LMR */
-		r = repro_lmr(ia, pz, mem[1], 4096, REPRO_ALL_PRIV, iov, NULL);
+		r = repro_lmr_iov(ia, pz, mem[1], 4096, DAT_MEM_PRIV_ALL_FLAG, iov, NULL);
 		iov->virtual_address += 4096 - 32;
 		break;
 	case OTHER_PZ:
 		if ((r = dat_pz_create(ia, &other)) != DAT_SUCCESS)
 			return r;
-		r = repro_lmr(ia, other, mem[2], 4096, REPRO_ALL_PRIV, iov, NULL);
+		r = repro_lmr_iov(ia, other, mem[2], 4096, DAT_MEM_PRIV_ALL_FLAG, iov, NULL);
 		break;
 	case NO_PRIVILEGE:
-		r = repro_lmr(ia, pz, mem[3], 4096, lacking[op], iov, NULL);
+		r = repro_lmr_iov(ia, pz, mem[3], 4096, lacking[op], iov, NULL);
 		break;
 	default:		/* a context turned into one no LMR has */
-		r = repro_lmr(ia, pz, mem[1], 4096, REPRO_ALL_PRIV, iov, NULL);
+		r = repro_lmr_iov(ia, pz, mem[1], 4096, DAT_MEM_PRIV_ALL_FLAG, iov, NULL);
 		iov->lmr_context = ~iov->lmr_context ^ 0x5a5a0000u;
 	}
 	iov->segment_length = 64;
@@ -65,23 +65,23 @@ static DAT_RETURN post(DAT_IA_HANDLE ia, enum op op, enum fault f, const char **
 	DAT_RMR_TRIPLET remote;
 	DAT_LMR_TRIPLET iov, peer_iov;
 	struct repro_pair pr;
-	struct repro_side s;
+	struct repro_end s;
 	DAT_RETURN r;
 
 	if (op == RECV) {
 		*setup = "making the EP";
-		if ((r = repro_side(ia, &s)) != DAT_SUCCESS ||
+		if ((r = repro_end(ia, &s)) != DAT_SUCCESS ||
 		    (r = faulty_iov(ia, s.pz, op, f, &iov)) != DAT_SUCCESS)
 			return r;
 		*setup = NULL;
 		return dat_ep_post_recv(s.ep, 1, &iov, cookie, DAT_COMPLETION_DEFAULT_FLAG);
 	}
-	memset(&pr, 0, sizeof(pr));
-	if ((*setup = repro_connected(ia, &pr)))
-		return pr.r;
+	*setup = "connecting the IA to itself over an RSP";
+	if ((r = repro_pair_rsp(ia, &pr, NULL)) != DAT_SUCCESS)
+		return r;
 	*setup = "making the LMRs";
-	if ((r = repro_lmr(ia, pr.p.pz, mem[0], 4096, REPRO_ALL_PRIV, &peer_iov, &remote.rmr_context)) !=
-		    DAT_SUCCESS ||
+	if ((r = repro_lmr_iov(ia, pr.b.pz, mem[0], 4096, DAT_MEM_PRIV_ALL_FLAG, &peer_iov,
+			       &remote.rmr_context)) != DAT_SUCCESS ||
 	    (r = faulty_iov(ia, pr.a.pz, op, f, &iov)) != DAT_SUCCESS)
 		return r;
 	*setup = NULL;

@@ -29,11 +29,11 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	};
 	char ignored[512] = "";
 	unsigned int n = 0;
-	struct repro_side s;
+	struct repro_end s;
 	DAT_EP_PARAM before, want, after;
 	DAT_EVD_HANDLE async;
 	DAT_IA_ATTR ia_attr;
-	DAT_RETURN r = repro_side_param(ia, &s, &before);
+	DAT_RETURN r = repro_end_param(ia, &s, &before);
 
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making or querying the EP failed: %s", REPRO_RET(r));
@@ -53,7 +53,7 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 				 REPRO_RET(r));
 	for (unsigned int i = 0; i < 3; i++) {
 		/* an EP of its own for each: a second modify of one EP is another matter */
-		if ((r = repro_side(ia, &s)) != DAT_SUCCESS)
+		if ((r = repro_end(ia, &s)) != DAT_SUCCESS)
 			return repro_say(REPRO_CANNOT, "making an EP failed: %s", REPRO_RET(r));
 		if ((r = dat_ep_modify(s.ep, field[i].mask, &want)) != DAT_SUCCESS)
 			continue;	/* a refusal is the page's other answer */

@@ -14,13 +14,14 @@ static char mem[4096];
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	const DAT_DTO_COOKIE cookie = { .as_64 = 1 };
-	struct repro_side s;
+	struct repro_end s;
 	DAT_LMR_TRIPLET iov;
 	DAT_EP_PARAM param;
-	DAT_RETURN r = repro_side_param(ia, &s, &param);
+	DAT_RETURN r = repro_end_param(ia, &s, &param);
 
 	if (r != DAT_SUCCESS ||
-	    (r = repro_lmr(ia, s.pz, mem, sizeof(mem), REPRO_ALL_PRIV, &iov, NULL)) != DAT_SUCCESS)
+	    (r = repro_lmr_iov(ia, s.pz, mem, sizeof(mem), DAT_MEM_PRIV_ALL_FLAG, &iov, NULL)) !=
+		    DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making or querying the EP or its LMR failed: %s",
 				 REPRO_RET(r));
 	if (param.ep_attr.max_recv_dtos < 2)

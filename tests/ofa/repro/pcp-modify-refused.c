@@ -34,18 +34,18 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	char refused[512] = "", other[512] = "";
 	unsigned int n = 0;
-	struct repro_pair pr = { 0 };
-	const char *failed = repro_requested(ia, &pr);
+	struct repro_pair pr;
 	DAT_EP_STATE state;
 	DAT_BOOLEAN idle;
 	DAT_EP_PARAM param;
-	DAT_RETURN r;
+	DAT_RETURN r = repro_pending_rsp(ia, &pr, NULL);
 
-	if (failed)
-		return repro_say(REPRO_CANNOT, "%s failed: %s", failed, REPRO_RET(pr.r));
-	if ((r = dat_ep_get_status(pr.p.ep, &state, &idle, &idle)) != DAT_SUCCESS ||
+	if (r != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "getting a Connection Request to an RSP failed: %s",
+				 REPRO_RET(r));
+	if ((r = dat_ep_get_status(pr.b.ep, &state, &idle, &idle)) != DAT_SUCCESS ||
 	    state != DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
-	    (r = dat_ep_query(pr.p.ep, DAT_EP_FIELD_ALL, &param)) != DAT_SUCCESS ||
+	    (r = dat_ep_query(pr.b.ep, DAT_EP_FIELD_ALL, &param)) != DAT_SUCCESS ||
 	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
 				&param.recv_evd_handle)) != DAT_SUCCESS ||
 	    (r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
@@ -57,7 +57,7 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 				 (int)state, (int)DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
 				 REPRO_RET(r));
 	for (unsigned int i = 0; i < NFIELDS; i++) {
-		r = dat_ep_modify(pr.p.ep, field[i].mask, &param);
+		r = dat_ep_modify(pr.b.ep, field[i].mask, &param);
 		if (DAT_GET_TYPE(r) == DAT_INVALID_STATE) {
 			n++;
 			snprintf(refused + strlen(refused), sizeof(refused) - strlen(refused),

@@ -19,11 +19,12 @@
 static char mem[SEGMENTS_MAX * 8];
 
 /* Post with one segment more than max, errno planted; the return. */
-static DAT_RETURN post(DAT_IA_HANDLE ia, const struct repro_side *s, DAT_COUNT max, int send)
+static DAT_RETURN post(DAT_IA_HANDLE ia, const struct repro_end *s, DAT_COUNT max, int send)
 {
 	DAT_LMR_TRIPLET iov[SEGMENTS_MAX];
 	DAT_DTO_COOKIE cookie = { .as_64 = 1 };
-	DAT_RETURN r = repro_lmr(ia, s->pz, mem, sizeof(mem), REPRO_ALL_PRIV, &iov[0], NULL);
+	DAT_RETURN r = repro_lmr_iov(ia, s->pz, mem, sizeof(mem), DAT_MEM_PRIV_ALL_FLAG, &iov[0],
+				     NULL);
 
 	if (r != DAT_SUCCESS)
 		return r;
@@ -40,23 +41,22 @@ static DAT_RETURN post(DAT_IA_HANDLE ia, const struct repro_side *s, DAT_COUNT m
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
-	struct repro_pair pr = { 0 };
-	struct repro_side lone;
-	const char *failed;
+	struct repro_pair pr;
+	struct repro_end lone;
 	DAT_EP_PARAM param;
 	DAT_RETURN recv, send = DAT_SUCCESS;
 	char send_said[256];
 	DAT_RETURN r;
 
-	if ((r = repro_side_param(ia, &lone, &param)) != DAT_SUCCESS ||
+	if ((r = repro_end_param(ia, &lone, &param)) != DAT_SUCCESS ||
 	    param.ep_attr.max_recv_iov >= SEGMENTS_MAX || param.ep_attr.max_request_iov >= SEGMENTS_MAX)
 		return repro_say(REPRO_CANNOT, "making or querying an EP failed (%s), or its IOV "
 				 "limits are beyond %d", REPRO_RET(r), SEGMENTS_MAX - 1);
 	recv = post(ia, &lone, param.ep_attr.max_recv_iov, 0);
 	/* the Send on a connected EP made the same way; the Receive decides alone without */
-	if ((failed = repro_connected(ia, &pr))) {
-		snprintf(send_said, sizeof(send_said), "the Send was not tried (%s failed: %s)",
-			 failed, REPRO_RET(pr.r));
+	if ((r = repro_pair_rsp(ia, &pr, NULL)) != DAT_SUCCESS) {
+		snprintf(send_said, sizeof(send_said), "the Send was not tried (connecting the IA "
+			 "to itself over an RSP failed: %s)", REPRO_RET(r));
 	} else {
 		send = post(ia, &pr.a, param.ep_attr.max_request_iov, 1);
 		snprintf(send_said, sizeof(send_said), "a Send of %d segments %s",
@@ -66,8 +66,8 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 		return repro_say(REPRO_SHOWS, "with errno left at EADDRINUSE, a Receive of %d "
 				 "segments returned %s; %s", param.ep_attr.max_recv_iov + 1,
 				 REPRO_RET(recv), send_said);
-	return repro_say(failed ? REPRO_CANNOT : REPRO_ABSENT, "with errno left at EADDRINUSE, "
-			 "the Receive returned %s; %s", REPRO_RET(recv), send_said);
+	return repro_say(r != DAT_SUCCESS ? REPRO_CANNOT : REPRO_ABSENT, "with errno left at "
+			 "EADDRINUSE, the Receive returned %s; %s", REPRO_RET(recv), send_said);
 }
 
 REPRO_MAIN(.finding = "post-errno-lost", .body = body)

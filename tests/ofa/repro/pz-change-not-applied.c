@@ -16,34 +16,36 @@ static char mine[4096], peers[4096];
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	const DAT_DTO_COOKIE cookie = { .as_64 = 7 };
-	struct repro_pair pr = { 0 };
+	struct repro_pair pr;
+	struct repro_end b;
 	DAT_LMR_TRIPLET iov, peer_iov;
 	DAT_EP_PARAM param;
 	DAT_EVENT ev;
-	const char *failed;
 	DAT_RETURN r;
 
 	memset(peers, '.', sizeof(peers));
 	memset(mine, 'S', sizeof(mine));
-	if ((r = repro_side(ia, &pr.p)) != DAT_SUCCESS ||
-	    (r = repro_lmr(ia, pr.p.pz, peers, 4096, REPRO_ALL_PRIV, &peer_iov, NULL)) !=
+	if ((r = repro_end(ia, &b)) != DAT_SUCCESS ||
+	    (r = repro_lmr_iov(ia, b.pz, peers, 4096, DAT_MEM_PRIV_ALL_FLAG, &peer_iov, NULL)) !=
 		    DAT_SUCCESS ||
-	    (r = dat_ep_post_recv(pr.p.ep, 1, &peer_iov, cookie, DAT_COMPLETION_DEFAULT_FLAG)) !=
+	    (r = dat_ep_post_recv(b.ep, 1, &peer_iov, cookie, DAT_COMPLETION_DEFAULT_FLAG)) !=
 		    DAT_SUCCESS ||
 	    (r = dat_pz_create(ia, &param.pz_handle)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making the EP, its LMR and Receive or a second PZ "
 				 "failed: %s", REPRO_RET(r));
-	if ((r = dat_ep_modify(pr.p.ep, DAT_EP_FIELD_PZ_HANDLE, &param)) != DAT_SUCCESS)
+	if ((r = dat_ep_modify(b.ep, DAT_EP_FIELD_PZ_HANDLE, &param)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "changing the PZ of the unconnected EP returned %s",
 				 REPRO_RET(r));
-	if ((failed = repro_connected(ia, &pr)))
-		return repro_say(REPRO_CANNOT, "%s failed: %s", failed, REPRO_RET(pr.r));
-	if ((r = repro_lmr(ia, pr.a.pz, mine, 4096, REPRO_ALL_PRIV, &iov, NULL)) != DAT_SUCCESS ||
+	if ((r = repro_pair_rsp(ia, &pr, &b)) != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "connecting the IA to itself over an RSP failed: %s",
+				 REPRO_RET(r));
+	if ((r = repro_lmr_iov(ia, pr.a.pz, mine, 4096, DAT_MEM_PRIV_ALL_FLAG, &iov, NULL)) !=
+		    DAT_SUCCESS ||
 	    (iov.segment_length = 64,
 	     r = dat_ep_post_send(pr.a.ep, 1, &iov, cookie, DAT_COMPLETION_DEFAULT_FLAG)) !=
 		    DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "the peer's Send failed: %s", REPRO_RET(r));
-	if (repro_event(pr.p.dto, 5, &ev) != DAT_SUCCESS)
+	if (repro_event(pr.b.dto, 5000, &ev) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "the Receive neither completed nor failed within 5 s");
 	if (ev.event_number == DAT_DTO_COMPLETION_EVENT &&
 	    ev.event_data.dto_completion_event_data.status == DAT_DTO_SUCCESS)

@@ -22,7 +22,7 @@ static int succeeded(DAT_RETURN r, DAT_EVD_HANDLE evd, const char **why)
 	*why = NULL;
 	if (r != DAT_SUCCESS)
 		return 0;
-	if (repro_event(evd, 5, &ev) != DAT_SUCCESS)
+	if (repro_event(evd, 5000, &ev) != DAT_SUCCESS)
 		*why = "no completion within 5 s";
 	else if (ev.event_number != DAT_DTO_COMPLETION_EVENT)
 		*why = "an event that is no DTO completion";
@@ -32,19 +32,22 @@ static int succeeded(DAT_RETURN r, DAT_EVD_HANDLE evd, const char **why)
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	const DAT_DTO_COOKIE cookie = { .as_64 = 1 };
-	struct repro_pair pr = { 0 };
-	const char *failed = repro_connected(ia, &pr);
+	struct repro_pair pr;
+	DAT_RETURN r = repro_pair_rsp(ia, &pr, NULL);
+	const char *failed;
 	DAT_LMR_TRIPLET iov, peer_iov;
 	DAT_RMR_TRIPLET remote;
 	char shows[512] = "";
 	int read_ok, write_ok;
 
-	if (failed)
-		return repro_say(REPRO_CANNOT, "%s failed: %s", failed, REPRO_RET(pr.r));
-	if ((pr.r = repro_lmr(ia, pr.a.pz, mine, 4096, REPRO_ALL_PRIV, &iov, NULL)) != DAT_SUCCESS ||
-	    (pr.r = repro_lmr(ia, pr.p.pz, peers, 4096, REPRO_ALL_PRIV, &peer_iov,
-			      &remote.rmr_context)) != DAT_SUCCESS)
-		return repro_say(REPRO_CANNOT, "making the LMRs failed: %s", REPRO_RET(pr.r));
+	if (r != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "connecting the IA to itself over an RSP failed: %s",
+				 REPRO_RET(r));
+	if ((r = repro_lmr_iov(ia, pr.a.pz, mine, 4096, DAT_MEM_PRIV_ALL_FLAG, &iov, NULL)) !=
+		    DAT_SUCCESS ||
+	    (r = repro_lmr_iov(ia, pr.b.pz, peers, 4096, DAT_MEM_PRIV_ALL_FLAG, &peer_iov,
+			       &remote.rmr_context)) != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "making the LMRs failed: %s", REPRO_RET(r));
 	remote.virtual_address = peer_iov.virtual_address;
 
 	/* Read 200 remote bytes into 100 local ones */

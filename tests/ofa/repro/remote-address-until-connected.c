@@ -45,20 +45,21 @@ static const char *show(const struct sockaddr *a)
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
-	struct repro_pair pr = { 0 };
-	const char *failed = repro_requested(ia, &pr);
+	struct repro_pair pr;
+	DAT_RETURN r = repro_pending_rsp(ia, &pr, NULL);
 	DAT_IA_ADDRESS_PTR self = repro_ia_address(ia);
 	DAT_EP_PARAM active, passive;
 	DAT_CR_PARAM cr;
 	char shows[256] = "";
 
-	if (failed)
-		return repro_say(REPRO_CANNOT, "%s failed: %s", failed, REPRO_RET(pr.r));
-	if ((pr.r = dat_cr_query(pr.cr, DAT_CR_FIELD_ALL, &cr)) != DAT_SUCCESS ||
-	    (pr.r = dat_ep_query(pr.a.ep, DAT_EP_FIELD_ALL, &active)) != DAT_SUCCESS ||
-	    (pr.r = dat_ep_query(pr.p.ep, DAT_EP_FIELD_ALL, &passive)) != DAT_SUCCESS)
+	if (r != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "getting a Connection Request to an RSP failed: %s",
+				 REPRO_RET(r));
+	if ((r = dat_cr_query(pr.cr, DAT_CR_FIELD_ALL, &cr)) != DAT_SUCCESS ||
+	    (r = dat_ep_query(pr.a.ep, DAT_EP_FIELD_ALL, &active)) != DAT_SUCCESS ||
+	    (r = dat_ep_query(pr.b.ep, DAT_EP_FIELD_ALL, &passive)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "dat_cr_query or dat_ep_query failed: %s",
-				 REPRO_RET(pr.r));
+				 REPRO_RET(r));
 	if (active.ep_state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
 	    passive.ep_state != DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
 		return repro_say(REPRO_CANNOT, "the EPs are in states %d and %d, not ACTIVE_ and "

@@ -15,18 +15,20 @@
  * matter). */
 static DAT_RETURN modify_connecting(DAT_IA_HANDLE ia, DAT_EP_PARAM_MASK mask, const char **failed)
 {
-	struct repro_pair pr = { 0 };
+	struct repro_pair pr;
 	DAT_EP_STATE state;
 	DAT_BOOLEAN idle;
 	DAT_EP_PARAM param;
+	DAT_RETURN r;
 
-	if ((*failed = repro_requested(ia, &pr)))
-		return pr.r;
+	*failed = "getting a Connection Request to an RSP";
+	if ((r = repro_pending_rsp(ia, &pr, NULL)) != DAT_SUCCESS)
+		return r;
 	*failed = "checking the connecting EP's state (ACTIVE_CONNECTION_PENDING) or querying it";
-	if ((pr.r = dat_ep_get_status(pr.a.ep, &state, &idle, &idle)) != DAT_SUCCESS ||
-	    (pr.r = dat_ep_query(pr.a.ep, DAT_EP_FIELD_ALL, &param)) != DAT_SUCCESS ||
+	if ((r = dat_ep_get_status(pr.a.ep, &state, &idle, &idle)) != DAT_SUCCESS ||
+	    (r = dat_ep_query(pr.a.ep, DAT_EP_FIELD_ALL, &param)) != DAT_SUCCESS ||
 	    state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
-		return pr.r;
+		return r;
 	*failed = NULL;
 	param.ep_attr.max_rdma_read_in += param.ep_attr.max_rdma_read_in ? -1 : 1;
 	param.ep_attr.max_rdma_read_out += param.ep_attr.max_rdma_read_out ? -1 : 1;

@@ -19,9 +19,9 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	const DAT_COMPLETION_FLAGS unsig = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	const DAT_DTO_COOKIE cookie = { .as_64 = 1 };
 	char accepted[256] = "", untried[256] = "";
-	struct repro_pair pr = { 0 };
-	struct repro_side lone;
-	const char *failed;
+	struct repro_pair pr;
+	struct repro_end lone;
+	DAT_RETURN setup;
 	DAT_LMR_TRIPLET iov, peer_iov;
 	DAT_RMR_TRIPLET remote;
 	DAT_EP_PARAM param;
@@ -29,8 +29,9 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	unsigned int n = 0, tried = 1;
 
 	/* the Receive on an unconnected EP, where it is as valid as anywhere */
-	if ((r[0] = repro_side_param(ia, &lone, &param)) != DAT_SUCCESS ||
-	    (r[0] = repro_lmr(ia, lone.pz, mine, 4096, REPRO_ALL_PRIV, &iov, NULL)) != DAT_SUCCESS)
+	if ((r[0] = repro_end_param(ia, &lone, &param)) != DAT_SUCCESS ||
+	    (r[0] = repro_lmr_iov(ia, lone.pz, mine, 4096, DAT_MEM_PRIV_ALL_FLAG, &iov, NULL)) !=
+		    DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making or querying an EP or an LMR failed: %s",
 				 REPRO_RET(r[0]));
 	if ((param.ep_attr.recv_completion_flags | param.ep_attr.request_completion_flags) & unsig)
@@ -40,18 +41,18 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	r[0] = dat_ep_post_recv(lone.ep, 1, &iov, cookie, unsig);
 
 	/* the requests on a connected EP made the same way */
-	if ((failed = repro_connected(ia, &pr)))
-		snprintf(untried, sizeof(untried), " (requests not tried: %s failed: %s)", failed,
-			 REPRO_RET(pr.r));
-	else if ((pr.r = repro_lmr(ia, pr.a.pz, mine, 4096, REPRO_ALL_PRIV, &iov, NULL)) !=
-			 DAT_SUCCESS ||
-		 (pr.r = repro_lmr(ia, pr.p.pz, peers, 4096, REPRO_ALL_PRIV, &peer_iov,
-				   &remote.rmr_context)) != DAT_SUCCESS ||
+	if ((setup = repro_pair_rsp(ia, &pr, NULL)) != DAT_SUCCESS)
+		snprintf(untried, sizeof(untried), " (requests not tried: connecting the IA to "
+			 "itself over an RSP failed: %s)", REPRO_RET(setup));
+	else if ((setup = repro_lmr_iov(ia, pr.a.pz, mine, 4096, DAT_MEM_PRIV_ALL_FLAG, &iov,
+					NULL)) != DAT_SUCCESS ||
+		 (setup = repro_lmr_iov(ia, pr.b.pz, peers, 4096, DAT_MEM_PRIV_ALL_FLAG,
+					&peer_iov, &remote.rmr_context)) != DAT_SUCCESS ||
 		 /* a Receive for the Send, so that the Send itself is in order */
-		 (pr.r = dat_ep_post_recv(pr.p.ep, 1, &peer_iov, cookie,
+		 (setup = dat_ep_post_recv(pr.b.ep, 1, &peer_iov, cookie,
 					  DAT_COMPLETION_DEFAULT_FLAG)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "making the LMRs or the peer's Receive failed: %s",
-				 REPRO_RET(pr.r));
+				 REPRO_RET(setup));
 	if (!*untried) {
 		iov.segment_length = 64;
 		remote.virtual_address = peer_iov.virtual_address;

@@ -157,6 +157,26 @@ DC_CASE(selftest, crash_in_teardown,
 	DC_ASSERT_EQ(1, 1);
 }
 
+DC_CASE(selftest, crash_in_cleanup,
+	.summary = "passes its checks, then the provider dies of SIGSEGV in a DC_CLEANUP close")
+{
+	void (*arm)(void) = (void (*)(void))dc_provider_hook("datcts_fake_crash_on_close");
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2;
+
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &evd, &ia2));
+	DC_ASSERT_EQ(1, 1);
+	arm();
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(selftest, requires_unreported,
+	.summary = "needs an attribute the fake provider's dat_ia_query leaves unwritten",
+	.requires = "lmr_sync_req")
+{
+	DC_FAIL("must not run: whether the case applies is not known");
+}
+
 DC_CASE(selftest, hook_absent,
 	.summary = "a missing provider hook makes the case UNSUPPORTED",
 	.needs = "hook:datcts_no_such_hook")
