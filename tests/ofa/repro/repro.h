@@ -100,6 +100,14 @@ static inline DAT_RETURN repro_ep(DAT_IA_HANDLE ia, DAT_EP_HANDLE *ep, DAT_EVD_H
 	return r;
 }
 
+/* repro_end, and the new EP's parameters (all of them, as dat_ep_query gives them). */
+static inline DAT_RETURN repro_end_param(DAT_IA_HANDLE ia, struct repro_end *e, DAT_EP_PARAM *p)
+{
+	DAT_RETURN r = repro_end(ia, e);
+
+	return r != DAT_SUCCESS ? r : dat_ep_query(e->ep, DAT_EP_FIELD_ALL, p);
+}
+
 /* A CNO with the agent given and one software EVD on it. */
 static inline DAT_RETURN repro_cno_evd(DAT_IA_HANDLE ia, DAT_OS_WAIT_PROXY_AGENT agent,
 				       DAT_CNO_HANDLE *cno, DAT_EVD_HANDLE *evd)
@@ -120,6 +128,23 @@ static inline DAT_RETURN repro_lmr(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *buf
 
 	return dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, len, pz, priv, DAT_VA_TYPE_VA, lmr,
 			      lmr_context, rmr_context, &reg_len, &reg_addr);
+}
+
+/*
+ * repro_lmr as the triplet a post takes: *iov covers all len bytes at buf; *rmr_context
+ * (NULL: not wanted) is the LMR's remote key.
+ */
+static inline DAT_RETURN repro_lmr_iov(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, void *buf, DAT_VLEN len,
+				       DAT_MEM_PRIV_FLAGS priv, DAT_LMR_TRIPLET *iov,
+				       DAT_RMR_CONTEXT *rmr_context)
+{
+	DAT_LMR_HANDLE lmr;
+	DAT_RMR_CONTEXT rmr;
+
+	iov->virtual_address = (DAT_VADDR)(uintptr_t)buf;
+	iov->segment_length = len;
+	return repro_lmr(ia, pz, buf, len, priv, &lmr, &iov->lmr_context,
+			 rmr_context ? rmr_context : &rmr);
 }
 
 static inline void repro_sleep_ms(long ms)
@@ -278,15 +303,17 @@ static inline DAT_RETURN repro_expect(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER want)
 /*
  * An RSP for e on a qualifier nobody uses, its request on a new CR EVD. The qualifiers
  * tried start from the pid, above Linux's ephemeral ports, so that reproducers run side
- * by side do not meet.
+ * by side do not meet; a process's later RSPs go on from its earlier ones, since OFA's
+ * dat_rsp_create takes over a live RSP's qualifier instead of refusing it (rsp-qual-takeover).
  */
 static inline DAT_RETURN repro_rsp(DAT_IA_HANDLE ia, const struct repro_end *e, DAT_CONN_QUAL *q,
 				   DAT_EVD_HANDLE *cr_evd, DAT_RSP_HANDLE *rsp)
 {
+	static int tried;
 	DAT_RETURN r = dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, cr_evd);
 
 	for (int i = 0; i < 64 && r == DAT_SUCCESS; i++) {
-		*q = 61000 + (getpid() * 7 + i) % 4000;
+		*q = 61000 + (getpid() * 7 + tried++) % 4000;
 		r = dat_rsp_create(ia, *q, e->ep, *cr_evd, rsp);
 		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
 			return r;
@@ -299,19 +326,10 @@ static inline DAT_RETURN repro_rsp(DAT_IA_HANDLE ia, const struct repro_end *e, 
 static inline DAT_RETURN repro_buffer(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_VLEN len,
 				      DAT_LMR_TRIPLET *iov)
 {
-	DAT_REGION_DESCRIPTION region = { .for_va = calloc(1, len) };
-	DAT_LMR_HANDLE lmr;
-	DAT_RMR_CONTEXT rmr_context;
-	DAT_VLEN reg_len;
-	DAT_VADDR reg_addr;
+	void *buf = calloc(1, len);
 
-	if (!region.for_va)
-		return DAT_INSUFFICIENT_RESOURCES;
-	iov->virtual_address = (DAT_VADDR)(uintptr_t)region.for_va;
-	iov->segment_length = len;
-	return dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, len, pz, DAT_MEM_PRIV_ALL_FLAG,
-			      DAT_VA_TYPE_VA, &lmr, &iov->lmr_context, &rmr_context, &reg_len,
-			      &reg_addr);
+	return buf ? repro_lmr_iov(ia, pz, buf, len, DAT_MEM_PRIV_ALL_FLAG, iov, NULL) :
+		DAT_INSUFFICIENT_RESOURCES;
 }
 
 /* Posts n Receives of one buffer each on e, cookies first .. first + n - 1. */
@@ -331,11 +349,13 @@ static inline DAT_RETURN repro_post_recvs(DAT_IA_HANDLE ia, const struct repro_e
 
 /*
  * Two ends of one IA: a requests a connection to a PSP of the IA (repro_pending: the request
- * waits in cr), or a and b are connected over it (repro_pair: b accepted).
+ * waits in cr), or a and b are connected over it (repro_pair: b accepted). repro_pending_rsp
+ * and repro_pair_rsp do the same over an RSP that reserves b instead of the PSP.
  */
 struct repro_pair {
 	struct repro_end a, b;
 	DAT_PSP_HANDLE psp;
+	DAT_RSP_HANDLE rsp;
 	DAT_EVD_HANDLE cr_evd;
 	DAT_CONN_QUAL q;
 	DAT_CR_HANDLE cr;
@@ -353,16 +373,57 @@ static inline DAT_RETURN repro_pending(DAT_IA_HANDLE ia, struct repro_pair *p, i
 	return repro_request(ia, &p->a, p->q, p->cr_evd, &p->cr);
 }
 
+/* The pending request accepted on ep, and both ends ESTABLISHED. */
+static inline DAT_RETURN repro_accept(struct repro_pair *p, DAT_EP_HANDLE ep)
+{
+	DAT_RETURN r;
+
+	if ((r = dat_cr_accept(p->cr, ep, 0, NULL)) != DAT_SUCCESS ||
+	    (r = repro_expect(p->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS)
+		return r;
+	return repro_expect(p->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+}
+
 static inline DAT_RETURN repro_pair(DAT_IA_HANDLE ia, struct repro_pair *p)
 {
 	DAT_RETURN r;
 
 	if ((r = repro_pending(ia, p, 0)) != DAT_SUCCESS ||
-	    (r = repro_end(ia, &p->b)) != DAT_SUCCESS ||
-	    (r = dat_cr_accept(p->cr, p->b.ep, 0, NULL)) != DAT_SUCCESS ||
-	    (r = repro_expect(p->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS)
+	    (r = repro_end(ia, &p->b)) != DAT_SUCCESS)
 		return r;
-	return repro_expect(p->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+	return repro_accept(p, p->b.ep);
+}
+
+/*
+ * repro_pending over an RSP on b (repro_rsp) in place of the PSP, for what needs the passive
+ * EP before the accept: an RSP's EP is PASSIVE_CONNECTION_PENDING while the request waits,
+ * and it is the EP the request is for, so one modified beforehand is the one connected (a
+ * PSP's EP is named only at the accept). b: that EP made by the caller (repro_end), or NULL
+ * to make one here. No Receives are posted.
+ */
+static inline DAT_RETURN repro_pending_rsp(DAT_IA_HANDLE ia, struct repro_pair *p,
+					   const struct repro_end *b)
+{
+	DAT_RETURN r;
+
+	if ((r = repro_end(ia, &p->a)) != DAT_SUCCESS)
+		return r;
+	if (b)
+		p->b = *b;
+	else if ((r = repro_end(ia, &p->b)) != DAT_SUCCESS)
+		return r;
+	if ((r = repro_rsp(ia, &p->b, &p->q, &p->cr_evd, &p->rsp)) != DAT_SUCCESS)
+		return r;
+	return repro_request(ia, &p->a, p->q, p->cr_evd, &p->cr);
+}
+
+/* repro_pair over the RSP: the request names b's EP, so the accept names none. */
+static inline DAT_RETURN repro_pair_rsp(DAT_IA_HANDLE ia, struct repro_pair *p,
+					const struct repro_end *b)
+{
+	DAT_RETURN r = repro_pending_rsp(ia, p, b);
+
+	return r != DAT_SUCCESS ? r : repro_accept(p, DAT_HANDLE_NULL);
 }
 
 /*
