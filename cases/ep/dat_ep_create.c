@@ -266,16 +266,22 @@ DC_CASE(dat_ep_create, null_evds_allowed,
 
 	/*
 	 * No DTO queues first (no DTOs, no segments): nothing then completes
-	 * to an EVD, so only the clause applies.  With queues, a NULL EVD for
-	 * their completions is a combination dat_ep_create(3DAT) RETURN VALUES
-	 * lets the provider refuse (DAT_INVALID_PARAMETER; review finding), so
-	 * that is tried only when the first is refused, and one of the two
-	 * must be taken.
+	 * to an EVD, so only the clause applies. Attributes of the Consumer's
+	 * are a combination dat_ep_create(3DAT) RETURN VALUES lets the provider
+	 * refuse (DAT_INVALID_PARAMETER), so the provider's own attributes
+	 * (ep_attributes NULL, which PARAMETERS allows) come next, then the
+	 * default queues; one of them must be taken.
 	 */
 	dc_ep_attr_no_dtos(t, &a);
 	r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep);
 	if (dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE)) {
-		dc_note(t, "with no DTO queues: %s; trying the default queues", dc_ret_text(r));
+		dc_note(t, "with no DTO queues: %s; trying the provider's attributes",
+			dc_ret_text(r));
+		r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL, &ep);
+	}
+	if (dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE)) {
+		dc_note(t, "with the provider's attributes: %s; trying the default queues",
+			dc_ret_text(r));
 		dc_ep_attr_default(t, &a);
 		r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep);
 	}
