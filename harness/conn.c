@@ -72,12 +72,13 @@ bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
 
 DAT_CONN_QUAL dc_unprobed_conn_qual(void)
 {
+	static unsigned int calls;	/* each call of a process a qualifier of its own */
 	unsigned int seed = qual_seed();
 
 	/* above dc_free_conn_qual's range and Linux's ephemeral ports (to
 	 * 60999), where the sibling cases' Service Points are */
 	_Static_assert(PROBED_QUAL_LO + PROBED_QUAL_SPAN <= 61000, "ranges overlap");
-	return 61000 + (DAT_CONN_QUAL)(rand_r(&seed) % 4500);
+	return 61000 + (DAT_CONN_QUAL)(((unsigned int)rand_r(&seed) + calls++) % 4500);
 }
 
 DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,

@@ -155,7 +155,7 @@ DC_CASE(dat_rsp_create, invalid_ia_handle,
 	.summary = "an ia_handle that is not an open IA is an invalid handle")
 {
 	struct dc_endpoint e;
-	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);
@@ -168,7 +168,7 @@ DC_CASE(dat_rsp_create, invalid_evd_handle,
 	.summary = "a freed EVD is an invalid handle")
 {
 	struct dc_endpoint e;
-	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	DAT_RSP_HANDLE rsp;
 
 	dc_endpoint(t, &e, NULL);
@@ -179,7 +179,7 @@ DC_CASE(dat_rsp_create, invalid_evd_handle,
 DC_CASE(dat_rsp_create, invalid_ep_handle,
 	.summary = "a freed EP or a handle of another type as ep_handle is an invalid handle")
 {
-	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	DAT_RSP_HANDLE rsp;
 
 	DC_ASSERT_INVALID_HANDLE(dat_rsp_create(t->ia, q, dc_freed_ep(t), dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp), 3, EP);
@@ -193,7 +193,7 @@ DC_CASE(dat_rsp_create, ep_not_unconnected,
 {
 	struct dc_pair p;
 	struct rsp_fix f;
-	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	DAT_RSP_HANDLE rsp;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
@@ -203,7 +203,7 @@ DC_CASE(dat_rsp_create, ep_not_unconnected,
 	rsp_up(t, &f);
 	/* a qualifier free now: the fixture's RSP may have taken q, which
 	 * dat_psp_create_any(3DAT) is free to choose (variant psp-any-from-40000) */
-	q = dc_free_conn_qual(t);
+	q = dc_unprobed_conn_qual();
 	DC_ASSERT_RET(dat_rsp_create(t->ia, q, f.e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, f.e.ep, DAT_EP_STATE_RESERVED, q);
