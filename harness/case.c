@@ -826,6 +826,19 @@ static void emit_cause(struct dc_str *s, bool *first, const struct dc_cause *c)
 	dc_str_puts(s, "}");
 }
 
+void dc_assert_success_unless_short_at(struct dc_ctx *t, const char *file, int line,
+				       const char *expr, DAT_RETURN got)
+{
+	if (DAT_GET_TYPE(got) == DAT_INSUFFICIENT_RESOURCES) {
+		dc_cause_call(t, "check", expr, &got);
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "%s returned %s, which its page allows: the clause could not be checked",
+			  expr, dc_ret_text(got));
+	}
+	dc_assert_ret_at(t, file, line, expr, got, DC_FAIL, 1,
+			 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+}
+
 void dc_cleanup_begin(const char *expr)
 {
 	cleanup_expr = expr;

@@ -57,7 +57,7 @@ DC_ACTIVE(dat_ep_connect, port_qual_passed_to_remote)
 	unsigned long long port = 0;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
 	dc_peer_wait(t, "cr", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llu", &port) == 1, "bad message '%s'", msg);
 	DC_ASSERT(DC_EP_PARAM(e.ep).local_port_qual == port,
@@ -132,7 +132,7 @@ DC_ACTIVE(dat_ep_connect, established)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_CONNECTED);
 	dc_peer_send(t, "done", "ok");
@@ -153,7 +153,7 @@ DC_ACTIVE(dat_ep_connect, peer_rejected)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
@@ -171,7 +171,7 @@ DC_ACTIVE(dat_ep_connect, non_peer_rejected_no_listener)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, dc_case_timeout_us(t), 0, NULL));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
@@ -269,7 +269,7 @@ DC_ACTIVE(dat_ep_connect, timed_out)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS(connect_to(t, e.ep, 200000, 0, NULL));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, 200000, 0, NULL));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");
@@ -423,7 +423,7 @@ DC_CASE(dat_ep_connect, null_private_data_when_zero,
 	dc_endpoint(t, &b, NULL);
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
-	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual,
 					 dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
 					 DAT_CONNECT_DEFAULT_FLAG));
 	cr = dc_await_cr(t, b.cr_evd, NULL);
@@ -525,7 +525,7 @@ DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DC_SETUP(dat_psp_create_any(t->ia, &b.conn_qual, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
 	/* the connection itself is the clause: each step is checked */
-	DC_ASSERT_SUCCESS(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, 5000000,
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, b.conn_qual, 5000000,
 					 0, NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
 	/* collateral: dat_ep_connect(3DAT) USAGE: with both RDMA Read attributes zero the EPs still connect, the accept included */
 	DC_ASSERT_SUCCESS(dat_cr_accept(dc_await_cr(t, b.cr_evd, NULL), b.ep, 0, NULL));

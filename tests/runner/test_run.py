@@ -19,6 +19,7 @@ EXPECTED = {
     "selftest.crash_in_teardown": "CRASH",
     "selftest.crash_in_cleanup": "CRASH",
     "selftest.requires_unreported": "UNSUPPORTED",
+    "selftest.short_of_resources": "UNRESOLVED",
     "selftest.exit_early": "CRASH",
     "selftest.hang": "TIMEOUT",
     "selftest.hang_in_setup": "TIMEOUT",
@@ -91,6 +92,8 @@ def test_messages_and_details(full_run):
     assert (cleanup["phase"], cleanup["call"], cleanup["expr"]) == \
         ("cleanup", "dat_ia_close", "dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG)"), cleanup
     assert "reached" not in r["selftest.crash_in_cleanup"]
+    assert "which its page allows: the clause could not be checked" in \
+        r["selftest.short_of_resources"]["message"]
     assert r["selftest.requires_unreported"]["cause"]["needs"] == {
         "kind": "unreported", "name": "lmr_sync_req"}
     assert "did not write the provider attribute lmr_sync_req" in \

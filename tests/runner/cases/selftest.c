@@ -170,6 +170,13 @@ DC_CASE(selftest, crash_in_cleanup,
 	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
+DC_CASE(selftest, short_of_resources,
+	.summary = "the call under test runs short of resources, which its page allows")
+{
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(DAT_CLASS_ERROR | DAT_INSUFFICIENT_RESOURCES);
+	DC_FAIL("must not get here");
+}
+
 DC_CASE(selftest, requires_unreported,
 	.summary = "needs an attribute the fake provider's dat_ia_query leaves unwritten",
 	.requires = "lmr_sync_req")
