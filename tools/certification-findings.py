@@ -157,8 +157,12 @@ def main() -> int:
         out += ["## Failing clauses without a reproducer", "",
                 "| clause | IAs | the review's verdict |", "|---|---|---|"]
         for cid in unmapped:
+            c = catalog.clauses.get(cid)
+            why = ("the registry's (`libdat2`): its findings are in the certification document, "
+                   "\"The registry\"" if c and c.subject == "registry" else
+                   verdicts.get(cid, "not in the review (failed after it)"))
             out.append(f"| `{cid}` | {', '.join(f'`{ia}`' for ia in sorted(failing[cid]))} | "
-                       f"{cell(verdicts.get(cid, 'not in the review (failed after it)'))} |")
+                       f"{cell(why)} |")
         out.append("")
     sys.stdout.write("\n".join(out))
     return 0
