@@ -1840,7 +1840,7 @@ static void tp_resumes(struct sock_tp *tp)
  * epoll_wait runs with timeout 0 under the lock, so no event can be held
  * by a thread outside the lock while a connection is freed.
  */
-static void tp_progress(struct sock_tp *tp)
+static void tp_progress_io(struct sock_tp *tp)
 {
 	struct epoll_event evs[64];
 	int n = epoll_wait(tp->base.engine.epfd, evs, 64, 0);
@@ -1861,6 +1861,11 @@ static void tp_progress(struct sock_tp *tp)
 		}
 	}
 	tp_resumes(tp);
+}
+
+static void tp_progress(struct sock_tp *tp)
+{
+	tp_progress_io(tp);
 	tp_timers(tp);
 	tp_reap_dead(tp);
 }
@@ -1886,6 +1891,28 @@ static void sock_progress(struct ref_transport *base)
 	tp->consumer_round = true;
 	tp_progress(tp);
 	tp->consumer_round = false;
+}
+
+/*
+ * Busy polling (dat_evd_dequeue, the spin of a wait), lock held: the
+ * ready sockets in the caller's thread, non-blocking, so a consumer that
+ * polls does not depend on the progress thread (which it would starve of
+ * the CPU, or wait a scheduler tick for).  The engine leaves the sockets
+ * to the poller meanwhile; timers walk every connection, so they run only
+ * when ref_engine_busy_poll says a round is due (at most once a ms).
+ */
+static void sock_poll_completions(struct ref_transport *base)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+	bool timers = ref_engine_busy_tick(&base->engine);
+
+	tp->consumer_round = true;
+	tp_progress_io(tp);
+	if (timers)
+		tp_timers(tp);
+	tp->consumer_round = false;
+	if (!ref_list_empty(&tp->dead))
+		tp_reap_dead(tp);
 }
 
 /* ---- open / close ------------------------------------------------------------------ */
@@ -2009,4 +2036,5 @@ const struct ref_transport_ops ref_sock_ops = {
 	.abort = sock_abort,
 	.rx_resume = sock_rx_resume,
 	.progress = sock_progress,
+	.poll_completions = sock_poll_completions,
 };

@@ -102,6 +102,12 @@ void ref_engine_poll_end(struct ref_engine *e);
  * whole round now (once a millisecond, when a descriptor is readable:
  * connection and async events). */
 bool ref_engine_busy_poll(struct ref_engine *e);
+/* The same without the look at the descriptors, for a transport whose
+ * poll already reads every ready one (sock): a peek at a level-triggered
+ * epoll set moves what it returns to the back of the ready list, and so
+ * would reorder the round that follows.  True at most once a millisecond:
+ * the poller should run its timers. */
+bool ref_engine_busy_tick(struct ref_engine *e);
 /* Lock held, before sleeping on epfd: arms what must wake the sleeper. */
 void ref_engine_arm(struct ref_engine *e);
 
