@@ -243,6 +243,8 @@ struct ref_waiter {
 	int fd;			/* eventfd, from the IA's cache (time.c) */
 	bool woken;
 	bool written;		/* the eventfd holds a count to read */
+	bool spinning;		/* busy-polls under ia->lock between looks
+				 * at @woken: a wake need not write the fd */
 	pthread_cond_t cond;
 	bool fired;			/* CNO waiters: a trigger was delivered */
 	DAT_EVD_HANDLE evd;		/* CNO waiters: the EVD that fired */

@@ -2016,7 +2016,7 @@ static void sock_close(struct ref_transport *base)
 
 const struct ref_transport_ops ref_sock_ops = {
 	.name = "sock",
-	.caps = REF_TP_CAP_QOS,
+	.caps = REF_TP_CAP_QOS | REF_TP_CAP_SPIN,
 	.open = sock_open,
 	.close = sock_close,
 	.listen = sock_listen,

@@ -116,6 +116,10 @@ struct ref_transport {
 	const struct ref_transport_ops *ops;
 	struct ref_ia *ia;
 	struct ref_engine engine;
+	/* REF_TP_CAP_SPIN, ia->lock: the adaptive spin of waits */
+	long wait_ns;			/* moving average of how long waits
+					 * took to be woken (or time out) */
+	unsigned int spin_backoff;	/* waits left that must not spin */
 };
 
 struct ref_tp_conn {
@@ -136,6 +140,10 @@ enum ref_tp_fail {
 
 #define REF_TP_CAP_HW_RECV	0x1	/* transport matches receives itself */
 #define REF_TP_CAP_QOS		0x2	/* the request carries the EP's connect_qos */
+/* poll_completions is a whole non-blocking round of the transport's
+ * descriptors: a wait spins on it, adaptively (ref_conn_wait), and needs
+ * no look at the descriptors of its own while it spins. */
+#define REF_TP_CAP_SPIN		0x4
 
 struct ref_transport_ops {
 	const char *name;
