@@ -408,17 +408,42 @@ static void txframe_free(struct txframe *t)
 	free(t);
 }
 
+/*
+ * Queued frames go out together: one sendmsg gathers the iovecs of as
+ * many frames as fit in FLUSH_IOV and FLUSH_BYTES (no copy: they still
+ * point into the DTOs' memory), so a backlog costs one system call per
+ * batch instead of one per frame.
+ */
+#define FLUSH_IOV	64
+#define FLUSH_BYTES	(256 * 1024)
+
 /* Writes as much of the queue as the socket takes.  -1 on a dead socket. */
 static int conn_flush(struct sock_conn *c)
 {
 	while (!ref_list_empty(&c->txq)) {
-		struct txframe *t = ref_container_of(c->txq.next,
-						     struct txframe, link);
+		struct iovec v[FLUSH_IOV];
 		struct msghdr mh = { 0 };
+		struct ref_list *pos;
+		size_t bytes = 0;
+		bool short_write;
+		int nv = 0;
 		ssize_t n;
 
-		mh.msg_iov = &t->iov[t->cur];
-		mh.msg_iovlen = (size_t)(t->niov - t->cur);
+		ref_list_for_each(pos, &c->txq) {
+			struct txframe *t = ref_container_of(pos,
+						struct txframe, link);
+
+			if (nv > 0 && (nv + t->niov - t->cur > FLUSH_IOV ||
+				       bytes >= FLUSH_BYTES))
+				break;
+			for (int i = t->cur; i < t->niov && nv < FLUSH_IOV;
+			     i++) {
+				v[nv++] = t->iov[i];
+				bytes += t->iov[i].iov_len;
+			}
+		}
+		mh.msg_iov = v;
+		mh.msg_iovlen = (size_t)nv;
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -427,25 +452,34 @@ static int conn_flush(struct sock_conn *c)
 				continue;
 			return -1;
 		}
-		while (n > 0 && t->cur < t->niov) {
-			struct iovec *v = &t->iov[t->cur];
+		short_write = (size_t)n < bytes;
+		/* retire what was written, frame by frame */
+		while (n > 0 && !ref_list_empty(&c->txq)) {
+			struct txframe *t = ref_container_of(c->txq.next,
+							struct txframe, link);
 
-			if ((size_t)n >= v->iov_len) {
-				n -= (ssize_t)v->iov_len;
-				v->iov_len = 0;
-				t->cur++;
-			} else {
-				v->iov_base = (char *)v->iov_base + n;
-				v->iov_len -= (size_t)n;
-				n = 0;
+			while (n > 0 && t->cur < t->niov) {
+				struct iovec *w = &t->iov[t->cur];
+
+				if ((size_t)n >= w->iov_len) {
+					n -= (ssize_t)w->iov_len;
+					w->iov_len = 0;
+					t->cur++;
+				} else {
+					w->iov_base = (char *)w->iov_base + n;
+					w->iov_len -= (size_t)n;
+					n = 0;
+				}
 			}
-		}
-		while (t->cur < t->niov && t->iov[t->cur].iov_len == 0)
-			t->cur++;
-		if (t->cur == t->niov) {
+			while (t->cur < t->niov && t->iov[t->cur].iov_len == 0)
+				t->cur++;
+			if (t->cur < t->niov)
+				break;
 			ref_list_del(&t->link);
 			txframe_free(t);
 		}
+		if (short_write)
+			break;	/* the socket is full: EPOLLOUT says when not */
 	}
 	conn_set_events(c);
 	return 0;
@@ -964,12 +998,19 @@ static void sock_abort(struct ref_tp_conn *cb)
 static void sock_rx_resume(struct ref_tp_conn *cb)
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
+	struct ref_engine *e = &c->tp->base.engine;
 
 	if (c->rx == RX_STALLED && !c->resume) {
 		c->resume = true;
 		ref_list_del(&c->resume_link);
 		ref_list_add_tail(&c->tp->resumeq, &c->resume_link);
-		tp_wake(c->tp);
+		/* A consumer busy-polls the sockets (engine detached, nobody
+		 * asleep on them): its next poll, or engine_arm before it
+		 * sleeps, resumes.  Waking the thread would cost a system
+		 * call and a thread switch per Receive posted to a connection
+		 * that stalls again at once. */
+		if (!e->detached || e->pollers > 0)
+			tp_wake(c->tp);
 	}
 }
 
@@ -1882,6 +1923,12 @@ static int engine_timeout_ms(struct ref_engine *e)
 						   base.engine));
 }
 
+/* Before anyone sleeps on the sockets: resumes no descriptor reports. */
+static void engine_arm(struct ref_engine *e)
+{
+	tp_resumes(ref_container_of(e, struct sock_tp, base.engine));
+}
+
 /* ---- consumer-driven progress (ref_conn_wait) --------------------------------- */
 
 static void sock_progress(struct ref_transport *base)
@@ -1975,7 +2022,7 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 			       DAT_INVALID_ADDRESS_MALFORMED);
 	}
 	if (ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
-			    engine_timeout_ms, NULL) < 0 ||
+			    engine_timeout_ms, engine_arm) < 0 ||
 	    ref_engine_start(&tp->base.engine) < 0)
 		goto fail;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));

@@ -132,6 +132,15 @@ void ref_conn_poll(struct ref_ia *ia)
 		tp->ops->poll_completions(tp);
 }
 
+void ref_conn_poll_wait(struct ref_ia *ia, bool satisfied)
+{
+	struct ref_transport *tp = ia->transport;
+
+	if (satisfied && tp && (tp->ops->caps & REF_TP_CAP_SPIN))
+		return;
+	ref_conn_poll(ia);
+}
+
 /*
  * evd_wait / cno_wait sleep (REQUEST (4) in ref.h): like ref_waiter_sleep,
  * but the sleeping thread also polls the transport and runs its progress
