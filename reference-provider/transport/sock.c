@@ -152,6 +152,7 @@ struct sock_conn {
 	bool in_input;			/* inside conn_input */
 	bool resume;			/* RX_STALLED: core has buffers again */
 	struct ref_list resume_link;	/* on tp->resumeq */
+	struct ref_list ack_link;	/* on tp->ackq while ack_timed */
 	bool in_armed;			/* EPOLLIN registered */
 	bool out_armed;			/* EPOLLOUT registered */
 	struct sock_listener *listener;	/* passive, until CR delivered */
@@ -194,6 +195,7 @@ struct sock_tp {
 	struct ref_list dead;
 	struct ref_list listeners;
 	struct ref_list resumeq;
+	struct ref_list ackq;	/* conns whose ack waits for a reply */
 };
 
 static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
@@ -606,6 +608,7 @@ static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
 	c->rx = RX_HDR;
 	ref_list_init(&c->txq);
 	ref_list_init(&c->resume_link);
+	ref_list_init(&c->ack_link);
 	ref_list_add_tail(&tp->conns, &c->link);
 	return c;
 }
@@ -655,6 +658,7 @@ static void conn_free(struct sock_conn *c)
 {
 	ref_list_del(&c->link);
 	ref_list_del(&c->resume_link);
+	ref_list_del(&c->ack_link);
 	free(c->rbuf);
 	free(c->req_pdata);
 	free(c->pd_buf);
@@ -1124,6 +1128,28 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 		 * polling) or its timeout sends it if nothing else does */
 		c->ack_timed = true;
 		c->ack_deadline = deadline_after_us(ACK_DELAY_US);
+		ref_list_del(&c->ack_link);
+		ref_list_add_tail(&c->tp->ackq, &c->ack_link);
+	}
+}
+
+/*
+ * The acks a consumer's round held back for its reply (sock_ack), once
+ * that consumer polls or sleeps for something else: it is not about to
+ * answer, and the peer may be waiting for them (a Send's completion, a
+ * full window).  Without this they waited for the timers (ACK_DELAY_US,
+ * checked once a tick): ~1-2 ms per Send whose completion is waited for
+ * without an answer in between.
+ */
+static void flush_held_acks(struct sock_tp *tp)
+{
+	while (!ref_list_empty(&tp->ackq)) {
+		struct sock_conn *c = ref_container_of(tp->ackq.next,
+						struct sock_conn, ack_link);
+
+		ref_list_del(&c->ack_link);
+		if (c->ack_timed)
+			flush_ack(c);
 	}
 }
 
@@ -1923,10 +1949,14 @@ static int engine_timeout_ms(struct ref_engine *e)
 						   base.engine));
 }
 
-/* Before anyone sleeps on the sockets: resumes no descriptor reports. */
+/* Before anyone sleeps on the sockets: resumes no descriptor reports,
+ * and acks held back for an answer (the sleeper is not answering). */
 static void engine_arm(struct ref_engine *e)
 {
-	tp_resumes(ref_container_of(e, struct sock_tp, base.engine));
+	struct sock_tp *tp = ref_container_of(e, struct sock_tp, base.engine);
+
+	flush_held_acks(tp);
+	tp_resumes(tp);
 }
 
 /* ---- consumer-driven progress (ref_conn_wait) --------------------------------- */
@@ -1953,6 +1983,9 @@ static void sock_poll_completions(struct ref_transport *base)
 	struct sock_tp *tp = (struct sock_tp *)base;
 	bool timers = ref_engine_busy_tick(&base->engine);
 
+	/* called when the consumer found nothing to return: what it holds
+	 * back for an answer it is not giving now goes out first */
+	flush_held_acks(tp);
 	tp->consumer_round = true;
 	tp_progress_io(tp);
 	if (timers)
@@ -2016,6 +2049,7 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->dead);
 	ref_list_init(&tp->listeners);
 	ref_list_init(&tp->resumeq);
+	ref_list_init(&tp->ackq);
 	if (resolve_addr(params, &tp->addr, &tp->addrlen) < 0) {
 		free(tp);
 		return REF_ERR(DAT_INVALID_ADDRESS,
