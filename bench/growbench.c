@@ -2,8 +2,9 @@
 /*
  * growbench - how the cost of the provider grows with the work (DAT 1.2
  * API through libdat; default IA "ref-sock" from DAT_OVERRIDE/dat.conf).
- * One process, one IA: every connection is made to the IA's own address
- * (both ends of each connection live in this IA, as in the suite).
+ * One process: the measured EPs are on one IA ("A"), their peers on a
+ * second IA of the same provider ("B"), so N EPs means N on one IA and on
+ * one EVD of each kind (a sock IA has at most 4096 EPs).
  *
  *   growbench -t conn [-n iters]
  *       connection set-up and tear-down: dat_ep_connect, the Connection
@@ -11,13 +12,14 @@
  *       and both DISCONNECTED events, per second; and the same shape over
  *       plain TCP (connect, accept, close both) for comparison.
  *   growbench -t eps -e N [-n ops] [-P]
- *       N connected EP pairs on one IA, every EP on the same three EVDs
- *       (request, receive, connection); ops Sends round-robin over the
- *       pairs, each waited for (dat_evd_wait, or dat_evd_dequeue with -P)
- *       and its Receive reposted: microseconds per post + completion.
+ *       N connected EPs on IA A, all on the same three EVDs (request,
+ *       receive, connection); ops Sends round-robin over them, each
+ *       waited for (dat_evd_wait, or dat_evd_dequeue with -P) at both
+ *       ends and its Receive reposted: microseconds per post + completion.
  *   growbench -t mem -e N
- *       resident memory per unconnected EP, per connected EP pair and per
- *       LMR (4 KiB each), from /proc/self/statm around creating N of each.
+ *       resident memory per unconnected EP, per connection (both ends,
+ *       both IAs) and per LMR (4 KiB each), from /proc/self/statm around
+ *       creating N of each.
  */
 #include <dat/udat.h>
 
@@ -45,10 +47,14 @@
 static char *ia_name = "ref-sock";
 static int busy_poll;
 
-static DAT_IA_HANDLE ia;
-static DAT_PZ_HANDLE pz;
-static DAT_EVD_HANDLE async_evd, req_evd, recv_evd, conn_evd, cr_evd;
-static DAT_IA_ADDRESS_PTR self_addr;
+struct side {
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE async_evd, req_evd, recv_evd, conn_evd, cr_evd;
+	DAT_IA_ADDRESS_PTR addr;
+};
+
+static struct side A, B;
 
 static double now(void)
 {
@@ -91,46 +97,62 @@ static void wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_EVENT_NUMBER want)
 	}
 }
 
-static void open_ia(int neps)
+static void open_side(struct side *s, int neps)
 {
 	DAT_IA_ATTR ia_attr;
-	DAT_COUNT qlen, conn_qlen;
+	DAT_COUNT qlen;
 
-	DIE(dat_ia_open(ia_name, 8, &async_evd, &ia));
-	DIE(dat_ia_query(ia, &async_evd, DAT_IA_FIELD_ALL, &ia_attr, 0, NULL));
-	self_addr = ia_attr.ia_address_ptr;
-	qlen = neps * 2 + 64;
+	DIE(dat_ia_open(ia_name, 8, &s->async_evd, &s->ia));
+	DIE(dat_ia_query(s->ia, &s->async_evd, DAT_IA_FIELD_ALL, &ia_attr, 0,
+			 NULL));
+	s->addr = ia_attr.ia_address_ptr;
+	qlen = neps + 64;
 	if (qlen > ia_attr.max_evd_qlen)
 		qlen = ia_attr.max_evd_qlen;
-	conn_qlen = qlen;
-	DIE(dat_pz_create(ia, &pz));
-	DIE(dat_evd_create(ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &req_evd));
-	DIE(dat_evd_create(ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &recv_evd));
-	DIE(dat_evd_create(ia, conn_qlen, DAT_HANDLE_NULL,
-			   DAT_EVD_CONNECTION_FLAG, &conn_evd));
-	DIE(dat_evd_create(ia, 64, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &cr_evd));
+	DIE(dat_pz_create(s->ia, &s->pz));
+	DIE(dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
+			   &s->req_evd));
+	DIE(dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
+			   &s->recv_evd));
+	DIE(dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL,
+			   DAT_EVD_CONNECTION_FLAG, &s->conn_evd));
+	DIE(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
+			   &s->cr_evd));
 }
 
-static DAT_EP_HANDLE new_ep(void)
+static void open_ias(int neps)
+{
+	open_side(&A, neps);
+	open_side(&B, neps);
+}
+
+static void close_ias(void)
+{
+	DIE(dat_ia_close(A.ia, DAT_CLOSE_ABRUPT_FLAG));
+	DIE(dat_ia_close(B.ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+static DAT_EP_HANDLE new_ep(struct side *s)
 {
 	DAT_EP_HANDLE ep;
 
-	DIE(dat_ep_create(ia, pz, recv_evd, req_evd, conn_evd, NULL, &ep));
+	DIE(dat_ep_create(s->ia, s->pz, s->recv_evd, s->req_evd, s->conn_evd,
+			  NULL, &ep));
 	return ep;
 }
 
-/* Connects @a to @b through @psp (on qualifier @q). */
+/* Connects @a (IA A) to @b (IA B, listening on @q). */
 static void connect_pair(DAT_EP_HANDLE a, DAT_EP_HANDLE b, DAT_CONN_QUAL q)
 {
 	DAT_EVENT ev;
 
-	DIE(dat_ep_connect(a, self_addr, q, DAT_TIMEOUT_INFINITE, 0, NULL,
+	DIE(dat_ep_connect(a, B.addr, q, DAT_TIMEOUT_INFINITE, 0, NULL,
 			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-	wait_ev(cr_evd, &ev, DAT_CONNECTION_REQUEST_EVENT);
+	wait_ev(B.cr_evd, &ev, DAT_CONNECTION_REQUEST_EVENT);
 	DIE(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b,
 			  0, NULL));
-	wait_ev(conn_evd, &ev, DAT_CONNECTION_EVENT_ESTABLISHED);
-	wait_ev(conn_evd, &ev, DAT_CONNECTION_EVENT_ESTABLISHED);
+	wait_ev(B.conn_evd, &ev, DAT_CONNECTION_EVENT_ESTABLISHED);
+	wait_ev(A.conn_evd, &ev, DAT_CONNECTION_EVENT_ESTABLISHED);
 }
 
 static void disconnect_pair(DAT_EP_HANDLE a)
@@ -138,8 +160,8 @@ static void disconnect_pair(DAT_EP_HANDLE a)
 	DAT_EVENT ev;
 
 	DIE(dat_ep_disconnect(a, DAT_CLOSE_GRACEFUL_FLAG));
-	wait_ev(conn_evd, &ev, DAT_CONNECTION_EVENT_DISCONNECTED);
-	wait_ev(conn_evd, &ev, DAT_CONNECTION_EVENT_DISCONNECTED);
+	wait_ev(A.conn_evd, &ev, DAT_CONNECTION_EVENT_DISCONNECTED);
+	wait_ev(B.conn_evd, &ev, DAT_CONNECTION_EVENT_DISCONNECTED);
 }
 
 static void conn_rate(long iters)
@@ -151,11 +173,11 @@ static void conn_rate(long iters)
 	double t0, dat_s, tcp_s;
 	int lfd;
 
-	open_ia(2);
-	DIE(dat_psp_create_any(ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	open_ias(2);
+	DIE(dat_psp_create_any(B.ia, &q, B.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	t0 = now();
 	for (long i = 0; i < iters; i++) {
-		DAT_EP_HANDLE a = new_ep(), b = new_ep();
+		DAT_EP_HANDLE a = new_ep(&A), b = new_ep(&B);
 
 		connect_pair(a, b, q);
 		disconnect_pair(a);
@@ -192,7 +214,7 @@ static void conn_rate(long iters)
 	       "plain TCP %.0f/s (%.1f us); ratio %.2fx\n",
 	       iters / dat_s, dat_s / iters * 1e6, iters / tcp_s,
 	       tcp_s / iters * 1e6, tcp_s / dat_s);
-	DIE(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	close_ias();
 }
 
 static DAT_LMR_TRIPLET seg_of(char *buf, DAT_LMR_CONTEXT lctx, long i)
@@ -205,14 +227,67 @@ static DAT_LMR_TRIPLET seg_of(char *buf, DAT_LMR_CONTEXT lctx, long i)
 	return t;
 }
 
+/* The same round-robin over n plain TCP connections: write, then read
+ * at the other end (what the kernel's share of the cost does with n). */
+static double tcp_round_robin_us(int n, long ops)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int *c = calloc((size_t)n, sizeof(*c)), *s = calloc((size_t)n, sizeof(*s));
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	char msg[MSG] = { 0 };
+	double t0, t = 0;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!c || !s || lfd < 0 ||
+	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(lfd, 128) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sin, &len) < 0) {
+		perror("growbench: tcp");
+		exit(1);
+	}
+	for (int i = 0; i < n; i++) {
+		c[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (c[i] < 0 ||
+		    connect(c[i], (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+		    (s[i] = accept(lfd, NULL, NULL)) < 0) {
+			perror("growbench: tcp");
+			exit(1);
+		}
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		long count = pass ? ops : (ops < n ? ops : n);
+
+		t0 = now();
+		for (long k = 0; k < count; k++) {
+			int i = (int)(k % n);
+
+			if (write(c[i], msg, MSG) != MSG ||
+			    read(s[i], msg, MSG) != MSG) {
+				perror("growbench: tcp");
+				exit(1);
+			}
+		}
+		t = now() - t0;
+	}
+	for (int i = 0; i < n; i++) {
+		close(c[i]);
+		close(s[i]);
+	}
+	close(lfd);
+	free(c);
+	free(s);
+	return t / ops * 1e6;
+}
+
 static void eps_cost(int n, long ops)
 {
 	DAT_EP_HANDLE *a = calloc((size_t)n, sizeof(*a));
 	DAT_EP_HANDLE *b = calloc((size_t)n, sizeof(*b));
 	char *buf = calloc((size_t)n * 2, MSG);
 	DAT_REGION_DESCRIPTION rd = { .for_va = buf };
-	DAT_LMR_HANDLE lmr;
-	DAT_LMR_CONTEXT lctx;
+	DAT_LMR_HANDLE lmr_a, lmr_b;
+	DAT_LMR_CONTEXT lctx, bctx;
 	DAT_RMR_CONTEXT rctx;
 	DAT_VLEN rlen;
 	DAT_VADDR raddr;
@@ -223,18 +298,21 @@ static void eps_cost(int n, long ops)
 
 	if (!a || !b || !buf)
 		exit(1);
-	open_ia(n * 2);
-	DIE(dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, (DAT_VLEN)n * 2 * MSG,
-			   pz, DAT_MEM_PRIV_ALL_FLAG, &lmr, &lctx, &rctx, &rlen,
-			   &raddr));
-	DIE(dat_psp_create_any(ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	open_ias(n);
+	DIE(dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, rd, (DAT_VLEN)n * 2 * MSG,
+			   A.pz, DAT_MEM_PRIV_ALL_FLAG, &lmr_a, &lctx, &rctx,
+			   &rlen, &raddr));
+	DIE(dat_lmr_create(B.ia, DAT_MEM_TYPE_VIRTUAL, rd, (DAT_VLEN)n * 2 * MSG,
+			   B.pz, DAT_MEM_PRIV_ALL_FLAG, &lmr_b, &bctx, &rctx,
+			   &rlen, &raddr));
+	DIE(dat_psp_create_any(B.ia, &q, B.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	t0 = now();
 	for (int i = 0; i < n; i++) {
-		DAT_LMR_TRIPLET r = seg_of(buf, lctx, n + i);
+		DAT_LMR_TRIPLET r = seg_of(buf, bctx, n + i);
 		DAT_DTO_COOKIE c = { .as_64 = (uint64_t)i };
 
-		a[i] = new_ep();
-		b[i] = new_ep();
+		a[i] = new_ep(&A);
+		b[i] = new_ep(&B);
 		DIE(dat_ep_post_recv(b[i], 1, &r, c, DAT_COMPLETION_DEFAULT_FLAG));
 		connect_pair(a[i], b[i], q);
 	}
@@ -253,23 +331,24 @@ static void eps_cost(int n, long ops)
 
 			DIE(dat_ep_post_send(a[i], 1, &s, c,
 					     DAT_COMPLETION_DEFAULT_FLAG));
-			wait_ev(recv_evd, &ev, DAT_DTO_COMPLETION_EVENT);
+			wait_ev(B.recv_evd, &ev, DAT_DTO_COMPLETION_EVENT);
 			j = (int)ev.event_data.dto_completion_event_data
 				    .user_cookie.as_64;
-			r = seg_of(buf, lctx, n + j);
+			r = seg_of(buf, bctx, n + j);
 			c.as_64 = (uint64_t)j;
 			DIE(dat_ep_post_recv(b[j], 1, &r, c,
 					     DAT_COMPLETION_DEFAULT_FLAG));
-			wait_ev(req_evd, &ev, DAT_DTO_COMPLETION_EVENT);
+			wait_ev(A.req_evd, &ev, DAT_DTO_COMPLETION_EVENT);
 		}
 		t = now() - t0;
 	}
+	close_ias();
 	printf("growbench eps %d: %.2f us per Send + both completions (%ld ops, "
-	       "round-robin over %d connected pairs, one IA, one EVD each kind, %s); "
-	       "set-up %.1f us per pair\n",
+	       "round-robin over %d connected EPs of one IA, one EVD each kind, %s); "
+	       "set-up %.1f us per connection; plain TCP write + read round-robin "
+	       "over %d connections: %.2f us\n",
 	       n, t / ops * 1e6, ops, n, busy_poll ? "dequeue" : "evd_wait",
-	       setup / n * 1e6);
-	DIE(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	       setup / n * 1e6, n, tcp_round_robin_us(n, ops));
 	free(a);
 	free(b);
 	free(buf);
@@ -288,12 +367,12 @@ static void mem_cost(int n)
 	if (!a || !b || !l || !buf)
 		exit(1);
 	memset(buf, 0, (size_t)n * 4096);
-	open_ia(n * 2);
-	DIE(dat_psp_create_any(ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	open_ias(n);
+	DIE(dat_psp_create_any(B.ia, &q, B.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	r0 = rss_kib();
 	for (int i = 0; i < n; i++) {
-		a[i] = new_ep();
-		b[i] = new_ep();
+		a[i] = new_ep(&A);
+		b[i] = new_ep(&B);
 	}
 	r1 = rss_kib();
 	for (int i = 0; i < n; i++)
@@ -306,16 +385,16 @@ static void mem_cost(int n)
 		DAT_VLEN rlen;
 		DAT_VADDR raddr;
 
-		DIE(dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, 4096, pz,
+		DIE(dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, rd, 4096, A.pz,
 				   DAT_MEM_PRIV_ALL_FLAG, &l[i], &lctx, &rctx,
 				   &rlen, &raddr));
 	}
 	r3 = rss_kib();
 	printf("growbench mem %d: %.2f KiB per EP (unconnected), %.2f KiB more per "
-	       "connected pair, %.3f KiB per LMR (resident set)\n",
+	       "connection (both ends), %.3f KiB per LMR (resident set)\n",
 	       n, (double)(r1 - r0) / (2.0 * n), (double)(r2 - r1) / n,
 	       (double)(r3 - r2) / n);
-	DIE(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	close_ias();
 	free(a);
 	free(b);
 	free(l);

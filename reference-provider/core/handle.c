@@ -336,6 +336,27 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
  * lost), without touching the IA again - once the pins are down to the
  * closer's own, the IA may be gone.
  */
+int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out)
+{
+	struct ref_obj *obj;
+	struct ref_ia *ia;
+	int r = -1;
+
+	pthread_mutex_lock(&table_lock);
+	obj = table_find(handle);
+	if (obj && type_ok(obj, DAT_HANDLE_TYPE_IA) && !obj->ia->dead) {
+		ia = obj->ia;
+		r = 1;
+		if (ref_ia_trylock(ia)) {
+			__atomic_add_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST);
+			*out = ia;
+			r = 0;
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+	return r;
+}
+
 void ref_ia_release(struct ref_ia *ia)
 {
 	ref_ia_unlock(ia);

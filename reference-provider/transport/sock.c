@@ -153,6 +153,9 @@ struct sock_conn {
 	bool resume;			/* RX_STALLED: core has buffers again */
 	struct ref_list resume_link;	/* on tp->resumeq */
 	struct ref_list ack_link;	/* on tp->ackq while ack_timed */
+	struct ref_list timer_link;	/* on tp->timed: a deadline or a
+					 * failure to report */
+	uint64_t order;			/* creation order, for tp->timed */
 	bool in_armed;			/* EPOLLIN registered */
 	bool out_armed;			/* EPOLLOUT registered */
 	struct sock_listener *listener;	/* passive, until CR delivered */
@@ -196,7 +199,17 @@ struct sock_tp {
 	struct ref_list listeners;
 	struct ref_list resumeq;
 	struct ref_list ackq;	/* conns whose ack waits for a reply */
+	/* conns with a deadline or a failure to report, in creation order:
+	 * the timers look at these, not at every connection */
+	struct ref_list timed;
+	uint64_t conns_made;
 };
+
+/*
+ * The IA on which a round run by this thread last held an ack back for
+ * this thread's answer.  A handle, not a pointer: the IA may be closed.
+ */
+static __thread DAT_IA_HANDLE held_acks_ia;
 
 static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
 static void conn_broken(struct sock_conn *c);
@@ -609,8 +622,28 @@ static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
 	ref_list_init(&c->txq);
 	ref_list_init(&c->resume_link);
 	ref_list_init(&c->ack_link);
+	ref_list_init(&c->timer_link);
+	c->order = tp->conns_made++;
 	ref_list_add_tail(&tp->conns, &c->link);
 	return c;
+}
+
+/*
+ * Puts @c on tp->timed (a deadline was set or a failure is pending), in
+ * creation order like tp->conns, so that timers fire in the order a walk
+ * of every connection would find them.
+ */
+static void conn_timed(struct sock_conn *c)
+{
+	struct ref_list *pos;
+
+	if (!ref_list_empty(&c->timer_link))
+		return;
+	for (pos = c->tp->timed.prev; pos != &c->tp->timed; pos = pos->prev)
+		if (ref_container_of(pos, struct sock_conn, timer_link)->order <
+		    c->order)
+			break;
+	ref_list_add_tail(pos->next, &c->timer_link);
 }
 
 static int conn_register(struct sock_conn *c, bool out)
@@ -659,6 +692,7 @@ static void conn_free(struct sock_conn *c)
 	ref_list_del(&c->link);
 	ref_list_del(&c->resume_link);
 	ref_list_del(&c->ack_link);
+	ref_list_del(&c->timer_link);
 	free(c->rbuf);
 	free(c->req_pdata);
 	free(c->pd_buf);
@@ -740,6 +774,7 @@ static void conn_release(struct sock_conn *c)
 	}
 	c->state = C_CLOSING;
 	c->has_deadline = true;
+	conn_timed(c);
 	c->deadline = deadline_after_us(LINGER_MS * 1000ull);
 	if (ref_list_empty(&c->txq)) {
 		shutdown(c->fd, SHUT_WR);
@@ -911,6 +946,7 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 	c->state = C_CONNECTING;
 	if (timeout != DAT_TIMEOUT_INFINITE) {
 		c->has_deadline = true;
+		conn_timed(c);
 		c->deadline = deadline_after_us(timeout);
 	}
 	if (conn_register(c, true) < 0) {
@@ -926,6 +962,7 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 			c->fail_pending = REF_TP_NON_PEER_REJECTED;
 		else
 			c->fail_pending = REF_TP_UNREACHABLE;
+		conn_timed(c);
 		tp_wake(tp);
 	}
 	*out = &c->base;
@@ -942,11 +979,13 @@ static DAT_RETURN sock_accept(struct ref_tp_conn *cb, struct ref_ep *ep,
 	    send_pdata(c, F_CONN_ACCEPT, 0, 0, pdata, pdata_len) < 0) {
 		/* The active side is gone: ACCEPT_COMPLETION_ERROR, async. */
 		c->fail_pending = REF_TP_ACCEPT_ERROR;
+		conn_timed(c);
 		tp_wake(c->tp);
 		return DAT_SUCCESS;
 	}
 	c->state = C_ACCEPT_SENT;
 	c->has_deadline = true;
+	conn_timed(c);
 	c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
 	return DAT_SUCCESS;
 }
@@ -1130,6 +1169,7 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 		c->ack_deadline = deadline_after_us(ACK_DELAY_US);
 		ref_list_del(&c->ack_link);
 		ref_list_add_tail(&c->tp->ackq, &c->ack_link);
+		held_acks_ia = (DAT_IA_HANDLE)c->tp->base.ia;
 	}
 }
 
@@ -1151,6 +1191,33 @@ static void flush_held_acks(struct sock_tp *tp)
 		if (c->ack_timed)
 			flush_ack(c);
 	}
+}
+
+/*
+ * The same for acks this thread's rounds held on another IA, when it polls
+ * or sleeps on @tp's (two IAs in one process: it received on B and now
+ * waits on A for what B's ack releases).  @tp's lock is held, so B's is
+ * only tried; when it is busy, the next poll tries again (and B's timers
+ * send the ack after ACK_DELAY_US in any case).
+ */
+static void flush_acks_held_elsewhere(struct sock_tp *tp)
+{
+	DAT_IA_HANDLE h = held_acks_ia;
+	struct ref_ia *ia;
+	int r;
+
+	if (!h || h == (DAT_IA_HANDLE)tp->base.ia)
+		return;
+	r = ref_ia_try_acquire(h, &ia);
+	if (r > 0)
+		return;
+	held_acks_ia = NULL;
+	if (r < 0)
+		return;
+	if (!ia->closing && ia->transport &&
+	    ia->transport->ops == &ref_sock_ops)
+		flush_held_acks((struct sock_tp *)ia->transport);
+	ref_ia_release(ia);
 }
 
 /* A standalone ACK for whatever is pending. */
@@ -1773,6 +1840,7 @@ static void listener_event(struct sock_listener *l)
 		c->listener = l;
 		c->qual = l->qual;
 		c->has_deadline = true;
+		conn_timed(c);
 		c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
 		if (conn_register(c, false) < 0) {
 			c->released = true;
@@ -1786,24 +1854,26 @@ static void tp_timers(struct sock_tp *tp)
 {
 	struct timespec now = now_mono();
 	bool again = true;
-	struct ref_list *it;
+	struct ref_list *it, *next;
 
 	/* delayed acks that nothing carried */
-	ref_list_for_each(it, &tp->conns) {
+	ref_list_for_each_safe(it, next, &tp->ackq) {
 		struct sock_conn *c = ref_container_of(it, struct sock_conn,
-						       link);
+						       ack_link);
 
-		if (c->ack_timed && !ts_before(&now, &c->ack_deadline))
+		if (!c->ack_timed)
+			ref_list_del(&c->ack_link);
+		else if (!ts_before(&now, &c->ack_deadline))
 			flush_ack(c);
 	}
 
 	while (again) {
-		struct ref_list *pos;
+		struct ref_list *pos, *tmp;
 
 		again = false;
-		ref_list_for_each(pos, &tp->conns) {
+		ref_list_for_each_safe(pos, tmp, &tp->timed) {
 			struct sock_conn *c = ref_container_of(pos,
-						struct sock_conn, link);
+						struct sock_conn, timer_link);
 
 			if (c->fail_pending >= 0 && !c->released) {
 				int why = c->fail_pending;
@@ -1813,9 +1883,12 @@ static void tp_timers(struct sock_tp *tp)
 				again = true;
 				break;
 			}
-			if (c->state == C_DEAD)
+			if (c->state == C_DEAD || !c->has_deadline) {
+				if (c->fail_pending < 0)
+					ref_list_del(&c->timer_link);
 				continue;
-			if (!c->has_deadline || ts_before(&now, &c->deadline))
+			}
+			if (ts_before(&now, &c->deadline))
 				continue;
 			c->has_deadline = false;
 			switch (c->state) {
@@ -1851,17 +1924,22 @@ static int tp_next_timeout_ms(struct sock_tp *tp)
 	struct ref_list *pos;
 	long ms;
 
-	ref_list_for_each(pos, &tp->conns) {
+	ref_list_for_each(pos, &tp->ackq) {
 		struct sock_conn *c = ref_container_of(pos, struct sock_conn,
-						       link);
+						       ack_link);
 
-		if (c->fail_pending >= 0)
-			return 0;
 		if (c->ack_timed &&
 		    (!have || ts_before(&c->ack_deadline, &best))) {
 			best = c->ack_deadline;
 			have = true;
 		}
+	}
+	ref_list_for_each(pos, &tp->timed) {
+		struct sock_conn *c = ref_container_of(pos, struct sock_conn,
+						       timer_link);
+
+		if (c->fail_pending >= 0)
+			return 0;
 		if (!c->has_deadline)
 			continue;
 		if (!have || ts_before(&c->deadline, &best)) {
@@ -1956,6 +2034,7 @@ static void engine_arm(struct ref_engine *e)
 	struct sock_tp *tp = ref_container_of(e, struct sock_tp, base.engine);
 
 	flush_held_acks(tp);
+	flush_acks_held_elsewhere(tp);
 	tp_resumes(tp);
 }
 
@@ -1986,6 +2065,7 @@ static void sock_poll_completions(struct ref_transport *base)
 	/* called when the consumer found nothing to return: what it holds
 	 * back for an answer it is not giving now goes out first */
 	flush_held_acks(tp);
+	flush_acks_held_elsewhere(tp);
 	tp->consumer_round = true;
 	tp_progress_io(tp);
 	if (timers)
@@ -2050,6 +2130,7 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->listeners);
 	ref_list_init(&tp->resumeq);
 	ref_list_init(&tp->ackq);
+	ref_list_init(&tp->timed);
 	if (resolve_addr(params, &tp->addr, &tp->addrlen) < 0) {
 		free(tp);
 		return REF_ERR(DAT_INVALID_ADDRESS,
