@@ -16,6 +16,11 @@
  *       receive, connection); ops Sends round-robin over them, each
  *       waited for (dat_evd_wait, or dat_evd_dequeue with -P) at both
  *       ends and its Receive reposted: microseconds per post + completion.
+ *   growbench -t threads -e T [-n ops]
+ *       T threads, each with its own EP pair (and its own DTO EVDs) on the
+ *       same two IAs, each doing ops Sends, each waited for at both ends
+ *       (the dapltest -T T shape): Sends per second in all, and the
+ *       consumer-driven progress of several threads at once.
  *   growbench -t mem -e N
  *       resident memory per unconnected EP, per connection (both ends,
  *       both IAs) and per LMR (4 KiB each), from /proc/self/statm around
@@ -24,6 +29,7 @@
 #include <dat/udat.h>
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +360,90 @@ static void eps_cost(int n, long ops)
 	free(buf);
 }
 
+struct worker {
+	pthread_t thread;
+	DAT_EP_HANDLE a, b;
+	DAT_EVD_HANDLE a_req, a_recv, b_req, b_recv;
+	DAT_LMR_CONTEXT actx, bctx;
+	char *buf;	/* [0, MSG): send, [MSG, 2 MSG): receive */
+	long ops;
+};
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	DAT_LMR_TRIPLET s = seg_of(w->buf, w->actx, 0);
+	DAT_LMR_TRIPLET r = seg_of(w->buf, w->bctx, 1);
+	DAT_DTO_COOKIE c = { .as_64 = 0 };
+	DAT_EVENT ev;
+
+	for (long k = 0; k < w->ops; k++) {
+		DIE(dat_ep_post_send(w->a, 1, &s, c, DAT_COMPLETION_DEFAULT_FLAG));
+		wait_ev(w->b_recv, &ev, DAT_DTO_COMPLETION_EVENT);
+		DIE(dat_ep_post_recv(w->b, 1, &r, c, DAT_COMPLETION_DEFAULT_FLAG));
+		wait_ev(w->a_req, &ev, DAT_DTO_COMPLETION_EVENT);
+	}
+	return NULL;
+}
+
+static void threads_rate(int nthreads, long ops)
+{
+	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	double t0, t;
+
+	if (!w)
+		exit(1);
+	open_ias(nthreads);
+	DIE(dat_psp_create_any(B.ia, &q, B.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	for (int i = 0; i < nthreads; i++) {
+		DAT_REGION_DESCRIPTION rd;
+		DAT_LMR_HANDLE lmr;
+		DAT_RMR_CONTEXT rctx;
+		DAT_VLEN rlen;
+		DAT_VADDR raddr;
+		DAT_LMR_TRIPLET r;
+		DAT_DTO_COOKIE c = { .as_64 = 0 };
+
+		w[i].buf = calloc(2, MSG);
+		w[i].ops = ops;
+		rd.for_va = w[i].buf;
+		DIE(dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, rd, 2 * MSG, A.pz,
+				   DAT_MEM_PRIV_ALL_FLAG, &lmr, &w[i].actx, &rctx,
+				   &rlen, &raddr));
+		DIE(dat_lmr_create(B.ia, DAT_MEM_TYPE_VIRTUAL, rd, 2 * MSG, B.pz,
+				   DAT_MEM_PRIV_ALL_FLAG, &lmr, &w[i].bctx, &rctx,
+				   &rlen, &raddr));
+		DIE(dat_evd_create(A.ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &w[i].a_req));
+		DIE(dat_evd_create(A.ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &w[i].a_recv));
+		DIE(dat_evd_create(B.ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &w[i].b_req));
+		DIE(dat_evd_create(B.ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &w[i].b_recv));
+		DIE(dat_ep_create(A.ia, A.pz, w[i].a_recv, w[i].a_req, A.conn_evd,
+				  NULL, &w[i].a));
+		DIE(dat_ep_create(B.ia, B.pz, w[i].b_recv, w[i].b_req, B.conn_evd,
+				  NULL, &w[i].b));
+		r = seg_of(w[i].buf, w[i].bctx, 1);
+		DIE(dat_ep_post_recv(w[i].b, 1, &r, c, DAT_COMPLETION_DEFAULT_FLAG));
+		connect_pair(w[i].a, w[i].b, q);
+	}
+	t0 = now();
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&w[i].thread, NULL, worker_run, &w[i]) != 0)
+			exit(1);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(w[i].thread, NULL);
+	t = now() - t0;
+	printf("growbench threads %d: %.0f Sends/s in all (%.2f us per Send + both "
+	       "completions per thread; %ld each, %s)\n",
+	       nthreads, nthreads * ops / t, t / ops * 1e6, ops,
+	       busy_poll ? "dequeue" : "evd_wait");
+	close_ias();
+	for (int i = 0; i < nthreads; i++)
+		free(w[i].buf);
+	free(w);
+}
+
 static void mem_cost(int n)
 {
 	DAT_EP_HANDLE *a = calloc((size_t)n, sizeof(*a));
@@ -416,7 +506,7 @@ int main(int argc, char **argv)
 		case 'n': iters = strtol(optarg, NULL, 0); break;
 		case 'P': busy_poll = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-d ia] -t conn|eps|mem [-e n] [-n iters] [-P]\n",
+			fprintf(stderr, "usage: %s [-d ia] -t conn|eps|mem|threads [-e n] [-n iters] [-P]\n",
 				argv[0]);
 			return 2;
 		}
@@ -434,6 +524,8 @@ int main(int argc, char **argv)
 		eps_cost(n, iters ? iters : 20000);
 	else if (!strcmp(test, "mem"))
 		mem_cost(n);
+	else if (!strcmp(test, "threads"))
+		threads_rate(n, iters ? iters : 20000);
 	else
 		return 2;
 	return 0;
