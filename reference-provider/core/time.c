@@ -131,7 +131,8 @@ void ref_waiter_wake(struct ref_waiter *w)
 {
 	uint64_t one = 1;
 
-	w->woken = true;
+	/* atomic: ref_conn_wait may look at it without the lock */
+	__atomic_store_n(&w->woken, true, __ATOMIC_RELAXED);
 	/* Woken by its own thread's progress, or spinning (it looks at the
 	 * flag under the lock after every poll): it sees the flag next. */
 	if (w == ref_waiter_running || w->spinning)

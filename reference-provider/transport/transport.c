@@ -141,6 +141,13 @@ void ref_conn_poll_wait(struct ref_ia *ia, bool satisfied)
 	ref_conn_poll(ia);
 }
 
+/* A look at @w's flag without ia->lock (it is set under the lock): if it
+ * misses the flag, the eventfd the wake wrote ends the ppoll that follows. */
+static bool waiter_woken(struct ref_waiter *w)
+{
+	return __atomic_load_n(&w->woken, __ATOMIC_RELAXED);
+}
+
 /*
  * evd_wait / cno_wait sleep (REQUEST (4) in ref.h): like ref_waiter_sleep,
  * but the sleeping thread also polls the transport and runs its progress
@@ -209,7 +216,7 @@ static int conn_wait_loop(struct ref_waiter *w, struct ref_ia *ia,
 					ref_conn_poll(ia);
 					ref_waiter_running = NULL;
 					ref_ia_unlock(ia);
-					if (w->woken)
+					if (waiter_woken(w))
 						break;
 				}
 				r = ppoll(pfd, 2, &zero, NULL);
@@ -219,7 +226,7 @@ static int conn_wait_loop(struct ref_waiter *w, struct ref_ia *ia,
 			} while ((t1.tv_sec - t0.tv_sec) * 1000000L +
 				 (t1.tv_nsec - t0.tv_nsec) / 1000 < spin_us);
 		}
-		if (r == 0 && w->woken)
+		if (r == 0 && waiter_woken(w))
 			r = 1;	/* woken while spinning: no sleep */
 		if (r == 0)
 			r = ppoll(pfd, 2, tmo, NULL);
