@@ -80,6 +80,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,7 @@
 #define ACK_DELAY_US	200	/* standalone ACK if nothing carried it */
 #define ACK_EVERY	16	/* ... or after this many requests */
 #define TICK_MS		1	/* engine tick while a consumer polls */
+#define IDLE_POLLS_YIELD 16	/* empty busy polls before a yield (<= 2 CPUs) */
 
 enum poll_kind { K_LISTENER, K_CONN };
 
@@ -192,6 +194,7 @@ struct sock_tp {
 	/* base.engine.epfd holds every socket; it is waited on only under
 	 * ia->lock with timeout 0 (tp_progress) */
 	bool consumer_round;	/* a consumer runs tp_progress right now */
+	unsigned int idle_polls;	/* busy polls in a row that found nothing */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	struct ref_list conns;
@@ -1985,7 +1988,8 @@ static void tp_resumes(struct sock_tp *tp)
  * epoll_wait runs with timeout 0 under the lock, so no event can be held
  * by a thread outside the lock while a connection is freed.
  */
-static void tp_progress_io(struct sock_tp *tp)
+/* Returns how many descriptors were ready. */
+static int tp_progress_io(struct sock_tp *tp)
 {
 	struct epoll_event evs[64];
 	int n = epoll_wait(tp->base.engine.epfd, evs, 64, 0);
@@ -2006,6 +2010,7 @@ static void tp_progress_io(struct sock_tp *tp)
 		}
 	}
 	tp_resumes(tp);
+	return n > 0 ? n : 0;
 }
 
 static void tp_progress(struct sock_tp *tp)
@@ -2061,16 +2066,29 @@ static void sock_poll_completions(struct ref_transport *base)
 {
 	struct sock_tp *tp = (struct sock_tp *)base;
 	bool timers = ref_engine_busy_tick(&base->engine);
+	int ready;
 
 	/* called when the consumer found nothing to return: what it holds
 	 * back for an answer it is not giving now goes out first */
 	flush_held_acks(tp);
 	flush_acks_held_elsewhere(tp);
 	tp->consumer_round = true;
-	tp_progress_io(tp);
+	ready = tp_progress_io(tp);
 	if (timers)
 		tp_timers(tp);
 	tp->consumer_round = false;
+	/*
+	 * A consumer that polls in a loop on a machine with two CPUs or fewer
+	 * may hold the CPU its peer (or this IA's progress thread) needs to
+	 * send what it polls for: every IDLE_POLLS_YIELD empty polls it
+	 * yields the CPU (a system call that returns at once when nobody else
+	 * wants it).
+	 */
+	if (ready > 0)
+		tp->idle_polls = 0;
+	else if (++tp->idle_polls % IDLE_POLLS_YIELD == 0 &&
+		 ref_usable_cpus() <= 2)
+		sched_yield();
 	if (!ref_list_empty(&tp->dead))
 		tp_reap_dead(tp);
 }

@@ -270,7 +270,7 @@ static long ns_between(const struct timespec *a, const struct timespec *b)
 	       (b->tv_nsec - a->tv_nsec);
 }
 
-static int usable_cpus(void)
+int ref_usable_cpus(void)
 {
 	static int n;
 	cpu_set_t set;
@@ -288,7 +288,7 @@ static long spin_budget_ns(struct ref_transport *tp)
 {
 	long b;
 
-	if (usable_cpus() < 2)
+	if (ref_usable_cpus() < 2)
 		return 0;
 	if (tp->spin_backoff > 0) {
 		tp->spin_backoff--;
@@ -310,7 +310,7 @@ static bool conn_spin(struct ref_waiter *w, struct ref_ia *ia, long budget_ns,
 		      bool adaptive)
 {
 	struct ref_transport *tp = ia->transport;
-	bool yield = usable_cpus() <= 2;
+	bool yield = ref_usable_cpus() <= 2;
 	struct timespec t0, prev, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);

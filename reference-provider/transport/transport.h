@@ -111,6 +111,9 @@ bool ref_engine_busy_tick(struct ref_engine *e);
 /* Lock held, before sleeping on epfd: arms what must wake the sleeper. */
 void ref_engine_arm(struct ref_engine *e);
 
+/* CPUs this process may run on (its affinity mask), read once. */
+int ref_usable_cpus(void);
+
 /* Common heads; each transport embeds them first in its own structs. */
 struct ref_transport {
 	const struct ref_transport_ops *ops;

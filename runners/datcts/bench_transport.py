@@ -8,6 +8,10 @@ loopback.  The programs take turns (one run of every program for a row,
 then the next round), so that load on a shared machine falls on all of
 them alike; the table gives the median over the runs and the ratios.
 
+With --growth it also runs bench/growbench: connection set-up and
+tear-down against plain TCP, post + completion with 1 to 4096 EPs on one
+IA and one EVD, memory per EP and per LMR, several threads at once.
+
 Latency is one-way (half the round trip).  fi_pingpong reports only the
 mean of a run, so the ratios against it use the mean of datbench's and
 tcpbench's runs too; the per-iteration median of datbench and tcpbench
@@ -19,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -37,10 +42,18 @@ def _free_port() -> int:
 
 
 def _run(cmd, env, timeout):
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    # a session of its own: the benchmarks fork, and a timeout ends both halves
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise RuntimeError(f"{' '.join(cmd)}: no result within {timeout:.0f} s")
     if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
-    return p.stdout
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {err.strip()[-300:]}")
+    return out
 
 
 def _lat(out):
@@ -99,8 +112,14 @@ def rows(bindir: Path, lat_iters: int, bw_iters: int, have_fi: bool, timeout: fl
     def tcp(*a):
         return lambda env: _run([tb, *a], env, timeout)
 
+    fi_by_size = {}
+
     def fi(size):
-        return lambda env: _fi_pingpong(size, lat_iters, timeout)
+        # one runner per size: the polling and the waiting row share its
+        # run of a round (fi_pingpong has one mode)
+        if size not in fi_by_size:
+            fi_by_size[size] = lambda env: _fi_pingpong(size, lat_iters, timeout)
+        return fi_by_size[size]
 
     n, nb = str(lat_iters), str(bw_iters)
     out = []
@@ -125,6 +144,57 @@ def rows(bindir: Path, lat_iters: int, bw_iters: int, have_fi: bool, timeout: fl
     return out
 
 
+# bench/growbench with --growth: how costs grow with the work.
+GROW_RE = {
+    "conn": re.compile(r": ([0-9.]+) connections/s .*plain TCP ([0-9.]+)/s"),
+    "eps": re.compile(r": ([0-9.]+) us per Send.*set-up ([0-9.]+) us per connection;"
+                      r".*connections: ([0-9.]+) us"),
+    "mem": re.compile(r": ([0-9.]+) KiB per EP .*, ([0-9.]+) KiB more per connection.*"
+                      r", ([0-9.]+) KiB per LMR"),
+    "threads": re.compile(r": ([0-9.]+) Sends/s in all \(([0-9.]+) us"),
+}
+
+
+def growth(bindir: Path, env, runs: int, timeout: float):
+    """bench/growbench: medians over runs, one table per measurement."""
+    gb = str(bindir / "growbench")
+
+    def med(args, kind):
+        vals = []
+        for _ in range(runs):
+            m = GROW_RE[kind].search(_run([gb, *args], env, timeout))
+            if not m:
+                raise RuntimeError(f"growbench {args}: no result")
+            vals.append([float(g) for g in m.groups()])
+        return [statistics.median(v[i] for v in vals) for i in range(len(vals[0]))]
+
+    print()
+    dat, tcp = med(["-t", "conn", "-n", "2000"], "conn")
+    print("| connection set-up + tear-down | DAT (ref-sock) | plain TCP | ratio |")
+    print("|---|---|---|---|")
+    print(f"| per second | {dat:.0f} | {tcp:.0f} | {dat / tcp:.2f}x |")
+    print()
+    print("| EPs on one IA / one EVD | us per Send + both completions (evd_wait) "
+          "| (dequeue) | plain TCP write + read, same round-robin | set-up us per connection |")
+    print("|---|---|---|---|---|")
+    for n in (1, 64, 1024, 4096):
+        w = med(["-t", "eps", "-e", str(n), "-n", "20000"], "eps")
+        p = med(["-t", "eps", "-e", str(n), "-n", "20000", "-P"], "eps")
+        print(f"| {n} | {w[0]:.2f} | {p[0]:.2f} | {w[2]:.2f} | {w[1]:.1f} |")
+    print()
+    print("| N | KiB per EP (unconnected) | KiB per connection (both ends) | KiB per LMR |")
+    print("|---|---|---|---|")
+    for n in (64, 1024, 4096):
+        m = med(["-t", "mem", "-e", str(n)], "mem")
+        print(f"| {n} | {m[0]:.2f} | {m[1]:.2f} | {m[2]:.3f} |")
+    print()
+    print("| threads (own EP pair each, same two IAs) | Sends/s in all | us per Send per thread |")
+    print("|---|---|---|")
+    for t in (1, 2, 4, 8):
+        m = med(["-t", "threads", "-e", str(t), "-n", "10000"], "threads")
+        print(f"| {t} | {m[0]:.0f} | {m[1]:.2f} |")
+
+
 def _fmt(v):
     if v is None:
         return "-"
@@ -147,9 +217,12 @@ def bench_transport(args) -> int:
     results = {label: {tool: [] for tool in tools} for label, _, tools in table}
     load0 = os.getloadavg()
     for run in range(args.runs):
+        done = {}  # a runner shared by rows runs once a round
         for label, _, tools in table:
             for tool, fn in tools.items():
-                results[label][tool].append(fn(env))
+                if id(fn) not in done:
+                    done[id(fn)] = fn(env)
+                results[label][tool].append(done[id(fn)])
         print(f"datcts: bench-transport: round {run + 1} of {args.runs} done",
               file=sys.stderr)
     load1 = os.getloadavg()
@@ -180,6 +253,8 @@ def bench_transport(args) -> int:
         else:
             d, t = med(label, "datbench", "mbs"), med(label, "tcpbench", "mbs")
             print(f"| {label}, MB/s | {_fmt(d)} | {_fmt(t)} | - | {d / t:.2f}x | - |")
+    if args.growth:
+        growth(bindir, env, args.runs, args.timeout)
     return 0
 
 
@@ -195,5 +270,7 @@ def add_parser(sub, add_build_opts):
                    help="streamed messages per run (default: 20000)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per program run")
     p.add_argument("--no-fabric", action="store_true", help="leave fi_pingpong out")
+    p.add_argument("--growth", action="store_true",
+                   help="also bench/growbench: set-up rate, 1..4096 EPs, memory, threads")
     p.add_argument("--only", action="append",
                    help="rows whose label contains this text (repeatable)")
