@@ -328,14 +328,7 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	return DAT_SUCCESS;
 }
 
-/*
- * Unpinning takes no lock on the data path.  Only ref_ia_drain_pins waits
- * for pins: the closing thread, holding one pin itself, waits under
- * table_lock until that is the last.  So whoever leaves exactly one pin
- * behind wakes it (under table_lock: after the drainer is asleep, never
- * lost), without touching the IA again - once the pins are down to the
- * closer's own, the IA may be gone.
- */
+/* ref_obj_acquire of an IA handle without waiting for its lock (ref.h). */
 int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out)
 {
 	struct ref_obj *obj;
@@ -357,6 +350,14 @@ int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out)
 	return r;
 }
 
+/*
+ * Unpinning takes no lock on the data path.  Only ref_ia_drain_pins waits
+ * for pins: the closing thread, holding one pin itself, waits under
+ * table_lock until that is the last.  So whoever leaves exactly one pin
+ * behind wakes it (under table_lock: after the drainer is asleep, never
+ * lost), without touching the IA again - once the pins are down to the
+ * closer's own, the IA may be gone.
+ */
 void ref_ia_release(struct ref_ia *ia)
 {
 	ref_ia_unlock(ia);

@@ -254,7 +254,7 @@ def bench_transport(args) -> int:
             d, t = med(label, "datbench", "mbs"), med(label, "tcpbench", "mbs")
             print(f"| {label}, MB/s | {_fmt(d)} | {_fmt(t)} | - | {d / t:.2f}x | - |")
     if args.growth:
-        growth(bindir, env, args.runs, args.timeout)
+        growth(bindir, env, args.growth_runs, args.timeout)
     return 0
 
 
@@ -272,5 +272,8 @@ def add_parser(sub, add_build_opts):
     p.add_argument("--no-fabric", action="store_true", help="leave fi_pingpong out")
     p.add_argument("--growth", action="store_true",
                    help="also bench/growbench: set-up rate, 1..4096 EPs, memory, threads")
+    p.add_argument("--growth-runs", type=int, default=1,
+                   help="runs of each growbench measurement (default: 1; every run "
+                        "leaves its DAT connections' ports in TIME_WAIT for a minute)")
     p.add_argument("--only", action="append",
                    help="rows whose label contains this text (repeatable)")
