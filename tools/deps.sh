@@ -3,6 +3,8 @@
 #   tools/deps.sh            build + test dependencies
 #   tools/deps.sh --report   also headless Chromium for the HTML report's browser test
 #   tools/deps.sh --vm       also QEMU and rdma-core for the soft-RoCE/siw VM (tools/vm)
+#   tools/deps.sh --bench    also libfabric-bin: fi_pingpong, the anchor of `datcts bench-transport`
+#                            (the benchmark only; the suite and its tests do not need it)
 set -euo pipefail
 
 packages=(
@@ -22,6 +24,7 @@ for arg in "$@"; do
 	case "$arg" in
 	--report) packages+=(chromium) ;;
 	--vm) vm=1 ;;
+	--bench) packages+=(libfabric-bin) ;;
 	*) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done

@@ -368,10 +368,18 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 /*
  * Busy polling (dat_evd_dequeue on an empty EVD): completions the transport
  * already has are delivered now, without waiting for its progress engine
- * (the completion channel's notification on verbs).  Lock held; a no-op on
- * transports without it (sock's progress thread and waits deliver).
+ * (the completion channel's notification on verbs; on sock a round of the
+ * ready sockets in the caller's thread).  Lock held; a no-op on transports
+ * without it.
  */
 void ref_conn_poll(struct ref_ia *ia);
+/*
+ * The same at the start of a wait that may already be satisfied
+ * (@satisfied: the EVD holds enough events).  A satisfied wait skips the
+ * poll where it costs a system call (sock: each would be an epoll_wait);
+ * on verbs, whose poll reads the CQs in user space, it polls as before.
+ */
+void ref_conn_poll_wait(struct ref_ia *ia, bool satisfied);
 
 /*
  * dat_rmr_bind support (rmr.c).  ref_ep_bind_check() validates that @ep

@@ -889,7 +889,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	 * A consumer that waits for each completion in turn thus reaps them
 	 * itself, and the progress thread is not woken per completion.
 	 */
-	ref_conn_poll(ia);
+	ref_conn_poll_wait(ia, evd->count >= threshold);
 	if (evd->count >= threshold) {
 		ring_pop(evd, event);
 		*nmore = evd_nmore(evd);

@@ -328,6 +328,28 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	return DAT_SUCCESS;
 }
 
+/* ref_obj_acquire of an IA handle without waiting for its lock (ref.h). */
+int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out)
+{
+	struct ref_obj *obj;
+	struct ref_ia *ia;
+	int r = -1;
+
+	pthread_mutex_lock(&table_lock);
+	obj = table_find(handle);
+	if (obj && type_ok(obj, DAT_HANDLE_TYPE_IA) && !obj->ia->dead) {
+		ia = obj->ia;
+		r = 1;
+		if (ref_ia_trylock(ia)) {
+			__atomic_add_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST);
+			*out = ia;
+			r = 0;
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+	return r;
+}
+
 /*
  * Unpinning takes no lock on the data path.  Only ref_ia_drain_pins waits
  * for pins: the closing thread, holding one pin itself, waits under

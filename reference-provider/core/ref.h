@@ -212,6 +212,12 @@ void ref_obj_release(struct ref_obj *obj);
 /* Same, by IA (for callers that only kept the IA pointer). */
 void ref_ia_release(struct ref_ia *ia);
 /*
+ * ref_obj_acquire of an IA handle that never waits, for a caller that
+ * holds another IA's lock: 0 = locked and pinned (ref_ia_release), 1 = its
+ * lock is taken by someone else, -1 = no such live IA.
+ */
+int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out);
+/*
  * dat_ia_close only: after the IA was unregistered and its lock released,
  * waits until the closing thread holds the last pin, and drops it.
  */
@@ -243,6 +249,8 @@ struct ref_waiter {
 	int fd;			/* eventfd, from the IA's cache (time.c) */
 	bool woken;
 	bool written;		/* the eventfd holds a count to read */
+	bool spinning;		/* busy-polls under ia->lock between looks
+				 * at @woken: a wake need not write the fd */
 	pthread_cond_t cond;
 	bool fired;			/* CNO waiters: a trigger was delivered */
 	DAT_EVD_HANDLE evd;		/* CNO waiters: the EVD that fired */

@@ -94,6 +94,7 @@ void ref_waiter_init(struct ref_waiter *w, struct ref_ia *ia)
 	ref_list_init(&w->link);
 	w->woken = false;
 	w->written = false;
+	w->spinning = false;
 	w->fired = false;
 	w->evd = DAT_HANDLE_NULL;
 	if (ia->nwaiter_fds > 0)
@@ -130,9 +131,11 @@ void ref_waiter_wake(struct ref_waiter *w)
 {
 	uint64_t one = 1;
 
-	w->woken = true;
-	/* Woken by its own thread's progress: it looks at the flag next. */
-	if (w == ref_waiter_running)
+	/* atomic: ref_conn_wait may look at it without the lock */
+	__atomic_store_n(&w->woken, true, __ATOMIC_RELAXED);
+	/* Woken by its own thread's progress, or spinning (it looks at the
+	 * flag under the lock after every poll): it sees the flag next. */
+	if (w == ref_waiter_running || w->spinning)
 		return;
 	if (w->fd >= 0) {
 		w->written = true;

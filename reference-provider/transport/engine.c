@@ -255,9 +255,8 @@ void ref_engine_poll_end(struct ref_engine *e)
  */
 #define BUSY_CLOCK_EVERY	64
 
-bool ref_engine_busy_poll(struct ref_engine *e)
+bool ref_engine_busy_tick(struct ref_engine *e)
 {
-	struct epoll_event ev;
 	struct timespec now;
 	bool round;
 
@@ -268,9 +267,17 @@ bool ref_engine_busy_poll(struct ref_engine *e)
 	now = now_mono();
 	round = !e->busy_round_at.tv_sec ||
 		elapsed_ms(&e->busy_round_at, &now) >= 1;
-	if (!round)
+	if (round)
+		e->busy_round_at = now;
+	return round;
+}
+
+bool ref_engine_busy_poll(struct ref_engine *e)
+{
+	struct epoll_event ev;
+
+	if (!ref_engine_busy_tick(e))
 		return false;
-	e->busy_round_at = now;
 	/* one look at the descriptors costs less than a round's reads; the
 	 * thread leaves the round to a busy poller, timers included */
 	return epoll_wait(e->epfd, &ev, 1, 0) > 0 || e->timeout_ms(e) == 0;

@@ -80,6 +80,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,7 @@
 #define ACK_DELAY_US	200	/* standalone ACK if nothing carried it */
 #define ACK_EVERY	16	/* ... or after this many requests */
 #define TICK_MS		1	/* engine tick while a consumer polls */
+#define IDLE_POLLS_YIELD 16	/* empty busy polls before a yield (<= 2 CPUs) */
 
 enum poll_kind { K_LISTENER, K_CONN };
 
@@ -152,6 +154,10 @@ struct sock_conn {
 	bool in_input;			/* inside conn_input */
 	bool resume;			/* RX_STALLED: core has buffers again */
 	struct ref_list resume_link;	/* on tp->resumeq */
+	struct ref_list ack_link;	/* on tp->ackq while ack_timed */
+	struct ref_list timer_link;	/* on tp->timed: a deadline or a
+					 * failure to report */
+	uint64_t order;			/* creation order, for tp->timed */
 	bool in_armed;			/* EPOLLIN registered */
 	bool out_armed;			/* EPOLLOUT registered */
 	struct sock_listener *listener;	/* passive, until CR delivered */
@@ -188,13 +194,25 @@ struct sock_tp {
 	/* base.engine.epfd holds every socket; it is waited on only under
 	 * ia->lock with timeout 0 (tp_progress) */
 	bool consumer_round;	/* a consumer runs tp_progress right now */
+	unsigned int idle_polls;	/* busy polls in a row that found nothing */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	struct ref_list conns;
 	struct ref_list dead;
 	struct ref_list listeners;
 	struct ref_list resumeq;
+	struct ref_list ackq;	/* conns whose ack waits for a reply */
+	/* conns with a deadline or a failure to report, in creation order:
+	 * the timers look at these, not at every connection */
+	struct ref_list timed;
+	uint64_t conns_made;
 };
+
+/*
+ * The IA on which a round run by this thread last held an ack back for
+ * this thread's answer.  A handle, not a pointer: the IA may be closed.
+ */
+static __thread DAT_IA_HANDLE held_acks_ia;
 
 static void conn_fail(struct sock_conn *c, enum ref_tp_fail why);
 static void conn_broken(struct sock_conn *c);
@@ -408,17 +426,42 @@ static void txframe_free(struct txframe *t)
 	free(t);
 }
 
+/*
+ * Queued frames go out together: one sendmsg gathers the iovecs of as
+ * many frames as fit in FLUSH_IOV and FLUSH_BYTES (no copy: they still
+ * point into the DTOs' memory), so a backlog costs one system call per
+ * batch instead of one per frame.
+ */
+#define FLUSH_IOV	64
+#define FLUSH_BYTES	(256 * 1024)
+
 /* Writes as much of the queue as the socket takes.  -1 on a dead socket. */
 static int conn_flush(struct sock_conn *c)
 {
 	while (!ref_list_empty(&c->txq)) {
-		struct txframe *t = ref_container_of(c->txq.next,
-						     struct txframe, link);
+		struct iovec v[FLUSH_IOV];
 		struct msghdr mh = { 0 };
+		struct ref_list *pos;
+		size_t bytes = 0;
+		bool short_write;
+		int nv = 0;
 		ssize_t n;
 
-		mh.msg_iov = &t->iov[t->cur];
-		mh.msg_iovlen = (size_t)(t->niov - t->cur);
+		ref_list_for_each(pos, &c->txq) {
+			struct txframe *t = ref_container_of(pos,
+						struct txframe, link);
+
+			if (nv > 0 && (nv + t->niov - t->cur > FLUSH_IOV ||
+				       bytes >= FLUSH_BYTES))
+				break;
+			for (int i = t->cur; i < t->niov && nv < FLUSH_IOV;
+			     i++) {
+				v[nv++] = t->iov[i];
+				bytes += t->iov[i].iov_len;
+			}
+		}
+		mh.msg_iov = v;
+		mh.msg_iovlen = (size_t)nv;
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -427,25 +470,34 @@ static int conn_flush(struct sock_conn *c)
 				continue;
 			return -1;
 		}
-		while (n > 0 && t->cur < t->niov) {
-			struct iovec *v = &t->iov[t->cur];
+		short_write = (size_t)n < bytes;
+		/* retire what was written, frame by frame */
+		while (n > 0 && !ref_list_empty(&c->txq)) {
+			struct txframe *t = ref_container_of(c->txq.next,
+							struct txframe, link);
 
-			if ((size_t)n >= v->iov_len) {
-				n -= (ssize_t)v->iov_len;
-				v->iov_len = 0;
-				t->cur++;
-			} else {
-				v->iov_base = (char *)v->iov_base + n;
-				v->iov_len -= (size_t)n;
-				n = 0;
+			while (n > 0 && t->cur < t->niov) {
+				struct iovec *w = &t->iov[t->cur];
+
+				if ((size_t)n >= w->iov_len) {
+					n -= (ssize_t)w->iov_len;
+					w->iov_len = 0;
+					t->cur++;
+				} else {
+					w->iov_base = (char *)w->iov_base + n;
+					w->iov_len -= (size_t)n;
+					n = 0;
+				}
 			}
-		}
-		while (t->cur < t->niov && t->iov[t->cur].iov_len == 0)
-			t->cur++;
-		if (t->cur == t->niov) {
+			while (t->cur < t->niov && t->iov[t->cur].iov_len == 0)
+				t->cur++;
+			if (t->cur < t->niov)
+				break;
 			ref_list_del(&t->link);
 			txframe_free(t);
 		}
+		if (short_write)
+			break;	/* the socket is full: EPOLLOUT says when not */
 	}
 	conn_set_events(c);
 	return 0;
@@ -572,8 +624,29 @@ static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
 	c->rx = RX_HDR;
 	ref_list_init(&c->txq);
 	ref_list_init(&c->resume_link);
+	ref_list_init(&c->ack_link);
+	ref_list_init(&c->timer_link);
+	c->order = tp->conns_made++;
 	ref_list_add_tail(&tp->conns, &c->link);
 	return c;
+}
+
+/*
+ * Puts @c on tp->timed (a deadline was set or a failure is pending), in
+ * creation order like tp->conns, so that timers fire in the order a walk
+ * of every connection would find them.
+ */
+static void conn_timed(struct sock_conn *c)
+{
+	struct ref_list *pos;
+
+	if (!ref_list_empty(&c->timer_link))
+		return;
+	for (pos = c->tp->timed.prev; pos != &c->tp->timed; pos = pos->prev)
+		if (ref_container_of(pos, struct sock_conn, timer_link)->order <
+		    c->order)
+			break;
+	ref_list_add_tail(pos->next, &c->timer_link);
 }
 
 static int conn_register(struct sock_conn *c, bool out)
@@ -621,6 +694,8 @@ static void conn_free(struct sock_conn *c)
 {
 	ref_list_del(&c->link);
 	ref_list_del(&c->resume_link);
+	ref_list_del(&c->ack_link);
+	ref_list_del(&c->timer_link);
 	free(c->rbuf);
 	free(c->req_pdata);
 	free(c->pd_buf);
@@ -702,6 +777,7 @@ static void conn_release(struct sock_conn *c)
 	}
 	c->state = C_CLOSING;
 	c->has_deadline = true;
+	conn_timed(c);
 	c->deadline = deadline_after_us(LINGER_MS * 1000ull);
 	if (ref_list_empty(&c->txq)) {
 		shutdown(c->fd, SHUT_WR);
@@ -873,6 +949,7 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 	c->state = C_CONNECTING;
 	if (timeout != DAT_TIMEOUT_INFINITE) {
 		c->has_deadline = true;
+		conn_timed(c);
 		c->deadline = deadline_after_us(timeout);
 	}
 	if (conn_register(c, true) < 0) {
@@ -888,6 +965,7 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 			c->fail_pending = REF_TP_NON_PEER_REJECTED;
 		else
 			c->fail_pending = REF_TP_UNREACHABLE;
+		conn_timed(c);
 		tp_wake(tp);
 	}
 	*out = &c->base;
@@ -904,11 +982,13 @@ static DAT_RETURN sock_accept(struct ref_tp_conn *cb, struct ref_ep *ep,
 	    send_pdata(c, F_CONN_ACCEPT, 0, 0, pdata, pdata_len) < 0) {
 		/* The active side is gone: ACCEPT_COMPLETION_ERROR, async. */
 		c->fail_pending = REF_TP_ACCEPT_ERROR;
+		conn_timed(c);
 		tp_wake(c->tp);
 		return DAT_SUCCESS;
 	}
 	c->state = C_ACCEPT_SENT;
 	c->has_deadline = true;
+	conn_timed(c);
 	c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
 	return DAT_SUCCESS;
 }
@@ -964,12 +1044,19 @@ static void sock_abort(struct ref_tp_conn *cb)
 static void sock_rx_resume(struct ref_tp_conn *cb)
 {
 	struct sock_conn *c = (struct sock_conn *)cb;
+	struct ref_engine *e = &c->tp->base.engine;
 
 	if (c->rx == RX_STALLED && !c->resume) {
 		c->resume = true;
 		ref_list_del(&c->resume_link);
 		ref_list_add_tail(&c->tp->resumeq, &c->resume_link);
-		tp_wake(c->tp);
+		/* A consumer busy-polls the sockets (engine detached, nobody
+		 * asleep on them): its next poll, or engine_arm before it
+		 * sleeps, resumes.  Waking the thread would cost a system
+		 * call and a thread switch per Receive posted to a connection
+		 * that stalls again at once. */
+		if (!e->detached || e->pollers > 0)
+			tp_wake(c->tp);
 	}
 }
 
@@ -1083,7 +1170,57 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 		 * polling) or its timeout sends it if nothing else does */
 		c->ack_timed = true;
 		c->ack_deadline = deadline_after_us(ACK_DELAY_US);
+		ref_list_del(&c->ack_link);
+		ref_list_add_tail(&c->tp->ackq, &c->ack_link);
+		held_acks_ia = (DAT_IA_HANDLE)c->tp->base.ia;
 	}
+}
+
+/*
+ * The acks a consumer's round held back for its reply (sock_ack), once
+ * that consumer polls or sleeps for something else: it is not about to
+ * answer, and the peer may be waiting for them (a Send's completion, a
+ * full window).  Without this they waited for the timers (ACK_DELAY_US,
+ * checked once a tick): ~1-2 ms per Send whose completion is waited for
+ * without an answer in between.
+ */
+static void flush_held_acks(struct sock_tp *tp)
+{
+	while (!ref_list_empty(&tp->ackq)) {
+		struct sock_conn *c = ref_container_of(tp->ackq.next,
+						struct sock_conn, ack_link);
+
+		ref_list_del(&c->ack_link);
+		if (c->ack_timed)
+			flush_ack(c);
+	}
+}
+
+/*
+ * The same for acks this thread's rounds held on another IA, when it polls
+ * or sleeps on @tp's (two IAs in one process: it received on B and now
+ * waits on A for what B's ack releases).  @tp's lock is held, so B's is
+ * only tried; when it is busy, the next poll tries again (and B's timers
+ * send the ack after ACK_DELAY_US in any case).
+ */
+static void flush_acks_held_elsewhere(struct sock_tp *tp)
+{
+	DAT_IA_HANDLE h = held_acks_ia;
+	struct ref_ia *ia;
+	int r;
+
+	if (!h || h == (DAT_IA_HANDLE)tp->base.ia)
+		return;
+	r = ref_ia_try_acquire(h, &ia);
+	if (r > 0)
+		return;
+	held_acks_ia = NULL;
+	if (r < 0)
+		return;
+	if (!ia->closing && ia->transport &&
+	    ia->transport->ops == &ref_sock_ops)
+		flush_held_acks((struct sock_tp *)ia->transport);
+	ref_ia_release(ia);
 }
 
 /* A standalone ACK for whatever is pending. */
@@ -1706,6 +1843,7 @@ static void listener_event(struct sock_listener *l)
 		c->listener = l;
 		c->qual = l->qual;
 		c->has_deadline = true;
+		conn_timed(c);
 		c->deadline = deadline_after_us(HANDSHAKE_MS * 1000ull);
 		if (conn_register(c, false) < 0) {
 			c->released = true;
@@ -1719,24 +1857,26 @@ static void tp_timers(struct sock_tp *tp)
 {
 	struct timespec now = now_mono();
 	bool again = true;
-	struct ref_list *it;
+	struct ref_list *it, *next;
 
 	/* delayed acks that nothing carried */
-	ref_list_for_each(it, &tp->conns) {
+	ref_list_for_each_safe(it, next, &tp->ackq) {
 		struct sock_conn *c = ref_container_of(it, struct sock_conn,
-						       link);
+						       ack_link);
 
-		if (c->ack_timed && !ts_before(&now, &c->ack_deadline))
+		if (!c->ack_timed)
+			ref_list_del(&c->ack_link);
+		else if (!ts_before(&now, &c->ack_deadline))
 			flush_ack(c);
 	}
 
 	while (again) {
-		struct ref_list *pos;
+		struct ref_list *pos, *tmp;
 
 		again = false;
-		ref_list_for_each(pos, &tp->conns) {
+		ref_list_for_each_safe(pos, tmp, &tp->timed) {
 			struct sock_conn *c = ref_container_of(pos,
-						struct sock_conn, link);
+						struct sock_conn, timer_link);
 
 			if (c->fail_pending >= 0 && !c->released) {
 				int why = c->fail_pending;
@@ -1746,9 +1886,12 @@ static void tp_timers(struct sock_tp *tp)
 				again = true;
 				break;
 			}
-			if (c->state == C_DEAD)
+			if (c->state == C_DEAD || !c->has_deadline) {
+				if (c->fail_pending < 0)
+					ref_list_del(&c->timer_link);
 				continue;
-			if (!c->has_deadline || ts_before(&now, &c->deadline))
+			}
+			if (ts_before(&now, &c->deadline))
 				continue;
 			c->has_deadline = false;
 			switch (c->state) {
@@ -1784,17 +1927,22 @@ static int tp_next_timeout_ms(struct sock_tp *tp)
 	struct ref_list *pos;
 	long ms;
 
-	ref_list_for_each(pos, &tp->conns) {
+	ref_list_for_each(pos, &tp->ackq) {
 		struct sock_conn *c = ref_container_of(pos, struct sock_conn,
-						       link);
+						       ack_link);
 
-		if (c->fail_pending >= 0)
-			return 0;
 		if (c->ack_timed &&
 		    (!have || ts_before(&c->ack_deadline, &best))) {
 			best = c->ack_deadline;
 			have = true;
 		}
+	}
+	ref_list_for_each(pos, &tp->timed) {
+		struct sock_conn *c = ref_container_of(pos, struct sock_conn,
+						       timer_link);
+
+		if (c->fail_pending >= 0)
+			return 0;
 		if (!c->has_deadline)
 			continue;
 		if (!have || ts_before(&c->deadline, &best)) {
@@ -1840,7 +1988,8 @@ static void tp_resumes(struct sock_tp *tp)
  * epoll_wait runs with timeout 0 under the lock, so no event can be held
  * by a thread outside the lock while a connection is freed.
  */
-static void tp_progress(struct sock_tp *tp)
+/* Returns how many descriptors were ready. */
+static int tp_progress_io(struct sock_tp *tp)
 {
 	struct epoll_event evs[64];
 	int n = epoll_wait(tp->base.engine.epfd, evs, 64, 0);
@@ -1861,6 +2010,12 @@ static void tp_progress(struct sock_tp *tp)
 		}
 	}
 	tp_resumes(tp);
+	return n > 0 ? n : 0;
+}
+
+static void tp_progress(struct sock_tp *tp)
+{
+	tp_progress_io(tp);
 	tp_timers(tp);
 	tp_reap_dead(tp);
 }
@@ -1877,6 +2032,17 @@ static int engine_timeout_ms(struct ref_engine *e)
 						   base.engine));
 }
 
+/* Before anyone sleeps on the sockets: resumes no descriptor reports,
+ * and acks held back for an answer (the sleeper is not answering). */
+static void engine_arm(struct ref_engine *e)
+{
+	struct sock_tp *tp = ref_container_of(e, struct sock_tp, base.engine);
+
+	flush_held_acks(tp);
+	flush_acks_held_elsewhere(tp);
+	tp_resumes(tp);
+}
+
 /* ---- consumer-driven progress (ref_conn_wait) --------------------------------- */
 
 static void sock_progress(struct ref_transport *base)
@@ -1886,6 +2052,45 @@ static void sock_progress(struct ref_transport *base)
 	tp->consumer_round = true;
 	tp_progress(tp);
 	tp->consumer_round = false;
+}
+
+/*
+ * Busy polling (dat_evd_dequeue, the spin of a wait), lock held: the
+ * ready sockets in the caller's thread, non-blocking, so a consumer that
+ * polls does not depend on the progress thread (which it would starve of
+ * the CPU, or wait a scheduler tick for).  The engine leaves the sockets
+ * to the poller meanwhile; timers walk every connection, so they run only
+ * when ref_engine_busy_poll says a round is due (at most once a ms).
+ */
+static void sock_poll_completions(struct ref_transport *base)
+{
+	struct sock_tp *tp = (struct sock_tp *)base;
+	bool timers = ref_engine_busy_tick(&base->engine);
+	int ready;
+
+	/* called when the consumer found nothing to return: what it holds
+	 * back for an answer it is not giving now goes out first */
+	flush_held_acks(tp);
+	flush_acks_held_elsewhere(tp);
+	tp->consumer_round = true;
+	ready = tp_progress_io(tp);
+	if (timers)
+		tp_timers(tp);
+	tp->consumer_round = false;
+	/*
+	 * A consumer that polls in a loop on a machine with two CPUs or fewer
+	 * may hold the CPU its peer (or this IA's progress thread) needs to
+	 * send what it polls for: every IDLE_POLLS_YIELD empty polls it
+	 * yields the CPU (a system call that returns at once when nobody else
+	 * wants it).
+	 */
+	if (ready > 0)
+		tp->idle_polls = 0;
+	else if (++tp->idle_polls % IDLE_POLLS_YIELD == 0 &&
+		 ref_usable_cpus() <= 2)
+		sched_yield();
+	if (!ref_list_empty(&tp->dead))
+		tp_reap_dead(tp);
 }
 
 /* ---- open / close ------------------------------------------------------------------ */
@@ -1942,13 +2147,15 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->dead);
 	ref_list_init(&tp->listeners);
 	ref_list_init(&tp->resumeq);
+	ref_list_init(&tp->ackq);
+	ref_list_init(&tp->timed);
 	if (resolve_addr(params, &tp->addr, &tp->addrlen) < 0) {
 		free(tp);
 		return REF_ERR(DAT_INVALID_ADDRESS,
 			       DAT_INVALID_ADDRESS_MALFORMED);
 	}
 	if (ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
-			    engine_timeout_ms, NULL) < 0 ||
+			    engine_timeout_ms, engine_arm) < 0 ||
 	    ref_engine_start(&tp->base.engine) < 0)
 		goto fail;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
@@ -1989,7 +2196,7 @@ static void sock_close(struct ref_transport *base)
 
 const struct ref_transport_ops ref_sock_ops = {
 	.name = "sock",
-	.caps = REF_TP_CAP_QOS,
+	.caps = REF_TP_CAP_QOS | REF_TP_CAP_SPIN,
 	.open = sock_open,
 	.close = sock_close,
 	.listen = sock_listen,
@@ -2009,4 +2216,5 @@ const struct ref_transport_ops ref_sock_ops = {
 	.abort = sock_abort,
 	.rx_resume = sock_rx_resume,
 	.progress = sock_progress,
+	.poll_completions = sock_poll_completions,
 };

@@ -11,9 +11,11 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const struct ref_transport_ops *const transports[] = {
 	&ref_sock_ops,
@@ -130,34 +132,36 @@ void ref_conn_poll(struct ref_ia *ia)
 		tp->ops->poll_completions(tp);
 }
 
+void ref_conn_poll_wait(struct ref_ia *ia, bool satisfied)
+{
+	struct ref_transport *tp = ia->transport;
+
+	if (satisfied && tp && (tp->ops->caps & REF_TP_CAP_SPIN))
+		return;
+	ref_conn_poll(ia);
+}
+
+/* A look at @w's flag without ia->lock (it is set under the lock): if it
+ * misses the flag, the eventfd the wake wrote ends the ppoll that follows. */
+static bool waiter_woken(struct ref_waiter *w)
+{
+	return __atomic_load_n(&w->woken, __ATOMIC_RELAXED);
+}
+
 /*
  * evd_wait / cno_wait sleep (REQUEST (4) in ref.h): like ref_waiter_sleep,
  * but the sleeping thread also polls the transport and runs its progress
  * itself, so an arriving message wakes the consumer directly instead of
  * the progress thread, which would then have to wake the consumer (one
  * thread hand-off less per message; see docs, "Transport interface").
+ * @spin_us: busy-poll that long before each sleep (DAPLREF_SPIN_US).
  */
-/* Default busy-poll before sleeping (µs); DAPLREF_SPIN_US overrides. */
-#define REF_CONN_SPIN_US 0
-
-int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
-		  const struct timespec *deadline, bool infinite)
+static int conn_wait_loop(struct ref_waiter *w, struct ref_ia *ia,
+			  const struct timespec *deadline, bool infinite,
+			  long spin_us)
 {
-	static int disabled = -1;
-	static long spin_us = -1;
 	struct ref_transport *tp = ia->transport;
 
-	if (disabled < 0)
-		disabled = getenv("DAPLREF_NO_CONSUMER_POLL") != NULL;
-	if (spin_us < 0) {
-		const char *e = getenv("DAPLREF_SPIN_US");
-
-		spin_us = e ? strtol(e, NULL, 10) : REF_CONN_SPIN_US;
-		if (spin_us < 0)
-			spin_us = 0;
-	}
-	if (!tp || !tp->ops->progress || w->fd < 0 || ia->closing || disabled)
-		return ref_waiter_sleep(w, ia, deadline, infinite);
 	for (;;) {
 		struct pollfd pfd[2];
 		struct timespec rem, now, *tmo = NULL;
@@ -212,7 +216,7 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 					ref_conn_poll(ia);
 					ref_waiter_running = NULL;
 					ref_ia_unlock(ia);
-					if (w->woken)
+					if (waiter_woken(w))
 						break;
 				}
 				r = ppoll(pfd, 2, &zero, NULL);
@@ -222,7 +226,7 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 			} while ((t1.tv_sec - t0.tv_sec) * 1000000L +
 				 (t1.tv_nsec - t0.tv_nsec) / 1000 < spin_us);
 		}
-		if (r == 0 && w->woken)
+		if (r == 0 && waiter_woken(w))
 			r = 1;	/* woken while spinning: no sleep */
 		if (r == 0)
 			r = ppoll(pfd, 2, tmo, NULL);
@@ -241,4 +245,148 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 		if (r == 0)
 			return ETIMEDOUT;
 	}
+}
+
+/*
+ * The adaptive spin (REF_TP_CAP_SPIN; docs/reference-provider.md,
+ * "Progress and performance").  A wait first busy-polls the transport
+ * when its waits lately ended soon - the moving average of how long they
+ * took, SPIN_GAP_FACTOR times, bounded by SPIN_MAX_US - since waking a
+ * sleeping thread costs more than such a reply takes to come.  It never
+ * spins on a single CPU (the peer would need it), yields the CPU between
+ * polls on two (another runnable thread there gets it), and a poll that
+ * came back late (the thread was preempted: the CPUs are oversubscribed)
+ * stops spinning for the next SPIN_BACKOFF_WAITS waits.
+ */
+#define SPIN_MAX_US		50
+#define SPIN_MIN_US		5
+#define SPIN_GAP_FACTOR		2
+#define SPIN_PREEMPTED_US	50
+#define SPIN_BACKOFF_WAITS	64
+
+static long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000L +
+	       (b->tv_nsec - a->tv_nsec);
+}
+
+int ref_usable_cpus(void)
+{
+	static int n;
+	cpu_set_t set;
+
+	if (n == 0) {
+		n = sched_getaffinity(0, sizeof(set), &set) == 0 ?
+		    CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+		if (n < 1)
+			n = 1;
+	}
+	return n;
+}
+
+static long spin_budget_ns(struct ref_transport *tp)
+{
+	long b;
+
+	if (ref_usable_cpus() < 2)
+		return 0;
+	if (tp->spin_backoff > 0) {
+		tp->spin_backoff--;
+		return 0;
+	}
+	if (tp->wait_ns > SPIN_MAX_US * 1000L)
+		return 0;
+	b = SPIN_GAP_FACTOR * tp->wait_ns;
+	if (b < SPIN_MIN_US * 1000L)
+		b = SPIN_MIN_US * 1000L;
+	if (b > SPIN_MAX_US * 1000L)
+		b = SPIN_MAX_US * 1000L;
+	return b;
+}
+
+/* Lock held (dropped between polls): true when woken while spinning. */
+static bool conn_spin(struct ref_waiter *w, struct ref_ia *ia, long budget_ns,
+		      const struct timespec *deadline, bool infinite,
+		      bool adaptive)
+{
+	struct ref_transport *tp = ia->transport;
+	bool yield = ref_usable_cpus() <= 2;
+	struct timespec t0, prev, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	prev = t0;
+	w->spinning = true;
+	for (;;) {
+		ref_waiter_running = w;
+		ref_conn_poll(ia);
+		ref_waiter_running = NULL;
+		if (w->woken || ia->closing || ia->transport != tp)
+			break;
+		ref_ia_unlock(ia);
+		if (yield)
+			sched_yield();
+		ref_ia_lock(ia);
+		if (w->woken || ia->closing || ia->transport != tp)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (adaptive &&
+		    ns_between(&prev, &now) > SPIN_PREEMPTED_US * 1000L) {
+			tp->spin_backoff = SPIN_BACKOFF_WAITS;
+			break;
+		}
+		if (ns_between(&t0, &now) >= budget_ns ||
+		    (!infinite && ns_between(deadline, &now) >= 0))
+			break;
+		prev = now;
+	}
+	w->spinning = false;
+	return w->woken;
+}
+
+int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
+		  const struct timespec *deadline, bool infinite)
+{
+	static int disabled = -1;
+	static long spin_us = -1;	/* DAPLREF_SPIN_US, else -1 */
+	static bool spin_read;
+	struct ref_transport *tp = ia->transport;
+	struct timespec t0, t1;
+	long budget;
+	int r;
+
+	if (disabled < 0)
+		disabled = getenv("DAPLREF_NO_CONSUMER_POLL") != NULL;
+	if (!spin_read) {
+		const char *e = getenv("DAPLREF_SPIN_US");
+
+		if (e) {
+			spin_us = strtol(e, NULL, 10);
+			if (spin_us < 0)
+				spin_us = 0;
+		}
+		spin_read = true;
+	}
+	if (!tp || !tp->ops->progress || w->fd < 0 || ia->closing || disabled)
+		return ref_waiter_sleep(w, ia, deadline, infinite);
+	if (!(tp->ops->caps & REF_TP_CAP_SPIN) || !tp->ops->poll_completions)
+		return conn_wait_loop(w, ia, deadline, infinite,
+				      spin_us > 0 ? spin_us : 0);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	budget = spin_us >= 0 ? spin_us * 1000L : spin_budget_ns(tp);
+	if (budget > 0 && !w->woken &&
+	    conn_spin(w, ia, budget, deadline, infinite, spin_us < 0))
+		r = ref_waiter_sleep(w, ia, deadline, infinite);
+	else
+		r = conn_wait_loop(w, ia, deadline, infinite, 0);
+	if (r != EINTR && ia->transport == tp) {
+		long took;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		took = ns_between(&t0, &t1);
+		if (took > 1000000L)
+			took = 1000000L;	/* a long one is just "long" */
+		tp->wait_ns += (took - tp->wait_ns) / 8;
+	}
+	return r;
 }

@@ -102,14 +102,27 @@ void ref_engine_poll_end(struct ref_engine *e);
  * whole round now (once a millisecond, when a descriptor is readable:
  * connection and async events). */
 bool ref_engine_busy_poll(struct ref_engine *e);
+/* The same without the look at the descriptors, for a transport whose
+ * poll already reads every ready one (sock): a peek at a level-triggered
+ * epoll set moves what it returns to the back of the ready list, and so
+ * would reorder the round that follows.  True at most once a millisecond:
+ * the poller should run its timers. */
+bool ref_engine_busy_tick(struct ref_engine *e);
 /* Lock held, before sleeping on epfd: arms what must wake the sleeper. */
 void ref_engine_arm(struct ref_engine *e);
+
+/* CPUs this process may run on (its affinity mask), read once. */
+int ref_usable_cpus(void);
 
 /* Common heads; each transport embeds them first in its own structs. */
 struct ref_transport {
 	const struct ref_transport_ops *ops;
 	struct ref_ia *ia;
 	struct ref_engine engine;
+	/* REF_TP_CAP_SPIN, ia->lock: the adaptive spin of waits */
+	long wait_ns;			/* moving average of how long waits
+					 * took to be woken (or time out) */
+	unsigned int spin_backoff;	/* waits left that must not spin */
 };
 
 struct ref_tp_conn {
@@ -130,6 +143,10 @@ enum ref_tp_fail {
 
 #define REF_TP_CAP_HW_RECV	0x1	/* transport matches receives itself */
 #define REF_TP_CAP_QOS		0x2	/* the request carries the EP's connect_qos */
+/* poll_completions is a whole non-blocking round of the transport's
+ * descriptors: a wait spins on it, adaptively (ref_conn_wait), and needs
+ * no look at the descriptors of its own while it spins. */
+#define REF_TP_CAP_SPIN		0x4
 
 struct ref_transport_ops {
 	const char *name;
