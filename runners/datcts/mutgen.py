@@ -283,9 +283,10 @@ class _FileScan:
         if ext is None:
             return
         s, e = ext
+        switch_on = SWITCH_ON.search(self.text(s, e))
         for op, table in (("rel-boundary", REL_SWAP), ("eq-swap", EQ_SWAP),
                           ("logic-swap", LOGIC_SWAP)):
-            if op not in self.ops:
+            if op not in self.ops or (op == "logic-swap" and switch_on):
                 continue
             tok = self.operator_token(cur, kids, tuple(table))
             if tok:
@@ -323,8 +324,8 @@ class _FileScan:
             return
         s, e = ext
         text = self.text(s, e)
-        if SWITCH_CALLS.match(text):
-            return
+        if SWITCH_CALLS.match(text) or SWITCH_ON.search(text):
+            return  # negated, it would run a hand-written mutant's code
         self.add(fn, "cond-negate", s, e, f"!({text})")
 
     def literal(self, fn, cur):

@@ -1,0 +1,83 @@
+/* The fixture of tests/mutgen: one function per operator of datcts.mutgen,
+ * self-contained (no provider headers). */
+typedef unsigned int DAT_RETURN;
+#define DAT_SUCCESS 0u
+#define DAT_INVALID_PARAMETER 0x40000u
+#define DAT_INVALID_STATE 0x50000u
+
+struct counter {
+	int value;
+	int seen;
+};
+
+static int calls;
+
+static void touch(void)
+{
+	calls++;
+}
+
+int relational(int a, int b)
+{
+	return (a < b) + 2 * (a >= b);
+}
+
+int equality(int a, int b)
+{
+	return a == b;
+}
+
+int logic(int a, int b)
+{
+	return a && b;
+}
+
+int condition(int a)
+{
+	while (a > 100)
+		a /= 2;
+	if (a)
+		return 1;
+	return 0;
+}
+
+int constant(void)
+{
+	int n = 7;
+	return n;
+}
+
+DAT_RETURN returns(int a)
+{
+	if (a)
+		return DAT_INVALID_STATE;
+	return DAT_SUCCESS;
+}
+
+void field(struct counter *c)
+{
+	c->value = 5;
+	c->seen += 1;
+}
+
+int call(void)
+{
+	touch();
+	return calls;
+}
+
+int with_case(int a)
+{
+	switch (a) {
+	case 3:
+		return 30;
+	default:
+		return 0;
+	}
+}
+
+int with_static_assert(int a)
+{
+	_Static_assert(sizeof(int) == 4, "int is 32 bits");
+	return a;
+}
