@@ -102,12 +102,27 @@ def generate_all(root: Path, commands: dict, files: list, operators: list) -> di
     ci = mutgen.load_clang()
     out = {}
     for path in files:
-        entry = commands.get(str(path.resolve()))
-        if entry is None:
-            raise GeneratedError(f"{path}: not in compile_commands.json for {TARGET}")
         rel = str(path.relative_to(root))
+        entry = command_for(commands, root, rel)
         out[rel] = mutgen.generate(path, mutgen.compile_args(entry), rel, operators, ci)
     return out
+
+
+def command_for(commands: dict, root: Path, rel: str) -> dict:
+    """The compile command of root/rel; when root is another copy of the
+    tree than the build's (--source-dir), the build's command for the same
+    file, its paths moved to root."""
+    entry = commands.get(str((root / rel).resolve()))
+    if entry is not None:
+        return entry
+    for key, e in commands.items():
+        if key.endswith("/" + rel):
+            build_root = key[: -len(rel) - 1]
+            moved = {k: (v.replace(build_root, str(root)) if isinstance(v, str) else
+                         [a.replace(build_root, str(root)) for a in v])
+                     for k, v in e.items() if k in ("command", "arguments", "file")}
+            return dict(e, **moved)
+    raise GeneratedError(f"{rel}: not in compile_commands.json for {TARGET}")
 
 
 def select(by_file: dict, functions: list, sample: int | None, seed: int) -> list:
@@ -553,7 +568,7 @@ def cmd_generated(args, cases_dir_for) -> int:
         by_file.setdefault(m.file, []).append(m)
     for rel, ms in by_file.items():
         path = root / rel
-        text, failed = schemata_for(path, commands[str(path.resolve())], ms, log)
+        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log)
         replaced[rel] = text
         failed_ids.update(m.id for m in failed)
     src = out / "mutant-src"
