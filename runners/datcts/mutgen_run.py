@@ -138,15 +138,21 @@ def select(by_file: dict, functions: list, sample: int | None, seed: int) -> lis
 # ---------------------------------------------------------------- builds
 
 def tree_files(root: Path) -> list:
-    """The tracked files of the source tree (what a build needs)."""
+    """The tracked files of the source tree (what a build needs); every file
+    but build directories when root is not the top of a git work tree (a
+    copy of the tree, which may lie inside another work tree)."""
     try:
-        p = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True,
-                           check=True, timeout=60)
-        return [f for f in p.stdout.decode().split("\0") if f]
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, check=True, timeout=60)
+        if Path(top.stdout.decode().strip()).resolve() == root.resolve():
+            p = subprocess.run(["git", "-C", str(root), "ls-files", "-z"],
+                               capture_output=True, check=True, timeout=60)
+            return [f for f in p.stdout.decode().split("\0") if f]
     except (OSError, subprocess.SubprocessError):
-        skip = {".git", "build"}
-        return [str(p.relative_to(root)) for p in root.rglob("*")
-                if p.is_file() and not skip.intersection(p.relative_to(root).parts)]
+        pass
+    return [str(p.relative_to(root)) for p in root.rglob("*")
+            if p.is_file() and not any(part == ".git" or part.startswith("build")
+                                       for part in p.relative_to(root).parts)]
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:
