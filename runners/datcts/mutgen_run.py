@@ -444,6 +444,11 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         rec["status"] = "killed"
     else:
         rec["status"] = "survived"
+        unresolved = [x["id"] for x in rec["runs"] if x["state"] == "UNRESOLVED"]
+        # a set-up step noticed, not a check: no kill (docs/mutants.md, Classification)
+        rec["reason"] = (f"{len(rec['runs'])} reaching case(s) pass" if not unresolved else
+                         f"noticed only by set-up steps: {len(unresolved)} case(s) UNRESOLVED "
+                         f"({', '.join(unresolved[:3])}), the others pass")
     rec["kill_states"] = sorted({x["state"] for x in rec["runs"]
                                  if x["id"] in rec["killed_by"]})
     return rec
