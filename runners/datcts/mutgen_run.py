@@ -72,6 +72,9 @@ def add_arguments(p) -> None:
                         ", ".join(mutgen.OPERATORS) + ")")
     g.add_argument("--page", action="append",
                    help="only the cases of these pages (globs) run, for coverage and kills")
+    g.add_argument("--max-cases", type=int,
+                   help="run at most N reaching cases per mutant, fastest first (default: all; "
+                        "a survivor then says how many it ran)")
     g.add_argument("--sample", type=int, help="a random sample of N mutants (fixed by --seed)")
     g.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     g.add_argument("--threshold", type=float,
@@ -405,12 +408,15 @@ def stale_triages(triage: dict, generated: dict) -> list:
 # ---------------------------------------------------------------- running the mutants
 
 def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
-               conf: Path, timeout: float) -> dict:
-    """Runs the mutant's reaching cases, fastest first, until a FAIL or CRASH."""
+               conf: Path, timeout: float, max_cases: int | None = None) -> dict:
+    """Runs the mutant's reaching cases, fastest first, until a FAIL or CRASH
+    (at most max_cases of them)."""
     valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
     valid.sort(key=lambda cid: (cov["cases"][cid]["duration_ms"], cid))
     rec = {"cases_reaching": len(reach), "cases_valid": len(valid), "runs": [],
            "killed_by": []}
+    if max_cases:
+        valid = valid[:max_cases]
     if not valid:
         rec["status"] = "not-reached"
         rec["reason"] = ("no case executes its line" if not reach else
@@ -446,9 +452,10 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         rec["status"] = "survived"
         unresolved = [x["id"] for x in rec["runs"] if x["state"] == "UNRESOLVED"]
         # a set-up step noticed, not a check: no kill (docs/mutants.md, Classification)
-        rec["reason"] = (f"{len(rec['runs'])} reaching case(s) pass" if not unresolved else
+        ran = f"{len(rec['runs'])} of {rec['cases_valid']} reaching case(s)"
+        rec["reason"] = (f"{ran} pass" if not unresolved else
                          f"noticed only by set-up steps: {len(unresolved)} case(s) UNRESOLVED "
-                         f"({', '.join(unresolved[:3])}), the others pass")
+                         f"({', '.join(unresolved[:3])}), the others of {ran} pass")
     rec["kill_states"] = sorted({x["state"] for x in rec["runs"]
                                  if x["id"] in rec["killed_by"]})
     return rec
@@ -498,6 +505,8 @@ def cmd_generated(args, cases_dir_for) -> int:
     out = Path(args.out).resolve()
     if args.jobs < 1:
         raise GeneratedError("--jobs must be at least 1")
+    if args.max_cases is not None and args.max_cases < 1:
+        raise GeneratedError("--max-cases must be at least 1")
     if args.sample is not None and args.sample < 1:
         raise GeneratedError("--sample must be at least 1")
     operators = split_multi(args.operators) or list(mutgen.OPERATORS)
@@ -598,7 +607,8 @@ def cmd_generated(args, cases_dir_for) -> int:
     todo = [m for m in selected if m.id not in failed_ids]
 
     def one(m):
-        return m, run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout)
+        return m, run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
+                             args.max_cases)
 
     done = 0
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -633,7 +643,7 @@ def cmd_generated(args, cases_dir_for) -> int:
         "run": {"argv": sys.argv, "build_dir": str(build_dir), "source_dir": str(root),
                 "library": str(lib), "ia": setup.ia, "files": sorted(generated),
                 "functions": split_multi(args.functions), "operators": operators,
-                "pages": pages, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
+                "pages": pages, "max_cases": args.max_cases, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
                 "timeout_s": args.timeout, "started": started, "finished": _now(),
                 "elapsed_s": round(runs_s, 1), "coverage_s": round(coverage_s, 1),
                 "build_s": round(build_s, 1), "mutant_runs_s": round(time.monotonic() - t0, 1),

@@ -162,3 +162,15 @@ def test_score_excludes_build_failed_and_triaged():
     # (6 + 1) / (13 - 3 - 1 excluded by triage)
     assert mutgen_run.score(counts, 1) == round(100 * 7 / 9, 2)
     assert mutgen_run.score({"build-failed": 2}, 0) is None
+
+
+def test_sample_is_fixed_by_its_seed(cindex):
+    generated = {REL: generate(cindex)}
+    ids = lambda ms: sorted(m.id for m in ms)
+    first = mutgen_run.select(generated, [], 10, 7)
+    assert len(first) == 10
+    assert ids(first) == ids(mutgen_run.select(generated, [], 10, 7))
+    assert ids(first) != ids(mutgen_run.select(generated, [], 10, 8))
+    # the function filter applies before the sample
+    only = mutgen_run.select(generated, ["returns"], 2, 7)
+    assert {m.function for m in only} == {"returns"} and len(only) == 2
