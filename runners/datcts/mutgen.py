@@ -208,8 +208,26 @@ class _FileScan:
             cext = self.extent(kids[0])
             if cext and SWITCH_ON.search(self.text(*cext)):
                 kids.pop(1)  # code that runs only with a hand-written mutant on
+        if kind == K.BINARY_OPERATOR and len(kids) == 2:
+            kids = [k for k in kids if not self.masked_by_switch(cur, kids, k)]
         for child in kids:
             self.walk(fn, child, cur, returns_dat, blocked)
+
+    def masked_by_switch(self, cur, kids, kid) -> bool:
+        """kid is an operand whose value does not matter while no hand-written
+        mutant is on: `x || !ref_mutant(..)` is true, `x && ref_mutant(..)`
+        false, whatever x is; a mutant inside x would be equivalent."""
+        tok = self.operator_token(cur, kids, ("||", "&&"))
+        if not tok:
+            return False
+        other = kids[1] if kid == kids[0] else kids[0]
+        ext = self.extent(other)
+        if ext is None:
+            return False
+        text = self.text(*ext).lstrip("( \t\n")
+        if tok[0] == "||":
+            return bool(re.match(r"!\s*\(?\s*(ref_mutant\w*)\s*\(", text))
+        return bool(re.match(r"(ref_mutant\w*)\s*\(", text))
 
     def is_statement_position(self, cur, parent) -> bool:
         """An expression used as a statement: a child of a block, or the body

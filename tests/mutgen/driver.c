@@ -17,6 +17,7 @@ void field(struct counter *c);
 int call(void);
 int with_case(int a);
 int with_static_assert(int a);
+int switched(int a);
 
 int main(void)
 {
@@ -33,5 +34,6 @@ int main(void)
 	printf("call %d\n", call());
 	printf("case %d %d\n", with_case(3), with_case(4));
 	printf("static_assert %d\n", with_static_assert(9));
+	printf("switched %d %d\n", switched(1), switched(3));
 	return 0;
 }

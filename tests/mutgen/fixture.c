@@ -81,3 +81,19 @@ int with_static_assert(int a)
 	_Static_assert(sizeof(int) == 4, "int is 32 bits");
 	return a;
 }
+
+/* The hand-written mutant switch of the reference provider (core/mutants.c),
+ * off here as it is off in a run of generated mutants. */
+static int ref_mutant(const char *id)
+{
+	return id == (const char *)0;
+}
+
+int switched(int a)
+{
+	if (a > 2 && ref_mutant("x"))
+		return a + 5;
+	if (a == 1 || !ref_mutant("y"))
+		return 1;
+	return 0;
+}

@@ -174,3 +174,15 @@ def test_sample_is_fixed_by_its_seed(cindex):
     # the function filter applies before the sample
     only = mutgen_run.select(generated, ["returns"], 2, 7)
     assert {m.function for m in only} == {"returns"} and len(only) == 2
+
+
+def test_hand_written_mutant_code_is_left_alone(cindex):
+    """Code that runs only with a hand-written mutant on, and operands whose
+    value the switch makes irrelevant, give no mutant (they would be
+    equivalent); the operators joining them to the condition still do."""
+    got = pairs(generate(cindex), "switched")
+    originals = {orig for orig, _ in got}
+    assert "a + 5" not in originals and "5" not in originals     # the mutant's branch
+    assert "a > 2" not in originals and "a == 1" not in originals  # masked operands
+    assert ('a > 2 && ref_mutant("x")', "!(a > 2 && ref_mutant(\"x\"))") not in got
+    assert ('a == 1 || !ref_mutant("y")', 'a == 1 && !ref_mutant("y")') in got
