@@ -55,6 +55,8 @@ SWITCH_CALLS = re.compile(r"^!?\s*\(?\s*(ref_mutant\w*|REF_MUTANT_ID)\s*\(")
 # A condition that holds only while a hand-written mutant is on (the switch
 # as a positive conjunct): what it guards is mutant code, not the provider's.
 SWITCH_ON = re.compile(r"(^|&&)\s*\(?\s*(ref_mutant\w*)\s*\(")
+# The comment that marks struct members only hand-written mutants use.
+MUTANTS_ONLY = "mutants only"
 INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*$")
 
 
@@ -152,6 +154,8 @@ class _FileScan:
         self.data = path.read_bytes()
         self.ops = operators
         self.found = []   # (function, operator, start, end, original, replacement)
+        self.field_marks: dict = {}
+        self.headers: dict = {}
 
     # -- helpers
     def text(self, start: int, end: int) -> str:
@@ -167,8 +171,44 @@ class _FileScan:
         s, t = e.start.offset, e.end.offset
         return (s, t) if 0 <= s < t <= len(self.data) else None
 
-    def add(self, fn, op, start, end, replacement):
+    def add(self, fn, op, start, end, replacement, node=None):
+        if node is not None and self.touches_mutant_state(node):
+            return  # state only hand-written mutants read: the change is invisible
         self.found.append((fn, op, start, end, self.text(start, end), replacement))
+
+    def mutant_only_field(self, field) -> bool:
+        """A struct member only hand-written mutants use: named `mut_*`, or
+        `mutants only` in the comment on its own line (ref.h, conn.h).  A
+        comment heading a group is not trusted: conn.h's group holds
+        disconnect_event_posted, which ep.c reads outside any mutant."""
+        if field.spelling.startswith("mut_"):
+            return True
+        loc = field.location
+        if loc.file is None:
+            return False
+        key = (loc.file.name, loc.line)
+        if key not in self.field_marks:
+            lines = self.header_lines(loc.file.name)
+            self.field_marks[key] = 0 < loc.line <= len(lines) and \
+                MUTANTS_ONLY in lines[loc.line - 1]
+        return self.field_marks[key]
+
+    def header_lines(self, name: str) -> list:
+        if name not in self.headers:
+            try:
+                self.headers[name] = Path(name).read_text(errors="replace").splitlines()
+            except OSError:
+                self.headers[name] = []
+        return self.headers[name]
+
+    def touches_mutant_state(self, node) -> bool:
+        for n in node.walk_preorder():
+            if n.kind == self.K.MEMBER_REF_EXPR:
+                ref = n.referenced
+                if ref is not None and ref.kind == self.K.FIELD_DECL and \
+                   self.mutant_only_field(ref):
+                    return True
+        return False
 
     # -- the walk
     def scan(self):
@@ -201,6 +241,9 @@ class _FileScan:
             self.literal(fn, cur)
         elif kind == K.RETURN_STMT and returns_dat:
             self.ret(fn, cur)
+        if parent is not None and kind.is_expression() and not parent.kind.is_expression() \
+                and self.touches_mutant_state(cur):
+            return  # a statement or condition on state only hand-written mutants use
         if parent is not None and self.is_statement_position(cur, parent):
             self.statement(fn, cur)
         kids = list(cur.get_children())
@@ -271,14 +314,14 @@ class _FileScan:
             inner = self._strip(kids[-1]) if kids else inner
         removal = STATEMENT_REMOVED
         if inner.kind == K.CALL_EXPR and "call-del" in self.ops and not SWITCH_CALLS.match(text):
-            self.add(fn, "call-del", s, e, removal)
+            self.add(fn, "call-del", s, e, removal, cur)
         elif inner.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and \
                 "field-assign-del" in self.ops:
             kids = list(inner.get_children())
             if len(kids) == 2 and self._strip(kids[0]).kind == K.MEMBER_REF_EXPR and \
                self.operator_token(inner, kids, ("=", "+=", "-=", "|=", "&=", "^=",
                                                   "*=", "/=", "<<=", ">>=")):
-                self.add(fn, "field-assign-del", s, e, removal)
+                self.add(fn, "field-assign-del", s, e, removal, cur)
 
     def operator_token(self, cur, kids, spellings):
         """(spelling, start, end) of the binary operator token between the two
@@ -310,7 +353,7 @@ class _FileScan:
             if tok:
                 spelling, ts, te = tok
                 new = self.text(s, ts) + table[spelling] + self.text(te, e)
-                self.add(fn, op, s, e, new)
+                self.add(fn, op, s, e, new, cur)
 
     def condition(self, fn, cur):
         if "cond-negate" not in self.ops:
@@ -344,7 +387,7 @@ class _FileScan:
         text = self.text(s, e)
         if SWITCH_CALLS.match(text) or SWITCH_ON.search(text):
             return  # negated, it would run a hand-written mutant's code
-        self.add(fn, "cond-negate", s, e, f"!({text})")
+        self.add(fn, "cond-negate", s, e, f"!({text})", cond)
 
     def literal(self, fn, cur):
         ext = self.extent(cur)
@@ -368,10 +411,10 @@ class _FileScan:
         s, e = ext
         text = self.text(s, e)
         if "return-success" in self.ops and text.strip() != "DAT_SUCCESS":
-            self.add(fn, "return-success", s, e, "DAT_SUCCESS")
+            self.add(fn, "return-success", s, e, "DAT_SUCCESS", kids[0])
         if "return-error" in self.ops:
             code = ERROR_CODES[1] if ERROR_CODES[0] in text else ERROR_CODES[0]
-            self.add(fn, "return-error", s, e, code)
+            self.add(fn, "return-error", s, e, code, kids[0])
 
 
 def id_file(rel: str) -> str:

@@ -97,3 +97,20 @@ int switched(int a)
 		return 1;
 	return 0;
 }
+
+/* Members only hand-written mutants use (ref.h marks them so, or mut_*). */
+struct with_mutant_state {
+	int live;
+	int mut_count;
+	int shadow;	/* mutants only: read by a hand-written mutant */
+};
+
+int mutant_state(struct with_mutant_state *s)
+{
+	s->mut_count = 1;
+	s->shadow = s->live + 1;
+	if (s->shadow > 3)
+		s->live = 0;
+	s->live = 2;
+	return s->live;
+}

@@ -186,3 +186,9 @@ def test_hand_written_mutant_code_is_left_alone(cindex):
     assert "a > 2" not in originals and "a == 1" not in originals  # masked operands
     assert ('a > 2 && ref_mutant("x")', "!(a > 2 && ref_mutant(\"x\"))") not in got
     assert ('a == 1 || !ref_mutant("y")', 'a == 1 && !ref_mutant("y")') in got
+
+
+def test_state_only_mutants_use_is_left_alone(cindex):
+    got = pairs(generate(cindex), "mutant_state")
+    assert got == {("s->live = 0", "(void)0"), ("0", "(0 + 1)"), ("0", "(0 - 1)"),
+                   ("s->live = 2", "(void)0"), ("2", "(2 + 1)"), ("2", "(2 - 1)")}
