@@ -55,6 +55,9 @@ SWITCH_CALLS = re.compile(r"^!?\s*\(?\s*(ref_mutant\w*|REF_MUTANT_ID)\s*\(")
 # A condition that holds only while a hand-written mutant is on (the switch
 # as a positive conjunct): what it guards is mutant code, not the provider's.
 SWITCH_ON = re.compile(r"(^|&&)\s*\(?\s*(ref_mutant\w*)\s*\(")
+# The provider's test hooks (docs/reference-provider.md, "Test hooks") stage
+# conditions for the cases: suite machinery, not behaviour the pages define.
+TEST_HOOK_PREFIX = "daplref_test_"
 # The comment that marks struct members only hand-written mutants use.
 MUTANTS_ONLY = "mutants only"
 INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*$")
@@ -124,8 +127,9 @@ def compile_args(entry: dict) -> list:
 
 def load_compile_commands(path: Path, target: str = "daplref") -> dict:
     """source path (resolved) -> its compile_commands entry for the CMake
-    target (a file the build compiles for several targets, as core/*.c for
-    daplref and daplref2, is taken with the target's flags)."""
+    target: a file the build compiles for several targets (core/*.c for
+    daplref and daplref2) with this target's flags; a file the target does
+    not compile (core/abi20.c) is not there."""
     import json
     entries = json.loads(path.read_text())
     mine = (f"/{target}_obj.dir/", f"/{target}.dir/")
@@ -133,7 +137,7 @@ def load_compile_commands(path: Path, target: str = "daplref") -> dict:
     for e in entries:
         key = str(Path(e["directory"], e["file"]).resolve())
         cmd = e.get("command") or " ".join(e.get("arguments", []))
-        if key not in out or any(m in cmd for m in mine):
+        if any(m in cmd for m in mine):
             out[key] = e
     return out
 
@@ -214,6 +218,7 @@ class _FileScan:
     def scan(self):
         for cur in self.tu.cursor.get_children():
             if cur.kind == self.K.FUNCTION_DECL and cur.is_definition() and \
+               not cur.spelling.startswith(TEST_HOOK_PREFIX) and \
                cur.location.file and Path(cur.location.file.name).resolve() == self.path:
                 self.function(cur)
         return self.found

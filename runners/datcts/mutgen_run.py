@@ -91,8 +91,11 @@ def repo_root() -> Path:
 
 # ---------------------------------------------------------------- generation
 
-def source_files(root: Path, globs: list) -> list:
-    files = sorted(p for p in (root / PROVIDER_DIR).glob("*.c") if p.name not in EXCLUDED_FILES)
+def source_files(root: Path, globs: list, commands: dict) -> list:
+    """The provider's core files the target compiles, matching globs."""
+    built = {k.rsplit("/", 1)[-1] for k in commands if f"/{PROVIDER_DIR}/" in k}
+    files = sorted(p for p in (root / PROVIDER_DIR).glob("*.c")
+                   if p.name not in EXCLUDED_FILES and p.name in built)
     if globs:
         files = [p for p in files
                  if any(fnmatch.fnmatchcase(p.name, g) or
@@ -525,7 +528,7 @@ def cmd_generated(args, cases_dir_for) -> int:
         raise GeneratedError(f"no {cc_path}: configure the build with "
                              "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON (the default of this project)")
     commands = mutgen.load_compile_commands(cc_path, TARGET)
-    files = source_files(root, split_multi(args.files))
+    files = source_files(root, split_multi(args.files), commands)
     if not files:
         raise GeneratedError("no source file matches --files")
     try:
