@@ -229,12 +229,12 @@ class _FileScan:
         if body is not None:
             self.walk(fn.spelling, body, None, returns_dat, False)
 
-    def walk(self, fn, cur, parent, returns_dat, const_ok_blocked):
+    def walk(self, fn, cur, parent, returns_dat, constants_blocked):
         K = self.K
         kind = cur.kind
         if kind == K.CALL_EXPR and cur.spelling.startswith(("ref_mutant", "REF_MUTANT")):
             return  # the hand-written switch: nothing inside it is provider behaviour
-        blocked = const_ok_blocked or kind in (K.CASE_STMT,) or \
+        blocked = constants_blocked or kind in (K.CASE_STMT,) or \
             (kind == K.VAR_DECL and (cur.storage_class == self.ci.StorageClass.STATIC or
                                      cur.type.kind in (self.ci.TypeKind.CONSTANTARRAY,)))
         if kind in (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.FOR_STMT):
@@ -512,6 +512,7 @@ def render(source: bytes, mutants: list) -> tuple:
             continue
         (children[stack[-1]] if stack else roots).append(r)
         stack.append(r)
+
     def emit(lo: int, hi: int, inner: list) -> bytes:
         out = bytearray()
         pos = lo
