@@ -686,11 +686,17 @@ def text_summary(doc: dict) -> str:
                      f"{c['survived']} survived, {c['not-reached']} not reached, "
                      f"{c['timed-out']} timed out, {c['build-failed']} build-failed, score "
                      f"{f['score'] if f['score'] is not None else '-'} %")
+        unreached = [f"{name} {fn['counts']['not-reached']}/{sum(fn['counts'].values())}"
+                     for name, fn in sorted(f["functions"].items())
+                     if fn["counts"]["not-reached"]]
+        if unreached:
+            lines.append("    not reached (function mutants/all): " + ", ".join(unreached))
     for r in doc["mutants"]:
         if r["status"] == "survived":
             t = r.get("triage")
             lines.append(f"  SURVIVED {r['id']} line {r['line']}: "
-                         f"{' '.join(r['original'].split())} -> {r['replacement']}"
+                         f"{' '.join(r['original'].split())} -> "
+                         f"{' '.join(r['replacement'].split())}"
                          + (f" [{t['kind']}]" if t else " [untriaged]"))
     for mid in doc["stale_triages"]:
         lines.append(f"  STALE triage {mid}: no such mutant")
