@@ -313,6 +313,19 @@ class CaseRunner:
         return r or {"state": "UNRESOLVED", "message": "interrupted"}
 
 
+def run_pool(runner: CaseRunner, jobs: int, fn, items):
+    """fn over items on `jobs` threads, results in order; an interrupt stops
+    the case processes still running."""
+    pool = cf.ThreadPoolExecutor(max_workers=jobs)
+    try:
+        yield from pool.map(fn, items)
+    except KeyboardInterrupt:
+        runner.procs.stop_all()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
 def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
                  dat_entry, say) -> dict:
     """{"cases": {id: {"state", "duration_ms", "lines": {rel: [lines]}}}} for
@@ -358,9 +371,8 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
         return case.id, {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0),
                          "lines": lines}
 
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for cid, rec in pool.map(one, enumerate(todo)):
-            doc["cases"][cid] = rec
+    for cid, rec in run_pool(runner, args.jobs, one, enumerate(todo)):
+        doc["cases"][cid] = rec
     doc["elapsed_s"] = round(doc.get("elapsed_s", 0.0) + time.monotonic() - t0, 1)
     doc["last_run_s"] = round(time.monotonic() - t0, 1)
     doc["key"] = key
@@ -614,15 +626,14 @@ def cmd_generated(args, cases_dir_for) -> int:
                              args.max_cases)
 
     done = 0
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for m, rec in pool.map(one, todo):
-            done += 1
-            rec.update(m.listing())
-            results.append(rec)
-            if not quiet and rec["status"] != "not-reached":
-                print(f"[{done}/{len(todo)}] {rec['status']:<11} {m.id}"
-                      + (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""),
-                      file=sys.stderr, flush=True)
+    for m, rec in run_pool(runner, args.jobs, one, todo):
+        done += 1
+        rec.update(m.listing())
+        results.append(rec)
+        if not quiet and rec["status"] != "not-reached":
+            print(f"[{done}/{len(todo)}] {rec['status']:<11} {m.id}"
+                  + (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""),
+                  file=sys.stderr, flush=True)
     for m in selected:
         if m.id in failed_ids:
             rec = m.listing()
