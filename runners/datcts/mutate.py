@@ -359,9 +359,10 @@ def _line(m: dict) -> str:
 def cmd_mutate(args, cases_dir_for) -> int:
     """cases_dir_for(api): the case build for the IA's DAT API (cli._cases_dir)."""
     from datcts_reports import runmeta
+    from datcts import mutgen_run  # imports this module: not at the top
     if getattr(args, "generated", False):
-        from datcts import mutgen_run  # imports this module: not at the top
         return mutgen_run.cmd_generated(args, cases_dir_for)
+    mutgen_run.refuse_generated_options(args)
 
     build_dir = Path(args.build_dir).resolve()
     out_dir = Path(args.out).resolve()

@@ -85,6 +85,18 @@ def add_arguments(p) -> None:
                    help="source tree to mutate (default: the tree bin/datcts belongs to)")
 
 
+GENERATED_ONLY = ("files", "functions", "operators", "page", "max_cases", "sample",
+                  "threshold", "triage", "source_dir")
+
+
+def refuse_generated_options(args) -> None:
+    """The options of --generated mean nothing to the hand-written flow."""
+    given = [o for o in GENERATED_ONLY if getattr(args, o, None) is not None]
+    if given:
+        raise GeneratedError(", ".join("--" + o.replace("_", "-") for o in given) +
+                             " only with --generated")
+
+
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
