@@ -490,6 +490,17 @@ __attribute__((constructor)) static void datcts_genmut_init(void)
 """
 
 
+C_COMMENT_OR_LITERAL = re.compile(r'("(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\')|//[^\n]*|/\*.*?\*/',
+                                  re.S)
+
+
+def one_line(code: str) -> str:
+    """code on one line: comments out, line breaks made spaces (a mutant's
+    copy of a multi-line condition must not shift the lines after it)."""
+    code = C_COMMENT_OR_LITERAL.sub(lambda m: m.group(1) or " ", code)
+    return code.replace("\\\n", " ").replace("\n", " ")
+
+
 def render(source: bytes, mutants: list) -> tuple:
     """The schemata of one file: (text, [mutants left out]).  mutants: those
     of this file, with distinct index values.  Guards add no line breaks and
@@ -529,7 +540,8 @@ def render(source: bytes, mutants: list) -> tuple:
         void = any(m.replacement == STATEMENT_REMOVED for m in groups[r])
         expr = (b"(void)(" if void else b"(") + orig + b")"
         for m in reversed(groups[r]):
-            expr = (f"(DATCTS_MUT({m.index}) ? ({m.replacement}) : ".encode() + expr + b")")
+            expr = (f"(DATCTS_MUT({m.index}) ? ({one_line(m.replacement)}) : ".encode() +
+                    expr + b")")
         return expr
 
     body = emit(0, len(source), roots)

@@ -225,8 +225,10 @@ def build_library(src: Path, build: Path, log: Path, extra: list, jobs: int) -> 
     return lib
 
 
-COMPILE_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error:",
-                           re.M)
+# An error's own line, and the lines of the macro uses it came through (the
+# mutant is at the use; the error points into the macro's definition).
+COMPILE_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:(?:fatal )?error:|"
+                           r"note: in expansion of macro)", re.M)
 
 
 def schemata_for(path: Path, entry: dict, mutants: list, log: Path) -> tuple:

@@ -114,3 +114,13 @@ int mutant_state(struct with_mutant_state *s)
 	s->live = 2;
 	return s->live;
 }
+
+/* A condition over several lines, with a comment inside: its mutants'
+ * copies must not move the lines after it. */
+int multiline(int a, int b)
+{
+	if (a > 1 && // the first bound
+	    b < 2)
+		return 1;
+	return 0;
+}

@@ -120,6 +120,13 @@ def test_schemata_compiles_and_switches_one_mutant(cindex, tmp_path):
     # the static assertion needs a constant: its mutants cannot compile, the rest do
     assert failed and {m.function for m in failed} == {"with_static_assert"}
     assert all(m.line == failed[0].line for m in failed)
+    # every guard stands on its mutant's own line (compiler messages name it)
+    body = schemata.split(b"#line 1\n", 1)[1].decode()
+    for m in mutants:
+        if m not in failed:
+            at = body.index(f"DATCTS_MUT({m.index})")
+            assert body.count("\n", 0, at) + 1 == m.line, m.id
+    assert body.count("\n") == FIXTURE.read_text().count("\n")
     original = compile_and_run(tmp_path, FIXTURE.read_bytes(), "original")
     assert compile_and_run(tmp_path, schemata, "schemata") == original
     observable = [m for m in mutants if m not in failed and
