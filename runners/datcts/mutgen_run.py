@@ -436,12 +436,21 @@ def stale_triages(triage: dict, generated: dict) -> list:
 
 # ---------------------------------------------------------------- running the mutants
 
+def name_words(name: str) -> set:
+    """The words of a function or page name that say what it is about."""
+    return set(name.lower().split("_")) - {"ref", "dat", "daplref", "", "common"}
+
+
 def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                conf: Path, timeout: float, max_cases: int | None = None) -> dict:
-    """Runs the mutant's reaching cases, fastest first, until a FAIL or CRASH
-    (at most max_cases of them)."""
+    """Runs the mutant's reaching cases, those of its function's page first,
+    until a FAIL or CRASH (at most max_cases of them)."""
     valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
-    valid.sort(key=lambda cid: (cov["cases"][cid]["duration_ms"], cid))
+    words = name_words(m.function)
+    # the cases of the function's own page first (ref_cr_accept: dat_cr_accept's),
+    # then by the words they share with it, each group fastest first
+    valid.sort(key=lambda cid: (-len(words & name_words(case_by_id[cid].page)),
+                                cov["cases"][cid]["duration_ms"], cid))
     rec = {"cases_reaching": len(reach), "cases_valid": len(valid), "runs": [],
            "killed_by": []}
     if max_cases:
