@@ -452,7 +452,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
     valid.sort(key=lambda cid: (-len(words & name_words(case_by_id[cid].page)),
                                 cov["cases"][cid]["duration_ms"], cid))
     rec = {"cases_reaching": len(reach), "cases_valid": len(valid), "runs": [],
-           "killed_by": []}
+           "killed_by": [], "kill_states": [], "reason": None}
     if max_cases:
         valid = valid[:max_cases]
     if not valid:
@@ -661,7 +661,7 @@ def cmd_generated(args, cases_dir_for) -> int:
         if m.id in failed_ids:
             rec = m.listing()
             rec.update(status="build-failed", reason="the mutant does not compile",
-                       runs=[], killed_by=[], cases_reaching=0, cases_valid=0)
+                       runs=[], killed_by=[], kill_states=[], cases_reaching=0, cases_valid=0)
             results.append(rec)
     order = {m.id: i for i, m in enumerate(selected)}
     results.sort(key=lambda r: order[r["id"]])
