@@ -12,8 +12,8 @@
    selected files are their mutant schemata, libdaplref built from it alone
    (OUT/mutant-build); a mutant is chosen at run time by DATCTS_GENMUT.
    A mutant whose code does not compile is `build-failed`.
-4. Each mutant runs the cases that reach its lines, fastest first, until one
-   ends FAIL or CRASH.
+4. Each mutant runs the cases that reach its lines, its function's page
+   first, until one ends FAIL or CRASH.
 5. OUT/generated-mutants.json (datcts-generated-mutants/1) and a summary.
 """
 
@@ -52,7 +52,7 @@ PROVIDER_DIR = "reference-provider/core"
 # The hand-written mutant table is test machinery, not provider behaviour.
 EXCLUDED_FILES = ("mutants.c",)
 TARGET = "daplref"
-# A hanging mutant is given up after this many case runs that all timed out.
+# A hanging mutant is given up after this many of its case runs timed out.
 MAX_TIMEOUTS = 2
 
 
