@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(
 	build-essential cmake pkg-config          # C toolchain
 	clang-14 libclang-rt-14-dev               # the fuzz tree: clang, libFuzzer (libclang_rt.fuzzer)
+	python3-clang-14                          # datcts mutate --generated: libclang's Python bindings
 	libibverbs-dev librdmacm-dev              # rdma-core: the verbs transport
 	libdapl-dev dapl2-utils                   # DAT 2.0: headers, libdat2, OFA's test programs
 	python3 python3-pytest python3-jinja2     # the runner and reports

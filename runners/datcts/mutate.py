@@ -79,6 +79,8 @@ def add_parser(sub, add_build_opts) -> None:
     p.add_argument("--list", action="store_true",
                    help="print the mutants with their clauses and cases, run nothing")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
+    from datcts import mutgen_run  # imports this module: not at the top
+    mutgen_run.add_arguments(p)
 
 
 # ---------------------------------------------------------------- the table
@@ -357,6 +359,10 @@ def _line(m: dict) -> str:
 def cmd_mutate(args, cases_dir_for) -> int:
     """cases_dir_for(api): the case build for the IA's DAT API (cli._cases_dir)."""
     from datcts_reports import runmeta
+    from datcts import mutgen_run  # imports this module: not at the top
+    if getattr(args, "generated", False):
+        return mutgen_run.cmd_generated(args, cases_dir_for)
+    mutgen_run.refuse_generated_options(args)
 
     build_dir = Path(args.build_dir).resolve()
     out_dir = Path(args.out).resolve()

@@ -1,0 +1,737 @@
+"""`datcts mutate --generated`: generated mutants of the reference provider
+(docs/mutants.md, "Generated mutants").
+
+1. The mutants of reference-provider/core/*.c (datcts.mutgen, libclang, with
+   the build's compile_commands.json).
+2. The coverage map: every selected case run once, alone, on a --coverage
+   build of libdaplref (OUT/coverage-build), each with its own GCOV_PREFIX;
+   gcov says which provider lines it executed.  Cached in
+   OUT/coverage-map.json, keyed by the provider sources and the case binaries.
+   The same runs are the baseline (what passes without a mutant).
+3. One mutant build: a scratch copy of the tree (OUT/mutant-src) whose
+   selected files are their mutant schemata, libdaplref built from it alone
+   (OUT/mutant-build); a mutant is chosen at run time by DATCTS_GENMUT.
+   A mutant whose code does not compile is `build-failed`.
+4. Each mutant runs the cases that reach its lines, its function's page
+   first, until one ends FAIL or CRASH.
+5. OUT/generated-mutants.json (datcts-generated-mutants/1) and a summary.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import fnmatch
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+from datcts import mutgen
+from datcts.discovery import discover, find_binaries, split_multi
+from datcts.execute import LocalLauncher, ProcessTable, Runner
+from datcts.mutate import MutateError
+from datcts.provider import resolve, write_dat_conf
+
+SCHEMA = "datcts-generated-mutants/1"
+COVERAGE_SCHEMA = "datcts-coverage-map/1"
+STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed")
+KILL_STATES = ("FAIL", "CRASH")      # a TIMEOUT kills too, but the next case may FAIL
+VALID_BASELINE = ("PASS", "UNSUPPORTED")
+TRIAGE_KINDS = {"equivalent": ("reason",), "unspecified": ("page", "section", "words"),
+                "gap": ("closes",)}
+PROVIDER_DIR = "reference-provider/core"
+# The hand-written mutant table is test machinery, not provider behaviour.
+EXCLUDED_FILES = ("mutants.c",)
+TARGET = "daplref"
+# A hanging mutant is given up after this many of its case runs timed out.
+MAX_TIMEOUTS = 2
+
+
+class GeneratedError(MutateError):
+    """A usage or configuration problem (exit 2)."""
+
+
+def add_arguments(p) -> None:
+    g = p.add_argument_group("generated mutants (--generated)")
+    g.add_argument("--generated", action="store_true",
+                   help="mutants generated from reference-provider/core/*.c with libclang")
+    g.add_argument("--files", action="append",
+                   help="source files (glob on the path or the name, e.g. pz.c; default: all)")
+    g.add_argument("--functions", action="append", help="function name globs")
+    g.add_argument("--operators", action="append",
+                   help="operators (comma-separated; default: all of " +
+                        ", ".join(mutgen.OPERATORS) + ")")
+    g.add_argument("--page", action="append",
+                   help="only the cases of these pages (globs) run, for coverage and kills")
+    g.add_argument("--max-cases", type=int,
+                   help="run at most N reaching cases per mutant, fastest first (default: all; "
+                        "a survivor then says how many it ran)")
+    g.add_argument("--sample", type=int, help="a random sample of N mutants (fixed by --seed)")
+    g.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    g.add_argument("--threshold", type=float,
+                   help="exit 1 when the score (percent) is below this or a survivor is "
+                        "untriaged")
+    g.add_argument("--triage", help="triage file (default: tests/mutants/generated-triage.toml)")
+    g.add_argument("--source-dir",
+                   help="source tree to mutate (default: the tree bin/datcts belongs to)")
+
+
+GENERATED_ONLY = ("files", "functions", "operators", "page", "max_cases", "sample",
+                  "threshold", "triage", "source_dir")
+
+
+def refuse_generated_options(args) -> None:
+    """The options of --generated mean nothing to the hand-written flow."""
+    given = [o for o in GENERATED_ONLY if getattr(args, o, None) is not None]
+    if given:
+        raise GeneratedError(", ".join("--" + o.replace("_", "-") for o in given) +
+                             " only with --generated")
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------- generation
+
+def source_files(root: Path, globs: list, commands: dict) -> list:
+    """The provider's core files the target compiles, matching globs."""
+    built = {k.rsplit("/", 1)[-1] for k in commands if f"/{PROVIDER_DIR}/" in k}
+    files = sorted(p for p in (root / PROVIDER_DIR).glob("*.c")
+                   if p.name not in EXCLUDED_FILES and p.name in built)
+    if globs:
+        files = [p for p in files
+                 if any(fnmatch.fnmatchcase(p.name, g) or
+                        fnmatch.fnmatchcase(str(p.relative_to(root)), g) for g in globs)]
+    return files
+
+
+def generate_all(root: Path, commands: dict, files: list, operators: list) -> dict:
+    """rel path -> [Mutant] (all operators asked for, every function)."""
+    ci = mutgen.load_clang()
+    out = {}
+    for path in files:
+        rel = str(path.relative_to(root))
+        entry = command_for(commands, root, rel)
+        out[rel] = mutgen.generate(path, mutgen.compile_args(entry), rel, operators, ci)
+    return out
+
+
+def command_for(commands: dict, root: Path, rel: str) -> dict:
+    """The compile command of root/rel; when root is another copy of the
+    tree than the build's (--source-dir), the build's command for the same
+    file, its paths moved to root."""
+    entry = commands.get(str((root / rel).resolve()))
+    if entry is not None:
+        return entry
+    for key, e in commands.items():
+        if key.endswith("/" + rel):
+            build_root = key[: -len(rel) - 1]
+            moved = {k: (v.replace(build_root, str(root)) if isinstance(v, str) else
+                         [a.replace(build_root, str(root)) for a in v])
+                     for k, v in e.items() if k in ("command", "arguments", "file")}
+            return dict(e, **moved)
+    raise GeneratedError(f"{rel}: not in compile_commands.json for {TARGET}")
+
+
+def select(by_file: dict, functions: list, sample: int | None, seed: int) -> list:
+    chosen = [m for ms in by_file.values() for m in ms
+              if not functions or any(fnmatch.fnmatchcase(m.function, g) for g in functions)]
+    if sample is not None and sample < len(chosen):
+        ids = sorted(m.id for m in chosen)
+        keep = set(random.Random(seed).sample(ids, sample))
+        chosen = [m for m in chosen if m.id in keep]
+    return chosen
+
+
+# ---------------------------------------------------------------- builds
+
+def tree_files(root: Path) -> list:
+    """The tracked files of the source tree (what a build needs); every file
+    but build directories when root is not the top of a git work tree (a
+    copy of the tree, which may lie inside another work tree)."""
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, check=True, timeout=60)
+        if Path(top.stdout.decode().strip()).resolve() == root.resolve():
+            p = subprocess.run(["git", "-C", str(root), "ls-files", "-z"],
+                               capture_output=True, check=True, timeout=60)
+            return [f for f in p.stdout.decode().split("\0") if f]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return [str(p.relative_to(root)) for p in root.rglob("*")
+            if p.is_file() and not any(part == ".git" or part.startswith("build")
+                                       for part in p.relative_to(root).parts)]
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Writes only changed content, so that the mutant build stays incremental."""
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".datcts-tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return True
+
+
+def sync_tree(root: Path, dest: Path, replaced: dict) -> None:
+    """dest becomes a copy of root's tracked files, with replaced (rel ->
+    bytes) instead of those files.  In the copy's top CMakeLists.txt
+    warnings do not fail the build: a schemata mixes types a mutant makes
+    suspicious (a constant minus one compared with an unsigned)."""
+    for rel in tree_files(root):
+        src = root / rel
+        if not src.is_file():
+            continue
+        data = replaced.get(rel)
+        if data is None:
+            data = src.read_bytes()
+            if rel == "CMakeLists.txt":
+                data = data.replace(b"-Werror", b"-Wno-error")
+        write_if_changed(dest / rel, data)
+
+
+def run_logged(argv: list, log: Path, cwd: Path | None = None, timeout: float = 3600) -> None:
+    with log.open("ab") as f:
+        f.write(("$ " + " ".join(argv) + "\n").encode())
+        f.flush()
+        p = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise GeneratedError(f"{' '.join(argv[:4])}...: exit {p.returncode} (see {log})")
+
+
+def build_library(src: Path, build: Path, log: Path, extra: list, jobs: int) -> Path:
+    """libdaplref.so of source tree src, built alone in build."""
+    if not (build / "CMakeCache.txt").is_file():
+        run_logged(["cmake", "-S", str(src), "-B", str(build)] + extra, log)
+    run_logged(["cmake", "--build", str(build), "--target", TARGET, "-j", str(jobs)], log)
+    lib = build / "lib" / f"lib{TARGET}.so"
+    if not lib.is_file():
+        raise GeneratedError(f"the build made no {lib}")
+    return lib
+
+
+# An error's own line, and the lines of the macro uses it came through (the
+# mutant is at the use; the error points into the macro's definition).
+COMPILE_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:(?:fatal )?error:|"
+                           r"note: in expansion of macro)", re.M)
+
+
+def schemata_for(path: Path, entry: dict, mutants: list, log: Path) -> tuple:
+    """(schemata bytes, [mutants that do not compile]).  A mutant whose
+    guarded code a compiler error points at is left out, and the file is
+    checked again, until it compiles."""
+    source = path.read_bytes()
+    live = list(mutants)
+    failed = []
+    for i, m in enumerate(mutants):
+        m.index = i
+    argv0 = (entry.get("arguments") or entry["command"].split())[0]
+    args = [a for a in mutgen.compile_args(entry) if a != "-Werror"]
+    for _ in range(50):
+        text, crossing = mutgen.render(source, live)
+        failed.extend(crossing)
+        live = [m for m in live if m not in crossing]
+        p = subprocess.run([argv0, *args, "-Wno-error", "-fsyntax-only", "-x", "c",
+                            "-iquote", str(path.parent), "-"],
+                           input=text, capture_output=True, timeout=300)
+        if p.returncode == 0:
+            return text, failed
+        err = p.stderr.decode(errors="replace")
+        with log.open("a") as f:
+            f.write(f"--- {path.name}: schemata does not compile\n{err[:4000]}\n")
+        lines = {int(mm.group("line")) for mm in COMPILE_ERROR.finditer(err)}
+        bad = [m for m in live if any(m.line <= n <= m.end_line for n in lines)]
+        if not bad:
+            raise GeneratedError(f"{path}: the schemata does not compile, and no mutant is "
+                                 f"at the error (see {log})")
+        failed.extend(bad)
+        live = [m for m in live if m not in bad]
+    raise GeneratedError(f"{path}: the schemata still does not compile (see {log})")
+
+
+# ---------------------------------------------------------------- coverage
+
+def digest(paths: list) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(str(p).encode())
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
+    """rel source path -> sorted executed lines, from the .gcda files a case
+    run left under run_dir (GCOV_PREFIX)."""
+    gcdas = list(run_dir.rglob("*.gcda"))
+    out: dict = {}
+    by_dir: dict = {}
+    for g in gcdas:
+        gcno = objdir / g.relative_to(run_dir / str(objdir).lstrip("/")).with_suffix(".gcno")
+        link = g.with_suffix(".gcno")
+        if gcno.is_file() and not link.exists():
+            link.symlink_to(gcno)
+        by_dir.setdefault(g.parent, []).append(g.name)
+    for d, names in by_dir.items():
+        p = subprocess.run(["gcov", "-j", "-t", "-o", ".", *names], cwd=d,
+                           capture_output=True, timeout=300)
+        for line in p.stdout.decode(errors="replace").splitlines():
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            for f in doc.get("files", []):
+                name = Path(f["file"])
+                try:
+                    rel = str((name if name.is_absolute() else d / name).resolve()
+                              .relative_to(root))
+                except ValueError:
+                    continue
+                hit = {ln["line_number"] for ln in f.get("lines", []) if ln.get("count")}
+                if hit:
+                    out[rel] = sorted(set(out.get(rel, [])) | hit)
+    return out
+
+
+class CaseRunner:
+    """Runs cases on a pool, each with an environment of its own."""
+
+    def __init__(self, base_env: dict, timeout: float, jobs: int, quiet: bool):
+        self.base_env = base_env
+        self.timeout = timeout
+        self.jobs = jobs
+        self.procs = ProcessTable()
+        self.quiet = quiet
+        self.runs = 0
+        self.lock = threading.Lock()
+
+    def run(self, case, extra_env: dict, timeout: float | None = None) -> dict:
+        env = dict(self.base_env, **extra_env)
+        r = Runner(LocalLauncher(env), timeout or self.timeout, self.procs).run(case)
+        with self.lock:
+            self.runs += 1
+        return r or {"state": "UNRESOLVED", "message": "interrupted"}
+
+
+def run_pool(runner: CaseRunner, jobs: int, fn, items):
+    """fn over items on `jobs` threads, results in order; an interrupt stops
+    the case processes still running."""
+    pool = cf.ThreadPoolExecutor(max_workers=jobs)
+    try:
+        yield from pool.map(fn, items)
+    except KeyboardInterrupt:
+        runner.procs.stop_all()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
+                 dat_entry, say) -> dict:
+    """{"cases": {id: {"state", "duration_ms", "lines": {rel: [lines]}}}} for
+    every case of `cases`, from the cache when the sources and the case
+    binaries are unchanged."""
+    sources = sorted((root / PROVIDER_DIR).glob("*.c")) + sorted((root / PROVIDER_DIR).glob("*.h"))
+    binaries = sorted({c.binary for c in cases})
+    key = digest(sources) + "-" + digest(binaries)
+    cache = out / "coverage-map.json"
+    doc = {"schema": COVERAGE_SCHEMA, "key": key, "cases": {}, "elapsed_s": 0.0}
+    if cache.is_file():
+        try:
+            old = json.loads(cache.read_text())
+            if old.get("schema") == COVERAGE_SCHEMA and old.get("key") == key:
+                doc = old
+        except ValueError:
+            pass
+    todo = [c for c in cases if c.id not in doc["cases"]]
+    if not todo:
+        say(f"coverage map: {len(cases)} case(s) from the cache")
+        return doc
+    build = out / "coverage-build"
+    t0 = time.monotonic()
+    say(f"coverage build: {build}")
+    lib = build_library(root, build, out / "coverage-build.log",
+                        ["-DCMAKE_BUILD_TYPE=Debug", "-DCMAKE_C_FLAGS=--coverage",
+                         "-DCMAKE_SHARED_LINKER_FLAGS=--coverage"], args.jobs)
+    conf = out / "coverage-dat.conf"
+    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
+    objdir = (build / "reference-provider" / "CMakeFiles" / f"{TARGET}_obj.dir").resolve()
+    runs = out / "coverage-runs"
+    shutil.rmtree(runs, ignore_errors=True)
+    say(f"coverage run: {len(todo)} case(s), --jobs {args.jobs}")
+
+    def one(i_case):
+        i, case = i_case
+        d = runs / str(i)
+        d.mkdir(parents=True, exist_ok=True)
+        r = runner.run(case, {"DAT_OVERRIDE": str(conf), "GCOV_PREFIX": str(d),
+                              "GCOV_PREFIX_STRIP": "0"})
+        lines = gcov_lines(d, objdir, root)
+        shutil.rmtree(d, ignore_errors=True)
+        return case.id, {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0),
+                         "lines": lines}
+
+    for cid, rec in run_pool(runner, args.jobs, one, enumerate(todo)):
+        doc["cases"][cid] = rec
+    doc["elapsed_s"] = round(doc.get("elapsed_s", 0.0) + time.monotonic() - t0, 1)
+    doc["last_run_s"] = round(time.monotonic() - t0, 1)
+    doc["key"] = key
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc))
+    os.replace(tmp, cache)
+    say(f"coverage run: {time.monotonic() - t0:.1f} s")
+    return doc
+
+
+def reaching(m, cov: dict) -> list:
+    """Case ids whose run executed a line of the mutant's code."""
+    lines = set(range(m.line, m.end_line + 1))
+    return [cid for cid, rec in cov["cases"].items()
+            if lines.intersection(rec["lines"].get(m.file, ()))]
+
+
+# ---------------------------------------------------------------- triage
+
+def load_triage(path: Path) -> dict:
+    """mutant id -> {"kind", ...}; raises GeneratedError on a malformed entry."""
+    if not path.is_file():
+        return {}
+    try:
+        doc = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise GeneratedError(f"{path}: {e}") from e
+    out = {}
+    for mid, t in doc.items():
+        if not isinstance(t, dict) or t.get("kind") not in TRIAGE_KINDS:
+            raise GeneratedError(f"{path}: [{mid!r}] needs kind = one of "
+                                 + ", ".join(TRIAGE_KINDS))
+        missing = [k for k in TRIAGE_KINDS[t["kind"]] if not t.get(k)]
+        if missing:
+            raise GeneratedError(f"{path}: [{mid!r}] ({t['kind']}) needs " + ", ".join(missing))
+        out[mid] = t
+    return out
+
+
+def stale_triages(triage: dict, generated: dict) -> list:
+    """Triaged ids of the generated files whose mutant no longer exists."""
+    ids = {m.id for ms in generated.values() for m in ms}
+    files = {mutgen.id_file(rel) for rel in generated}
+    return sorted(mid for mid in triage
+                  if mid.split(":", 1)[0] in files and mid not in ids)
+
+
+# ---------------------------------------------------------------- running the mutants
+
+def name_words(name: str) -> set:
+    """The words of a function or page name that say what it is about."""
+    return set(name.lower().split("_")) - {"ref", "dat", "daplref", "", "common"}
+
+
+def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
+               conf: Path, timeout: float, max_cases: int | None = None) -> dict:
+    """Runs the mutant's reaching cases, those of its function's page first,
+    until a FAIL or CRASH (at most max_cases of them)."""
+    valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
+    words = name_words(m.function)
+    # the cases of the function's own page first (ref_cr_accept: dat_cr_accept's),
+    # then by the words they share with it, each group fastest first
+    valid.sort(key=lambda cid: (-len(words & name_words(case_by_id[cid].page)),
+                                cov["cases"][cid]["duration_ms"], cid))
+    rec = {"cases_reaching": len(reach), "cases_valid": len(valid), "runs": [],
+           "killed_by": [], "kill_states": [], "reason": None}
+    if max_cases:
+        valid = valid[:max_cases]
+    if not valid:
+        rec["status"] = "not-reached"
+        rec["reason"] = ("no case executes its line" if not reach else
+                         "only cases that do not pass without a mutant reach it: " +
+                         ", ".join(sorted(reach)[:5]))
+        return rec
+    timeouts = 0
+    for cid in valid:
+        # a hang costs the case's own time a few times over, not the whole budget
+        base_s = cov["cases"][cid]["duration_ms"] / 1000.0
+        limit = min(timeout, max(10.0, 5 * base_s))
+        r = runner.run(case_by_id[cid], {"DAT_OVERRIDE": str(conf), mutgen.ENV_VAR: m.id},
+                       limit)
+        rec["runs"].append({"id": cid, "state": r["state"],
+                            "message": (r.get("message") or "")[:300],
+                            "duration_ms": r.get("duration_ms", 0.0)})
+        if r["state"] in KILL_STATES:
+            rec["killed_by"].append(cid)
+            break
+        if r["state"] == "TIMEOUT":
+            rec["killed_by"].append(cid)
+            timeouts += 1
+            if timeouts >= MAX_TIMEOUTS:
+                break
+    states = {x["state"] for x in rec["runs"]}
+    if any(s in KILL_STATES for s in states):
+        rec["status"] = "killed"
+    elif "TIMEOUT" in states and states <= {"TIMEOUT"}:
+        rec["status"] = "timed-out"
+    elif "TIMEOUT" in states:
+        rec["status"] = "killed"
+    else:
+        rec["status"] = "survived"
+        unresolved = [x["id"] for x in rec["runs"] if x["state"] == "UNRESOLVED"]
+        # a set-up step noticed, not a check: no kill (docs/mutants.md, Classification)
+        ran = f"{len(rec['runs'])} of {rec['cases_valid']} reaching case(s)"
+        rec["reason"] = (f"{ran} pass" if not unresolved else
+                         f"noticed only by set-up steps: {len(unresolved)} case(s) UNRESOLVED "
+                         f"({', '.join(unresolved[:3])}), the others of {ran} pass")
+    rec["kill_states"] = sorted({x["state"] for x in rec["runs"]
+                                 if x["id"] in rec["killed_by"]})
+    return rec
+
+
+def score(counts: dict, excluded: int) -> float | None:
+    """Detected over everything that could be: killed and timed-out (a hang is
+    a detection, as TIMEOUT in the hand-written kill matrix) over all mutants
+    but the build-failed and those triaged equivalent or unspecified."""
+    total = sum(counts.values()) - counts.get("build-failed", 0) - excluded
+    if total <= 0:
+        return None
+    return round(100.0 * (counts.get("killed", 0) + counts.get("timed-out", 0)) / total, 2)
+
+
+def summarise(results: list) -> dict:
+    """Counts and score per file and per function."""
+    files: dict = {}
+    for r in results:
+        f = files.setdefault(r["file"], {"counts": {s: 0 for s in STATUSES}, "excluded": 0,
+                                         "functions": {}})
+        fn = f["functions"].setdefault(r["function"], {"counts": {s: 0 for s in STATUSES},
+                                                       "excluded": 0})
+        for node in (f, fn):
+            node["counts"][r["status"]] += 1
+            if r["status"] != "build-failed" and (r.get("triage") or {}).get("kind") in \
+                    ("equivalent", "unspecified"):
+                node["excluded"] += 1
+    for f in files.values():
+        f["score"] = score(f["counts"], f["excluded"])
+        for fn in f["functions"].values():
+            fn["score"] = score(fn["counts"], fn["excluded"])
+    return files
+
+
+# ---------------------------------------------------------------- the command
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def cmd_generated(args, cases_dir_for) -> int:
+    t_start = time.monotonic()
+    started = _now()
+    root = Path(args.source_dir).resolve() if args.source_dir else repo_root()
+    build_dir = Path(args.build_dir).resolve()
+    out = Path(args.out).resolve()
+    if args.jobs < 1:
+        raise GeneratedError("--jobs must be at least 1")
+    if args.max_cases is not None and args.max_cases < 1:
+        raise GeneratedError("--max-cases must be at least 1")
+    if args.sample is not None and args.sample < 1:
+        raise GeneratedError("--sample must be at least 1")
+    operators = split_multi(args.operators) or list(mutgen.OPERATORS)
+    unknown = [o for o in operators if o not in mutgen.OPERATORS]
+    if unknown:
+        raise GeneratedError("unknown operator(s): " + ", ".join(unknown) +
+                             " (known: " + ", ".join(mutgen.OPERATORS) + ")")
+    quiet = args.quiet
+
+    def say(msg):
+        if not quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    cc_path = build_dir / "compile_commands.json"
+    if not cc_path.is_file():
+        raise GeneratedError(f"no {cc_path}: configure the build with "
+                             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON (the default of this project)")
+    commands = mutgen.load_compile_commands(cc_path, TARGET)
+    files = source_files(root, split_multi(args.files), commands)
+    if not files:
+        raise GeneratedError("no source file matches --files")
+    try:
+        generated = generate_all(root, commands, files, operators)
+    except mutgen.GenerationError as e:
+        raise GeneratedError(str(e)) from e
+    selected = select(generated, split_multi(args.functions), args.sample, args.seed)
+    triage_path = Path(args.triage) if args.triage else root / "tests/mutants/generated-triage.toml"
+    triage = load_triage(triage_path)
+    stale = stale_triages(triage, generated)
+    if args.list:
+        for m in selected:
+            print(f"{m.id}  line {m.line}: {' '.join(m.original.split())}  ->  "
+                  f"{' '.join(m.replacement.split())}")
+        print(f"{len(selected)} mutant(s) of {sum(map(len, generated.values()))} generated "
+              f"in {len(generated)} file(s)", file=sys.stderr)
+        return 0 if selected else 5
+    if not selected:
+        print("datcts: no generated mutant matches the selection", file=sys.stderr)
+        return 5
+    out.mkdir(parents=True, exist_ok=True)
+
+    # the provider as the build's dat.conf names it; the mutant and coverage
+    # libraries take its place in dat.conf files of their own
+    setup = resolve(build_dir=build_dir, out_dir=out, ia=args.ia, dat_conf=args.dat_conf,
+                    provider=None, instance_data=None)
+    api = getattr(setup, "api", "1.2")
+    if api != "1.2":
+        raise GeneratedError("generated mutants are built for libdaplref (DAT 1.2)")
+    cases_dir = cases_dir_for(api)
+    if not find_binaries(cases_dir):
+        raise GeneratedError(f"no datcts-cases-* binaries in {cases_dir} (build the project)")
+    env = setup.env()
+    env.pop(mutgen.ENV_VAR, None)
+    for var in ("DATREF_MUTANT", "DATLIB_MUTANT", "DATREF_VARIANT"):
+        env.pop(var, None)
+    cases = discover(cases_dir, env)
+    pages = split_multi(args.page)
+    if pages:
+        cases = [c for c in cases if any(fnmatch.fnmatchcase(c.page, g) for g in pages)]
+    if not cases:
+        raise GeneratedError("no case matches --page")
+    case_by_id = {c.id: c for c in cases}
+    dat_entry = {"ia": setup.ia, "instance_data": setup.instance_data or "", "api": api}
+    runner = CaseRunner(env, args.timeout, args.jobs, quiet)
+
+    # 1. coverage and baseline
+    t0 = time.monotonic()
+    cov = coverage_map(args, root, out, cases, runner, dat_entry, say)
+    cov = {"cases": {cid: cov["cases"][cid] for cid in case_by_id}}
+    coverage_s = time.monotonic() - t0
+
+    # 2. the mutant build
+    t0 = time.monotonic()
+    log = out / "mutant-build.log"
+    log.write_text("")
+    replaced, failed_ids = {}, set()
+    by_file: dict = {}
+    for m in selected:
+        by_file.setdefault(m.file, []).append(m)
+    for rel, ms in by_file.items():
+        path = root / rel
+        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log)
+        replaced[rel] = text
+        failed_ids.update(m.id for m in failed)
+    src = out / "mutant-src"
+    sync_tree(root, src, replaced)
+    lib = build_library(src, out / "mutant-build", log, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                        args.jobs)
+    conf = out / "mutant-dat.conf"
+    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], api)
+    build_s = time.monotonic() - t0
+    say(f"mutant build: {len(selected) - len(failed_ids)} mutant(s) in {len(by_file)} "
+        f"schemata, {len(failed_ids)} do not compile ({build_s:.1f} s)")
+
+    # 3. the mutants
+    t0 = time.monotonic()
+    results = []
+    todo = [m for m in selected if m.id not in failed_ids]
+
+    def one(m):
+        return m, run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
+                             args.max_cases)
+
+    done = 0
+    for m, rec in run_pool(runner, args.jobs, one, todo):
+        done += 1
+        rec.update(m.listing())
+        results.append(rec)
+        if not quiet and rec["status"] != "not-reached":
+            print(f"[{done}/{len(todo)}] {rec['status']:<11} {m.id}"
+                  + (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""),
+                  file=sys.stderr, flush=True)
+    for m in selected:
+        if m.id in failed_ids:
+            rec = m.listing()
+            rec.update(status="build-failed", reason="the mutant does not compile",
+                       runs=[], killed_by=[], kill_states=[], cases_reaching=0, cases_valid=0)
+            results.append(rec)
+    order = {m.id: i for i, m in enumerate(selected)}
+    results.sort(key=lambda r: order[r["id"]])
+    for r in results:
+        t = triage.get(r["id"])
+        r["triage"] = t
+    runs_s = time.monotonic() - t_start
+
+    counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
+    excluded = sum(1 for r in results if r["status"] != "build-failed" and
+                   (r.get("triage") or {}).get("kind") in ("equivalent", "unspecified"))
+    total_score = score(counts, excluded)
+    untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
+    doc = {
+        "schema": SCHEMA,
+        "run": {"argv": sys.argv, "build_dir": str(build_dir), "source_dir": str(root),
+                "library": str(lib), "ia": setup.ia, "files": sorted(generated),
+                "functions": split_multi(args.functions), "operators": operators,
+                "pages": pages, "max_cases": args.max_cases, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
+                "timeout_s": args.timeout, "started": started, "finished": _now(),
+                "elapsed_s": round(runs_s, 1), "coverage_s": round(coverage_s, 1),
+                "build_s": round(build_s, 1), "mutant_runs_s": round(time.monotonic() - t0, 1),
+                "case_runs": runner.runs, "cases": len(cases),
+                "triage_file": str(triage_path)},
+        "summary": {"generated": sum(map(len, generated.values())), "selected": len(selected),
+                    **counts, "excluded_by_triage": excluded, "score": total_score,
+                    "untriaged_survivors": len(untriaged), "stale_triages": len(stale)},
+        "files": summarise(results),
+        "stale_triages": stale,
+        "untriaged_survivors": untriaged,
+        "mutants": results,
+    }
+    tmp = out / "generated-mutants.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=1))
+    os.replace(tmp, out / "generated-mutants.json")
+
+    print(text_summary(doc))
+    if args.threshold is not None:
+        if total_score is None or total_score < args.threshold or untriaged:
+            return 1
+    return 0
+
+
+def text_summary(doc: dict) -> str:
+    s, run = doc["summary"], doc["run"]
+    lines = [f"generated mutants: {s['selected']} selected of {s['generated']}: "
+             f"{s['killed']} killed, {s['survived']} survived, {s['not-reached']} not reached, "
+             f"{s['timed-out']} timed out, {s['build-failed']} build-failed; score "
+             f"{s['score'] if s['score'] is not None else '-'} % "
+             f"({s['excluded_by_triage']} excluded by triage)",
+             f"  {run['elapsed_s']} s in all: coverage {run['coverage_s']} s, build "
+             f"{run['build_s']} s, mutants {run['mutant_runs_s']} s; {run['case_runs']} case runs"]
+    for rel, f in sorted(doc["files"].items()):
+        c = f["counts"]
+        lines.append(f"  {rel}: {sum(c.values())} mutants, {c['killed']} killed, "
+                     f"{c['survived']} survived, {c['not-reached']} not reached, "
+                     f"{c['timed-out']} timed out, {c['build-failed']} build-failed, score "
+                     f"{f['score'] if f['score'] is not None else '-'} %")
+        unreached = [f"{name} {fn['counts']['not-reached']}/{sum(fn['counts'].values())}"
+                     for name, fn in sorted(f["functions"].items())
+                     if fn["counts"]["not-reached"]]
+        if unreached:
+            lines.append("    not reached (function mutants/all): " + ", ".join(unreached))
+    for r in doc["mutants"]:
+        if r["status"] == "survived":
+            t = r.get("triage")
+            lines.append(f"  SURVIVED {r['id']} line {r['line']}: "
+                         f"{' '.join(r['original'].split())} -> "
+                         f"{' '.join(r['replacement'].split())}"
+                         + (f" [{t['kind']}]" if t else " [untriaged]"))
+    for mid in doc["stale_triages"]:
+        lines.append(f"  STALE triage {mid}: no such mutant")
+    return "\n".join(lines)

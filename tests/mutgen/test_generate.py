@@ -1,0 +1,201 @@
+"""Each operator's mutants on a small fixture, id stability, and the mutant
+schemata: it compiles, and DATCTS_GENMUT switches one mutant on at run time."""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from datcts import mutgen, mutgen_run
+
+HERE = Path(__file__).resolve().parent
+FIXTURE = HERE / "fixture.c"
+ARGS = ["-std=c11"]
+REL = "tests/mutgen/fixture.c"
+
+
+def generate(cindex, path=FIXTURE, operators=None):
+    return mutgen.generate(path, ARGS, REL, operators, cindex)
+
+
+def pairs(mutants, function):
+    return {(" ".join(m.original.split()), m.replacement) for m in mutants
+            if m.function == function}
+
+
+# operator -> function of the fixture -> the (original, replacement) it must give
+EXPECTED = {
+    "rel-boundary": {"relational": {("a < b", "a <= b"), ("a >= b", "a > b")},
+                     "condition": {("a > 100", "a >= 100")}},
+    "eq-swap": {"equality": {("a == b", "a != b")}},
+    "logic-swap": {"logic": {("a && b", "a || b")}},
+    "cond-negate": {"condition": {("a > 100", "!(a > 100)"), ("a", "!(a)")}},
+    "const-plus1": {"constant": {("7", "(7 + 1)")}},
+    "const-minus1": {"constant": {("7", "(7 - 1)")}},
+    "return-success": {"returns": {("DAT_INVALID_STATE", "DAT_SUCCESS")}},
+    "return-error": {"returns": {("DAT_INVALID_STATE", "DAT_INVALID_PARAMETER"),
+                                 ("DAT_SUCCESS", "DAT_INVALID_PARAMETER")}},
+    "field-assign-del": {"field": {("c->value = 5", "(void)0"), ("c->seen += 1", "(void)0")}},
+    "call-del": {"call": {("touch()", "(void)0")}},
+}
+
+
+@pytest.mark.parametrize("operator", sorted(EXPECTED))
+def test_operator_generates_expected_mutants(cindex, operator):
+    mutants = generate(cindex, operators=[operator])
+    assert {m.operator for m in mutants} == {operator}
+    for function, want in EXPECTED[operator].items():
+        assert pairs(mutants, function) == want, function
+
+
+def test_operators_leave_alone_what_is_not_theirs(cindex):
+    mutants = generate(cindex)
+    by_fn = {}
+    for m in mutants:
+        by_fn.setdefault(m.function, set()).add((m.operator, m.original))
+    # a case label is a constant expression: never mutated
+    assert not any(orig == "3" for _, orig in by_fn["with_case"])
+    # a plain variable increment is not a field assignment; DAT_SUCCESS is not replaced by itself
+    assert "field-assign-del" not in {op for op, _ in by_fn.get("touch", set())}
+    assert ("return-success", "DAT_SUCCESS") not in by_fn["returns"]
+    # only functions returning DAT_RETURN get return mutants
+    assert not any(op.startswith("return-") for fn, s in by_fn.items() if fn != "returns"
+                   for op, _ in s)
+
+
+def test_ids_name_file_function_operator_ordinal_hash(cindex):
+    mutants = generate(cindex)
+    ids = [m.id for m in mutants]
+    assert len(ids) == len(set(ids))
+    for m in mutants:
+        assert re.fullmatch(r"tests/mutgen/fixture\.c:\w+:[a-z0-9-]+:\d+:[0-9a-f]{6}", m.id), m.id
+        assert m.id.split(":")[1:4] == [m.function, m.operator, str(m.ordinal)]
+
+
+def test_ids_stable_when_another_function_changes(cindex, tmp_path):
+    before = generate(cindex)
+    text = FIXTURE.read_text()
+    # a new function before everything, and an edit inside equality()
+    text = text.replace("static int calls;",
+                        "static int calls;\n\nint added(int x)\n{\n\tif (x > 2)\n"
+                        "\t\treturn x + 1;\n\treturn 0;\n}\n", 1)
+    text = text.replace("\treturn a == b;", "\tint twice = a * 2;\n\n"
+                        "\treturn a == b && twice != 3;", 1)
+    edited = tmp_path / "fixture.c"
+    edited.write_text(text)
+    after = generate(cindex, edited)
+    untouched = lambda ms: {m.id for m in ms if m.function not in ("equality", "added")}
+    assert untouched(before) == untouched(after)
+    assert untouched(before)
+    # the lines moved: the ids did not follow them
+    moved = {m.id: m.line for m in after}
+    assert all(moved[m.id] > m.line for m in before if m.id in moved and m.function == "returns")
+    assert any(m.function == "added" for m in after)
+
+
+def compile_and_run(tmp_path, source: bytes, name: str, env=None) -> str:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    src = tmp_path / f"{name}.c"
+    src.write_bytes(source)
+    exe = tmp_path / name
+    if not exe.exists():
+        subprocess.run([cc, "-std=c11", "-o", str(exe), str(src), str(HERE / "driver.c")],
+                       check=True, capture_output=True)
+    try:
+        p = subprocess.run([str(exe)], capture_output=True, timeout=5, check=True,
+                           env=dict(os.environ, **(env or {})))
+    except subprocess.TimeoutExpired:
+        return "(hangs)"
+    return p.stdout.decode()
+
+
+def test_schemata_compiles_and_switches_one_mutant(cindex, tmp_path):
+    mutants = generate(cindex)
+    entry = {"directory": str(tmp_path), "file": str(FIXTURE),
+             "command": f"cc -std=c11 -Wall -Wextra -Werror -o fixture.o -c {FIXTURE}"}
+    log = tmp_path / "build.log"
+    schemata, failed = mutgen_run.schemata_for(FIXTURE, entry, mutants, log)
+    # the static assertion needs a constant: its mutants cannot compile, the rest do
+    assert failed and {m.function for m in failed} == {"with_static_assert"}
+    assert all(m.line == failed[0].line for m in failed)
+    # every guard stands on its mutant's own line (compiler messages name it)
+    body = schemata.split(b"#line 1\n", 1)[1].decode()
+    for m in mutants:
+        if m not in failed:
+            at = body.index(f"DATCTS_MUT({m.index})")
+            assert body.count("\n", 0, at) + 1 == m.line, m.id
+    assert body.count("\n") == FIXTURE.read_text().count("\n")
+    original = compile_and_run(tmp_path, FIXTURE.read_bytes(), "original")
+    assert compile_and_run(tmp_path, schemata, "schemata") == original
+    observable = [m for m in mutants if m not in failed and
+                  (m.function, m.operator) in {
+                      ("relational", "rel-boundary"), ("equality", "eq-swap"),
+                      ("logic", "logic-swap"), ("condition", "cond-negate"),
+                      ("constant", "const-plus1"), ("constant", "const-minus1"),
+                      ("returns", "return-success"), ("returns", "return-error"),
+                      ("field", "field-assign-del"), ("call", "call-del")}]
+    assert len(observable) >= 12
+    for m in observable:
+        out = compile_and_run(tmp_path, schemata, "schemata", {mutgen.ENV_VAR: m.id})
+        assert out != original, m.id
+    # an id of no mutant switches nothing on
+    assert compile_and_run(tmp_path, schemata, "schemata",
+                           {mutgen.ENV_VAR: "fixture.c:none:x:1:000000"}) == original
+
+
+def test_triage_file_and_stale_entries(tmp_path, cindex):
+    mutants = generate(cindex)
+    real = mutants[0].id
+    gone = "tests/mutgen/fixture.c:relational:rel-boundary:9:abcdef"
+    other_file = "core/other.c:f:call-del:1:abcdef"
+    path = tmp_path / "triage.toml"
+    path.write_text(f'["{real}"]\nkind = "equivalent"\nreason = "no observable change"\n'
+                    f'["{gone}"]\nkind = "gap"\ncloses = "a case at the boundary"\n'
+                    f'["{other_file}"]\nkind = "unspecified"\npage = "p"\nsection = "s"\n'
+                    f'words = "w"\n')
+    triage = mutgen_run.load_triage(path)
+    assert set(triage) == {real, gone, other_file}
+    # stale: its file was generated and it is not among the mutants; other files are not judged
+    assert mutgen_run.stale_triages(triage, {REL: mutants}) == [gone]
+    path.write_text(f'["{real}"]\nkind = "unspecified"\npage = "p"\n')
+    with pytest.raises(mutgen_run.GeneratedError, match="section, words"):
+        mutgen_run.load_triage(path)
+
+
+def test_score_excludes_build_failed_and_triaged():
+    counts = {"killed": 6, "timed-out": 1, "survived": 2, "not-reached": 1, "build-failed": 3}
+    # (6 + 1) / (13 - 3 - 1 excluded by triage)
+    assert mutgen_run.score(counts, 1) == round(100 * 7 / 9, 2)
+    assert mutgen_run.score({"build-failed": 2}, 0) is None
+
+
+def test_sample_is_fixed_by_its_seed(cindex):
+    generated = {REL: generate(cindex)}
+    ids = lambda ms: sorted(m.id for m in ms)
+    first = mutgen_run.select(generated, [], 10, 7)
+    assert len(first) == 10
+    assert ids(first) == ids(mutgen_run.select(generated, [], 10, 7))
+    assert ids(first) != ids(mutgen_run.select(generated, [], 10, 8))
+    # the function filter applies before the sample
+    only = mutgen_run.select(generated, ["returns"], 2, 7)
+    assert {m.function for m in only} == {"returns"} and len(only) == 2
+
+
+def test_hand_written_mutant_code_is_left_alone(cindex):
+    """Code that runs only with a hand-written mutant on, and operands whose
+    value the switch makes irrelevant, give no mutant (they would be
+    equivalent); the operators joining them to the condition still do."""
+    got = pairs(generate(cindex), "switched")
+    originals = {orig for orig, _ in got}
+    assert "a + 5" not in originals and "5" not in originals     # the mutant's branch
+    assert "a > 2" not in originals and "a == 1" not in originals  # masked operands
+    assert ('a > 2 && ref_mutant("x")', "!(a > 2 && ref_mutant(\"x\"))") not in got
+    assert ('a == 1 || !ref_mutant("y")', 'a == 1 && !ref_mutant("y")') in got
+
+
+def test_state_only_mutants_use_is_left_alone(cindex):
+    got = pairs(generate(cindex), "mutant_state")
+    assert got == {("s->live = 0", "(void)0"), ("0", "(0 + 1)"), ("0", "(0 - 1)"),
+                   ("s->live = 2", "(void)0"), ("2", "(2 + 1)"), ("2", "(2 - 1)")}
