@@ -18,7 +18,8 @@
  * Without -S/-C the program forks: the parent is the passive side, the
  * child connects over the IA address (loopback for ref-sock).
  */
-#include <dat/udat.h>
+#define BENCH_NAME "datbench"
+#include "bench_dat.h"
 
 #include <netinet/in.h>
 #include <sched.h>
@@ -36,15 +37,6 @@ static size_t size = 64;
 static long iters = 100000;
 static int window = 64;
 static int busy_poll;
-
-#define DIE(expr) do { \
-	DAT_RETURN rc_ = (expr); \
-	if (rc_ != DAT_SUCCESS) { \
-		fprintf(stderr, "datbench: %s: 0x%08x (line %d)\n", #expr, \
-			(unsigned int)rc_, __LINE__); \
-		exit(1); \
-	} \
-} while (0)
 
 struct remote {
 	uint64_t addr;
@@ -169,29 +161,7 @@ static DAT_LMR_TRIPLET seg(struct side *s, size_t slot, int recv_area)
 
 static void wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_EVENT_NUMBER want)
 {
-	DAT_COUNT nmore;
-
-	if (busy_poll && want == DAT_DTO_COMPLETION_EVENT) {
-		DAT_RETURN rc;
-
-		while ((rc = dat_evd_dequeue(evd, ev)) != DAT_SUCCESS)
-			if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
-				DIE(rc);
-	} else {
-		DIE(dat_evd_wait(evd, DAT_TIMEOUT_INFINITE, 1, ev, &nmore));
-	}
-	if (ev->event_number != want) {
-		fprintf(stderr, "datbench: event 0x%x, want 0x%x\n",
-			ev->event_number, want);
-		exit(1);
-	}
-	if (want == DAT_DTO_COMPLETION_EVENT &&
-	    ev->event_data.dto_completion_event_data.status !=
-		    DAT_DTO_SUCCESS) {
-		fprintf(stderr, "datbench: DTO status %d\n",
-			ev->event_data.dto_completion_event_data.status);
-		exit(1);
-	}
+	bench_wait_event(evd, ev, want, busy_poll);
 }
 
 static void post_recv(struct side *s, size_t slot)

@@ -26,7 +26,8 @@
  *       both IAs) and per LMR (4 KiB each), from /proc/self/statm around
  *       creating N of each.
  */
-#include <dat/udat.h>
+#define BENCH_NAME "growbench"
+#include "bench_dat.h"
 
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -39,14 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DIE(expr) do { \
-	DAT_RETURN rc_ = (expr); \
-	if (rc_ != DAT_SUCCESS) { \
-		fprintf(stderr, "growbench: %s: 0x%08x (line %d)\n", #expr, \
-			(unsigned int)rc_, __LINE__); \
-		exit(1); \
-	} \
-} while (0)
 
 #define MSG	64
 
@@ -95,22 +88,7 @@ static void close_now(int fd)
 
 static void wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_EVENT_NUMBER want)
 {
-	DAT_COUNT nmore;
-
-	if (busy_poll && want == DAT_DTO_COMPLETION_EVENT) {
-		DAT_RETURN rc;
-
-		while ((rc = dat_evd_dequeue(evd, ev)) != DAT_SUCCESS)
-			if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
-				DIE(rc);
-	} else {
-		DIE(dat_evd_wait(evd, DAT_TIMEOUT_INFINITE, 1, ev, &nmore));
-	}
-	if (ev->event_number != want) {
-		fprintf(stderr, "growbench: event 0x%x, want 0x%x\n",
-			ev->event_number, want);
-		exit(1);
-	}
+	bench_wait_event(evd, ev, want, busy_poll);
 }
 
 static void open_side(struct side *s, int neps)
