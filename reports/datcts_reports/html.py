@@ -186,8 +186,42 @@ def mutants_next_to(results_path) -> dict | None:
             "subjects": doc.get("subjects") or {}}
 
 
+GENERATED_MUTANTS_SCHEMA = "datcts-generated-mutants/1"
+
+
+def generated_mutants_next_to(results_path) -> dict | None:
+    """The generated-mutant run (`datcts mutate --generated`, docs/mutants.md
+    "Generated mutants") next to results.json, shaped for the report: files
+    and functions with their counts and scores, survivors first with their
+    triage, the not-reached lines per function; None when there is none."""
+    if not results_path:
+        return None
+    p = Path(results_path).parent / "generated-mutants.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("schema") != GENERATED_MUTANTS_SCHEMA:
+        return None
+    muts = doc.get("mutants") or []
+    files = []
+    for rel, f in sorted((doc.get("files") or {}).items()):
+        fns = [{"name": name, "counts": fn.get("counts") or {}, "score": fn.get("score")}
+               for name, fn in sorted((f.get("functions") or {}).items())]
+        files.append({"file": rel, "counts": f.get("counts") or {}, "score": f.get("score"),
+                      "excluded": f.get("excluded", 0), "functions": fns,
+                      "not_reached": [fn for fn in fns if fn["counts"].get("not-reached")]})
+    survivors = sorted((m for m in muts if m.get("status") == "survived"),
+                       key=lambda m: (bool(m.get("triage")), m.get("id", "")))
+    return {"summary": doc.get("summary") or {}, "run": doc.get("run") or {},
+            "files": files, "survivors": survivors,
+            "untriaged": doc.get("untriaged_survivors") or [],
+            "stale": doc.get("stale_triages") or []}
+
+
 def render(analysis: Analysis, *, results_sha256: str | None = None,
-           generated: str | None = None, mutants: dict | None = None) -> str:
+           generated: str | None = None, mutants: dict | None = None,
+           generated_mutants: dict | None = None) -> str:
     doc = analysis.doc
     if doc is None:
         raise ValueError("a report needs results")
@@ -248,6 +282,7 @@ def render(analysis: Analysis, *, results_sha256: str | None = None,
         "bar": bar,
         "levels": ("shall", "should", "may", "qoi"),
         "mutants": mutants,
+        "generated_mutants": generated_mutants,
         "run_library_sha256": prov.get("library_sha256"),
     }
     return _env().get_template("report.html.j2").render(**ctx)
@@ -257,7 +292,8 @@ def write_report(analysis: Analysis, out: Path, results_path: Path | None = None
     sha = None
     if results_path and Path(results_path).is_file():
         sha = hashlib.sha256(Path(results_path).read_bytes()).hexdigest()
-    html = render(analysis, results_sha256=sha, mutants=mutants_next_to(results_path))
+    html = render(analysis, results_sha256=sha, mutants=mutants_next_to(results_path),
+                  generated_mutants=generated_mutants_next_to(results_path))
     out = Path(out)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")

@@ -62,3 +62,53 @@ def test_standalone_page_escapes():
     page = render_html(doc)
     assert "&lt;lib&gt;" in page and "<lib>" not in page
     assert "evd-lifo" in page
+
+
+GENERATED = {
+    "schema": "datcts-generated-mutants/1",
+    "run": {"finished": "2026-11-25T10:00:00+00:00", "elapsed_s": 12.5, "case_runs": 40,
+            "sample": 3, "seed": 1},
+    "summary": {"generated": 4421, "selected": 3, "killed": 1, "survived": 2,
+                "not-reached": 0, "timed-out": 0, "build-failed": 0,
+                "excluded_by_triage": 1, "score": 50.0, "untriaged_survivors": 1,
+                "stale_triages": 1},
+    "files": {"core/pz.c": {"counts": {"killed": 1, "survived": 2, "not-reached": 0,
+                                       "timed-out": 0, "build-failed": 0},
+                            "excluded": 1, "score": 50.0,
+                            "functions": {"ref_pz_create": {
+                                "counts": {"killed": 1, "survived": 2, "not-reached": 0,
+                                           "timed-out": 0, "build-failed": 0},
+                                "excluded": 1, "score": 50.0}}}},
+    "stale_triages": ["core/pz.c:gone:call-del:1:abcdef"],
+    "untriaged_survivors": ["core/pz.c:ref_pz_create:eq-swap:1:111111"],
+    "mutants": [
+        {"id": "core/pz.c:ref_pz_create:rel-boundary:1:c100d7", "status": "survived",
+         "line": 40, "original": "n >= max", "replacement": "n > max",
+         "triage": {"kind": "unspecified", "page": "dat_pz_create(3DAT)",
+                    "section": "RETURN VALUES", "words": "<i>no refusal required</i>"}},
+        {"id": "core/pz.c:ref_pz_create:eq-swap:1:111111", "status": "survived",
+         "line": 41, "original": "a == b", "replacement": "a != b", "triage": None,
+         "reason": "3 of 3 reaching case(s) pass"},
+        {"id": "core/pz.c:ref_pz_create:call-del:1:222222", "status": "killed",
+         "line": 42, "original": "f();", "replacement": ";", "triage": None},
+    ],
+}
+
+
+def test_report_has_generated_section_only_with_its_json(tmp_path):
+    results = tmp_path / "results.json"
+    results.write_text(REF_RUN.read_text())
+    a = Analysis(catalog_mod.load(DEFAULT_CATALOG), json.loads(REF_RUN.read_text()))
+    html = write_report(a, tmp_path / "report.html", results).read_text()
+    assert 'id="generated-mutants"' not in html
+    (tmp_path / "generated-mutants.json").write_text(json.dumps(GENERATED))
+    html = write_report(a, tmp_path / "report.html", results).read_text()
+    assert 'id="generated-mutants"' in html and 'href="#generated-mutants"' in html
+    assert "core/pz.c" in html and "50.0" in html
+    # untriaged survivors first, said as such; the triaged one with its page
+    assert html.index("eq-swap:1:111111") < html.index("rel-boundary:1:c100d7")
+    assert "untriaged" in html and "dat_pz_create(3DAT)" in html
+    assert "&lt;i&gt;no refusal required&lt;/i&gt;" in html       # escaped
+    assert "gone:call-del:1:abcdef" in html                       # stale triage shown
+    assert "call-del:1:222222" not in html.split('id="generated-mutants"')[1].split(
+        "<details>")[0]                                           # killed: not a survivor row
