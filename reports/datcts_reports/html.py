@@ -163,18 +163,23 @@ def _json_for_script(obj) -> str:
 MUTANTS_SCHEMA = "datcts-mutants/1"
 
 
+def _json_next_to(results_path, name: str, schema: str) -> dict | None:
+    """The document NAME next to results.json if it is readable and of SCHEMA."""
+    if not results_path:
+        return None
+    try:
+        doc = json.loads((Path(results_path).parent / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("schema") == schema else None
+
+
 def mutants_next_to(results_path) -> dict | None:
     """The kill matrix `datcts mutate` wrote next to results.json
     (docs/mutants.md), shaped for the report's mutation section; None when
     there is none or it is unreadable."""
-    if not results_path:
-        return None
-    p = Path(results_path).parent / "mutants.json"
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or doc.get("schema") != MUTANTS_SCHEMA:
+    doc = _json_next_to(results_path, "mutants.json", MUTANTS_SCHEMA)
+    if doc is None:
         return None
     order = {"survived": 0, "no-case": 1, "killed-other": 2, "killed": 3}
     muts = sorted(doc.get("mutants") or [],
@@ -194,14 +199,8 @@ def generated_mutants_next_to(results_path) -> dict | None:
     "Generated mutants") next to results.json, shaped for the report: files
     and functions with their counts and scores, survivors first with their
     triage, the not-reached lines per function; None when there is none."""
-    if not results_path:
-        return None
-    p = Path(results_path).parent / "generated-mutants.json"
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or doc.get("schema") != GENERATED_MUTANTS_SCHEMA:
+    doc = _json_next_to(results_path, "generated-mutants.json", GENERATED_MUTANTS_SCHEMA)
+    if doc is None:
         return None
     muts = doc.get("mutants") or []
     files = []
