@@ -88,6 +88,22 @@ def kill_group(p: subprocess.Popen) -> None:
         pass
 
 
+def communicate_supervised(procs: "ProcessTable", p: subprocess.Popen,
+                           timeout: float) -> tuple:
+    """(stdout, stderr, timed_out) of a started case binary: killed with its
+    process group when it overruns `timeout`; in `procs` meanwhile."""
+    procs.add(p)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return out, err, False
+    except subprocess.TimeoutExpired:
+        kill_group(p)
+        out, err = p.communicate()
+        return out, err, True
+    finally:
+        procs.remove(p)
+
+
 class LocalLauncher:
     """Starts case binaries on this host.  The launchers of datcts.hosts
     (local, netns, ssh) provide the same start() and host name, plus
@@ -139,16 +155,8 @@ class Runner:
                 return normalize(case, dict(synthesized(case, "UNRESOLVED", "", 0.0), **r))
             return normalize(case, synthesized(case, "UNRESOLVED",
                                                f"cannot start {case.binary}: {e}", 0.0))
-        self.procs.add(p)
-        timed_out = False
-        try:
-            out, err = p.communicate(timeout=self.timeout + SUPERVISOR_GRACE_S)
-        except subprocess.TimeoutExpired:
-            kill_group(p)
-            out, err = p.communicate()
-            timed_out = True
-        finally:
-            self.procs.remove(p)
+        out, err, timed_out = communicate_supervised(self.procs, p,
+                                                     self.timeout + SUPERVISOR_GRACE_S)
         dur = (time.monotonic() - t0) * 1000.0
         result = None
         for line in out.decode(errors="replace").splitlines():

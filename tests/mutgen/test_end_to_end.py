@@ -94,3 +94,15 @@ def test_killed_and_survivor_then_triage(tree, tmp_path):
     assert doc["untriaged_survivors"] == []
     assert doc["stale_triages"] == [gone]
     assert doc["summary"]["excluded_by_triage"] >= 1
+
+    # --trust-triage (the CI sample): the triaged survivor is not run again
+    # and counts as its triage says; the other mutants still run
+    p = run(tree, out, "--threshold", "1", "--triage", str(triage), "--trust-triage")
+    assert p.returncode == 0, p.stdout + p.stderr
+    doc = json.loads((out / "generated-mutants.json").read_text())
+    again = {m["id"]: m for m in doc["mutants"]}
+    assert again[survivor["id"]]["status"] == "survived"
+    assert again[survivor["id"]]["rerun"] is False and again[survivor["id"]]["runs"] == []
+    assert again[last_return["id"]]["status"] == "killed" and again[last_return["id"]]["runs"]
+    assert doc["run"]["not_rerun"] == 1 and doc["summary"]["excluded_by_triage"] >= 1
+    assert "not re-run" in p.stdout
