@@ -72,6 +72,17 @@ def _bw(out):
 
 def _fi_pingpong(size, iters, timeout):
     """One fi_pingpong run (server and client); one-way us per transfer."""
+    for attempt in range(5):
+        out = _fi_pingpong_once(size, iters, timeout, attempt == 4)
+        if out is not None:
+            break
+    return _fi_result(out)
+
+
+def _fi_pingpong_once(size, iters, timeout, last):
+    """Its output, or None when its server could not listen on the port
+    (in use by a TIME_WAIT of growbench's or datbench's connections: the
+    server binds without SO_REUSEADDR)."""
     port = str(_free_port())
     base = ["fi_pingpong", "-p", "tcp", "-e", "msg", "-S", str(size), "-I", str(iters)]
     srv = subprocess.Popen(base + ["-B", port], stdout=subprocess.PIPE,
@@ -85,6 +96,8 @@ def _fi_pingpong(size, iters, timeout):
             if cli.returncode == 0:
                 out = cli.stdout
                 break
+            if srv.poll() is not None and not last:
+                return None
         if out is None:
             raise RuntimeError(f"fi_pingpong: {cli.stderr.strip()[-300:]}")
     finally:
@@ -93,6 +106,10 @@ def _fi_pingpong(size, iters, timeout):
         except subprocess.TimeoutExpired:
             srv.kill()
             srv.wait()
+    return out
+
+
+def _fi_result(out):
     # bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec, then one line
     lines = out.splitlines()
     for i, line in enumerate(lines[:-1]):
