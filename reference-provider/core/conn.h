@@ -193,6 +193,15 @@ struct ref_ep {
 	uint64_t ack_deferred;		/* seq + 1 to ack after held ones */
 	struct ref_dto *rx_read;	/* RDMA Read response being placed */
 	struct ref_list srq_link;	/* on srq->eps */
+	/*
+	 * Its DTO streams as counted in ia->streams (ep.c, check_streams):
+	 * [0] receive, [1] request; evd NULL when not counted.
+	 */
+	struct ref_stream_reg {
+		struct ref_evd *evd;
+		DAT_COMPLETION_FLAGS flags;
+		bool srq;
+	} sreg[2];
 	/* mutants only (core/mutants.c) */
 	bool disconnect_event_posted;	/* DISCONNECTED already reported */
 	struct ref_dto *mut_held_recv;	/* a completion held back */
@@ -296,6 +305,13 @@ DAT_RETURN ref_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT nseg,
 DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
 			     DAT_BOOLEAN *recv_idle, DAT_BOOLEAN *request_idle);
 DAT_RETURN ref_ep_free(DAT_EP_HANDLE ep);
+/*
+ * Recounts @ep's completion streams in its IA's per-EVD index after its
+ * EVDs, completion flags or SRQ changed (ia->lock held).
+ */
+void ref_ep_streams_sync(struct ref_ep *ep);
+/* Frees the IA's stream index (dat_ia_close, ia_free). */
+void ref_ep_streams_fini(struct ref_ia *ia);
 DAT_RETURN ref_ep_reset(DAT_EP_HANDLE ep);
 DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE ep, DAT_COUNT *nbufs_allocated,
 			     DAT_COUNT *bufs_alloc_span);

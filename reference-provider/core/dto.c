@@ -510,8 +510,24 @@ static void issue_requests(struct ref_ep *ep)
 	struct ref_list *pos;
 	DAT_COUNT read_limit = ep->attr.max_rdma_read_out > 0 ?
 			       ep->attr.max_rdma_read_out : 1;
+	struct ref_list *start = &ep->req_q;
 
-	ref_list_for_each(pos, &ep->req_q) {
+	/*
+	 * Start after the last request this loop issued: everything before
+	 * it is issued (the loop issues in queue order and stops at the
+	 * first it holds back; binds are issued when posted, so they may
+	 * follow a held-back request and are stepped over).  Walking from
+	 * the head made each post and each ack O(requests in flight).
+	 */
+	for (pos = ep->req_q.prev; pos != &ep->req_q; pos = pos->prev) {
+		struct ref_dto *d = ref_container_of(pos, struct ref_dto, link);
+
+		if (d->issued && d->op != REF_WR_BIND) {
+			start = pos;
+			break;
+		}
+	}
+	for (pos = start->next; pos != &ep->req_q; pos = pos->next) {
 		struct ref_dto *dto = ref_container_of(pos, struct ref_dto,
 						       link);
 		const struct ref_transport_ops *ops;

@@ -305,6 +305,7 @@ static void ia_free(struct ref_ia *ia)
 	ref_list_for_each_safe(pos, tmp, &ia->deferred)
 		free(ref_container_of(pos, struct ref_deferred, link));
 	ref_ctx_fini(ia);
+	ref_ep_streams_fini(ia);
 	ref_waiter_cache_fini(ia);
 	pthread_cond_destroy(&ia->sleepers_cond);
 	pthread_mutex_destroy(&ia->lock);

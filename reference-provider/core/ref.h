@@ -310,6 +310,15 @@ struct ref_ia {
 	uint32_t ctx_next;		/* contexts issued so far */
 	void *ctx_map;			/* context -> LMR / RMR */
 
+	/*
+	 * EVD -> the DTO completion streams of this IA's EPs on it, counted
+	 * per kind (ep.c): the EVD sharing rules checked at dat_ep_create
+	 * and dat_ep_modify look there instead of at every EP.  streams_walk:
+	 * the index could not grow (ENOMEM), the check walks the EPs.
+	 */
+	void *streams;
+	bool streams_walk;
+
 	/* sleepers and deferred work (ia.c, time.c) */
 	DAT_COUNT sleepers;		/* threads in evd_wait / cno_wait */
 	pthread_cond_t sleepers_cond;	/* signalled when one leaves */

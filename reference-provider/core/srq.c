@@ -232,6 +232,7 @@ DAT_RETURN ref_srq_free(DAT_SRQ_HANDLE h)
 
 				ref_list_del(&ep->srq_link);
 				ep->srq = NULL;
+				ref_ep_streams_sync(ep);
 			}
 			srq->users = 0;
 		}

@@ -221,6 +221,7 @@ static void flush_ack(struct sock_conn *c);
 
 /* ---- small helpers ---------------------------------------------------- */
 
+
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -642,6 +643,15 @@ static void conn_timed(struct sock_conn *c)
 
 	if (!ref_list_empty(&c->timer_link))
 		return;
+	/* older than all: dat_ia_close releases its EPs newest first, and
+	 * the walk from the tail made closing n connections O(n^2) */
+	pos = c->tp->timed.next;
+	if (pos != &c->tp->timed &&
+	    ref_container_of(pos, struct sock_conn, timer_link)->order >
+	    c->order) {
+		ref_list_add_tail(pos, &c->timer_link);
+		return;
+	}
 	for (pos = c->tp->timed.prev; pos != &c->tp->timed; pos = pos->prev)
 		if (ref_container_of(pos, struct sock_conn, timer_link)->order <
 		    c->order)
@@ -898,7 +908,7 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 	struct sockaddr_storage ss;
 	struct sockaddr_storage local = tp->addr;
 	struct sock_conn *c;
-	int fd, rc;
+	int fd, rc, one = 1;
 
 	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
 		return REF_ERR(DAT_INVALID_ADDRESS,
@@ -917,8 +927,15 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 	if (fd < 0)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	tune_socket(fd);
-	/* Source address = the IA address (port chosen by the kernel). */
+	/*
+	 * Source address = the IA address, port chosen by the kernel at
+	 * connect(), not at bind(): a bind to port 0 searches the bound
+	 * ports for a free one, and with thousands of connections (or their
+	 * TIME_WAITs) that search was most of a connection's set-up
+	 * (inet_bhash2_conflict in growbench).
+	 */
 	sa_set_port(&local, 0);
+	setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&local, tp->addrlen) < 0) {
 		close(fd);
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -959,6 +976,13 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
 	rc = connect(fd, (struct sockaddr *)&ss, sa_len((struct sockaddr *)&ss));
+	if (rc < 0 && errno == EADDRNOTAVAIL) {
+		/* no local port left: what the bind said before */
+		close(fd);
+		c->fd = -1;
+		conn_free(c);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
 	if (rc < 0 && errno != EINPROGRESS) {
 		/* Reported asynchronously, like any other failure. */
 		if (errno == ECONNREFUSED)

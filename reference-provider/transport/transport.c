@@ -128,8 +128,10 @@ void ref_conn_poll(struct ref_ia *ia)
 {
 	struct ref_transport *tp = ia->transport;
 
-	if (tp && tp->ops->poll_completions && !ia->closing)
+	if (tp && tp->ops->poll_completions && !ia->closing) {
+		tp->fresh_poll = false;
 		tp->ops->poll_completions(tp);
+	}
 }
 
 void ref_conn_poll_wait(struct ref_ia *ia, bool satisfied)
@@ -139,6 +141,8 @@ void ref_conn_poll_wait(struct ref_ia *ia, bool satisfied)
 	if (satisfied && tp && (tp->ops->caps & REF_TP_CAP_SPIN))
 		return;
 	ref_conn_poll(ia);
+	if (tp)
+		tp->fresh_poll = true;
 }
 
 /* A look at @w's flag without ia->lock (it is set under the lock): if it
@@ -307,19 +311,28 @@ static long spin_budget_ns(struct ref_transport *tp)
 /* Lock held (dropped between polls): true when woken while spinning. */
 static bool conn_spin(struct ref_waiter *w, struct ref_ia *ia, long budget_ns,
 		      const struct timespec *deadline, bool infinite,
-		      bool adaptive)
+		      bool adaptive, bool polled)
 {
 	struct ref_transport *tp = ia->transport;
-	bool yield = ref_usable_cpus() <= 2;
+	bool yield = ref_usable_cpus() <= 2, skip;
 	struct timespec t0, prev, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	prev = t0;
 	w->spinning = true;
+	/*
+	 * The wait polled just before (ref_conn_poll_wait) and found nothing:
+	 * the first poll of the spin follows the first yield, not that poll
+	 * at once (an epoll_wait per message for nothing).
+	 */
+	skip = polled;
 	for (;;) {
-		ref_waiter_running = w;
-		ref_conn_poll(ia);
-		ref_waiter_running = NULL;
+		if (!skip) {
+			ref_waiter_running = w;
+			ref_conn_poll(ia);
+			ref_waiter_running = NULL;
+		}
+		skip = false;
 		if (w->woken || ia->closing || ia->transport != tp)
 			break;
 		ref_ia_unlock(ia);
@@ -352,6 +365,7 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 	struct ref_transport *tp = ia->transport;
 	struct timespec t0, t1;
 	long budget;
+	bool polled;
 	int r;
 
 	if (disabled < 0)
@@ -373,9 +387,11 @@ int ref_conn_wait(struct ref_waiter *w, struct ref_ia *ia,
 				      spin_us > 0 ? spin_us : 0);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	polled = tp->fresh_poll;
+	tp->fresh_poll = false;
 	budget = spin_us >= 0 ? spin_us * 1000L : spin_budget_ns(tp);
 	if (budget > 0 && !w->woken &&
-	    conn_spin(w, ia, budget, deadline, infinite, spin_us < 0))
+	    conn_spin(w, ia, budget, deadline, infinite, spin_us < 0, polled))
 		r = ref_waiter_sleep(w, ia, deadline, infinite);
 	else
 		r = conn_wait_loop(w, ia, deadline, infinite, 0);

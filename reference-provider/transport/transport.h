@@ -123,6 +123,9 @@ struct ref_transport {
 	long wait_ns;			/* moving average of how long waits
 					 * took to be woken (or time out) */
 	unsigned int spin_backoff;	/* waits left that must not spin */
+	bool fresh_poll;		/* the last poll was the one a wait
+					 * makes before it sleeps or spins
+					 * (ref_conn_poll_wait) */
 };
 
 struct ref_tp_conn {

@@ -72,6 +72,17 @@ def _bw(out):
 
 def _fi_pingpong(size, iters, timeout):
     """One fi_pingpong run (server and client); one-way us per transfer."""
+    for attempt in range(5):
+        out = _fi_pingpong_once(size, iters, timeout, attempt == 4)
+        if out is not None:
+            break
+    return _fi_result(out)
+
+
+def _fi_pingpong_once(size, iters, timeout, last):
+    """Its output, or None when its server could not listen on the port
+    (in use by a TIME_WAIT of growbench's or datbench's connections: the
+    server binds without SO_REUSEADDR)."""
     port = str(_free_port())
     base = ["fi_pingpong", "-p", "tcp", "-e", "msg", "-S", str(size), "-I", str(iters)]
     srv = subprocess.Popen(base + ["-B", port], stdout=subprocess.PIPE,
@@ -85,6 +96,8 @@ def _fi_pingpong(size, iters, timeout):
             if cli.returncode == 0:
                 out = cli.stdout
                 break
+            if srv.poll() is not None and not last:
+                return None
         if out is None:
             raise RuntimeError(f"fi_pingpong: {cli.stderr.strip()[-300:]}")
     finally:
@@ -93,6 +106,10 @@ def _fi_pingpong(size, iters, timeout):
         except subprocess.TimeoutExpired:
             srv.kill()
             srv.wait()
+    return out
+
+
+def _fi_result(out):
     # bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec, then one line
     lines = out.splitlines()
     for i, line in enumerate(lines[:-1]):
@@ -155,7 +172,73 @@ GROW_RE = {
 }
 
 
-def growth(bindir: Path, env, runs: int, timeout: float):
+GROWTH_NS = (1, 64, 1024, 4096)
+# (label, column of a curve row, SVG colour) for the plots
+SERIES = (("Send + both completions, evd_wait", 1, "#1f77b4"),
+          ("the same, dequeue", 2, "#2ca02c"),
+          ("plain TCP write + read", 3, "#7f7f7f"),
+          ("set-up per connection", 4, "#d62728"))
+
+
+def text_plot(curve):
+    """A bar per N and series, scaled per series (post + completion, set-up)."""
+    lines = []
+    for label, col, _ in SERIES:
+        top = max(r[col] for r in curve) or 1.0
+        lines.append(f"{label} (us):")
+        for r in curve:
+            bar = "#" * max(1, round(40 * r[col] / top))
+            lines.append(f"  N={r[0]:<5} {bar} {r[col]:.2f}")
+    return "\n".join(lines)
+
+
+def svg_plot(curve, title):
+    """Two panels against N (log scale): us per Send + completions and plain
+    TCP's round-robin; set-up us per connection."""
+    import math
+
+    w, h, m = 360, 240, 48
+    xs = [math.log2(r[0]) for r in curve]
+    x0, x1 = min(xs), max(xs) or 1.0
+
+    def panel(ox, cols, heading):
+        top = max(r[c] for r in curve for _, c, _ in cols) * 1.1 or 1.0
+        px = lambda x: ox + m + (x - x0) / (x1 - x0) * (w - 1.5 * m)  # noqa: E731
+        py = lambda y: h - m + 8 - y / top * (h - 1.5 * m)  # noqa: E731
+        out = [f'<text x="{ox + w / 2}" y="16" text-anchor="middle">{heading}</text>',
+               f'<line x1="{px(x0)}" y1="{py(0)}" x2="{px(x1)}" y2="{py(0)}" stroke="black"/>',
+               f'<line x1="{px(x0)}" y1="{py(0)}" x2="{px(x0)}" y2="{py(top)}" stroke="black"/>']
+        for x, r in zip(xs, curve):
+            out.append(f'<text x="{px(x):.1f}" y="{py(0) + 14:.1f}" text-anchor="middle">'
+                       f'{r[0]}</text>')
+        for k in range(5):
+            y = top * k / 4
+            out.append(f'<text x="{px(x0) - 4:.1f}" y="{py(y) + 4:.1f}" text-anchor="end">'
+                       f'{y:.0f}</text>')
+        out.append(f'<text x="{px((x0 + x1) / 2):.1f}" y="{h - 4}" text-anchor="middle">'
+                   'EPs on one IA and one EVD (N, log scale)</text>')
+        for i, (label, c, colour) in enumerate(cols):
+            pts = " ".join(f"{px(x):.1f},{py(r[c]):.1f}" for x, r in zip(xs, curve))
+            out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" '
+                       'stroke-width="2"/>')
+            for x, r in zip(xs, curve):
+                out.append(f'<circle cx="{px(x):.1f}" cy="{py(r[c]):.1f}" r="3" '
+                           f'fill="{colour}"/>')
+            out.append(f'<text x="{px(x0) + 8:.1f}" y="{34 + 14 * i}" fill="{colour}">'
+                       f'{label}</text>')
+        return out
+
+    body = panel(0, SERIES[:3], "us per operation") + \
+        panel(w, SERIES[3:], "set-up us per connection")
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * w}" height="{h + 20}" '
+            'font-family="sans-serif" font-size="11">\n'
+            f'<title>{title}</title>\n'
+            f'<rect width="{2 * w}" height="{h + 20}" fill="white"/>\n'
+            + "\n".join(body) + "\n"
+            f'<text x="8" y="{h + 14}" font-size="9">{title}</text>\n</svg>\n')
+
+
+def growth(bindir: Path, env, runs: int, timeout: float, plot=None, title=""):
     """bench/growbench: medians over runs, one table per measurement."""
     gb = str(bindir / "growbench")
 
@@ -177,10 +260,19 @@ def growth(bindir: Path, env, runs: int, timeout: float):
     print("| EPs on one IA / one EVD | us per Send + both completions (evd_wait) "
           "| (dequeue) | plain TCP write + read, same round-robin | set-up us per connection |")
     print("|---|---|---|---|---|")
-    for n in (1, 64, 1024, 4096):
+    curve = []
+    for n in GROWTH_NS:
         w = med(["-t", "eps", "-e", str(n), "-n", "20000"], "eps")
         p = med(["-t", "eps", "-e", str(n), "-n", "20000", "-P"], "eps")
         print(f"| {n} | {w[0]:.2f} | {p[0]:.2f} | {w[2]:.2f} | {w[1]:.1f} |")
+        curve.append((n, w[0], p[0], w[2], w[1]))
+    print()
+    print("```")
+    print(text_plot(curve))
+    print("```")
+    if plot:
+        Path(plot).write_text(svg_plot(curve, title))
+        print(f"datcts: bench-transport: curves in {plot}", file=sys.stderr)
     print()
     print("| N | KiB per EP (unconnected) | KiB per connection (both ends) | KiB per LMR |")
     print("|---|---|---|---|")
@@ -254,7 +346,9 @@ def bench_transport(args) -> int:
             d, t = med(label, "datbench", "mbs"), med(label, "tcpbench", "mbs")
             print(f"| {label}, MB/s | {_fmt(d)} | {_fmt(t)} | - | {d / t:.2f}x | - |")
     if args.growth:
-        growth(bindir, env, args.growth_runs, args.timeout)
+        growth(bindir, env, args.growth_runs, args.timeout, args.plot,
+               f"growbench, {uname.nodename}, {os.cpu_count()} CPUs, {uname.release}, "
+               f"{time.strftime('%Y-%m-%d', time.gmtime())}")
     return 0
 
 
@@ -272,6 +366,9 @@ def add_parser(sub, add_build_opts):
     p.add_argument("--no-fabric", action="store_true", help="leave fi_pingpong out")
     p.add_argument("--growth", action="store_true",
                    help="also bench/growbench: set-up rate, 1..4096 EPs, memory, threads")
+    p.add_argument("--plot", metavar="SVG",
+                   help="with --growth: write the curves of post + completion and "
+                        "set-up cost against N to this SVG file")
     p.add_argument("--growth-runs", type=int, default=1,
                    help="runs of each growbench measurement (default: 1; every run "
                         "leaves its DAT connections' ports in TIME_WAIT for a minute)")
