@@ -9,24 +9,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static DAT_RETURN lmr_of_lmr(struct dc_ctx *t, DAT_LMR_HANDLE from, DAT_VLEN len,
-			     DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out,
-			     const struct dc_lmr *orig)
-{
-	DAT_REGION_DESCRIPTION rd;
-
-	memset(out, 0, sizeof(*out));
-	memset(&rd, 0, sizeof(rd));
-	rd.for_lmr_handle = from;
-	if (orig) {
-		out->buf = orig->buf;
-		out->len = orig->len;
-	}
-	return dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, len, pz, priv, &out->lmr,
-			      &out->lmr_context, &out->rmr_context,
-			      &out->registered_length, &out->registered_address);
-}
-
 static DAT_RETURN lmr_shared(struct dc_ctx *t, void *addr, char (*cookie)[DAT_LMR_COOKIE_SIZE],
 			     DAT_VLEN len, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
 			     struct dc_lmr *out)

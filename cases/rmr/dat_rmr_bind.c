@@ -334,7 +334,7 @@ DC_CASE(dat_rmr_bind, invalid_state,
 }
 
 DC_CASE(dat_rmr_bind, triplet_outside_lmr,
-	.summary = "windows starting before or ending past the LMR give DAT_INVALID_PARAMETER; nothing bound")
+	.summary = "windows starting 64 or 1 bytes before, or ending 128 or 1 bytes past, the LMR give DAT_INVALID_PARAMETER; nothing bound")
 {
 	struct win w;
 	DAT_LMR_TRIPLET iov;
@@ -344,10 +344,22 @@ DC_CASE(dat_rmr_bind, triplet_outside_lmr,
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, 256);
-	iov.virtual_address = w.m.registered_address - 64;
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
-	iov.virtual_address = w.m.registered_address + w.m.registered_length - 128;
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	/* 256-byte windows starting 64 and 1 bytes before the registered range,
+	 * and ending 128 and 1 bytes past it: the one-byte misses are the
+	 * boundary itself (dat_rmr_bind(3DAT) RETURN VALUES, DAT_INVALID_PARAMETER:
+	 * the window exceeds the LMR) */
+	const DAT_VADDR lo = w.m.registered_address;
+	const DAT_VADDR hi = w.m.registered_address + w.m.registered_length;
+	const DAT_VADDR starts[] = { lo - 64, lo - 1, hi - 256 + 128, hi - 256 + 1 };
+
+	for (unsigned k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+		iov.virtual_address = starts[k];
+		DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(k + 1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	}
+	/* the whole range and one byte more, from its start */
+	iov.virtual_address = lo;
+	iov.segment_length = w.m.registered_length + 1;
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(9), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }
