@@ -22,7 +22,7 @@
 	} while (0)
 
 DC_CASE(dat_rmr_bind, binds_and_returns_context,
-	.summary = "after the bind the peer RDMA-Writes and RDMA-Reads inside the window with the new context")
+	.summary = "after the bind the peer RDMA-Writes and RDMA-Reads inside the window with the new context, also through read-only and write-only windows")
 {
 	struct win w;
 	DAT_RMR_CONTEXT ctx = 0;
@@ -36,6 +36,16 @@ DC_CASE(dat_rmr_bind, binds_and_returns_context,
 	dc_fill(w.m.buf + 2048, 256, 140);
 	DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 2048, 256, 3), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 2048, 256), "the RDMA Read brought other bytes");
+
+	/* windows granting one remote privilege each work for it */
+	ctx = dc_bind_rmr(t, dc_rmr(t, w.p.a.pz), &w.m, 3072, 512, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 4);
+	dc_fill(w.m.buf + 3072, 256, 141);
+	DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 3072, 256, 5), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 3072, 256), "the RDMA Read through a read-only window brought other bytes");
+	ctx = dc_bind_rmr(t, dc_rmr(t, w.p.a.pz), &w.m, 0, 512, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 6);
+	dc_fill(w.peer.buf, 256, 142);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 256, 256, 7), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.m.buf + 256, w.peer.buf, 256), "the RDMA Write through a write-only window did not land");
 }
 
 DC_CASE(dat_rmr_bind, completion_event,
@@ -143,23 +153,45 @@ DC_CASE(dat_rmr_bind, notification_by_default,
 		  "the bind completion did not notify it", ms, (unsigned int)us);
 }
 
-DC_CASE(dat_rmr_bind, privileges_restrict_remote,
-	.summary = "remote-read-only window refuses RDMA Write; remote-write-only window refuses RDMA Read")
+enum rdma_op { OP_READ, OP_WRITE };
+
+/*
+ * A window over all of a's LMR granting `grant`: the peer's `refused` RDMA
+ * completes with DAT_DTO_ERR_REMOTE_ACCESS and moves no byte.  One pair
+ * each: the refusal may break the connection.
+ */
+static void window_refuses(struct dc_ctx *t, DAT_MEM_PRIV_FLAGS grant, enum rdma_op refused)
 {
-	struct win w, v;
+	static unsigned char before[BUF];
+	struct win w;
 	DAT_RMR_CONTEXT ctx;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 1);
-	dc_fill(w.peer.buf, 256, 1);
-	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT((dc_first_not(w.m.buf, BUF, 0) < 0), "a read-only window was written");
+	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, grant, &w.p.a, 1);
+	dc_fill(w.m.buf, BUF, 90);
+	if (refused == OP_WRITE) {
+		memcpy(before, w.m.buf, BUF);
+		dc_fill(w.peer.buf, 256, 1);
+		DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 1024, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+		DC_ASSERT(!memcmp(before, w.m.buf, BUF),
+			  "a window granted 0x%x (no remote write) was written", (unsigned int)grant);
+	} else {
+		DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 1024, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+		DC_ASSERT((dc_first_not(w.peer.buf, 256, 0) < 0),
+			  "bytes were read through a window granted 0x%x (no remote read)",
+			  (unsigned int)grant);
+	}
+}
 
-	win_setup(&v, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, v.rmr, &v.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &v.p.a, 1);
-	dc_fill(v.m.buf, 256, 90);
-	DC_ASSERT_DTO_STATUS(peer_read(&v, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT((dc_first_not(v.peer.buf, 256, 0) < 0), "bytes were read through a write-only window");
+/* Each remote privilege alone, and none (the PARAMETERS default): what is
+ * not granted is refused (dat_rmr_bind(3DAT) DESCRIPTION, mem_privileges). */
+DC_CASE(dat_rmr_bind, privileges_restrict_remote,
+	.summary = "read-only, write-only and no-privilege windows refuse the RDMA not granted with REMOTE_ACCESS")
+{
+	window_refuses(t, DAT_MEM_PRIV_REMOTE_READ_FLAG, OP_WRITE);
+	window_refuses(t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, OP_READ);
+	window_refuses(t, DAT_MEM_PRIV_NONE_FLAG, OP_WRITE);
+	window_refuses(t, DAT_MEM_PRIV_NONE_FLAG, OP_READ);
 }
 
 DC_CASE(dat_rmr_bind, privileges_must_match,
