@@ -215,6 +215,17 @@ DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
 			  "the cookie reported by dat_lmr_query differs from the 40 bytes given");
 }
 
+/* The registration the page governs, checked (dc_lmr is set-up: a refusal
+ * there would leave the clause unresolved): BUF bytes of case memory in pz
+ * with priv. */
+static void lmr_checked(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			struct dc_lmr *m)
+{
+	void *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
+
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dc_lmr_register(t->ia, pz, buf, BUF, priv, m));
+}
+
 /* The peer (p->a) RDMA-Writes src[soff, +len) to target[toff, +len), or
  * RDMA-Reads it back, with target's rmr_context: the bytes must move. */
 static void remote_moves(struct dc_ctx *t, struct dc_pair *p, struct dc_lmr *src, DAT_VLEN soff,
@@ -246,12 +257,12 @@ DC_CASE(dat_lmr_create, rmr_context_for_remote,
 
 	dc_pair_up(t, &p, 0, NULL);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &target);
+	lmr_checked(t, p.b.pz, DAT_MEM_PRIV_ALL_FLAG, &target);
 	remote_moves(t, &p, &src, 0, &target, 100, 1024, true, 1);
 	remote_moves(t, &p, &src, 1024, &target, 2048, 512, false, 2);
-	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	lmr_checked(t, p.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
 	remote_moves(t, &p, &src, 2048, &ro, 512, 256, false, 3);
-	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	lmr_checked(t, p.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
 	remote_moves(t, &p, &src, 3072, &wo, 256, 256, true, 4);
 }
 
@@ -284,14 +295,14 @@ DC_CASE(dat_lmr_create, remote_only_as_granted,
 
 	dc_pair_up(t, &p, 0, NULL);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	lmr_checked(t, p.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
 	dc_fill(src.buf, BUF, 3);
 	st = dc_rdma_write(t, &p.a, &src, 0, 256, dc_rmr_iov(&ro, 0, 256), 1);
 	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
 	DC_ASSERT((dc_first_not(ro.buf, BUF, 0) < 0), "a remote-read-only LMR was written");
 
 	dc_pair_up(t, &q, 0, NULL);
-	dc_lmr(t, q.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	lmr_checked(t, q.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
 	dc_fill(wo.buf, BUF, 99);
 	dc_lmr(t, q.a.pz, BUF, DC_PRIV_LOCAL, &src);
 	st = dc_rdma_read(t, &q.a, &src, 0, 256, dc_rmr_iov(&wo, 0, 256), 2);

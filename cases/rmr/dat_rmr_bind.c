@@ -21,6 +21,26 @@
 		DC_ASSERT_SUCCESS(r_);					\
 	} while (0)
 
+/*
+ * The bind this page governs, checked (dc_bind_rmr is set-up: a refusal
+ * there would leave the clause unresolved): DAT_SUCCESS and a successful
+ * completion on e's request EVD; returns the context.
+ */
+static DAT_RMR_CONTEXT bind_checked(struct dc_ctx *t, DAT_RMR_HANDLE rmr, const struct dc_lmr *m,
+				    DAT_VLEN off, DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
+				    const struct dc_endpoint *e, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RETURN r = dc_dat_rmr_bind(rmr, m->lmr, &iov, priv, e->ep, dc_cookie(cookie),
+				       DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(e->req_evd).status, DAT_RMR_BIND_SUCCESS);
+	return ctx;
+}
+
 DC_CASE(dat_rmr_bind, binds_and_returns_context,
 	.summary = "after the bind the peer RDMA-Writes and RDMA-Reads inside the window with the new context, also through read-only and write-only windows")
 {
@@ -38,11 +58,11 @@ DC_CASE(dat_rmr_bind, binds_and_returns_context,
 	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 2048, 256), "the RDMA Read brought other bytes");
 
 	/* windows granting one remote privilege each work for it */
-	ctx = dc_bind_rmr(t, dc_rmr(t, w.p.a.pz), &w.m, 3072, 512, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 4);
+	ctx = bind_checked(t, dc_rmr(t, w.p.a.pz), &w.m, 3072, 512, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 4);
 	dc_fill(w.m.buf + 3072, 256, 141);
 	DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 3072, 256, 5), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 3072, 256), "the RDMA Read through a read-only window brought other bytes");
-	ctx = dc_bind_rmr(t, dc_rmr(t, w.p.a.pz), &w.m, 0, 512, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 6);
+	ctx = bind_checked(t, dc_rmr(t, w.p.a.pz), &w.m, 0, 512, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 6);
 	dc_fill(w.peer.buf, 256, 142);
 	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 256, 256, 7), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.m.buf + 256, w.peer.buf, 256), "the RDMA Write through a write-only window did not land");
@@ -73,9 +93,9 @@ DC_CASE(dat_rmr_bind, new_context_each_bind,
 	DAT_RMR_CONTEXT c[3] = { 0 };
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	c[0] = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	c[1] = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
-	c[2] = dc_bind_rmr(t, w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
+	c[0] = bind_checked(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	c[1] = bind_checked(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	c[2] = bind_checked(t, w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
 	DC_ASSERT(c[0] != c[1] && c[1] != c[2] && c[0] != c[2],
 		  "contexts 0x%x, 0x%x, 0x%x are not all new", (unsigned int)c[0],
 		  (unsigned int)c[1], (unsigned int)c[2]);
@@ -118,8 +138,8 @@ DC_CASE(dat_rmr_bind, old_context_invalid,
 	DAT_RMR_CONTEXT old, fresh;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	old = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	fresh = dc_bind_rmr(t, w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	old = bind_checked(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	fresh = bind_checked(t, w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
 	DC_ASSERT(old != fresh, "the rebind returned the old context 0x%x", (unsigned int)old);
 	dc_fill(w.peer.buf, 256, 7);
 	DC_ASSERT_DTO_STATUS(peer_write(&w, old, 0, 256, 3), DAT_DTO_ERR_REMOTE_ACCESS);
@@ -167,7 +187,7 @@ static void window_refuses(struct dc_ctx *t, DAT_MEM_PRIV_FLAGS grant, enum rdma
 	DAT_RMR_CONTEXT ctx;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, grant, &w.p.a, 1);
+	ctx = bind_checked(t, w.rmr, &w.m, 0, BUF, grant, &w.p.a, 1);
 	dc_fill(w.m.buf, BUF, 90);
 	if (refused == OP_WRITE) {
 		memcpy(before, w.m.buf, BUF);
@@ -225,7 +245,7 @@ DC_CASE(dat_rmr_bind, zero_length_unbinds,
 	DAT_RMR_CONTEXT ctx, dummy = 0;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	ctx = bind_checked(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	BIND_OK(&w, 0, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &dummy);
 	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
 	dc_fill(w.peer.buf, 128, 3);
