@@ -148,7 +148,7 @@ DC_CASE(dat_srq_resize, invalid_handle,
 }
 
 DC_CASE(dat_srq_resize, invalid_size,
-	.summary = "a negative depth gives DAT_INVALID_PARAMETER, SRQ unchanged",
+	.summary = "a negative depth (-5, and -1) gives DAT_INVALID_PARAMETER, SRQ unchanged",
 	.requires = "srq_supported")
 {
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
@@ -156,6 +156,7 @@ DC_CASE(dat_srq_resize, invalid_size,
 
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(srq, -5), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_srq_resize(srq, -1), DAT_INVALID_PARAMETER);	/* the boundary */
 	DC_ASSERT_UNCHANGED(&s);
 }
 
