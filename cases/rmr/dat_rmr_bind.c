@@ -180,13 +180,14 @@ enum rdma_op { OP_READ, OP_WRITE };
  * completes with DAT_DTO_ERR_REMOTE_ACCESS and moves no byte.  One pair
  * each: the refusal may break the connection.
  */
-static void window_refuses(struct dc_ctx *t, DAT_MEM_PRIV_FLAGS grant, enum rdma_op refused)
+static void window_refuses(struct dc_ctx *t, const struct dc_conn_opts *o, DAT_MEM_PRIV_FLAGS grant,
+			   enum rdma_op refused)
 {
 	static unsigned char before[BUF];
 	struct win w;
 	DAT_RMR_CONTEXT ctx;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	win_setup(&w, DC_PRIV_LOCAL, o);
 	ctx = bind_checked(t, w.rmr, &w.m, 0, BUF, grant, &w.p.a, 1);
 	dc_fill(w.m.buf, BUF, 90);
 	if (refused == OP_WRITE) {
@@ -208,10 +209,12 @@ static void window_refuses(struct dc_ctx *t, DAT_MEM_PRIV_FLAGS grant, enum rdma
 DC_CASE(dat_rmr_bind, privileges_restrict_remote,
 	.summary = "read-only, write-only and no-privilege windows refuse the RDMA not granted with REMOTE_ACCESS")
 {
-	window_refuses(t, DAT_MEM_PRIV_REMOTE_READ_FLAG, OP_WRITE);
-	window_refuses(t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, OP_READ);
-	window_refuses(t, DAT_MEM_PRIV_NONE_FLAG, OP_WRITE);
-	window_refuses(t, DAT_MEM_PRIV_NONE_FLAG, OP_READ);
+	struct dc_conn_opts o = { .pz = dc_pz(t) };
+
+	window_refuses(t, &o, DAT_MEM_PRIV_REMOTE_READ_FLAG, OP_WRITE);
+	window_refuses(t, &o, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, OP_READ);
+	window_refuses(t, &o, DAT_MEM_PRIV_NONE_FLAG, OP_WRITE);
+	window_refuses(t, &o, DAT_MEM_PRIV_NONE_FLAG, OP_READ);
 }
 
 DC_CASE(dat_rmr_bind, privileges_must_match,
