@@ -68,6 +68,46 @@ DC_CASE(dat_rmr_bind, binds_and_returns_context,
 	DC_ASSERT(!memcmp(w.m.buf + 256, w.peer.buf, 256), "the RDMA Write through a write-only window did not land");
 }
 
+/*
+ * A window needs no more of its LMR than the local privilege matching its
+ * remote one: that match is all dat_rmr_bind(3DAT) DESCRIPTION lets a
+ * Provider ask for (remote read over local read, remote write over local
+ * write), so such a bind is made and works.
+ */
+DC_CASE(dat_rmr_bind, binds_over_matching_lmr,
+	.clauses = "dat_rmr_bind.binds_and_returns_context",
+	.summary = "a remote-read window over a local-read-only LMR and a remote-write window over a local-write-only LMR work")
+{
+	static const struct {
+		DAT_MEM_PRIV_FLAGS local, remote;
+		bool write;
+	} match[] = {
+		{ DAT_MEM_PRIV_LOCAL_READ_FLAG, DAT_MEM_PRIV_REMOTE_READ_FLAG, false },
+		{ DAT_MEM_PRIV_LOCAL_WRITE_FLAG, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, true },
+	};
+	struct win w;
+
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	for (unsigned k = 0; k < sizeof(match) / sizeof(match[0]); k++) {
+		struct dc_lmr m;
+		DAT_RMR_CONTEXT ctx;
+		DAT_RMR_TRIPLET dst;
+		DAT_DTO_COMPLETION_STATUS st;
+
+		dc_lmr(t, w.p.a.pz, BUF, match[k].local, &m);
+		ctx = bind_checked(t, k ? dc_rmr(t, w.p.a.pz) : w.rmr, &m, 0, 512, match[k].remote,
+				   &w.p.a, 2 * k + 1);
+		dst = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)m.buf, 256);
+		dc_fill(match[k].write ? w.peer.buf : m.buf, 256, 143 + k);
+		st = match[k].write ? dc_rdma_write(t, &w.p.b, &w.peer, 0, 256, dst, 2 * k + 2) :
+				      dc_rdma_read(t, &w.p.b, &w.peer, 0, 256, dst, 2 * k + 2);
+		DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
+		DC_ASSERT(!memcmp(w.peer.buf, m.buf, 256),
+			  "the RDMA %s over an LMR with local privilege 0x%x alone moved other bytes",
+			  match[k].write ? "Write" : "Read", (unsigned int)match[k].local);
+	}
+}
+
 DC_CASE(dat_rmr_bind, completion_event,
 	.summary = "DAT_RMR_BIND_COMPLETION_EVENT on the request EVD with RMR, cookie and success; nothing elsewhere")
 {
