@@ -9,24 +9,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-static DAT_RETURN lmr_of_lmr(struct dc_ctx *t, DAT_LMR_HANDLE from, DAT_VLEN len,
-			     DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out,
-			     const struct dc_lmr *orig)
-{
-	DAT_REGION_DESCRIPTION rd;
-
-	memset(out, 0, sizeof(*out));
-	memset(&rd, 0, sizeof(rd));
-	rd.for_lmr_handle = from;
-	if (orig) {
-		out->buf = orig->buf;
-		out->len = orig->len;
-	}
-	return dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, len, pz, priv, &out->lmr,
-			      &out->lmr_context, &out->rmr_context,
-			      &out->registered_length, &out->registered_address);
-}
-
 static DAT_RETURN lmr_shared(struct dc_ctx *t, void *addr, char (*cookie)[DAT_LMR_COOKIE_SIZE],
 			     DAT_VLEN len, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
 			     struct dc_lmr *out)
@@ -233,25 +215,55 @@ DC_CASE(dat_lmr_create, shared_cookie_all_bytes,
 			  "the cookie reported by dat_lmr_query differs from the 40 bytes given");
 }
 
+/* The registration the page governs, checked (dc_lmr is set-up: a refusal
+ * there would leave the clause unresolved): BUF bytes of case memory in pz
+ * with priv. */
+static void lmr_checked(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			struct dc_lmr *m)
+{
+	void *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
+
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dc_lmr_register(t->ia, pz, buf, BUF, priv, m));
+}
+
+/* The peer (p->a) RDMA-Writes src[soff, +len) to target[toff, +len), or
+ * RDMA-Reads it back, with target's rmr_context: the bytes must move. */
+static void remote_moves(struct dc_ctx *t, struct dc_pair *p, struct dc_lmr *src, DAT_VLEN soff,
+			 struct dc_lmr *target, DAT_VLEN toff, DAT_VLEN len, bool write,
+			 uint64_t cookie)
+{
+	DAT_DTO_COMPLETION_STATUS st;
+
+	DC_ASSERT(target->rmr_context != 0, "an LMR with remote privileges returned rmr_context 0");
+	if (write) {
+		dc_fill(src->buf + soff, len, (unsigned)cookie + 20);
+		st = dc_rdma_write(t, &p->a, src, soff, len, dc_rmr_iov(target, toff, len), cookie);
+	} else {
+		dc_fill(target->buf + toff, len, (unsigned)cookie + 70);
+		st = dc_rdma_read(t, &p->a, src, soff, len, dc_rmr_iov(target, toff, len), cookie);
+	}
+	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(target->buf + toff, src->buf + soff, len), "the RDMA %s moved other bytes",
+		  write ? "Write" : "Read");
+}
+
+/* An LMR granting both, then one granting each alone (dat_lmr_create(3DAT)
+ * DESCRIPTION: a context is made when remote Read or Write is asked for). */
 DC_CASE(dat_lmr_create, rmr_context_for_remote,
-	.summary = "the peer RDMA-Writes and RDMA-Reads with the LMR's rmr_context")
+	.summary = "the peer RDMA-Writes and RDMA-Reads with the rmr_context of an LMR granting both, and of LMRs granting one each")
 {
 	struct dc_pair p;
-	struct dc_lmr src, target;
-	DAT_DTO_COMPLETION_STATUS st;
+	struct dc_lmr src, target, ro, wo;
 
 	dc_pair_up(t, &p, 0, NULL);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &target);
-	DC_ASSERT(target.rmr_context != 0, "an LMR with remote privileges returned rmr_context 0");
-	dc_fill(src.buf, 1024, 21);
-	st = dc_rdma_write(t, &p.a, &src, 0, 1024, dc_rmr_iov(&target, 100, 1024), 1);
-	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
-	DC_ASSERT(!memcmp(target.buf + 100, src.buf, 1024), "the RDMA Write did not land");
-	dc_fill(target.buf + 2048, 512, 77);
-	st = dc_rdma_read(t, &p.a, &src, 1024, 512, dc_rmr_iov(&target, 2048, 512), 2);
-	DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
-	DC_ASSERT(!memcmp(src.buf + 1024, target.buf + 2048, 512), "the RDMA Read brought other bytes");
+	lmr_checked(t, p.b.pz, DAT_MEM_PRIV_ALL_FLAG, &target);
+	remote_moves(t, &p, &src, 0, &target, 100, 1024, true, 1);
+	remote_moves(t, &p, &src, 1024, &target, 2048, 512, false, 2);
+	lmr_checked(t, p.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	remote_moves(t, &p, &src, 2048, &ro, 512, 256, false, 3);
+	lmr_checked(t, p.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	remote_moves(t, &p, &src, 3072, &wo, 256, 256, true, 4);
 }
 
 DC_CASE(dat_lmr_create, no_rmr_context_without_remote,
@@ -283,14 +295,14 @@ DC_CASE(dat_lmr_create, remote_only_as_granted,
 
 	dc_pair_up(t, &p, 0, NULL);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
-	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
+	lmr_checked(t, p.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
 	dc_fill(src.buf, BUF, 3);
 	st = dc_rdma_write(t, &p.a, &src, 0, 256, dc_rmr_iov(&ro, 0, 256), 1);
 	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
 	DC_ASSERT((dc_first_not(ro.buf, BUF, 0) < 0), "a remote-read-only LMR was written");
 
 	dc_pair_up(t, &q, 0, NULL);
-	dc_lmr(t, q.b.pz, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
+	lmr_checked(t, q.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
 	dc_fill(wo.buf, BUF, 99);
 	dc_lmr(t, q.a.pz, BUF, DC_PRIV_LOCAL, &src);
 	st = dc_rdma_read(t, &q.a, &src, 0, 256, dc_rmr_iov(&wo, 0, 256), 2);

@@ -47,6 +47,41 @@ DC_CASE(dat_lmr_free, refused_while_rmr_bound,
 	DC_ASSERT_SUCCESS(dat_lmr_free(m.lmr));
 }
 
+/*
+ * "In use by an RMR" reached by a rebind, and left by a rebind or a
+ * zero-length bind (dat_rmr_bind(3DAT) DESCRIPTION: each bind makes a new
+ * binding, the old context stops working; a zero-length bind binds no
+ * memory): the LMR the RMR moved to is refused, the one it left frees, and
+ * the other frees once the zero-length bind completed
+ * (dat_lmr_free(3DAT) DESCRIPTION, RETURN VALUES DAT_INVALID_STATE).
+ */
+DC_CASE(dat_lmr_free, refused_while_rmr_rebound,
+	.clauses = "dat_lmr_free.refused_while_rmr_bound dat_lmr_free.destroys_unused",
+	.summary = "an RMR rebound from LMR 1 to LMR 2: 2 is in use, 1 frees; 2 frees after a zero-length bind")
+{
+	struct dc_pair p;
+	struct dc_lmr m1, m2;
+	DAT_RMR_HANDLE rmr;
+	struct dc_snap s;
+
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m1);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m2);
+	rmr = dc_rmr(t, p.a.pz);
+	dc_bind_rmr(t, rmr, &m1, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 1);
+	dc_bind_rmr(t, rmr, &m2, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 2);
+	DC_FOR_CLAUSE("dat_lmr_free.refused_while_rmr_bound");
+	dc_snapshot(t, DC_OBJ_LMR, m2.lmr, &s);
+	/* dat_lmr_free(3DAT) RETURN VALUES name no subtype: none, or the right one */
+	DC_ASSERT_RET_SUB_OR_NONE(dat_lmr_free(m2.lmr), DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_LMR_IN_USE);
+	DC_ASSERT_UNCHANGED(&s);
+	DC_FOR_CLAUSE("dat_lmr_free.destroys_unused");
+	DC_ASSERT_SUCCESS(dat_lmr_free(m1.lmr));	/* the RMR left it */
+	dc_bind_rmr(t, rmr, &m2, 0, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 3);
+	DC_ASSERT_SUCCESS(dat_lmr_free(m2.lmr));	/* bound to nothing now */
+}
+
 DC_CASE(dat_lmr_free, memory_kept,
 	.summary = "after the free the buffer keeps its contents and stays readable and writable")
 {

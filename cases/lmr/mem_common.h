@@ -32,4 +32,26 @@ static inline DAT_CNO_HANDLE cno_on_at(struct dc_ctx *t, const char *file, int l
 }
 #define cno_on(ia) cno_on_at(t, __FILE__, __LINE__, (ia))
 
+/*
+ * dat_lmr_create(DAT_MEM_TYPE_LMR) over `from`, in `pz` with `priv`; `out`
+ * gets the new LMR (and orig's buffer, when given).  Returns the call's code.
+ */
+static inline DAT_RETURN lmr_of_lmr(struct dc_ctx *t, DAT_LMR_HANDLE from, DAT_VLEN len,
+				    DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv, struct dc_lmr *out,
+				    const struct dc_lmr *orig)
+{
+	DAT_REGION_DESCRIPTION rd;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rd, 0, sizeof(rd));
+	rd.for_lmr_handle = from;
+	if (orig) {
+		out->buf = orig->buf;
+		out->len = orig->len;
+	}
+	return dc_dat_lmr_create(t->ia, DAT_MEM_TYPE_LMR, rd, len, pz, priv, &out->lmr,
+				     &out->lmr_context, &out->rmr_context,
+				     &out->registered_length, &out->registered_address);
+}
+
 #endif /* MEM_COMMON_H */

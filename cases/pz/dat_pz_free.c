@@ -74,6 +74,57 @@ DC_CASE(dat_pz_free, refused_while_rmr_uses,
 	refused_then_freed(t, pz, free_rmr, dc_rmr(t, pz));
 }
 
+/*
+ * The same rule for the users the pages let reach a PZ another way than by
+ * being created in it: an EP moved into it by dat_ep_modify (dat_ep_modify(3DAT)
+ * DESCRIPTION: the PZ of an UNCONNECTED EP can be changed), an LMR registered
+ * over another LMR's memory (dat_lmr_create(3DAT), DAT_MEM_TYPE_LMR: the new
+ * LMR is in the PZ it names, not the original's), an EP made on an SRQ.
+ */
+DC_CASE(dat_pz_free, refused_while_ep_moved_in,
+	.clauses = "dat_pz_free.destroys_unused dat_pz_free.refused_while_in_use",
+	.summary = "an EP moved by dat_ep_modify: the PZ it left frees, the one it joined is in use")
+{
+	DAT_PZ_HANDLE from = dc_pz(t), to = dc_pz(t);
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE cevd = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, from, evd, evd, cevd, NULL);
+	DAT_EP_PARAM nv;
+
+	memset(&nv, 0, sizeof(nv));
+	nv.pz_handle = to;
+	DC_SETUP(dat_ep_modify(ep, DAT_EP_FIELD_PZ_HANDLE, &nv));
+	DC_FOR_CLAUSE("dat_pz_free.destroys_unused");
+	DC_ASSERT_SUCCESS(dat_pz_free(from));		/* nothing uses it any more */
+	DC_FOR_CLAUSE("dat_pz_free.refused_while_in_use");
+	refused_then_freed(t, to, free_ep, ep);
+}
+
+DC_CASE(dat_pz_free, refused_while_lmr_over_lmr_uses,
+	.clauses = "dat_pz_free.refused_while_in_use",
+	.summary = "a PZ only an LMR over another PZ's LMR uses: INVALID_STATE, frees after that LMR's free")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t), other = dc_pz(t);
+	struct dc_lmr orig, over;
+
+	dc_lmr(t, other, BUF, DC_PRIV_LOCAL, &orig);
+	DC_SETUP(lmr_of_lmr(t, orig.lmr, BUF, pz, DC_PRIV_LOCAL, &over, &orig));
+	refused_then_freed(t, pz, free_lmr, over.lmr);
+}
+
+DC_CASE(dat_pz_free, refused_while_srq_ep_uses,
+	.clauses = "dat_pz_free.refused_while_in_use",
+	.summary = "the PZ of an EP made on an SRQ of another PZ: INVALID_STATE, frees after dat_ep_free",
+	.requires = "srq_supported srq_ep_pz_difference_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE cevd = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+
+	refused_then_freed(t, pz, free_ep, dc_ep_with_srq(t, pz, evd, evd, cevd, srq, NULL));
+}
+
 DC_CASE(dat_pz_free, stale_handle_fails,
 	.summary = "a freed PZ is refused by dat_pz_query, dat_lmr_create, dat_rmr_create and dat_ep_create")
 {

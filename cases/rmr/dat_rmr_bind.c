@@ -21,8 +21,28 @@
 		DC_ASSERT_SUCCESS(r_);					\
 	} while (0)
 
+/*
+ * The bind this page governs, checked (dc_bind_rmr is set-up: a refusal
+ * there would leave the clause unresolved): DAT_SUCCESS and a successful
+ * completion on e's request EVD; returns the context.
+ */
+static DAT_RMR_CONTEXT bind_checked(struct dc_ctx *t, DAT_RMR_HANDLE rmr, const struct dc_lmr *m,
+				    DAT_VLEN off, DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv,
+				    const struct dc_endpoint *e, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RETURN r = dc_dat_rmr_bind(rmr, m->lmr, &iov, priv, e->ep, dc_cookie(cookie),
+				       DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(e->req_evd).status, DAT_RMR_BIND_SUCCESS);
+	return ctx;
+}
+
 DC_CASE(dat_rmr_bind, binds_and_returns_context,
-	.summary = "after the bind the peer RDMA-Writes and RDMA-Reads inside the window with the new context")
+	.summary = "after the bind the peer RDMA-Writes and RDMA-Reads inside the window with the new context, also through read-only and write-only windows")
 {
 	struct win w;
 	DAT_RMR_CONTEXT ctx = 0;
@@ -36,6 +56,56 @@ DC_CASE(dat_rmr_bind, binds_and_returns_context,
 	dc_fill(w.m.buf + 2048, 256, 140);
 	DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 2048, 256, 3), DAT_DTO_SUCCESS);
 	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 2048, 256), "the RDMA Read brought other bytes");
+
+	/* windows granting one remote privilege each work for it */
+	ctx = bind_checked(t, dc_rmr(t, w.p.a.pz), &w.m, 3072, 512, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 4);
+	dc_fill(w.m.buf + 3072, 256, 141);
+	DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 3072, 256, 5), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.peer.buf, w.m.buf + 3072, 256), "the RDMA Read through a read-only window brought other bytes");
+	ctx = bind_checked(t, dc_rmr(t, w.p.a.pz), &w.m, 0, 512, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 6);
+	dc_fill(w.peer.buf, 256, 142);
+	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 256, 256, 7), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(w.m.buf + 256, w.peer.buf, 256), "the RDMA Write through a write-only window did not land");
+}
+
+/*
+ * A window needs no more of its LMR than the local privilege matching its
+ * remote one: that match is all dat_rmr_bind(3DAT) DESCRIPTION lets a
+ * Provider ask for (remote read over local read, remote write over local
+ * write), so such a bind is made and works.
+ */
+DC_CASE(dat_rmr_bind, binds_over_matching_lmr,
+	.clauses = "dat_rmr_bind.binds_and_returns_context",
+	.summary = "a remote-read window over a local-read-only LMR and a remote-write window over a local-write-only LMR work")
+{
+	static const struct {
+		DAT_MEM_PRIV_FLAGS local, remote;
+		bool write;
+	} match[] = {
+		{ DAT_MEM_PRIV_LOCAL_READ_FLAG, DAT_MEM_PRIV_REMOTE_READ_FLAG, false },
+		{ DAT_MEM_PRIV_LOCAL_WRITE_FLAG, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, true },
+	};
+	struct win w;
+
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	for (unsigned k = 0; k < sizeof(match) / sizeof(match[0]); k++) {
+		struct dc_lmr m;
+		DAT_RMR_CONTEXT ctx;
+		DAT_RMR_TRIPLET dst;
+		DAT_DTO_COMPLETION_STATUS st;
+
+		dc_lmr(t, w.p.a.pz, BUF, match[k].local, &m);
+		ctx = bind_checked(t, k ? dc_rmr(t, w.p.a.pz) : w.rmr, &m, 0, 512, match[k].remote,
+				   &w.p.a, 2 * k + 1);
+		dst = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)m.buf, 256);
+		dc_fill(match[k].write ? w.peer.buf : m.buf, 256, 143 + k);
+		st = match[k].write ? dc_rdma_write(t, &w.p.b, &w.peer, 0, 256, dst, 2 * k + 2) :
+				      dc_rdma_read(t, &w.p.b, &w.peer, 0, 256, dst, 2 * k + 2);
+		DC_ASSERT_DTO_STATUS(st, DAT_DTO_SUCCESS);
+		DC_ASSERT(!memcmp(w.peer.buf, m.buf, 256),
+			  "the RDMA %s over an LMR with local privilege 0x%x alone moved other bytes",
+			  match[k].write ? "Write" : "Read", (unsigned int)match[k].local);
+	}
 }
 
 DC_CASE(dat_rmr_bind, completion_event,
@@ -63,9 +133,9 @@ DC_CASE(dat_rmr_bind, new_context_each_bind,
 	DAT_RMR_CONTEXT c[3] = { 0 };
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	c[0] = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	c[1] = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
-	c[2] = dc_bind_rmr(t, w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
+	c[0] = bind_checked(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	c[1] = bind_checked(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	c[2] = bind_checked(t, w.rmr, &w.m, 512, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 3);
 	DC_ASSERT(c[0] != c[1] && c[1] != c[2] && c[0] != c[2],
 		  "contexts 0x%x, 0x%x, 0x%x are not all new", (unsigned int)c[0],
 		  (unsigned int)c[1], (unsigned int)c[2]);
@@ -108,8 +178,8 @@ DC_CASE(dat_rmr_bind, old_context_invalid,
 	DAT_RMR_CONTEXT old, fresh;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	old = dc_bind_rmr(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
-	fresh = dc_bind_rmr(t, w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	old = bind_checked(t, w.rmr, &w.m, 0, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	fresh = bind_checked(t, w.rmr, &w.m, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
 	DC_ASSERT(old != fresh, "the rebind returned the old context 0x%x", (unsigned int)old);
 	dc_fill(w.peer.buf, 256, 7);
 	DC_ASSERT_DTO_STATUS(peer_write(&w, old, 0, 256, 3), DAT_DTO_ERR_REMOTE_ACCESS);
@@ -143,23 +213,48 @@ DC_CASE(dat_rmr_bind, notification_by_default,
 		  "the bind completion did not notify it", ms, (unsigned int)us);
 }
 
-DC_CASE(dat_rmr_bind, privileges_restrict_remote,
-	.summary = "remote-read-only window refuses RDMA Write; remote-write-only window refuses RDMA Read")
+enum rdma_op { OP_READ, OP_WRITE };
+
+/*
+ * A window over all of a's LMR granting `grant`: the peer's `refused` RDMA
+ * completes with DAT_DTO_ERR_REMOTE_ACCESS and moves no byte.  One pair
+ * each: the refusal may break the connection.
+ */
+static void window_refuses(struct dc_ctx *t, const struct dc_conn_opts *o, DAT_MEM_PRIV_FLAGS grant,
+			   enum rdma_op refused)
 {
-	struct win w, v;
+	static unsigned char before[BUF];
+	struct win w;
 	DAT_RMR_CONTEXT ctx;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_READ_FLAG, &w.p.a, 1);
-	dc_fill(w.peer.buf, 256, 1);
-	DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT((dc_first_not(w.m.buf, BUF, 0) < 0), "a read-only window was written");
+	win_setup(&w, DC_PRIV_LOCAL, o);
+	ctx = bind_checked(t, w.rmr, &w.m, 0, BUF, grant, &w.p.a, 1);
+	dc_fill(w.m.buf, BUF, 90);
+	if (refused == OP_WRITE) {
+		memcpy(before, w.m.buf, BUF);
+		dc_fill(w.peer.buf, 256, 1);
+		DC_ASSERT_DTO_STATUS(peer_write(&w, ctx, 1024, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+		DC_ASSERT(!memcmp(before, w.m.buf, BUF),
+			  "a window granted 0x%x (no remote write) was written", (unsigned int)grant);
+	} else {
+		DC_ASSERT_DTO_STATUS(peer_read(&w, ctx, 1024, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
+		DC_ASSERT((dc_first_not(w.peer.buf, 256, 0) < 0),
+			  "bytes were read through a window granted 0x%x (no remote read)",
+			  (unsigned int)grant);
+	}
+}
 
-	win_setup(&v, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, v.rmr, &v.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &v.p.a, 1);
-	dc_fill(v.m.buf, 256, 90);
-	DC_ASSERT_DTO_STATUS(peer_read(&v, ctx, 0, 256, 2), DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT((dc_first_not(v.peer.buf, 256, 0) < 0), "bytes were read through a write-only window");
+/* Each remote privilege alone, and none (the PARAMETERS default): what is
+ * not granted is refused (dat_rmr_bind(3DAT) DESCRIPTION, mem_privileges). */
+DC_CASE(dat_rmr_bind, privileges_restrict_remote,
+	.summary = "read-only, write-only and no-privilege windows refuse the RDMA not granted with REMOTE_ACCESS")
+{
+	struct dc_conn_opts o = { .pz = dc_pz(t) };
+
+	window_refuses(t, &o, DAT_MEM_PRIV_REMOTE_READ_FLAG, OP_WRITE);
+	window_refuses(t, &o, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, OP_READ);
+	window_refuses(t, &o, DAT_MEM_PRIV_NONE_FLAG, OP_WRITE);
+	window_refuses(t, &o, DAT_MEM_PRIV_NONE_FLAG, OP_READ);
 }
 
 DC_CASE(dat_rmr_bind, privileges_must_match,
@@ -193,7 +288,7 @@ DC_CASE(dat_rmr_bind, zero_length_unbinds,
 	DAT_RMR_CONTEXT ctx, dummy = 0;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	ctx = bind_checked(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	BIND_OK(&w, 0, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &dummy);
 	DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status, DAT_RMR_BIND_SUCCESS);
 	dc_fill(w.peer.buf, 128, 3);
@@ -334,7 +429,7 @@ DC_CASE(dat_rmr_bind, invalid_state,
 }
 
 DC_CASE(dat_rmr_bind, triplet_outside_lmr,
-	.summary = "windows starting before or ending past the LMR give DAT_INVALID_PARAMETER; nothing bound")
+	.summary = "windows starting 64 or 1 bytes before, or ending 128 or 1 bytes past, the LMR give DAT_INVALID_PARAMETER; nothing bound")
 {
 	struct win w;
 	DAT_LMR_TRIPLET iov;
@@ -344,10 +439,22 @@ DC_CASE(dat_rmr_bind, triplet_outside_lmr,
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_snapshot(t, DC_OBJ_RMR, w.rmr, &s);
 	iov = dc_iov(&w.m, 0, 256);
-	iov.virtual_address = w.m.registered_address - 64;
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
-	iov.virtual_address = w.m.registered_address + w.m.registered_length - 128;
-	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	/* 256-byte windows starting 64 and 1 bytes before the registered range,
+	 * and ending 128 and 1 bytes past it: the one-byte misses are the
+	 * boundary itself (dat_rmr_bind(3DAT) RETURN VALUES, DAT_INVALID_PARAMETER:
+	 * the window exceeds the LMR) */
+	const DAT_VADDR lo = w.m.registered_address;
+	const DAT_VADDR hi = w.m.registered_address + w.m.registered_length;
+	const DAT_VADDR starts[] = { lo - 64, lo - 1, hi - 256 + 128, hi - 256 + 1 };
+
+	for (unsigned k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+		iov.virtual_address = starts[k];
+		DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(k + 1), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
+	}
+	/* the whole range and one byte more, from its start */
+	iov.virtual_address = lo;
+	iov.segment_length = w.m.registered_length + 1;
+	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(9), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
 }

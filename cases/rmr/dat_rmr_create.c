@@ -115,6 +115,10 @@ DC_CASE(dat_rmr_create, insufficient_resources,
 		r = dat_rmr_create(pz, &rmr);
 		if (r == DAT_SUCCESS) {
 			dc_note(t, "the Provider created more than max_rmrs (%d) RMRs", n);
+			/* a DAT_SUCCESS that made nothing is a refusal reported
+			 * with the wrong code (dat_rmr_create(3DAT) RETURN VALUES) */
+			DC_ASSERT(rmr != DAT_HANDLE_NULL,
+				  "DAT_SUCCESS past max_rmrs, but no RMR handle was written");
 			return;
 		}
 	}

@@ -15,16 +15,53 @@ DC_CASE(dat_rmr_free, destroys_unbound,
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
 }
 
+/* A bound RMR is freed and unbound first (dat_rmr_free(3DAT) DESCRIPTION),
+ * so the LMR it was bound to last frees; `rebound`: bound once to another
+ * LMR before (dat_rmr_bind(3DAT) DESCRIPTION: a bind replaces the binding). */
+static void free_bound(struct dc_ctx *t, bool rebound)
+{
+	struct win w;
+	struct dc_lmr m2;
+
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	if (rebound) {
+		dc_lmr(t, w.p.a.pz, BUF, DC_PRIV_LOCAL, &m2);
+		dc_bind_rmr(t, w.rmr, &m2, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
+	}
+	DC_ASSERT_SUCCESS(dat_rmr_free(w.rmr));
+	/* collateral: dat_rmr_free(3DAT) DESCRIPTION: the RMR is unbound first, so its LMR frees */
+	DC_ASSERT_SUCCESS(dat_lmr_free(rebound ? m2.lmr : w.m.lmr));
+}
+
 DC_CASE(dat_rmr_free, destroys_bound,
 	.summary = "a bound RMR is freed (unbinding first); its LMR can then be freed")
+{
+	free_bound(t, false);
+}
+
+/*
+ * The unbound state reached by a zero-length bind (dat_rmr_bind(3DAT)
+ * DESCRIPTION) is freed like the never-bound one.
+ */
+DC_CASE(dat_rmr_free, destroys_unbound_by_zero_length,
+	.clauses = "dat_rmr_free.destroys_unbound",
+	.summary = "an RMR unbound by a zero-length bind is freed; the LMR it had is free to go")
 {
 	struct win w;
 
 	win_setup(&w, DC_PRIV_LOCAL, NULL);
 	dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
+	dc_bind_rmr(t, w.rmr, &w.m, 0, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 2);
 	DC_ASSERT_SUCCESS(dat_rmr_free(w.rmr));
-	/* collateral: dat_rmr_free(3DAT) DESCRIPTION: the RMR is unbound first, so its LMR frees */
-	DC_ASSERT_SUCCESS(dat_lmr_free(w.m.lmr));
+	DC_CLEANUP(dat_lmr_free(w.m.lmr));
+}
+
+DC_CASE(dat_rmr_free, destroys_rebound,
+	.clauses = "dat_rmr_free.destroys_bound",
+	.summary = "an RMR rebound to a second LMR is freed; that LMR can then be freed")
+{
+	free_bound(t, true);
 }
 
 DC_CASE(dat_rmr_free, stale_handle_fails,

@@ -4,25 +4,20 @@
  */
 #include "rmr_common.h"
 
-DC_CASE(dat_rmr_query, fills_requested,
-	.summary = "for a bound RMR every mask bit alone, and ALL, give IA, PZ, triplet, privileges and context")
+/* Every mask bit alone, then ALL: the IA, the PZ, and the binding `want`,
+ * `priv`, `ctx` the last bind made. */
+static void assert_binding(struct dc_ctx *t, const struct win *w, DAT_LMR_TRIPLET want,
+			   DAT_MEM_PRIV_FLAGS priv, DAT_RMR_CONTEXT ctx)
 {
-	struct win w;
-	DAT_RMR_CONTEXT ctx;
-	DAT_LMR_TRIPLET want;
 	DAT_RMR_PARAM q;
-	const DAT_MEM_PRIV_FLAGS priv = DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	ctx = dc_bind_rmr(t, w.rmr, &w.m, 512, 1024, priv, &w.p.a, 1);
-	want = dc_iov(&w.m, 512, 1024);
 	for (unsigned int bit = 1; bit <= DAT_RMR_FIELD_ALL; bit <<= 1) {
 		memset(&q, 0xa5, sizeof(q));
-		DC_ASSERT_SUCCESS(dat_rmr_query(w.rmr, (DAT_RMR_PARAM_MASK)bit, &q));
+		DC_ASSERT_SUCCESS(dat_rmr_query(w->rmr, (DAT_RMR_PARAM_MASK)bit, &q));
 		if (bit == DAT_RMR_FIELD_IA_HANDLE)
 			DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
 		if (bit == DAT_RMR_FIELD_PZ_HANDLE)
-			DC_ASSERT_PTR_EQ(q.pz_handle, w.p.a.pz);
+			DC_ASSERT_PTR_EQ(q.pz_handle, w->p.a.pz);
 		if (bit == DAT_RMR_FIELD_LMR_TRIPLET)
 			DC_ASSERT(q.lmr_triplet.lmr_context == want.lmr_context &&
 				  q.lmr_triplet.virtual_address == want.virtual_address &&
@@ -40,12 +35,40 @@ DC_CASE(dat_rmr_query, fills_requested,
 			DC_ASSERT_EQ(q.rmr_context, ctx);
 	}
 	memset(&q, 0xa5, sizeof(q));
-	DC_ASSERT_SUCCESS(dat_rmr_query(w.rmr, DAT_RMR_FIELD_ALL, &q));
+	DC_ASSERT_SUCCESS(dat_rmr_query(w->rmr, DAT_RMR_FIELD_ALL, &q));
 	DC_ASSERT_IA_HANDLE(q.ia_handle, t->ia);
-	DC_ASSERT_PTR_EQ(q.pz_handle, w.p.a.pz);
-	DC_ASSERT_EQ(q.lmr_triplet.segment_length, 1024);
+	DC_ASSERT_PTR_EQ(q.pz_handle, w->p.a.pz);
+	DC_ASSERT_EQ(q.lmr_triplet.lmr_context, want.lmr_context);
+	DC_ASSERT_EQ(q.lmr_triplet.segment_length, want.segment_length);
 	DC_ASSERT_EQ(q.mem_priv, priv);
 	DC_ASSERT_EQ(q.rmr_context, ctx);
+}
+
+/*
+ * The first binding, then each rebind (dat_rmr_bind(3DAT) DESCRIPTION: a
+ * bind replaces the binding and its context): another range, each remote
+ * privilege alone, another LMR.  The query reports the binding in force.
+ */
+DC_CASE(dat_rmr_query, fills_requested,
+	.summary = "for a bound RMR, after each rebind, every mask bit alone and ALL give IA, PZ, triplet, privileges and context")
+{
+	static const struct { unsigned lmr; DAT_VLEN off, len; DAT_MEM_PRIV_FLAGS priv; } binds[] = {
+		{ 0, 512, 1024, DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG },
+		{ 0, 0, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG },
+		{ 1, 128, 512, DAT_MEM_PRIV_REMOTE_WRITE_FLAG },
+	};
+	struct win w;
+	struct dc_lmr m2;
+
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	dc_lmr(t, w.p.a.pz, BUF, DC_PRIV_LOCAL, &m2);
+	for (unsigned k = 0; k < sizeof(binds) / sizeof(binds[0]); k++) {
+		const struct dc_lmr *m = binds[k].lmr ? &m2 : &w.m;
+		DAT_RMR_CONTEXT ctx = dc_bind_rmr(t, w.rmr, m, binds[k].off, binds[k].len,
+						  binds[k].priv, &w.p.a, k + 1);
+
+		assert_binding(t, &w, dc_iov(m, binds[k].off, binds[k].len), binds[k].priv, ctx);
+	}
 }
 
 DC_CASE(dat_rmr_query, unbound_undefined,

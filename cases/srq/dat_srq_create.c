@@ -58,9 +58,12 @@ DC_CASE(dat_srq_create, starts_unattached,
 	.summary = "a fresh SRQ has no EP: nothing outstanding and it can be freed",
 	.requires = "srq_supported")
 {
-	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
+	DAT_SRQ_HANDLE srq = DAT_HANDLE_NULL;
+	DAT_SRQ_PARAM p;
 
+	DC_NEED_REPORTED_LIMIT("max_recv_per_srq", t->ia_attr.max_recv_per_srq, 8);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_create(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT, &srq));
+	p = DC_SRQ_PARAM(srq);
 	ASSERT_COUNT(p.outstanding_dto_count, 0);
 	ASSERT_COUNT(p.available_dto_count, 0);
 	/* collateral: dat_srq_create(3DAT) DESCRIPTION: no EP is attached, so the SRQ frees */
@@ -95,8 +98,13 @@ DC_CASE(dat_srq_create, sizes_at_least_requested,
 	.requires = "srq_supported")
 {
 	DAT_COUNT iov = t->ia_attr.max_iov_segments_per_dto >= 2 ? 2 : 1;
-	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 10, iov, DAT_SRQ_LW_DEFAULT);
-	DAT_SRQ_PARAM p = DC_SRQ_PARAM(srq);
+	DAT_SRQ_HANDLE srq = DAT_HANDLE_NULL;
+	DAT_SRQ_PARAM p;
+
+	/* the creation is this clause's own call: checked, not set-up */
+	DC_NEED_REPORTED_LIMIT("max_recv_per_srq", t->ia_attr.max_recv_per_srq, 10);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_create(t, dc_pz(t), 10, iov, DAT_SRQ_LW_DEFAULT, &srq));
+	p = DC_SRQ_PARAM(srq);
 
 	DC_ASSERT_GE(p.max_recv_dtos, 10);
 	DC_ASSERT_GE(p.max_recv_iov, iov);

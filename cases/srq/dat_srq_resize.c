@@ -53,7 +53,7 @@ SRQ_CASE(dat_srq_resize, no_incoming_message_lost,
 }
 
 DC_CASE(dat_srq_resize, below_outstanding_on_srq,
-	.summary = "5 buffers on the SRQ, resize to 4: DAT_INVALID_STATE, SRQ unchanged",
+	.summary = "5 buffers on the SRQ, resize to 4: DAT_INVALID_STATE, SRQ unchanged; resize to 5 accepted",
 	.requires = "srq_supported")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
@@ -66,6 +66,10 @@ DC_CASE(dat_srq_resize, below_outstanding_on_srq,
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(srq, 4), DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED(&s);
+	/* the boundary: only more outstanding buffers than the requested
+	 * length is refused (dat_srq_resize(3DAT) DESCRIPTION), so exactly 5 is
+	 * not; the Provider need not shrink at all (USAGE) */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_srq_resize(srq, 5));
 }
 
 SRQ_CASE(dat_srq_resize, below_outstanding_held_by_ep,
@@ -115,7 +119,7 @@ SRQ_CASE(dat_srq_resize, below_outstanding_unreaped,
 }
 
 DC_CASE(dat_srq_resize, below_low_watermark,
-	.summary = "depth 8, low watermark 4, resize to 3: DAT_INVALID_STATE, SRQ unchanged",
+	.summary = "depth 8, low watermark 4, resize to 3: DAT_INVALID_STATE, SRQ unchanged; resize to 4 accepted",
 	.requires = "srq_supported srq_watermarks_supported")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
@@ -130,6 +134,9 @@ DC_CASE(dat_srq_resize, below_low_watermark,
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(srq, 3), DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED(&s);
+	/* the boundary: only a length below the watermark is refused
+	 * (dat_srq_resize(3DAT) DESCRIPTION), so exactly 4 is not */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_srq_resize(srq, 4));
 }
 
 DC_CASE(dat_srq_resize, invalid_handle,
@@ -141,7 +148,7 @@ DC_CASE(dat_srq_resize, invalid_handle,
 }
 
 DC_CASE(dat_srq_resize, invalid_size,
-	.summary = "a negative depth gives DAT_INVALID_PARAMETER, SRQ unchanged",
+	.summary = "a negative depth (-5, and -1) gives DAT_INVALID_PARAMETER, SRQ unchanged",
 	.requires = "srq_supported")
 {
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
@@ -149,6 +156,7 @@ DC_CASE(dat_srq_resize, invalid_size,
 
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(srq, -5), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(dat_srq_resize(srq, -1), DAT_INVALID_PARAMETER);	/* the boundary */
 	DC_ASSERT_UNCHANGED(&s);
 }
 

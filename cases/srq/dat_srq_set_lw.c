@@ -37,6 +37,17 @@ DC_CASE(dat_srq_set_lw, sets_value,
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
 	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 3);
 	DC_ASSERT_NO_EVENT(t->async_evd);		/* 5 buffers, not below 3 */
+	/* the boundaries: only a value above max_recv_dtos is invalid
+	 * (dat_srq_set_lw(3DAT) RETURN VALUES), so max_recv_dtos itself and
+	 * 0 (DAT_SRQ_LW_DEFAULT, dat_srq_create(3DAT)) are set */
+	{
+		DAT_COUNT max = DC_SRQ_PARAM(srq).max_recv_dtos;
+
+		DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, max));
+		DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, max);
+		DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 0));
+		DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 0);
+	}
 }
 
 SRQ_CASE(dat_srq_set_lw, event_when_count_drops_below,

@@ -789,6 +789,12 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
 	} else {
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	}
+	if (is_rmr && priv == DAT_MEM_PRIV_NONE_FLAG &&
+	    ref_mutant("rmr-no-priv-grants-all"))
+		priv = REF_REMOTE_PRIV;	/* "none" read as "no restriction" */
+	if (((unsigned int)priv & REF_REMOTE_PRIV) != REF_REMOTE_PRIV &&
+	    ref_mutant("mem-remote-priv-needs-both"))
+		return DAT_DTO_ERR_REMOTE_ACCESS;	/* one privilege alone: none */
 	if (((unsigned int)need & ~(unsigned int)priv & REF_REMOTE_PRIV) &&
 	    !ref_mutant(is_rmr ? "rmr-remote-priv-unchecked" :
 				 "lmr-remote-priv-unchecked"))

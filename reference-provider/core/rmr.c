@@ -336,7 +336,10 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		rmr->lmr = lmr;
 		lmr->users++;
 		rmr->ep = ep;
-		rmr->triplet = *triplet;
+		if (old_ctx && ref_mutant("rmr-rebind-keeps-old-range"))
+			rmr->triplet = old_triplet;	/* the first window stays */
+		else
+			rmr->triplet = *triplet;
 		rmr->priv = priv;
 		rmr->rmr_context = ctx;
 		if (ref_mutant("rmr-bind-effective-late")) {
