@@ -104,9 +104,13 @@ void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed)
 		cno->users--;
 	if (cno->triggered == evd)
 		cno->triggered = NULL;
-	/* dat_cno_wait.3dat: all its EVDs freed -> waiters see NULL */
-	if (freed && cno->users == 0 && cno->waiters > 0 &&
-	    !ref_mutant("cno-evds-freed-keeps-waiters"))
+	/*
+	 * dat_cno_wait.3dat: all its EVDs freed -> waiters see NULL, the OS
+	 * Wait Proxy Agent included, even with no thread blocked.
+	 */
+	if (freed && cno->users == 0 &&
+	    !ref_mutant("cno-evds-freed-keeps-waiters") &&
+	    !(cno->waiters == 0 && ref_mutant("cno-evds-freed-skips-idle-agent")))
 		ref_cno_release_waiters(cno);
 }
 
