@@ -281,7 +281,7 @@ DC_CASE(dat_evd_wait, threshold_one_for_consumer_notification,
 }
 
 DC_CASE(dat_evd_wait, nmore_on_success,
-	.summary = "nmore reports the events left: 4 after taking 1 of 5, then 3 with threshold 3")
+	.summary = "nmore reports the events left: 4 after taking 1 of 5, then 3 with threshold 3, then 2 with threshold 3 on exactly 3")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
 	DAT_COUNT nmore = -1;
@@ -295,6 +295,12 @@ DC_CASE(dat_evd_wait, nmore_on_success,
 	DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 3, &ev, &nmore));
 	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold 3)", &ev, evd, TAG(1));
 	DC_ASSERT_EQ(nmore, 3);
+	/* the threshold exactly at the queued count is reached: no wait at all */
+	nmore = -1;
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, 0, 3, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold 3, 3 queued, timeout 0)",
+		    &ev, evd, TAG(2));
+	DC_ASSERT_EQ(nmore, 2);
 }
 
 DC_CASE(dat_evd_wait, stream_order,
