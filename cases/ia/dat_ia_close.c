@@ -508,8 +508,9 @@ DC_CASE(dat_ia_close, no_leaks,
  * closes abruptly: afterwards none of it may still hold memory.  The
  * provider runs in this process, so glibc's mallinfo2 sees its heap.
  * Allocators cache, so a fixed growth proves nothing: after a warm-up, ten
- * times the cycles must not grow the heap in proportion (at least 16 bytes
- * a cycle and more than 3 times the growth of the shorter run).  Under
+ * times the cycles must not grow the heap in proportion (at least 32 bytes
+ * a cycle, and more than 3 times the growth of the shorter run; the plain
+ * reference provider varies by up to 3 KB).  Under
  * AddressSanitizer mallinfo2 does not see the allocations (a probe tells):
  * the measure cannot be made there.
  */
@@ -544,6 +545,26 @@ static DAT_CONN_QUAL free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_EVD_HANDL
 	DC_SETUP(dat_psp_create_any(ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
 	DC_SETUP(dat_psp_free(psp));
 	return q;
+}
+
+/*
+ * An RSP of ep on a free qualifier.  The qualifier found free may be taken
+ * again before dat_rsp_create (the sockets transport's qualifiers are
+ * ports, shared with every process): a few tries.
+ */
+static DAT_RSP_HANDLE rsp_on_free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia,
+				       DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr)
+{
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	for (int i = 0; i < 8; i++) {
+		r = dat_rsp_create(ia, free_qual(t, ia, cr), ep, cr, &rsp);
+		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
+			break;
+	}
+	DC_SETUP(r);
+	return rsp;
 }
 
 /* One LMR, one RMR (where the IA has them), one SRQ (where supported) on pz. */
@@ -582,6 +603,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DAT_RSP_HANDLE rsp;
 	DAT_EVENT ev;
 	DAT_COUNT n;
+	char pdata[16] = "datcts no_leaks";
 
 	/* created and freed: PZ, CNO and EVD (each after a timed-out wait) */
 	pz = pz_on(ia);
@@ -592,17 +614,20 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	(void)dat_evd_wait(evd, 1, 1, &ev, &n);
 	DC_SETUP(dat_evd_free(evd));
 	DC_SETUP(dat_cno_free(cno));
-	/* a connection request over the instance's own address, rejected */
+	/* a connection request over the instance's own address, with 16
+	 * bytes of private data (dat_ia_query(3DAT): at least 64 allowed),
+	 * rejected */
 	xend_make(ia, &a);
 	xend_make(ia, &b);
 	xlisten(&b);
 	DC_SETUP(dat_ep_connect(a.ep, addr, b.qual, (DAT_TIMEOUT)dc_remaining_ms(t) * 1000u,
-				0, NULL, DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+				sizeof(pdata), pdata, DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG));
 	await_on_at(t, __FILE__, __LINE__, b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
 	await_on_at(t, __FILE__, __LINE__, a.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
 	/* an RSP on b's EP; LMR, RMR, SRQ */
-	DC_SETUP(dat_rsp_create(ia, free_qual(t, ia, b.cr), b.ep, b.cr, &rsp));
+	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr);
 	DC_SETUP(dat_rsp_free(rsp));
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
@@ -626,9 +651,9 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 
 DC_CASE(dat_ia_close, no_memory_growth,
 	.clauses = "dat_ia_close.no_leaks",
-	.summary = "open, create/free every kind of object, abrupt close: 200 cycles grow the heap no more than 20 do")
+	.summary = "open, create/free every kind of object, abrupt close: 300 cycles grow the heap no more than 30 do")
 {
-	enum { WARM = 40, SHORT = 20, LONG = 200, LEN = 4096 };
+	enum { WARM = 40, SHORT = 30, LONG = 300, LEN = 4096 };
 	size_t h0, h1, h2;
 	long g1, g2;
 	int fds0, fds;
@@ -654,7 +679,7 @@ DC_CASE(dat_ia_close, no_memory_growth,
 	g2 = (long)h2 - (long)h1;
 	dc_note(t, "heap in use: %zu after %d warm-up cycles, %+ld after %d more, %+ld after %d more",
 		h0, WARM, g1, SHORT, g2, LONG);
-	DC_ASSERT(!(g2 >= 16L * LONG && g2 > 3 * g1),
+	DC_ASSERT(!(g2 >= 32L * LONG && g2 > 3 * g1),
 		  "the heap grew by %ld bytes over %d open/create/free/close cycles "
 		  "(%ld a cycle; %ld over the %d before): memory is kept for every cycle",
 		  g2, LONG, g2 / LONG, g1, SHORT);
