@@ -130,8 +130,12 @@ static struct timespec deadline_in(long ms)
 	return ts;
 }
 
-DC_CASE(dat_ia_close, abrupt_unblocks_cno_waiters,
-	.summary = "abrupt close calls a CNO's OS Wait Proxy Agent with a NULL EVD")
+/*
+ * The agent is given to the CNO each way the pages give: at
+ * dat_cno_create(3DAT), or later by dat_cno_modify_agent(3DAT) on a CNO
+ * created without one.
+ */
+static void abrupt_calls_agent(struct dc_ctx *t, bool by_modify)
 {
 	static struct agent_rec rec = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL
@@ -143,7 +147,17 @@ DC_CASE(dat_ia_close, abrupt_unblocks_cno_waiters,
 	struct timespec until;
 	int rc = 0;
 
-	DC_SETUP(dat_cno_create(ia, agent, &cno));
+	dc_note(t, "the agent given %s", by_modify ? "by dat_cno_modify_agent" :
+		"at dat_cno_create");
+	pthread_mutex_lock(&rec.mu);
+	rec.calls = 0;
+	pthread_mutex_unlock(&rec.mu);
+	if (by_modify) {
+		DC_SETUP(dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
+		DC_SETUP(dat_cno_modify_agent(cno, agent));
+	} else {
+		DC_SETUP(dat_cno_create(ia, agent, &cno));
+	}
 	SETUP_AT(__FILE__, __LINE__,
 		 dat_evd_create(ia, 4, cno, DAT_EVD_SOFTWARE_FLAG, &evd), "dat_evd_create");
 	rec.last = (DAT_EVD_HANDLE)&rec;
@@ -156,6 +170,13 @@ DC_CASE(dat_ia_close, abrupt_unblocks_cno_waiters,
 	DC_ASSERT(rec.calls > 0, "the OS Wait Proxy Agent was not called by the abrupt close");
 	DC_ASSERT(rec.last == DAT_HANDLE_NULL,
 		  "the agent was called with EVD %p, expected DAT_HANDLE_NULL", rec.last);
+}
+
+DC_CASE(dat_ia_close, abrupt_unblocks_cno_waiters,
+	.summary = "abrupt close calls a CNO's OS Wait Proxy Agent (given at creation, then by modify) with a NULL EVD")
+{
+	abrupt_calls_agent(t, false);
+	abrupt_calls_agent(t, true);
 }
 
 DC_CASE(dat_ia_close, abrupt_aborts_evd_waiters,

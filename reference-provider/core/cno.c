@@ -43,6 +43,9 @@ static void fire_agent(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 	if (!evd && cno->obj.ia->closing &&
 	    ref_mutant("ia-close-skips-cno-agent"))
 		return;
+	if (!evd && !cno->had_agent &&
+	    ref_mutant("cno-release-skips-modified-agent"))
+		return;
 	ref_ia_defer_agent(cno->obj.ia, cno->agent, evd);
 	if (!ref_mutant("cno-agent-kept-after-call"))
 		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
