@@ -616,8 +616,6 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		rc = REF_ERR(DAT_INVALID_STATE, 0);	/* profile: state first */
 	else if (qlen <= 0 || qlen > ref_profile.max_evd_qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (qlen == evd->count && ref_mutant("evd-resize-refuses-queued-count"))
-		rc = REF_ERR(DAT_INVALID_STATE, 0);	/* "<=" for "<" */
 	if (!rc && evd->is_async && ref_mutant("evd-resize-refuses-async"))
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	if (!rc && qlen < evd->count &&
