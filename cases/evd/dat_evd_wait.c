@@ -188,16 +188,19 @@ DC_CASE(dat_evd_wait, threshold_reached,
 	EXPECT_SW_N(evd, 2, 3);
 }
 
-DC_CASE(dat_evd_wait, threshold_above_qlen,
-	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works")
+/*
+ * Clause check on evd: threshold evd_qlen + 1 is refused with the queue
+ * full and unchanged, and evd_qlen itself is met by the full queue.  The
+ * length is the EVD's current one (dat_evd_query), however it got it.
+ */
+static void threshold_at_qlen(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *how)
 {
-	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
 	DAT_COUNT q = dc_evd_param(t, evd).evd_qlen, nmore = -1;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
-	DC_SETUP_ASSERT(q >= 4 && q <= 4096,
-			"a 4-entry EVD reports evd_qlen %d", (int)q);
+	dc_note(t, "%s: evd_qlen %d", how, (int)q);
+	DC_SETUP_ASSERT(q >= 4 && q <= 4096, "%s: evd_qlen %d", how, (int)q);
 	post_n(evd, 0, q);
 	r = dat_evd_wait(evd, 1000000, q + 1, &ev, &nmore);
 	note_ret(t, "dat_evd_wait(threshold evd_qlen + 1)", r);
@@ -209,6 +212,24 @@ DC_CASE(dat_evd_wait, threshold_above_qlen,
 		    evd, TAG(0));
 	DC_ASSERT_EQ(nmore, q - 1);
 	EXPECT_SW_N(evd, 1, q - 1);
+}
+
+/*
+ * The queue length reached each way the pages give: at dat_evd_create, and
+ * moved up and down by dat_evd_resize(3DAT) (the limit is the length the
+ * EVD has now, not the one it was created with).
+ */
+DC_CASE(dat_evd_wait, threshold_above_qlen,
+	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works (as created, after a resize up and down)")
+{
+	DAT_EVD_HANDLE up = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVD_HANDLE down = dc_evd(t, 24, DAT_EVD_SOFTWARE_FLAG);
+
+	threshold_at_qlen(t, dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG), "a 4-entry EVD");
+	DC_SETUP(dat_evd_resize(up, 12));
+	threshold_at_qlen(t, up, "a 4-entry EVD resized to 12");
+	DC_SETUP(dat_evd_resize(down, 6));
+	threshold_at_qlen(t, down, "a 24-entry EVD resized to 6");
 }
 
 DC_CASE(dat_evd_wait, threshold_not_positive,
