@@ -20,23 +20,27 @@ DC_CASE(dat_cno_free, destroys_unused,
 }
 
 DC_CASE(dat_cno_free, in_use_by_evd,
-	.summary = "freeing a CNO an EVD references gives DAT_INVALID_STATE and leaves it working")
+	.summary = "freeing a CNO an EVD references (given at creation, then by modify) gives DAT_INVALID_STATE and leaves it working")
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_snap s;
-	struct dc_waiter *w;
-	DAT_RETURN r;
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE cno = dc_plain_cno(t);
+		DAT_EVD_HANDLE evd = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, way);
+		struct dc_snap s;
+		struct dc_waiter *w;
+		DAT_RETURN r;
 
-	dc_snapshot(t, DC_OBJ_CNO, cno, &s);
-	r = dat_cno_free(cno);
-	note_ret(t, "dat_cno_free with an EVD attached", r);
-	DC_ASSERT_RET(r, DAT_INVALID_STATE);
-	DC_ASSERT_UNCHANGED(&s);
-	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-	DC_ASSERT_BLOCKS(w);
-	post(evd, TAG(1));
-	EXPECT_CNO_WOKEN(w, evd, "a post after the refused free");
+		dc_note(t, "the EVD's CNO %s", cno_way_name(way));
+		dc_snapshot(t, DC_OBJ_CNO, cno, &s);
+		r = dat_cno_free(cno);
+		note_ret(t, "dat_cno_free with an EVD attached", r);
+		DC_ASSERT_RET(r, DAT_INVALID_STATE);
+		DC_ASSERT_UNCHANGED(&s);
+		w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+		DC_ASSERT_BLOCKS(w);
+		post(evd, TAG(1));
+		EXPECT_CNO_WOKEN(w, evd, "a post after the refused free");
+		dc_waiter_free(w);
+	}
 }
 
 DC_CASE(dat_cno_free, in_use_by_waiter,

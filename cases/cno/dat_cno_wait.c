@@ -6,17 +6,22 @@
 #include "../evd/evd_common.h"
 
 DC_CASE(dat_cno_wait, returns_on_notification,
-	.summary = "dat_cno_wait blocks until its EVD gets an event, then returns that EVD")
+	.summary = "dat_cno_wait blocks until its EVD (CNO given at creation, then by modify) gets an event, then returns that EVD")
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE cno = dc_plain_cno(t);
+		DAT_EVD_HANDLE evd = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, way);
+		struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+		char after[80];
 
-	DC_ASSERT_BLOCKS(w);
-	DC_ASSERT_STILL_WAITING(w, "nothing was posted");
-	post(evd, TAG(1));
-	EXPECT_CNO_WOKEN(w, evd, "a post to the CNO's EVD");
-	EXPECT_SW(evd, TAG(1));
+		dc_note(t, "the CNO %s", cno_way_name(way));
+		DC_ASSERT_BLOCKS(w);
+		DC_ASSERT_STILL_WAITING(w, "nothing was posted");
+		post(evd, TAG(1));
+		snprintf(after, sizeof(after), "a post to the CNO's EVD (CNO %s)", cno_way_name(way));
+		EXPECT_CNO_WOKEN(w, evd, after);
+		EXPECT_SW(evd, TAG(1));
+	}
 }
 
 DC_CASE(dat_cno_wait, several_evds,
@@ -61,39 +66,56 @@ DC_CASE(dat_cno_wait, timeout,
 	DC_ASSERT(ms < 5000.0, "a 50000 us timeout took %.1f ms", ms);
 }
 
-DC_CASE(dat_cno_wait, disabled_evd_silent,
-	.summary = "a disabled EVD does not wake the CNO's waiter; an enabled one does")
+/*
+ * The same clause reached after a notification: a provider may keep a
+ * trigger that found no waiter for the next dat_cno_wait (cno_drain takes
+ * it), but once it is taken, and the event dequeued, nothing notifies the
+ * CNO any more: a 50 ms wait times out as on a CNO never notified.
+ */
+DC_CASE(dat_cno_wait, timeout_after_notification_taken,
+	.clauses = "dat_cno_wait.timeout",
+	.summary = "after a notification was taken (and its event dequeued), a 50000 us wait times out")
 {
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE off = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE on = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_waiter *w;
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE got = DC_UNWRITTEN_EVD;
+	DAT_RETURN r;
+	int kept;
 
-	DC_SETUP(dat_evd_disable(off));
-	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-	DC_ASSERT_BLOCKS(w);
-	post(off, TAG(1));
-	DC_ASSERT_STILL_WAITING(w, "a post to a disabled EVD of the CNO");
-	post(on, TAG(2));
-	EXPECT_CNO_WOKEN(w, on, "a post to the enabled EVD");
+	post(evd, TAG(1));
+	EXPECT_SW(evd, TAG(1));
+	kept = cno_drain(cno);
+	dc_note(t, "the CNO reported %d notification(s) kept from the post", kept);
+	r = dat_cno_wait(cno, 50000, &got);
+	DC_ASSERT_RET(r, DAT_QUEUE_EMPTY);
+	DC_ASSERT(got == DAT_HANDLE_NULL,
+		  "on timeout the EVD handle is %p, not the null handle", got);
+}
+
+DC_CASE(dat_cno_wait, disabled_evd_silent,
+	.summary = "a disabled EVD (CNO given at creation, then by modify) does not wake the CNO's waiter; an enabled one does")
+{
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE cno = dc_plain_cno(t);
+		DAT_EVD_HANDLE off = evd_on_cno_after(cno, way, PREP_DISABLE, false);
+		DAT_EVD_HANDLE on = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+		struct dc_waiter *w;
+
+		w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+		DC_ASSERT_BLOCKS(w);
+		post(off, TAG(1));
+		DC_ASSERT_STILL_WAITING(w, "a post to a disabled EVD of the CNO");
+		post(on, TAG(2));
+		EXPECT_CNO_WOKEN(w, on, "a post to the enabled EVD");
+		dc_waiter_free(w);
+	}
 }
 
 DC_CASE(dat_cno_wait, waited_evd_silent,
 	.summary = "an EVD with a direct waiter does not wake the CNO's waiter")
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE e1 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_waiter *we = dc_evd_waiter(t, e1, DAT_TIMEOUT_INFINITE, 1);
-	struct dc_waiter *wc = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-
-	DC_ASSERT_BLOCKS(we);
-	DC_ASSERT_BLOCKS(wc);
-	post(e1, TAG(1));
-	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
-	DC_ASSERT_STILL_WAITING(wc, "a post to an EVD in the waited state");
-	post(e2, TAG(2));
-	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
+	for (int way = 0; way < CNO_WAYS; way++)
+		waited_evd_silent(way);
 }
 
 /* Clause part: a released waiter got DAT_SUCCESS and the null EVD handle. */
@@ -135,12 +157,38 @@ DC_CASE(dat_cno_wait, released_on_ia_close,
 		  "the agent was called with EVD %p, expected the null handle", ra->evd);
 }
 
-DC_CASE(dat_cno_wait, released_when_evds_freed,
-	.summary = "freeing the CNO's last EVD releases both waiters with a NULL EVD; the first does not")
+/* Clause part: the agent was called (once) with the null EVD handle. */
+static void expect_agent_released(struct dc_ctx *t, struct agent_rec *ra, const char *after)
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE e1 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	DC_ASSERT(agent_calls_within(ra, 1, dc_wait_ms(t)),
+		  "the OS Wait Proxy Agent was not called after %s", after);
+	DC_ASSERT(ra->evd == DAT_HANDLE_NULL,
+		  "after %s the agent was called with EVD %p, expected the null handle",
+		  after, ra->evd);
+}
+
+/* A CNO of the harness's IA created with the recorder ra as its agent. */
+static DAT_CNO_HANDLE agent_cno(struct dc_ctx *t, struct agent_rec *ra)
+{
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+
+	DC_SETUP(dat_cno_create(t->ia, agent_of(ra), &cno));
+	return cno;
+}
+
+/*
+ * dat_cno_wait(3DAT) DESCRIPTION counts the OS Wait Proxy Agent among the
+ * waiters that the loss of the CNO's last EVD releases: it is checked with
+ * threads blocked, and as the only waiter (below).
+ */
+DC_CASE(dat_cno_wait, released_when_evds_freed,
+	.summary = "freeing the CNO's last EVD releases both waiters and the agent with a NULL EVD; the first does not")
+{
+	struct agent_rec *ra = agent_rec_new();
+	DAT_CNO_HANDLE cno = agent_cno(t, ra);
+	/* the EVDs feed the CNO each way (dat_evd_create, dat_evd_modify_cno) */
+	DAT_EVD_HANDLE e1 = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, CNO_AT_CREATE);
+	DAT_EVD_HANDLE e2 = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, CNO_BY_MODIFY);
 	struct dc_waiter *w1 = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	struct dc_waiter *w2 = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 
@@ -151,9 +199,29 @@ DC_CASE(dat_cno_wait, released_when_evds_freed,
 	DC_ASSERT(!dc_waiter_done(w2),
 		  "the second waiter returned %s after freeing one of two EVDs",
 		  dc_ret_text(w2->ret));
+	DC_ASSERT_EQ(agent_calls(ra), 0);
 	DC_SETUP(dat_evd_free(e2));
 	expect_released(t, w1, "freeing the CNO's last EVD");
 	expect_released(t, w2, "freeing the CNO's last EVD");
+	expect_agent_released(t, ra, "freeing the CNO's last EVD");
+}
+
+DC_CASE(dat_cno_wait, released_when_evds_freed_agent_only,
+	.clauses = "dat_cno_wait.released_when_evds_freed",
+	.summary = "with no thread blocked, freeing the CNO's last EVD calls its agent with a NULL EVD")
+{
+	struct agent_rec *ra = agent_rec_new();
+	DAT_CNO_HANDLE cno = agent_cno(t, ra);
+	/* the other order of the two ways than released_when_evds_freed */
+	DAT_EVD_HANDLE e1 = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, CNO_BY_MODIFY);
+	DAT_EVD_HANDLE e2 = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, CNO_AT_CREATE);
+
+	DC_SETUP(dat_evd_free(e1));
+	DC_ASSERT(!agent_calls_within(ra, 1, 50),
+		  "the agent was called (EVD %p) after freeing one of the CNO's two EVDs",
+		  ra->evd);
+	DC_SETUP(dat_evd_free(e2));
+	expect_agent_released(t, ra, "freeing the CNO's last EVD (no thread blocked)");
 }
 
 DC_CASE(dat_cno_wait, interrupted_by_signal,

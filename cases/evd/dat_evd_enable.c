@@ -5,22 +5,24 @@
 #include "evd_common.h"
 
 DC_CASE(dat_evd_enable, cno_notified,
-	.summary = "a re-enabled EVD wakes its CNO's waiter again")
+	.summary = "a re-enabled EVD (CNO given at creation, or by modify while disabled) wakes its CNO's waiter again")
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_waiter *w;
-	DAT_EVD_PARAM p;
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE cno = dc_plain_cno(t);
+		DAT_EVD_HANDLE evd = evd_on_cno_after(cno, way, PREP_DISABLE, false);
+		struct dc_waiter *w;
+		DAT_EVD_PARAM p;
 
-	DC_SETUP(dat_evd_disable(evd));
-	DC_ASSERT_SUCCESS(dat_evd_enable(evd));
-	p = DC_EVD_PARAM(evd);
-	DC_ASSERT(EVD_ENABLED(p.evd_state), "state 0x%x after enable",
-		  (unsigned int)p.evd_state);
-	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-	DC_ASSERT_BLOCKS(w);
-	post(evd, TAG(1));
-	EXPECT_CNO_WOKEN(w, evd, "a post to the re-enabled EVD");
+		DC_ASSERT_SUCCESS(dat_evd_enable(evd));
+		p = DC_EVD_PARAM(evd);
+		DC_ASSERT(EVD_ENABLED(p.evd_state), "state 0x%x after enable",
+			  (unsigned int)p.evd_state);
+		w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+		DC_ASSERT_BLOCKS(w);
+		post(evd, TAG(1));
+		EXPECT_CNO_WOKEN(w, evd, "a post to the re-enabled EVD");
+		dc_waiter_free(w);
+	}
 }
 
 DC_CASE(dat_evd_enable, direct_waiters_unaffected,

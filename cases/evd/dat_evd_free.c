@@ -101,6 +101,55 @@ DC_CASE(dat_evd_free, in_use_refused,
 	DC_ASSERT_SUCCESS(dat_evd_free(cr));
 }
 
+/*
+ * The same clause with the event streams given other ways: EVDs an EP
+ * received from dat_ep_modify(3DAT) after its creation, and the EVD of a
+ * reserved Service Point (dat_rsp_create(3DAT)) rather than a public one.
+ */
+DC_CASE(dat_evd_free, in_use_refused_other_ways,
+	.clauses = "dat_evd_free.in_use_refused",
+	.summary = "EVDs given to an EP by dat_ep_modify, and the EVD of an RSP, give DAT_INVALID_STATE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE dto0 = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn0 = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_HANDLE cr = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, dto0, dto0, conn0, NULL);
+	DAT_EP_HANDLE ep2 = dc_ep(t, pz, dto0, dto0, conn0, NULL);
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL q = 0;
+	DAT_EP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	p.recv_evd_handle = recv;
+	p.request_evd_handle = req;
+	p.connect_evd_handle = conn;
+	DC_SETUP(dat_ep_modify(ep, DAT_EP_FIELD_RECV_EVD_HANDLE | DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+			       DAT_EP_FIELD_CONNECT_EVD_HANDLE, &p));
+	p = DC_EP_PARAM(ep);
+	DC_SETUP_ASSERT(p.recv_evd_handle == recv && p.request_evd_handle == req &&
+			p.connect_evd_handle == conn,
+			"set-up: dat_ep_modify did not give the EP the three new EVDs");
+	/* a qualifier nothing listens on, for the RSP */
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_psp_free(psp));
+	DC_SETUP(dat_rsp_create(t->ia, q, ep2, cr, &rsp));
+	expect_in_use(t, recv, "the recv EVD given to an EP by dat_ep_modify");
+	expect_in_use(t, req, "the request EVD given to an EP by dat_ep_modify");
+	expect_in_use(t, conn, "the connect EVD given to an EP by dat_ep_modify");
+	expect_in_use(t, cr, "the EVD of an RSP");
+	DC_SETUP(dat_ep_free(ep));
+	DC_SETUP(dat_rsp_free(rsp));
+	DC_ASSERT_SUCCESS(dat_evd_free(recv));
+	DC_ASSERT_SUCCESS(dat_evd_free(req));
+	DC_ASSERT_SUCCESS(dat_evd_free(conn));
+	DC_ASSERT_SUCCESS(dat_evd_free(cr));
+}
+
 DC_CASE(dat_evd_free, invalid_handle,
 	.summary = "NULL or a PZ handle gives DAT_INVALID_HANDLE and the PZ survives")
 {

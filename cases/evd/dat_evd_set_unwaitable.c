@@ -65,19 +65,21 @@ DC_CASE(dat_evd_set_unwaitable, query_reports_unwaitable,
 }
 
 DC_CASE(dat_evd_set_unwaitable, cno_and_dequeue_unaffected,
-	.summary = "an unwaitable EVD still notifies its CNO and can be dequeued")
+	.summary = "an unwaitable EVD (CNO given at creation, or by modify once unwaitable) still notifies its CNO and can be dequeued")
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_waiter *w;
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE cno = dc_plain_cno(t);
+		DAT_EVD_HANDLE evd = evd_on_cno_after(cno, way, PREP_UNWAITABLE, true);
+		struct dc_waiter *w;
 
-	DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
-	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, cno);
-	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-	DC_ASSERT_BLOCKS(w);
-	post(evd, TAG(1));
-	EXPECT_CNO_WOKEN(w, evd, "a post to the unwaitable EVD");
-	EXPECT_SW(evd, TAG(1));
+		DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, cno);
+		w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+		DC_ASSERT_BLOCKS(w);
+		post(evd, TAG(1));
+		EXPECT_CNO_WOKEN(w, evd, "a post to the unwaitable EVD");
+		EXPECT_SW(evd, TAG(1));
+		dc_waiter_free(w);
+	}
 }
 
 DC_CASE(dat_evd_set_unwaitable, invalid_handle,

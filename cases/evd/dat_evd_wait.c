@@ -109,21 +109,10 @@ DC_CASE(dat_evd_wait, waiter_owns_evd,
 }
 
 DC_CASE(dat_evd_wait, cno_not_triggered_while_waiting,
-	.summary = "events for a blocked dat_evd_wait do not notify the EVD's CNO")
+	.summary = "events for a blocked dat_evd_wait do not notify the EVD's CNO (given at creation, then by modify)")
 {
-	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE e1 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	DAT_EVD_HANDLE e2 = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
-	struct dc_waiter *we = dc_evd_waiter(t, e1, DAT_TIMEOUT_INFINITE, 1);
-	struct dc_waiter *wc = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-
-	DC_ASSERT_BLOCKS(we);
-	DC_ASSERT_BLOCKS(wc);
-	post(e1, TAG(1));
-	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
-	DC_ASSERT_STILL_WAITING(wc, "a post to an EVD that had a direct waiter");
-	post(e2, TAG(2));
-	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
+	for (int way = 0; way < CNO_WAYS; way++)
+		waited_evd_silent(way);
 }
 
 DC_CASE(dat_evd_wait, timeout_in_microseconds,
@@ -199,16 +188,19 @@ DC_CASE(dat_evd_wait, threshold_reached,
 	EXPECT_SW_N(evd, 2, 3);
 }
 
-DC_CASE(dat_evd_wait, threshold_above_qlen,
-	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works")
+/*
+ * Clause check on evd: threshold evd_qlen + 1 is refused with the queue
+ * full and unchanged, and evd_qlen itself is met by the full queue.  The
+ * length is the EVD's current one (dat_evd_query), however it got it.
+ */
+static void threshold_at_qlen(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *how)
 {
-	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
 	DAT_COUNT q = dc_evd_param(t, evd).evd_qlen, nmore = -1;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
-	DC_SETUP_ASSERT(q >= 4 && q <= 4096,
-			"a 4-entry EVD reports evd_qlen %d", (int)q);
+	dc_note(t, "%s: evd_qlen %d", how, (int)q);
+	DC_SETUP_ASSERT(q >= 4 && q <= 4096, "%s: evd_qlen %d", how, (int)q);
 	post_n(evd, 0, q);
 	r = dat_evd_wait(evd, 1000000, q + 1, &ev, &nmore);
 	note_ret(t, "dat_evd_wait(threshold evd_qlen + 1)", r);
@@ -220,6 +212,24 @@ DC_CASE(dat_evd_wait, threshold_above_qlen,
 		    evd, TAG(0));
 	DC_ASSERT_EQ(nmore, q - 1);
 	EXPECT_SW_N(evd, 1, q - 1);
+}
+
+/*
+ * The queue length reached each way the pages give: at dat_evd_create, and
+ * moved up and down by dat_evd_resize(3DAT) (the limit is the length the
+ * EVD has now, not the one it was created with).
+ */
+DC_CASE(dat_evd_wait, threshold_above_qlen,
+	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works (as created, after a resize up and down)")
+{
+	DAT_EVD_HANDLE up = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
+	DAT_EVD_HANDLE down = dc_evd(t, 24, DAT_EVD_SOFTWARE_FLAG);
+
+	threshold_at_qlen(t, dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG), "a 4-entry EVD");
+	DC_SETUP(dat_evd_resize(up, 12));
+	threshold_at_qlen(t, up, "a 4-entry EVD resized to 12");
+	DC_SETUP(dat_evd_resize(down, 6));
+	threshold_at_qlen(t, down, "a 24-entry EVD resized to 6");
 }
 
 DC_CASE(dat_evd_wait, threshold_not_positive,
@@ -292,7 +302,7 @@ DC_CASE(dat_evd_wait, threshold_one_for_consumer_notification,
 }
 
 DC_CASE(dat_evd_wait, nmore_on_success,
-	.summary = "nmore reports the events left: 4 after taking 1 of 5, then 3 with threshold 3")
+	.summary = "nmore reports the events left: 4 after taking 1 of 5, then 3 with threshold 3, then 2 with threshold 3 on exactly 3")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
 	DAT_COUNT nmore = -1;
@@ -306,6 +316,12 @@ DC_CASE(dat_evd_wait, nmore_on_success,
 	DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 3, &ev, &nmore));
 	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold 3)", &ev, evd, TAG(1));
 	DC_ASSERT_EQ(nmore, 3);
+	/* the threshold exactly at the queued count is reached: no wait at all */
+	nmore = -1;
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, 0, 3, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait(threshold 3, 3 queued, timeout 0)",
+		    &ev, evd, TAG(2));
+	DC_ASSERT_EQ(nmore, 2);
 }
 
 DC_CASE(dat_evd_wait, stream_order,

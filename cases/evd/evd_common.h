@@ -28,6 +28,46 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * The two ways the pages give for an EVD to feed a CNO: the cno_handle of
+ * dat_evd_create(3DAT), or dat_evd_modify_cno(3DAT) on an EVD created
+ * without one.  A clause about an EVD "of the CNO" holds for both.
+ */
+enum cno_way { CNO_AT_CREATE, CNO_BY_MODIFY, CNO_WAYS };
+
+static inline const char *cno_way_name(enum cno_way way)
+{
+	return way == CNO_AT_CREATE ? "given at dat_evd_create" : "given by dat_evd_modify_cno";
+}
+
+/* Set-up: dat_evd_modify_cno(evd, cno). */
+static inline void attach_cno_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno)
+{
+	DAT_RETURN r = dat_evd_modify_cno(evd, cno);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_evd_modify_cno returned %s", dc_ret_text(r));
+}
+
+/* Set-up: an EVD (qlen, flags) feeding cno, attached the way named. */
+static inline DAT_EVD_HANDLE evd_on_cno_at(struct dc_ctx *t, const char *file, int line,
+					   DAT_COUNT qlen, DAT_EVD_FLAGS flags,
+					   DAT_CNO_HANDLE cno, enum cno_way way)
+{
+	DAT_EVD_HANDLE evd;
+
+	if (way == CNO_AT_CREATE)
+		return dc_evd_with_cno_at(t, file, line, qlen, flags, cno);
+	evd = dc_evd_at(t, file, line, qlen, flags);
+	attach_cno_at(t, file, line, evd, cno);
+	return evd;
+}
+#define evd_on_cno(qlen, flags, cno, way) \
+	evd_on_cno_at(t, __FILE__, __LINE__, (qlen), (flags), (cno), (way))
+
+
 /* A distinct, never dereferenced pointer value for software event i. */
 #define TAG(i) ((DAT_PVOID)(uintptr_t)(0x5e0000u + (unsigned int)(i)))
 
@@ -542,5 +582,73 @@ static inline void assert_hammers_at(struct dc_ctx *t, const char *file,
 	}
 }
 #define ASSERT_HAMMERS(h, n) assert_hammers_at(t, __FILE__, __LINE__, (h), (n))
+
+/* ---- an EVD meeting its CNO in a state ------------------------------------ */
+
+/* The state an EVD is put in before it meets its CNO (evd_on_cno_after). */
+enum evd_prep { PREP_DISABLE, PREP_UNWAITABLE };
+
+/*
+ * A software EVD of cno put in the state `prep` names: with the CNO given
+ * at dat_evd_create and the state set after, or the state set first and
+ * the CNO given after by dat_evd_modify_cno.  `checked`: the state change
+ * is the clause's own call (FAIL on a refusal), else set-up.
+ */
+static inline DAT_EVD_HANDLE evd_on_cno_after_at(struct dc_ctx *t, const char *file,
+						 int line, DAT_CNO_HANDLE cno,
+						 enum cno_way way, enum evd_prep prep,
+						 bool checked)
+{
+	const char *what = prep == PREP_DISABLE ? "dat_evd_disable" : "dat_evd_set_unwaitable";
+	DAT_EVD_HANDLE evd = way == CNO_AT_CREATE ?
+		dc_evd_with_cno_at(t, file, line, 8, DAT_EVD_SOFTWARE_FLAG, cno) :
+		dc_evd_at(t, file, line, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_RETURN r;
+
+	if (way == CNO_AT_CREATE)
+		dc_note(t, "the EVD's CNO %s, then %s", cno_way_name(way), what);
+	else
+		dc_note(t, "%s, then the EVD's CNO %s", what, cno_way_name(way));
+	r = prep == PREP_DISABLE ? dat_evd_disable(evd) : dat_evd_set_unwaitable(evd);
+	if (checked)
+		dc_assert_ret_at(t, file, line, what, r, DC_FAIL, 1,
+				 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+	else if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up %s returned %s",
+			  what, dc_ret_text(r));
+	if (way == CNO_BY_MODIFY)
+		attach_cno_at(t, file, line, evd, cno);
+	return evd;
+}
+#define evd_on_cno_after(cno, way, prep, checked) \
+	evd_on_cno_after_at(t, __FILE__, __LINE__, (cno), (way), (prep), (checked))
+
+/*
+ * Clause check shared by dat_cno_wait.waited_evd_silent and
+ * dat_evd_wait.cno_not_triggered_while_waiting: with a thread in
+ * dat_evd_wait on e1 (its CNO given the way named), a post to e1 goes to
+ * that thread and not to the CNO's waiter, which a post to e2 then wakes.
+ */
+static inline void waited_evd_silent_at(struct dc_ctx *t, const char *file, int line,
+					enum cno_way way)
+{
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+	DAT_EVD_HANDLE e1 = evd_on_cno_at(t, file, line, 8, DAT_EVD_SOFTWARE_FLAG, cno, way);
+	DAT_EVD_HANDLE e2 = dc_evd_with_cno_at(t, file, line, 8, DAT_EVD_SOFTWARE_FLAG, cno);
+	struct dc_waiter *we = dc_evd_waiter(t, e1, DAT_TIMEOUT_INFINITE, 1);
+	struct dc_waiter *wc = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+
+	dc_note(t, "the waited EVD's CNO %s", cno_way_name(way));
+	DC_ASSERT_BLOCKS(we);
+	DC_ASSERT_BLOCKS(wc);
+	post(e1, TAG(1));
+	EXPECT_EVD_WOKEN(we, TAG(1), "a post to the waited EVD");
+	DC_ASSERT_STILL_WAITING(wc, "a post to an EVD that had a direct waiter");
+	post(e2, TAG(2));
+	EXPECT_CNO_WOKEN(wc, e2, "a post to the CNO's other EVD");
+	dc_waiter_free(we);
+	dc_waiter_free(wc);
+}
+#define waited_evd_silent(way) waited_evd_silent_at(t, __FILE__, __LINE__, (way))
 
 #endif /* EVD_COMMON_H */

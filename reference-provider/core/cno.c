@@ -43,6 +43,9 @@ static void fire_agent(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 	if (!evd && cno->obj.ia->closing &&
 	    ref_mutant("ia-close-skips-cno-agent"))
 		return;
+	if (!evd && !cno->had_agent &&
+	    ref_mutant("cno-release-skips-modified-agent"))
+		return;
 	ref_ia_defer_agent(cno->obj.ia, cno->agent, evd);
 	if (!ref_mutant("cno-agent-kept-after-call"))
 		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
@@ -104,9 +107,13 @@ void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed)
 		cno->users--;
 	if (cno->triggered == evd)
 		cno->triggered = NULL;
-	/* dat_cno_wait.3dat: all its EVDs freed -> waiters see NULL */
-	if (freed && cno->users == 0 && cno->waiters > 0 &&
-	    !ref_mutant("cno-evds-freed-keeps-waiters"))
+	/*
+	 * dat_cno_wait.3dat: all its EVDs freed -> waiters see NULL, the OS
+	 * Wait Proxy Agent included, even with no thread blocked.
+	 */
+	if (freed && cno->users == 0 &&
+	    !ref_mutant("cno-evds-freed-keeps-waiters") &&
+	    !(cno->waiters == 0 && ref_mutant("cno-evds-freed-skips-idle-agent")))
 		ref_cno_release_waiters(cno);
 }
 

@@ -491,7 +491,7 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			ref_cno_evd_gone(evd->cno, evd, false);
 		evd->old_cno = evd->cno;
 		evd->cno = cno;
-		if (cno)
+		if (cno && !ref_mutant("evd-modify-cno-not-counted"))
 			cno->users++;
 	}
 	ref_obj_release(obj);
