@@ -155,9 +155,13 @@ def command_for(commands: dict, root: Path, rel: str) -> dict:
     raise GeneratedError(f"{rel}: not in compile_commands.json for {TARGET}")
 
 
-def select(by_file: dict, functions: list, sample: int | None, seed: int) -> list:
+def select(by_file: dict, functions: list, sample: int | None, seed: int,
+           ids: list | None = None) -> list:
+    """The mutants of the given functions and ids (globs; none: all), or a
+    sample of them fixed by the seed."""
     chosen = [m for ms in by_file.values() for m in ms
-              if not functions or any(fnmatch.fnmatchcase(m.function, g) for g in functions)]
+              if (not functions or any(fnmatch.fnmatchcase(m.function, g) for g in functions))
+              and (not ids or any(fnmatch.fnmatchcase(m.id, g) for g in ids))]
     if sample is not None and sample < len(chosen):
         ids = sorted(m.id for m in chosen)
         keep = set(random.Random(seed).sample(ids, sample))
@@ -652,7 +656,8 @@ def cmd_generated(args, cases_dir_for) -> int:
         generated = generate_all(root, commands, files, operators)
     except mutgen.GenerationError as e:
         raise GeneratedError(str(e)) from e
-    selected = select(generated, split_multi(args.functions), args.sample, args.seed)
+    selected = select(generated, split_multi(args.functions), args.sample, args.seed,
+                      split_multi(args.mutant))
     triage_path = Path(args.triage) if args.triage else root / "tests/mutants/generated-triage.toml"
     triage = load_triage(triage_path)
     stale = stale_triages(triage, generated)

@@ -181,6 +181,11 @@ def test_sample_is_fixed_by_its_seed(cindex):
     # the function filter applies before the sample
     only = mutgen_run.select(generated, ["returns"], 2, 7)
     assert {m.function for m in only} == {"returns"} and len(only) == 2
+    # -m ID globs (datcts mutate --generated -m ...) select by id
+    one = first[0].id
+    assert ids(mutgen_run.select(generated, [], None, 0, [one])) == [one]
+    assert ids(mutgen_run.select(generated, [], None, 0, ["*:returns:*"])) == \
+        ids(mutgen_run.select(generated, ["returns"], None, 0))
 
 
 def test_hand_written_mutant_code_is_left_alone(cindex):
