@@ -24,7 +24,7 @@ DC_CASE(dat_rsp_free, later_requests_rejected,
 	struct dc_endpoint a;
 
 	rsp_up(t, &f);
-	DC_SETUP(dat_rsp_free(f.rsp));
+	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
 	/* dat_rsp_free(3DAT) DESCRIPTION: rejected as when nobody listens */
