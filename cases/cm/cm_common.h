@@ -147,6 +147,12 @@ static inline void cm_assert_ep_remote_is_requester(struct dc_ctx *t, DAT_EP_HAN
 		DC_ASSERT(((const struct sockaddr_in *)p.remote_ia_address_ptr)->sin_addr.s_addr ==
 			  ((const struct sockaddr_in *)c->remote_ia_address_ptr)->sin_addr.s_addr,
 			  "the request's EP reports another remote IA address than the request");
+	if (c->remote_ia_address_ptr->sa_family == AF_INET6)
+		/* collateral: dat_ep_query(3DAT) DESCRIPTION: as above */
+		DC_ASSERT(!memcmp(&((const struct sockaddr_in6 *)p.remote_ia_address_ptr)->sin6_addr,
+				  &((const struct sockaddr_in6 *)c->remote_ia_address_ptr)->sin6_addr,
+				  sizeof(struct in6_addr)),
+			  "the request's EP reports another remote IA address than the request");
 }
 
 #define cm_request_of_kind(t, k, a, e) cm_request_of_kind_sp((t), (k), (a), (e), NULL)

@@ -35,6 +35,10 @@ DC_CASE(dat_cr_query, remote_address_and_port,
 		DC_ASSERT(((const struct sockaddr_in *)c.remote_ia_address_ptr)->sin_addr.s_addr ==
 			  ((const struct sockaddr_in *)me)->sin_addr.s_addr,
 			  "remote_ia_address is not the requester's IA address");
+	if (me->sa_family == AF_INET6)
+		DC_ASSERT(!memcmp(&((const struct sockaddr_in6 *)c.remote_ia_address_ptr)->sin6_addr,
+				  &((const struct sockaddr_in6 *)me)->sin6_addr, sizeof(struct in6_addr)),
+			  "remote_ia_address is not the requester's IA address");
 	DC_ASSERT_EQ(c.remote_port_qual, dc_ep_param(t, a.ep).local_port_qual);
 }
 
