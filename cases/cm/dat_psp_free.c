@@ -20,12 +20,18 @@ DC_CASE(dat_psp_free, handle_unusable_after_free,
 DC_CASE(dat_psp_free, later_requests_rejected,
 	.summary = "requests after the free are rejected as if nobody listened")
 {
-	DAT_EVD_HANDLE evd;
+	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp;
 	DAT_EVENT_NUMBER none_listening = no_listener_event(t);
-	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	/*
+	 * Not a qualifier of dat_psp_create_any: a sibling case's create_any
+	 * may be handed the freed one at once (variant psp-any-from-40000)
+	 * and answer the request; nobody else is handed this one.
+	 */
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	struct dc_endpoint e;
 
+	DC_SETUP(dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	DC_ASSERT_SUCCESS(dat_psp_free(psp));
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
