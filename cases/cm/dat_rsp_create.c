@@ -181,13 +181,18 @@ DC_CASE(dat_rsp_create, null_ep_provider_created,
 	struct dc_endpoint a;
 	DAT_CR_PARAM c;
 	DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
+	DAT_EVENT ev;
 
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, DAT_HANDLE_NULL, evd, &rsp));
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	/* the RSP the call made listens: its request arrives (DESCRIPTION), a
+	 * check of this clause, not set-up */
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	memset(&c, 0, sizeof(c));
 	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the request carries the provider's EP, as its query shows */
-	DC_ASSERT_SUCCESS(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+				       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
 	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: what it carries is an Endpoint */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(c.local_ep_handle, &ty));
@@ -245,7 +250,7 @@ DC_CASE(dat_rsp_create, invalid_ep_handle,
 }
 
 DC_CASE(dat_rsp_create, ep_not_unconnected,
-	.summary = "a Connected or already Reserved EP cannot be reserved")
+	.summary = "a Connected, Disconnected or already Reserved EP cannot be reserved")
 {
 	struct dc_pair p;
 	struct rsp_fix f;
@@ -256,6 +261,13 @@ DC_CASE(dat_rsp_create, ep_not_unconnected,
 	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, p.a.ep, DAT_EP_STATE_CONNECTED, q);
+	/* Disconnected: not Unconnected until dat_ep_reset */
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	q = dc_unprobed_conn_qual();
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_STATE);
+	nothing_taken(t, p.a.ep, DAT_EP_STATE_DISCONNECTED, q);
 	rsp_up(t, &f);
 	/* a qualifier free now: the fixture's RSP may have taken q, which
 	 * dat_psp_create_any(3DAT) is free to choose (variant psp-any-from-40000) */
