@@ -27,22 +27,55 @@ static void at_a(struct dc_ctx *t, struct two_sps *s)
 	DC_SETUP(dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &s->c));
 }
 
+/*
+ * s's request handed off to qualifier q: it arrives on evd for q, whose
+ * query (*c) the caller checks; returns the new request.
+ */
+static DAT_CR_HANDLE handed_to(struct dc_ctx *t, struct two_sps *s, DAT_CONN_QUAL q,
+			       DAT_EVD_HANDLE evd, DAT_CR_PARAM *c)
+{
+	DAT_EVENT ev;
+
+	DC_ASSERT_SUCCESS(dat_cr_handoff(s->cr, q));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, q);
+	memset(c, 0, sizeof(*c));
+	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the request reaches the other Service Point, as its query there shows */
+	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+				       DAT_CR_FIELD_ALL, c));
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/*
+ * The other kind of Service Point: handed off to an RSP's qualifier, with
+ * another RSP listening too, the request arrives at that RSP, carrying its
+ * reserved EP, and nowhere else.
+ */
+static void to_an_rsp(struct dc_ctx *t)
+{
+	struct rsp_fix other, f;
+	struct two_sps s;
+	DAT_CR_PARAM c;
+
+	rsp_up(t, &other);
+	rsp_up(t, &f);
+	at_a(t, &s);
+	handed_to(t, &s, f.q, f.evd, &c);
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, f.e.ep);
+	DC_ASSERT_NO_EVENT(other.evd);
+	DC_ASSERT_NO_EVENT(s.evd_b);
+}
+
 DC_CASE(dat_cr_handoff, delivered_to_other_sp,
-	.summary = "a handed-off request arrives at the other PSP and can be accepted there")
+	.summary = "a handed-off request arrives at the other PSP (or RSP) and can be accepted there")
 {
 	struct two_sps s;
 	struct dc_endpoint b;
-	DAT_EVENT ev;
+	DAT_CR_HANDLE cr2;
 	DAT_CR_PARAM c2;
 
 	at_a(t, &s);
-	DC_ASSERT_SUCCESS(dat_cr_handoff(s.cr, s.qb));
-	DC_ASSERT_EVENT(s.evd_b, DAT_CONNECTION_REQUEST_EVENT, &ev);
-	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, s.qb);
-	memset(&c2, 0, sizeof(c2));
-	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the request reaches the other Service Point, as its query there shows */
-	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
-				       DAT_CR_FIELD_ALL, &c2));
+	cr2 = handed_to(t, &s, s.qb, s.evd_b, &c2);
 	DC_ASSERT_EQ(c2.remote_port_qual, s.c.remote_port_qual);
 	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: it is the same request, private data included */
 	DC_ASSERT(c2.private_data_size >= (DAT_COUNT)sizeof(handoff_pd) && c2.private_data &&
@@ -51,10 +84,11 @@ DC_CASE(dat_cr_handoff, delivered_to_other_sp,
 		  (int)c2.private_data_size);
 	dc_endpoint(t, &b, NULL);
 	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the Service Point it was handed to deals with it */
-	DC_ASSERT_SUCCESS(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr2, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_ASSERT_CONN_EVENT(s.req.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s.req.ep);
 	DC_ASSERT_NO_EVENT(s.evd_a);
+	to_an_rsp(t);
 }
 
 DC_CASE(dat_cr_handoff, cr_destroyed,

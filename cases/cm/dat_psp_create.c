@@ -153,7 +153,9 @@ DC_CASE(dat_psp_create, flag_unsatisfiable,
 	DAT_EP_CREATOR_FOR_PSP cr = t->prov_attr.ep_creator;
 
 	for (int i = 0; i < 2; i++) {
-		DAT_CONN_QUAL q = dc_free_conn_qual(t);
+		/* not dc_free_conn_qual: its probe is a consumer-flag PSP, the
+		 * very call this clause may find refused */
+		DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 		DAT_PSP_HANDLE psp;
 		bool can = cr == DAT_PSP_CREATES_EP_IFASKED ||
 			   (cr == DAT_PSP_CREATES_EP_NEVER && flags[i] == DAT_PSP_CONSUMER_FLAG) ||
@@ -161,7 +163,9 @@ DC_CASE(dat_psp_create, flag_unsatisfiable,
 		DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 		DAT_RETURN r;
 
-		DC_ON_PROBED_QUAL(r, dat_psp_create(t->ia, q, evd, flags[i], &psp));
+		r = dat_psp_create(t->ia, q, evd, flags[i], &psp);
+		DC_SETUP_ASSERT(!dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE),
+				"qualifier %llu is in use by another process", (unsigned long long)q);
 
 		dc_note(t, "ep_creator %d, flag %d", (int)cr, (int)flags[i]);
 		if (can) {
