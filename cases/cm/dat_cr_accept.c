@@ -4,7 +4,7 @@
  * Requesters are EPs of the same IA connecting to its own address; "a" is
  * the requester, the accepting side holds the Service Point.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 /* A request on a consumer-flag PSP from a fresh requester a. */
 static DAT_CR_HANDLE request(struct dc_ctx *t, struct dc_endpoint *a, DAT_TIMEOUT tmo)
@@ -29,6 +29,26 @@ static void still_acceptable(struct dc_ctx *t, DAT_CR_HANDLE cr, struct dc_endpo
 	DC_ASSERT_CONN_EVENT(a->conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a->ep);
 }
 
+/*
+ * The accepted EP is connected to the requester: both CONNECTED, the two
+ * ends of one connection name each other's port qualifier, which
+ * dat_ep_query(3DAT) DESCRIPTION says are valid in that state.
+ */
+static void assert_ends_name_each_other(struct dc_ctx *t, DAT_EP_HANDLE passive,
+					DAT_EP_HANDLE active)
+{
+	DAT_EP_PARAM p = dc_ep_param(t, passive), r = dc_ep_param(t, active);
+
+	/* collateral: dat_ep_query(3DAT) DESCRIPTION: the connected ends report each other */
+	DC_ASSERT(p.remote_port_qual == r.local_port_qual,
+		  "accepted EP's remote_port_qual %llu, the requester's local_port_qual %llu",
+		  (unsigned long long)p.remote_port_qual, (unsigned long long)r.local_port_qual);
+	/* collateral: dat_ep_query(3DAT) DESCRIPTION: as above */
+	DC_ASSERT(p.local_port_qual == r.remote_port_qual,
+		  "accepted EP's local_port_qual %llu, the requester's remote_port_qual %llu",
+		  (unsigned long long)p.local_port_qual, (unsigned long long)r.remote_port_qual);
+}
+
 DC_CASE(dat_cr_accept, establishes_explicit_ep,
 	.summary = "accepting on a Consumer EP connects it to the requester")
 {
@@ -44,6 +64,7 @@ DC_CASE(dat_cr_accept, establishes_explicit_ep,
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	ASSERT_STATE(b.ep, DAT_EP_STATE_CONNECTED);
 	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	assert_ends_name_each_other(t, b.ep, a.ep);
 	dc_fill(ma.buf + 0, 40, 0x19);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 40, 2));
 	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
@@ -97,6 +118,35 @@ DC_CASE(dat_cr_accept, establishes_implicit_ep,
 	}
 }
 
+/*
+ * The boundaries of the private data: 1 byte, and exactly the provider's
+ * max_private_data_size (dat_ia_query(3DAT)); dat_cr_accept(3DAT) RETURN
+ * VALUES refuses only a size out of that range: accepted, delivered whole.
+ */
+static void accept_pdata_at_limits(struct dc_ctx *t)
+{
+	DAT_COUNT sizes[2];
+	int ns = cm_pdata_sizes(t, sizes);
+
+	for (int i = 0; i < ns; i++) {
+		struct dc_endpoint a, b;
+		DAT_CR_HANDLE cr = request(t, &a, 0);
+		unsigned char *pd = cm_pdata(t, sizes[i], 0x52u + (unsigned)i);
+		DAT_EVENT ev;
+		const DAT_CONNECTION_EVENT_DATA *d = &ev.event_data.connect_event_data;
+
+		dc_endpoint(t, &b, NULL);
+		DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, sizes[i], pd));
+		DC_ASSERT_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+		DC_ASSERT(d->private_data_size >= sizes[i] && d->private_data &&
+			  cm_pdata_differs(d->private_data, sizes[i], 0x52u + (unsigned)i) < 0,
+			  "accept with %d bytes of private data: the requester's event has %d, %s",
+			  (int)sizes[i], (int)d->private_data_size,
+			  d->private_data ? "bytes differ" : "private_data NULL");
+		free(pd);
+	}
+}
+
 DC_CASE(dat_cr_accept, private_data_delivered,
 	.summary = "accept's private data reaches the requester in its ESTABLISHED event")
 {
@@ -113,6 +163,7 @@ DC_CASE(dat_cr_accept, private_data_delivered,
 	DC_ASSERT_GE(d->private_data_size, (DAT_COUNT)sizeof(pd));
 	DC_ASSERT(d->private_data && !memcmp(d->private_data, pd, sizeof(pd)),
 		  "the ESTABLISHED event does not carry accept's private data");
+	accept_pdata_at_limits(t);
 }
 
 DC_CASE(dat_cr_accept, ep_given_for_implicit,
@@ -201,17 +252,22 @@ DC_CASE(dat_cr_accept, accept_completion_error,
 	DC_ASSERT_DTO(b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
 }
 
-DC_CASE(dat_cr_accept, cr_destroyed,
-	.summary = "after a successful accept the CR handle is dead")
+static void accepted_cr_gone(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
+			     struct dc_endpoint *a, struct dc_endpoint *e)
 {
-	struct dc_endpoint a, b;
-	DAT_CR_HANDLE cr = request(t, &a, 0);
 	DAT_CR_PARAM c;
 
-	dc_endpoint(t, &b, NULL);
-	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	(void)a;
+	(void)e;
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, cm_accept_ep(t, k), 0, NULL));
 	/* collateral: dat_cr_accept(3DAT) DESCRIPTION: the accepted request is destroyed, so its handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), 1, CR);
+}
+
+DC_CASE(dat_cr_accept, cr_destroyed,
+	.summary = "after a successful accept the CR handle is dead, whatever the request's Service Point")
+{
+	cm_each_request(t, accepted_cr_gone);
 }
 
 DC_CASE(dat_cr_accept, invalid_cr_handle,
@@ -251,6 +307,8 @@ DC_CASE(dat_cr_accept, private_data_invalid,
 	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, -1, pd), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, big, pd), DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 16, NULL), DAT_INVALID_PARAMETER);
+	/* the boundary of the NULL rule: one byte already needs a buffer (PARAMETERS) */
+	DC_ASSERT_RET(dat_cr_accept(cr, b.ep, 1, NULL), DAT_INVALID_PARAMETER);
 	ASSERT_STATE(b.ep, DAT_EP_STATE_UNCONNECTED);
 	free(pd);
 	still_acceptable(t, cr, &a);

@@ -2,7 +2,7 @@
 /*
  * dat_cr_handoff(3DAT): clauses/dat_cr_handoff.toml.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 struct two_sps {
 	DAT_EVD_HANDLE evd_a, evd_b;
@@ -13,40 +13,82 @@ struct two_sps {
 	DAT_CR_PARAM c;
 };
 
+/* The requester's private data, which travels with a handed-off request. */
+static const char handoff_pd[12] = "handoff pd!";
+
 static void at_a(struct dc_ctx *t, struct two_sps *s)
 {
 	s->qa = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &s->evd_a, &s->psp_a);
 	s->qb = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &s->evd_b, &s->psp_b);
 	dc_endpoint(t, &s->req, NULL);
-	DC_SETUP(dc_connect_to_self(t, s->req.ep, s->qa, 0, 0, NULL));
+	DC_SETUP(dc_connect_to_self(t, s->req.ep, s->qa, 0, sizeof(handoff_pd), handoff_pd));
 	s->cr = dc_await_cr(t, s->evd_a, NULL);
 	memset(&s->c, 0, sizeof(s->c));
 	DC_SETUP(dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &s->c));
 }
 
+/*
+ * s's request handed off to qualifier q: it arrives on evd for q, whose
+ * query (*c) the caller checks; returns the new request.
+ */
+static DAT_CR_HANDLE handed_to(struct dc_ctx *t, struct two_sps *s, DAT_CONN_QUAL q,
+			       DAT_EVD_HANDLE evd, DAT_CR_PARAM *c)
+{
+	DAT_EVENT ev;
+
+	DC_ASSERT_SUCCESS(dat_cr_handoff(s->cr, q));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, q);
+	memset(c, 0, sizeof(*c));
+	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the request reaches the other Service Point, as its query there shows */
+	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+				       DAT_CR_FIELD_ALL, c));
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/*
+ * The other kind of Service Point: handed off to an RSP's qualifier, with
+ * another RSP listening too, the request arrives at that RSP, carrying its
+ * reserved EP, and nowhere else.
+ */
+static void to_an_rsp(struct dc_ctx *t)
+{
+	struct rsp_fix other, f;
+	struct two_sps s;
+	DAT_CR_PARAM c;
+
+	rsp_up(t, &other);
+	rsp_up(t, &f);
+	at_a(t, &s);
+	handed_to(t, &s, f.q, f.evd, &c);
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, f.e.ep);
+	DC_ASSERT_NO_EVENT(other.evd);
+	DC_ASSERT_NO_EVENT(s.evd_b);
+}
+
 DC_CASE(dat_cr_handoff, delivered_to_other_sp,
-	.summary = "a handed-off request arrives at the other PSP and can be accepted there")
+	.summary = "a handed-off request arrives at the other PSP (or RSP) and can be accepted there")
 {
 	struct two_sps s;
 	struct dc_endpoint b;
-	DAT_EVENT ev;
+	DAT_CR_HANDLE cr2;
 	DAT_CR_PARAM c2;
 
 	at_a(t, &s);
-	DC_ASSERT_SUCCESS(dat_cr_handoff(s.cr, s.qb));
-	DC_ASSERT_EVENT(s.evd_b, DAT_CONNECTION_REQUEST_EVENT, &ev);
-	DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, s.qb);
-	memset(&c2, 0, sizeof(c2));
-	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the request reaches the other Service Point, as its query there shows */
-	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
-				       DAT_CR_FIELD_ALL, &c2));
+	cr2 = handed_to(t, &s, s.qb, s.evd_b, &c2);
 	DC_ASSERT_EQ(c2.remote_port_qual, s.c.remote_port_qual);
+	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: it is the same request, private data included */
+	DC_ASSERT(c2.private_data_size >= (DAT_COUNT)sizeof(handoff_pd) && c2.private_data &&
+		  !memcmp(c2.private_data, handoff_pd, sizeof(handoff_pd)),
+		  "the handed-off request lost the requester's private data (size %d)",
+		  (int)c2.private_data_size);
 	dc_endpoint(t, &b, NULL);
 	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the Service Point it was handed to deals with it */
-	DC_ASSERT_SUCCESS(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL));
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr2, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_ASSERT_CONN_EVENT(s.req.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s.req.ep);
 	DC_ASSERT_NO_EVENT(s.evd_a);
+	to_an_rsp(t);
 }
 
 DC_CASE(dat_cr_handoff, cr_destroyed,
@@ -56,7 +98,7 @@ DC_CASE(dat_cr_handoff, cr_destroyed,
 	DAT_CR_PARAM c;
 
 	at_a(t, &s);
-	DC_SETUP(dat_cr_handoff(s.cr, s.qb));
+	DC_ASSERT_SUCCESS(dat_cr_handoff(s.cr, s.qb));
 	/* collateral: dat_cr_handoff(3DAT) DESCRIPTION: the original request is destroyed, so its handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(s.cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 }
@@ -86,4 +128,38 @@ DC_CASE(dat_cr_handoff, invalid_qualifier,
 	 * so the request is still the Consumer's to accept */
 	DC_ASSERT_SUCCESS(dat_cr_accept(s.cr, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+}
+
+/*
+ * The boundary: the qualifiers at both ends of the range the provider
+ * publishes (dc_conn_qual_range) are qualifiers like any other, and a
+ * Service Point listening there takes a handoff.  A Service Point the
+ * transport will not create there is set-up (UNRESOLVED).
+ */
+DC_CASE(dat_cr_handoff, delivered_at_range_ends,
+	.clauses = "dat_cr_handoff.delivered_to_other_sp",
+	.summary = "a request handed off to a PSP on the lowest or highest published qualifier arrives there",
+	.needs = "suite_attr:datcts.conn_qual_range")
+{
+	DAT_CONN_QUAL ends[2];
+
+	dc_conn_qual_range(t, &ends[0], &ends[1]);
+	for (int i = 0; i < 2; i++) {
+		DAT_EVD_HANDLE evd_a, evd_e = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+		DAT_PSP_HANDLE psp_a, psp_e;
+		DAT_CONN_QUAL qa = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd_a, &psp_a);
+		struct dc_endpoint req;
+		DAT_EVENT ev;
+
+		DC_SETUP(dat_psp_create(t->ia, ends[i], evd_e, DAT_PSP_CONSUMER_FLAG, &psp_e));
+		dc_endpoint(t, &req, NULL);
+		DC_SETUP(dc_connect_to_self(t, req.ep, qa, 0, 0, NULL));
+		DC_ASSERT_SUCCESS(dat_cr_handoff(dc_await_cr(t, evd_a, NULL), ends[i]));
+		DC_ASSERT_EVENT(evd_e, DAT_CONNECTION_REQUEST_EVENT, &ev);
+		DC_ASSERT_EQ(ev.event_data.cr_arrival_event_data.conn_qual, ends[i]);
+		DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
+		DC_SETUP(dat_psp_free(psp_e));
+		if (ends[0] == ends[1])
+			break;
+	}
 }

@@ -2,7 +2,7 @@
 /*
  * dat_cr_query(3DAT): clauses/dat_cr_query.toml.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 #include <netinet/in.h>
 
@@ -35,6 +35,10 @@ DC_CASE(dat_cr_query, remote_address_and_port,
 		DC_ASSERT(((const struct sockaddr_in *)c.remote_ia_address_ptr)->sin_addr.s_addr ==
 			  ((const struct sockaddr_in *)me)->sin_addr.s_addr,
 			  "remote_ia_address is not the requester's IA address");
+	if (me->sa_family == AF_INET6)
+		DC_ASSERT(!memcmp(&((const struct sockaddr_in6 *)c.remote_ia_address_ptr)->sin6_addr,
+				  &((const struct sockaddr_in6 *)me)->sin6_addr, sizeof(struct in6_addr)),
+			  "remote_ia_address is not the requester's IA address");
 	DC_ASSERT_EQ(c.remote_port_qual, dc_ep_param(t, a.ep).local_port_qual);
 }
 
@@ -46,11 +50,29 @@ DC_CASE(dat_cr_query, private_data,
 	DAT_CR_HANDLE cr = request_pd(t, &a, DAT_PSP_CONSUMER_FLAG, sizeof(pd), pd);
 	DAT_CR_PARAM c;
 
+	DAT_COUNT sizes[2];
+	int ns = cm_pdata_sizes(t, sizes);
+
 	memset(&c, 0, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 	DC_ASSERT_GE(c.private_data_size, (DAT_COUNT)sizeof(pd));
 	DC_ASSERT(c.private_data && !memcmp(c.private_data, pd, sizeof(pd)),
 		  "private_data differs from what the requester sent");
+	/* at the boundaries: 1 byte, and exactly the provider's
+	 * max_private_data_size, which a connect may carry */
+	for (int i = 0; i < ns; i++) {
+		struct dc_endpoint ai;
+		unsigned char *d = cm_pdata(t, sizes[i], 0x31u + (unsigned)i);
+
+		cr = request_pd(t, &ai, DAT_PSP_CONSUMER_FLAG, sizes[i], d);
+		free(d);
+		memset(&c, 0, sizeof(c));
+		DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
+		DC_ASSERT(c.private_data_size >= sizes[i] && c.private_data &&
+			  cm_pdata_differs(c.private_data, sizes[i], 0x31u + (unsigned)i) < 0,
+			  "%d bytes of private data sent: size %d reported, %s", (int)sizes[i],
+			  (int)c.private_data_size, c.private_data ? "bytes differ" : "private_data NULL");
+	}
 	cr = request_pd(t, &a0, DAT_PSP_CONSUMER_FLAG, 0, NULL);
 	memset(&c, 0xA5, sizeof(c));
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE, &c));

@@ -2,7 +2,7 @@
 /*
  * dat_cr_reject(3DAT): clauses/dat_cr_reject.toml.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 /*
  * This page's rejects use the call's whole DAT 2.0 form: the 2.0 build sends
@@ -17,40 +17,42 @@ static DAT_RETURN reject(DAT_CR_HANDLE cr)
 	return dc_dat_cr_reject(cr, (DAT_COUNT)sizeof(data), data);
 }
 
-DC_CASE(dat_cr_reject, rejects,
-	.summary = "the requester of a rejected request gets PEER_REJECTED and is Disconnected")
+static void rejected(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
+		     struct dc_endpoint *a, struct dc_endpoint *e)
 {
-	DAT_EVD_HANDLE evd;
-	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
-	struct dc_endpoint a;
-
-	dc_endpoint(t, &a, NULL);
-	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
-	DC_ASSERT_SUCCESS(reject(dc_await_cr(t, evd, NULL)));
-	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a.ep);
-	ASSERT_STATE(a.ep, DAT_EP_STATE_DISCONNECTED);
+	(void)k;
+	(void)e;
+	DC_ASSERT_SUCCESS(reject(cr));
+	DC_ASSERT_CONN_EVENT(a->conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, a->ep);
+	ASSERT_STATE(a->ep, DAT_EP_STATE_DISCONNECTED);
 }
 
-DC_CASE(dat_cr_reject, cr_destroyed,
-	.summary = "when reject returns, the CR handle is dead")
+DC_CASE(dat_cr_reject, rejects,
+	.summary = "the requester of a rejected request gets PEER_REJECTED and is Disconnected, whatever the request's Service Point")
 {
-	DAT_EVD_HANDLE evd;
-	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
-	struct dc_endpoint a, b;
-	DAT_CR_HANDLE cr;
+	/* each kind of request the pages distinguish (consumer PSP, provider PSP, RSP) */
+	cm_each_request(t, rejected);
+}
+
+static void rejected_cr_gone(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
+			     struct dc_endpoint *a, struct dc_endpoint *e)
+{
+	DAT_EP_HANDLE ep = cm_accept_ep(t, k);
 	DAT_CR_PARAM c;
 
-	dc_endpoint(t, &a, NULL);
-	dc_endpoint(t, &b, NULL);
-	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
-	cr = dc_await_cr(t, evd, NULL);
-	DC_SETUP(reject(cr));
+	(void)a;
+	(void)e;
+	DC_ASSERT_SUCCESS(reject(cr));
 	/* collateral: dat_cr_reject(3DAT) DESCRIPTION: the rejected request is destroyed, so its handle fails */
 	DC_ASSERT_INVALID_HANDLE(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c), 1, CR);
 	/* collateral: dat_cr_reject(3DAT) DESCRIPTION: as above */
-	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, b.ep, 0, NULL), 1, CR);
+	DC_ASSERT_INVALID_HANDLE(dat_cr_accept(cr, ep, 0, NULL), 1, CR);
+}
+
+DC_CASE(dat_cr_reject, cr_destroyed,
+	.summary = "when reject returns, the CR handle is dead, whatever the request's Service Point")
+{
+	cm_each_request(t, rejected_cr_gone);
 }
 
 DC_CASE(dat_cr_reject, provider_ep_reverts,

@@ -3,7 +3,7 @@
  * dat_psp_create(3DAT): clauses/dat_psp_create.toml.
  * The requesters are EPs of the same IA connecting to its own address.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 static DAT_PSP_HANDLE psp_on(struct dc_ctx *t, DAT_CONN_QUAL q, DAT_EVD_HANDLE evd,
 			     DAT_PSP_FLAGS flags)
@@ -141,6 +141,7 @@ DC_CASE(dat_psp_create, provider_flag_creates_ep,
 		DC_ASSERT_SUCCESS(dat_get_handle_type(eps[i], &ty));
 		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EP);
 		ASSERT_STATE(eps[i], DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+		cm_assert_ep_remote_is_requester(t, eps[i], &c);
 	}
 	DC_ASSERT(eps[0] != eps[1], "both requests carry the same EP");
 }
@@ -152,7 +153,9 @@ DC_CASE(dat_psp_create, flag_unsatisfiable,
 	DAT_EP_CREATOR_FOR_PSP cr = t->prov_attr.ep_creator;
 
 	for (int i = 0; i < 2; i++) {
-		DAT_CONN_QUAL q = dc_free_conn_qual(t);
+		/* not dc_free_conn_qual: its probe is a consumer-flag PSP, the
+		 * very call this clause may find refused */
+		DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 		DAT_PSP_HANDLE psp;
 		bool can = cr == DAT_PSP_CREATES_EP_IFASKED ||
 			   (cr == DAT_PSP_CREATES_EP_NEVER && flags[i] == DAT_PSP_CONSUMER_FLAG) ||
@@ -160,7 +163,9 @@ DC_CASE(dat_psp_create, flag_unsatisfiable,
 		DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 		DAT_RETURN r;
 
-		DC_ON_PROBED_QUAL(r, dat_psp_create(t->ia, q, evd, flags[i], &psp));
+		r = dat_psp_create(t->ia, q, evd, flags[i], &psp);
+		DC_SETUP_ASSERT(!dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE),
+				"qualifier %llu is in use by another process", (unsigned long long)q);
 
 		dc_note(t, "ep_creator %d, flag %d", (int)cr, (int)flags[i]);
 		if (can) {
@@ -347,4 +352,16 @@ DC_CASE(dat_psp_create, invalid_conn_qual,
 	}
 	if (lo == 0 && hi == UINT64_MAX)
 		dc_note(t, "the published range holds every qualifier: none is invalid");
+	/* the boundary itself: the ends of the range are usable qualifiers
+	 * (in use by someone else at most) */
+	for (int i = 0; i < 2; i++) {
+		DAT_CONN_QUAL q = i ? hi : lo;
+		DAT_RETURN r = dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+
+		DC_ASSERT(!dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE),
+			  "qualifier %llu, inside the published range, refused as invalid",
+			  (unsigned long long)q);
+		if (r == DAT_SUCCESS)
+			DC_SETUP(dat_psp_free(psp));
+	}
 }

@@ -169,14 +169,19 @@ DC_CASE(dat_psp_create_any, conn_qual_unavailable,
 {
 	qual_space_fn narrow = (qual_space_fn)dc_provider_hook("daplref_test_conn_qual_space");
 	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_CR_FLAG);
-	DAT_CONN_QUAL lo = dc_free_conn_qual(t), q = 0, got[4];
+	/* a space nobody else probes (dc_free_conn_qual's range is probed by
+	 * sibling cases, whose create-and-free would race the check below) */
+	DAT_CONN_QUAL lo = dc_unprobed_conn_qual(), q = 0, got[4];
 	DAT_PSP_HANDLE psp[4], p = DAT_HANDLE_NULL;
 	DAT_RETURN r;
 	int n = 0;
 
 	DC_SETUP(narrow(dc_provider_ia_handle(t->ia), lo, lo + 3));
 	while ((r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &p)) == DAT_SUCCESS) {
-		DC_SETUP_ASSERT(n < 4 && q >= lo && q <= lo + 3,
+		/* four PSPs took the space of four: none is free any more */
+		DC_ASSERT(n < 4, "a fifth PSP (qualifier %llu) in a space of four qualifiers",
+			  (unsigned long long)q);
+		DC_SETUP_ASSERT(q >= lo && q <= lo + 3,
 				"the hook's space [%llu, %llu] gave qualifier %llu (PSP %d)",
 				(unsigned long long)lo, (unsigned long long)lo + 3,
 				(unsigned long long)q, n + 1);
@@ -184,6 +189,22 @@ DC_CASE(dat_psp_create_any, conn_qual_unavailable,
 		psp[n++] = p;
 	}
 	DC_ASSERT_RET(r, DAT_CONN_QUAL_UNAVAILABLE);
+	/* the boundary: every qualifier of the space, both ends included, was
+	 * handed out or is taken by someone else; one a Service Point can
+	 * still be made on was free */
+	for (DAT_CONN_QUAL x = lo; x <= lo + 3; x++) {
+		bool handed = false;
+		DAT_PSP_HANDLE free_one;
+
+		for (int i = 0; i < n; i++)
+			handed |= got[i] == x;
+		if (handed)
+			continue;
+		r = dat_psp_create(t->ia, x, evd, DAT_PSP_CONSUMER_FLAG, &free_one);
+		DC_ASSERT(r != DAT_SUCCESS,
+			  "DAT_CONN_QUAL_UNAVAILABLE while qualifier %llu of the space was free",
+			  (unsigned long long)x);
+	}
 	DC_SETUP_ASSERT(n > 0, "no qualifier of the space was free");
 	/* the refusal took nothing: the freed qualifier is the one handed out */
 	DC_SETUP(dat_psp_free(psp[0]));

@@ -2,7 +2,7 @@
 /*
  * dat_psp_free(3DAT): clauses/dat_psp_free.toml.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 DC_CASE(dat_psp_free, handle_unusable_after_free,
 	.summary = "after dat_psp_free the handle is dead")
@@ -20,13 +20,19 @@ DC_CASE(dat_psp_free, handle_unusable_after_free,
 DC_CASE(dat_psp_free, later_requests_rejected,
 	.summary = "requests after the free are rejected as if nobody listened")
 {
-	DAT_EVD_HANDLE evd;
+	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp;
 	DAT_EVENT_NUMBER none_listening = no_listener_event(t);
-	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	/*
+	 * Not a qualifier of dat_psp_create_any: a sibling case's create_any
+	 * may be handed the freed one at once (variant psp-any-from-40000)
+	 * and answer the request; nobody else is handed this one.
+	 */
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	struct dc_endpoint e;
 
-	DC_SETUP(dat_psp_free(psp));
+	DC_SETUP(dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_ASSERT_SUCCESS(dat_psp_free(psp));
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
 	/* dat_psp_free(3DAT) DESCRIPTION: rejected as when nobody listens */
@@ -35,8 +41,28 @@ DC_CASE(dat_psp_free, later_requests_rejected,
 	DC_ASSERT_NO_EVENT(evd);
 }
 
+/*
+ * The clause names the Provider EPs too: a request of a provider-flag PSP,
+ * the PSP freed, the Provider EP it carries is still accepted with it.
+ */
+static void provider_ep_unaffected(struct dc_ctx *t)
+{
+	struct dc_endpoint a, e;
+	DAT_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_CR_HANDLE cr = cm_request_of_kind_sp(t, CM_REQ_PROVIDER_PSP, &a, &e, &psp);
+
+	if (cr == DAT_HANDLE_NULL)
+		return;
+	DC_ASSERT_SUCCESS(dat_psp_free((DAT_PSP_HANDLE)psp));
+	/* collateral: dat_psp_free(3DAT) DESCRIPTION: the request and its Provider EP keep working */
+	DC_ASSERT_SUCCESS(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, e.ep);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	ASSERT_STATE(e.ep, DAT_EP_STATE_CONNECTED);
+}
+
 DC_CASE(dat_psp_free, previous_requests_unaffected,
-	.summary = "a request received before the free can still be queried and accepted")
+	.summary = "a request received before the free, and the Provider EP it carries, can still be queried and accepted")
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
@@ -52,7 +78,7 @@ DC_CASE(dat_psp_free, previous_requests_unaffected,
 	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
 	cr = dc_await_cr(t, evd, NULL);
-	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_SUCCESS(dat_psp_free(psp));
 	/* collateral: dat_psp_free(3DAT) DESCRIPTION: requests made before the free keep working */
 	DC_ASSERT_SUCCESS(dat_cr_query(cr, DAT_CR_FIELD_ALL, &c));
 	DC_SETUP(post_recv1(b.ep, &mb, 0, 1024, 1));
@@ -63,6 +89,7 @@ DC_CASE(dat_psp_free, previous_requests_unaffected,
 	dc_fill(ma.buf + 0, 64, 0x23);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 64, 2));
 	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	provider_ep_unaffected(t);
 }
 
 DC_CASE(dat_psp_free, in_progress_consistent,
@@ -77,7 +104,7 @@ DC_CASE(dat_psp_free, in_progress_consistent,
 
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
-	DC_SETUP(dat_psp_free(psp));		/* races the request */
+	DC_ASSERT_SUCCESS(dat_psp_free(psp));		/* races the request */
 	r = dc_wait_event(t, e.conn_evd, 1000, &ev);
 	if (r == DAT_SUCCESS) {
 		DC_ASSERT_EQ(ev.event_number, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
@@ -99,7 +126,7 @@ DC_CASE(dat_psp_free, qual_reusable,
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 
-	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_SUCCESS(dat_psp_free(psp));
 	/* collateral: dat_psp_free(3DAT) DESCRIPTION: the freed qualifier takes a new Service Point */
 	DC_ASSERT_SUCCESS(dat_psp_create(t->ia, q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 }

@@ -4,6 +4,28 @@
  */
 #include "../ep/ep_common.h"
 
+/*
+ * Each value the parameters can take: the provider flag too (where the
+ * provider creates EPs), and a qualifier the Consumer chose with
+ * dat_psp_create rather than one dat_psp_create_any handed out.
+ */
+static void other_flag_and_qualifier(struct dc_ctx *t)
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
+	DAT_PSP_FLAGS flags = t->prov_attr.ep_creator != DAT_PSP_CREATES_EP_NEVER ?
+			      DAT_PSP_PROVIDER_FLAG : DAT_PSP_CONSUMER_FLAG;
+	DAT_PSP_HANDLE psp;
+	DAT_PSP_PARAM p;
+
+	DC_SETUP(dat_psp_create(t->ia, q, evd, flags, &psp));
+	memset(&p, 0xA5, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p));
+	DC_ASSERT_EQ(p.conn_qual, q);
+	DC_ASSERT_PTR_EQ(p.evd_handle, evd);
+	DC_ASSERT_EQ(p.psp_flags, flags);
+}
+
 DC_CASE(dat_psp_query, returns_params,
 	.summary = "the PSP reports its IA, qualifier, EVD and flags, for ALL and for single bits")
 {
@@ -30,6 +52,7 @@ DC_CASE(dat_psp_query, returns_params,
 	memset(&p, 0xA5, sizeof(p));
 	DC_ASSERT_SUCCESS(dat_psp_query(psp, DAT_PSP_FIELD_PSP_FLAGS, &p));
 	DC_ASSERT_EQ(p.psp_flags, DAT_PSP_CONSUMER_FLAG);
+	other_flag_and_qualifier(t);
 }
 
 DC_CASE(dat_psp_query, invalid_handle,

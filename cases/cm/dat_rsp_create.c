@@ -3,7 +3,7 @@
  * dat_rsp_create(3DAT): clauses/dat_rsp_create.toml.
  * The requester is an EP of the same IA connecting to its own address.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 DC_CASE(dat_rsp_create, ep_reserved,
 	.summary = "the EP of a new RSP is Reserved, and the RSP names it")
@@ -24,8 +24,36 @@ DC_CASE(dat_rsp_create, ep_reserved,
 	DC_ASSERT_PTR_EQ(p.ep_handle, f.e.ep);
 }
 
+/*
+ * The request reached another way: handed off to the RSP from a PSP
+ * (dat_cr_handoff(3DAT) hands a request to another Service Point).  It
+ * arrives on the RSP's EVD carrying the reserved EP, which leaves RESERVED.
+ */
+static void request_by_handoff(struct dc_ctx *t)
+{
+	struct rsp_fix f;
+	struct dc_endpoint a;
+	DAT_EVD_HANDLE pevd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL pq = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &pevd, &psp);
+	DAT_EVENT ev;
+	DAT_CR_PARAM c;
+
+	rsp_up(t, &f);
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, pq, 0, 0, NULL));
+	DC_SETUP(dat_cr_handoff(dc_await_cr(t, pevd, NULL), f.q));
+	DC_ASSERT_EVENT(f.evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	memset(&c, 0, sizeof(c));
+	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the handed-off request carries the reserved EP, as its query shows */
+	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+				       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_PTR_EQ(c.local_ep_handle, f.e.ep);
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+}
+
 DC_CASE(dat_rsp_create, request_carries_ep,
-	.summary = "the request names the reserved EP, which becomes Passive Connection Pending")
+	.summary = "the request, direct or handed off, names the reserved EP, which becomes Passive Connection Pending")
 {
 	struct rsp_fix f;
 	struct dc_endpoint a;
@@ -41,35 +69,63 @@ DC_CASE(dat_rsp_create, request_carries_ep,
 	DC_ASSERT_EQ(arr.conn_qual, f.q);
 	memset(&c, 0, sizeof(c));
 	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the request carries the reserved EP, as its query shows */
-	DC_ASSERT_SUCCESS(dat_cr_query(arr.cr_handle, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_SUCCESS(dat_cr_query(arr.cr_handle, DAT_CR_FIELD_ALL, &c));
 	DC_ASSERT_PTR_EQ(c.local_ep_handle, f.e.ep);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+	cm_assert_ep_remote_is_requester(t, f.e.ep, &c);
+	request_by_handoff(t);
+}
+
+/*
+ * A request to an RSP that has produced its one Connection Request.
+ * dat_rsp_create(3DAT) DESCRIPTION limits the Connection Requests the RSP
+ * generates and says nothing of what the requester gets (its event is
+ * dat_ep_connect's clauses): any end but a connection, and no request on
+ * the RSP's EVD.
+ */
+static void later_request_not_delivered(struct dc_ctx *t, struct dc_endpoint *req,
+					DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev;
+
+	if (dc_wait_event(t, req->conn_evd, -1, &ev) == DAT_SUCCESS) {
+		dc_note(t, "later requester: %s", dc_event_name(ev.event_number));
+		DC_ASSERT(ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED,
+			  "a later request to the RSP was connected");
+	}
+	DC_ASSERT_NO_EVENT(evd);
 }
 
 DC_CASE(dat_rsp_create, at_most_one_request,
-	.summary = "an RSP produces one Connection Request, never a second")
+	.summary = "an RSP produces one Connection Request, never a second, even with its EP reserved again")
 {
 	struct rsp_fix f;
-	struct dc_endpoint a, b;
-	DAT_EVENT ev;
+	struct dc_endpoint a, b, c;
+	DAT_CR_HANDLE cr;
+	DAT_EVD_HANDLE evd2 = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp2;
+	DAT_CONN_QUAL q2 = dc_unprobed_conn_qual();
 
 	rsp_up(t, &f);
 	dc_endpoint(t, &a, NULL);
 	dc_endpoint(t, &b, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
-	dc_await_cr(t, f.evd, NULL);
+	cr = dc_await_cr(t, f.evd, NULL);
 	DC_SETUP(dc_connect_to_self(t, b.ep, f.q, 1000000, 0, NULL));
+	later_request_not_delivered(t, &b, f.evd);
 	/*
-	 * dat_rsp_create(3DAT) DESCRIPTION limits the Connection Requests the
-	 * RSP generates and says nothing of what the second requester gets
-	 * (its event is dat_ep_connect's clauses): any end but a connection.
+	 * The state reached another way: the request rejected, its EP goes
+	 * back to the Consumer (USAGE), who reserves it again with a second
+	 * RSP on another qualifier.  The first RSP has had its request: a new
+	 * one to its qualifier still produces none.
 	 */
-	if (dc_wait_event(t, b.conn_evd, -1, &ev) == DAT_SUCCESS) {
-		dc_note(t, "second requester: %s", dc_event_name(ev.event_number));
-		DC_ASSERT(ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED,
-			  "the second request to the RSP was connected");
-	}
-	DC_ASSERT_NO_EVENT(f.evd);
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
+	DC_SETUP_ASSERT(q2 != f.q, "the unprobed qualifier is the RSP's");
+	DC_SETUP(dat_rsp_create(t->ia, q2, f.e.ep, evd2, &rsp2));
+	dc_endpoint(t, &c, NULL);
+	DC_SETUP(dc_connect_to_self(t, c.ep, f.q, 1000000, 0, NULL));
+	later_request_not_delivered(t, &c, f.evd);
+	DC_ASSERT_NO_EVENT(evd2);
 }
 
 DC_CASE(dat_rsp_create, accept_connects_ep,
@@ -125,13 +181,18 @@ DC_CASE(dat_rsp_create, null_ep_provider_created,
 	struct dc_endpoint a;
 	DAT_CR_PARAM c;
 	DAT_HANDLE_TYPE ty = (DAT_HANDLE_TYPE)-1;
+	DAT_EVENT ev;
 
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, DAT_HANDLE_NULL, evd, &rsp));
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	/* the RSP the call made listens: its request arrives (DESCRIPTION), a
+	 * check of this clause, not set-up */
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	memset(&c, 0, sizeof(c));
 	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: the request carries the provider's EP, as its query shows */
-	DC_ASSERT_SUCCESS(dat_cr_query(dc_await_cr(t, evd, NULL), DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+	DC_ASSERT_SUCCESS(dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+				       DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
 	DC_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL, "the request carries no EP");
 	/* collateral: dat_rsp_create(3DAT) DESCRIPTION: what it carries is an Endpoint */
 	DC_ASSERT_SUCCESS(dat_get_handle_type(c.local_ep_handle, &ty));
@@ -189,7 +250,7 @@ DC_CASE(dat_rsp_create, invalid_ep_handle,
 }
 
 DC_CASE(dat_rsp_create, ep_not_unconnected,
-	.summary = "a Connected or already Reserved EP cannot be reserved")
+	.summary = "a Connected, Disconnected or already Reserved EP cannot be reserved")
 {
 	struct dc_pair p;
 	struct rsp_fix f;
@@ -200,6 +261,13 @@ DC_CASE(dat_rsp_create, ep_not_unconnected,
 	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, p.a.ep, DAT_EP_STATE_CONNECTED, q);
+	/* Disconnected: not Unconnected until dat_ep_reset */
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	q = dc_unprobed_conn_qual();
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+		      DAT_INVALID_STATE);
+	nothing_taken(t, p.a.ep, DAT_EP_STATE_DISCONNECTED, q);
 	rsp_up(t, &f);
 	/* a qualifier free now: the fixture's RSP may have taken q, which
 	 * dat_psp_create_any(3DAT) is free to choose (variant psp-any-from-40000) */
@@ -251,4 +319,16 @@ DC_CASE(dat_rsp_create, invalid_conn_qual,
 	if (lo == 0 && hi == UINT64_MAX)
 		dc_note(t, "the published range holds every qualifier: none is invalid");
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	/* the boundary itself: the ends of the range are usable qualifiers
+	 * (in use by someone else at most) */
+	for (int i = 0; i < 2; i++) {
+		DAT_CONN_QUAL q = i ? hi : lo;
+		DAT_RETURN r = dat_rsp_create(t->ia, q, e.ep, evd, &rsp);
+
+		DC_ASSERT(!dc_ret_is(r, DAT_INVALID_PARAMETER, DC_ANY_SUBTYPE),
+			  "qualifier %llu, inside the published range, refused as invalid",
+			  (unsigned long long)q);
+		if (r == DAT_SUCCESS)
+			DC_SETUP(dat_rsp_free(rsp));
+	}
 }

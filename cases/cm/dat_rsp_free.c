@@ -23,8 +23,13 @@ DC_CASE(dat_rsp_free, later_requests_rejected,
 	struct rsp_fix f;
 	struct dc_endpoint a;
 
-	rsp_up(t, &f);
-	DC_SETUP(dat_rsp_free(f.rsp));
+	/* a qualifier no sibling's dat_psp_create_any is handed after the
+	 * free (as dat_psp_free.later_requests_rejected) */
+	dc_endpoint(t, &f.e, NULL);
+	f.evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	f.q = dc_unprobed_conn_qual();
+	DC_SETUP(dat_rsp_create(t->ia, f.q, f.e.ep, f.evd, &f.rsp));
+	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
 	dc_endpoint(t, &a, NULL);
 	DC_SETUP(dc_connect_to_self(t, a.ep, f.q, 0, 0, NULL));
 	/* dat_rsp_free(3DAT) DESCRIPTION: rejected as when nobody listens */

@@ -66,7 +66,7 @@ DC_ACTIVE(dat_ep_connect, port_qual_passed_to_remote)
 	dc_peer_send(t, "done", "ok");
 }
 
-/* Private data: 16 bytes, then max_private_data_size bytes. */
+/* Private data: 1 byte, 16 bytes, then exactly max_private_data_size bytes. */
 DC_TWO_NODE_CASE(dat_ep_connect, private_data_delivered,
 		 .summary = "the private data of connect reaches the remote request");
 DC_PASSIVE(dat_ep_connect, private_data_delivered)
@@ -74,11 +74,11 @@ DC_PASSIVE(dat_ep_connect, private_data_delivered)
 	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q;
-	DAT_COUNT sizes[2] = { 16, t->prov_attr.max_private_data_size };
+	DAT_COUNT sizes[3] = { 1, 16, t->prov_attr.max_private_data_size };
 
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	dc_announce(t, NULL, q);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		DAT_CR_HANDLE cr = dc_await_cr(t, cr_evd, NULL);
 		DAT_CR_PARAM c;
 		const unsigned char *pd;
@@ -100,9 +100,9 @@ DC_PASSIVE(dat_ep_connect, private_data_delivered)
 }
 DC_ACTIVE(dat_ep_connect, private_data_delivered)
 {
-	DAT_COUNT sizes[2] = { 16, t->prov_attr.max_private_data_size };
+	DAT_COUNT sizes[3] = { 1, 16, t->prov_attr.max_private_data_size };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct dc_endpoint e;
 		unsigned char *pd = calloc(1, (size_t)sizes[i] + 1);
 
@@ -110,7 +110,8 @@ DC_ACTIVE(dat_ep_connect, private_data_delivered)
 		for (DAT_COUNT k = 0; k < sizes[i]; k++)
 			pd[k] = (unsigned char)(0x40 + i + k * 3);
 		dc_endpoint(t, &e, NULL);
-		DC_SETUP(connect_to(t, e.ep, dc_case_timeout_us(t), sizes[i], pd));
+		/* the clause's own call: up to max_private_data_size is taken */
+		DC_ASSERT_SUCCESS(connect_to(t, e.ep, dc_case_timeout_us(t), sizes[i], pd));
 		dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
 		free(pd);
 	}

@@ -22,18 +22,21 @@ static void pair_disconnect_pending(struct dc_ctx *t, struct dc_pair *p)
 }
 
 DC_CASE(dat_ep_disconnect, connected_to_disconnected,
-	.summary = "disconnect of a Connected EP ends in a DISCONNECTED event and state (abrupt and graceful)")
+	.summary = "disconnect of a Connected EP, active or passive side, ends in a DISCONNECTED event and state (abrupt and graceful)")
 {
 	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
 
-	for (size_t i = 0; i < 2; i++) {
+	/* each flag, on the EP that connected and on the one that accepted */
+	for (size_t i = 0; i < 4; i++) {
 		struct dc_pair p;
+		struct dc_endpoint *e;
 
-		dc_note(t, "%s", i ? "graceful" : "abrupt");
+		dc_note(t, "%s, %s side", i & 1 ? "graceful" : "abrupt", i & 2 ? "passive" : "active");
 		dc_pair_up(t, &p, SUBJ_MEM, NULL);
-		DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, how[i]));
-		DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
-		ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
+		e = i & 2 ? &p.b : &p.a;
+		DC_ASSERT_SUCCESS(dat_ep_disconnect(e->ep, how[i & 1]));
+		DC_ASSERT_CONN_EVENT(e->conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, e->ep);
+		ASSERT_STATE(e->ep, DAT_EP_STATE_DISCONNECTED);
 	}
 }
 
@@ -333,8 +336,37 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 	dc_note(t, "%d successful completions before DISCONNECTED", ok);
 }
 
+/* Both disconnects of an EP already Disconnected succeed and change nothing. */
+static void noop_on(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	struct dc_snap before;
+
+	dc_snapshot(t, DC_OBJ_EP, e->ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(e->ep, DAT_CLOSE_ABRUPT_FLAG));
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(e->ep, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_STATE(e->ep, DAT_EP_STATE_DISCONNECTED);
+	DC_ASSERT_UNCHANGED(&before);
+	DC_ASSERT_NO_EVENT(e->conn_evd);
+}
+
+/* An EP Disconnected by the rejection of its request (set-up). */
+static struct dc_endpoint *rejected_ep(struct dc_ctx *t)
+{
+	static struct dc_endpoint a;
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	DC_SETUP(dc_dat_cr_reject(dc_await_cr(t, evd, NULL), 0, NULL));
+	dc_await_event(t, a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
+	await_state(a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	return &a;
+}
+
 DC_CASE(dat_ep_disconnect, disconnected_noop,
-	.summary = "disconnecting a Disconnected EP changes nothing and posts no event")
+	.summary = "disconnecting a Disconnected EP (by itself, by the peer, by a rejection) changes nothing and posts no event")
 {
 	struct dc_pair p;
 	struct dc_snap before;
@@ -349,6 +381,12 @@ DC_CASE(dat_ep_disconnect, disconnected_noop,
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
 	DC_ASSERT_UNCHANGED(&before);
 	DC_ASSERT_NO_EVENT(p.a.conn_evd);
+	/* Disconnected another way: by the peer's disconnect */
+	dc_await_event(t, p.b.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	await_state(p.b.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	noop_on(t, &p.b);
+	/* and by a rejected connect (dat_ep_connect(3DAT): PEER_REJECTED, Disconnected) */
+	noop_on(t, rejected_ep(t));
 }
 
 static void refused(struct dc_ctx *t, struct subject *s, const void *arg)

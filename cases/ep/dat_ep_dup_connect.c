@@ -239,8 +239,31 @@ DC_CASE(dat_ep_dup_connect, invalid_handle,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
+/*
+ * The RESERVED state, reached through dat_rsp_create: neither an Unconnected
+ * local EP nor a Connected one to duplicate.
+ */
+static void reserved_either_side(struct dc_ctx *t, struct dc_pair *q, struct dc_endpoint *e)
+{
+	struct rsp_fix f;
+
+	rsp_up(t, &f);
+	/* ep_handle Reserved */
+	DC_ASSERT_RET(dat_ep_dup_connect(f.e.ep, q->a.ep, dc_case_timeout_us(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_STATE);
+	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
+	/* dup_ep_handle Reserved */
+	DC_ASSERT_RET(dat_ep_dup_connect(e->ep, f.e.ep, dc_case_timeout_us(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_STATE);
+	ASSERT_STATE(e->ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_EVENT(q->b.cr_evd);
+	DC_ASSERT_NO_EVENT(f.evd);
+}
+
 DC_CASE(dat_ep_dup_connect, invalid_state,
-	.summary = "the local EP must be Unconnected and the duplicated one Connected")
+	.summary = "the local EP must be Unconnected (not Connected, Disconnected, Reserved) and the duplicated one Connected (not Unconnected, Disconnected, Reserved)")
 {
 	struct dc_pair p, q;
 	struct dc_endpoint e, idle;
@@ -267,7 +290,14 @@ DC_CASE(dat_ep_dup_connect, invalid_state,
 					 DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_STATE);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+	/* ep_handle Disconnected (not Unconnected) */
+	DC_ASSERT_RET(dat_ep_dup_connect(p.a.ep, q.a.ep, dc_case_timeout_us(t), 0, NULL,
+					 DAT_QOS_BEST_EFFORT),
+		      DAT_INVALID_STATE);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
 	DC_ASSERT_NO_EVENT(p.b.cr_evd);
+	DC_ASSERT_NO_EVENT(q.b.cr_evd);
+	reserved_either_side(t, &q, &e);
 }
 
 /*
