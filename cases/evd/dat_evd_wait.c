@@ -603,7 +603,7 @@ DC_CASE(dat_evd_wait, cr_arrival_psp,
 }
 
 DC_CASE(dat_evd_wait, cr_arrival_psp_provider,
-	.clauses = "dat_evd_wait.cr_arrival_each_way dat_evd_wait.event_names_its_evd",
+	.clauses = "dat_evd_wait.cr_arrival_provider_psp",
 	.summary = "a request to a Provider-flag PSP names the PSP, its qualifier, the IA's address and a live CR",
 	.requires = "ep_creator!=0")
 {
