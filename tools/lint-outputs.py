@@ -78,11 +78,16 @@ assert set(QUERY_PAGE) == QUERY_STRUCTS
 # members that are structures of their own, expanded one level further
 NESTED = {"DAT_EP_ATTR"}
 
+# OUT parameters a rendered SYNOPSIS marks IN: dat_psp_create_any(3DAT) lists
+# conn_qual as IN, while its RETURN VALUES (and the header's DAT_CONN_QUAL *)
+# return the allocated qualifier through it
+SYNOPSIS_OUT = {"dat_psp_create_any": [("DAT_CONN_QUAL", "conn_qual")]}
+
 OUT_PARAM = re.compile(r"^\s+(?:OUT|INOUT)\s+((?:const\s+)?\w+)\s+(\**)\(?(\w+)")
 STRUCT = re.compile(r"typedef\s+(struct|union)\s+\w*\s*\{([^{}]*)\}\s*(\w+)\s*;")
 NAMED_STRUCT = re.compile(r"struct\s+(\w+)\s*\{([^{}]*)\}\s*;")
 TYPEDEF_TAG = re.compile(r"typedef\s+struct\s+(\w+)\s+(\w+)\s*;")
-MEMBER = re.compile(r"^\s*(?:const\s+)?(?:struct\s+)?(\w+)\s+\**\s*(\w+)\s*(?:\[[^\]]*\])?\s*;",
+MEMBER = re.compile(r"^\s*(?:const\s+)?(?:struct\s+)?(\w+)\s+\**\s*(\w+)\s*(?:\[[^\]]*\])*\s*;",
                     re.M)
 DC_CASE = re.compile(r"\b(?:DC_CASE|DC_TWO_NODE_CASE|SRQ_CASE|STATE_CASE\w*)\(\s*(dat_\w+)\s*,\s*(\w+)")
 # harness checks that read a member for the case (harness/dc_events.h): a case
@@ -118,6 +123,7 @@ def page_out_params(pages: pathlib.Path) -> dict:
         syn = text.split("PARAMETERS", 1)[0]
         params = [(m.group(1).replace("const ", ""), m.group(3))
                   for m in map(OUT_PARAM.match, syn.splitlines()) if m]
+        params += SYNOPSIS_OUT.get(page, [])
         if params:
             out[page] = params
     return out
