@@ -2,6 +2,7 @@
 /* conn.c - dc_conn.h: qualifiers, service points, self-connects, pairs. */
 #include "datcts.h"
 
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,18 @@ void dc_conn_qual_range_at(struct dc_ctx *t, const char *file, int line,
 			  "provider attribute datcts.conn_qual_range is \"%s\", not LOW-HIGH", v);
 	*lo = (DAT_CONN_QUAL)a;
 	*hi = (DAT_CONN_QUAL)b;
+}
+
+bool dc_same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return false;
 }

@@ -71,6 +71,13 @@ DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
 			      DAT_CONN_QUAL qual, DAT_TIMEOUT timeout_us,
 			      DAT_COUNT pd_size, const void *pd);
 
+/*
+ * Same IP host: the same family and, for AF_INET / AF_INET6, the same address
+ * (the port of an IA address carries no meaning); false for other families
+ * and for NULL.
+ */
+bool dc_same_host(const struct sockaddr *a, const struct sockaddr *b);
+
 /* A connected pair in this process, each side with a buffer of its own. */
 struct dc_pair {
 	struct dc_endpoint a, b;	/* a: active, b: passive */

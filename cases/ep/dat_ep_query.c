@@ -131,20 +131,6 @@ DC_CASE(dat_ep_query, returns_masked_params,
 
 /* ---- addresses and port qualifiers ------------------------------------------------ */
 
-/* Same IP address (the port of an IA address carries no meaning here). */
-static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (!a || !b || a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	if (a->sa_family == AF_INET6)
-		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
-	return false;
-}
-
 static const char *host_of(const struct sockaddr *a, char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -197,7 +183,7 @@ DC_PASSIVE(dat_ep_query, remote_address_valid_when_connected)
 		  (unsigned long long)p.remote_port_qual, port);
 	DC_FOR_CLAUSE("dat_ep_query.local_port_qual_valid_when_connected");
 	DC_FOR_CLAUSE("dat_ep_query.remote_address_valid_when_connected");
-	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&act),
+	DC_ASSERT(dc_same_host(p.remote_ia_address_ptr, (struct sockaddr *)&act),
 		  "passive EP's remote_ia_address is not the active IA's address %s", host);
 	dc_peer_send(t, "done", "ok");
 }
@@ -211,7 +197,7 @@ DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
 	dc_connect_active(t, &e, NULL);
 	p = DC_EP_PARAM(e.ep);
 	DC_FOR_CLAUSE("dat_ep_query.remote_address_valid_when_connected");
-	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
+	DC_ASSERT(dc_same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
 		  "active EP's remote_ia_address is not the passive IA's address %s", t->peer.host);
 	DC_ASSERT(p.remote_port_qual == t->peer.conn_qual,
 		  "active EP's remote_port_qual %llu, it connected to %llu",
@@ -228,7 +214,7 @@ static void acp_remote(struct dc_ctx *t, struct subject *s, const void *arg)
 	DAT_EP_PARAM p = DC_EP_PARAM(s->ep);
 
 	(void)arg;
-	DC_ASSERT(same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
+	DC_ASSERT(dc_same_host(p.remote_ia_address_ptr, (struct sockaddr *)&t->peer.addr),
 		  "remote_ia_address is not the target IA's address %s", t->peer.host);
 	DC_ASSERT_EQ(p.remote_port_qual, t->peer.conn_qual);
 }
@@ -246,7 +232,7 @@ static void pcp_remote(struct dc_ctx *t, struct subject *s, const void *arg)
 	(void)arg;
 	memset(&c, 0, sizeof(c));
 	DC_SETUP(dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &c));
-	DC_ASSERT(same_host(p.remote_ia_address_ptr, c.remote_ia_address_ptr),
+	DC_ASSERT(dc_same_host(p.remote_ia_address_ptr, c.remote_ia_address_ptr),
 		  "remote_ia_address differs from the request's");
 	DC_ASSERT_EQ(p.remote_port_qual, c.remote_port_qual);
 }

@@ -161,34 +161,11 @@ DC_CASE(dat_evd_create, async_evd_modifiable,
 DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
 	.summary = "a full request EVD that loses a completion reports DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD")
 {
-	struct dc_conn_opts small = { .evd_qlen = 2 };
 	struct dc_endpoint a, b;
-	struct dc_lmr ma, mb;
-	DAT_COUNT q;
 	DAT_EVENT ev;
 	const DAT_ASYNCH_ERROR_EVENT_DATA *ae = &ev.event_data.asynch_error_event_data;
-	const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_LOCAL_READ_FLAG |
-				      DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
 
-	/* a: the sender, with 2-entry EVDs; b: the receiver, default EVDs */
-	dc_endpoint(t, &a, &small);
-	memset(&b, 0, sizeof(b));
-	dc_connect_local(t, &a, &b, NULL);
-	/* the provider may round the length up: send one more than it holds */
-	q = dc_evd_param(t, a.req_evd).evd_qlen;
-	DC_SETUP_ASSERT(q >= 2 && q <= 8,
-			"the provider made the 2-entry request EVD %d entries long; too long to overflow with the EP's 16 requests",
-			(int)q);
-	dc_note(t, "request EVD holds %d; sending %d", (int)q, (int)q + 1);
-	dc_lmr(t, b.pz, 4096, rw, &mb);
-	dc_lmr(t, a.pz, 4096, rw, &ma);
-	for (int i = 0; i <= q; i++)
-		dc_post_recv(t, b.ep, &mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
-	for (int i = 0; i <= q; i++)
-		dc_post_send(t, a.ep, &ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
-	for (int i = 0; i <= q; i++)
-		dc_await_dto(t, b.recv_evd, (uint64_t)i);
-
+	overflow_request_evd(&a, &b);
 	DC_ASSERT_EVENT(t->async_evd, DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev);
 	DC_ASSERT_PTR_EQ(ae->dat_handle, a.req_evd);
 	DC_ASSERT_EQ(ae->reason, DAT_EVD_OVERFLOW_ERROR);

@@ -5,6 +5,8 @@
  * clauses share their bodies with dat_evd_dequeue's (evd_cm.h) and take
  * every event with dat_evd_wait.
  */
+#include <netinet/in.h>
+
 #include "evd_cm.h"
 
 /* A waiter's timeout that outlasts every check of a case. */
@@ -459,4 +461,235 @@ DC_CASE(dat_evd_wait, mt_safe,
 				  "the waiter of EVD %d returned %s after a post to EVD %d",
 				  j, dc_ret_text(w[j]->ret), i);
 	}
+}
+
+/* ---- the outputs of each event (docs/clauses.md, "Outputs") ----------------------- */
+
+/*
+ * Clause event_names_its_evd: the event dat_evd_wait takes from evd names evd.
+ * Which event the set-up raises is the raising page's clause: no event, or
+ * another kind than num, is UNRESOLVED here.
+ */
+static void take_from_at(struct dc_ctx *t, const char *file, int line,
+			 DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev)
+{
+	DAT_COUNT nmore = 0;
+	DAT_RETURN r;
+
+	memset(ev, 0xa5, sizeof(*ev));
+	r = dat_evd_wait(evd, LONG_US, 1, ev, &nmore);
+	if (r != DAT_SUCCESS || ev->event_number != num)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: waiting for %s: dat_evd_wait returned %s, event %s",
+			  dc_event_name(num), dc_ret_text(r),
+			  r == DAT_SUCCESS ? dc_event_name(ev->event_number) : "-");
+	if (ev->evd_handle != evd)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%s taken from EVD %p names EVD %p in evd_handle at %s:%d",
+			  dc_event_name(num), evd, ev->evd_handle, file, line);
+}
+#define TAKE_FROM(evd, num, ev) take_from_at(t, __FILE__, __LINE__, (evd), (num), (ev))
+
+/* Set-up: a connects (timeout_us, 0: the case's) to a fresh PSP; the request is taken (clause). */
+static DAT_CR_HANDLE request_taken_at(struct dc_ctx *t, const char *file, int line,
+				      struct dc_endpoint *a, DAT_TIMEOUT timeout_us)
+{
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_EVENT ev;
+
+	dc_endpoint_at(t, file, line, a, NULL);
+	q = dc_psp_any_at(t, file, line, DAT_PSP_CONSUMER_FLAG, &cr_evd, &psp);
+	if (dc_connect_to_self(t, a->ep, q, timeout_us, 0, NULL) != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: dat_ep_connect refused");
+	take_from_at(t, file, line, cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+#define REQUEST_TAKEN(a, timeout_us) request_taken_at(t, __FILE__, __LINE__, (a), (timeout_us))
+
+DC_CASE(dat_evd_wait, event_names_its_evd_dto,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "Send, Receive, RDMA Write and RDMA Read completions name the EVD they were taken from")
+{
+	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+	DAT_EVENT ev;
+
+	dc_pair_up(t, &p, 4096, NULL);
+	dc_post_recv(t, p.b.ep, &p.mb, 0, 256, 1);
+	dc_post_send(t, p.a.ep, &p.ma, 0, 64, 2);
+	TAKE_FROM(p.a.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	TAKE_FROM(p.b.recv_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	iov = dc_iov(&p.ma, 0, 64);
+	rem = dc_rmr_iov(&p.mb, 1024, 64);
+	DC_SETUP(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(3), &rem,
+					DAT_COMPLETION_DEFAULT_FLAG));
+	TAKE_FROM(p.a.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(4), &rem,
+				       DAT_COMPLETION_DEFAULT_FLAG));
+	TAKE_FROM(p.a.req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+}
+
+DC_CASE(dat_evd_wait, event_names_its_evd_connection,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "the request, both Established and both Disconnected events name the EVD they were taken from")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = REQUEST_TAKEN(&a, 0);
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &b, NULL);
+	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	TAKE_FROM(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	TAKE_FROM(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	DC_SETUP(dat_ep_disconnect(a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	TAKE_FROM(a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, &ev);
+	TAKE_FROM(b.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, &ev);
+}
+
+DC_CASE(dat_evd_wait, event_names_its_evd_rejected,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "the Peer Rejected event names the EVD it was taken from")
+{
+	struct dc_endpoint a;
+	DAT_CR_HANDLE cr = REQUEST_TAKEN(&a, 0);
+	DAT_EVENT ev;
+
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
+	TAKE_FROM(a.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
+}
+
+/*
+ * Clause cr_arrival_each_way: a request from a new EP to q is taken from evd
+ * and its data names the service point sp (or, when null_sp_ok, NULL), q,
+ * the IA's address and a live CR.  Returns the CR.
+ */
+static DAT_CR_HANDLE arrival_at(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_CONN_QUAL q,
+				DAT_HANDLE sp, bool null_sp_ok)
+{
+	const struct sockaddr *me = (const struct sockaddr *)t->ia_attr.ia_address_ptr;
+	const DAT_CR_ARRIVAL_EVENT_DATA *d;
+	struct dc_endpoint a;
+	DAT_HANDLE got_sp;
+	DAT_CR_PARAM cp;
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	TAKE_FROM(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	d = &ev.event_data.cr_arrival_event_data;
+	got_sp = null_sp_ok ? (DAT_HANDLE)d->sp_handle.rsp_handle : (DAT_HANDLE)d->sp_handle.psp_handle;
+	DC_ASSERT(got_sp == sp || (null_sp_ok && got_sp == DAT_HANDLE_NULL),
+		  "sp_handle %p, the service point is %p%s", got_sp, sp,
+		  null_sp_ok ? " (or DAT_HANDLE_NULL)" : "");
+	DC_ASSERT(d->conn_qual == q, "conn_qual %llu, the request went to %llu",
+		  (unsigned long long)d->conn_qual, (unsigned long long)q);
+	DC_ASSERT(me && d->local_ia_address_ptr &&
+		  ((me->sa_family != AF_INET && me->sa_family != AF_INET6) ?
+		   d->local_ia_address_ptr->sa_family == me->sa_family :
+		   dc_same_host(d->local_ia_address_ptr, me)),
+		  "local_ia_address_ptr %p (family %d) is not the IA's address (family %d)",
+		  (const void *)d->local_ia_address_ptr,
+		  d->local_ia_address_ptr ? (int)d->local_ia_address_ptr->sa_family : -1,
+		  me ? (int)me->sa_family : -1);
+	DC_ASSERT(d->cr_handle != DAT_HANDLE_NULL, "the request carries a NULL cr_handle");
+	memset(&cp, 0, sizeof(cp));
+	/* collateral: dat_evd_wait(3DAT) DESCRIPTION: the event returns the handle of a Connection Request the provider created, which its query shows */
+	DC_ASSERT_SUCCESS(dat_cr_query(d->cr_handle, DAT_CR_FIELD_ALL, &cp));
+	return d->cr_handle;
+}
+
+/* Clause cr_arrival_each_way for a fresh PSP with `flags`; the request is then rejected. */
+static void arrival_at_psp(struct dc_ctx *t, DAT_PSP_FLAGS flags)
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = dc_psp_any(t, flags, &evd, &psp);
+
+	DC_SETUP(dc_dat_cr_reject(arrival_at(t, evd, q, psp, false), 0, NULL));
+}
+
+DC_CASE(dat_evd_wait, cr_arrival_psp,
+	.clauses = "dat_evd_wait.cr_arrival_each_way dat_evd_wait.event_names_its_evd",
+	.summary = "a request to a Consumer-flag PSP names the PSP, its qualifier, the IA's address and a live CR")
+{
+	arrival_at_psp(t, DAT_PSP_CONSUMER_FLAG);
+}
+
+DC_CASE(dat_evd_wait, cr_arrival_psp_provider,
+	.clauses = "dat_evd_wait.cr_arrival_provider_psp",
+	.summary = "a request to a Provider-flag PSP names the PSP, its qualifier, the IA's address and a live CR",
+	.requires = "ep_creator!=0")
+{
+	arrival_at_psp(t, DAT_PSP_PROVIDER_FLAG);
+}
+
+DC_CASE(dat_evd_wait, cr_arrival_rsp,
+	.clauses = "dat_evd_wait.cr_arrival_each_way dat_evd_wait.event_names_its_evd",
+	.summary = "a request to an RSP names the RSP (or NULL), its qualifier, the IA's address and a live CR")
+{
+	struct dc_endpoint e;
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q;
+
+	dc_endpoint(t, &e, NULL);
+	dc_rsp_any(t, e.ep, evd, &q, &rsp);
+	DC_SETUP(dc_dat_cr_reject(arrival_at(t, evd, q, rsp, true), 0, NULL));
+}
+
+DC_CASE(dat_evd_wait, event_names_its_evd_no_listener,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "the Non-Peer Rejected event of a request nobody listens for names the EVD it was taken from")
+{
+	struct dc_endpoint a;
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(dc_connect_to_self(t, a.ep, dc_free_conn_qual(t), 0, 0, NULL));
+	TAKE_FROM(a.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, &ev);
+}
+
+DC_CASE(dat_evd_wait, event_names_its_evd_unreachable,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "the Unreachable event of a request to an address with no host names the EVD it was taken from")
+{
+	struct dc_endpoint a;
+	struct sockaddr_in nowhere;
+	DAT_EVENT ev;
+
+	memset(&nowhere, 0, sizeof(nowhere));
+	nowhere.sin_family = AF_INET;
+	nowhere.sin_addr.s_addr = htonl(0xC0000201);	/* 192.0.2.1, TEST-NET-1 (RFC 5737) */
+	dc_endpoint(t, &a, NULL);
+	DC_SETUP(dat_ep_connect(a.ep, (DAT_IA_ADDRESS_PTR)&nowhere, 4791, 500000, 0, NULL,
+				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	TAKE_FROM(a.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE, &ev);
+}
+
+DC_CASE(dat_evd_wait, event_names_its_evd_timed_out,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "the Timed Out event of an unanswered request, and the Accept Completion Error of its late accept, name the EVD they were taken from")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr = REQUEST_TAKEN(&a, 200000);
+	DAT_EVENT ev;
+
+	dc_endpoint(t, &b, NULL);
+	TAKE_FROM(a.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, &ev);
+	DC_SETUP(dat_cr_accept(cr, b.ep, 0, NULL));
+	TAKE_FROM(b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, &ev);
+}
+
+DC_CASE(dat_evd_wait, event_names_its_evd_async,
+	.clauses = "dat_evd_wait.event_names_its_evd",
+	.summary = "the EVD overflow event names the IA's async EVD it was taken from")
+{
+	struct dc_endpoint a, b;
+	DAT_EVENT ev;
+
+	overflow_request_evd(&a, &b);
+	TAKE_FROM(t->async_evd, DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev);
 }

@@ -651,4 +651,40 @@ static inline void waited_evd_silent_at(struct dc_ctx *t, const char *file, int 
 }
 #define waited_evd_silent(way) waited_evd_silent_at(t, __FILE__, __LINE__, (way))
 
+/*
+ * Set-up: a connected EP `a` whose 2-entry request EVD loses a completion
+ * (one Send more than it holds), so that DAT_ASYNC_ERROR_EVD_OVERFLOW is
+ * due on the IA's async EVD; `b` is its peer.
+ */
+static inline void overflow_request_evd_at(struct dc_ctx *t, const char *file, int line,
+					   struct dc_endpoint *a, struct dc_endpoint *b)
+{
+	struct dc_conn_opts small = { .evd_qlen = 2 };
+	struct dc_lmr ma, mb;
+	const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_LOCAL_READ_FLAG |
+				      DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
+	DAT_COUNT q;
+
+	/* a: the sender, with 2-entry EVDs; b: the receiver, default EVDs */
+	dc_endpoint_at(t, file, line, a, &small);
+	memset(b, 0, sizeof(*b));
+	dc_connect_local_at(t, file, line, a, b, NULL);
+	/* the provider may round the length up: send one more than it holds */
+	q = dc_evd_param(t, a->req_evd).evd_qlen;
+	if (q < 2 || q > 8)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the provider made the 2-entry request EVD %d entries long; too long to overflow with the EP's 16 requests",
+			  (int)q);
+	dc_note(t, "request EVD holds %d; sending %d", (int)q, (int)q + 1);
+	dc_lmr_at(t, file, line, b->pz, 4096, rw, &mb);
+	dc_lmr_at(t, file, line, a->pz, 4096, rw, &ma);
+	for (int i = 0; i <= q; i++)
+		dc_post_recv_at(t, file, line, b->ep, &mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
+	for (int i = 0; i <= q; i++)
+		dc_post_send_at(t, file, line, a->ep, &ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
+	for (int i = 0; i <= q; i++)
+		dc_await_dto_at(t, file, line, b->recv_evd, (uint64_t)i);
+}
+#define overflow_request_evd(a, b) overflow_request_evd_at(t, __FILE__, __LINE__, (a), (b))
+
 #endif /* EVD_COMMON_H */

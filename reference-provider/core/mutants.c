@@ -210,7 +210,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_pz_free succeeds but the PZ stays alive" },
 	/* core: EVD (evd.c) and CNO (cno.c) */
 	{ "evd-event-no-evd-handle",
-	  "dat_evd_dequeue.returns_first_event dat_evd_wait.returns_first_event dat_evd_post_se.queued",
+	  "dat_evd_dequeue.returns_first_event dat_evd_wait.returns_first_event dat_evd_post_se.queued "
+	  "dat_evd_wait.event_names_its_evd",
 	  "events handed to the Consumer carry a NULL evd_handle" },
 	{ "evd-lifo",
 	  "dat_evd_dequeue.stream_order dat_evd_wait.stream_order dat_evd_post_se.queue_full",

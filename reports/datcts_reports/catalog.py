@@ -142,7 +142,7 @@ def _clause(d: dict, page: str, where: str) -> Clause:
 def load_dir(path: Path) -> Catalog:
     """clauses/*.toml"""
     path = Path(path)
-    files = sorted(path.glob("*.toml"))
+    files = sorted(path.glob("dat_*.toml"))
     if not files:
         raise ReportError(f"{path}: no clause catalog (*.toml) there")
     pages = []

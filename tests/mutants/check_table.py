@@ -53,7 +53,7 @@ def source_ids(root: Path, calls: str) -> dict:
 def catalog_ids(root: Path) -> dict:
     """clause id -> subject."""
     ids = {}
-    for f in root.glob("*.toml"):
+    for f in root.glob("dat_*.toml"):
         with f.open("rb") as fh:
             for c in tomllib.load(fh).get("clause", []):
                 ids[c["id"]] = c.get("subject", "provider")

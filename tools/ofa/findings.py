@@ -32,7 +32,7 @@ def load(manifest: Path = MANIFEST) -> list[dict]:
     reproducer, names clauses of the catalog, and each document has its entry."""
     findings = tomllib.loads(manifest.read_text())["finding"]
     clauses = set()
-    for toml in (REPO / "clauses").glob("*.toml"):
+    for toml in (REPO / "clauses").glob("dat_*.toml"):
         clauses |= {c["id"] for c in tomllib.loads(toml.read_text()).get("clause", [])}
     problems = []
     for f in findings:
