@@ -92,24 +92,33 @@ DC_CASE(dat_ep_post_rdma_read, unsignalled_needs_ep_flag,
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
+static DAT_RETURN read_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 1024, 256);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, 0, 256);
+
+	return dat_ep_post_rdma_read(p->a.ep, 1, &iov, dc_cookie(cookie), &rem, fl);
+}
+
 DC_CASE(dat_ep_post_rdma_read, valid_states,
-	.summary = "an RDMA Read works when Connected and is flushed when Disconnected")
+	.summary = "an RDMA Read works when Connected and is flushed when Disconnected, whatever "
+		   "its completion flags and however the EP was disconnected")
 {
 	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
-	rdma_pair(&p);
-	dc_fill(p.mb.buf + 0, 256, 0x63);
-	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_ASSERT_SUCCESS(read1(&p, 0, 256, &rem, 1));
-	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(dc_check_fill(p.ma.buf, 256, 0x63), "the read bytes are wrong");
-	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	DC_ASSERT_SUCCESS(read1(&p, 1024, 256, &rem, 2));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Read's local buffer");
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		rdma_pair(&p);
+		dc_fill(p.mb.buf + 0, 256, 0x63);
+		rem = dc_rmr_iov(&p.mb, 0, 256);
+		DC_ASSERT_SUCCESS(read1(&p, 0, 256, &rem, 1));
+		DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.ma.buf, 256, 0x63), "the read bytes are wrong");
+		disconnect_pair_by(&p, way);
+		assert_flushed_each_flag(&p, read_flagged, 2);
+		DC_ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Reads' local buffer");
+	}
 }
 
 static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)

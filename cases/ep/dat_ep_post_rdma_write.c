@@ -96,26 +96,34 @@ DC_CASE(dat_ep_post_rdma_write, unsignalled_needs_ep_flag,
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
+static DAT_RETURN write_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 256);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, 1024, 256);
+
+	return dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), &rem, fl);
+}
+
 DC_CASE(dat_ep_post_rdma_write, valid_states,
-	.summary = "an RDMA Write works when Connected and is flushed when Disconnected")
+	.summary = "an RDMA Write works when Connected and is flushed when Disconnected, whatever "
+		   "its completion flags and however the EP was disconnected")
 {
 	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
-	rdma_pair(&p);
-	dc_fill(p.ma.buf + 0, 256, 7);
-	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 1));
-	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(dc_check_fill(p.mb.buf, 256, 7), "the data did not arrive");
-	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	dc_fill(p.ma.buf + 0, 256, 8);
-	rem = dc_rmr_iov(&p.mb, 1024, 256);
-	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 2));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Write's target");
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		rdma_pair(&p);
+		dc_fill(p.ma.buf + 0, 256, 7);
+		rem = dc_rmr_iov(&p.mb, 0, 256);
+		DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 1));
+		DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.mb.buf, 256, 7), "the data did not arrive");
+		disconnect_pair_by(&p, way);
+		dc_fill(p.ma.buf + 0, 256, 8);
+		assert_flushed_each_flag(&p, write_flagged, 2);
+		DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Writes' target");
+	}
 }
 
 static void write_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)

@@ -142,18 +142,20 @@ DC_CASE(dat_ep_post_recv, preposted_used_once_connected,
 }
 
 DC_CASE(dat_ep_post_recv, disconnected_flushed,
-	.summary = "a Receive posted on a Disconnected EP is flushed at once")
+	.summary = "a Receive posted on a Disconnected EP is flushed at once, however the EP was "
+		   "disconnected")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	memset(p.ma.buf, CANARY, 1024);
-	DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
-	DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, way);
+		memset(p.ma.buf, CANARY, 1024);
+		DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
+		DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+	}
 }
 
 /* An unconnected EP and an LMR in its PZ: enough for the synchronous checks. */

@@ -308,35 +308,41 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	dc_peer_wait(t, "checked", NULL, 0);
 }
 
-static void disconnect_pair(struct dc_ctx *t, struct dc_pair *p)
-{
-	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-}
-
 DC_CASE(dat_ep_post_send, valid_states,
-	.summary = "posting a Send succeeds in CONNECTED and in DISCONNECTED")
+	.summary = "posting a Send succeeds in CONNECTED and in DISCONNECTED, reached each way")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	disconnect_pair(t, &p);
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+		DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+		disconnect_pair_by(&p, way);
+		DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+	}
+}
+
+static DAT_RETURN send_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 64);
+
+	return dat_ep_post_send(p->a.ep, 1, &iov, dc_cookie(cookie), fl);
 }
 
 DC_CASE(dat_ep_post_send, disconnected_flushed,
-	.summary = "a Send posted on a Disconnected EP is flushed at once")
+	.summary = "a Send posted on a Disconnected EP is flushed at once, whatever its completion "
+		   "flags and however the EP was disconnected")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	disconnect_pair(t, &p);
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 31));
-	DC_ASSERT_DTO(p.a.req_evd, 31, DAT_DTO_ERR_FLUSHED);
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, way);
+		assert_flushed_each_flag(&p, send_flagged, 31);
+	}
 }
 
 static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)

@@ -223,6 +223,110 @@ static inline void dto_log_collect_at(struct dc_ctx *t, const char *file,
 #define dto_log_collect(l, evd, n) \
 	dto_log_collect_at(t, __FILE__, __LINE__, (l), (evd), (n), DC_FAIL)
 
+/*
+ * The completion_flags a Request posting (Send, RDMA Read, RDMA Write) takes
+ * on an EP with DEFAULT request_completion_flags, one value per flag the
+ * pages distinguish: DEFAULT, SUPPRESS (always taken, dat_ep_modify(3DAT)
+ * "Request Completion Flags"), and SOLICITED_WAIT and BARRIER_FENCE where
+ * completion_flags_supported names them (as the cases of those flags are
+ * gated), each alone and with SUPPRESS.  UNSIGNALLED needs the EP's flag and
+ * is left out.  Returns the count written to out[].
+ */
+#define REQ_FLAG_SETS 6
+static inline int request_flag_sets(const struct dc_ctx *t,
+				    DAT_COMPLETION_FLAGS out[REQ_FLAG_SETS])
+{
+	static const DAT_COMPLETION_FLAGS gated[] = {
+		DAT_COMPLETION_SOLICITED_WAIT_FLAG, DAT_COMPLETION_BARRIER_FENCE_FLAG,
+	};
+	int n = 0;
+
+	out[n++] = DAT_COMPLETION_DEFAULT_FLAG;
+	out[n++] = DAT_COMPLETION_SUPPRESS_FLAG;
+	for (int i = 0; i < 2; i++)
+		if (t->prov_attr.completion_flags_supported & gated[i]) {
+			out[n++] = gated[i];
+			out[n++] = gated[i] | DAT_COMPLETION_SUPPRESS_FLAG;
+		}
+	return n;
+}
+
+/*
+ * Clause: on DISCONNECTED p->a, a Request posted with each of
+ * request_flag_sets is accepted and flushed at once to the request EVD: a
+ * flushed request did not succeed, and the suppress flag hides only a
+ * successful completion (the posting pages, PARAMETERS completion_flags).
+ * post(p, cookie, flags) posts one request; cookies are base, base+1, ...
+ */
+typedef DAT_RETURN (*flag_post_fn)(struct dc_pair *p, uint64_t cookie,
+				   DAT_COMPLETION_FLAGS flags);
+static inline void assert_flushed_each_flag_at(struct dc_ctx *t, const char *file, int line,
+					       struct dc_pair *p, flag_post_fn post,
+					       uint64_t base)
+{
+	DAT_COMPLETION_FLAGS fl[REQ_FLAG_SETS];
+	int n = request_flag_sets(t, fl);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t c = base + (uint64_t)i;
+		char what[80];
+
+		dc_note(t, "completion_flags 0x%x", (unsigned)fl[i]);
+		snprintf(what, sizeof(what), "posting on DISCONNECTED with completion_flags 0x%x",
+			 (unsigned)fl[i]);
+		dc_assert_ret_at(t, file, line, what, post(p, c, fl[i]), DC_FAIL, 1,
+				 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+		dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &c, DAT_DTO_ERR_FLUSHED);
+	}
+}
+#define assert_flushed_each_flag(p, post, base) \
+	assert_flushed_each_flag_at(t, __FILE__, __LINE__, (p), (post), (base))
+
+/*
+ * The ways dat_ep_disconnect(3DAT) gives to bring a connected EP to
+ * DISCONNECTED: its own abrupt or graceful disconnect, or the peer's.
+ * disconnect_pair_by brings p->a there the given way (set-up).
+ */
+enum { DISC_OWN_ABRUPT, DISC_OWN_GRACEFUL, DISC_BY_PEER, DISC_WAYS };
+static inline const char *disc_way_name(int way)
+{
+	return way == DISC_OWN_ABRUPT ? "its own abrupt disconnect" :
+	       way == DISC_OWN_GRACEFUL ? "its own graceful disconnect" :
+					  "the peer's disconnect";
+}
+static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int line,
+					 struct dc_pair *p, int way)
+{
+	DAT_RETURN r;
+
+	if (way == DISC_BY_PEER)
+		r = dat_ep_disconnect(p->b.ep, DAT_CLOSE_ABRUPT_FLAG);
+	else
+		r = dat_ep_disconnect(p->a.ep, way == DISC_OWN_ABRUPT ? DAT_CLOSE_ABRUPT_FLAG
+								    : DAT_CLOSE_GRACEFUL_FLAG);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ep_disconnect (%s) returned %s", disc_way_name(way),
+			  dc_ret_text(r));
+	if (way == DISC_BY_PEER) {
+		/* the peer's end may reach a as DISCONNECTED or BROKEN */
+		DAT_EVENT ev;
+
+		r = dc_wait_event(t, p->a.conn_evd, -1, &ev);
+		if (r != DAT_SUCCESS ||
+		    (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
+		     ev.event_number != DAT_CONNECTION_EVENT_BROKEN))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: no DISCONNECTED or BROKEN after the peer's disconnect (%s, event 0x%x)",
+				  dc_ret_text(r), r == DAT_SUCCESS ? (unsigned)ev.event_number : 0u);
+	} else {
+		dc_expect_event_at(t, file, line, DC_UNRESOLVED, p->a.conn_evd,
+				   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	}
+	await_state_at(t, file, line, p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000, DC_UNRESOLVED);
+}
+#define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
+
 /* ---- memory ---------------------------------------------------------------------- */
 
 /* Posts one Receive of [off, off+len) of m; returns the provider's answer. */

@@ -323,7 +323,8 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		if (ep && dto->op == REF_WR_BIND &&
 		    ref_mutant("rmr-bind-completion-on-recv-evd"))
 			evd = ep->recv_evd;
-		if (st == DAT_DTO_SUCCESS &&
+		if ((st == DAT_DTO_SUCCESS ||
+		     ref_mutant("dto-suppress-hides-errors")) &&
 		    (dto->flags & DAT_COMPLETION_SUPPRESS_FLAG) &&
 		    !ref_mutant("send-suppress-ignored")) {
 			ref_dto_free(dto);

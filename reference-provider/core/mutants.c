@@ -67,6 +67,10 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  .quick = true },
 	{ "send-suppress-ignored", "dat_ep_post_send.suppress_success",
 	  "successful suppressed requests still generate completions" },
+	{ "dto-suppress-hides-errors",
+	  "dat_ep_post_send.disconnected_flushed dat_ep_post_rdma_write.valid_states "
+	  "dat_ep_post_rdma_read.valid_states",
+	  "a suppressed request that completes in error (flushed) reports no completion" },
 	{ "srq-lw-never-fires", "dat_srq_set_lw.event_when_count_drops_below",
 	  "the SRQ low watermark event is never generated",
 	  .quick = true },
