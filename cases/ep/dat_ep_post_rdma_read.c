@@ -191,6 +191,14 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
 	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_size == 4096,
 			"set-up: the EP did not take max_rdma_size 4096");
 	dc_fill(p.mb.buf + 0, 4097, 0x65);
+	/* exactly max_rdma_size is within the limit (dat_ep_modify(3DAT)
+	 * Maximum RDMA Size): read whole */
+	rem = dc_rmr_iov(&p.mb, 0, 4096);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(read1(&p, 0, 4096, &rem, 2));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, 4096), "the max_rdma_size Read fetched wrong bytes");
+	memset(p.ma.buf, CANARY, SUBJ_MEM);
+	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 4097);
 	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
@@ -217,6 +225,14 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_read_iov,
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	/* exactly max_rdma_read_iov segments is within the limit: scattered in order */
+	dc_fill(p.mb.buf, (size_t)(n - 1) * 16, 0x66);
+	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)(n - 1) * 16);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_rdma_read(p.a.ep, n - 1, iov, dc_cookie(2), &rem,
+							     DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, (size_t)(n - 1) * 16),
+		  "the max_rdma_read_iov Read scattered wrong bytes");
 }
 
 DC_CASE(dat_ep_post_rdma_read, lmr_pz_mismatch,

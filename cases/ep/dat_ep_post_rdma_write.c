@@ -198,6 +198,14 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
 	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_size == 4096,
 			"set-up: the EP did not take max_rdma_size 4096");
 	dc_fill(p.ma.buf + 0, 4097, 10);
+	/* exactly max_rdma_size is within the limit (dat_ep_modify(3DAT)
+	 * Maximum RDMA Size): written whole */
+	rem = dc_rmr_iov(&p.mb, 0, 4096);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(write1(&p, 0, 4096, &rem, 2));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, 4096), "the max_rdma_size Write landed wrong bytes");
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 8192);
 	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
@@ -224,6 +232,14 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_write_iov,
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	/* exactly max_rdma_write_iov segments is within the limit: gathered in order */
+	dc_fill(p.ma.buf, (size_t)(n - 1) * 16, 0x67);
+	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)(n - 1) * 16);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_rdma_write(p.a.ep, n - 1, iov, dc_cookie(2), &rem,
+							      DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, (size_t)(n - 1) * 16),
+		  "the max_rdma_write_iov Write gathered wrong bytes");
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,

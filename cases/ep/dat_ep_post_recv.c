@@ -264,6 +264,10 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 			 dat_ep_post_recv(l.e.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+	/* exactly max_recv_iov segments is within the limit (dat_ep_modify(3DAT)
+	 * Maximum Recv IOV) and the post is valid in UNCONNECTED (DESCRIPTION) */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_recv(l.e.ep, n - 1, iov, dc_cookie(2),
+							DAT_COMPLETION_DEFAULT_FLAG));
 }
 
 DC_CASE(dat_ep_post_recv, invalid_handle,

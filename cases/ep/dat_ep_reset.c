@@ -14,20 +14,24 @@ static void disconnect_active(struct dc_ctx *t, struct dc_pair *p)
 }
 
 DC_CASE(dat_ep_reset, disconnected_to_unconnected,
-	.summary = "reset takes a Disconnected EP to Unconnected, ready to connect again")
+	.summary = "reset takes a Disconnected EP to Unconnected, ready to connect again, however "
+		   "it was disconnected")
 {
 	struct dc_pair p;
 	struct dc_endpoint b2;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	disconnect_active(t, &p);
-	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
-	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
-	memset(&b2, 0, sizeof(b2));
-	dc_drain(t, p.a.recv_evd);
-	dc_drain(t, p.a.req_evd);
-	dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
-	ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, way);
+		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+		ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+		memset(&b2, 0, sizeof(b2));
+		dc_drain(t, p.a.recv_evd);
+		dc_drain(t, p.a.req_evd);
+		dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
+		ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+	}
 }
 
 DC_CASE(dat_ep_reset, may_lose_completions,
@@ -65,9 +69,19 @@ DC_CASE(dat_ep_reset, unconnected_noop,
 	struct dc_endpoint e;
 	struct dc_snap before;
 
+	struct dc_pair p;
+
 	dc_endpoint(t, &e, NULL);
 	dc_snapshot(t, DC_OBJ_EP, e.ep, &before);
 	DC_ASSERT_SUCCESS(dat_ep_reset(e.ep));
+	DC_ASSERT_UNCHANGED(&before);
+	/* UNCONNECTED the other way the page gives: a reset out of DISCONNECTED */
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	disconnect_active(t, &p);
+	DC_SETUP(dat_ep_reset(p.a.ep));
+	await_state(p.a.ep, DAT_EP_STATE_UNCONNECTED, 2000);
+	dc_snapshot(t, DC_OBJ_EP, p.a.ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 	DC_ASSERT_UNCHANGED(&before);
 }
 
@@ -124,17 +138,21 @@ DC_CASE(dat_ep_reset, invalid_handle,
 }
 
 DC_CASE(dat_ep_reset, marker_flush_order,
-	.summary = "a Receive posted after the disconnect is flushed behind all earlier ones")
+	.summary = "a Receive posted after the disconnect is flushed behind all earlier ones, "
+		   "however the EP was disconnected")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	for (int i = 0; i < 4; i++)
-		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
-	disconnect_active(t, &p);
-	DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
-	for (int i = 0; i < 4; i++)
-		DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		for (int i = 0; i < 4; i++)
+			DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
+		disconnect_pair_by(&p, way);
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
+		for (int i = 0; i < 4; i++)
+			DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+	}
 }
