@@ -67,6 +67,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  .quick = true },
 	{ "send-suppress-ignored", "dat_ep_post_send.suppress_success",
 	  "successful suppressed requests still generate completions" },
+	{ "ep-flush-recvs-still-counted", "dat_ep_get_status.recv_idle",
+	  "Receives flushed by a disconnect stay counted as outstanding" },
 	{ "dto-suppress-hides-errors",
 	  "dat_ep_post_send.disconnected_flushed dat_ep_post_rdma_write.valid_states "
 	  "dat_ep_post_rdma_read.valid_states",
