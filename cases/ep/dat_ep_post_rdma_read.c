@@ -256,21 +256,29 @@ DC_CASE(dat_ep_post_rdma_read, lmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_rdma_read, lmr_no_local_write,
-	.summary = "a local segment without local write privilege, or naming no LMR, is a privileges violation")
+	.summary = "a local segment without local write privilege (each privilege set without it), "
+		   "or naming no LMR, is a privileges violation")
 {
 	struct dc_pair p;
 	struct dc_lmr ro, unknown;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sets);
+
 	rdma_pair(&p);
-	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_READ_FLAG, &ro);
-	memset(ro.buf, CANARY, 4096);
-	iov = dc_iov(&ro, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem,
-					    DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_PRIVILEGES_VIOLATION);
+	for (int i = 0; i < n; i++) {	/* one bit at a time */
+		if (!try_priv_lmr(t, p.a.pz, sets[i], &ro))
+			continue;
+		memset(ro.buf, CANARY, 4096);
+		iov = dc_iov(&ro, 0, 64);
+		DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(10 + (uint64_t)i), &rem,
+						    DAT_COMPLETION_DEFAULT_FLAG),
+			      DAT_PRIVILEGES_VIOLATION);
+		DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the LMR without local write");
+	}
 	dc_lmr(t, p.a.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 64);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
@@ -278,7 +286,6 @@ DC_CASE(dat_ep_post_rdma_read, lmr_no_local_write,
 					    DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PRIVILEGES_VIOLATION);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only LMR");
 }
 
 DC_CASE(dat_ep_post_rdma_read, rmr_pz_mismatch,
@@ -298,17 +305,36 @@ DC_CASE(dat_ep_post_rdma_read, rmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
-	.summary = "reading through an rmr_context without remote read privilege fails and reads nothing")
+	.summary = "reading through an rmr_context without remote read privilege fails and reads "
+		   "nothing, for each privilege set without it and for a window bound without it")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_REMOTE_READ_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr wo;
 	DAT_RMR_TRIPLET rem;
+	DAT_RMR_CONTEXT ctx;
 
+	/* one bit at a time: every set of the four privileges that lacks
+	 * remote read (a fresh pair each: a remote fault may end the connection) */
+	for (int i = 0; i < n; i++) {
+		rdma_pair(&p);
+		if (!try_priv_lmr(t, p.b.pz, sets[i], &wo))
+			continue;
+		dc_fill(wo.buf + 0, 64, 0x67);
+		rem = dc_rmr_iov(&wo, 0, 64);
+		REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+				  remote_fault_cqe);
+		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	}
+	/* the privilege given by a bind: a window over memory that has remote
+	 * read, bound with remote write only */
+	dc_note(t, "an RMR bound with DAT_MEM_PRIV_REMOTE_WRITE_FLAG only");
 	rdma_pair(&p);
-	dc_lmr(t, p.b.pz, 4096, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
-	dc_fill(wo.buf + 0, 64, 0x67);
-	rem = dc_rmr_iov(&wo, 0, 64);
-	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+	dc_fill(p.mb.buf + 0, 4096, 0x68);
+	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG);
+	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
+	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }

@@ -262,20 +262,26 @@ DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
-	.summary = "a local segment without local read privilege, or naming no LMR, is a privileges violation")
+	.summary = "a local segment without local read privilege (each privilege set without it), "
+		   "or naming no LMR, is a privileges violation")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_LOCAL_READ_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr wo, unknown;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
-	iov = dc_iov(&wo, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
-					     DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_PRIVILEGES_VIOLATION);
+	for (int i = 0; i < n; i++) {	/* one bit at a time */
+		if (!try_priv_lmr(t, p.a.pz, sets[i], &wo))
+			continue;
+		iov = dc_iov(&wo, 0, 64);
+		DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(10 + (uint64_t)i), &rem,
+						     DAT_COMPLETION_DEFAULT_FLAG),
+			      DAT_PRIVILEGES_VIOLATION);
+	}
 	dc_lmr(t, p.a.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 64);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
@@ -304,20 +310,39 @@ DC_CASE(dat_ep_post_rdma_write, rmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
-	.summary = "writing through an rmr_context without remote write privilege fails and touches nothing")
+	.summary = "writing through an rmr_context without remote write privilege fails and touches "
+		   "nothing, for each privilege set without it and for a window bound without it")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_REMOTE_WRITE_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr ro;
 	DAT_RMR_TRIPLET rem;
+	DAT_RMR_CONTEXT ctx;
 
+	/* one bit at a time: every set of the four privileges that lacks
+	 * remote write (a fresh pair each: a remote fault may end the connection) */
+	for (int i = 0; i < n; i++) {
+		rdma_pair(&p);
+		if (!try_priv_lmr(t, p.b.pz, sets[i], &ro))
+			continue;
+		memset(ro.buf, CANARY, 4096);
+		dc_fill(p.ma.buf + 0, 64, 12);
+		rem = dc_rmr_iov(&ro, 0, 64);
+		REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+				  remote_fault_cqe);
+		DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the remote memory without remote write");
+	}
+	/* the privilege given by a bind: a window over memory that has remote
+	 * write, bound with remote read only */
+	dc_note(t, "an RMR bound with DAT_MEM_PRIV_REMOTE_READ_FLAG only");
 	rdma_pair(&p);
-	dc_lmr(t, p.b.pz, 4096, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
-	memset(ro.buf, CANARY, 4096);
-	dc_fill(p.ma.buf + 0, 64, 12);
-	rem = dc_rmr_iov(&ro, 0, 64);
-	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
+	dc_fill(p.ma.buf + 0, 64, 13);
+	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
+	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
 			  remote_fault_cqe);
-	DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }
 
 DC_CASE(dat_ep_post_rdma_write, outside_bound_rmr,

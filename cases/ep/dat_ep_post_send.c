@@ -401,17 +401,24 @@ DC_CASE(dat_ep_post_send, lmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_send, lmr_no_local_read,
-	.summary = "a segment of an LMR without local read privilege is a privileges violation")
+	.summary = "a segment of an LMR without local read privilege is a privileges violation, "
+		   "for each privilege set without it")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_LOCAL_READ_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr wo;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
-	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
-	iov = dc_iov(&wo, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_PRIVILEGES_VIOLATION);
+	for (int i = 0; i < n; i++) {	/* one bit at a time */
+		if (!try_priv_lmr(t, p.a.pz, sets[i], &wo))
+			continue;
+		iov = dc_iov(&wo, 0, 64);
+		DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1 + (uint64_t)i),
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			      DAT_PRIVILEGES_VIOLATION);
+	}
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
 

@@ -443,6 +443,46 @@ static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
 	dc_bind_rmr(t, dc_rmr(t, (p)->b.pz), &(p)->mb, (off), (len), (priv), \
 		    &(p)->b, 0xB1)
 
+/*
+ * The privilege sets of the four DAT_MEM_PRIV_* bits that lack `missing`,
+ * each registered in turn: try_priv_lmr registers 4 KiB (zeroed) in pz with
+ * priv, or returns false (with a note) when dat_lmr_create refuses that
+ * combination, which its page lets a provider do; the case then skips it.
+ */
+static inline int priv_sets_without(DAT_MEM_PRIV_FLAGS missing, DAT_MEM_PRIV_FLAGS out[16])
+{
+	static const DAT_MEM_PRIV_FLAGS bits[] = {
+		DAT_MEM_PRIV_LOCAL_READ_FLAG, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+		DAT_MEM_PRIV_REMOTE_READ_FLAG, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+	};
+	int n = 0;
+
+	for (unsigned set = 1; set < 16; set++) {
+		DAT_MEM_PRIV_FLAGS f = 0;
+
+		for (int b = 0; b < 4; b++)
+			if (set & (1u << b))
+				f |= bits[b];
+		if (!(f & missing))
+			out[n++] = f;
+	}
+	return n;
+}
+static inline bool try_priv_lmr(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+				struct dc_lmr *m)
+{
+	unsigned char *buf = dc_case_buf(t, 4096, 4096);
+	DAT_RETURN r = dc_lmr_register(t->ia, pz, buf, 4096, priv, m);
+
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "privileges 0x%x: dat_lmr_create refused (%s), combination skipped",
+			(unsigned)priv, dc_ret_text(r));
+		return false;
+	}
+	dc_note(t, "privileges 0x%x", (unsigned)priv);
+	return true;
+}
+
 /* ---- the subject: an EP brought into a state for real ---------------------------- */
 
 struct subject {

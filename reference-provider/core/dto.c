@@ -219,6 +219,20 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
 							 need, &ptr, &tp_mem);
 		}
+		if (DAT_GET_TYPE(rc) == DAT_PRIVILEGES_VIOLATION &&
+		    ref_mutant("dto-local-priv-satisfied-by-remote")) {
+			/* local read/write taken from the remote bit */
+			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
+							   REF_CTX_LMR);
+			DAT_MEM_PRIV_FLAGS rbit =
+				need == DAT_MEM_PRIV_LOCAL_READ_FLAG ?
+				DAT_MEM_PRIV_REMOTE_READ_FLAG :
+				DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
+
+			if (lmr && (lmr->priv & rbit))
+				rc = ref_mem_check_local(ia, pz, &iov[i], 0,
+							 &ptr, &tp_mem);
+		}
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
 		    op_mutant(dto->op, R_BOUNDS)) {
 			rc = DAT_SUCCESS;	/* whatever the range */

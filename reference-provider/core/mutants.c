@@ -69,6 +69,10 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "successful suppressed requests still generate completions" },
 	{ "ep-flush-recvs-still-counted", "dat_ep_get_status.recv_idle",
 	  "Receives flushed by a disconnect stay counted as outstanding" },
+	{ "dto-local-priv-satisfied-by-remote",
+	  "dat_ep_post_send.lmr_no_local_read dat_ep_post_rdma_write.lmr_no_local_read "
+	  "dat_ep_post_rdma_read.lmr_no_local_write dat_ep_post_recv.lmr_no_local_write",
+	  "a segment's local read/write privilege is taken from the LMR's remote read/write bit" },
 	{ "dto-suppress-hides-errors",
 	  "dat_ep_post_send.disconnected_flushed dat_ep_post_rdma_write.valid_states "
 	  "dat_ep_post_rdma_read.valid_states",
@@ -682,7 +686,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_lmr_create.remote_only_as_granted dat_ep_post_rdma_read.rmr_no_remote_read dat_ep_post_rdma_write.rmr_no_remote_write",
 	  "remote access through an LMR's rmr_context ignores its privileges" },
 	{ "rmr-remote-priv-unchecked",
-	  "dat_rmr_bind.privileges_restrict_remote",
+	  "dat_rmr_bind.privileges_restrict_remote dat_ep_post_rdma_read.rmr_no_remote_read "
+	  "dat_ep_post_rdma_write.rmr_no_remote_write",
 	  "remote access through an RMR ignores its privileges" },
 	{ "mem-remote-pz-unchecked",
 	  "dat_pz_create.protects_remote_access dat_rmr_create.pz_restricts_access dat_ep_create.pz_limits_remote_access dat_ep_post_rdma_read.rmr_pz_mismatch dat_ep_post_rdma_write.rmr_pz_mismatch",
