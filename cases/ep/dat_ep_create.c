@@ -474,6 +474,20 @@ DC_CASE(dat_ep_create, evd_wrong_kind,
 			  DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER);
 }
 
+/* Clause: an EP with attributes exactly at the IA's limits is created (or
+ * refused for resources only, which ends the case not demonstrated). */
+static void create_at_limit(struct dc_ctx *t, DAT_PZ_HANDLE pz, const DAT_EP_ATTR *a,
+			    const char *what)
+{
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_RETURN r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			      a, &ep);
+
+	dc_note(t, "%s", what);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+	DC_CLEANUP(dat_ep_free(ep));
+}
+
 DC_CASE(dat_ep_create, invalid_attributes,
 	.summary = "invalid or over-limit attributes are refused and create nothing")
 {
@@ -510,6 +524,24 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 					 &a, &ep),
 				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
+	/* the other side of each limit: exactly the IA's maximum is a valid
+	 * attribute (dat_ia_query(3DAT): the most an EP supports), so it is not
+	 * refused as a parameter (DAT_INSUFFICIENT_RESOURCES: not demonstrated) */
+	if (ia->max_dto_per_ep > 0) {
+		dc_ep_attr_default(t, &a);
+		a.max_recv_dtos = ia->max_dto_per_ep;
+		create_at_limit(t, pz, &a, "max_recv_dtos = max_dto_per_ep");
+	}
+	if (ia->max_iov_segments_per_dto > 0) {
+		dc_ep_attr_default(t, &a);
+		a.max_recv_iov = ia->max_iov_segments_per_dto;
+		create_at_limit(t, pz, &a, "max_recv_iov = max_iov_segments_per_dto");
+	}
+	if (ia->max_message_size) {
+		dc_ep_attr_default(t, &a);
+		a.max_message_size = ia->max_message_size;
+		create_at_limit(t, pz, &a, "max_message_size = the IA's max_message_size");
 	}
 }
 

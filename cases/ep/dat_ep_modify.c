@@ -700,6 +700,29 @@ DC_CASE(dat_ep_modify, invalid_value,
 		DC_ASSERT_RET(dat_ep_modify(ep, tries[i].mask, &nv), DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
+	/* the other side of the three limits: exactly the IA's maximum is a
+	 * valid value (dat_ia_query(3DAT): the most an EP supports), not an
+	 * invalid parameter; the EP is Unconnected, where each may change */
+	for (int which = 0; which < 3; which++) {
+		DAT_EP_PARAM nv = dc_ep_param(t, ep);
+		DAT_EP_PARAM_MASK mask;
+
+		if (which == 0 && ia->max_dto_per_ep > 0) {
+			nv.ep_attr.max_recv_dtos = ia->max_dto_per_ep;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS;
+		} else if (which == 1 && ia->max_iov_segments_per_dto > 0) {
+			nv.ep_attr.max_request_iov = ia->max_iov_segments_per_dto;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV;
+		} else if (which == 2 && ia->max_message_size) {
+			nv.ep_attr.max_message_size = ia->max_message_size;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE;
+		} else {
+			continue;
+		}
+		dc_note(t, "%s exactly at the IA's limit",
+			which == 0 ? "max_recv_dtos" : which == 1 ? "max_request_iov" : "max_message_size");
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_modify(ep, mask, &nv));
+	}
 }
 
 DC_CASE(dat_ep_modify, invalid_handle_in_param,
