@@ -213,7 +213,7 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_read_iov,
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
-	rdma_pair(&p);
+	iov_pair(&p, SMALL_WRITE);	/* the Write limit 1, below the Read limit */
 	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_read_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_read_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)

@@ -220,7 +220,7 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_write_iov,
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
-	rdma_pair(&p);
+	iov_pair(&p, SMALL_READ);	/* the Read limit 1, below the Write limit */
 	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_write_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)

@@ -261,8 +261,14 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 	struct lone l;
 	DAT_LMR_TRIPLET iov[IOV_TRY];
 	DAT_COUNT n;
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
 
-	lone_up(t, &l);
+	/* max_recv_iov as large as the IA allows (limit + 1 still fits) */
+	dc_ep_attr_default(t, &attr);
+	attr.max_recv_iov = dc_within_limit(IOV_TRY - 1, t->ia_attr.max_iov_segments_per_dto);
+	dc_endpoint(t, &l.e, &o);
+	dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &l.m);
 	n = dc_ep_param(t, l.e.ep).ep_attr.max_recv_iov + 1;
 	DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
 	for (DAT_COUNT i = 0; i < n; i++)
