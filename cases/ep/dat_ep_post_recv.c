@@ -283,6 +283,30 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 							DAT_COMPLETION_DEFAULT_FLAG));
 }
 
+DC_CASE(dat_ep_post_recv, exceeds_max_recv_dtos,
+	.summary = "posting beyond max_recv_dtos outstanding is refused for lack of resources")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct lone l;
+	DAT_COUNT max;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_recv_dtos = 4;
+	dc_endpoint(t, &l.e, &o);
+	dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &l.m);
+	/* the limit is what the EP took, not what the case asked for */
+	max = dc_ep_param(t, l.e.ep).ep_attr.max_recv_dtos;
+	if (max < 1 || max > 32)
+		DC_BEYOND_SUITE_BOUND("32 outstanding Receives",
+				      "the EP's max_recv_dtos is %d (asked for 4)", (int)max);
+	for (DAT_COUNT i = 0; i < max; i++)	/* Unconnected: all stay outstanding */
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(post_recv1(l.e.ep, &l.m, (DAT_VLEN)i * 64, 64,
+							  10 + (uint64_t)i));
+	DC_ASSERT_RET_ANY(post_recv1(l.e.ep, &l.m, 3000, 64, 99),
+			  DAT_INSUFFICIENT_RESOURCES, DAT_QUEUE_FULL);
+}
+
 DC_CASE(dat_ep_post_recv, invalid_handle,
 	.summary = "a freed EP or a handle of another type is an invalid handle")
 {
