@@ -479,9 +479,10 @@ DC_CASE(dat_ep_create, evd_wrong_kind,
 static void create_at_limit(struct dc_ctx *t, DAT_PZ_HANDLE pz, const DAT_EP_ATTR *a,
 			    const char *what)
 {
+	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
 	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
-	DAT_RETURN r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			      a, &ep);
+	/* with DTO EVDs: a NULL one with DTOs allowed may be refused (dat_ep_create(3DAT)) */
+	DAT_RETURN r = create(t, pz, dto, dto, dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG), a, &ep);
 
 	dc_note(t, "%s", what);
 	DC_ASSERT_SUCCESS_UNLESS_SHORT(r);

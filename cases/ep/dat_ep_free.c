@@ -67,6 +67,8 @@ DC_CASE(dat_ep_free, allowed_in_states_reached_other_ways,
 		dc_pair_up(t, &p, SUBJ_MEM, NULL);
 		disconnect_pair_by(&p, ways[i]);
 		DC_ASSERT_SUCCESS(dat_ep_free(p.a.ep));
+		p.a.ep = DAT_HANDLE_NULL;	/* freed: the clause's own call */
+		pair_down(t, &p);
 	}
 	dc_note(t, "UNCONNECTED by a reset out of DISCONNECTED");
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);

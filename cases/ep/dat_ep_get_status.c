@@ -80,7 +80,6 @@ DC_CASE(dat_ep_get_status, recv_idle,
 
 	/* A Receive that ends in error is no longer outstanding either: flushed
 	 * by the peer's disconnect, its completion dequeued */
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.a.ep, &p.ma, 0, 256, 4));
 	ASSERT_RECV_IDLE(p.a.ep, DAT_FALSE);
 	disconnect_pair_by(&p, DISC_BY_PEER);
@@ -104,8 +103,8 @@ DC_CASE(dat_ep_get_status, request_idle,
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
 
 	/* A Send that ends in error is no longer outstanding either: flushed
-	 * by the peer's disconnect, its completion dequeued */
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	 * by the peer's disconnect, its completion dequeued (b has no
+	 * Receive left: the Send stays outstanding until then) */
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 3));
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
 	disconnect_pair_by(&p, DISC_BY_PEER);

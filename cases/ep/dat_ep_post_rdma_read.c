@@ -118,6 +118,7 @@ DC_CASE(dat_ep_post_rdma_read, valid_states,
 		disconnect_pair_by(&p, way);
 		assert_flushed_each_flag(&p, read_flagged, 2);
 		DC_ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Reads' local buffer");
+		pair_down(t, &p);
 	}
 }
 
@@ -319,16 +320,23 @@ DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
 	 * remote read (a fresh pair each: a remote fault may end the connection) */
 	for (int i = 0; i < n; i++) {
 		rdma_pair(&p);
-		if (!try_priv_lmr(t, p.b.pz, sets[i], &wo))
-			continue;
-		dc_fill(wo.buf + 0, 64, 0x67);
-		rem = dc_rmr_iov(&wo, 0, 64);
-		REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
-				  remote_fault_cqe);
-		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+		if (try_priv_lmr(t, p.b.pz, sets[i], &wo)) {
+			dc_fill(wo.buf + 0, 64, 0x67);
+			rem = dc_rmr_iov(&wo, 0, 64);
+			REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+					  remote_fault_cqe);
+			DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+			DC_CLEANUP(dat_lmr_free(wo.lmr));
+		}
+		pair_down(t, &p);
 	}
 	/* the privilege given by a bind: a window over memory that has remote
-	 * read, bound with remote write only */
+	 * read, bound with remote write only (an IA without RMRs is legal,
+	 * dat_ia_query(3DAT) Max RMRs: then the LMR sets above are the case) */
+	if (t->ia_attr.max_rmrs < 1) {
+		dc_note(t, "max_rmrs is %d: no window to bind", (int)t->ia_attr.max_rmrs);
+		return;
+	}
 	dc_note(t, "an RMR bound with DAT_MEM_PRIV_REMOTE_WRITE_FLAG only");
 	rdma_pair(&p);
 	dc_fill(p.mb.buf + 0, 4096, 0x68);

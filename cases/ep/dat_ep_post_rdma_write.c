@@ -123,6 +123,7 @@ DC_CASE(dat_ep_post_rdma_write, valid_states,
 		dc_fill(p.ma.buf + 0, 256, 8);
 		assert_flushed_each_flag(&p, write_flagged, 2);
 		DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Writes' target");
+		pair_down(t, &p);
 	}
 }
 
@@ -324,17 +325,25 @@ DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
 	 * remote write (a fresh pair each: a remote fault may end the connection) */
 	for (int i = 0; i < n; i++) {
 		rdma_pair(&p);
-		if (!try_priv_lmr(t, p.b.pz, sets[i], &ro))
-			continue;
-		memset(ro.buf, CANARY, 4096);
-		dc_fill(p.ma.buf + 0, 64, 12);
-		rem = dc_rmr_iov(&ro, 0, 64);
-		REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
-				  remote_fault_cqe);
-		DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the remote memory without remote write");
+		if (try_priv_lmr(t, p.b.pz, sets[i], &ro)) {
+			memset(ro.buf, CANARY, 4096);
+			dc_fill(p.ma.buf + 0, 64, 12);
+			rem = dc_rmr_iov(&ro, 0, 64);
+			REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+					  remote_fault_cqe);
+			DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY,
+					    "the remote memory without remote write");
+			DC_CLEANUP(dat_lmr_free(ro.lmr));
+		}
+		pair_down(t, &p);
 	}
 	/* the privilege given by a bind: a window over memory that has remote
-	 * write, bound with remote read only */
+	 * write, bound with remote read only (an IA without RMRs is legal,
+	 * dat_ia_query(3DAT) Max RMRs: then the LMR sets above are the case) */
+	if (t->ia_attr.max_rmrs < 1) {
+		dc_note(t, "max_rmrs is %d: no window to bind", (int)t->ia_attr.max_rmrs);
+		return;
+	}
 	dc_note(t, "an RMR bound with DAT_MEM_PRIV_REMOTE_READ_FLAG only");
 	rdma_pair(&p);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);

@@ -155,6 +155,7 @@ DC_CASE(dat_ep_post_recv, disconnected_flushed,
 		DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
 		DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
 		DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+		pair_down(t, &p);
 	}
 }
 

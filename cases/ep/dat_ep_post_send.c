@@ -322,6 +322,7 @@ DC_CASE(dat_ep_post_send, valid_states,
 		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
 		disconnect_pair_by(&p, way);
 		DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+		pair_down(t, &p);
 	}
 }
 
@@ -343,6 +344,7 @@ DC_CASE(dat_ep_post_send, disconnected_flushed,
 		dc_pair_up(t, &p, SUBJ_MEM, NULL);
 		disconnect_pair_by(&p, way);
 		assert_flushed_each_flag(&p, send_flagged, 31);
+		pair_down(t, &p);
 	}
 }
 

@@ -31,6 +31,13 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 		dc_drain(t, p.a.req_evd);
 		dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
 		ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+		{
+			DAT_PZ_HANDLE pz2 = b2.pz;
+
+			free_endpoint(t, &b2);
+			DC_CLEANUP(dat_pz_free(pz2));
+		}
+		pair_down(t, &p);
 	}
 }
 
@@ -154,5 +161,6 @@ DC_CASE(dat_ep_reset, marker_flush_order,
 			DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
 		DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
 		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+		pair_down(t, &p);
 	}
 }

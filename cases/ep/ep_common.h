@@ -415,6 +415,44 @@ static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
 #define prove_nothing_sent(p, roff, rcookie) \
 	prove_nothing_sent_at(t, __FILE__, __LINE__, (p), (roff), (rcookie))
 
+/*
+ * Clean-up between the iterations of a case that builds one pair per way or
+ * per value: frees every object of the pair, so a provider with few EPs or
+ * LMRs (dat_ia_query(3DAT) Max EPs / Max LMRs, no floor) still runs them all.
+ * Failures are clean-up failures, never the clause's.
+ */
+static inline void free_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	if (e->ep)
+		DC_CLEANUP(dat_ep_free(e->ep));
+	if (e->psp)
+		DC_CLEANUP(dat_psp_free(e->psp));
+	if (e->cr_evd)
+		DC_CLEANUP(dat_evd_free(e->cr_evd));
+	if (e->conn_evd)
+		DC_CLEANUP(dat_evd_free(e->conn_evd));
+	if (e->req_evd)
+		DC_CLEANUP(dat_evd_free(e->req_evd));
+	if (e->recv_evd && e->recv_evd != e->req_evd)
+		DC_CLEANUP(dat_evd_free(e->recv_evd));
+	memset(e, 0, sizeof(*e));
+}
+static inline void pair_down(struct dc_ctx *t, struct dc_pair *p)
+{
+	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
+
+	if (p->ma.lmr)
+		DC_CLEANUP(dat_lmr_free(p->ma.lmr));
+	if (p->mb.lmr)
+		DC_CLEANUP(dat_lmr_free(p->mb.lmr));
+	free_endpoint(t, &p->a);
+	free_endpoint(t, &p->b);
+	if (pza)
+		DC_CLEANUP(dat_pz_free(pza));
+	if (pzb && pzb != pza)
+		DC_CLEANUP(dat_pz_free(pzb));
+}
+
 /* ---- RDMA ---------------------------------------------------------------------- */
 
 /* A pair whose EPs take RDMA with up to 3 local segments. */
