@@ -290,19 +290,35 @@ DC_CASE(dat_ep_post_rdma_read, lmr_no_local_write,
 }
 
 DC_CASE(dat_ep_post_rdma_read, rmr_pz_mismatch,
-	.summary = "reading through an rmr_context outside the remote EP's PZ fails and reads nothing")
+	.summary = "reading through an rmr_context outside the remote EP's PZ fails and reads "
+		   "nothing; with the suppress flag too, its failed completion is still reported")
 {
+	static const DAT_COMPLETION_FLAGS fl[] = {
+		DAT_COMPLETION_DEFAULT_FLAG, DAT_COMPLETION_SUPPRESS_FLAG,
+	};
 	struct dc_pair p;
 	struct dc_lmr foreign;
+	DAT_PZ_HANDLE fpz;
+	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
-	rdma_pair(&p);
-	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);
-	dc_fill(foreign.buf + 0, 64, 0x66);
-	rem = dc_rmr_iov(&foreign, 0, 64);
-	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
-			  remote_fault_cqe);
-	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	/* the suppress flag hides only a successful completion
+	 * (PARAMETERS, completion_flags): a Read that fails is reported */
+	for (int i = 0; i < 2; i++) {
+		dc_note(t, "completion_flags 0x%x", (unsigned)fl[i]);
+		rdma_pair(&p);
+		fpz = dc_pz(t);
+		dc_lmr(t, fpz, 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);
+		dc_fill(foreign.buf + 0, 64, 0x66);
+		rem = dc_rmr_iov(&foreign, 0, 64);
+		iov = dc_iov(&p.ma, 0, 64);
+		REFUSED_OR_FAILED(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem, fl[i]),
+				  remote_fault, p.a.req_evd, 1, remote_fault_cqe);
+		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+		DC_CLEANUP(dat_lmr_free(foreign.lmr));
+		DC_CLEANUP(dat_pz_free(fpz));
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,

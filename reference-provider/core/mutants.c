@@ -75,7 +75,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "a segment's local read/write privilege is taken from the LMR's remote read/write bit" },
 	{ "dto-suppress-hides-errors",
 	  "dat_ep_post_send.disconnected_flushed dat_ep_post_rdma_write.valid_states "
-	  "dat_ep_post_rdma_read.valid_states",
+	  "dat_ep_post_rdma_read.valid_states dat_ep_post_rdma_write.rmr_pz_mismatch "
+	  "dat_ep_post_rdma_read.rmr_pz_mismatch",
 	  "a suppressed request that completes in error (flushed) reports no completion" },
 	{ "srq-lw-never-fires", "dat_srq_set_lw.event_when_count_drops_below",
 	  "the SRQ low watermark event is never generated",
