@@ -544,6 +544,11 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		a.max_message_size = ia->max_message_size;
 		create_at_limit(t, pz, &a, "max_message_size = the IA's max_message_size");
 	}
+	if (ia->max_rdma_size) {
+		dc_ep_attr_default(t, &a);
+		a.max_rdma_size = ia->max_rdma_size;
+		create_at_limit(t, pz, &a, "max_rdma_size = the IA's max_rdma_size");
+	}
 }
 
 /*

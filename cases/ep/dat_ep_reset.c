@@ -19,6 +19,7 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 {
 	struct dc_pair p;
 	struct dc_endpoint b2;
+	struct dc_lmr mb2;
 
 	for (int way = 0; way < DISC_WAYS; way++) {
 		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
@@ -31,6 +32,24 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 		dc_drain(t, p.a.req_evd);
 		dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
 		ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+		/* Unconnected again means as good as new: on the new connection
+		 * a message crosses each way and the Send completes (nothing of the
+		 * old connection's sequencing is left over) */
+		dc_lmr(t, b2.pz, 4096, DC_PRIV_LOCAL, &mb2);
+		DC_SETUP(post_recv1(b2.ep, &mb2, 0, 1024, 71));
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, 0, 1024, 72));
+		dc_fill(p.ma.buf + 2048, 100, 0x31);
+		dc_fill(mb2.buf + 2048, 100, 0x32);
+		DC_SETUP(post_send1(p.a.ep, &p.ma, 2048, 100, 73));
+		DC_SETUP(post_send1(b2.ep, &mb2, 2048, 100, 74));
+		DC_ASSERT_DTO(b2.recv_evd, 71, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(mb2.buf, 100, 0x31),
+			  "the reset EP's first message on the new connection arrived altered");
+		DC_ASSERT_DTO(p.a.recv_evd, 72, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.ma.buf, 100, 0x32),
+			  "the reset EP received altered bytes on the new connection");
+		DC_ASSERT_DTO(p.a.req_evd, 73, DAT_DTO_SUCCESS);
+		DC_CLEANUP(dat_lmr_free(mb2.lmr));
 		{
 			DAT_PZ_HANDLE pz2 = b2.pz;
 
