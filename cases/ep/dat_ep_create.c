@@ -474,6 +474,21 @@ DC_CASE(dat_ep_create, evd_wrong_kind,
 			  DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER);
 }
 
+/* The DAT_COUNT attributes of an EP and the IA attribute that bounds each. */
+static const struct {
+	const char *attr, *ia;
+	size_t attr_off, ia_off;
+} bounded[] = {
+#define B(f, l) { #f, #l, offsetof(DAT_EP_ATTR, f), offsetof(DAT_IA_ATTR, l) }
+	B(max_request_dtos, max_dto_per_ep),
+	B(max_request_iov, max_iov_segments_per_dto),
+	B(max_rdma_read_in, max_rdma_read_per_ep_in),
+	B(max_rdma_read_out, max_rdma_read_per_ep_out),
+	B(max_rdma_read_iov, max_iov_segments_per_rdma_read),
+	B(max_rdma_write_iov, max_iov_segments_per_rdma_write),
+#undef B
+};
+
 /* Clause: an EP with attributes exactly at the IA's limits is created (or
  * refused for resources only, which ends the case not demonstrated). */
 static void create_at_limit(struct dc_ctx *t, DAT_PZ_HANDLE pz, const DAT_EP_ATTR *a,
@@ -548,6 +563,29 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		dc_ep_attr_default(t, &a);
 		a.max_rdma_size = ia->max_rdma_size;
 		create_at_limit(t, pz, &a, "max_rdma_size = the IA's max_rdma_size");
+	}
+	/* every other attribute the IA bounds, one above (refused) and at the
+	 * limit (created): dat_ia_query(3DAT) Max DTOs per EP, Max IOV segments
+	 * per DTO / per RDMA Read / per RDMA Write, Max incoming / outgoing RDMA
+	 * Reads per EP */
+	for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
+		DAT_COUNT lim = *(const DAT_COUNT *)((const char *)ia + bounded[i].ia_off);
+		char what[96];
+
+		if (lim <= 0)
+			continue;
+		if (lim < INT32_MAX) {
+			dc_ep_attr_default(t, &a);
+			*(DAT_COUNT *)((char *)&a + bounded[i].attr_off) = lim + 1;
+			dc_note(t, "%s = %s + 1", bounded[i].attr, bounded[i].ia);
+			DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+						 &a, &ep),
+					  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+		}
+		dc_ep_attr_default(t, &a);
+		*(DAT_COUNT *)((char *)&a + bounded[i].attr_off) = lim;
+		snprintf(what, sizeof(what), "%s = %s", bounded[i].attr, bounded[i].ia);
+		create_at_limit(t, pz, &a, what);
 	}
 }
 
