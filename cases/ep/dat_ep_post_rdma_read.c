@@ -149,6 +149,22 @@ READ_REFUSED(passive_connection_pending)
 READ_REFUSED(active_connection_pending)
 READ_REFUSED(disconnect_pending)
 
+DC_CASE(dat_ep_post_rdma_read, invalid_state_unconnected_after_reset,
+	.clauses = "dat_ep_post_rdma_read.invalid_state",
+	.summary = "an RDMA Read is refused in UNCONNECTED reached by a reset out of DISCONNECTED")
+{
+	struct dc_pair p;
+	DAT_RMR_TRIPLET rem;
+
+	rdma_pair(&p);
+	unconnected_by_reset(&p);
+	rem = dc_rmr_iov(&p.mb, 0, 64);
+	DC_ASSERT_RET(read1(&p, 0, 64, &rem, 71), DAT_INVALID_STATE);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_COMPLETION_OF(p.a.req_evd, 71);
+	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+}
+
 DC_CASE(dat_ep_post_rdma_read, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {

@@ -154,6 +154,22 @@ WRITE_REFUSED(passive_connection_pending)
 WRITE_REFUSED(active_connection_pending)
 WRITE_REFUSED(disconnect_pending)
 
+DC_CASE(dat_ep_post_rdma_write, invalid_state_unconnected_after_reset,
+	.clauses = "dat_ep_post_rdma_write.invalid_state",
+	.summary = "an RDMA Write is refused in UNCONNECTED reached by a reset out of DISCONNECTED")
+{
+	struct dc_pair p;
+	DAT_RMR_TRIPLET rem;
+
+	rdma_pair(&p);
+	unconnected_by_reset(&p);
+	rem = dc_rmr_iov(&p.mb, 0, 64);
+	DC_ASSERT_RET(write1(&p, 0, 64, &rem, 61), DAT_INVALID_STATE);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_COMPLETION_OF(p.a.req_evd, 61);
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+}
+
 DC_CASE(dat_ep_post_rdma_write, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {

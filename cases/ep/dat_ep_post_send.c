@@ -371,6 +371,19 @@ SEND_REFUSED(active_connection_pending)
 SEND_REFUSED(completion_pending)
 SEND_REFUSED(disconnect_pending)
 
+DC_CASE(dat_ep_post_send, invalid_state_unconnected_after_reset,
+	.clauses = "dat_ep_post_send.invalid_state",
+	.summary = "a Send is refused in UNCONNECTED reached by a reset out of DISCONNECTED")
+{
+	struct dc_pair p;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	unconnected_by_reset(&p);
+	DC_ASSERT_RET(post_send1(p.a.ep, &p.ma, 0, 64, 41), DAT_INVALID_STATE);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_COMPLETION_OF(p.a.req_evd, 41);
+}
+
 DC_CASE(dat_ep_post_send, iov_outside_lmr,
 	.summary = "a segment reaching outside its LMR is an invalid parameter; nothing is sent")
 {

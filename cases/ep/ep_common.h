@@ -327,6 +327,23 @@ static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int
 }
 #define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
 
+/*
+ * Set-up: UNCONNECTED reached the other way the pages give, a reset out of
+ * DISCONNECTED (dat_ep_reset(3DAT)): p connected, ended by the peer, p->a
+ * reset; its EVDs drained of what the old connection left.
+ */
+static inline void unconnected_by_reset_at(struct dc_ctx *t, const char *file, int line,
+					   struct dc_pair *p)
+{
+	disconnect_pair_by_at(t, file, line, p, DISC_BY_PEER);
+	if (dat_ep_reset(p->a.ep) != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: dat_ep_reset refused");
+	await_state_at(t, file, line, p->a.ep, DAT_EP_STATE_UNCONNECTED, 2000, DC_UNRESOLVED);
+	dc_drain(t, p->a.req_evd);
+	dc_drain(t, p->a.recv_evd);
+}
+#define unconnected_by_reset(p) unconnected_by_reset_at(t, __FILE__, __LINE__, (p))
+
 /* ---- memory ---------------------------------------------------------------------- */
 
 /* Posts one Receive of [off, off+len) of m; returns the provider's answer. */

@@ -1447,6 +1447,14 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 		ref_list_del(&ep->srq_link);
 		ep->srq = NULL;
 	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    ref_mutant("post-after-reset-flushed")) {
+		/* reported Unconnected, still Disconnected inside: Requests
+		 * are taken and flushed instead of refused */
+		ep->mut_was_reset = true;
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 		free_peer_pdata(ep);
@@ -1471,6 +1479,8 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 /* The state dat_ep_get_status and dat_ep_query report (mutants). */
 static DAT_EP_STATE reported_state(const struct ref_ep *ep)
 {
+	if (ep->mut_was_reset && ref_mutant("post-after-reset-flushed"))
+		return DAT_EP_STATE_UNCONNECTED;
 	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
 	    ref_mutant("ep-active-pending-reported-unconnected"))
 		return DAT_EP_STATE_UNCONNECTED;

@@ -69,6 +69,10 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "successful suppressed requests still generate completions" },
 	{ "ep-flush-recvs-still-counted", "dat_ep_get_status.recv_idle",
 	  "Receives flushed by a disconnect stay counted as outstanding" },
+	{ "post-after-reset-flushed",
+	  "dat_ep_post_send.invalid_state dat_ep_post_rdma_read.invalid_state "
+	  "dat_ep_post_rdma_write.invalid_state",
+	  "dat_ep_reset reports the EP Unconnected but keeps it Disconnected inside: Requests are taken and flushed instead of refused" },
 	{ "dto-local-priv-satisfied-by-remote",
 	  "dat_ep_post_send.lmr_no_local_read dat_ep_post_rdma_write.lmr_no_local_read "
 	  "dat_ep_post_rdma_read.lmr_no_local_write dat_ep_post_recv.lmr_no_local_write",
