@@ -63,13 +63,13 @@ DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,
 	rdma_pair(&p);
 	dc_fill(p.mb.buf + 0, 256, 0x62);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_SETUP(read1(&p, 0, 256, &rem, 0));
+	DC_ASSERT_SUCCESS(read1(&p, 0, 256, &rem, 0));	/* the clause's own post */
 	d = DC_ASSERT_DTO(p.a.req_evd, 0, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	DC_ASSERT(dc_check_fill(p.ma.buf, 256, 0x62), "the read bytes are wrong");
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 	/* and a cookie that is not 0 comes back as posted */
-	DC_SETUP(read1(&p, 0, 256, &rem, 0x5eed0001));
+	DC_ASSERT_SUCCESS(read1(&p, 0, 256, &rem, 0x5eed0001));
 	d = DC_ASSERT_DTO(p.a.req_evd, 0x5eed0001, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 }

@@ -47,7 +47,7 @@ DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 0xFEEDull << 20));
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 1024, 0xFEEDull << 20));	/* the clause's own post */
 	dc_fill(p.ma.buf + 0, 77, 5);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 77, 2));
 	d = DC_ASSERT_DTO(p.b.recv_evd, 0xFEEDull << 20, DAT_DTO_SUCCESS);
@@ -91,7 +91,7 @@ DC_CASE(dat_ep_post_recv, message_too_long,
 	struct dc_pair p;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 100, 1));
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 100, 1));	/* the clause's own post */
 	dc_fill(p.ma.buf + 0, 200, 6);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
 	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
