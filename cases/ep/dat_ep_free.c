@@ -221,7 +221,7 @@ DC_CASE(dat_ep_free, event_streams_destroyed,
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(dat_ep_free(e.ep));
+	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));	/* the clause's own free (Unconnected) */
 	/* collateral: dat_ep_free(3DAT) DESCRIPTION: the EP's streams are gone, so its EVDs are free to go */
 	DC_ASSERT_SUCCESS(dat_evd_free(e.recv_evd));
 	/* collateral: dat_ep_free(3DAT) DESCRIPTION: as above */
