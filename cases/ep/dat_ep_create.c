@@ -511,13 +511,18 @@ static const struct {
 
 /* Clause: an EP with attributes exactly at the IA's limits is created (or
  * refused for resources only, which ends the case not demonstrated). */
-static void create_at_limit(struct dc_ctx *t, DAT_PZ_HANDLE pz, const DAT_EP_ATTR *a,
-			    const char *what)
+struct limit_evds {
+	DAT_EVD_HANDLE dto, conn;
+};
+static void create_at_limit(struct dc_ctx *t, DAT_PZ_HANDLE pz, const struct limit_evds *ev,
+			    const DAT_EP_ATTR *a, const char *what)
 {
-	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
 	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
-	/* with DTO EVDs: a NULL one with DTOs allowed may be refused (dat_ep_create(3DAT)) */
-	DAT_RETURN r = create(t, pz, dto, dto, dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG), a, &ep);
+	DAT_RETURN r;
+
+	/* with DTO EVDs: a NULL one with DTOs allowed may be refused
+	 * (dat_ep_create(3DAT)); each EP is freed again */
+	r = create(t, pz, ev->dto, ev->dto, ev->conn, a, &ep);
 
 	dc_note(t, "%s", what);
 	DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
@@ -531,6 +536,9 @@ DC_CASE(dat_ep_create, invalid_attributes,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 	DAT_EP_ATTR a;
+	const struct limit_evds lev = {
+		dc_evd(t, 8, DAT_EVD_DTO_FLAG), dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG),
+	};
 
 	dc_ep_attr_default(t, &a);
 	a.service_type = (DAT_SERVICE_TYPE)7;
@@ -567,22 +575,22 @@ DC_CASE(dat_ep_create, invalid_attributes,
 	if (ia->max_dto_per_ep > 0) {
 		dc_ep_attr_default(t, &a);
 		a.max_recv_dtos = ia->max_dto_per_ep;
-		create_at_limit(t, pz, &a, "max_recv_dtos = max_dto_per_ep");
+		create_at_limit(t, pz, &lev, &a, "max_recv_dtos = max_dto_per_ep");
 	}
 	if (ia->max_iov_segments_per_dto > 0) {
 		dc_ep_attr_default(t, &a);
 		a.max_recv_iov = ia->max_iov_segments_per_dto;
-		create_at_limit(t, pz, &a, "max_recv_iov = max_iov_segments_per_dto");
+		create_at_limit(t, pz, &lev, &a, "max_recv_iov = max_iov_segments_per_dto");
 	}
 	if (ia->max_message_size) {
 		dc_ep_attr_default(t, &a);
 		a.max_message_size = ia->max_message_size;
-		create_at_limit(t, pz, &a, "max_message_size = the IA's max_message_size");
+		create_at_limit(t, pz, &lev, &a, "max_message_size = the IA's max_message_size");
 	}
 	if (ia->max_rdma_size) {
 		dc_ep_attr_default(t, &a);
 		a.max_rdma_size = ia->max_rdma_size;
-		create_at_limit(t, pz, &a, "max_rdma_size = the IA's max_rdma_size");
+		create_at_limit(t, pz, &lev, &a, "max_rdma_size = the IA's max_rdma_size");
 	}
 	/* every other attribute the IA bounds, one above (refused) and at the
 	 * limit (created): dat_ia_query(3DAT) Max DTOs per EP, Max IOV segments
@@ -605,7 +613,7 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		dc_ep_attr_default(t, &a);
 		*(DAT_COUNT *)((char *)&a + bounded[i].attr_off) = lim;
 		snprintf(what, sizeof(what), "%s = %s", bounded[i].attr, bounded[i].ia);
-		create_at_limit(t, pz, &a, what);
+		create_at_limit(t, pz, &lev, &a, what);
 	}
 }
 
