@@ -237,26 +237,31 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_write_iov,
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
-	iov_pair(&p, SMALL_READ);	/* the Read limit 1, below the Write limit */
-	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov + 1;
-	DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_write_iov %d too large for this case", (int)n - 1);
-	for (DAT_COUNT i = 0; i < n; i++)
-		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 16, 16);
-	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)n * 16);
-	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_rdma_write(max_rdma_write_iov + 1 segments)",
-			 dat_ep_post_rdma_write(p.a.ep, n, iov, dc_cookie(1), &rem,
-						DAT_COMPLETION_DEFAULT_FLAG),
-			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
-	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
-	/* exactly max_rdma_write_iov segments is within the limit: gathered in order */
-	dc_fill(p.ma.buf, (size_t)(n - 1) * 16, 0x67);
-	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)(n - 1) * 16);
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_rdma_write(p.a.ep, n - 1, iov, dc_cookie(2), &rem,
-							      DAT_COMPLETION_DEFAULT_FLAG));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, (size_t)(n - 1) * 16),
-		  "the max_rdma_write_iov Write gathered wrong bytes");
+	/* the EP's limit below the IA's, then at it: a provider checking
+	 * the IA's limit instead of the EP's, or refusing the IA's own, shows */
+	for (int below = 1; below >= 0; below--) {
+		iov_pair(&p, SMALL_READ, below);	/* the Read limit 1, below the Write limit */
+		n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov + 1;
+		DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_write_iov %d too large for this case", (int)n - 1);
+		for (DAT_COUNT i = 0; i < n; i++)
+			iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 16, 16);
+		rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)n * 16);
+		dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_rdma_write(max_rdma_write_iov + 1 segments)",
+				 dat_ep_post_rdma_write(p.a.ep, n, iov, dc_cookie(1), &rem,
+							DAT_COMPLETION_DEFAULT_FLAG),
+				 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+		DC_ASSERT_NO_EVENT(p.a.req_evd);
+		DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+		/* exactly max_rdma_write_iov segments is within the limit: gathered in order */
+		dc_fill(p.ma.buf, (size_t)(n - 1) * 16, 0x67);
+		rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)(n - 1) * 16);
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_rdma_write(p.a.ep, n - 1, iov, dc_cookie(2), &rem,
+								      DAT_COMPLETION_DEFAULT_FLAG));
+		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+		DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, (size_t)(n - 1) * 16),
+			  "the max_rdma_write_iov Write gathered wrong bytes");
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,

@@ -265,23 +265,34 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { .attr = &attr };
 
-	/* max_recv_iov as large as the IA allows (limit + 1 still fits) */
-	dc_ep_attr_default(t, &attr);
-	attr.max_recv_iov = dc_within_limit(IOV_TRY - 1, t->ia_attr.max_iov_segments_per_dto);
-	dc_endpoint(t, &l.e, &o);
-	dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &l.m);
-	n = dc_ep_param(t, l.e.ep).ep_attr.max_recv_iov + 1;
-	DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
-	for (DAT_COUNT i = 0; i < n; i++)
-		iov[i] = dc_iov(&l.m, (DAT_VLEN)i * 16, 16);
-	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_recv(max_recv_iov + 1 segments)",
-			 dat_ep_post_recv(l.e.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
-	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
-	/* exactly max_recv_iov segments is within the limit (dat_ep_modify(3DAT)
-	 * Maximum Recv IOV) and the post is valid in UNCONNECTED (DESCRIPTION) */
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_recv(l.e.ep, n - 1, iov, dc_cookie(2),
-							DAT_COMPLETION_DEFAULT_FLAG));
+	/* the EP's limit below the IA's, then at it: a provider checking
+	 * the IA's limit instead of the EP's, or refusing the IA's own, shows */
+	for (int below = 1; below >= 0; below--) {
+		/* max_recv_iov as large as the IA allows (limit + 1 still fits) */
+		dc_ep_attr_default(t, &attr);
+		attr.max_recv_iov = iov_limit(t->ia_attr.max_iov_segments_per_dto, below);
+		dc_endpoint(t, &l.e, &o);
+		dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &l.m);
+		n = dc_ep_param(t, l.e.ep).ep_attr.max_recv_iov + 1;
+		DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
+		for (DAT_COUNT i = 0; i < n; i++)
+			iov[i] = dc_iov(&l.m, (DAT_VLEN)i * 16, 16);
+		dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_recv(max_recv_iov + 1 segments)",
+				 dat_ep_post_recv(l.e.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+				 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+		ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+		/* exactly max_recv_iov segments is within the limit (dat_ep_modify(3DAT)
+		 * Maximum Recv IOV) and the post is valid in UNCONNECTED (DESCRIPTION) */
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_recv(l.e.ep, n - 1, iov, dc_cookie(2),
+								DAT_COMPLETION_DEFAULT_FLAG));
+		DC_CLEANUP(dat_lmr_free(l.m.lmr));
+		{
+			DAT_PZ_HANDLE pz = l.e.pz;
+
+			free_endpoint(t, &l.e);
+			DC_CLEANUP(dat_pz_free(pz));
+		}
+	}
 }
 
 DC_CASE(dat_ep_post_recv, exceeds_max_recv_dtos,

@@ -509,28 +509,33 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_COUNT n;
 
-	iov_pair(&p, SMALL_NONE);	/* max_request_iov as large as the IA allows */
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
-	n = dc_ep_param(t, p.a.ep).ep_attr.max_request_iov + 1;
-	DC_SETUP_ASSERT(n <= IOV_TRY, "max_request_iov %d too large for this case", (int)n - 1);
-	for (DAT_COUNT i = 0; i < n; i++)
-		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
-	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(max_request_iov + 1 segments)",
-			 dat_ep_post_send(p.a.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
-	prove_nothing_sent(&p, 0, RCOOKIE);
-	/* exactly max_request_iov segments is within the limit: sent, in order */
-	for (DAT_COUNT i = 0; i < n - 1; i++)
-		dc_fill(p.ma.buf + i * 8, 8, (unsigned)i + 1);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 1024, 1024, RCOOKIE + 1));
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_send(p.a.ep, n - 1, iov, dc_cookie(2),
-							DAT_COMPLETION_DEFAULT_FLAG));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	d = DC_ASSERT_DTO(p.b.recv_evd, RCOOKIE + 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, (DAT_VLEN)(n - 1) * 8);
-	for (DAT_COUNT i = 0; i < n - 1; i++)
-		DC_ASSERT(dc_check_fill(p.mb.buf + 1024 + i * 8, 8, (unsigned)i + 1),
-			  "segment %d of the max_request_iov Send arrived altered", (int)i);
+	/* the EP's limit below the IA's, then at it: a provider checking
+	 * the IA's limit instead of the EP's, or refusing the IA's own, shows */
+	for (int below = 1; below >= 0; below--) {
+		iov_pair(&p, SMALL_NONE, below);	/* max_request_iov as large as the IA allows */
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
+		n = dc_ep_param(t, p.a.ep).ep_attr.max_request_iov + 1;
+		DC_SETUP_ASSERT(n <= IOV_TRY, "max_request_iov %d too large for this case", (int)n - 1);
+		for (DAT_COUNT i = 0; i < n; i++)
+			iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
+		dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(max_request_iov + 1 segments)",
+				 dat_ep_post_send(p.a.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+				 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+		prove_nothing_sent(&p, 0, RCOOKIE);
+		/* exactly max_request_iov segments is within the limit: sent, in order */
+		for (DAT_COUNT i = 0; i < n - 1; i++)
+			dc_fill(p.ma.buf + i * 8, 8, (unsigned)i + 1);
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 1024, 1024, RCOOKIE + 1));
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_send(p.a.ep, n - 1, iov, dc_cookie(2),
+								DAT_COMPLETION_DEFAULT_FLAG));
+		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+		d = DC_ASSERT_DTO(p.b.recv_evd, RCOOKIE + 1, DAT_DTO_SUCCESS);
+		DC_ASSERT_EQ(d.transfered_length, (DAT_VLEN)(n - 1) * 8);
+		for (DAT_COUNT i = 0; i < n - 1; i++)
+			DC_ASSERT(dc_check_fill(p.mb.buf + 1024 + i * 8, 8, (unsigned)i + 1),
+				  "segment %d of the max_request_iov Send arrived altered", (int)i);
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,

@@ -495,31 +495,40 @@ static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
 
 /*
  * A pair for the IOV limit cases: each EP's IOV limits as large as the IA
- * allows (up to IOV_TRY - 1, so limit + 1 segments still fit), except the
+ * allows (up to IOV_TRY - 1, so limit + 1 segments still fit; with `below`
+ * one less, iov_limit), except the
  * RDMA kind `small_rdma` (a DTO_RDMA_* below), which gets 1: a provider that
  * checks a DTO against another kind's limit then shows it.
  */
 enum { SMALL_NONE, SMALL_READ, SMALL_WRITE };
+/* The IOV limit to ask for: the IA's (up to IOV_TRY - 1), or (below) one
+ * less, so that the EP's own limit is not the IA's: both must be kept. */
+static inline DAT_COUNT iov_limit(DAT_COUNT ia_max, bool below)
+{
+	DAT_COUNT v = dc_within_limit(IOV_TRY - 1, ia_max);
+
+	return below && v == ia_max && v > 1 ? v - 1 : v;
+}
 static inline void iov_pair_at(struct dc_ctx *t, const char *file, int line,
-			       struct dc_pair *p, int small_rdma)
+			       struct dc_pair *p, int small_rdma, bool below)
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { 0 };
 	const DAT_IA_ATTR *ia = &t->ia_attr;
 
 	dc_ep_attr_default(t, &attr);
-	attr.max_recv_iov = dc_within_limit(IOV_TRY - 1, ia->max_iov_segments_per_dto);
-	attr.max_request_iov = dc_within_limit(IOV_TRY - 1, ia->max_iov_segments_per_dto);
+	attr.max_recv_iov = iov_limit(ia->max_iov_segments_per_dto, below);
+	attr.max_request_iov = iov_limit(ia->max_iov_segments_per_dto, below);
 	attr.max_rdma_read_iov = small_rdma == SMALL_READ ? 1 :
-		dc_within_limit(IOV_TRY - 1, ia->max_iov_segments_per_rdma_read);
+		iov_limit(ia->max_iov_segments_per_rdma_read, below);
 	attr.max_rdma_write_iov = small_rdma == SMALL_WRITE ? 1 :
-		dc_within_limit(IOV_TRY - 1, ia->max_iov_segments_per_rdma_write);
+		iov_limit(ia->max_iov_segments_per_rdma_write, below);
 	o.attr = &attr;
 	dc_pair_up_at(t, file, line, p, SUBJ_MEM, &o);
 	memset(p->ma.buf, CANARY, SUBJ_MEM);
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 }
-#define iov_pair(p, small) iov_pair_at(t, __FILE__, __LINE__, (p), (small))
+#define iov_pair(p, small, below) iov_pair_at(t, __FILE__, __LINE__, (p), (small), (below))
 
 /* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
 #define bind_window(p, off, len, priv)					\
