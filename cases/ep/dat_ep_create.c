@@ -56,13 +56,32 @@ DC_CASE(dat_ep_create, returns_handle,
 	DC_ASSERT_SUCCESS(dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
 }
 
+/*
+ * The clause's own dat_ep_create, checked (not a fixture): a PZ and three
+ * EVDs of the right kinds, attributes within the IA's limits
+ * (dc_ep_attr_default); DAT_INSUFFICIENT_RESOURCES is not demonstrated.
+ */
+static void created_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	DAT_EP_ATTR a;
+
+	memset(e, 0, sizeof(*e));
+	dc_ep_attr_default(t, &a);
+	e->pz = dc_pz(t);
+	e->recv_evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	e->req_evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	e->conn_evd = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, e->pz, e->recv_evd, e->req_evd, e->conn_evd,
+					      &a, &e->ep));
+}
+
 DC_CASE(dat_ep_create, initial_state_unconnected,
 	.summary = "a new EP is Unconnected")
 {
 	struct dc_endpoint e;
 	DAT_EP_PARAM p;
 
-	dc_endpoint(t, &e, NULL);
+	created_endpoint(t, &e);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	memset(&p, 0xA5, sizeof(p));
 	/* collateral: dat_ep_create(3DAT) DESCRIPTION: the state the EP starts in is what its query reports */
@@ -76,7 +95,7 @@ DC_CASE(dat_ep_create, handles_recorded,
 	struct dc_endpoint e;
 	DAT_EP_PARAM p;
 
-	dc_endpoint(t, &e, NULL);
+	created_endpoint(t, &e);
 	p = DC_EP_PARAM(e.ep);
 	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	DC_ASSERT_PTR_EQ(p.pz_handle, e.pz);
@@ -335,7 +354,8 @@ DC_CASE(dat_ep_create, defaults_reasonable,
 
 	/* EVDs for the default queues' completions (NULL ones with queues are
 	 * a combination a provider may refuse: RETURN VALUES) */
-	DC_SETUP(create(t, dc_pz(t), dto, dto, dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG), NULL, &ep));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, dc_pz(t), dto, dto,
+					      dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG), NULL, &ep));
 	q = DC_EP_PARAM(ep).ep_attr;
 	dc_note(t, "defaults: msg %llu rdma %llu recv %d/%d iov request %d/%d iov rdma_read in/out %d/%d",
 		(unsigned long long)q.max_message_size, (unsigned long long)q.max_rdma_size,
@@ -474,6 +494,41 @@ DC_CASE(dat_ep_create, evd_wrong_kind,
 			  DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER);
 }
 
+/* The DAT_COUNT attributes of an EP and the IA attribute that bounds each. */
+static const struct {
+	const char *attr, *ia;
+	size_t attr_off, ia_off;
+} bounded[] = {
+#define B(f, l) { #f, #l, offsetof(DAT_EP_ATTR, f), offsetof(DAT_IA_ATTR, l) }
+	B(max_request_dtos, max_dto_per_ep),
+	B(max_request_iov, max_iov_segments_per_dto),
+	B(max_rdma_read_in, max_rdma_read_per_ep_in),
+	B(max_rdma_read_out, max_rdma_read_per_ep_out),
+	B(max_rdma_read_iov, max_iov_segments_per_rdma_read),
+	B(max_rdma_write_iov, max_iov_segments_per_rdma_write),
+#undef B
+};
+
+/* Clause: an EP with attributes exactly at the IA's limits is created (or
+ * refused for resources only, which ends the case not demonstrated). */
+struct limit_evds {
+	DAT_EVD_HANDLE dto, conn;
+};
+static void create_at_limit(struct dc_ctx *t, DAT_PZ_HANDLE pz, const struct limit_evds *ev,
+			    const DAT_EP_ATTR *a, const char *what)
+{
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	/* with DTO EVDs: a NULL one with DTOs allowed may be refused
+	 * (dat_ep_create(3DAT)); each EP is freed again */
+	r = create(t, pz, ev->dto, ev->dto, ev->conn, a, &ep);
+
+	dc_note(t, "%s", what);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+	DC_CLEANUP(dat_ep_free(ep));
+}
+
 DC_CASE(dat_ep_create, invalid_attributes,
 	.summary = "invalid or over-limit attributes are refused and create nothing")
 {
@@ -481,6 +536,9 @@ DC_CASE(dat_ep_create, invalid_attributes,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 	DAT_EP_ATTR a;
+	const struct limit_evds lev = {
+		dc_evd(t, 8, DAT_EVD_DTO_FLAG), dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG),
+	};
 
 	dc_ep_attr_default(t, &a);
 	a.service_type = (DAT_SERVICE_TYPE)7;
@@ -510,6 +568,52 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 					 &a, &ep),
 				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
+	/* the other side of each limit: exactly the IA's maximum is a valid
+	 * attribute (dat_ia_query(3DAT): the most an EP supports), so it is not
+	 * refused as a parameter (DAT_INSUFFICIENT_RESOURCES: not demonstrated) */
+	if (ia->max_dto_per_ep > 0) {
+		dc_ep_attr_default(t, &a);
+		a.max_recv_dtos = ia->max_dto_per_ep;
+		create_at_limit(t, pz, &lev, &a, "max_recv_dtos = max_dto_per_ep");
+	}
+	if (ia->max_iov_segments_per_dto > 0) {
+		dc_ep_attr_default(t, &a);
+		a.max_recv_iov = ia->max_iov_segments_per_dto;
+		create_at_limit(t, pz, &lev, &a, "max_recv_iov = max_iov_segments_per_dto");
+	}
+	if (ia->max_message_size) {
+		dc_ep_attr_default(t, &a);
+		a.max_message_size = ia->max_message_size;
+		create_at_limit(t, pz, &lev, &a, "max_message_size = the IA's max_message_size");
+	}
+	if (ia->max_rdma_size) {
+		dc_ep_attr_default(t, &a);
+		a.max_rdma_size = ia->max_rdma_size;
+		create_at_limit(t, pz, &lev, &a, "max_rdma_size = the IA's max_rdma_size");
+	}
+	/* every other attribute the IA bounds, one above (refused) and at the
+	 * limit (created): dat_ia_query(3DAT) Max DTOs per EP, Max IOV segments
+	 * per DTO / per RDMA Read / per RDMA Write, Max incoming / outgoing RDMA
+	 * Reads per EP */
+	for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
+		DAT_COUNT lim = *(const DAT_COUNT *)((const char *)ia + bounded[i].ia_off);
+		char what[96];
+
+		if (lim <= 0)
+			continue;
+		if (lim < INT32_MAX) {
+			dc_ep_attr_default(t, &a);
+			*(DAT_COUNT *)((char *)&a + bounded[i].attr_off) = lim + 1;
+			dc_note(t, "%s = %s + 1", bounded[i].attr, bounded[i].ia);
+			DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+						 &a, &ep),
+					  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+		}
+		dc_ep_attr_default(t, &a);
+		*(DAT_COUNT *)((char *)&a + bounded[i].attr_off) = lim;
+		snprintf(what, sizeof(what), "%s = %s", bounded[i].attr, bounded[i].ia);
+		create_at_limit(t, pz, &lev, &a, what);
 	}
 }
 

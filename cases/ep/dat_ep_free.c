@@ -51,6 +51,33 @@ FREE_OK(connected)
 FREE_OK(disconnect_pending)
 FREE_OK(disconnected)
 
+/* The same states reached the other ways the pages give: DISCONNECTED by a
+ * graceful disconnect and by the peer's (dat_ep_disconnect(3DAT)),
+ * UNCONNECTED by a reset out of DISCONNECTED (dat_ep_reset(3DAT)). */
+DC_CASE(dat_ep_free, allowed_in_states_reached_other_ways,
+	.clauses = "dat_ep_free.allowed_states",
+	.summary = "an EP can be freed in DISCONNECTED reached gracefully or by the peer, and in "
+		   "UNCONNECTED reached by a reset")
+{
+	static const int ways[] = { DISC_OWN_GRACEFUL, DISC_BY_PEER };
+	struct dc_pair p;
+
+	for (int i = 0; i < 2; i++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(ways[i]));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, ways[i]);
+		DC_ASSERT_SUCCESS(dat_ep_free(p.a.ep));
+		p.a.ep = DAT_HANDLE_NULL;	/* freed: the clause's own call */
+		pair_down(t, &p);
+	}
+	dc_note(t, "UNCONNECTED by a reset out of DISCONNECTED");
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	disconnect_pair_by(&p, DISC_BY_PEER);
+	DC_SETUP(dat_ep_reset(p.a.ep));
+	await_state(p.a.ep, DAT_EP_STATE_UNCONNECTED, 2000);
+	DC_ASSERT_SUCCESS(dat_ep_free(p.a.ep));
+}
+
 static void reserved_refused(struct dc_ctx *t, struct subject *s, const void *arg)
 {
 	struct dc_endpoint c;
@@ -194,7 +221,7 @@ DC_CASE(dat_ep_free, event_streams_destroyed,
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(dat_ep_free(e.ep));
+	DC_ASSERT_SUCCESS(dat_ep_free(e.ep));	/* the clause's own free (Unconnected) */
 	/* collateral: dat_ep_free(3DAT) DESCRIPTION: the EP's streams are gone, so its EVDs are free to go */
 	DC_ASSERT_SUCCESS(dat_evd_free(e.recv_evd));
 	/* collateral: dat_ep_free(3DAT) DESCRIPTION: as above */

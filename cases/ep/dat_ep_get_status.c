@@ -77,6 +77,14 @@ DC_CASE(dat_ep_get_status, recv_idle,
 		DC_SETUP(post_recv1(e.ep, &m, 0, 256, 3));
 		ASSERT_RECV_IDLE(e.ep, DAT_FALSE);
 	}
+
+	/* A Receive that ends in error is no longer outstanding either: flushed
+	 * by the peer's disconnect, its completion dequeued */
+	DC_SETUP(post_recv1(p.a.ep, &p.ma, 0, 256, 4));
+	ASSERT_RECV_IDLE(p.a.ep, DAT_FALSE);
+	disconnect_pair_by(&p, DISC_BY_PEER);
+	dc_await_dto(t, p.a.recv_evd, 4);
+	ASSERT_RECV_IDLE(p.a.ep, DAT_TRUE);
 }
 
 DC_CASE(dat_ep_get_status, request_idle,
@@ -92,6 +100,15 @@ DC_CASE(dat_ep_get_status, request_idle,
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
 	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+
+	/* A Send that ends in error is no longer outstanding either: flushed
+	 * by the peer's disconnect, its completion dequeued (b has no
+	 * Receive left: the Send stays outstanding until then) */
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
+	disconnect_pair_by(&p, DISC_BY_PEER);
+	dc_await_dto(t, p.a.req_evd, 3);
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
 }
 

@@ -407,6 +407,31 @@ static DAT_EP_HANDLE plain_ep(struct dc_ctx *t, struct dc_endpoint *e)
 	return e->ep;
 }
 
+/*
+ * Maximum Recv DTO given while Receives are posted (dat_ep_modify(3DAT)
+ * DESCRIPTION: changeable in Unconnected; it is the number of outstanding
+ * Receives the Consumer expects, and the page sets no rule about Receives
+ * already posted): exactly their count is a value they fit.
+ */
+DC_CASE(dat_ep_modify, max_recv_dtos_at_posted_count,
+	.clauses = "dat_ep_modify.max_recv_dtos_allowed_states",
+	.summary = "with Receives posted on an Unconnected EP, max_recv_dtos equal to their count is taken")
+{
+	struct dc_endpoint e;
+	struct dc_lmr m;
+	DAT_EP_PARAM nv;
+
+	dc_endpoint(t, &e, NULL);
+	dc_lmr(t, e.pz, 4096, DC_PRIV_LOCAL, &m);
+	DC_NEED_LIMIT("the EP's max_recv_dtos", dc_ep_param(t, e.ep).ep_attr.max_recv_dtos, 3);
+	for (int i = 0; i < 3; i++)
+		DC_SETUP(post_recv1(e.ep, &m, (DAT_VLEN)i * 256, 256, 1 + (uint64_t)i));
+	nv = dc_ep_param(t, e.ep);
+	nv.ep_attr.max_recv_dtos = 3;
+	DC_ASSERT_SUCCESS(dat_ep_modify(e.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv));
+	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+}
+
 DC_CASE(dat_ep_modify, only_masked_modified,
 	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
 {
@@ -699,6 +724,29 @@ DC_CASE(dat_ep_modify, invalid_value,
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);
 		DC_ASSERT_RET(dat_ep_modify(ep, tries[i].mask, &nv), DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
+	}
+	/* the other side of the three limits: exactly the IA's maximum is a
+	 * valid value (dat_ia_query(3DAT): the most an EP supports), not an
+	 * invalid parameter; the EP is Unconnected, where each may change */
+	for (int which = 0; which < 3; which++) {
+		DAT_EP_PARAM nv = dc_ep_param(t, ep);
+		DAT_EP_PARAM_MASK mask;
+
+		if (which == 0 && ia->max_dto_per_ep > 0) {
+			nv.ep_attr.max_recv_dtos = ia->max_dto_per_ep;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS;
+		} else if (which == 1 && ia->max_iov_segments_per_dto > 0) {
+			nv.ep_attr.max_request_iov = ia->max_iov_segments_per_dto;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV;
+		} else if (which == 2 && ia->max_message_size) {
+			nv.ep_attr.max_message_size = ia->max_message_size;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE;
+		} else {
+			continue;
+		}
+		dc_note(t, "%s exactly at the IA's limit",
+			which == 0 ? "max_recv_dtos" : which == 1 ? "max_request_iov" : "max_message_size");
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_modify(ep, mask, &nv));
 	}
 }
 

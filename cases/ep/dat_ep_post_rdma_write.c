@@ -70,7 +70,7 @@ DC_CASE(dat_ep_post_rdma_write, completion_on_request_evd,
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_SETUP(write1(&p, 0, 256, &rem, 0x1234567890ull));
+	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 0x1234567890ull));	/* the clause's own post */
 	d = DC_ASSERT_DTO(p.a.req_evd, 0x1234567890ull, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
@@ -96,26 +96,35 @@ DC_CASE(dat_ep_post_rdma_write, unsignalled_needs_ep_flag,
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
+static DAT_RETURN write_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 256);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, 1024, 256);
+
+	return dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), &rem, fl);
+}
+
 DC_CASE(dat_ep_post_rdma_write, valid_states,
-	.summary = "an RDMA Write works when Connected and is flushed when Disconnected")
+	.summary = "an RDMA Write works when Connected and is flushed when Disconnected, whatever "
+		   "its completion flags and however the EP was disconnected")
 {
 	struct dc_pair p;
 	DAT_RMR_TRIPLET rem;
 
-	rdma_pair(&p);
-	dc_fill(p.ma.buf + 0, 256, 7);
-	rem = dc_rmr_iov(&p.mb, 0, 256);
-	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 1));
-	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(dc_check_fill(p.mb.buf, 256, 7), "the data did not arrive");
-	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	dc_fill(p.ma.buf + 0, 256, 8);
-	rem = dc_rmr_iov(&p.mb, 1024, 256);
-	DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 2));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Write's target");
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		rdma_pair(&p);
+		dc_fill(p.ma.buf + 0, 256, 7);
+		rem = dc_rmr_iov(&p.mb, 0, 256);
+		DC_ASSERT_SUCCESS(write1(&p, 0, 256, &rem, 1));
+		DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.mb.buf, 256, 7), "the data did not arrive");
+		disconnect_pair_by(&p, way);
+		dc_fill(p.ma.buf + 0, 256, 8);
+		assert_flushed_each_flag(&p, write_flagged, 2);
+		DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Writes' target");
+		pair_down(t, &p);
+	}
 }
 
 static void write_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -144,6 +153,22 @@ WRITE_REFUSED(reserved)
 WRITE_REFUSED(passive_connection_pending)
 WRITE_REFUSED(active_connection_pending)
 WRITE_REFUSED(disconnect_pending)
+
+DC_CASE(dat_ep_post_rdma_write, invalid_state_unconnected_after_reset,
+	.clauses = "dat_ep_post_rdma_write.invalid_state",
+	.summary = "an RDMA Write is refused in UNCONNECTED reached by a reset out of DISCONNECTED")
+{
+	struct dc_pair p;
+	DAT_RMR_TRIPLET rem;
+
+	rdma_pair(&p);
+	unconnected_by_reset(&p);
+	rem = dc_rmr_iov(&p.mb, 0, 64);
+	DC_ASSERT_RET(write1(&p, 0, 64, &rem, 61), DAT_INVALID_STATE);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_COMPLETION_OF(p.a.req_evd, 61);
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+}
 
 DC_CASE(dat_ep_post_rdma_write, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
@@ -190,6 +215,14 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
 	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_size == 4096,
 			"set-up: the EP did not take max_rdma_size 4096");
 	dc_fill(p.ma.buf + 0, 4097, 10);
+	/* exactly max_rdma_size is within the limit (dat_ep_modify(3DAT)
+	 * Maximum RDMA Size): written whole */
+	rem = dc_rmr_iov(&p.mb, 0, 4096);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(write1(&p, 0, 4096, &rem, 2));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, 4096), "the max_rdma_size Write landed wrong bytes");
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 8192);
 	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
@@ -204,18 +237,31 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_write_iov,
 	DAT_RMR_TRIPLET rem;
 	DAT_COUNT n;
 
-	rdma_pair(&p);
-	n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov + 1;
-	DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_write_iov %d too large for this case", (int)n - 1);
-	for (DAT_COUNT i = 0; i < n; i++)
-		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 16, 16);
-	rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)n * 16);
-	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_rdma_write(max_rdma_write_iov + 1 segments)",
-			 dat_ep_post_rdma_write(p.a.ep, n, iov, dc_cookie(1), &rem,
-						DAT_COMPLETION_DEFAULT_FLAG),
-			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
-	DC_ASSERT_NO_EVENT(p.a.req_evd);
-	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	/* the EP's limit below the IA's, then at it: a provider checking
+	 * the IA's limit instead of the EP's, or refusing the IA's own, shows */
+	for (int below = 1; below >= 0; below--) {
+		iov_pair(&p, SMALL_READ, below);	/* the Read limit 1, below the Write limit */
+		n = dc_ep_param(t, p.a.ep).ep_attr.max_rdma_write_iov + 1;
+		DC_SETUP_ASSERT(n <= IOV_TRY, "max_rdma_write_iov %d too large for this case", (int)n - 1);
+		for (DAT_COUNT i = 0; i < n; i++)
+			iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 16, 16);
+		rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)n * 16);
+		dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_rdma_write(max_rdma_write_iov + 1 segments)",
+				 dat_ep_post_rdma_write(p.a.ep, n, iov, dc_cookie(1), &rem,
+							DAT_COMPLETION_DEFAULT_FLAG),
+				 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+		DC_ASSERT_NO_EVENT(p.a.req_evd);
+		DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+		/* exactly max_rdma_write_iov segments is within the limit: gathered in order */
+		dc_fill(p.ma.buf, (size_t)(n - 1) * 16, 0x67);
+		rem = dc_rmr_iov(&p.mb, 0, (DAT_VLEN)(n - 1) * 16);
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_rdma_write(p.a.ep, n - 1, iov, dc_cookie(2), &rem,
+								      DAT_COMPLETION_DEFAULT_FLAG));
+		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+		DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, (size_t)(n - 1) * 16),
+			  "the max_rdma_write_iov Write gathered wrong bytes");
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,
@@ -238,20 +284,26 @@ DC_CASE(dat_ep_post_rdma_write, lmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
-	.summary = "a local segment without local read privilege, or naming no LMR, is a privileges violation")
+	.summary = "a local segment without local read privilege (each privilege set without it), "
+		   "or naming no LMR, is a privileges violation")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_LOCAL_READ_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr wo, unknown;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
-	iov = dc_iov(&wo, 0, 64);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
-					     DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_PRIVILEGES_VIOLATION);
+	for (int i = 0; i < n; i++) {	/* one bit at a time */
+		if (!try_priv_lmr(t, p.a.pz, sets[i], &wo))
+			continue;
+		iov = dc_iov(&wo, 0, 64);
+		DC_ASSERT_RET(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(10 + (uint64_t)i), &rem,
+						     DAT_COMPLETION_DEFAULT_FLAG),
+			      DAT_PRIVILEGES_VIOLATION);
+	}
 	dc_lmr(t, p.a.pz, 4096, DC_PRIV_LOCAL, &unknown);
 	iov = dc_iov(&unknown, 0, 64);
 	iov.lmr_context = dc_unissued_lmr_context(&unknown);
@@ -263,37 +315,80 @@ DC_CASE(dat_ep_post_rdma_write, lmr_no_local_read,
 }
 
 DC_CASE(dat_ep_post_rdma_write, rmr_pz_mismatch,
-	.summary = "writing through an rmr_context outside the remote EP's PZ fails and touches nothing")
+	.summary = "writing through an rmr_context outside the remote EP's PZ fails and touches "
+		   "nothing; with the suppress flag too, its failed completion is still reported")
 {
+	static const DAT_COMPLETION_FLAGS fl[] = {
+		DAT_COMPLETION_DEFAULT_FLAG, DAT_COMPLETION_SUPPRESS_FLAG,
+	};
 	struct dc_pair p;
 	struct dc_lmr foreign;
+	DAT_PZ_HANDLE fpz;
+	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
-	rdma_pair(&p);
-	dc_lmr(t, dc_pz(t), 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);	/* not b's PZ */
-	memset(foreign.buf, CANARY, 4096);
-	dc_fill(p.ma.buf + 0, 64, 11);
-	rem = dc_rmr_iov(&foreign, 0, 64);
-	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
-			  remote_fault_cqe);
-	DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "the foreign-PZ memory");
+	/* the suppress flag hides only a successful completion
+	 * (PARAMETERS, completion_flags): a Write that fails is reported */
+	for (int i = 0; i < 2; i++) {
+		dc_note(t, "completion_flags 0x%x", (unsigned)fl[i]);
+		rdma_pair(&p);
+		fpz = dc_pz(t);
+		dc_lmr(t, fpz, 4096, DAT_MEM_PRIV_ALL_FLAG, &foreign);	/* not b's PZ */
+		memset(foreign.buf, CANARY, 4096);
+		dc_fill(p.ma.buf + 0, 64, 11);
+		rem = dc_rmr_iov(&foreign, 0, 64);
+		iov = dc_iov(&p.ma, 0, 64);
+		REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem, fl[i]),
+				  remote_fault, p.a.req_evd, 1, remote_fault_cqe);
+		DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "the foreign-PZ memory");
+		DC_CLEANUP(dat_lmr_free(foreign.lmr));
+		DC_CLEANUP(dat_pz_free(fpz));
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
-	.summary = "writing through an rmr_context without remote write privilege fails and touches nothing")
+	.summary = "writing through an rmr_context without remote write privilege fails and touches "
+		   "nothing, for each privilege set without it and for a window bound without it")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_REMOTE_WRITE_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr ro;
 	DAT_RMR_TRIPLET rem;
+	DAT_RMR_CONTEXT ctx;
 
+	/* one bit at a time: every set of the four privileges that lacks
+	 * remote write (a fresh pair each: a remote fault may end the connection) */
+	for (int i = 0; i < n; i++) {
+		rdma_pair(&p);
+		if (try_priv_lmr(t, p.b.pz, sets[i], &ro)) {
+			memset(ro.buf, CANARY, 4096);
+			dc_fill(p.ma.buf + 0, 64, 12);
+			rem = dc_rmr_iov(&ro, 0, 64);
+			REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+					  remote_fault_cqe);
+			DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY,
+					    "the remote memory without remote write");
+			DC_CLEANUP(dat_lmr_free(ro.lmr));
+		}
+		pair_down(t, &p);
+	}
+	/* the privilege given by a bind: a window over memory that has remote
+	 * write, bound with remote read only (an IA without RMRs is legal,
+	 * dat_ia_query(3DAT) Max RMRs: then the LMR sets above are the case) */
+	if (t->ia_attr.max_rmrs < 1) {
+		dc_note(t, "max_rmrs is %d: no window to bind", (int)t->ia_attr.max_rmrs);
+		return;
+	}
+	dc_note(t, "an RMR bound with DAT_MEM_PRIV_REMOTE_READ_FLAG only");
 	rdma_pair(&p);
-	dc_lmr(t, p.b.pz, 4096, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &ro);
-	memset(ro.buf, CANARY, 4096);
-	dc_fill(p.ma.buf + 0, 64, 12);
-	rem = dc_rmr_iov(&ro, 0, 64);
-	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
+	dc_fill(p.ma.buf + 0, 64, 13);
+	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
+	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
 			  remote_fault_cqe);
-	DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY, "the read-only remote memory");
+	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }
 
 DC_CASE(dat_ep_post_rdma_write, outside_bound_rmr,

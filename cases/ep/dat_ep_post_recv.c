@@ -47,7 +47,7 @@ DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 0xFEEDull << 20));
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 1024, 0xFEEDull << 20));	/* the clause's own post */
 	dc_fill(p.ma.buf + 0, 77, 5);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 77, 2));
 	d = DC_ASSERT_DTO(p.b.recv_evd, 0xFEEDull << 20, DAT_DTO_SUCCESS);
@@ -91,7 +91,7 @@ DC_CASE(dat_ep_post_recv, message_too_long,
 	struct dc_pair p;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 100, 1));
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 100, 1));	/* the clause's own post */
 	dc_fill(p.ma.buf + 0, 200, 6);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
 	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
@@ -142,18 +142,21 @@ DC_CASE(dat_ep_post_recv, preposted_used_once_connected,
 }
 
 DC_CASE(dat_ep_post_recv, disconnected_flushed,
-	.summary = "a Receive posted on a Disconnected EP is flushed at once")
+	.summary = "a Receive posted on a Disconnected EP is flushed at once, however the EP was "
+		   "disconnected")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-	memset(p.ma.buf, CANARY, 1024);
-	DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
-	DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, way);
+		memset(p.ma.buf, CANARY, 1024);
+		DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
+		DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
+		pair_down(t, &p);
+	}
 }
 
 /* An unconnected EP and an LMR in its PZ: enough for the synchronous checks. */
@@ -215,17 +218,24 @@ DC_CASE(dat_ep_post_recv, lmr_no_local_access,
 }
 
 DC_CASE(dat_ep_post_recv, lmr_no_local_write,
-	.summary = "a segment of an LMR without local write privilege should be a privileges violation")
+	.summary = "a segment of an LMR without local write privilege should be a privileges "
+		   "violation, for each privilege set without it")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sets);
 	struct lone l;
 	struct dc_lmr ro;
 	DAT_LMR_TRIPLET iov;
 
 	lone_up(t, &l);
-	dc_lmr(t, l.e.pz, 4096, DAT_MEM_PRIV_LOCAL_READ_FLAG, &ro);
-	iov = dc_iov(&ro, 0, 256);
-	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_PRIVILEGES_VIOLATION);
+	for (int i = 0; i < n; i++) {	/* one bit at a time */
+		if (!try_priv_lmr(t, l.e.pz, sets[i], &ro))
+			continue;
+		iov = dc_iov(&ro, 0, 256);
+		DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1 + (uint64_t)i),
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			      DAT_PRIVILEGES_VIOLATION);
+	}
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
 
@@ -252,16 +262,61 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 	struct lone l;
 	DAT_LMR_TRIPLET iov[IOV_TRY];
 	DAT_COUNT n;
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
 
-	lone_up(t, &l);
-	n = dc_ep_param(t, l.e.ep).ep_attr.max_recv_iov + 1;
-	DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
-	for (DAT_COUNT i = 0; i < n; i++)
-		iov[i] = dc_iov(&l.m, (DAT_VLEN)i * 16, 16);
-	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_recv(max_recv_iov + 1 segments)",
-			 dat_ep_post_recv(l.e.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
-	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+	/* the EP's limit below the IA's, then at it: a provider checking
+	 * the IA's limit instead of the EP's, or refusing the IA's own, shows */
+	for (int below = 1; below >= 0; below--) {
+		/* max_recv_iov as large as the IA allows (limit + 1 still fits) */
+		dc_ep_attr_default(t, &attr);
+		attr.max_recv_iov = iov_limit(t->ia_attr.max_iov_segments_per_dto, below);
+		dc_endpoint(t, &l.e, &o);
+		dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &l.m);
+		n = dc_ep_param(t, l.e.ep).ep_attr.max_recv_iov + 1;
+		DC_SETUP_ASSERT(n <= IOV_TRY, "max_recv_iov %d too large for this case", (int)n - 1);
+		for (DAT_COUNT i = 0; i < n; i++)
+			iov[i] = dc_iov(&l.m, (DAT_VLEN)i * 16, 16);
+		dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_recv(max_recv_iov + 1 segments)",
+				 dat_ep_post_recv(l.e.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+				 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+		ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+		/* exactly max_recv_iov segments is within the limit (dat_ep_modify(3DAT)
+		 * Maximum Recv IOV) and the post is valid in UNCONNECTED (DESCRIPTION) */
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_recv(l.e.ep, n - 1, iov, dc_cookie(2),
+								DAT_COMPLETION_DEFAULT_FLAG));
+		DC_CLEANUP(dat_lmr_free(l.m.lmr));
+		{
+			DAT_PZ_HANDLE pz = l.e.pz;
+
+			free_endpoint(t, &l.e);
+			DC_CLEANUP(dat_pz_free(pz));
+		}
+	}
+}
+
+DC_CASE(dat_ep_post_recv, exceeds_max_recv_dtos,
+	.summary = "posting beyond max_recv_dtos outstanding is refused for lack of resources")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct lone l;
+	DAT_COUNT max;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_recv_dtos = 4;
+	dc_endpoint(t, &l.e, &o);
+	dc_lmr(t, l.e.pz, 4096, DC_PRIV_LOCAL, &l.m);
+	/* the limit is what the EP took, not what the case asked for */
+	max = dc_ep_param(t, l.e.ep).ep_attr.max_recv_dtos;
+	if (max < 1 || max > 32)
+		DC_BEYOND_SUITE_BOUND("32 outstanding Receives",
+				      "the EP's max_recv_dtos is %d (asked for 4)", (int)max);
+	for (DAT_COUNT i = 0; i < max; i++)	/* Unconnected: all stay outstanding */
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(post_recv1(l.e.ep, &l.m, (DAT_VLEN)i * 64, 64,
+							  10 + (uint64_t)i));
+	DC_ASSERT_RET_ANY(post_recv1(l.e.ep, &l.m, 3000, 64, 99),
+			  DAT_INSUFFICIENT_RESOURCES, DAT_QUEUE_FULL);
 }
 
 DC_CASE(dat_ep_post_recv, invalid_handle,

@@ -10,6 +10,7 @@
 #include "ep_common.h"
 
 #define RCOOKIE 900	/* the Receive b posts before a refused Send */
+#define MSG_TRY (16u * 1024u)	/* the largest max_message_size the limit case exercises */
 
 static void pair_with_recv(struct dc_ctx *t, struct dc_pair *p, const struct dc_conn_opts *o)
 {
@@ -66,7 +67,7 @@ DC_CASE(dat_ep_post_send, completion_on_request_evd,
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
 	dc_fill(p.ma.buf + 0, 333, 4);
-	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 333, 0xABCDEF01234ull));
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 333, 0xABCDEF01234ull));	/* the clause's own post */
 	d = DC_ASSERT_DTO(p.a.req_evd, 0xABCDEF01234ull, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 	DC_ASSERT_EQ(d.transfered_length, 333);
@@ -308,35 +309,43 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	dc_peer_wait(t, "checked", NULL, 0);
 }
 
-static void disconnect_pair(struct dc_ctx *t, struct dc_pair *p)
-{
-	DC_SETUP(dat_ep_disconnect(p->a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	await_state(p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
-}
-
 DC_CASE(dat_ep_post_send, valid_states,
-	.summary = "posting a Send succeeds in CONNECTED and in DISCONNECTED")
+	.summary = "posting a Send succeeds in CONNECTED and in DISCONNECTED, reached each way")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 2));
-	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
-	disconnect_pair(t, &p);
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 1));
+		DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+		disconnect_pair_by(&p, way);
+		DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+		pair_down(t, &p);
+	}
+}
+
+static DAT_RETURN send_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 64);
+
+	return dat_ep_post_send(p->a.ep, 1, &iov, dc_cookie(cookie), fl);
 }
 
 DC_CASE(dat_ep_post_send, disconnected_flushed,
-	.summary = "a Send posted on a Disconnected EP is flushed at once")
+	.summary = "a Send posted on a Disconnected EP is flushed at once, whatever its completion "
+		   "flags and however the EP was disconnected")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	disconnect_pair(t, &p);
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 64, 31));
-	DC_ASSERT_DTO(p.a.req_evd, 31, DAT_DTO_ERR_FLUSHED);
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, way);
+		assert_flushed_each_flag(&p, send_flagged, 31);
+		pair_down(t, &p);
+	}
 }
 
 static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -361,6 +370,19 @@ SEND_REFUSED(tentative_connection_pending)
 SEND_REFUSED(active_connection_pending)
 SEND_REFUSED(completion_pending)
 SEND_REFUSED(disconnect_pending)
+
+DC_CASE(dat_ep_post_send, invalid_state_unconnected_after_reset,
+	.clauses = "dat_ep_post_send.invalid_state",
+	.summary = "a Send is refused in UNCONNECTED reached by a reset out of DISCONNECTED")
+{
+	struct dc_pair p;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	unconnected_by_reset(&p);
+	DC_ASSERT_RET(post_send1(p.a.ep, &p.ma, 0, 64, 41), DAT_INVALID_STATE);
+	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+	DC_ASSERT_NO_COMPLETION_OF(p.a.req_evd, 41);
+}
 
 DC_CASE(dat_ep_post_send, iov_outside_lmr,
 	.summary = "a segment reaching outside its LMR is an invalid parameter; nothing is sent")
@@ -394,17 +416,24 @@ DC_CASE(dat_ep_post_send, lmr_pz_mismatch,
 }
 
 DC_CASE(dat_ep_post_send, lmr_no_local_read,
-	.summary = "a segment of an LMR without local read privilege is a privileges violation")
+	.summary = "a segment of an LMR without local read privilege is a privileges violation, "
+		   "for each privilege set without it")
 {
+	DAT_MEM_PRIV_FLAGS sets[16];
+	int n = priv_sets_without(DAT_MEM_PRIV_LOCAL_READ_FLAG, sets);
 	struct dc_pair p;
 	struct dc_lmr wo;
 	DAT_LMR_TRIPLET iov;
 
 	pair_with_recv(t, &p, NULL);
-	dc_lmr(t, p.a.pz, 4096, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &wo);
-	iov = dc_iov(&wo, 0, 64);
-	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_PRIVILEGES_VIOLATION);
+	for (int i = 0; i < n; i++) {	/* one bit at a time */
+		if (!try_priv_lmr(t, p.a.pz, sets[i], &wo))
+			continue;
+		iov = dc_iov(&wo, 0, 64);
+		DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1 + (uint64_t)i),
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			      DAT_PRIVILEGES_VIOLATION);
+	}
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
 
@@ -434,21 +463,41 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	struct dc_lmr ma, mb;
 	struct dc_conn_opts oa = { 0 };
 
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_VLEN max;
+
 	memset(&a, 0, sizeof(a));
 	dc_ep_attr_default(t, &small);
 	small.max_message_size = 4096;
 	oa.attr = &small;
 	dc_endpoint(t, &a, &oa);
 	dc_endpoint(t, &b, NULL);
-	dc_lmr(t, a.pz, 8192, DC_PRIV_LOCAL, &ma);
-	dc_lmr(t, b.pz, 8192, DC_PRIV_LOCAL, &mb);
-	memset(mb.buf, CANARY, 8192);
-	DC_SETUP(post_recv1(b.ep, &mb, 0, 8192, 1));
+	/* the limit is what the EP took, not what the case asked for */
+	max = dc_ep_param(t, a.ep).ep_attr.max_message_size;
+	if (max < 1 || max > MSG_TRY)
+		DC_BEYOND_SUITE_BOUND("a message of 16 KiB + 1", "the EP's max_message_size is %llu",
+				      (unsigned long long)max);
+	DC_SETUP_ASSERT(dc_ep_param(t, b.ep).ep_attr.max_message_size >= max,
+			"set-up: the receiving EP's max_message_size is below the sender's");
+	dc_lmr(t, a.pz, 2 * MSG_TRY + 2, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 2 * MSG_TRY + 2, DC_PRIV_LOCAL, &mb);
+	memset(mb.buf, CANARY, 2 * MSG_TRY + 2);
+	DC_SETUP(post_recv1(b.ep, &mb, 0, max + 1, 1));
+	DC_SETUP(post_recv1(b.ep, &mb, max + 1, max + 1, 3));
 	dc_connect_local(t, &a, &b, NULL);
-	dc_fill(ma.buf + 0, 4097, 3);
-	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, 4097, 2), sync, a.req_evd, 2, async))
+	/* exactly max_message_size is within the limit (dat_ep_modify(3DAT):
+	 * the EP's maximum message size): transferred whole */
+	dc_fill(ma.buf + 0, max, 4);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(post_send1(a.ep, &ma, 0, max, 4));
+	DC_ASSERT_DTO(a.req_evd, 4, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, max);
+	DC_ASSERT(dc_check_fill(mb.buf, max, 4), "the max_message_size Send arrived altered");
+	/* one byte more is never transferred */
+	dc_fill(ma.buf + 0, max + 1, 3);
+	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, max + 1, 2), sync, a.req_evd, 2, async))
 		dc_drain(t, b.recv_evd);
-	DC_ASSERT_BYTES_ARE(mb.buf, 8192, CANARY, "the peer's Receive buffer");
+	DC_ASSERT_BYTES_ARE(mb.buf + max + 1, max + 1, CANARY, "the peer's second Receive buffer");
 }
 
 DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
@@ -457,17 +506,36 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
 	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
 	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[IOV_TRY];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_COUNT n;
 
-	pair_with_recv(t, &p, NULL);
-	n = dc_ep_param(t, p.a.ep).ep_attr.max_request_iov + 1;
-	DC_SETUP_ASSERT(n <= IOV_TRY, "max_request_iov %d too large for this case", (int)n - 1);
-	for (DAT_COUNT i = 0; i < n; i++)
-		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
-	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(max_request_iov + 1 segments)",
-			 dat_ep_post_send(p.a.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
-			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
-	prove_nothing_sent(&p, 0, RCOOKIE);
+	/* the EP's limit below the IA's, then at it: a provider checking
+	 * the IA's limit instead of the EP's, or refusing the IA's own, shows */
+	for (int below = 1; below >= 0; below--) {
+		iov_pair(&p, SMALL_NONE, below);	/* max_request_iov as large as the IA allows */
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
+		n = dc_ep_param(t, p.a.ep).ep_attr.max_request_iov + 1;
+		DC_SETUP_ASSERT(n <= IOV_TRY, "max_request_iov %d too large for this case", (int)n - 1);
+		for (DAT_COUNT i = 0; i < n; i++)
+			iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
+		dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(max_request_iov + 1 segments)",
+				 dat_ep_post_send(p.a.ep, n, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+				 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+		prove_nothing_sent(&p, 0, RCOOKIE);
+		/* exactly max_request_iov segments is within the limit: sent, in order */
+		for (DAT_COUNT i = 0; i < n - 1; i++)
+			dc_fill(p.ma.buf + i * 8, 8, (unsigned)i + 1);
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 1024, 1024, RCOOKIE + 1));
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_send(p.a.ep, n - 1, iov, dc_cookie(2),
+								DAT_COMPLETION_DEFAULT_FLAG));
+		DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+		d = DC_ASSERT_DTO(p.b.recv_evd, RCOOKIE + 1, DAT_DTO_SUCCESS);
+		DC_ASSERT_EQ(d.transfered_length, (DAT_VLEN)(n - 1) * 8);
+		for (DAT_COUNT i = 0; i < n - 1; i++)
+			DC_ASSERT(dc_check_fill(p.mb.buf + 1024 + i * 8, 8, (unsigned)i + 1),
+				  "segment %d of the max_request_iov Send arrived altered", (int)i);
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
@@ -477,22 +545,33 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
 	struct dc_conn_opts o = { 0 };
 	struct dc_pair p;
 	DAT_RETURN r;
+	DAT_COUNT max;
 
 	dc_ep_attr_default(t, &attr);
 	attr.max_request_dtos = 4;
 	o.attr = &attr;
 	dc_pair_up(t, &p, SUBJ_MEM, &o);
-	for (int i = 0; i < 4; i++)	/* no Receive at b: all four stay outstanding */
-		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64, 50 + (uint64_t)i));
-	r = post_send1(p.a.ep, &p.ma, 512, 64, 54);
+	/* the limit is what the EP took, not what the case asked for */
+	max = dc_ep_param(t, p.a.ep).ep_attr.max_request_dtos;
+	if (max < 1 || max > 32 ||
+	    dc_ep_param(t, p.b.ep).ep_attr.max_recv_dtos < max)
+		DC_BEYOND_SUITE_BOUND("32 outstanding Sends",
+				      "the EP's max_request_dtos is %d (asked for 4)", (int)max);
+	/* no Receive at b: all stay outstanding.  Up to max_request_dtos
+	 * (dat_ep_modify(3DAT): the outstanding requests the Consumer
+	 * expects at any time) the posts are taken */
+	for (DAT_COUNT i = 0; i < max; i++)
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64,
+							  50 + (uint64_t)i));
+	r = post_send1(p.a.ep, &p.ma, 4096, 64, 500);
 	DC_ASSERT_RET_ANY(r, DAT_INSUFFICIENT_RESOURCES, DAT_QUEUE_FULL);
-	for (int i = 0; i < 4; i++)
-		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 60 + (uint64_t)i));
-	for (int i = 0; i < 4; i++)
+	for (DAT_COUNT i = 0; i < max; i++)
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 600 + (uint64_t)i));
+	for (DAT_COUNT i = 0; i < max; i++)
 		DC_ASSERT_DTO(p.a.req_evd, 50 + (uint64_t)i, DAT_DTO_SUCCESS);
-	DC_SETUP(post_recv1(p.b.ep, &p.mb, 8192, 1024, 64));
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 512, 64, 55));
-	DC_ASSERT_DTO(p.a.req_evd, 55, DAT_DTO_SUCCESS);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 32768, 1024, 700));
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 4096, 64, 501));
+	DC_ASSERT_DTO(p.a.req_evd, 501, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_post_send, invalid_handle,

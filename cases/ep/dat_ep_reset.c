@@ -14,20 +14,50 @@ static void disconnect_active(struct dc_ctx *t, struct dc_pair *p)
 }
 
 DC_CASE(dat_ep_reset, disconnected_to_unconnected,
-	.summary = "reset takes a Disconnected EP to Unconnected, ready to connect again")
+	.summary = "reset takes a Disconnected EP to Unconnected, ready to connect again, however "
+		   "it was disconnected")
 {
 	struct dc_pair p;
 	struct dc_endpoint b2;
+	struct dc_lmr mb2;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	disconnect_active(t, &p);
-	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
-	ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
-	memset(&b2, 0, sizeof(b2));
-	dc_drain(t, p.a.recv_evd);
-	dc_drain(t, p.a.req_evd);
-	dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
-	ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		disconnect_pair_by(&p, way);
+		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+		ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);
+		memset(&b2, 0, sizeof(b2));
+		dc_drain(t, p.a.recv_evd);
+		dc_drain(t, p.a.req_evd);
+		dc_connect_local(t, &p.a, &b2, NULL);	/* UNRESOLVED unless ESTABLISHED */
+		ASSERT_STATE(p.a.ep, DAT_EP_STATE_CONNECTED);
+		/* Unconnected again means as good as new: on the new connection
+		 * a message crosses each way and the Send completes (nothing of the
+		 * old connection's sequencing is left over) */
+		dc_lmr(t, b2.pz, 4096, DC_PRIV_LOCAL, &mb2);
+		DC_SETUP(post_recv1(b2.ep, &mb2, 0, 1024, 71));
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, 0, 1024, 72));
+		dc_fill(p.ma.buf + 2048, 100, 0x31);
+		dc_fill(mb2.buf + 2048, 100, 0x32);
+		DC_SETUP(post_send1(p.a.ep, &p.ma, 2048, 100, 73));
+		DC_SETUP(post_send1(b2.ep, &mb2, 2048, 100, 74));
+		DC_ASSERT_DTO(b2.recv_evd, 71, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(mb2.buf, 100, 0x31),
+			  "the reset EP's first message on the new connection arrived altered");
+		DC_ASSERT_DTO(p.a.recv_evd, 72, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.ma.buf, 100, 0x32),
+			  "the reset EP received altered bytes on the new connection");
+		DC_ASSERT_DTO(p.a.req_evd, 73, DAT_DTO_SUCCESS);
+		DC_CLEANUP(dat_lmr_free(mb2.lmr));
+		{
+			DAT_PZ_HANDLE pz2 = b2.pz;
+
+			free_endpoint(t, &b2);
+			DC_CLEANUP(dat_pz_free(pz2));
+		}
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_reset, may_lose_completions,
@@ -65,9 +95,19 @@ DC_CASE(dat_ep_reset, unconnected_noop,
 	struct dc_endpoint e;
 	struct dc_snap before;
 
+	struct dc_pair p;
+
 	dc_endpoint(t, &e, NULL);
 	dc_snapshot(t, DC_OBJ_EP, e.ep, &before);
 	DC_ASSERT_SUCCESS(dat_ep_reset(e.ep));
+	DC_ASSERT_UNCHANGED(&before);
+	/* UNCONNECTED the other way the page gives: a reset out of DISCONNECTED */
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	disconnect_active(t, &p);
+	DC_SETUP(dat_ep_reset(p.a.ep));
+	await_state(p.a.ep, DAT_EP_STATE_UNCONNECTED, 2000);
+	dc_snapshot(t, DC_OBJ_EP, p.a.ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 	DC_ASSERT_UNCHANGED(&before);
 }
 
@@ -124,17 +164,22 @@ DC_CASE(dat_ep_reset, invalid_handle,
 }
 
 DC_CASE(dat_ep_reset, marker_flush_order,
-	.summary = "a Receive posted after the disconnect is flushed behind all earlier ones")
+	.summary = "a Receive posted after the disconnect is flushed behind all earlier ones, "
+		   "however the EP was disconnected")
 {
 	struct dc_pair p;
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	for (int i = 0; i < 4; i++)
-		DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
-	disconnect_active(t, &p);
-	DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
-	for (int i = 0; i < 4; i++)
-		DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+	for (int way = 0; way < DISC_WAYS; way++) {
+		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		for (int i = 0; i < 4; i++)
+			DC_SETUP(post_recv1(p.a.ep, &p.ma, (DAT_VLEN)i * 256, 256, 10 + (uint64_t)i));
+		disconnect_pair_by(&p, way);
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 256, 99));
+		for (int i = 0; i < 4; i++)
+			DC_ASSERT_DTO(p.a.recv_evd, 10 + (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
+		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
+		pair_down(t, &p);
+	}
 }

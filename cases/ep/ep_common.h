@@ -223,6 +223,127 @@ static inline void dto_log_collect_at(struct dc_ctx *t, const char *file,
 #define dto_log_collect(l, evd, n) \
 	dto_log_collect_at(t, __FILE__, __LINE__, (l), (evd), (n), DC_FAIL)
 
+/*
+ * The completion_flags a Request posting (Send, RDMA Read, RDMA Write) takes
+ * on an EP with DEFAULT request_completion_flags, one value per flag the
+ * pages distinguish: DEFAULT, SUPPRESS (always taken, dat_ep_modify(3DAT)
+ * "Request Completion Flags"), and SOLICITED_WAIT and BARRIER_FENCE where
+ * completion_flags_supported names them (as the cases of those flags are
+ * gated), each alone and with SUPPRESS.  UNSIGNALLED needs the EP's flag and
+ * is left out.  Returns the count written to out[].
+ */
+#define REQ_FLAG_SETS 6
+static inline int request_flag_sets(const struct dc_ctx *t,
+				    DAT_COMPLETION_FLAGS out[REQ_FLAG_SETS])
+{
+	static const DAT_COMPLETION_FLAGS gated[] = {
+		DAT_COMPLETION_SOLICITED_WAIT_FLAG, DAT_COMPLETION_BARRIER_FENCE_FLAG,
+	};
+	int n = 0;
+
+	out[n++] = DAT_COMPLETION_DEFAULT_FLAG;
+	out[n++] = DAT_COMPLETION_SUPPRESS_FLAG;
+	for (int i = 0; i < 2; i++)
+		if (t->prov_attr.completion_flags_supported & gated[i]) {
+			out[n++] = gated[i];
+			out[n++] = gated[i] | DAT_COMPLETION_SUPPRESS_FLAG;
+		}
+	return n;
+}
+
+/*
+ * Clause: on DISCONNECTED p->a, a Request posted with each of
+ * request_flag_sets is accepted and flushed at once to the request EVD: a
+ * flushed request did not succeed, and the suppress flag hides only a
+ * successful completion (the posting pages, PARAMETERS completion_flags).
+ * post(p, cookie, flags) posts one request; cookies are base, base+1, ...
+ */
+typedef DAT_RETURN (*flag_post_fn)(struct dc_pair *p, uint64_t cookie,
+				   DAT_COMPLETION_FLAGS flags);
+static inline void assert_flushed_each_flag_at(struct dc_ctx *t, const char *file, int line,
+					       struct dc_pair *p, flag_post_fn post,
+					       uint64_t base)
+{
+	DAT_COMPLETION_FLAGS fl[REQ_FLAG_SETS];
+	int n = request_flag_sets(t, fl);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t c = base + (uint64_t)i;
+		char what[80];
+
+		dc_note(t, "completion_flags 0x%x", (unsigned)fl[i]);
+		snprintf(what, sizeof(what), "posting on DISCONNECTED with completion_flags 0x%x",
+			 (unsigned)fl[i]);
+		dc_assert_ret_at(t, file, line, what, post(p, c, fl[i]), DC_FAIL, 1,
+				 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+		dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &c, DAT_DTO_ERR_FLUSHED);
+	}
+}
+#define assert_flushed_each_flag(p, post, base) \
+	assert_flushed_each_flag_at(t, __FILE__, __LINE__, (p), (post), (base))
+
+/*
+ * The ways dat_ep_disconnect(3DAT) gives to bring a connected EP to
+ * DISCONNECTED: its own abrupt or graceful disconnect, or the peer's.
+ * disconnect_pair_by brings p->a there the given way (set-up).
+ */
+enum { DISC_OWN_ABRUPT, DISC_OWN_GRACEFUL, DISC_BY_PEER, DISC_WAYS };
+static inline const char *disc_way_name(int way)
+{
+	return way == DISC_OWN_ABRUPT ? "its own abrupt disconnect" :
+	       way == DISC_OWN_GRACEFUL ? "its own graceful disconnect" :
+					  "the peer's disconnect";
+}
+static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int line,
+					 struct dc_pair *p, int way)
+{
+	DAT_RETURN r;
+
+	if (way == DISC_BY_PEER)
+		r = dat_ep_disconnect(p->b.ep, DAT_CLOSE_ABRUPT_FLAG);
+	else
+		r = dat_ep_disconnect(p->a.ep, way == DISC_OWN_ABRUPT ? DAT_CLOSE_ABRUPT_FLAG
+								    : DAT_CLOSE_GRACEFUL_FLAG);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ep_disconnect (%s) returned %s", disc_way_name(way),
+			  dc_ret_text(r));
+	if (way == DISC_BY_PEER) {
+		/* the peer's end may reach a as DISCONNECTED or BROKEN */
+		DAT_EVENT ev;
+
+		r = dc_wait_event(t, p->a.conn_evd, -1, &ev);
+		if (r != DAT_SUCCESS ||
+		    (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
+		     ev.event_number != DAT_CONNECTION_EVENT_BROKEN))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: no DISCONNECTED or BROKEN after the peer's disconnect (%s, event 0x%x)",
+				  dc_ret_text(r), r == DAT_SUCCESS ? (unsigned)ev.event_number : 0u);
+	} else {
+		dc_expect_event_at(t, file, line, DC_UNRESOLVED, p->a.conn_evd,
+				   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	}
+	await_state_at(t, file, line, p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000, DC_UNRESOLVED);
+}
+#define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
+
+/*
+ * Set-up: UNCONNECTED reached the other way the pages give, a reset out of
+ * DISCONNECTED (dat_ep_reset(3DAT)): p connected, ended by the peer, p->a
+ * reset; its EVDs drained of what the old connection left.
+ */
+static inline void unconnected_by_reset_at(struct dc_ctx *t, const char *file, int line,
+					   struct dc_pair *p)
+{
+	disconnect_pair_by_at(t, file, line, p, DISC_BY_PEER);
+	if (dat_ep_reset(p->a.ep) != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: dat_ep_reset refused");
+	await_state_at(t, file, line, p->a.ep, DAT_EP_STATE_UNCONNECTED, 2000, DC_UNRESOLVED);
+	dc_drain(t, p->a.req_evd);
+	dc_drain(t, p->a.recv_evd);
+}
+#define unconnected_by_reset(p) unconnected_by_reset_at(t, __FILE__, __LINE__, (p))
+
 /* ---- memory ---------------------------------------------------------------------- */
 
 /* Posts one Receive of [off, off+len) of m; returns the provider's answer. */
@@ -311,6 +432,44 @@ static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
 #define prove_nothing_sent(p, roff, rcookie) \
 	prove_nothing_sent_at(t, __FILE__, __LINE__, (p), (roff), (rcookie))
 
+/*
+ * Clean-up between the iterations of a case that builds one pair per way or
+ * per value: frees every object of the pair, so a provider with few EPs or
+ * LMRs (dat_ia_query(3DAT) Max EPs / Max LMRs, no floor) still runs them all.
+ * Failures are clean-up failures, never the clause's.
+ */
+static inline void free_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	if (e->ep)
+		DC_CLEANUP(dat_ep_free(e->ep));
+	if (e->psp)
+		DC_CLEANUP(dat_psp_free(e->psp));
+	if (e->cr_evd)
+		DC_CLEANUP(dat_evd_free(e->cr_evd));
+	if (e->conn_evd)
+		DC_CLEANUP(dat_evd_free(e->conn_evd));
+	if (e->req_evd)
+		DC_CLEANUP(dat_evd_free(e->req_evd));
+	if (e->recv_evd && e->recv_evd != e->req_evd)
+		DC_CLEANUP(dat_evd_free(e->recv_evd));
+	memset(e, 0, sizeof(*e));
+}
+static inline void pair_down(struct dc_ctx *t, struct dc_pair *p)
+{
+	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
+
+	if (p->ma.lmr)
+		DC_CLEANUP(dat_lmr_free(p->ma.lmr));
+	if (p->mb.lmr)
+		DC_CLEANUP(dat_lmr_free(p->mb.lmr));
+	free_endpoint(t, &p->a);
+	free_endpoint(t, &p->b);
+	if (pza)
+		DC_CLEANUP(dat_pz_free(pza));
+	if (pzb && pzb != pza)
+		DC_CLEANUP(dat_pz_free(pzb));
+}
+
 /* ---- RDMA ---------------------------------------------------------------------- */
 
 /* A pair whose EPs take RDMA with up to 3 local segments. */
@@ -334,10 +493,87 @@ static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
 }
 #define rdma_pair(p) rdma_pair_at(t, __FILE__, __LINE__, (p), 0)
 
+/*
+ * A pair for the IOV limit cases: each EP's IOV limits as large as the IA
+ * allows (up to IOV_TRY - 1, so limit + 1 segments still fit; with `below`
+ * one less, iov_limit), except the
+ * RDMA kind `small_rdma` (a DTO_RDMA_* below), which gets 1: a provider that
+ * checks a DTO against another kind's limit then shows it.
+ */
+enum { SMALL_NONE, SMALL_READ, SMALL_WRITE };
+/* The IOV limit to ask for: the IA's (up to IOV_TRY - 1), or (below) one
+ * less, so that the EP's own limit is not the IA's: both must be kept. */
+static inline DAT_COUNT iov_limit(DAT_COUNT ia_max, bool below)
+{
+	DAT_COUNT v = dc_within_limit(IOV_TRY - 1, ia_max);
+
+	return below && v == ia_max && v > 1 ? v - 1 : v;
+}
+static inline void iov_pair_at(struct dc_ctx *t, const char *file, int line,
+			       struct dc_pair *p, int small_rdma, bool below)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+	const DAT_IA_ATTR *ia = &t->ia_attr;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_recv_iov = iov_limit(ia->max_iov_segments_per_dto, below);
+	attr.max_request_iov = iov_limit(ia->max_iov_segments_per_dto, below);
+	attr.max_rdma_read_iov = small_rdma == SMALL_READ ? 1 :
+		iov_limit(ia->max_iov_segments_per_rdma_read, below);
+	attr.max_rdma_write_iov = small_rdma == SMALL_WRITE ? 1 :
+		iov_limit(ia->max_iov_segments_per_rdma_write, below);
+	o.attr = &attr;
+	dc_pair_up_at(t, file, line, p, SUBJ_MEM, &o);
+	memset(p->ma.buf, CANARY, SUBJ_MEM);
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+}
+#define iov_pair(p, small, below) iov_pair_at(t, __FILE__, __LINE__, (p), (small), (below))
+
 /* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
 #define bind_window(p, off, len, priv)					\
 	dc_bind_rmr(t, dc_rmr(t, (p)->b.pz), &(p)->mb, (off), (len), (priv), \
 		    &(p)->b, 0xB1)
+
+/*
+ * The privilege sets of the four DAT_MEM_PRIV_* bits that lack `missing`,
+ * each registered in turn: try_priv_lmr registers 4 KiB (zeroed) in pz with
+ * priv, or returns false (with a note) when dat_lmr_create refuses that
+ * combination, which its page lets a provider do; the case then skips it.
+ */
+static inline int priv_sets_without(DAT_MEM_PRIV_FLAGS missing, DAT_MEM_PRIV_FLAGS out[16])
+{
+	static const DAT_MEM_PRIV_FLAGS bits[] = {
+		DAT_MEM_PRIV_LOCAL_READ_FLAG, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+		DAT_MEM_PRIV_REMOTE_READ_FLAG, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+	};
+	int n = 0;
+
+	for (unsigned set = 1; set < 16; set++) {
+		DAT_MEM_PRIV_FLAGS f = 0;
+
+		for (int b = 0; b < 4; b++)
+			if (set & (1u << b))
+				f |= bits[b];
+		if (!(f & missing))
+			out[n++] = f;
+	}
+	return n;
+}
+static inline bool try_priv_lmr(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+				struct dc_lmr *m)
+{
+	unsigned char *buf = dc_case_buf(t, 4096, 4096);
+	DAT_RETURN r = dc_lmr_register(t->ia, pz, buf, 4096, priv, m);
+
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "privileges 0x%x: dat_lmr_create refused (%s), combination skipped",
+			(unsigned)priv, dc_ret_text(r));
+		return false;
+	}
+	dc_note(t, "privileges 0x%x", (unsigned)priv);
+	return true;
+}
 
 /* ---- the subject: an EP brought into a state for real ---------------------------- */
 

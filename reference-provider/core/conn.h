@@ -209,6 +209,7 @@ struct ref_ep {
 	uint64_t mut_msn_skew;		/* msn-counts-rdma-writes */
 	uint64_t mut_last_cookie;	/* post-send-refuses-duplicate-cookie */
 	bool mut_last_cookie_set;
+	bool mut_was_reset;		/* post-after-reset-flushed */
 };
 
 /* ---- shared receive queue --------------------------------------------------- */

@@ -219,6 +219,20 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
 							 need, &ptr, &tp_mem);
 		}
+		if (DAT_GET_TYPE(rc) == DAT_PRIVILEGES_VIOLATION &&
+		    ref_mutant("dto-local-priv-satisfied-by-remote")) {
+			/* local read/write taken from the remote bit */
+			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
+							   REF_CTX_LMR);
+			DAT_MEM_PRIV_FLAGS rbit =
+				need == DAT_MEM_PRIV_LOCAL_READ_FLAG ?
+				DAT_MEM_PRIV_REMOTE_READ_FLAG :
+				DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
+
+			if (lmr && (lmr->priv & rbit))
+				rc = ref_mem_check_local(ia, pz, &iov[i], 0,
+							 &ptr, &tp_mem);
+		}
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
 		    op_mutant(dto->op, R_BOUNDS)) {
 			rc = DAT_SUCCESS;	/* whatever the range */
@@ -323,7 +337,8 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		if (ep && dto->op == REF_WR_BIND &&
 		    ref_mutant("rmr-bind-completion-on-recv-evd"))
 			evd = ep->recv_evd;
-		if (st == DAT_DTO_SUCCESS &&
+		if ((st == DAT_DTO_SUCCESS ||
+		     ref_mutant("dto-suppress-hides-errors")) &&
 		    (dto->flags & DAT_COMPLETION_SUPPRESS_FLAG) &&
 		    !ref_mutant("send-suppress-ignored")) {
 			ref_dto_free(dto);
@@ -471,7 +486,8 @@ void ref_ep_flush(struct ref_ep *ep)
 			ep->recv_q.prev : ep->recv_q.next, struct ref_dto, link);
 
 		ref_list_del(&dto->link);
-		ep->recv_count--;
+		if (!ref_mutant("ep-flush-recvs-still-counted"))
+			ep->recv_count--;
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
 	}
 	ep->ack_deferred = 0;

@@ -1621,6 +1621,14 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 		ep->srq = NULL;
 		ref_ep_streams_sync(ep);
 	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    ref_mutant("post-after-reset-flushed")) {
+		/* reported Unconnected, still Disconnected inside: Requests
+		 * are taken and flushed instead of refused */
+		ep->mut_was_reset = true;
+		ref_ia_release(ia);
+		return DAT_SUCCESS;
+	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 		free_peer_pdata(ep);
@@ -1645,6 +1653,8 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 /* The state dat_ep_get_status and dat_ep_query report (mutants). */
 static DAT_EP_STATE reported_state(const struct ref_ep *ep)
 {
+	if (ep->mut_was_reset && ref_mutant("post-after-reset-flushed"))
+		return DAT_EP_STATE_UNCONNECTED;
 	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
 	    ref_mutant("ep-active-pending-reported-unconnected"))
 		return DAT_EP_STATE_UNCONNECTED;

@@ -67,6 +67,21 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  .quick = true },
 	{ "send-suppress-ignored", "dat_ep_post_send.suppress_success",
 	  "successful suppressed requests still generate completions" },
+	{ "ep-flush-recvs-still-counted", "dat_ep_get_status.recv_idle",
+	  "Receives flushed by a disconnect stay counted as outstanding" },
+	{ "post-after-reset-flushed",
+	  "dat_ep_post_send.invalid_state dat_ep_post_rdma_read.invalid_state "
+	  "dat_ep_post_rdma_write.invalid_state",
+	  "dat_ep_reset reports the EP Unconnected but keeps it Disconnected inside: Requests are taken and flushed instead of refused" },
+	{ "dto-local-priv-satisfied-by-remote",
+	  "dat_ep_post_send.lmr_no_local_read dat_ep_post_rdma_write.lmr_no_local_read "
+	  "dat_ep_post_rdma_read.lmr_no_local_write dat_ep_post_recv.lmr_no_local_write",
+	  "a segment's local read/write privilege is taken from the LMR's remote read/write bit" },
+	{ "dto-suppress-hides-errors",
+	  "dat_ep_post_send.disconnected_flushed dat_ep_post_rdma_write.valid_states "
+	  "dat_ep_post_rdma_read.valid_states dat_ep_post_rdma_write.rmr_pz_mismatch "
+	  "dat_ep_post_rdma_read.rmr_pz_mismatch",
+	  "a suppressed request that completes in error (flushed) reports no completion" },
 	{ "srq-lw-never-fires", "dat_srq_set_lw.event_when_count_drops_below",
 	  "the SRQ low watermark event is never generated",
 	  .quick = true },
@@ -686,7 +701,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "dat_lmr_create.remote_only_as_granted dat_ep_post_rdma_read.rmr_no_remote_read dat_ep_post_rdma_write.rmr_no_remote_write",
 	  "remote access through an LMR's rmr_context ignores its privileges" },
 	{ "rmr-remote-priv-unchecked",
-	  "dat_rmr_bind.privileges_restrict_remote",
+	  "dat_rmr_bind.privileges_restrict_remote dat_ep_post_rdma_read.rmr_no_remote_read "
+	  "dat_ep_post_rdma_write.rmr_no_remote_write",
 	  "remote access through an RMR ignores its privileges" },
 	{ "rmr-rebind-keeps-old-range",
 	  "dat_rmr_query.fills_requested",
