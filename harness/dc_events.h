@@ -173,4 +173,26 @@ void dc_waiter_join_at(struct dc_ctx *t, const char *file, int line,
 void dc_cv_init(pthread_mutex_t *mu, pthread_cond_t *cv);
 void dc_cv_wait_until(pthread_mutex_t *mu, pthread_cond_t *cv, double until_ms);
 
+/*
+ * Clause: a waiter whose EVD went away under it (freed, its IA closed)
+ * returned DAT_ABORT; true to try the whole scenario again.  A thread seen
+ * asleep in dat_evd_wait may still sleep on the provider's own lock before
+ * it looked its handle up; the free or close then comes first, and
+ * DAT_INVALID_HANDLE is right for that call (seen once in a variant run).
+ * A provider that answers so to a waiter that did wait answers so every
+ * time: only DC_ABORT_TRIES of them in a row FAIL.
+ */
+enum { DC_ABORT_TRIES = 5 };
+
+static inline bool dc_waiter_abort_raced(struct dc_ctx *t, DAT_RETURN r, int attempt)
+{
+	if (dc_ret_is(r, DAT_INVALID_HANDLE, -1) && attempt < DC_ABORT_TRIES) {
+		dc_note(t, "attempt %d: DAT_INVALID_HANDLE, the waiter may not have reached "
+			"its EVD before it went; trying again", attempt);
+		return true;
+	}
+	DC_ASSERT_RET(r, DAT_ABORT);
+	return false;
+}
+
 #endif /* DC_EVENTS_H */
