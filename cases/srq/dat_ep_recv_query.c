@@ -8,6 +8,8 @@
  * answers with DAT_VALUE_UNKNOWN are accepted where the page allows it.
  */
 #include "srq_common.h"
+
+#include <pthread.h>
 #include "srq_hold.h"
 
 /* Clause: dat_ep_recv_query succeeds; returns (count, span). */
@@ -462,6 +464,44 @@ SRQ_CASE(dat_ep_recv_query, gap_eager_allocation,
  * about a second (at most MAX_ROUNDS): on a fast transport that is 10000
  * messages, on an emulated one (the TCG VM) as many as a second allows.
  */
+/*
+ * A second thread that queries while the case's own thread dequeues and
+ * reposts: a provider whose Consumer calls make the progress (the reference
+ * provider on sock) changes the buffers only inside those calls, so an
+ * answer built from two looks shows only when the looks race another
+ * thread's call.  It records the first bad answer; the case judges it.
+ */
+struct side_query {
+	DAT_EP_HANDLE ep;
+	DAT_COUNT limit;
+	volatile bool stop;
+	long queries;
+	DAT_RETURN bad_ret;
+	DAT_COUNT bad_n, bad_span;
+	bool bad;
+};
+
+static void *side_query_loop(void *arg)
+{
+	struct side_query *q = arg;
+
+	while (!q->stop && !q->bad) {
+		DAT_COUNT n = -12345, span = -12345;
+		DAT_RETURN r = dat_ep_recv_query(q->ep, &n, &span);
+
+		q->queries++;
+		if (r != DAT_SUCCESS ||
+		    (KNOWN(n) && KNOWN(span) && span < n) ||
+		    (KNOWN(n) && n > q->limit) || (KNOWN(span) && span > q->limit)) {
+			q->bad_ret = r;
+			q->bad_n = n;
+			q->bad_span = span;
+			q->bad = true;
+		}
+	}
+	return NULL;
+}
+
 static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
 {
 	enum { NB = 8, ROUND = 200, MAX_ROUNDS = 50, STREAM_MS = 1000 };
@@ -473,9 +513,14 @@ static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
 
 	if (t->ia_attr.max_message_size && t->ia_attr.max_message_size < big)
 		big = t->ia_attr.max_message_size;
+	struct side_query side = { .ep = l->rx.ep, .limit = NB };
+	pthread_t side_thread;
+
 	dc_lmr(t, l->pz, NB * big, DC_PRIV_LOCAL, &rb);
 	for (unsigned k = 0; k < NB; k++)
 		dc_srq_post_recv(t, l->srq, &rb, (DAT_VLEN)k * big, big, k);
+	DC_SETUP_ASSERT(pthread_create(&side_thread, NULL, side_query_loop, &side) == 0,
+			"cannot start the querying thread");
 	while (rounds < MAX_ROUNDS &&
 	       (rounds == 0 || start - dc_remaining_ms(t) < STREAM_MS)) {
 		unsigned want = got + ROUND;
@@ -513,8 +558,20 @@ static void snapshot_big_stream(struct dc_ctx *t, struct srq_link *l)
 		link_stream_done(l);
 		rounds++;
 	}
-	dc_note(t, "%u messages of %lu bytes in %u rounds, %ld queries while receiving",
-		got, (unsigned long)big, rounds, queries);
+	side.stop = true;
+	pthread_join(side_thread, NULL);
+	dc_note(t, "%u messages of %lu bytes in %u rounds, %ld queries while receiving, "
+		"%ld more from a second thread", got, (unsigned long)big, rounds, queries,
+		side.queries);
+	DC_ASSERT(!side.bad || side.bad_ret != DAT_SUCCESS || !KNOWN(side.bad_n) ||
+		  !KNOWN(side.bad_span) || side.bad_span >= side.bad_n,
+		  "a query from a second thread: span %d is below the count %d",
+		  (int)side.bad_span, (int)side.bad_n);
+	DC_ASSERT(!side.bad || side.bad_ret != DAT_SUCCESS,
+		  "a query from a second thread: count %d, span %d, with %d buffers posted",
+		  (int)side.bad_n, (int)side.bad_span, (int)NB);
+	DC_ASSERT(!side.bad, "dat_ep_recv_query from a second thread returned %s",
+		  dc_ret_text(side.bad_ret));
 }
 
 SRQ_CASE(dat_ep_recv_query, consistent_snapshot,
