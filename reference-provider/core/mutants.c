@@ -1791,7 +1791,8 @@ static const struct ref_mutant_def ref_mutants[] = {
 	  "the request reports another remote port" },
 	{ "cr-event-no-cr-handle",
 	  "dat_evd_dequeue.cr_event_carries_cr "
-	  "dat_evd_wait.cr_event_carries_cr",
+	  "dat_evd_wait.cr_event_carries_cr "
+	  "dat_evd_wait.cr_arrival_each_way dat_evd_wait.cr_arrival_provider_psp",
 	  "the connection request event carries no CR handle" },
 	{ "cr-query-mask-unchecked",
 	  "dat_cr_query.invalid_mask",
