@@ -936,6 +936,13 @@ static DAT_RETURN sock_connect(struct ref_transport *base, struct ref_ep *ep,
 	 */
 	sa_set_port(&local, 0);
 	setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+	/*
+	 * The port this connection takes (and its TIME_WAIT keeps) is no
+	 * service point: with SO_REUSEADDR here as on the listeners, a PSP or
+	 * RSP may still be created on it.  connect() prefers even ports, where
+	 * fixed qualifiers such as OFA dtest's 45248 live.
+	 */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&local, tp->addrlen) < 0) {
 		close(fd);
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);

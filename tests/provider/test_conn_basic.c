@@ -279,11 +279,52 @@ static void test_rsp_and_provider_ep(void)
 	cf_close(&b);
 }
 
+/*
+ * A PSP on the port an outgoing connection took, while that connection
+ * lives and after its active close left a TIME_WAIT: the port is not a
+ * service point, so the qualifier is free (dat_psp_create RETURN VALUES:
+ * DAT_CONN_QUAL_IN_USE is for a qualifier some SP holds).  Over sock the
+ * connection's port comes from the kernel's ephemeral range, where fixed
+ * qualifiers such as OFA dtest's 45248 live too.
+ */
+static void test_psp_on_outgoing_port(void)
+{
+	struct cf_side a, b;
+	DAT_EP_PARAM pa;
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+
+	if (cf_open(&a) || cf_open(&b))
+		return;
+	a.ep = cf_ep(&a, NULL);
+	b.ep = cf_ep(&b, NULL);
+	if (cf_connect(&a, &b))
+		goto out;
+	CF_OK(dat_ep_query(a.ep, DAT_EP_FIELD_ALL, &pa));
+	psp = DAT_HANDLE_NULL;
+	CF_OK(dat_psp_create(b.ia, pa.local_port_qual, b.cr,
+			     DAT_PSP_CONSUMER_FLAG, &psp));
+	if (psp)
+		CF_OK(dat_psp_free(psp));
+	CF_OK(dat_ep_disconnect(a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	CF_CHECK(cf_wait(a.conn, &ev) == DAT_CONNECTION_EVENT_DISCONNECTED);
+	CF_CHECK(cf_wait(b.conn, &ev) == DAT_CONNECTION_EVENT_DISCONNECTED);
+	psp = DAT_HANDLE_NULL;
+	CF_OK(dat_psp_create(b.ia, pa.local_port_qual, b.cr,
+			     DAT_PSP_CONSUMER_FLAG, &psp));
+	if (psp)
+		CF_OK(dat_psp_free(psp));
+out:
+	cf_close(&a);
+	cf_close(&b);
+}
+
 int main(void)
 {
 	test_connect_and_send();
 	test_window_violation();
 	test_reject_and_failures();
 	test_rsp_and_provider_ep();
+	test_psp_on_outgoing_port();
 	return cf_done("test_conn_basic");
 }
