@@ -62,6 +62,18 @@ MAX_TIMEOUTS = 2
 # binary's supervisor a case costs ~3 ms, through a process of its own ~19 ms.
 BATCH_SIZES = (2, 8, 32, 128)
 BATCH_MIN_TIMEOUT_S = 5.0
+# The deadline ladder: a case first runs with a short deadline (SHORT_FACTOR
+# times its baseline time, at least SHORT_FLOOR_S); a result that ran into
+# it (a TIMEOUT, or a FAIL after a wait that used up half of it) decides
+# nothing until the same case, run again with the full limit above, says the
+# same.  A mutant that makes a set-up wait never end then costs the short
+# deadline per case, not the full one.
+SHORT_FLOOR_S = 1.5
+SHORT_FACTOR = 3
+DEADLINE_BOUND = 0.5
+# A survivor's cases UNRESOLVED at the short deadline: this many run again
+# with the full limit (a FAIL there is a kill the short deadline hid).
+MAX_UNRESOLVED_RECHECKS = 2
 
 
 class GeneratedError(MutateError):
@@ -497,16 +509,43 @@ def name_words(name: str) -> set:
     return set(name.lower().split("_")) - {"ref", "dat", "daplref", "", "common"}
 
 
+class Killers:
+    """The cases that killed mutants of each function so far in this run: a
+    sibling mutant tries them first (three mutants of one condition in
+    ref_cr_deliver each ran the same 29 cases UNRESOLVED before the same
+    FAIL).  Only the order changes, never what counts as a kill."""
+
+    def __init__(self):
+        self.by_function: dict = {}
+        self.lock = threading.Lock()
+
+    def of(self, m) -> dict:
+        with self.lock:
+            return dict(self.by_function.get((m.file, m.function), {}))
+
+    def note(self, m, rec) -> None:
+        if rec.get("status") != "killed":
+            return
+        with self.lock:
+            seen = self.by_function.setdefault((m.file, m.function), {})
+            for cid in rec["killed_by"]:
+                seen[cid] = seen.get(cid, 0) + 1
+
+
 def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
-               conf: Path, timeout: float, max_cases: int | None = None) -> dict:
+               conf: Path, timeout: float, max_cases: int | None = None,
+               killers: Killers | None = None) -> dict:
     """Runs the mutant's reaching cases, those of its function's page first,
     until a FAIL or CRASH (at most max_cases of them)."""
     valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
     words = name_words(m.function)
-    # the cases of the function's own page first (ref_cr_accept: dat_cr_accept's),
-    # then by the words they share with it, each group by binary, fastest first
-    # (the cases of one binary together within a group, for the batches)
-    valid.sort(key=lambda cid: (-len(words & name_words(case_by_id[cid].page)),
+    known = killers.of(m) if killers else {}
+    # the cases that killed this function's other mutants first, then those
+    # of its own page (ref_cr_accept: dat_cr_accept's), then by the words
+    # they share with it, each group by binary, fastest first (the cases of
+    # one binary together within a group, for the batches)
+    valid.sort(key=lambda cid: (-known.get(cid, 0),
+                                -len(words & name_words(case_by_id[cid].page)),
                                 case_by_id[cid].binary, cov["cases"][cid]["duration_ms"], cid))
     rec = {"cases_reaching": len(reach), "cases_valid": len(valid), "runs": [],
            "killed_by": [], "kill_states": [], "reason": None}
@@ -518,32 +557,76 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                          "only cases that do not pass without a mutant reach it: " +
                          ", ".join(sorted(reach)[:5]))
         return rec
-    timeouts = 0
     env = {"DAT_OVERRIDE": str(conf), mutgen.ENV_VAR: m.id}
-    done = False
-    for batch in batches([case_by_id[cid] for cid in valid]):
+
+    def limits(batch):
         # a hang costs the case's own time a few times over, not the whole budget
         base_s = max(cov["cases"][c.id]["duration_ms"] for c in batch) / 1000.0
-        limit = min(timeout, max(BATCH_MIN_TIMEOUT_S if len(batch) > 1 else 10.0, 5 * base_s))
-        for c, r in zip(batch, runner.run_batch(batch, env, limit)):
-            if r is None:
-                break
-            rec["runs"].append({"id": c.id, "state": r["state"],
-                                "message": (r.get("message") or "")[:300],
-                                "duration_ms": r.get("duration_ms", 0.0)})
-            if r["state"] in KILL_STATES:
-                rec["killed_by"].append(c.id)
-                done = True
-                break
-            if r["state"] == "TIMEOUT":
-                rec["killed_by"].append(c.id)
-                timeouts += 1
-                if timeouts >= MAX_TIMEOUTS:
+        full = min(timeout, max(BATCH_MIN_TIMEOUT_S if len(batch) > 1 else 10.0, 5 * base_s))
+        return min(full, max(SHORT_FLOOR_S, SHORT_FACTOR * base_s)), full
+
+    def record(c, r, limit, full):
+        rec["runs"].append({"id": c.id, "state": r["state"],
+                            "message": (r.get("message") or "")[:300],
+                            "duration_ms": r.get("duration_ms", 0.0), "limit_s": limit,
+                            "full_s": full})
+        return rec["runs"][-1]
+
+    def bound(r, short, full):
+        return short < full and (r["state"] == "TIMEOUT" or (
+            r["state"] in ("FAIL", "UNRESOLVED") and
+            r.get("duration_ms", 0.0) >= DEADLINE_BOUND * short * 1000.0))
+
+    def again(c, run):
+        # the short deadline's result gives way to the full limit's (that of
+        # its batch: the limit a kill was decided by before the ladder)
+        run["superseded"] = True
+        r = runner.run_batch([c], env, run["full_s"])[0]
+        return record(c, r, run["full_s"], run["full_s"])
+
+    timeouts = 0
+    full_timeout_seen = False
+    done = False
+    for batch in batches([case_by_id[cid] for cid in valid]):
+        short, full = limits(batch)
+        pending = batch
+        while pending and not done:
+            results = runner.run_batch(pending, env, short)
+            for c, r in zip(pending, results):
+                if r is None:
+                    break
+                run = record(c, r, short, full)
+                if bound(r, short, full) and r["state"] != "UNRESOLVED" and \
+                        (r["state"] == "FAIL" or not full_timeout_seen):
+                    run = again(c, run)
+                if run["state"] in KILL_STATES:
                     done = True
                     break
+                if run["state"] == "TIMEOUT":
+                    full_timeout_seen = full_timeout_seen or run["limit_s"] == full
+                    timeouts += 1
+                    if timeouts >= MAX_TIMEOUTS:
+                        done = True
+                        break
+            # the cases a batch did not reach after a hang run in the next one
+            pending = [c for c, r in zip(pending, results) if r is None]
         if done:
             break
-    states = {x["state"] for x in rec["runs"]}
+    if not done:
+        # a survivor: a few of the cases that ran out of the short deadline
+        # UNRESOLVED are asked again with the full one
+        rechecks = 0
+        for run in [x for x in rec["runs"] if x["state"] == "UNRESOLVED"
+                    and not x.get("superseded")]:
+            if rechecks >= MAX_UNRESOLVED_RECHECKS or \
+                    not bound(run, run["limit_s"], run["full_s"]):
+                continue
+            rechecks += 1
+            if again(case_by_id[run["id"]], run)["state"] in KILL_STATES + ("TIMEOUT",):
+                break
+    final = [x for x in rec["runs"] if not x.get("superseded")]
+    rec["killed_by"] = [x["id"] for x in final if x["state"] in KILL_STATES + ("TIMEOUT",)]
+    states = {x["state"] for x in final}
     if any(s in KILL_STATES for s in states):
         rec["status"] = "killed"
     elif "TIMEOUT" in states and states <= {"TIMEOUT"}:
@@ -552,14 +635,13 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         rec["status"] = "killed"
     else:
         rec["status"] = "survived"
-        unresolved = [x["id"] for x in rec["runs"] if x["state"] == "UNRESOLVED"]
+        unresolved = [x["id"] for x in final if x["state"] == "UNRESOLVED"]
         # a set-up step noticed, not a check: no kill (docs/mutants.md, Classification)
-        ran = f"{len(rec['runs'])} of {rec['cases_valid']} reaching case(s)"
+        ran = f"{len(final)} of {rec['cases_valid']} reaching case(s)"
         rec["reason"] = (f"{ran} pass" if not unresolved else
                          f"noticed only by set-up steps: {len(unresolved)} case(s) UNRESOLVED "
                          f"({', '.join(unresolved[:3])}), the others of {ran} pass")
-    rec["kill_states"] = sorted({x["state"] for x in rec["runs"]
-                                 if x["id"] in rec["killed_by"]})
+    rec["kill_states"] = sorted({x["state"] for x in final if x["id"] in rec["killed_by"]})
     return rec
 
 
@@ -735,9 +817,13 @@ def cmd_generated(args, cases_dir_for) -> int:
         trusted = [m for m in todo if m.id in triage]
         todo = [m for m in todo if m.id not in triage]
 
+    killers = Killers()
+
     def one(m):
-        return m, run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
-                             args.max_cases)
+        rec = run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
+                         args.max_cases, killers)
+        killers.note(m, rec)
+        return m, rec
 
     done = 0
     for m, rec in run_pool(runner, args.jobs, one, todo):

@@ -1,0 +1,115 @@
+"""The deadline ladder of run_mutant: a case first runs with a short
+deadline; a result that ran into it decides nothing until the full limit
+says the same (a scripted runner stands in for the case binaries)."""
+from types import SimpleNamespace
+
+from datcts import mutgen_run
+
+MUTANT = SimpleNamespace(id="core/x.c:ref_x:cond-negate:1:abcdef", function="ref_x",
+                         file="core/x.c")
+
+
+def case(name, binary="b"):
+    return SimpleNamespace(id=name, page="dat_x", binary=binary, two_node=False)
+
+
+class Scripted:
+    """Answers from a script: case id -> function(limit) -> (state, ms)."""
+
+    def __init__(self, script):
+        self.script = script
+        self.calls = []
+
+    def run_batch(self, cases, env, limit):
+        out = []
+        for c in cases:
+            state, ms = self.script[c.id](limit)
+            self.calls.append((c.id, limit))
+            out.append({"state": state, "duration_ms": ms})
+            if state == "TIMEOUT":          # the binary reports nothing after a hang
+                return out + [None] * (len(cases) - len(out))
+        return out
+
+
+def run(script, names):
+    cases = {n: case(n) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+    runner = Scripted(script)
+    rec = mutgen_run.run_mutant(MUTANT, names, cov, cases, runner, "dat.conf", 60.0)
+    return rec, runner.calls
+
+
+def waits_out(limit):
+    return ("FAIL", limit * 1000.0 * 0.95)
+
+
+def test_fail_that_waited_out_the_short_deadline_is_confirmed_with_the_full_limit():
+    rec, calls = run({"a": lambda lim: ("PASS", 4.0), "b": waits_out}, ["a", "b"])
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    short, full = calls[0][1], calls[-1][1]
+    assert short == mutgen_run.SHORT_FLOOR_S and full == mutgen_run.BATCH_MIN_TIMEOUT_S
+    assert calls == [("a", short), ("b", short), ("b", full)]   # the limit of its batch
+    assert [r.get("superseded", False) for r in rec["runs"]] == [False, True, False]
+
+
+def test_slowness_the_full_limit_clears_is_no_kill():
+    # FAILs only when its deadline is short: a slow case, not a defect
+    slow = {"a": lambda lim: ("FAIL", lim * 1000.0 * 0.9) if lim < 5 else ("PASS", 3000.0)}
+    rec, calls = run(slow, ["a"])
+    assert calls == [("a", mutgen_run.SHORT_FLOOR_S), ("a", 10.0)]   # alone: 10 s
+    assert rec["status"] == "survived" and rec["killed_by"] == []
+
+
+def test_a_quick_fail_is_a_kill_at_once():
+    rec, calls = run({"a": lambda lim: ("FAIL", 3.0)}, ["a"])
+    assert rec["status"] == "killed" and calls == [("a", mutgen_run.SHORT_FLOOR_S)]
+
+
+def test_a_hang_is_confirmed_once_with_the_full_limit_then_given_up():
+    hang = lambda lim: ("TIMEOUT", lim * 1000.0)   # noqa: E731
+    rec, calls = run({n: hang for n in "abc"}, ["a", "b", "c"])
+    assert rec["status"] == "timed-out"
+    # a at the short deadline, again with the full limit, then b short: given up
+    assert [c for c, _ in calls] == ["a", "a", "b"]
+    assert calls[1][1] == mutgen_run.BATCH_MIN_TIMEOUT_S and calls[2][1] == mutgen_run.SHORT_FLOOR_S
+
+
+def test_cases_after_a_hang_in_a_batch_still_run():
+    hang_short = lambda lim: ("TIMEOUT", lim * 1000.0) if lim < 5 else ("PASS", 5.0)  # noqa
+    rec, calls = run({"a": hang_short, "b": lambda lim: ("FAIL", 2.0)}, ["a", "b"])
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    assert [c for c, _ in calls] == ["a", "a", "b"]
+
+
+def test_a_survivors_unresolved_at_the_short_deadline_is_asked_again():
+    unres = lambda lim: ("UNRESOLVED", lim * 1000.0 * 0.9) if lim < 5 else ("FAIL", 6000.0)  # noqa
+    rec, calls = run({"a": lambda lim: ("PASS", 4.0), "b": unres}, ["a", "b"])
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    assert calls[-1] == ("b", mutgen_run.BATCH_MIN_TIMEOUT_S)
+
+
+def test_a_quick_unresolved_is_not_asked_again():
+    rec, calls = run({"a": lambda lim: ("UNRESOLVED", 3.0)}, ["a"])
+    assert rec["status"] == "survived" and len(calls) == 1
+    assert "UNRESOLVED" in rec["reason"]
+
+
+def test_a_functions_killers_go_first_for_its_next_mutants():
+    names = ["a", "b", "c"]
+    cases = {n: case(n) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+    script = {"a": lambda lim: ("PASS", 4.0), "b": lambda lim: ("PASS", 4.0),
+              "c": lambda lim: ("FAIL", 3.0)}
+    killers = mutgen_run.Killers()
+    first = Scripted(script)
+    rec = mutgen_run.run_mutant(MUTANT, names, cov, cases, first, "dat.conf", 60.0,
+                                killers=killers)
+    killers.note(MUTANT, rec)
+    assert rec["killed_by"] == ["c"] and [c for c, _ in first.calls] == ["a", "b", "c"]
+    sibling = SimpleNamespace(id="core/x.c:ref_x:eq-swap:1:012345", function="ref_x",
+                              file="core/x.c")
+    second = Scripted(script)
+    rec = mutgen_run.run_mutant(sibling, names, cov, cases, second, "dat.conf", 60.0,
+                                killers=killers)
+    assert rec["status"] == "killed" and second.calls[0][0] == "c"
+    assert [r["id"] for r in rec["runs"]] == ["c"]
