@@ -871,6 +871,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                    (r.get("triage") or {}).get("kind") in ("equivalent", "unspecified"))
     total_score = score(counts, excluded)
     untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
+    unreached = [r["id"] for r in results if r["status"] == "not-reached" and not r.get("triage")]
     doc = {
         "schema": SCHEMA,
         "run": {"argv": sys.argv, "build_dir": str(build_dir), "source_dir": str(root),
@@ -885,10 +886,12 @@ def cmd_generated(args, cases_dir_for) -> int:
                 "triage_file": str(triage_path)},
         "summary": {"generated": sum(map(len, generated.values())), "selected": len(selected),
                     **counts, "excluded_by_triage": excluded, "score": total_score,
-                    "untriaged_survivors": len(untriaged), "stale_triages": len(stale)},
+                    "untriaged_survivors": len(untriaged),
+                    "untriaged_not_reached": len(unreached), "stale_triages": len(stale)},
         "files": summarise(results),
         "stale_triages": stale,
         "untriaged_survivors": untriaged,
+        "untriaged_not_reached": unreached,
         "mutants": results,
     }
     tmp = out / "generated-mutants.json.tmp"
@@ -912,7 +915,9 @@ def text_summary(doc: dict) -> str:
              f"  {run['elapsed_s']} s in all: coverage {run['coverage_s']} s, build "
              f"{run['build_s']} s, mutants {run['mutant_runs_s']} s; {run['case_runs']} case runs"
              + (f"; {run['not_rerun']} triaged survivor(s) counted as triaged, not re-run"
-                if run.get("not_rerun") else "")]
+                if run.get("not_rerun") else ""),
+             f"  untriaged: {s['untriaged_survivors']} survivor(s), "
+             f"{s.get('untriaged_not_reached', 0)} not reached"]
     for rel, f in sorted(doc["files"].items()):
         c = f["counts"]
         lines.append(f"  {rel}: {sum(c.values())} mutants, {c['killed']} killed, "
