@@ -623,6 +623,24 @@ static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	DC_SETUP(dat_lmr_free(m.lmr));
 }
 
+/*
+ * A Receive posted on @e's unconnected EP and left there for the close:
+ * the provider's record of a DTO still queued when its EP goes.  A
+ * provider that refuses the post has nothing queued, and the measure holds
+ * as well.
+ */
+static void post_recv_left(struct dc_ctx *t, DAT_IA_HANDLE ia, struct xend *e, void *buf)
+{
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	DC_SETUP(dc_lmr_register(ia, e->pz, buf, 64, DC_PRIV_LOCAL, &m));
+	iov.lmr_context = m.lmr_context;
+	iov.virtual_address = (DAT_VADDR)(uintptr_t)buf;
+	iov.segment_length = 64;
+	(void)dat_ep_post_recv(e->ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
@@ -660,6 +678,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	/* an RSP on b's EP; LMR, RMR, SRQ */
 	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr);
 	DC_SETUP(dat_rsp_free(rsp));
+	post_recv_left(t, ia, &b, buf);
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
 	DC_SETUP(dat_ep_free(a.ep));
@@ -667,8 +686,9 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_evd_free(a.conn));
 	DC_SETUP(dat_pz_free(a.pz));
 	DC_SETUP(dat_psp_free(b.psp));
-	/* left to the close: b's PZ, EVDs and EP, a PSP with a pending
-	 * request from c, a CNO with an EVD, LMR, RMR and SRQ */
+	/* left to the close: b's PZ, EVDs and EP (with a Receive posted), a
+	 * PSP with a pending request from c, a CNO with an EVD, LMR, RMR and
+	 * SRQ */
 	xlisten(&b);
 	xend_make(ia, &c);
 	DC_SETUP(dat_ep_connect(c.ep, addr, b.qual, (DAT_TIMEOUT)dc_remaining_ms(t) * 1000u,
