@@ -641,6 +641,45 @@ static void post_recv_left(struct dc_ctx *t, DAT_IA_HANDLE ia, struct xend *e, v
 	(void)dat_ep_post_recv(e->ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/*
+ * Data transfer over a connection of the instance, left established for
+ * the close: Sends completed with and without an event (the suppressed one
+ * is followed by one that is waited for, so it has completed too), a Send
+ * and a Receive refused at the post.  The provider's records of DTOs done,
+ * refused or cached.  @buf: 256 bytes, both ends' memory.
+ */
+static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
+{
+	struct xend d, e;
+	struct dc_lmr md, me;
+	DAT_LMR_TRIPLET snd, rcv, bad;
+	DAT_RETURN suppressed;
+
+	xend_make(ia, &d);
+	xend_make(ia, &e);
+	xconnect(&d, &e);
+	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DC_PRIV_LOCAL, &md));
+	DC_SETUP(dc_lmr_register(ia, e.pz, buf + 128, 64, DC_PRIV_LOCAL, &me));
+	snd = (DAT_LMR_TRIPLET){ md.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 16 };
+	rcv = (DAT_LMR_TRIPLET){ me.lmr_context, 0, (DAT_VADDR)(uintptr_t)(buf + 128), 64 };
+	for (int i = 1; i <= 3; i++)
+		DC_SETUP(dat_ep_post_recv(e.ep, 1, &rcv, dc_cookie(i), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(d.ep, 1, &snd, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	suppressed = dat_ep_post_send(d.ep, 1, &snd, dc_cookie(2), DAT_COMPLETION_SUPPRESS_FLAG);
+	DC_SETUP(dat_ep_post_send(d.ep, 1, &snd, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG));
+	dc_await_dto(t, d.dto, 1);
+	dc_await_dto(t, d.dto, 3);
+	for (int i = 1; i <= (suppressed == DAT_SUCCESS ? 3 : 2); i++)
+		dc_await_dto(t, e.dto, i);
+	/* longer than the LMR: refused (what with does not matter here) */
+	bad = snd;
+	bad.segment_length = 4096;
+	(void)dat_ep_post_send(d.ep, 1, &bad, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG);
+	bad = rcv;
+	bad.segment_length = 4096;
+	(void)dat_ep_post_recv(e.ep, 1, &bad, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
@@ -679,6 +718,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr);
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
+	dto_traffic(t, ia, buf);
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
 	DC_SETUP(dat_ep_free(a.ep));
