@@ -612,7 +612,13 @@ static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (t->prov_attr.srq_supported) {
 		DAT_SRQ_ATTR a = { .max_recv_dtos = 4, .max_recv_iov = 1 };
 
+		DAT_LMR_TRIPLET iov = { m.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 64 };
+
 		DC_SETUP(dat_srq_create(ia, pz, &a, &srq));
+		/* a buffer left posted on it, and one refused (outside the LMR) */
+		DC_SETUP(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
+		iov.segment_length = len + 4096;
+		(void)dat_srq_post_recv(srq, 1, &iov, dc_cookie(2));
 	}
 	if (!free_them)
 		return;
@@ -689,6 +695,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DAT_EVD_HANDLE evd, got;
 	DAT_PZ_HANDLE pz;
 	DAT_RSP_HANDLE rsp;
+	DAT_PSP_HANDLE refused_psp;
 	DAT_EVENT ev;
 	DAT_COUNT n;
 	char pdata[16] = "datcts no_leaks";
@@ -714,7 +721,10 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	await_on_at(t, __FILE__, __LINE__, b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
 	await_on_at(t, __FILE__, __LINE__, a.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
-	/* an RSP on b's EP; LMR, RMR, SRQ */
+	/* an RSP on b's EP (and a PSP and an RSP refused on a qualifier in
+	 * use); LMR, RMR, SRQ */
+	(void)dat_psp_create(ia, b.qual, b.cr, DAT_PSP_CONSUMER_FLAG, &refused_psp);
+	(void)dat_rsp_create(ia, b.qual, b.ep, b.cr, &rsp);
 	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr);
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
