@@ -686,6 +686,26 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 	(void)dat_ep_post_recv(e.ep, 1, &bad, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/*
+ * The request @cr, with its private data, handed off to a second PSP of
+ * the instance and rejected there; rejected where it is when the provider
+ * refuses the handoff.
+ */
+static void reject_after_handoff(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_CR_HANDLE cr)
+{
+	DAT_EVD_HANDLE cr2 = evd_on(ia, 8, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL q2 = 0;
+	DAT_PSP_HANDLE psp2;
+	DAT_EVENT ev;
+
+	DC_SETUP(dat_psp_create_any(ia, &q2, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
+	if (dat_cr_handoff(cr, q2) == DAT_SUCCESS) {
+		await_on_at(t, __FILE__, __LINE__, cr2, DAT_CONNECTION_REQUEST_EVENT, &ev);
+		cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	}
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
+}
+
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
@@ -698,7 +718,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DAT_PSP_HANDLE refused_psp;
 	DAT_EVENT ev;
 	DAT_COUNT n;
-	char pdata[16] = "datcts no_leaks";
+	char pdata[64] = "datcts no_leaks";
 
 	/* created and freed: PZ, CNO and EVD (each after a timed-out wait) */
 	pz = pz_on(ia);
@@ -709,7 +729,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	(void)dat_evd_wait(evd, 1, 1, &ev, &n);
 	DC_SETUP(dat_evd_free(evd));
 	DC_SETUP(dat_cno_free(cno));
-	/* a connection request over the instance's own address, with 16
+	/* a connection request over the instance's own address, with 64
 	 * bytes of private data (dat_ia_query(3DAT): at least 64 allowed),
 	 * rejected */
 	xend_make(ia, &a);
@@ -719,7 +739,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 				sizeof(pdata), pdata, DAT_QOS_BEST_EFFORT,
 				DAT_CONNECT_DEFAULT_FLAG));
 	await_on_at(t, __FILE__, __LINE__, b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
-	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
+	reject_after_handoff(t, ia, ev.event_data.cr_arrival_event_data.cr_handle);
 	await_on_at(t, __FILE__, __LINE__, a.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
 	/* an RSP on b's EP (and a PSP and an RSP refused on a qualifier in
 	 * use); LMR, RMR, SRQ */
