@@ -612,7 +612,13 @@ static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (t->prov_attr.srq_supported) {
 		DAT_SRQ_ATTR a = { .max_recv_dtos = 4, .max_recv_iov = 1 };
 
+		DAT_LMR_TRIPLET iov = { m.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 64 };
+
 		DC_SETUP(dat_srq_create(ia, pz, &a, &srq));
+		/* a buffer left posted on it, and one refused (outside the LMR) */
+		DC_SETUP(dat_srq_post_recv(srq, 1, &iov, dc_cookie(1)));
+		iov.segment_length = len + 4096;
+		(void)dat_srq_post_recv(srq, 1, &iov, dc_cookie(2));
 	}
 	if (!free_them)
 		return;
@@ -621,6 +627,83 @@ static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (rmr)
 		DC_SETUP(dat_rmr_free(rmr));
 	DC_SETUP(dat_lmr_free(m.lmr));
+}
+
+/*
+ * A Receive posted on @e's unconnected EP and left there for the close:
+ * the provider's record of a DTO still queued when its EP goes.  A
+ * provider that refuses the post has nothing queued, and the measure holds
+ * as well.
+ */
+static void post_recv_left(struct dc_ctx *t, DAT_IA_HANDLE ia, struct xend *e, void *buf)
+{
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	DC_SETUP(dc_lmr_register(ia, e->pz, buf, 64, DC_PRIV_LOCAL, &m));
+	iov.lmr_context = m.lmr_context;
+	iov.virtual_address = (DAT_VADDR)(uintptr_t)buf;
+	iov.segment_length = 64;
+	(void)dat_ep_post_recv(e->ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/*
+ * Data transfer over a connection of the instance, left established for
+ * the close: Sends completed with and without an event (the suppressed one
+ * is followed by one that is waited for, so it has completed too), a Send
+ * and a Receive refused at the post.  The provider's records of DTOs done,
+ * refused or cached.  @buf: 256 bytes, both ends' memory.
+ */
+static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
+{
+	struct xend d, e;
+	struct dc_lmr md, me;
+	DAT_LMR_TRIPLET snd, rcv, bad;
+	DAT_RETURN suppressed;
+
+	xend_make(ia, &d);
+	xend_make(ia, &e);
+	xconnect(&d, &e);
+	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DC_PRIV_LOCAL, &md));
+	DC_SETUP(dc_lmr_register(ia, e.pz, buf + 128, 64, DC_PRIV_LOCAL, &me));
+	snd = (DAT_LMR_TRIPLET){ md.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 16 };
+	rcv = (DAT_LMR_TRIPLET){ me.lmr_context, 0, (DAT_VADDR)(uintptr_t)(buf + 128), 64 };
+	for (int i = 1; i <= 3; i++)
+		DC_SETUP(dat_ep_post_recv(e.ep, 1, &rcv, dc_cookie(i), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(d.ep, 1, &snd, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	suppressed = dat_ep_post_send(d.ep, 1, &snd, dc_cookie(2), DAT_COMPLETION_SUPPRESS_FLAG);
+	DC_SETUP(dat_ep_post_send(d.ep, 1, &snd, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG));
+	dc_await_dto(t, d.dto, 1);
+	dc_await_dto(t, d.dto, 3);
+	for (int i = 1; i <= (suppressed == DAT_SUCCESS ? 3 : 2); i++)
+		dc_await_dto(t, e.dto, i);
+	/* longer than the LMR: refused (what with does not matter here) */
+	bad = snd;
+	bad.segment_length = 4096;
+	(void)dat_ep_post_send(d.ep, 1, &bad, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG);
+	bad = rcv;
+	bad.segment_length = 4096;
+	(void)dat_ep_post_recv(e.ep, 1, &bad, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/*
+ * The request @cr, with its private data, handed off to a second PSP of
+ * the instance and rejected there; rejected where it is when the provider
+ * refuses the handoff.
+ */
+static void reject_after_handoff(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_CR_HANDLE cr)
+{
+	DAT_EVD_HANDLE cr2 = evd_on(ia, 8, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL q2 = 0;
+	DAT_PSP_HANDLE psp2;
+	DAT_EVENT ev;
+
+	DC_SETUP(dat_psp_create_any(ia, &q2, cr2, DAT_PSP_CONSUMER_FLAG, &psp2));
+	if (dat_cr_handoff(cr, q2) == DAT_SUCCESS) {
+		await_on_at(t, __FILE__, __LINE__, cr2, DAT_CONNECTION_REQUEST_EVENT, &ev);
+		cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	}
+	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 }
 
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
@@ -632,9 +715,10 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DAT_EVD_HANDLE evd, got;
 	DAT_PZ_HANDLE pz;
 	DAT_RSP_HANDLE rsp;
+	DAT_PSP_HANDLE refused_psp;
 	DAT_EVENT ev;
 	DAT_COUNT n;
-	char pdata[16] = "datcts no_leaks";
+	char pdata[64] = "datcts no_leaks";
 
 	/* created and freed: PZ, CNO and EVD (each after a timed-out wait) */
 	pz = pz_on(ia);
@@ -645,7 +729,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	(void)dat_evd_wait(evd, 1, 1, &ev, &n);
 	DC_SETUP(dat_evd_free(evd));
 	DC_SETUP(dat_cno_free(cno));
-	/* a connection request over the instance's own address, with 16
+	/* a connection request over the instance's own address, with 64
 	 * bytes of private data (dat_ia_query(3DAT): at least 64 allowed),
 	 * rejected */
 	xend_make(ia, &a);
@@ -655,11 +739,16 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 				sizeof(pdata), pdata, DAT_QOS_BEST_EFFORT,
 				DAT_CONNECT_DEFAULT_FLAG));
 	await_on_at(t, __FILE__, __LINE__, b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
-	DC_SETUP(dc_dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0, NULL));
+	reject_after_handoff(t, ia, ev.event_data.cr_arrival_event_data.cr_handle);
 	await_on_at(t, __FILE__, __LINE__, a.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
-	/* an RSP on b's EP; LMR, RMR, SRQ */
+	/* an RSP on b's EP (and a PSP and an RSP refused on a qualifier in
+	 * use); LMR, RMR, SRQ */
+	(void)dat_psp_create(ia, b.qual, b.cr, DAT_PSP_CONSUMER_FLAG, &refused_psp);
+	(void)dat_rsp_create(ia, b.qual, b.ep, b.cr, &rsp);
 	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr);
 	DC_SETUP(dat_rsp_free(rsp));
+	post_recv_left(t, ia, &b, buf);
+	dto_traffic(t, ia, buf);
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
 	DC_SETUP(dat_ep_free(a.ep));
@@ -667,8 +756,9 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_evd_free(a.conn));
 	DC_SETUP(dat_pz_free(a.pz));
 	DC_SETUP(dat_psp_free(b.psp));
-	/* left to the close: b's PZ, EVDs and EP, a PSP with a pending
-	 * request from c, a CNO with an EVD, LMR, RMR and SRQ */
+	/* left to the close: b's PZ, EVDs and EP (with a Receive posted), a
+	 * PSP with a pending request from c, a CNO with an EVD, LMR, RMR and
+	 * SRQ */
 	xlisten(&b);
 	xend_make(ia, &c);
 	DC_SETUP(dat_ep_connect(c.ep, addr, b.qual, (DAT_TIMEOUT)dc_remaining_ms(t) * 1000u,

@@ -125,8 +125,14 @@ DC_CASE(dat_lmr_free, stale_handle_fails,
 				 3, LMR);
 }
 
-DC_CASE(dat_lmr_free, local_use_after_free_fails,
-	.summary = "a Send with a freed lmr_context fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); nothing is sent")
+/*
+ * A Send naming a freed LMR: refused with a protection violation at the
+ * post, or completed with DAT_DTO_ERR_LOCAL_PROTECTION, nothing sent.
+ * @freed_last: the freed LMR is the newest the IA registered rather than
+ * the oldest (a provider that tells freed contexts from invented ones by
+ * their age must get both ends right).
+ */
+static void send_from_freed_lmr(struct dc_ctx *t, bool freed_last)
 {
 	struct dc_pair p;
 	struct dc_lmr src, dst, good;
@@ -135,9 +141,12 @@ DC_CASE(dat_lmr_free, local_use_after_free_fails,
 	DAT_RETURN r;
 
 	dc_pair_up(t, &p, 0, NULL);
-	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	if (!freed_last)
+		dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &good);
 	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	if (freed_last)
+		dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
 	dc_fill(src.buf, 256, 1);
 	dc_fill(good.buf, 256, 50);
 	iov = dc_iov(&src, 0, 256);
@@ -155,6 +164,19 @@ DC_CASE(dat_lmr_free, local_use_after_free_fails,
 	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
 	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
 	DC_ASSERT((dc_first_not(dst.buf, 256, 0) < 0), "bytes of the freed LMR reached the peer");
+}
+
+DC_CASE(dat_lmr_free, local_use_after_free_fails,
+	.summary = "a Send with a freed lmr_context fails (PROTECTION_VIOLATION or LOCAL_PROTECTION); nothing is sent")
+{
+	send_from_freed_lmr(t, false);
+}
+
+DC_CASE(dat_lmr_free, local_use_after_free_newest,
+	.clauses = "dat_lmr_free.local_use_after_free_fails",
+	.summary = "the same when the freed LMR is the newest the IA registered")
+{
+	send_from_freed_lmr(t, true);
 }
 
 DC_CASE(dat_lmr_free, remote_use_after_free_fails,
