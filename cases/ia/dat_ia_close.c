@@ -648,6 +648,29 @@ static void post_recv_left(struct dc_ctx *t, DAT_IA_HANDLE ia, struct xend *e, v
 }
 
 /*
+ * An RMR of @e's PZ bound twice over @iov (the second bind replaces the
+ * first) and left bound for the close, where the IA has RMRs and the
+ * provider binds them.
+ */
+static void rebind_left(struct dc_ctx *t, struct xend *e, const struct dc_lmr *m,
+			const DAT_LMR_TRIPLET *iov)
+{
+	DAT_RMR_HANDLE rmr;
+	DAT_RMR_CONTEXT ctx;
+
+	if (t->ia_attr.max_rmrs <= 0)
+		return;
+	DC_SETUP(dat_rmr_create(e->pz, &rmr));
+	for (int i = 0; i < 2; i++) {
+		if (dc_dat_rmr_bind(rmr, m->lmr, iov, DAT_MEM_PRIV_REMOTE_READ_FLAG, e->ep,
+				    dc_cookie(10 + i), DAT_COMPLETION_DEFAULT_FLAG,
+				    &ctx) != DAT_SUCCESS)
+			return;
+		await_on_at(t, __FILE__, __LINE__, e->dto, DAT_RMR_BIND_COMPLETION_EVENT, NULL);
+	}
+}
+
+/*
  * Data transfer over a connection of the instance, left established for
  * the close: Sends completed with and without an event (the suppressed one
  * is followed by one that is waited for, so it has completed too), a Send
@@ -664,7 +687,7 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 	xend_make(ia, &d);
 	xend_make(ia, &e);
 	xconnect(&d, &e);
-	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DC_PRIV_LOCAL, &md));
+	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DAT_MEM_PRIV_ALL_FLAG, &md));
 	DC_SETUP(dc_lmr_register(ia, e.pz, buf + 128, 64, DC_PRIV_LOCAL, &me));
 	snd = (DAT_LMR_TRIPLET){ md.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 16 };
 	rcv = (DAT_LMR_TRIPLET){ me.lmr_context, 0, (DAT_VADDR)(uintptr_t)(buf + 128), 64 };
@@ -684,6 +707,7 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 	bad = rcv;
 	bad.segment_length = 4096;
 	(void)dat_ep_post_recv(e.ep, 1, &bad, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG);
+	rebind_left(t, &d, &md, &snd);
 }
 
 /*
