@@ -32,25 +32,51 @@ DC_CASE(dat_evd_resize, resizes,
 	expect_room(t, evd, 8);
 }
 
+/* The clause's own resize: only a lack of resources may refuse it. */
+static void resize_keeping(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT qlen)
+{
+	DAT_RETURN r = dat_evd_resize(evd, qlen);
+
+	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
+		DC_ASSERT_SUCCESS(r);
+	DC_SETUP(r);
+}
+
 DC_CASE(dat_evd_resize, keeps_events,
 	.summary = "5 queued events survive resizes to 64 and back to exactly 5, in order")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	DAT_RETURN r;
 
 	post_n(evd, 1, 5);
 	/* the resizes are the clause's own calls: only a lack of resources
 	 * (RETURN VALUES) may refuse them; exactly the queued count is not
 	 * fewer entries than are queued (DESCRIPTION), so no DAT_INVALID_STATE */
-	r = dat_evd_resize(evd, 64);
-	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
-		DC_ASSERT_SUCCESS(r);
-	DC_SETUP(r);
-	r = dat_evd_resize(evd, 5);
-	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
-		DC_ASSERT_SUCCESS(r);
-	DC_SETUP(r);
+	resize_keeping(t, evd, 64);
+	resize_keeping(t, evd, 5);
 	EXPECT_SW_N(evd, 1, 5);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+/*
+ * The same with a queue whose oldest event is no longer where the first
+ * was posted: events have been taken and new ones posted after them, past
+ * the end of the EVD's length (however the provider stores them).
+ */
+DC_CASE(dat_evd_resize, keeps_events_after_dequeues,
+	.clauses = "dat_evd_resize.keeps_events",
+	.summary = "a full queue, 3 taken, 2 more posted: the queued events survive resizes up and back to their count, in order")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT q = DC_EVD_PARAM(evd).evd_qlen;
+
+	DC_SETUP_ASSERT(q >= 4 && q <= 4096,
+			"the provider made an 8-entry EVD %d entries long", (int)q);
+	post_n(evd, 0, q);
+	EXPECT_SW_N(evd, 0, 3);
+	post_n(evd, q, 2);		/* q - 1 queued: TAG(3) .. TAG(q + 1) */
+	resize_keeping(t, evd, 2 * q + 8);
+	resize_keeping(t, evd, q - 1);
+	EXPECT_SW_N(evd, 3, q - 1);
 	DC_ASSERT_NO_EVENT(evd);
 }
 
