@@ -202,10 +202,11 @@ DC_CASE(dat_evd_create, invalid_cno_handle,
 }
 
 DC_CASE(dat_evd_create, invalid_qlen,
-	.summary = "evd_min_qlen 0 or -1 gives DAT_INVALID_PARAMETER")
+	.summary = "evd_min_qlen 0 or -1 gives DAT_INVALID_PARAMETER; 1 itself is accepted and holds an event")
 {
 	static const DAT_COUNT bad[] = { 0, -1 };
 	DAT_EVD_HANDLE evd;
+	DAT_EVENT ev = sw_event(TAG(1));
 	DAT_RETURN r;
 
 	for (unsigned int i = 0; i < 2; i++) {
@@ -215,6 +216,15 @@ DC_CASE(dat_evd_create, invalid_qlen,
 		note_ret(t, bad[i] ? "dat_evd_create(qlen -1)" : "dat_evd_create(qlen 0)", r);
 		DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
 	}
+	/* the boundary: only a length below one is invalid, so one is a
+	 * queue of one event (dat_evd_resize(3DAT) PARAMETERS) */
+	evd = DAT_HANDLE_NULL;
+	r = dat_evd_create(t->ia, 1, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd);
+	DC_ASSERT(r == DAT_SUCCESS, "dat_evd_create(qlen 1) returned %s", dc_ret_text(r));
+	DC_ASSERT_GE(DC_EVD_PARAM(evd).evd_qlen, 1);
+	/* collateral: dat_evd_resize(3DAT) PARAMETERS: a queue of one holds one event */
+	DC_ASSERT_SUCCESS(dat_evd_post_se(evd, &ev));
+	EXPECT_SW(evd, TAG(1));
 }
 
 DC_CASE(dat_evd_create, qlen_above_max,

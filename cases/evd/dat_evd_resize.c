@@ -22,7 +22,7 @@ static void expect_room(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT want)
 }
 
 DC_CASE(dat_evd_resize, resizes,
-	.summary = "resize 4 -> 32 -> 8: each time the queue takes at least the new length")
+	.summary = "resize 4 -> 32 -> 8 -> 1: each time the queue takes at least the new length")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
 
@@ -30,27 +30,57 @@ DC_CASE(dat_evd_resize, resizes,
 	expect_room(t, evd, 32);
 	DC_ASSERT_SUCCESS(dat_evd_resize(evd, 8));
 	expect_room(t, evd, 8);
+	/* the lowest length there is: a queue of one event (PARAMETERS; only
+	 * a length below one is invalid) */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_evd_resize(evd, 1));
+	expect_room(t, evd, 1);
+}
+
+/* The clause's own resize: only a lack of resources may refuse it. */
+static void resize_keeping(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT qlen)
+{
+	DAT_RETURN r = dat_evd_resize(evd, qlen);
+
+	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
+		DC_ASSERT_SUCCESS(r);
+	DC_SETUP(r);
 }
 
 DC_CASE(dat_evd_resize, keeps_events,
 	.summary = "5 queued events survive resizes to 64 and back to exactly 5, in order")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
-	DAT_RETURN r;
 
 	post_n(evd, 1, 5);
 	/* the resizes are the clause's own calls: only a lack of resources
 	 * (RETURN VALUES) may refuse them; exactly the queued count is not
 	 * fewer entries than are queued (DESCRIPTION), so no DAT_INVALID_STATE */
-	r = dat_evd_resize(evd, 64);
-	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
-		DC_ASSERT_SUCCESS(r);
-	DC_SETUP(r);
-	r = dat_evd_resize(evd, 5);
-	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
-		DC_ASSERT_SUCCESS(r);
-	DC_SETUP(r);
+	resize_keeping(t, evd, 64);
+	resize_keeping(t, evd, 5);
 	EXPECT_SW_N(evd, 1, 5);
+	DC_ASSERT_NO_EVENT(evd);
+}
+
+/*
+ * The same with a queue whose oldest event is no longer where the first
+ * was posted: events have been taken and new ones posted after them, past
+ * the end of the EVD's length (however the provider stores them).
+ */
+DC_CASE(dat_evd_resize, keeps_events_after_dequeues,
+	.clauses = "dat_evd_resize.keeps_events",
+	.summary = "a full queue, 3 taken, 2 more posted: the queued events survive resizes up and back to their count, in order")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT q = DC_EVD_PARAM(evd).evd_qlen;
+
+	DC_SETUP_ASSERT(q >= 4 && q <= 4096,
+			"the provider made an 8-entry EVD %d entries long", (int)q);
+	post_n(evd, 0, q);
+	EXPECT_SW_N(evd, 0, 3);
+	post_n(evd, q, 2);		/* q - 1 queued: TAG(3) .. TAG(q + 1) */
+	resize_keeping(t, evd, 2 * q + 8);
+	resize_keeping(t, evd, q - 1);
+	EXPECT_SW_N(evd, 3, q - 1);
 	DC_ASSERT_NO_EVENT(evd);
 }
 
@@ -123,10 +153,11 @@ DC_CASE(dat_evd_resize, invalid_qlen,
 }
 
 DC_CASE(dat_evd_resize, above_max,
-	.summary = "resize to max_evd_qlen + 1 is refused and changes nothing")
+	.summary = "resize to max_evd_qlen + 1 is refused and changes nothing; max_evd_qlen itself is no invalid length")
 {
 	DAT_COUNT max = t->ia_attr.max_evd_qlen;
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_RETURN r;
 
 	DC_SETUP_ASSERT(max > 0 && max < 0x7fffffff,
 			"max_evd_qlen %d leaves no larger DAT_COUNT to try", (int)max);
@@ -134,6 +165,19 @@ DC_CASE(dat_evd_resize, above_max,
 	expect_refused(t, evd, max + 1, DAT_INSUFFICIENT_RESOURCES);
 	EXPECT_SW_N(evd, 0, 2);
 	DC_ASSERT_NO_EVENT(evd);
+	/* the boundary: the IA's largest queue (dat_ia_query(3DAT)) is a
+	 * length it supports; only resources may stand in its way */
+	if (max > (1 << 20)) {
+		dc_note(t, "max_evd_qlen %d: resizing to it was skipped (memory)", (int)max);
+		return;
+	}
+	r = dat_evd_resize(evd, max);
+	note_ret(t, "dat_evd_resize(max_evd_qlen)", r);
+	DC_ASSERT(r == DAT_SUCCESS || dc_ret_is(r, DAT_INSUFFICIENT_RESOURCES, DC_ANY_SUBTYPE),
+		  "dat_evd_resize(max_evd_qlen = %d) returned %s, expected DAT_SUCCESS or DAT_INSUFFICIENT_RESOURCES",
+		  (int)max, dc_ret_text(r));
+	if (r == DAT_SUCCESS)
+		DC_ASSERT_GE(DC_EVD_PARAM(evd).evd_qlen, max);
 }
 
 DC_CASE(dat_evd_resize, invalid_handle,

@@ -105,17 +105,36 @@ SRQ_CASE(dat_srq_resize, below_outstanding_unreaped,
 
 	link_up(&l, &o);
 	post_slots(l.srq, &l.rbuf, 0, 4);
-	for (unsigned i = 0; i < 3; i++)
-		link_send(&l, i, 64);
-	link_sent(&l, 3);
-	/* wait for the arrivals without dequeuing their completions */
-	if (!srq_await_available(l.srq, 1))
-		dc_note(t, "arrivals not observable through available_dto_count; the buffers are outstanding either way");
+	link_arrive_unreaped(&l, 3, 1);
 	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED_EXCEPT(&s, "available_dto_count");
 	expect_in_send_order(t, &l, 0, 3);	/* reap them */
 	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 3));
+}
+
+/*
+ * The other way a completion leaves the recv EVD: with the EVD itself.
+ * Once the EP is freed and then its recv EVD, the buffers whose
+ * completions were queued there are in none of the places the page
+ * counts (on the SRQ, at an EP of the SRQ, completed on the recv EVD of
+ * one): dat_evd_free(3DAT) loses every queued event.
+ */
+DC_CASE(dat_srq_resize, unreaped_lost_with_evd,
+	.summary = "2 of 4 buffers completed, their EP and recv EVD freed: only the 2 on the SRQ are outstanding, a resize to 2 is not refused",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 8 };
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_arrive_unreaped(&l, 2, 2);
+	DC_SETUP(dat_ep_free(l.rx.ep));
+	DC_SETUP(dat_evd_free(l.rx.recv_evd));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_srq_resize(l.srq, 2));
+	/* collateral: dat_srq_query(3DAT) DESCRIPTION: the occupied entries are the 2 still on the SRQ */
+	ASSERT_COUNT(DC_SRQ_PARAM(l.srq).outstanding_dto_count, 2);
 }
 
 DC_CASE(dat_srq_resize, below_low_watermark,

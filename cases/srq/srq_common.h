@@ -293,6 +293,24 @@ static inline bool srq_await_available_at(struct dc_ctx *t, const char *file,
 #define srq_await_available(srq, want) \
 	srq_await_available_at(t, __FILE__, __LINE__, (srq), (want))
 
+/*
+ * Set-up: messages 0 .. n - 1 (64 bytes each) arrive and complete on rx's
+ * recv EVD, where their completions stay unreaped; returns once the SRQ
+ * has `left` buffers available (or that count cannot be seen).
+ */
+static inline void link_arrive_unreaped_at(struct dc_ctx *t, const char *file,
+					   int line, struct srq_link *l,
+					   unsigned n, DAT_COUNT left)
+{
+	for (unsigned i = 0; i < n; i++)
+		link_send_flags_at(t, file, line, l, i, 64, DAT_COMPLETION_DEFAULT_FLAG);
+	link_sent_at(t, file, line, l, (int)n);
+	if (!srq_await_available_at(t, file, line, l->srq, left))
+		dc_note(t, "arrivals not observable through available_dto_count; the Send completions stand for them");
+}
+#define link_arrive_unreaped(l, n, left) \
+	link_arrive_unreaped_at(t, __FILE__, __LINE__, (l), (n), (left))
+
 /* ---- scenarios shared by several pages ---------------------------------- */
 
 /* Two links on one SRQ: returns the second, sharing the first's SRQ and PZ. */
