@@ -413,6 +413,13 @@ DC_CASE(dat_ep_connect, private_data_too_large,
 	free(pd);
 }
 
+/* size 1, the smallest that needs a buffer: a larger one may also be refused as too large */
+DC_CASE(dat_ep_connect, private_data_null_with_size,
+	.summary = "a NULL private data pointer with size 1 is an invalid parameter")
+{
+	refused_connect(t, dc_case_timeout_us(t), 1, NULL, DAT_CONNECT_DEFAULT_FLAG);
+}
+
 DC_CASE(dat_ep_connect, null_private_data_when_zero,
 	.summary = "size 0 with a NULL pointer connects and the request carries no data")
 {

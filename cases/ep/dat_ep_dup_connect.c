@@ -195,33 +195,36 @@ DC_CASE(dat_ep_dup_connect, qos_not_supported_local,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
-DC_CASE(dat_ep_dup_connect, timeout_positive,
-	.summary = "a zero timeout is an invalid parameter")
+/* A dup_connect with an invalid parameter: refused, nothing reaches the peer. */
+static void refused_dup_connect(struct dc_ctx *t, DAT_TIMEOUT tmo, DAT_COUNT pn, const void *pd)
 {
 	struct dc_pair p;
 	struct dc_endpoint e;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, 0, 0, NULL, DAT_QOS_BEST_EFFORT),
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, tmo, pn, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_NO_EVENT(p.b.cr_evd);
 }
 
+DC_CASE(dat_ep_dup_connect, timeout_positive,
+	.summary = "a zero timeout is an invalid parameter")
+{
+	refused_dup_connect(t, 0, 0, NULL);
+}
+
 DC_CASE(dat_ep_dup_connect, private_data_size_negative,
 	.summary = "a negative private data size is an invalid parameter")
 {
-	struct dc_pair p;
-	struct dc_endpoint e;
+	refused_dup_connect(t, dc_case_timeout_us(t), -1, pdata);
+}
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, dc_case_timeout_us(t), -1, (DAT_PVOID)pdata,
-					 DAT_QOS_BEST_EFFORT),
-		      DAT_INVALID_PARAMETER);
-	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
-	DC_ASSERT_NO_EVENT(p.b.cr_evd);
+DC_CASE(dat_ep_dup_connect, private_data_null_with_size,
+	.summary = "a NULL private data pointer with size 1 is an invalid parameter")
+{
+	refused_dup_connect(t, dc_case_timeout_us(t), 1, NULL);
 }
 
 DC_CASE(dat_ep_dup_connect, invalid_handle,
