@@ -515,19 +515,52 @@ CONNECT_REFUSED(connected)
 CONNECT_REFUSED(disconnect_pending)
 CONNECT_REFUSED(disconnected)
 
+/*
+ * An EP whose two outstanding RDMA Read attributes the Consumer set to 0
+ * (dat_ep_connect(3DAT) USAGE: it can). Setting them is the clause: at
+ * creation, or, should the create refuse them, by dat_ep_modify of an EP
+ * made with the other attributes; only both ways refused is a FAIL.
+ */
+static void zero_read_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	DAT_EP_ATTR attr;
+	DAT_EP_PARAM p;
+	DAT_RETURN r;
+
+	memset(e, 0, sizeof(*e));
+	e->pz = dc_pz(t);
+	e->recv_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	e->req_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	e->conn_evd = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
+	dc_ep_attr_default(t, &attr);
+	attr.max_rdma_read_in = attr.max_rdma_read_out = 0;
+	r = dat_ep_create(t->ia, e->pz, e->recv_evd, e->req_evd, e->conn_evd, &attr, &e->ep);
+	if (r == DAT_SUCCESS)
+		return;
+	if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES)
+		DC_UNRESOLVED("dat_ep_create with both RDMA Read attributes 0 ran short: %s",
+			      dc_ret_text(r));
+	dc_note(t, "dat_ep_create refused both RDMA Read attributes 0 (%s); setting them with "
+		   "dat_ep_modify instead", dc_ret_text(r));
+	dc_ep_attr_default(t, &attr);
+	e->ep = dc_ep(t, e->pz, e->recv_evd, e->req_evd, e->conn_evd, &attr);
+	memset(&p, 0, sizeof(p));
+	p.ep_attr = attr;
+	p.ep_attr.max_rdma_read_in = p.ep_attr.max_rdma_read_out = 0;
+	/* collateral: dat_ep_connect(3DAT) USAGE: the Consumer can set both RDMA Read attributes to 0 */
+	DC_ASSERT_SUCCESS(dat_ep_modify(e->ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN |
+					DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, &p));
+}
+
 DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
 	.summary = "EPs with both RDMA Read limits at 0 connect and exchange a Send")
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
 	struct dc_endpoint a, b;
 	struct dc_lmr ma, mb;
 	DAT_EVENT ev;
 
-	dc_ep_attr_default(t, &attr);
-	attr.max_rdma_read_in = attr.max_rdma_read_out = 0;
-	dc_endpoint(t, &a, &o);
-	dc_endpoint(t, &b, &o);
+	zero_read_endpoint(t, &a);
+	zero_read_endpoint(t, &b);
 	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
 	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
