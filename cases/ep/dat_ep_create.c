@@ -395,21 +395,35 @@ DC_CASE(dat_ep_create, usage_created_unconnected,
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, c.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp));
 }
 
+/*
+ * dat_ep_create(3DAT) USAGE: every stream on an EVD an unsignalled stream
+ * uses must have the same flags, whichever comes first, and whether the
+ * streams are two EPs' or one EP's Receive and Request streams.
+ */
 DC_CASE(dat_ep_create, shared_evd_flags_must_match,
-	.summary = "a second EP on a shared request EVD must use the same completion flags",
+	.summary = "streams sharing an EVD with an unsignalled stream must use the same flags",
 	.requires = "completion_flags_supported&4")
 {
-	DAT_EP_ATTR a1, a2;
+	DAT_EP_ATTR dflt, unsig;
 	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE y = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 
-	dc_ep_attr_default(t, &a1);
-	a1.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
-	dc_ep(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a1);
-	dc_ep_attr_default(t, &a2);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a2, &ep),
+	dc_ep_attr_default(t, &dflt);
+	unsig = dflt;
+	unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	/* the unsignalled stream first */
+	dc_ep(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &unsig);
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &dflt, &ep),
 		      DAT_INVALID_PARAMETER);
+	/* the default stream first */
+	dc_ep(t, pz, DAT_HANDLE_NULL, y, DAT_HANDLE_NULL, &dflt);
+	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, y, DAT_HANDLE_NULL, &unsig, &ep),
+		      DAT_INVALID_PARAMETER);
+	/* one EP: default Receive and unsignalled Request streams on one EVD */
+	DC_ASSERT_RET(create(t, pz, z, z, DAT_HANDLE_NULL, &unsig, &ep), DAT_INVALID_PARAMETER);
 }
 
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
