@@ -680,6 +680,8 @@ DC_CASE(dat_ep_modify, invalid_value,
 		{ DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, "service_type not RC", 3 },
 		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, "negative max_recv_dtos", 4 },
 		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit outside dat_qos_supported", 5 },
+		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit no DAT_QOS class has", 6 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, "max_recv_iov above max_iov_segments_per_dto", 7 },
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -693,10 +695,12 @@ DC_CASE(dat_ep_modify, invalid_value,
 			nv.ep_attr.max_recv_dtos = ia->max_dto_per_ep + 1;
 			break;
 		case 1:
+		case 7:
 			if (ia->max_iov_segments_per_dto <= 0 ||
 			    ia->max_iov_segments_per_dto == INT32_MAX)
 				continue;
-			nv.ep_attr.max_request_iov = ia->max_iov_segments_per_dto + 1;
+			*(tries[i].which == 1 ? &nv.ep_attr.max_request_iov
+					      : &nv.ep_attr.max_recv_iov) = ia->max_iov_segments_per_dto + 1;
 			break;
 		case 2:
 			if (!ia->max_message_size || !DC_BELOW_TYPE_MAX(ia->max_message_size))
@@ -719,6 +723,9 @@ DC_CASE(dat_ep_modify, invalid_value,
 			nv.ep_attr.qos = missing & -missing;	/* lowest missing bit */
 			break;
 		}
+		case 6:
+			nv.ep_attr.qos = (DAT_QOS)(DAT_QOS_PREMIUM << 1);
+			break;
 		}
 		dc_note(t, "%s", tries[i].what);
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);
