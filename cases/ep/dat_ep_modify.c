@@ -432,16 +432,11 @@ DC_CASE(dat_ep_modify, max_recv_dtos_at_posted_count,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
-DC_CASE(dat_ep_modify, only_masked_modified,
-	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
+/* One-bit modifies of ep, every other member of ep_param garbage: only that one changes. */
+static void modify_only_masked(struct dc_ctx *t, DAT_EP_HANDLE ep,
+			       const struct mparam *const *which, size_t n)
 {
-	static const struct mparam *const which[] = {
-		&P_max_recv_dtos, &P_recv_evd_handle, &P_pz_handle, &P_max_message_size,
-	};
-	struct dc_endpoint e;
-	DAT_EP_HANDLE ep = plain_ep(t, &e);
-
-	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		DAT_EP_PARAM cur = dc_ep_param(t, ep), nv, q;
 		struct dc_snap before;
 
@@ -455,6 +450,26 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 			  which[i]->name);
 		DC_ASSERT_UNCHANGED_EXCEPT(&before, which[i]->name);
 	}
+}
+
+DC_CASE(dat_ep_modify, only_masked_modified,
+	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
+{
+	static const struct mparam *const which[] = {
+		&P_max_recv_dtos, &P_recv_evd_handle, &P_pz_handle, &P_max_message_size,
+	};
+	/* with a Receive posted: the garbage in the unmasked Receive flags is still ignored */
+	static const struct mparam *const after_recv[] = {
+		&P_max_request_dtos, &P_connect_evd_handle,
+	};
+	struct dc_endpoint e, f;
+	struct dc_lmr m;
+
+	modify_only_masked(t, plain_ep(t, &e), which, sizeof(which) / sizeof(which[0]));
+	dc_endpoint(t, &f, NULL);
+	dc_lmr(t, f.pz, 4096, DC_PRIV_LOCAL, &m);
+	DC_SETUP(post_recv1(f.ep, &m, 0, 256, 1));
+	modify_only_masked(t, f.ep, after_recv, sizeof(after_recv) / sizeof(after_recv[0]));
 }
 
 /* Read-only parameters: asking to change them is an invalid parameter. */
