@@ -328,6 +328,37 @@ static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int
 #define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
 
 /*
+ * Clause: the passive side accepts a request whose active EP aborted the
+ * establishment (freed, or disconnected, in ACTIVE_CONNECTION_PENDING): it
+ * must never end up connected.  Its accept fails (the EP stays Unconnected),
+ * or the EP gets an event other than ESTABLISHED and reaches Disconnected;
+ * which event is dat_cr_accept's clause (accept_completion_error).
+ */
+static inline void accept_of_aborted_at(struct dc_ctx *t, const char *file, int line,
+					DAT_CR_HANDLE cr, const struct dc_endpoint *e)
+{
+	DAT_RETURN r = dat_cr_accept(cr, e->ep, 0, NULL);
+	DAT_EVENT ev;
+
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "dat_cr_accept refused the aborted request: %s", dc_ret_text(r));
+		await_state_at(t, file, line, e->ep, DAT_EP_STATE_UNCONNECTED, 0, DC_FAIL);
+		return;
+	}
+	r = dc_wait_event(t, e->conn_evd, -1, &ev);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "no connection event after accepting an aborted request (%s)",
+			  dc_ret_text(r));
+	dc_note(t, "accepting the aborted request gave %s", dc_event_name(ev.event_number));
+	if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the passive side was connected to an EP that aborted the establishment");
+	await_state_at(t, file, line, e->ep, DAT_EP_STATE_DISCONNECTED, 5000, DC_FAIL);
+}
+#define ASSERT_ACCEPT_OF_ABORTED(cr, e) accept_of_aborted_at(t, __FILE__, __LINE__, (cr), (e))
+
+/*
  * Set-up: UNCONNECTED reached the other way the pages give, a reset out of
  * DISCONNECTED (dat_ep_reset(3DAT)): p connected, ended by the peer, p->a
  * reset; its EVDs drained of what the old connection left.
