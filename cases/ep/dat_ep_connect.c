@@ -295,15 +295,10 @@ DC_CASE(dat_ep_connect, qos_not_supported_local,
 
 /*
  * A QoS the peer's provider does not support.  The peer must support less
- * than this side: the passive half narrows its own IA's QoS set with the
- * provider's test hook (docs/reference-provider.md, "Test hooks";
- * UNSUPPORTED where there is none, or where the provider cannot carry the
- * QoS in its requests) and announces the set it then supports
- * (dat_qos_supported); the active half asks for a class it supports and
- * the peer does not.  Two different providers would stage the same without
- * the hook.
+ * than this side: the passive half narrows its own IA's QoS set
+ * (narrow_qos, ep_common.h) and announces the set it then supports; the
+ * active half asks for a class it supports and the peer does not.
  */
-typedef DAT_RETURN (*qos_supported_fn)(DAT_IA_HANDLE ia, DAT_QOS qos);
 
 DC_TWO_NODE_CASE(dat_ep_connect, qos_not_supported_remote,
 		 .summary = "a QoS the peer's provider does not support: NON_PEER_REJECTED and DISCONNECTED",
@@ -311,21 +306,13 @@ DC_TWO_NODE_CASE(dat_ep_connect, qos_not_supported_remote,
 		 .needs = "hook:daplref_test_qos_supported");
 DC_PASSIVE(dat_ep_connect, qos_not_supported_remote)
 {
-	qos_supported_fn narrow = (qos_supported_fn)dc_provider_hook("daplref_test_qos_supported");
 	DAT_EVD_HANDLE cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
-	DAT_PROVIDER_ATTR pa;
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q;
-	DAT_RETURN r = narrow(dc_provider_ia_handle(t->ia), DAT_QOS_BEST_EFFORT);
 	char set[32];
 
-	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_ep_connect",
-				     "the provider's requests do not carry the QoS here, so none of its "
-				     "IAs can play a peer with less QoS support");
-	DC_SETUP(r);
-	DC_SETUP(dat_ia_query(t->ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa));
+	narrow_qos(t, "dat_ep_connect", set, sizeof(set));
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
-	snprintf(set, sizeof(set), "%llu", (unsigned long long)pa.dat_qos_supported);
 	dc_announce_data(t, NULL, q, set);
 	dc_peer_wait(t, "done", NULL, 0);
 	/* the provider refused the request: its Consumer never saw it */
@@ -333,16 +320,12 @@ DC_PASSIVE(dat_ep_connect, qos_not_supported_remote)
 }
 DC_ACTIVE(dat_ep_connect, qos_not_supported_remote)
 {
-	DAT_QOS peer = (DAT_QOS)strtoull(t->peer.data, NULL, 10);
-	DAT_QOS ask = t->prov_attr.dat_qos_supported & ~peer;
+	DAT_QOS ask = qos_peer_lacks(t);
 	struct dc_endpoint e;
 
-	DC_SETUP_ASSERT(ask != 0, "set-up: the peer supports every QoS this provider does "
-			"(peer 0x%llx, here 0x%llx)", (unsigned long long)peer,
-			(unsigned long long)t->prov_attr.dat_qos_supported);
 	dc_endpoint(t, &e, NULL);
 	DC_ASSERT_SUCCESS(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
-					 dc_case_timeout_us(t), 0, NULL, ask & -ask,
+					 dc_case_timeout_us(t), 0, NULL, ask,
 					 DAT_CONNECT_DEFAULT_FLAG));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
