@@ -424,6 +424,21 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 		      DAT_INVALID_PARAMETER);
 	/* one EP: default Receive and unsignalled Request streams on one EVD */
 	DC_ASSERT_RET(create(t, pz, z, z, DAT_HANDLE_NULL, &unsig, &ep), DAT_INVALID_PARAMETER);
+	/* an EP's default Request stream moved onto x by dat_ep_modify */
+	{
+		struct dc_snap before;
+		DAT_EP_PARAM nv;
+
+		ep = dc_ep(t, pz, DAT_HANDLE_NULL, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+			   &dflt);
+		nv = dc_ep_param(t, ep);
+		nv.request_evd_handle = x;
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		/* collateral: dat_ep_create(3DAT) USAGE: the Consumer cannot give a request EVD flags that do not match the other streams on it */
+		DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_REQUEST_EVD_HANDLE, &nv),
+			      DAT_INVALID_PARAMETER);
+		DC_ASSERT_UNCHANGED(&before);
+	}
 }
 
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
