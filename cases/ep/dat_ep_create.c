@@ -573,10 +573,16 @@ DC_CASE(dat_ep_create, invalid_attributes,
 	a.service_type = (DAT_SERVICE_TYPE)7;
 	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
 		      DAT_INVALID_PARAMETER);
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = -1;
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
-		      DAT_INVALID_PARAMETER);
+	/* negative counts: of Receives, of transport- and of provider-specific attributes */
+	for (int i = 0; i < 3; i++) {
+		dc_note(t, "%s -1", i == 0 ? "max_recv_dtos" : i == 1 ? "ep_transport_specific_count"
+									: "ep_provider_specific_count");
+		dc_ep_attr_default(t, &a);
+		*(i == 0 ? &a.max_recv_dtos : i == 1 ? &a.ep_transport_specific_count
+						      : &a.ep_provider_specific_count) = -1;
+		DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
+			      DAT_INVALID_PARAMETER);
+	}
 	if (ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX) {
 		dc_ep_attr_default(t, &a);
 		a.max_recv_dtos = ia->max_dto_per_ep + 1;

@@ -697,6 +697,8 @@ DC_CASE(dat_ep_modify, invalid_value,
 		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit outside dat_qos_supported", 5 },
 		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit no DAT_QOS class has", 6 },
 		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, "max_recv_iov above max_iov_segments_per_dto", 7 },
+		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, "negative ep_transport_specific_count", 8 },
+		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, "negative ep_provider_specific_count", 9 },
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -740,6 +742,12 @@ DC_CASE(dat_ep_modify, invalid_value,
 		}
 		case 6:
 			nv.ep_attr.qos = (DAT_QOS)(DAT_QOS_PREMIUM << 1);
+			break;
+		case 8:
+			nv.ep_attr.ep_transport_specific_count = -1;
+			break;
+		case 9:
+			nv.ep_attr.ep_provider_specific_count = -1;
 			break;
 		}
 		dc_note(t, "%s", tries[i].what);
