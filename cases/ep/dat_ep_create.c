@@ -400,6 +400,13 @@ DC_CASE(dat_ep_create, usage_created_unconnected,
  * uses must have the same flags, whichever comes first, and whether the
  * streams are two EPs' or one EP's Receive and Request streams.
  */
+/* A recv EVD of the EP's own, so that its Receive stream shares no EVD (and
+ * no provider need refuse Receive DTOs without an EVD). */
+static DAT_EVD_HANDLE own_recv_evd(struct dc_ctx *t)
+{
+	return dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+}
+
 DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 	.summary = "streams sharing an EVD with an unsignalled stream must use the same flags",
 	.requires = "completion_flags_supported&4")
@@ -415,12 +422,12 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 	unsig = dflt;
 	unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	/* the unsignalled stream first */
-	dc_ep(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &unsig);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &dflt, &ep),
+	dc_ep(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &unsig);
+	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &dflt, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* the default stream first */
-	dc_ep(t, pz, DAT_HANDLE_NULL, y, DAT_HANDLE_NULL, &dflt);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, y, DAT_HANDLE_NULL, &unsig, &ep),
+	dc_ep(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &dflt);
+	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &unsig, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* one EP: default Receive and unsignalled Request streams on one EVD */
 	DC_ASSERT_RET(create(t, pz, z, z, DAT_HANDLE_NULL, &unsig, &ep), DAT_INVALID_PARAMETER);
@@ -429,7 +436,7 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 		struct dc_snap before;
 		DAT_EP_PARAM nv;
 
-		ep = dc_ep(t, pz, DAT_HANDLE_NULL, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+		ep = dc_ep(t, pz, own_recv_evd(t), dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
 			   &dflt);
 		nv = dc_ep_param(t, ep);
 		nv.request_evd_handle = x;

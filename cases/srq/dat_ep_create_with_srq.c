@@ -660,9 +660,9 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
 	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, x, x, DAT_HANDLE_NULL, srq, &thr, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* another EP's default Request stream there first */
-	dc_ep(t, pz, DAT_HANDLE_NULL, y, DAT_HANDLE_NULL, &dflt);
-	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, y, DAT_HANDLE_NULL, DAT_HANDLE_NULL, srq,
-					     &thr, &ep),
+	dc_ep(t, pz, dc_evd(t, 16, DAT_EVD_DTO_FLAG), y, DAT_HANDLE_NULL, &dflt);
+	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, y, dc_evd(t, 16, DAT_EVD_DTO_FLAG),
+					     DAT_HANDLE_NULL, srq, &thr, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* an SRQ EP's default Receive and Request streams on one EVD, its
 	 * Receive flags then changed to threshold (dat_ep_modify sets the same
