@@ -139,6 +139,44 @@ DC_ACTIVE(dat_ep_connect, established)
 	dc_peer_send(t, "done", "ok");
 }
 
+/* A connect to a PSP on qualifier q of this IA is accepted and established. */
+static void established_at(struct dc_ctx *t, DAT_CONN_QUAL q)
+{
+	struct dc_endpoint a, b;
+
+	dc_note(t, "qualifier %llu", (unsigned long long)q);
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create(t->ia, q, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, q,
+					 dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					 DAT_CONNECT_DEFAULT_FLAG));
+	DC_SETUP(dat_cr_accept(dc_await_cr(t, b.cr_evd, NULL), b.ep, 0, NULL));
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	ASSERT_STATE(a.ep, DAT_EP_STATE_CONNECTED);
+	free_endpoint(t, &a);
+	free_endpoint(t, &b);
+}
+
+/*
+ * The qualifiers at both ends of the range the provider publishes
+ * (dc_conn_qual_range) are qualifiers like any other.  A PSP the transport
+ * will not create there is set-up (UNRESOLVED).
+ */
+DC_CASE(dat_ep_connect, established_at_range_ends,
+	.clauses = "dat_ep_connect.established",
+	.summary = "a connect to a PSP on the lowest or highest published qualifier is accepted and established",
+	.needs = "suite_attr:datcts.conn_qual_range")
+{
+	DAT_CONN_QUAL lo, hi;
+
+	dc_conn_qual_range(t, &lo, &hi);
+	established_at(t, lo);
+	if (hi != lo)
+		established_at(t, hi);
+}
+
 DC_TWO_NODE_CASE(dat_ep_connect, peer_rejected,
 		 .summary = "a rejected request gives PEER_REJECTED and DISCONNECTED");
 DC_PASSIVE(dat_ep_connect, peer_rejected)
