@@ -432,6 +432,64 @@ DC_CASE(dat_ep_modify, max_recv_dtos_at_posted_count,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
+/*
+ * Transport- and Provider-specific attributes are the provider's to define:
+ * it may refuse a list it does not know (then there is nothing to judge).
+ * Once it has taken one, at dat_ep_create or by dat_ep_modify, the EP is
+ * still Unconnected and max_recv_dtos may still change.
+ */
+DC_CASE(dat_ep_modify, max_recv_dtos_after_specific_attrs,
+	.clauses = "dat_ep_modify.max_recv_dtos_allowed_states",
+	.summary = "after a one-entry transport- or Provider-specific attribute list is taken (create or modify), max_recv_dtos can change")
+{
+	static const DAT_NAMED_ATTR one[1] = { { "datcts.case", "1" } };
+	int judged = 0;
+
+	for (int i = 0; i < 4; i++) {
+		bool provider = i & 1, at_create = i & 2;
+		struct dc_endpoint e;
+		DAT_EP_ATTR attr;
+		DAT_EP_PARAM nv;
+		DAT_RETURN r;
+
+		dc_note(t, "a %s-specific list, given %s", provider ? "Provider" : "transport",
+			at_create ? "at dat_ep_create" : "by dat_ep_modify");
+		dc_ep_attr_default(t, &attr);
+		if (at_create) {
+			*(provider ? &attr.ep_provider_specific_count : &attr.ep_transport_specific_count) = 1;
+			*(provider ? &attr.ep_provider_specific : &attr.ep_transport_specific) =
+				(DAT_NAMED_ATTR *)one;
+		}
+		memset(&e, 0, sizeof(e));
+		e.pz = dc_pz(t);
+		e.recv_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+		e.req_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+		r = dat_ep_create(t->ia, e.pz, e.recv_evd, e.req_evd, DAT_HANDLE_NULL, &attr, &e.ep);
+		if (r == DAT_SUCCESS && !at_create) {
+			nv = dc_ep_param(t, e.ep);
+			*(provider ? &nv.ep_attr.ep_provider_specific_count
+				   : &nv.ep_attr.ep_transport_specific_count) = 1;
+			*(provider ? &nv.ep_attr.ep_provider_specific
+				   : &nv.ep_attr.ep_transport_specific) = (DAT_NAMED_ATTR *)one;
+			r = dat_ep_modify(e.ep, provider ? DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
+						   DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR :
+						   DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
+						   DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, &nv);
+		}
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "the list was refused (%s): nothing to judge", dc_ret_text(r));
+			continue;
+		}
+		nv = dc_ep_param(t, e.ep);
+		nv.ep_attr.max_recv_dtos = nv.ep_attr.max_recv_dtos > 1 ? nv.ep_attr.max_recv_dtos - 1 : 2;
+		DC_ASSERT_SUCCESS(dat_ep_modify(e.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv));
+		DC_ASSERT_EQ(DC_EP_PARAM(e.ep).ep_attr.max_recv_dtos, nv.ep_attr.max_recv_dtos);
+		judged++;
+	}
+	if (!judged)
+		DC_UNRESOLVED("the provider took no one-entry specific-attribute list: nothing to judge");
+}
+
 /* One-bit modifies of ep, every other member of ep_param garbage: only that one changes. */
 static void modify_only_masked(struct dc_ctx *t, DAT_EP_HANDLE ep,
 			       const struct mparam *const *which, size_t n)
