@@ -164,8 +164,7 @@ static void established_at(struct dc_ctx *t, DAT_CONN_QUAL q)
  * (dc_conn_qual_range) are qualifiers like any other.  A PSP the transport
  * will not create there is set-up (UNRESOLVED).
  */
-DC_CASE(dat_ep_connect, established_at_range_ends,
-	.clauses = "dat_ep_connect.established",
+DC_CASE(dat_ep_connect, qualifier_range_ends,
 	.summary = "a connect to a PSP on the lowest or highest published qualifier is accepted and established",
 	.needs = "suite_attr:datcts.conn_qual_range")
 {

@@ -438,8 +438,7 @@ DC_CASE(dat_ep_modify, max_recv_dtos_at_posted_count,
  * Once it has taken one, at dat_ep_create or by dat_ep_modify, the EP is
  * still Unconnected and max_recv_dtos may still change.
  */
-DC_CASE(dat_ep_modify, max_recv_dtos_after_specific_attrs,
-	.clauses = "dat_ep_modify.max_recv_dtos_allowed_states",
+DC_CASE(dat_ep_modify, specific_attrs_keep_ep_modifiable,
 	.summary = "after a one-entry transport- or Provider-specific attribute list is taken (create or modify), max_recv_dtos can change")
 {
 	static const DAT_NAMED_ATTR one[1] = { { "datcts.case", "1" } };
