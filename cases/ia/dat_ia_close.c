@@ -378,7 +378,6 @@ DC_CASE(dat_ia_close, graceful_ignores_created_async_evd,
  * nothing the Consumer created, so the graceful close succeeds.
  */
 DC_CASE(dat_ia_close, graceful_ignores_provider_ep,
-	.clauses = "dat_ia_close.graceful_ignores_created_async_evd",
 	.summary = "after an RSP with a Provider-created EP is freed (no request came), a graceful close succeeds",
 	.requires = "ep_creator!=0")
 {
