@@ -139,6 +139,43 @@ DC_ACTIVE(dat_ep_connect, established)
 	dc_peer_send(t, "done", "ok");
 }
 
+/* A connect to a PSP on qualifier q of this IA is accepted and established. */
+static void established_at(struct dc_ctx *t, DAT_CONN_QUAL q)
+{
+	struct dc_endpoint a, b;
+
+	dc_note(t, "qualifier %llu", (unsigned long long)q);
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DC_SETUP(dat_psp_create(t->ia, q, b.cr_evd, DAT_PSP_CONSUMER_FLAG, &b.psp));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, q,
+					 dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					 DAT_CONNECT_DEFAULT_FLAG));
+	DC_SETUP(dat_cr_accept(dc_await_cr(t, b.cr_evd, NULL), b.ep, 0, NULL));
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	ASSERT_STATE(a.ep, DAT_EP_STATE_CONNECTED);
+	free_endpoint(t, &a);
+	free_endpoint(t, &b);
+}
+
+/*
+ * The qualifiers at both ends of the range the provider publishes
+ * (dc_conn_qual_range) are qualifiers like any other.  A PSP the transport
+ * will not create there is set-up (UNRESOLVED).
+ */
+DC_CASE(dat_ep_connect, qualifier_range_ends,
+	.summary = "a connect to a PSP on the lowest or highest published qualifier is accepted and established",
+	.needs = "suite_attr:datcts.conn_qual_range")
+{
+	DAT_CONN_QUAL lo, hi;
+
+	dc_conn_qual_range(t, &lo, &hi);
+	established_at(t, lo);
+	if (hi != lo)
+		established_at(t, hi);
+}
+
 DC_TWO_NODE_CASE(dat_ep_connect, peer_rejected,
 		 .summary = "a rejected request gives PEER_REJECTED and DISCONNECTED");
 DC_PASSIVE(dat_ep_connect, peer_rejected)
@@ -295,15 +332,10 @@ DC_CASE(dat_ep_connect, qos_not_supported_local,
 
 /*
  * A QoS the peer's provider does not support.  The peer must support less
- * than this side: the passive half narrows its own IA's QoS set with the
- * provider's test hook (docs/reference-provider.md, "Test hooks";
- * UNSUPPORTED where there is none, or where the provider cannot carry the
- * QoS in its requests) and announces the set it then supports
- * (dat_qos_supported); the active half asks for a class it supports and
- * the peer does not.  Two different providers would stage the same without
- * the hook.
+ * than this side: the passive half narrows its own IA's QoS set
+ * (narrow_qos, ep_common.h) and announces the set it then supports; the
+ * active half asks for a class it supports and the peer does not.
  */
-typedef DAT_RETURN (*qos_supported_fn)(DAT_IA_HANDLE ia, DAT_QOS qos);
 
 DC_TWO_NODE_CASE(dat_ep_connect, qos_not_supported_remote,
 		 .summary = "a QoS the peer's provider does not support: NON_PEER_REJECTED and DISCONNECTED",
@@ -311,21 +343,13 @@ DC_TWO_NODE_CASE(dat_ep_connect, qos_not_supported_remote,
 		 .needs = "hook:daplref_test_qos_supported");
 DC_PASSIVE(dat_ep_connect, qos_not_supported_remote)
 {
-	qos_supported_fn narrow = (qos_supported_fn)dc_provider_hook("daplref_test_qos_supported");
 	DAT_EVD_HANDLE cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
-	DAT_PROVIDER_ATTR pa;
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q;
-	DAT_RETURN r = narrow(dc_provider_ia_handle(t->ia), DAT_QOS_BEST_EFFORT);
 	char set[32];
 
-	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_ep_connect",
-				     "the provider's requests do not carry the QoS here, so none of its "
-				     "IAs can play a peer with less QoS support");
-	DC_SETUP(r);
-	DC_SETUP(dat_ia_query(t->ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa));
+	narrow_qos(t, "dat_ep_connect", set, sizeof(set));
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
-	snprintf(set, sizeof(set), "%llu", (unsigned long long)pa.dat_qos_supported);
 	dc_announce_data(t, NULL, q, set);
 	dc_peer_wait(t, "done", NULL, 0);
 	/* the provider refused the request: its Consumer never saw it */
@@ -333,16 +357,12 @@ DC_PASSIVE(dat_ep_connect, qos_not_supported_remote)
 }
 DC_ACTIVE(dat_ep_connect, qos_not_supported_remote)
 {
-	DAT_QOS peer = (DAT_QOS)strtoull(t->peer.data, NULL, 10);
-	DAT_QOS ask = t->prov_attr.dat_qos_supported & ~peer;
+	DAT_QOS ask = qos_peer_lacks(t);
 	struct dc_endpoint e;
 
-	DC_SETUP_ASSERT(ask != 0, "set-up: the peer supports every QoS this provider does "
-			"(peer 0x%llx, here 0x%llx)", (unsigned long long)peer,
-			(unsigned long long)t->prov_attr.dat_qos_supported);
 	dc_endpoint(t, &e, NULL);
 	DC_ASSERT_SUCCESS(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
-					 dc_case_timeout_us(t), 0, NULL, ask & -ask,
+					 dc_case_timeout_us(t), 0, NULL, ask,
 					 DAT_CONNECT_DEFAULT_FLAG));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
@@ -411,6 +431,13 @@ DC_CASE(dat_ep_connect, private_data_too_large,
 	DC_SETUP_ASSERT(pd && n > 1, "max_private_data_size %d", (int)n - 1);
 	refused_connect(t, dc_case_timeout_us(t), n, pd, DAT_CONNECT_DEFAULT_FLAG);
 	free(pd);
+}
+
+/* size 1, the smallest that needs a buffer: a larger one may also be refused as too large */
+DC_CASE(dat_ep_connect, private_data_null_with_size,
+	.summary = "a NULL private data pointer with size 1 is an invalid parameter")
+{
+	refused_connect(t, dc_case_timeout_us(t), 1, NULL, DAT_CONNECT_DEFAULT_FLAG);
 }
 
 DC_CASE(dat_ep_connect, null_private_data_when_zero,
@@ -508,19 +535,52 @@ CONNECT_REFUSED(connected)
 CONNECT_REFUSED(disconnect_pending)
 CONNECT_REFUSED(disconnected)
 
+/*
+ * An EP whose two outstanding RDMA Read attributes the Consumer set to 0
+ * (dat_ep_connect(3DAT) USAGE: it can). Setting them is the clause: at
+ * creation, or, should the create refuse them, by dat_ep_modify of an EP
+ * made with the other attributes; only both ways refused is a FAIL.
+ */
+static void zero_read_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	DAT_EP_ATTR attr;
+	DAT_EP_PARAM p;
+	DAT_RETURN r;
+
+	memset(e, 0, sizeof(*e));
+	e->pz = dc_pz(t);
+	e->recv_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	e->req_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	e->conn_evd = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
+	dc_ep_attr_default(t, &attr);
+	attr.max_rdma_read_in = attr.max_rdma_read_out = 0;
+	r = dat_ep_create(t->ia, e->pz, e->recv_evd, e->req_evd, e->conn_evd, &attr, &e->ep);
+	if (r == DAT_SUCCESS)
+		return;
+	if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES)
+		DC_UNRESOLVED("dat_ep_create with both RDMA Read attributes 0 ran short: %s",
+			      dc_ret_text(r));
+	dc_note(t, "dat_ep_create refused both RDMA Read attributes 0 (%s); setting them with "
+		   "dat_ep_modify instead", dc_ret_text(r));
+	dc_ep_attr_default(t, &attr);
+	e->ep = dc_ep(t, e->pz, e->recv_evd, e->req_evd, e->conn_evd, &attr);
+	memset(&p, 0, sizeof(p));
+	p.ep_attr = attr;
+	p.ep_attr.max_rdma_read_in = p.ep_attr.max_rdma_read_out = 0;
+	/* collateral: dat_ep_connect(3DAT) USAGE: the Consumer can set both RDMA Read attributes to 0 */
+	DC_ASSERT_SUCCESS(dat_ep_modify(e->ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN |
+					DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, &p));
+}
+
 DC_CASE(dat_ep_connect, zero_rdma_read_attrs,
 	.summary = "EPs with both RDMA Read limits at 0 connect and exchange a Send")
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
 	struct dc_endpoint a, b;
 	struct dc_lmr ma, mb;
 	DAT_EVENT ev;
 
-	dc_ep_attr_default(t, &attr);
-	attr.max_rdma_read_in = attr.max_rdma_read_out = 0;
-	dc_endpoint(t, &a, &o);
-	dc_endpoint(t, &b, &o);
+	zero_read_endpoint(t, &a);
+	zero_read_endpoint(t, &b);
 	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
 	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
 	b.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);

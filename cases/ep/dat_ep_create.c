@@ -395,21 +395,57 @@ DC_CASE(dat_ep_create, usage_created_unconnected,
 	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q, c.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp));
 }
 
+/*
+ * dat_ep_create(3DAT) USAGE: every stream on an EVD an unsignalled stream
+ * uses must have the same flags, whichever comes first, and whether the
+ * streams are two EPs' or one EP's Receive and Request streams.
+ */
+/* A recv EVD of the EP's own, so that its Receive stream shares no EVD (and
+ * no provider need refuse Receive DTOs without an EVD). */
+static DAT_EVD_HANDLE own_recv_evd(struct dc_ctx *t)
+{
+	return dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+}
+
 DC_CASE(dat_ep_create, shared_evd_flags_must_match,
-	.summary = "a second EP on a shared request EVD must use the same completion flags",
+	.summary = "streams sharing an EVD with an unsignalled stream must use the same flags",
 	.requires = "completion_flags_supported&4")
 {
-	DAT_EP_ATTR a1, a2;
+	DAT_EP_ATTR dflt, unsig;
 	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE y = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 
-	dc_ep_attr_default(t, &a1);
-	a1.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
-	dc_ep(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a1);
-	dc_ep_attr_default(t, &a2);
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a2, &ep),
+	dc_ep_attr_default(t, &dflt);
+	unsig = dflt;
+	unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	/* the unsignalled stream first */
+	dc_ep(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &unsig);
+	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &dflt, &ep),
 		      DAT_INVALID_PARAMETER);
+	/* the default stream first */
+	dc_ep(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &dflt);
+	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &unsig, &ep),
+		      DAT_INVALID_PARAMETER);
+	/* one EP: default Receive and unsignalled Request streams on one EVD */
+	DC_ASSERT_RET(create(t, pz, z, z, DAT_HANDLE_NULL, &unsig, &ep), DAT_INVALID_PARAMETER);
+	/* an EP's default Request stream moved onto x by dat_ep_modify */
+	{
+		struct dc_snap before;
+		DAT_EP_PARAM nv;
+
+		ep = dc_ep(t, pz, own_recv_evd(t), dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
+			   &dflt);
+		nv = dc_ep_param(t, ep);
+		nv.request_evd_handle = x;
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		/* collateral: dat_ep_create(3DAT) USAGE: the Consumer cannot give a request EVD flags that do not match the other streams on it */
+		DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_REQUEST_EVD_HANDLE, &nv),
+			      DAT_INVALID_PARAMETER);
+		DC_ASSERT_UNCHANGED(&before);
+	}
 }
 
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
@@ -544,10 +580,16 @@ DC_CASE(dat_ep_create, invalid_attributes,
 	a.service_type = (DAT_SERVICE_TYPE)7;
 	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
 		      DAT_INVALID_PARAMETER);
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = -1;
-	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
-		      DAT_INVALID_PARAMETER);
+	/* negative counts: of Receives, of transport- and of provider-specific attributes */
+	for (int i = 0; i < 3; i++) {
+		dc_note(t, "%s -1", i == 0 ? "max_recv_dtos" : i == 1 ? "ep_transport_specific_count"
+									: "ep_provider_specific_count");
+		dc_ep_attr_default(t, &a);
+		*(i == 0 ? &a.max_recv_dtos : i == 1 ? &a.ep_transport_specific_count
+						      : &a.ep_provider_specific_count) = -1;
+		DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
+			      DAT_INVALID_PARAMETER);
+	}
 	if (ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX) {
 		dc_ep_attr_default(t, &a);
 		a.max_recv_dtos = ia->max_dto_per_ep + 1;

@@ -40,6 +40,43 @@ DC_CASE(dat_ep_disconnect, connected_to_disconnected,
 	}
 }
 
+/*
+ * The connection itself ends, not just the local EP's view of it
+ * (DESCRIPTION: the call requests the connection's termination): the peer
+ * EP does not stay Connected.  Which event tells it is no clause of this
+ * page: noted.
+ */
+static void peer_leaves_connected(struct dc_ctx *t, struct dc_pair *p)
+{
+	DAT_EVENT ev;
+
+	if (dc_wait_event(t, p->b.conn_evd, -1, &ev) == DAT_SUCCESS)
+		dc_note(t, "the peer got %s", dc_event_name(ev.event_number));
+	ASSERT_REACHES_STATE(p->b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+}
+
+DC_CASE(dat_ep_disconnect, connection_terminated,
+	.summary = "after an abrupt or graceful disconnect, and an abrupt one in DISCONNECT_PENDING, the peer EP is Disconnected too")
+{
+	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
+	struct dc_pair p;
+
+	for (size_t i = 0; i < 2; i++) {
+		dc_note(t, "%s disconnect of a Connected EP", i ? "graceful" : "abrupt");
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		DC_SETUP(dat_ep_disconnect(p.a.ep, how[i]));
+		dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+		peer_leaves_connected(t, &p);
+		pair_down(t, &p);
+	}
+	dc_note(t, "abrupt disconnect in DISCONNECT_PENDING");
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	pair_disconnect_pending(t, &p);
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	peer_leaves_connected(t, &p);
+}
+
 DC_CASE(dat_ep_disconnect, all_dtos_completed,
 	.summary = "every outstanding Receive and Send gets exactly one completion on disconnect")
 {
@@ -435,6 +472,25 @@ STATE_CASE_O(dat_ep_disconnect, abort_active_connection_pending_graceful,
 	     active_connection_pending, abort_setup, &graceful, &four_recvs,
 	     "dat_ep_disconnect.abort_active_connection_pending",
 	     "graceful disconnect in ACTIVE_CONNECTION_PENDING: DISCONNECTED, Receives flushed")
+/* The abort reaches the peer: accepting the request then never connects it. */
+DC_CASE(dat_ep_disconnect, abort_active_connection_pending_peer,
+	.clauses = "dat_ep_disconnect.abort_active_connection_pending",
+	.summary = "a request whose EP was disconnected in ACTIVE_CONNECTION_PENDING never connects the peer that accepts it")
+{
+	struct dc_endpoint a, b;
+	DAT_CR_HANDLE cr;
+
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	b.conn_qual = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &b.cr_evd, &b.psp);
+	DC_SETUP(dc_connect_to_self(t, a.ep, b.conn_qual, 0, 0, NULL));
+	cr = dc_await_cr(t, b.cr_evd, NULL);
+	await_state(a.ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING, 0);
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	ASSERT_REACHES_STATE(a.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	ASSERT_ACCEPT_OF_ABORTED(cr, &b);
+}
+
 STATE_CASE_O(dat_ep_disconnect, abort_completion_pending,
 	     completion_pending, abort_setup, &abrupt, &four_recvs,
 	     "dat_ep_disconnect.abort_completion_pending",

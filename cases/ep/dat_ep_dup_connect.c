@@ -9,8 +9,8 @@
 
 #include <netinet/in.h>
 
-/* Passive: PSP, announce, accept the first request on a fresh EP. */
-static DAT_EVD_HANDLE serve_first(struct dc_ctx *t, DAT_PSP_HANDLE *psp)
+/* Passive: PSP, announce (with data, if any), accept the first request on a fresh EP. */
+static DAT_EVD_HANDLE serve_first_with(struct dc_ctx *t, DAT_PSP_HANDLE *psp, const char *data)
 {
 	struct dc_endpoint e;
 	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
@@ -18,11 +18,15 @@ static DAT_EVD_HANDLE serve_first(struct dc_ctx *t, DAT_PSP_HANDLE *psp)
 
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, psp));
-	dc_announce(t, NULL, q);
+	if (data)
+		dc_announce_data(t, NULL, q, data);
+	else
+		dc_announce(t, NULL, q);
 	DC_SETUP(dat_cr_accept(dc_await_cr(t, cr_evd, NULL), e.ep, 0, NULL));
 	dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	return cr_evd;
 }
+#define serve_first(t, psp) serve_first_with((t), (psp), NULL)
 
 /* Active: EP1 connected to the announced PSP; EP2 fresh. */
 static void first_up(struct dc_ctx *t, struct dc_endpoint *e1, struct dc_endpoint *e2)
@@ -195,33 +199,65 @@ DC_CASE(dat_ep_dup_connect, qos_not_supported_local,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
-DC_CASE(dat_ep_dup_connect, timeout_positive,
-	.summary = "a zero timeout is an invalid parameter")
+/* A QoS the peer's provider does not support (narrow_qos, ep_common.h). */
+DC_TWO_NODE_CASE(dat_ep_dup_connect, qos_not_supported_remote,
+		 .summary = "a QoS the peer's provider does not support: NON_PEER_REJECTED and DISCONNECTED",
+		 .requires = "dat_qos_supported!=0",
+		 .needs = "hook:daplref_test_qos_supported");
+DC_PASSIVE(dat_ep_dup_connect, qos_not_supported_remote)
+{
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE cr_evd;
+	char set[32];
+
+	narrow_qos(t, "dat_ep_dup_connect", set, sizeof(set));
+	cr_evd = serve_first_with(t, &psp, set);
+	dc_peer_wait(t, "done", NULL, 0);
+	/* the provider refused the duplicate request: its Consumer never saw it */
+	DC_ASSERT_NO_EVENT(cr_evd);
+}
+DC_ACTIVE(dat_ep_dup_connect, qos_not_supported_remote)
+{
+	DAT_QOS ask = qos_peer_lacks(t);
+	struct dc_endpoint e1, e2;
+
+	first_up(t, &e1, &e2);
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, dc_case_timeout_us(t), 0, NULL, ask));
+	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, e2.ep);
+	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
+	dc_peer_send(t, "done", "ok");
+}
+
+/* A dup_connect with an invalid parameter: refused, nothing reaches the peer. */
+static void refused_dup_connect(struct dc_ctx *t, DAT_TIMEOUT tmo, DAT_COUNT pn, const void *pd)
 {
 	struct dc_pair p;
 	struct dc_endpoint e;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, 0, 0, NULL, DAT_QOS_BEST_EFFORT),
+	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, tmo, pn, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_NO_EVENT(p.b.cr_evd);
 }
 
+DC_CASE(dat_ep_dup_connect, timeout_positive,
+	.summary = "a zero timeout is an invalid parameter")
+{
+	refused_dup_connect(t, 0, 0, NULL);
+}
+
 DC_CASE(dat_ep_dup_connect, private_data_size_negative,
 	.summary = "a negative private data size is an invalid parameter")
 {
-	struct dc_pair p;
-	struct dc_endpoint e;
+	refused_dup_connect(t, dc_case_timeout_us(t), -1, pdata);
+}
 
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_dup_connect(e.ep, p.a.ep, dc_case_timeout_us(t), -1, (DAT_PVOID)pdata,
-					 DAT_QOS_BEST_EFFORT),
-		      DAT_INVALID_PARAMETER);
-	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
-	DC_ASSERT_NO_EVENT(p.b.cr_evd);
+DC_CASE(dat_ep_dup_connect, private_data_null_with_size,
+	.summary = "a NULL private data pointer with size 1 is an invalid parameter")
+{
+	refused_dup_connect(t, dc_case_timeout_us(t), 1, NULL);
 }
 
 DC_CASE(dat_ep_dup_connect, invalid_handle,

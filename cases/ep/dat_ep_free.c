@@ -149,8 +149,6 @@ DC_PASSIVE(dat_ep_free, aborts_connection_setup)
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q;
 	DAT_CR_HANDLE cr;
-	DAT_RETURN r;
-	DAT_EVENT ev;
 
 	dc_endpoint(t, &e, NULL);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
@@ -158,21 +156,8 @@ DC_PASSIVE(dat_ep_free, aborts_connection_setup)
 	cr = dc_await_cr(t, cr_evd, NULL);
 	dc_peer_send(t, "cr", "arrived");
 	dc_peer_wait(t, "freed", NULL, 0);
-	r = dat_cr_accept(cr, e.ep, 0, NULL);
-	if (r == DAT_SUCCESS) {
-		r = dc_wait_event(t, e.conn_evd, -1, &ev);
-		DC_ASSERT(r == DAT_SUCCESS, "no connection event after accepting an aborted request (%s)",
-			  dc_ret_text(r));
-		/* dat_ep_free(3DAT) DESCRIPTION: the establishment is aborted; which
-		 * event says so is dat_cr_accept's clause (accept_completion_error) */
-		dc_note(t, "accepting the aborted request gave %s", dc_event_name(ev.event_number));
-		DC_ASSERT(ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED,
-			  "the passive side was connected to a freed EP");
-		ASSERT_REACHES_STATE(e.ep, DAT_EP_STATE_DISCONNECTED, 5000);
-	} else {
-		dc_note(t, "dat_cr_accept refused the aborted request: %s", dc_ret_text(r));
-		ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
-	}
+	/* dat_ep_free(3DAT) DESCRIPTION: the establishment is aborted */
+	ASSERT_ACCEPT_OF_ABORTED(cr, &e);
 	dc_peer_send(t, "done", "ok");
 }
 DC_ACTIVE(dat_ep_free, aborts_connection_setup)

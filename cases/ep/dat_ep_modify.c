@@ -432,16 +432,68 @@ DC_CASE(dat_ep_modify, max_recv_dtos_at_posted_count,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 }
 
-DC_CASE(dat_ep_modify, only_masked_modified,
-	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
+/*
+ * Transport- and Provider-specific attributes are the provider's to define:
+ * it may refuse a list it does not know (then there is nothing to judge).
+ * Once it has taken one, at dat_ep_create or by dat_ep_modify, the EP is
+ * still Unconnected and max_recv_dtos may still change.
+ */
+DC_CASE(dat_ep_modify, specific_attrs_keep_ep_modifiable,
+	.summary = "after a one-entry transport- or Provider-specific attribute list is taken (create or modify), max_recv_dtos can change")
 {
-	static const struct mparam *const which[] = {
-		&P_max_recv_dtos, &P_recv_evd_handle, &P_pz_handle, &P_max_message_size,
-	};
-	struct dc_endpoint e;
-	DAT_EP_HANDLE ep = plain_ep(t, &e);
+	static const DAT_NAMED_ATTR one[1] = { { "datcts.case", "1" } };
+	int judged = 0;
 
-	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+	for (int i = 0; i < 4; i++) {
+		bool provider = i & 1, at_create = i & 2;
+		struct dc_endpoint e;
+		DAT_EP_ATTR attr;
+		DAT_EP_PARAM nv;
+		DAT_RETURN r;
+
+		dc_note(t, "a %s-specific list, given %s", provider ? "Provider" : "transport",
+			at_create ? "at dat_ep_create" : "by dat_ep_modify");
+		dc_ep_attr_default(t, &attr);
+		if (at_create) {
+			*(provider ? &attr.ep_provider_specific_count : &attr.ep_transport_specific_count) = 1;
+			*(provider ? &attr.ep_provider_specific : &attr.ep_transport_specific) =
+				(DAT_NAMED_ATTR *)one;
+		}
+		memset(&e, 0, sizeof(e));
+		e.pz = dc_pz(t);
+		e.recv_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+		e.req_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+		r = dat_ep_create(t->ia, e.pz, e.recv_evd, e.req_evd, DAT_HANDLE_NULL, &attr, &e.ep);
+		if (r == DAT_SUCCESS && !at_create) {
+			nv = dc_ep_param(t, e.ep);
+			*(provider ? &nv.ep_attr.ep_provider_specific_count
+				   : &nv.ep_attr.ep_transport_specific_count) = 1;
+			*(provider ? &nv.ep_attr.ep_provider_specific
+				   : &nv.ep_attr.ep_transport_specific) = (DAT_NAMED_ATTR *)one;
+			r = dat_ep_modify(e.ep, provider ? DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
+						   DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR :
+						   DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
+						   DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, &nv);
+		}
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "the list was refused (%s): nothing to judge", dc_ret_text(r));
+			continue;
+		}
+		nv = dc_ep_param(t, e.ep);
+		nv.ep_attr.max_recv_dtos = nv.ep_attr.max_recv_dtos > 1 ? nv.ep_attr.max_recv_dtos - 1 : 2;
+		DC_ASSERT_SUCCESS(dat_ep_modify(e.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv));
+		DC_ASSERT_EQ(DC_EP_PARAM(e.ep).ep_attr.max_recv_dtos, nv.ep_attr.max_recv_dtos);
+		judged++;
+	}
+	if (!judged)
+		DC_UNRESOLVED("the provider took no one-entry specific-attribute list: nothing to judge");
+}
+
+/* One-bit modifies of ep, every other member of ep_param garbage: only that one changes. */
+static void modify_only_masked(struct dc_ctx *t, DAT_EP_HANDLE ep,
+			       const struct mparam *const *which, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		DAT_EP_PARAM cur = dc_ep_param(t, ep), nv, q;
 		struct dc_snap before;
 
@@ -455,6 +507,26 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 			  which[i]->name);
 		DC_ASSERT_UNCHANGED_EXCEPT(&before, which[i]->name);
 	}
+}
+
+DC_CASE(dat_ep_modify, only_masked_modified,
+	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
+{
+	static const struct mparam *const which[] = {
+		&P_max_recv_dtos, &P_recv_evd_handle, &P_pz_handle, &P_max_message_size,
+	};
+	/* with a Receive posted: the garbage in the unmasked Receive flags is still ignored */
+	static const struct mparam *const after_recv[] = {
+		&P_max_request_dtos, &P_connect_evd_handle,
+	};
+	struct dc_endpoint e, f;
+	struct dc_lmr m;
+
+	modify_only_masked(t, plain_ep(t, &e), which, sizeof(which) / sizeof(which[0]));
+	dc_endpoint(t, &f, NULL);
+	dc_lmr(t, f.pz, 4096, DC_PRIV_LOCAL, &m);
+	DC_SETUP(post_recv1(f.ep, &m, 0, 256, 1));
+	modify_only_masked(t, f.ep, after_recv, sizeof(after_recv) / sizeof(after_recv[0]));
 }
 
 /* Read-only parameters: asking to change them is an invalid parameter. */
@@ -680,6 +752,10 @@ DC_CASE(dat_ep_modify, invalid_value,
 		{ DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, "service_type not RC", 3 },
 		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, "negative max_recv_dtos", 4 },
 		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit outside dat_qos_supported", 5 },
+		{ DAT_EP_FIELD_EP_ATTR_QOS, "a QoS bit no DAT_QOS class has", 6 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, "max_recv_iov above max_iov_segments_per_dto", 7 },
+		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, "negative ep_transport_specific_count", 8 },
+		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, "negative ep_provider_specific_count", 9 },
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -693,10 +769,12 @@ DC_CASE(dat_ep_modify, invalid_value,
 			nv.ep_attr.max_recv_dtos = ia->max_dto_per_ep + 1;
 			break;
 		case 1:
+		case 7:
 			if (ia->max_iov_segments_per_dto <= 0 ||
 			    ia->max_iov_segments_per_dto == INT32_MAX)
 				continue;
-			nv.ep_attr.max_request_iov = ia->max_iov_segments_per_dto + 1;
+			*(tries[i].which == 1 ? &nv.ep_attr.max_request_iov
+					      : &nv.ep_attr.max_recv_iov) = ia->max_iov_segments_per_dto + 1;
 			break;
 		case 2:
 			if (!ia->max_message_size || !DC_BELOW_TYPE_MAX(ia->max_message_size))
@@ -719,6 +797,15 @@ DC_CASE(dat_ep_modify, invalid_value,
 			nv.ep_attr.qos = missing & -missing;	/* lowest missing bit */
 			break;
 		}
+		case 6:
+			nv.ep_attr.qos = (DAT_QOS)(DAT_QOS_PREMIUM << 1);
+			break;
+		case 8:
+			nv.ep_attr.ep_transport_specific_count = -1;
+			break;
+		case 9:
+			nv.ep_attr.ep_provider_specific_count = -1;
+			break;
 		}
 		dc_note(t, "%s", tries[i].what);
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);

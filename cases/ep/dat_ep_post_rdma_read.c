@@ -165,6 +165,41 @@ DC_CASE(dat_ep_post_rdma_read, invalid_state_unconnected_after_reset,
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
+/*
+ * An EP reset out of DISCONNECTED is Unconnected like a new one
+ * (dat_ep_reset(3DAT)): connected again, it reads like one, with no Read of
+ * the old connection left counted against max_rdma_read_out (1 here).
+ */
+DC_CASE(dat_ep_post_rdma_read, completion_after_reset,
+	.clauses = "dat_ep_post_rdma_read.completion_on_request_evd",
+	.summary = "an EP with max_rdma_read_out 1, reset and connected again: two Reads in turn complete on the request EVD")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct dc_pair p;
+	struct dc_endpoint b2;
+	struct dc_lmr mb2;
+	DAT_RMR_TRIPLET rem;
+
+	dc_ep_attr_default(t, &attr);
+	DC_NEED_LIMIT("ia.max_rdma_read_per_ep_out", t->ia_attr.max_rdma_read_per_ep_out, 1);
+	attr.max_rdma_read_out = 1;
+	dc_pair_up(t, &p, SUBJ_MEM, &o);
+	memset(p.ma.buf, CANARY, SUBJ_MEM);
+	unconnected_by_reset(&p);
+	memset(&b2, 0, sizeof(b2));
+	dc_connect_local(t, &p.a, &b2, NULL);
+	dc_lmr(t, b2.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &mb2);
+	for (uint64_t i = 0; i < 2; i++) {
+		dc_fill(mb2.buf + i * 1024, 256, 0x70 + (int)i);
+		rem = dc_rmr_iov(&mb2, i * 1024, 256);
+		DC_ASSERT_SUCCESS(read1(&p, i * 1024, 256, &rem, 81 + i));
+		DC_ASSERT_DTO(p.a.req_evd, 81 + i, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.ma.buf + i * 1024, 256, 0x70 + (int)i),
+			  "Read %d on the new connection fetched wrong bytes", (int)i + 1);
+	}
+}
+
 DC_CASE(dat_ep_post_rdma_read, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {

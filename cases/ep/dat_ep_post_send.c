@@ -243,42 +243,46 @@ static void fence_attr(struct dc_ctx *t, DAT_EP_ATTR *attr)
 		attr->max_rdma_read_out = 1;
 }
 
-DC_TWO_NODE_CASE(dat_ep_post_send, barrier_fence,
-		 .summary = "a fenced Send of a buffer being RDMA-read carries the read data, not stale bytes",
-		 .requires = "completion_flags_supported&8");
-DC_PASSIVE(dat_ep_post_send, barrier_fence)
+/*
+ * Passive half, once e is connected: announces the Read's window (src),
+ * stops itself until both requests are posted, then checks that the
+ * fenced Send, received in rcv (Receive 1), carried the Read's bytes.
+ */
+static void fence_responder(struct dc_ctx *t, struct dc_endpoint *e, struct dc_lmr *src,
+			    struct dc_lmr *rcv)
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
-	struct dc_endpoint e;
-	struct dc_lmr src, rcv;
-	DAT_RMR_TRIPLET rem;
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(src, 0, FENCE_READ);
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
-	fence_attr(t, &attr);
-	memset(&e, 0, sizeof(e));
-	dc_endpoint(t, &e, &o);
-	dc_lmr(t, e.pz, FENCE_READ, DAT_MEM_PRIV_ALL_FLAG, &src);
-	dc_lmr(t, e.pz, FENCE_SEND, DC_PRIV_LOCAL, &rcv);
-	dc_fill(src.buf + 0, FENCE_READ, 0x3C);		/* what the Read fetches */
-	memset(rcv.buf, 0, FENCE_SEND);
-	DC_SETUP(post_recv1(e.ep, &rcv, 0, FENCE_SEND, 1));
-	dc_connect_passive(t, &e, &o);
-	rem = dc_rmr_iov(&src, 0, FENCE_READ);
 	dc_peer_send(t, "window", "%llx %llx", (unsigned long long)rem.rmr_context,
 		     (unsigned long long)dc_rmr_triplet_address(&rem));
 	freeze_self(t);		/* until both requests are posted */
-	d = DC_ASSERT_DTO(e.recv_evd, 1, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(e->recv_evd, 1, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, FENCE_SEND);
-	DC_ASSERT(!memcmp(rcv.buf, src.buf + FENCE_READ - FENCE_SEND, FENCE_SEND),
+	DC_ASSERT(!memcmp(rcv->buf, src->buf + FENCE_READ - FENCE_SEND, FENCE_SEND),
 		  "the fenced Send carried bytes from before the RDMA Read completed");
 	dc_peer_send(t, "checked", "ok");
 }
-DC_ACTIVE(dat_ep_post_send, barrier_fence)
+
+/* Passive half's set-up: e (fence_attr) with src filled and Receive 1 posted in rcv. */
+static void fence_responder_ep(struct dc_ctx *t, struct dc_endpoint *e, struct dc_conn_opts *o,
+			       struct dc_lmr *src, struct dc_lmr *rcv)
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
-	struct dc_endpoint e;
+	memset(e, 0, sizeof(*e));
+	dc_endpoint(t, e, o);
+	dc_lmr(t, e->pz, FENCE_READ, DAT_MEM_PRIV_ALL_FLAG, src);
+	dc_lmr(t, e->pz, FENCE_SEND, DC_PRIV_LOCAL, rcv);
+	dc_fill(src->buf + 0, FENCE_READ, 0x3C);	/* what the Read fetches */
+	memset(rcv->buf, 0, FENCE_SEND);
+	DC_SETUP(post_recv1(e->ep, rcv, 0, FENCE_SEND, 1));
+}
+
+/*
+ * Active half, once e is connected: an RDMA Read of the peer's window and
+ * right after it a fenced Send of the bytes it fills, the peer held still.
+ */
+static void fence_reader(struct dc_ctx *t, struct dc_endpoint *e)
+{
 	struct dc_lmr la;
 	DAT_LMR_TRIPLET liov, siov;
 	DAT_RMR_TRIPLET rem;
@@ -286,10 +290,7 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	char msg[128];
 	pid_t peer;
 
-	fence_attr(t, &attr);
-	memset(&e, 0, sizeof(e));
-	dc_connect_active(t, &e, &o);
-	dc_lmr(t, e.pz, FENCE_READ, DAT_MEM_PRIV_ALL_FLAG, &la);
+	dc_lmr(t, e->pz, FENCE_READ, DAT_MEM_PRIV_ALL_FLAG, &la);
 	memset(la.buf, CANARY, FENCE_READ);
 	dc_peer_wait(t, "window", msg, sizeof(msg));
 	DC_SETUP_ASSERT(sscanf(msg, "%llx %llx", &ctx, &addr) == 2,
@@ -298,15 +299,92 @@ DC_ACTIVE(dat_ep_post_send, barrier_fence)
 	peer = await_frozen();
 	remember_frozen(peer);
 	liov = dc_iov(&la, 0, FENCE_READ);
-	DC_SETUP(dat_ep_post_rdma_read(e.ep, 1, &liov, dc_cookie(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_rdma_read(e->ep, 1, &liov, dc_cookie(10), &rem, DAT_COMPLETION_DEFAULT_FLAG));
 	siov = dc_iov(&la, FENCE_READ - FENCE_SEND, FENCE_SEND);	/* what the Read fills */
-	DC_ASSERT_SUCCESS(dat_ep_post_send(e.ep, 1, &siov, dc_cookie(11),
+	DC_ASSERT_SUCCESS(dat_ep_post_send(e->ep, 1, &siov, dc_cookie(11),
 					   DAT_COMPLETION_BARRIER_FENCE_FLAG));
 	kill(peer, SIGCONT);
 	epc_frozen_pid = 0;
-	DC_ASSERT_DTO(e.req_evd, 10, DAT_DTO_SUCCESS);
-	DC_ASSERT_DTO(e.req_evd, 11, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(e->req_evd, 10, DAT_DTO_SUCCESS);
+	DC_ASSERT_DTO(e->req_evd, 11, DAT_DTO_SUCCESS);
 	dc_peer_wait(t, "checked", NULL, 0);
+}
+
+/*
+ * The halves of the fence cases.  With `again`, the active EP is first
+ * connected, disconnected and reset (dat_ep_reset(3DAT): Unconnected like a
+ * new EP), and the fence is checked on its second connection, which the
+ * passive half accepts on a fresh EP at the same PSP.
+ */
+static void fence_passive(struct dc_ctx *t, bool again)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct dc_endpoint first, e;
+	struct dc_lmr src, rcv;
+
+	fence_attr(t, &attr);
+	memset(&first, 0, sizeof(first));
+	if (again)
+		dc_connect_passive(t, &first, &o);
+	fence_responder_ep(t, &e, &o, &src, &rcv);
+	if (again) {
+		DC_SETUP(dat_cr_accept(dc_await_cr(t, first.cr_evd, NULL), e.ep, 0, NULL));
+		dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	} else {
+		dc_connect_passive(t, &e, &o);
+	}
+	fence_responder(t, &e, &src, &rcv);
+}
+static void fence_active(struct dc_ctx *t, bool again)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct dc_endpoint e;
+
+	fence_attr(t, &attr);
+	memset(&e, 0, sizeof(e));
+	dc_connect_active(t, &e, &o);
+	if (again) {
+		DC_SETUP(dat_ep_disconnect(e.ep, DAT_CLOSE_ABRUPT_FLAG));
+		dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+		DC_SETUP(dat_ep_reset(e.ep));
+		dc_drain(t, e.req_evd);
+		dc_drain(t, e.recv_evd);
+		DC_SETUP(dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&t->peer.addr, t->peer.conn_qual,
+					dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG));
+		dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	}
+	fence_reader(t, &e);
+}
+
+DC_TWO_NODE_CASE(dat_ep_post_send, barrier_fence,
+		 .summary = "a fenced Send of a buffer being RDMA-read carries the read data, not stale bytes",
+		 .requires = "completion_flags_supported&8");
+DC_PASSIVE(dat_ep_post_send, barrier_fence)
+{
+	fence_passive(t, false);
+}
+DC_ACTIVE(dat_ep_post_send, barrier_fence)
+{
+	fence_active(t, false);
+}
+
+/* The same on an EP reset and connected again: nothing of the first
+ * connection's RDMA Read accounting may let the fenced Send go early, or
+ * hold it for ever. */
+DC_TWO_NODE_CASE(dat_ep_post_send, barrier_fence_after_reset,
+		 .clauses = "dat_ep_post_send.barrier_fence",
+		 .summary = "on an EP reset and connected again, a fenced Send after an RDMA Read carries the read data",
+		 .requires = "completion_flags_supported&8");
+DC_PASSIVE(dat_ep_post_send, barrier_fence_after_reset)
+{
+	fence_passive(t, true);
+}
+DC_ACTIVE(dat_ep_post_send, barrier_fence_after_reset)
+{
+	fence_active(t, true);
 }
 
 DC_CASE(dat_ep_post_send, valid_states,

@@ -24,6 +24,13 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 	for (int way = 0; way < DISC_WAYS; way++) {
 		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
 		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		/* a message each way first: the old connection's sequencing has moved on */
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 61));
+		DC_SETUP(post_recv1(p.a.ep, &p.ma, 0, 1024, 62));
+		dc_send_sync(t, &p.a, &p.ma, 2048, 100, 63);
+		dc_send_sync(t, &p.b, &p.mb, 2048, 100, 64);
+		dc_await_recv(t, &p.b, 61);
+		dc_await_recv(t, &p.a, 62);
 		disconnect_pair_by(&p, way);
 		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 		ASSERT_STATE(p.a.ep, DAT_EP_STATE_UNCONNECTED);

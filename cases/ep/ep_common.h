@@ -328,6 +328,73 @@ static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int
 #define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
 
 /*
+ * Passive half of the remote-QoS cases: a peer that supports less QoS than
+ * the active side.  This IA's QoS set is narrowed to best effort with the
+ * provider's test hook (docs/reference-provider.md, "Test hooks";
+ * UNSUPPORTED where there is none, or where the provider cannot carry the
+ * QoS in its requests); set gets the set it then supports
+ * (dat_qos_supported), as text for the announcement.  Two different
+ * providers would stage the same without the hook.
+ */
+typedef DAT_RETURN (*qos_supported_fn)(DAT_IA_HANDLE ia, DAT_QOS qos);
+static inline void narrow_qos(struct dc_ctx *t, const char *page, char *set, size_t len)
+{
+	qos_supported_fn narrow = (qos_supported_fn)dc_provider_hook("daplref_test_qos_supported");
+	DAT_PROVIDER_ATTR pa;
+	DAT_RETURN r = narrow(dc_provider_ia_handle(t->ia), DAT_QOS_BEST_EFFORT);
+
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, page,
+				     "the provider's requests do not carry the QoS here, so none of its "
+				     "IAs can play a peer with less QoS support");
+	DC_SETUP(r);
+	DC_SETUP(dat_ia_query(t->ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa));
+	snprintf(set, len, "%llu", (unsigned long long)pa.dat_qos_supported);
+}
+
+/* Active half: a QoS class this provider supports and the announced peer does not. */
+static inline DAT_QOS qos_peer_lacks(struct dc_ctx *t)
+{
+	DAT_QOS peer = (DAT_QOS)strtoull(t->peer.data, NULL, 10);
+	DAT_QOS ask = t->prov_attr.dat_qos_supported & ~peer;
+
+	DC_SETUP_ASSERT(ask != 0, "set-up: the peer supports every QoS this provider does "
+			"(peer 0x%llx, here 0x%llx)", (unsigned long long)peer,
+			(unsigned long long)t->prov_attr.dat_qos_supported);
+	return ask & -ask;
+}
+
+/*
+ * Clause: the passive side accepts a request whose active EP aborted the
+ * establishment (freed, or disconnected, in ACTIVE_CONNECTION_PENDING): it
+ * must never end up connected.  Its accept fails (the EP stays Unconnected),
+ * or the EP gets an event other than ESTABLISHED and reaches Disconnected;
+ * which event is dat_cr_accept's clause (accept_completion_error).
+ */
+static inline void accept_of_aborted_at(struct dc_ctx *t, const char *file, int line,
+					DAT_CR_HANDLE cr, const struct dc_endpoint *e)
+{
+	DAT_RETURN r = dat_cr_accept(cr, e->ep, 0, NULL);
+	DAT_EVENT ev;
+
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "dat_cr_accept refused the aborted request: %s", dc_ret_text(r));
+		await_state_at(t, file, line, e->ep, DAT_EP_STATE_UNCONNECTED, 0, DC_FAIL);
+		return;
+	}
+	r = dc_wait_event(t, e->conn_evd, -1, &ev);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "no connection event after accepting an aborted request (%s)",
+			  dc_ret_text(r));
+	dc_note(t, "accepting the aborted request gave %s", dc_event_name(ev.event_number));
+	if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the passive side was connected to an EP that aborted the establishment");
+	await_state_at(t, file, line, e->ep, DAT_EP_STATE_DISCONNECTED, 5000, DC_FAIL);
+}
+#define ASSERT_ACCEPT_OF_ABORTED(cr, e) accept_of_aborted_at(t, __FILE__, __LINE__, (cr), (e))
+
+/*
  * Set-up: UNCONNECTED reached the other way the pages give, a reset out of
  * DISCONNECTED (dat_ep_reset(3DAT)): p connected, ended by the peer, p->a
  * reset; its EVDs drained of what the old connection left.

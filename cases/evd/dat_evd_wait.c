@@ -61,6 +61,13 @@ DC_CASE(dat_evd_wait, active_established_private_data_queued,
 	cm_active_established_private_data_queued(t, TAKE_WAIT);
 }
 
+DC_CASE(dat_evd_wait, active_established_private_data_none,
+	.clauses = "dat_evd_wait.active_established_private_data",
+	.summary = "after an accept without private data (on an EP reset from a connection with some) the active Established event's size is not negative and a size above 0 has a pointer")
+{
+	cm_active_established_private_data_none(t, TAKE_WAIT);
+}
+
 DC_CASE(dat_evd_wait, entire_private_data,
 	.summary = "max_private_data_size bytes of connect and accept private data arrive whole")
 {

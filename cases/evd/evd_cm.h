@@ -120,6 +120,23 @@ static inline DAT_CR_HANDLE cm_request_at(struct dc_ctx *t, const char *file,
 #define cm_request(c, ep, size, data, ev) \
 	cm_request_at(t, __FILE__, __LINE__, (c), (ep), (size), (data), (ev))
 
+/* Set-up: ep connects, and the request is accepted on passive with this private data. */
+static inline void cm_accept_at(struct dc_ctx *t, const char *file, int line,
+				struct cm *c, DAT_EP_HANDLE ep, DAT_EP_HANDLE passive,
+				DAT_COUNT size, const void *data)
+{
+	DAT_EVENT ev;
+	DAT_RETURN r = dat_cr_accept(cm_request_at(t, file, line, c, ep, 0, NULL, &ev),
+				     passive, size, (DAT_PVOID)data);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_cr_accept(%d bytes of private data) returned %s",
+			  (int)size, dc_ret_text(r));
+}
+#define cm_accept(c, ep, passive, size, data) \
+	cm_accept_at(t, __FILE__, __LINE__, (c), (ep), (passive), (size), (data))
+
 /* How much private data the provider takes (capped at 64 KiB). */
 static inline DAT_COUNT cm_max_pd_at(struct dc_ctx *t, const char *file,
 				     int line)
@@ -301,6 +318,50 @@ static inline void cm_active_established_private_data_queued(struct dc_ctx *t,
 		  "the queued active Established event's private data is not its accept's%s",
 		  !memcmp(cd->private_data, pd2, sizeof(pd2)) ?
 		  " but the later connection's" : "");
+}
+
+/*
+ * An accept without private data, on the second connection of an EP reset
+ * after one accepted with some (the first data's validity ends with the
+ * reset): the active Established event's size counts the bytes its pointer
+ * holds, so it is not negative, and a size above 0 (a transport may pad)
+ * comes with a pointer to that many bytes.
+ */
+static inline void cm_active_established_private_data_none(struct dc_ctx *t,
+							   enum take mode)
+{
+	struct cm cm, *c = &cm;
+	struct dc_endpoint b2;
+	unsigned char pd[32];
+	const DAT_CONNECTION_EVENT_DATA *cd;
+	volatile unsigned char sum = 0;
+	DAT_EVENT ev;
+
+	dc_fill(pd, sizeof(pd), 61);
+	cm_setup(c, mode);
+	cm_accept(c, c->a.ep, c->b.ep, (DAT_COUNT)sizeof(pd), pd);
+	TAKE(c->b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	TAKE(c->a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	DC_SETUP(dat_ep_disconnect(c->a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	TAKE(c->a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, &ev);
+	DC_SETUP(dat_ep_reset(c->a.ep));
+	dc_endpoint(t, &b2, NULL);
+	cm_accept(c, c->a.ep, b2.ep, 0, NULL);
+	TAKE(b2.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	TAKE_CHECKED(c->a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	cd = &ev.event_data.connect_event_data;
+	DC_ASSERT(cd->private_data_size >= 0,
+		  "after an accept without private data the active Established event reports "
+		  "private_data_size %d", (int)cd->private_data_size);
+	DC_ASSERT(cd->private_data_size == 0 || cd->private_data != NULL,
+		  "after an accept without private data the active Established event reports "
+		  "%d bytes of private data at a NULL pointer", (int)cd->private_data_size);
+	if (cd->private_data_size > 0) {
+		for (DAT_COUNT i = 0; i < cd->private_data_size; i++)
+			sum ^= ((const unsigned char *)cd->private_data)[i];
+		dc_note(t, "the accept sent none; the event reports %d bytes",
+			(int)cd->private_data_size);
+	}
 }
 
 /* Every byte of maximal private data reaches the other side. */

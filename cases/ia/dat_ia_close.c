@@ -372,6 +372,26 @@ DC_CASE(dat_ia_close, graceful_ignores_created_async_evd,
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 }
 
+/*
+ * An RSP made with DAT_HANDLE_NULL gets an EP the Provider creates
+ * (dat_rsp_create(3DAT) PARAMETERS); freed before any request, it leaves
+ * nothing the Consumer created, so the graceful close succeeds.
+ */
+DC_CASE(dat_ia_close, graceful_ignores_provider_ep,
+	.summary = "after an RSP with a Provider-created EP is freed (no request came), a graceful close succeeds",
+	.requires = "ep_creator!=0")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = ia_open(16, &async);
+	DAT_EVD_HANDLE cr = evd_on(ia, 4, DAT_EVD_CR_FLAG);
+	DAT_RSP_HANDLE rsp;
+
+	DC_SETUP(dat_rsp_create(ia, dc_free_conn_qual(t), DAT_HANDLE_NULL, cr, &rsp));
+	DC_SETUP(dat_rsp_free(rsp));
+	DC_SETUP(dat_evd_free(cr));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
 DC_CASE(dat_ia_close, created_async_evd_destroyed,
 	.summary = "the async EVD the open created is gone after an abrupt and after a graceful close")
 {

@@ -637,6 +637,52 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_takes_other_streams,
 	DC_ASSERT_EQ(DC_ASSERT_DTO_SUCCESS(both).user_cookie.as_64, 0);	/* and the DTO too */
 }
 
+/*
+ * USAGE: the recv EVD of an SRQ EP with threshold Receive completions takes
+ * only threshold DTO streams: a default stream on it is refused, whether it
+ * is the EP's own Request stream or another EP's that came first.
+ */
+DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
+	.summary = "a threshold SRQ Receive stream and a default DTO stream on one EVD are refused, either order",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE y = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EP_ATTR dflt, thr;
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+
+	dc_ep_attr_default(t, &dflt);
+	thr = dflt;
+	thr.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	/* the EP's own Request stream, default, on its threshold recv EVD */
+	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, x, x, DAT_HANDLE_NULL, srq, &thr, &ep),
+		      DAT_INVALID_PARAMETER);
+	/* another EP's default Request stream there first */
+	dc_ep(t, pz, dc_evd(t, 16, DAT_EVD_DTO_FLAG), y, DAT_HANDLE_NULL, &dflt);
+	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, y, dc_evd(t, 16, DAT_EVD_DTO_FLAG),
+					     DAT_HANDLE_NULL, srq, &thr, &ep),
+		      DAT_INVALID_PARAMETER);
+	/* an SRQ EP's default Receive and Request streams on one EVD, its
+	 * Receive flags then changed to threshold (dat_ep_modify sets the same
+	 * attribute) */
+	{
+		DAT_EVD_HANDLE z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+		struct dc_snap before;
+		DAT_EP_PARAM nv;
+
+		ep = dc_ep_with_srq(t, pz, z, z, DAT_HANDLE_NULL, srq, &dflt);
+		nv = dc_ep_param(t, ep);
+		nv.ep_attr.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+		dc_snapshot(t, DC_OBJ_EP, ep, &before);
+		/* collateral: dat_ep_create_with_srq(3DAT) USAGE: every DTO stream on a threshold SRQ Receive stream's EVD must be threshold */
+		DC_ASSERT_RET(dat_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, &nv),
+			      DAT_INVALID_PARAMETER);
+		DC_ASSERT_UNCHANGED(&before);
+	}
+}
+
 DC_CASE(dat_ep_create_with_srq, ready_to_connect,
 	.summary = "after a connection came and went, a new SRQ EP connects at once",
 	.requires = "srq_supported")

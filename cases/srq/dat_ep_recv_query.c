@@ -232,6 +232,21 @@ SRQ_CASE(dat_ep_recv_query, span_definition,
 	ASSERT_RQ(l.rx.ep, 0, 0);
 }
 
+/*
+ * Messages seq and seq + 1 sent after `base` Sends of the connection,
+ * held; only the second (MSN base + 1) takes a buffer: count 1, span 2.
+ */
+static void only_second_allocated(struct dc_ctx *t, struct srq_link *l, struct srq_hold *h,
+				  unsigned seq, DAT_COUNT base)
+{
+	hold_begin_ep_at(t, __FILE__, __LINE__, h, l->rx.ep, base);
+	link_send(l, seq, 64);
+	link_send(l, seq + 1, 64);
+	hold_await_whole(h, 2);
+	DC_SETUP(hold_partial(h, base + 1));
+	ASSERT_RQ(l->rx.ep, 1, 2);
+}
+
 SRQ_CASE(dat_ep_recv_query, span_by_msn,
 	.needs = SRQ_HOLD_NEEDS,
 	.summary = "after 3 completed: only MSN 4 allocated gives count 1 span 2; with MSN 3 too, 2 and 2",
@@ -242,14 +257,36 @@ SRQ_CASE(dat_ep_recv_query, span_by_msn,
 
 	rq_link(t, &l, 8);
 	complete_messages(t, &l, 0, 3);		/* MSNs 0..2 done */
-	hold_begin_after(&h, &l, 3);
-	link_send(&l, 3, 64);
-	link_send(&l, 4, 64);
-	hold_await_whole(&h, 2);
-	DC_SETUP(hold_partial(&h, 4));
-	ASSERT_RQ(l.rx.ep, 1, 2);		/* 4 - 3 + 1 */
+	only_second_allocated(t, &l, &h, 3, 3);	/* MSN 4: 4 - 3 + 1 */
 	DC_SETUP(hold_partial(&h, 3));
 	ASSERT_RQ(l.rx.ep, 2, 2);
+	hold_release(&h);
+	expect_in_send_order(t, &l, 3, 2);
+}
+
+/*
+ * MSNs count the Sends of the connection (DESCRIPTION): an EP reset out of
+ * DISCONNECTED after 3 messages and connected again counts from 0 (a local
+ * link: both EPs are reset and reconnected in this process).
+ */
+DC_CASE(dat_ep_recv_query, span_by_msn_after_reset,
+	.clauses = "dat_ep_recv_query.span_by_msn",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "an SRQ EP reset after 3 messages and connected again: only MSN 1 allocated gives count 1 span 2",
+	.requires = "srq_supported ep_recv_info_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+
+	rq_link(t, &l, 8);
+	complete_messages(t, &l, 0, 3);		/* MSNs 0..2 of the first connection */
+	link_down(&l);
+	DC_SETUP(dat_ep_reset(l.rx.ep));
+	DC_SETUP(dat_ep_reset(l.tx.ep));
+	dc_drain(t, l.rx.recv_evd);
+	dc_drain(t, l.tx.req_evd);
+	link_connect(&l);
+	only_second_allocated(t, &l, &h, 3, 0);	/* MSN 1 of the new connection: 1 - 0 + 1 */
 	hold_release(&h);
 	expect_in_send_order(t, &l, 3, 2);
 }

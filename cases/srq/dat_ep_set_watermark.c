@@ -193,6 +193,31 @@ SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
 	expect_in_send_order(t, &l, 0, 4);
 }
 
+/*
+ * The default holds for an EP made with NULL attributes too (the Provider's
+ * defaults, dat_ep_create(3DAT)): no soft event however many Receives it has.
+ */
+DC_CASE(dat_ep_set_watermark, infinite_default_null_attributes,
+	.clauses = "dat_ep_set_watermark.infinite_means_none",
+	.summary = "an EP created with NULL attributes, Receives posted: no soft watermark event",
+	.requires = "srq_watermarks_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE recv = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EP_HANDLE ep = dc_ep(t, pz, recv, dc_evd(t, 16, DAT_EVD_DTO_FLAG),
+				 dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG), NULL);
+	DAT_COUNT n = dc_ep_param(t, ep).ep_attr.max_recv_dtos;
+	struct dc_lmr m;
+
+	DC_NEED_LIMIT("the default max_recv_dtos", n, 1);
+	if (n > 4)
+		n = 4;
+	dc_lmr(t, pz, 4096, DC_PRIV_LOCAL, &m);
+	for (DAT_COUNT i = 0; i < n; i++)
+		dc_post_recv(t, ep, &m, (DAT_VLEN)i * 256, 256, 1 + (uint64_t)i);
+	DC_ASSERT_NO_EVENT(t->async_evd);
+}
+
 SRQ_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
 	.summary = "infinite watermarks, empty SRQ: a Send may break the connection, else it completes once a buffer comes",
 	.requires = "srq_supported")
