@@ -184,6 +184,48 @@ DC_CASE(dat_ep_post_recv, iov_outside_lmr,
 	iov = dc_iov_before_start(&l.m, 1, 256);	/* starts before it */
 	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
+	iov = dc_iov_longest(&l.m);			/* from its start, 2^64 - 1 bytes */
+	DC_ASSERT_RET_ANY(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG),
+			  DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, invalid_num_segments,
+	.summary = "a negative segment count is an invalid parameter")
+{
+	struct lone l;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	iov = dc_iov(&l.m, 0, 256);
+	DC_ASSERT_RET_ANY(dat_ep_post_recv(l.e.ep, -1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+			  DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, null_local_iov,
+	.summary = "segments announced with no I/O vector should be an invalid parameter")
+{
+	struct lone l;
+
+	lone_up(t, &l);
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, NULL, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, invalid_flags,
+	.summary = "completion flag bits no DAT_COMPLETION_* flag has should be an invalid parameter")
+{
+	static const DAT_COMPLETION_FLAGS undefined[] = { 0x40, 0x80 };
+	struct lone l;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	iov = dc_iov(&l.m, 0, 256);
+	for (int i = 0; i < N_OF(undefined); i++)
+		DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1 + (uint64_t)i), undefined[i]),
+			      DAT_INVALID_PARAMETER);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
 

@@ -397,7 +397,43 @@ DC_CASE(dat_ep_post_send, iov_outside_lmr,
 	iov = dc_iov_past_end(&p.ma, 64);		/* ends past it */
 	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
+	iov = dc_iov_longest(&p.ma);			/* 2^64 - 1 bytes: also past max_message_size */
+	DC_ASSERT_RET_ANY(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG),
+			  DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR);
 	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+/* Clause: a Send of `nseg` segments, local_iov a valid one-segment vector
+ * (or, with_iov false, NULL), is refused with one of `types`; nothing sent. */
+static void send_iov_refused(struct dc_ctx *t, DAT_COUNT nseg, bool with_iov,
+			     int ntypes, const DAT_RETURN *types)
+{
+	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	iov = dc_iov(&p.ma, 0, 64);
+	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send",
+			 dat_ep_post_send(p.a.ep, nseg, with_iov ? &iov : NULL, dc_cookie(1),
+					  DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, ntypes, types, DC_ANY_SUBTYPE);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
+DC_CASE(dat_ep_post_send, invalid_num_segments,
+	.summary = "a negative segment count is an invalid parameter; nothing is sent")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+
+	send_iov_refused(t, -1, true, N_OF(bad), bad);
+}
+
+DC_CASE(dat_ep_post_send, null_local_iov,
+	.summary = "segments announced with no I/O vector should be an invalid parameter")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER };
+
+	send_iov_refused(t, 1, false, N_OF(bad), bad);
 }
 
 DC_CASE(dat_ep_post_send, lmr_pz_mismatch,

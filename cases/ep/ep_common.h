@@ -530,6 +530,36 @@ static inline void iov_pair_at(struct dc_ctx *t, const char *file, int line,
 }
 #define iov_pair(p, small, below) iov_pair_at(t, __FILE__, __LINE__, (p), (small), (below))
 
+/*
+ * Clause: an RDMA Read (read true) or Write of p->a over mb[0, 64) with
+ * `nseg` local segments, local_iov a valid one-segment vector into ma (or,
+ * with_iov false, NULL), is refused with one of `types`: no completion, and
+ * the memory it would have written (ma for a Read, mb for a Write) keeps
+ * its CANARY (rdma_pair).
+ */
+static inline void expect_rdma_iov_refused_at(struct dc_ctx *t, const char *file, int line,
+					      struct dc_pair *p, bool read, DAT_COUNT nseg,
+					      bool with_iov, int ntypes, const DAT_RETURN *types)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 64);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, 0, 64);
+	DAT_LMR_TRIPLET *v = with_iov ? &iov : NULL;
+
+	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
+			 read ? dat_ep_post_rdma_read(p->a.ep, nseg, v, dc_cookie(1), &rem,
+						      DAT_COMPLETION_DEFAULT_FLAG) :
+				dat_ep_post_rdma_write(p->a.ep, nseg, v, dc_cookie(1), &rem,
+						       DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, ntypes, types, DC_ANY_SUBTYPE);
+	dc_assert_no_event_at(t, file, line, p->a.req_evd);
+	if (dc_first_not(read ? p->ma.buf : p->mb.buf, SUBJ_MEM, CANARY) >= 0)
+		dc_end_at(t, DC_FAIL, file, line, false, "the refused %s changed %s memory",
+			  read ? "RDMA Read" : "RDMA Write", read ? "local" : "remote");
+}
+#define expect_rdma_iov_refused(p, read, nseg, with_iov, types)		\
+	expect_rdma_iov_refused_at(t, __FILE__, __LINE__, (p), (read), (nseg), (with_iov), \
+				   N_OF(types), (types))
+
 /* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
 #define bind_window(p, off, len, priv)					\
 	dc_bind_rmr(t, dc_rmr(t, (p)->b.pz), &(p)->mb, (off), (len), (priv), \
