@@ -51,6 +51,8 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 	if (d.transfered_length != 150)
 		dc_note(t, "the completion reports transfered_length %llu for 150 bytes read",
 			(unsigned long long)d.transfered_length);
+	/* a 1-byte Read into a 1-byte segment */
+	expect_rdma_one_byte(&p, true, 1000, 3000, 2);
 }
 
 DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,

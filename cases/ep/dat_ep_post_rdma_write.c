@@ -59,6 +59,8 @@ DC_CASE(dat_ep_post_rdma_write, transfers_local_data,
 	DC_ASSERT(dc_check_fill(p.mb.buf + 4615, 1, 3), "remote byte 4103 is not segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf, 512, CANARY, "remote memory before the target");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 4616, SUBJ_MEM - 4616, CANARY, "remote memory after the target");
+	/* a 1-byte Write on its own */
+	expect_rdma_one_byte(&p, false, 40000, 8000, 20);
 }
 
 DC_CASE(dat_ep_post_rdma_write, completion_on_request_evd,

@@ -9,35 +9,51 @@
  */
 #include "ep_common.h"
 
+/*
+ * b posts a Receive of three segments of mb (at off[k], len[k] bytes) and a
+ * sends `msg` bytes of ma from moff (filled with `seed`); returns the
+ * Receive's completion, which must be successful and `msg` long.
+ */
+static void recv3_take(struct dc_ctx *t, struct dc_pair *p, const DAT_VLEN off[3],
+		       const DAT_VLEN len[3], DAT_VLEN moff, DAT_VLEN msg, unsigned int seed,
+		       uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov[3];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+	for (int k = 0; k < 3; k++)
+		iov[k] = dc_iov(&p->mb, off[k], len[k]);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p->b.ep, 3, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
+	dc_fill(p->ma.buf + moff, (size_t)msg, seed);
+	DC_SETUP(post_send1(p->a.ep, &p->ma, moff, msg, cookie + 1));
+	d = DC_ASSERT_DTO(p->b.recv_evd, cookie, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, msg);
+}
+
 DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 	.summary = "a message fills the Receive's segments in order: full, partial, untouched")
 {
 	struct dc_pair p;
-	DAT_LMR_TRIPLET iov[3];
-	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_NEED_LIMIT("the EP's max_recv_iov", dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov, 3);
-	memset(p.mb.buf, CANARY, SUBJ_MEM);
-	iov[0] = dc_iov(&p.mb, 0, 100);
-	iov[1] = dc_iov(&p.mb, 200, 100);
-	iov[2] = dc_iov(&p.mb, 400, 100);
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 3, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
-	dc_fill(p.ma.buf + 0, 150, 0x31);
-	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 150, 2));
-	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, 150);
+	recv3_take(t, &p, (const DAT_VLEN[]){ 0, 200, 400 }, (const DAT_VLEN[]){ 100, 100, 100 },
+		   0, 150, 0x31, 1);
 	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
-	{
-		unsigned char want[50];
-
-		for (int i = 0; i < 50; i++)	/* bytes 100..149 of the fill pattern */
-			want[i] = (unsigned char)(0x31 + (100 + i) * 7u + ((100 + i) >> 8));
-		DC_ASSERT(!memcmp(p.mb.buf + 200, want, 50), "segment 2 does not start with bytes 100..149");
-	}
+	DC_ASSERT(!memcmp(p.mb.buf + 200, p.ma.buf + 100, 50), "segment 2 does not start with bytes 100..149");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 400, 100, CANARY, "segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
+	/* segments of 1, 100 and 100 bytes take 102: the 1-byte segment is a
+	 * front one, and the message's last byte alone starts segment 3 */
+	recv3_take(t, &p, (const DAT_VLEN[]){ 1000, 1200, 1400 }, (const DAT_VLEN[]){ 1, 100, 100 },
+		   1000, 102, 0x32, 3);
+	DC_ASSERT(p.mb.buf[1000] == p.ma.buf[1000], "the 1-byte segment 1 is not byte 0");
+	DC_ASSERT(!memcmp(p.mb.buf + 1200, p.ma.buf + 1001, 100), "segment 2 is not bytes 1..100");
+	DC_ASSERT(p.mb.buf[1400] == p.ma.buf[1101], "segment 3 does not start with byte 101");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1401, 99, CANARY, "the rest of segment 3");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1001, 199, CANARY, "the gap between segments 1 and 2");
 }
 
 DC_CASE(dat_ep_post_recv, completion_on_recv_evd,

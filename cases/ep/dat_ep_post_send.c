@@ -42,6 +42,16 @@ DC_CASE(dat_ep_post_send, transfers_all_data,
 	DC_ASSERT(dc_check_fill(p.mb.buf, 7, 1), "bytes 0..6 are not segment 1");
 	DC_ASSERT(dc_check_fill(p.mb.buf + 7, 4096, 2), "bytes 7..4102 are not segment 2");
 	DC_ASSERT(dc_check_fill(p.mb.buf + 4103, 1, 3), "byte 4103 is not segment 3");
+	/* a 1-byte message arrives whole too */
+	memset(p.mb.buf, CANARY, 8192);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 3));
+	dc_fill(p.ma.buf + 40000, 1, 4);
+	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 40000, 1, 4));
+	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 1);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 1, 4), "the 1-byte message's byte did not arrive");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1, 63, CANARY, "the Receive beyond the 1-byte message");
 }
 
 DC_CASE(dat_ep_post_send, zero_length,

@@ -560,6 +560,38 @@ static inline void expect_rdma_iov_refused_at(struct dc_ctx *t, const char *file
 	expect_rdma_iov_refused_at(t, __FILE__, __LINE__, (p), (read), (nseg), (with_iov), \
 				   N_OF(types), (types))
 
+/*
+ * Clause: a 1-byte RDMA Read (read true: mb[roff] into ma[loff]) or Write
+ * (ma[loff] to mb[roff]) of p->a completes DAT_DTO_SUCCESS, and the byte
+ * written is the source byte while its two neighbours keep CANARY.
+ */
+static inline void expect_rdma_one_byte_at(struct dc_ctx *t, const char *file, int line,
+					   struct dc_pair *p, bool read, DAT_VLEN loff,
+					   DAT_VLEN roff, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, loff, 1);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, roff, 1);
+	unsigned char *src = read ? p->mb.buf + roff : p->ma.buf + loff;
+	unsigned char *dst = read ? p->ma.buf + loff : p->mb.buf + roff;
+
+	dc_fill(src, 1, 0x62);
+	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
+			 read ? dat_ep_post_rdma_read(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+						      DAT_COMPLETION_DEFAULT_FLAG) :
+				dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+						       DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, 1, (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+	dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &cookie, DAT_DTO_SUCCESS);
+	if (dst[0] != src[0])
+		dc_end_at(t, DC_FAIL, file, line, false, "the 1-byte %s did not move its byte",
+			  read ? "RDMA Read" : "RDMA Write");
+	if (dst[-1] != CANARY || dst[1] != CANARY)
+		dc_end_at(t, DC_FAIL, file, line, false, "the 1-byte %s wrote beside its byte",
+			  read ? "RDMA Read" : "RDMA Write");
+}
+#define expect_rdma_one_byte(p, read, loff, roff, cookie) \
+	expect_rdma_one_byte_at(t, __FILE__, __LINE__, (p), (read), (loff), (roff), (cookie))
+
 /* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
 #define bind_window(p, off, len, priv)					\
 	dc_bind_rmr(t, dc_rmr(t, (p)->b.pz), &(p)->mb, (off), (len), (priv), \
