@@ -101,6 +101,28 @@ DC_CASE(dat_ep_post_recv, unsignalled_needs_ep_flag,
 	ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
 }
 
+DC_CASE(dat_ep_post_recv, unsignalled_allowed,
+	.summary = "on an EP with unsignalled Receives, an unsignalled Receive completes without "
+		   "notifying anyone",
+	.requires = "completion_flags_supported&4")
+{
+	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
+	DAT_CNO_HANDLE cno = unsignalled_pair(t, &p, true);
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	iov = dc_iov(&p.mb, 0, 1024);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(11), DAT_COMPLETION_UNSIGNALLED_FLAG));
+	dc_fill(p.ma.buf + 0, 64, 6);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	DC_SETUP_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	await_recv_idle(p.b.ep);
+	assert_cno_quiet(cno, "the unsignalled Receive's completion");
+	d = DC_ASSERT_DTO(p.b.recv_evd, 11, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 64);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 6), "the unsignalled Receive holds wrong bytes");
+}
+
 DC_CASE(dat_ep_post_recv, message_too_long,
 	.summary = "a message longer than the Receive completes it with the length error")
 {

@@ -151,9 +151,10 @@ static inline void await_state_at(struct dc_ctx *t, const char *file, int line,
 #define ASSERT_REACHES_STATE(ep, want, ms) \
 	await_state_at(t, __FILE__, __LINE__, (ep), (want), (ms), DC_FAIL)
 
-/* Set-up: polls until no Request of ep is outstanding (dat_ep_get_status). */
-static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int line,
-					 DAT_EP_HANDLE ep)
+/* Set-up: polls until no Request (recv false) or no Receive (recv true) of
+ * ep is outstanding (dat_ep_get_status). */
+static inline void await_idle_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_EP_HANDLE ep, bool recv)
 {
 	struct timespec ns = { 0, 200000 };
 
@@ -165,17 +166,68 @@ static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up dat_ep_get_status returned %s", dc_ret_text(r));
-		if (qi == DAT_TRUE)
+		if ((recv ? ri : qi) == DAT_TRUE)
 			return;
 		if (dc_remaining_ms(t) < 500)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: the EP's Requests never became idle");
+				  "set-up: the EP's %s never became idle", recv ? "Receives" : "Requests");
 		nanosleep(&ns, NULL);
 	}
 }
-#define await_request_idle(ep) await_request_idle_at(t, __FILE__, __LINE__, (ep))
+#define await_request_idle(ep) await_idle_at(t, __FILE__, __LINE__, (ep), false)
+#define await_recv_idle(ep) await_idle_at(t, __FILE__, __LINE__, (ep), true)
 
 /* ---- events ---------------------------------------------------------------------- */
+
+/*
+ * Set-up: a pair whose EPs select unsignalled completions for Receives
+ * (recv true) or Requests, and a new CNO on the EVD those complete on
+ * (b's receive EVD, a's request EVD); returns the CNO.
+ */
+static inline DAT_CNO_HANDLE unsignalled_pair_at(struct dc_ctx *t, const char *file, int line,
+						 struct dc_pair *p, bool recv)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	DAT_CNO_HANDLE cno;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &attr);
+	if (recv)
+		attr.recv_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	else
+		attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	dc_pair_up_at(t, file, line, p, SUBJ_MEM, &o);
+	r = dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
+	if (r == DAT_SUCCESS)
+		r = dat_evd_modify_cno(recv ? p->b.recv_evd : p->a.req_evd, cno);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the CNO for the unsignalled completions: %s", dc_ret_text(r));
+	return cno;
+}
+#define unsignalled_pair(t, p, recv) unsignalled_pair_at((t), __FILE__, __LINE__, (p), (recv))
+
+/*
+ * Clause: `what` (a completion already queued) did not trigger cno: a
+ * dat_cno_wait of 100 ms times out (dat_cno_wait(3DAT): DAT_QUEUE_EMPTY
+ * when nothing notified it; any other failure is set-up's).
+ */
+static inline void assert_cno_quiet_at(struct dc_ctx *t, const char *file, int line,
+				       DAT_CNO_HANDLE cno, const char *what)
+{
+	DAT_EVD_HANDLE woke = DAT_HANDLE_NULL;
+	DAT_RETURN r = dat_cno_wait(cno, 100000, &woke);
+
+	if (r == DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%s triggered the CNO (dat_cno_wait returned DAT_SUCCESS, EVD %p)",
+			  what, (void *)woke);
+	if (!dc_ret_is(r, DAT_QUEUE_EMPTY, DC_ANY_SUBTYPE))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_cno_wait returned %s", dc_ret_text(r));
+}
+#define assert_cno_quiet(cno, what) assert_cno_quiet_at(t, __FILE__, __LINE__, (cno), (what))
 
 /* Dequeues every queued DTO completion of evd into a small log. */
 struct dto_log {
