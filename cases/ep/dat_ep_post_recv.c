@@ -123,6 +123,49 @@ DC_CASE(dat_ep_post_recv, unsignalled_allowed,
 	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 6), "the unsignalled Receive holds wrong bytes");
 }
 
+DC_CASE(dat_ep_post_recv, posted_after_arrival,
+	.summary = "a message that came before any Receive goes to the Receive posted later, or the "
+		   "connection breaks")
+{
+	struct dc_pair p;
+	DAT_EVENT ev;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	dc_fill(p.ma.buf + 0, 200, 0x71);
+	dc_fill(p.ma.buf + 1024, 100, 0x72);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 1));	/* b has no Receive yet */
+	/* time for it to arrive; dat_ep_set_watermark(3DAT) DESCRIPTION lets the
+	 * provider break the connection over it meanwhile */
+	if (dc_wait_event(t, p.b.conn_evd, 200, &ev) == DAT_SUCCESS) {
+		DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+			  "with the message waiting for a Receive, b's connection EVD got %s",
+			  dc_event_name(ev.event_number));
+		dc_note(t, "the connection broke over the message with no Receive");
+		return;
+	}
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 1024, 10));
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 2048, 1024, 11));
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 1024, 100, 2));	/* one with a Receive */
+	d = DC_ASSERT_DTO_EVENT(p.b.recv_evd);
+	if (d.status != DAT_DTO_SUCCESS) {
+		dc_note(t, "the first Receive completed with %s", dc_dto_status_name(d.status));
+		DC_ASSERT(d.user_cookie.as_64 == 10, "Receive %llu completed before the first one",
+			  (unsigned long long)d.user_cookie.as_64);
+		DC_ASSERT_CONN_END(p.b.conn_evd);	/* only a broken connection excuses it */
+		return;
+	}
+	DC_ASSERT(d.user_cookie.as_64 == 10, "Receive %llu completed before the first one",
+		  (unsigned long long)d.user_cookie.as_64);
+	DC_ASSERT_EQ(d.transfered_length, 200);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 200, 0x71),
+		  "the first Receive does not hold the message that arrived before it");
+	d = DC_ASSERT_DTO(p.b.recv_evd, 11, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 100);
+	DC_ASSERT(dc_check_fill(p.mb.buf + 2048, 100, 0x72), "the second Receive holds wrong bytes");
+}
+
 DC_CASE(dat_ep_post_recv, message_too_long,
 	.summary = "a message longer than the Receive completes it with the length error")
 {
