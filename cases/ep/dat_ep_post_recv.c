@@ -325,6 +325,28 @@ DC_CASE(dat_ep_post_recv, lmr_pz_mismatch,
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
 
+DC_CASE(dat_ep_post_recv, lmr_pz_mismatch_no_pz,
+	.summary = "a segment of an LMR is a protection violation on an EP that has no PZ",
+	.clauses = "dat_ep_post_recv.lmr_pz_mismatch")
+{
+	DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep;
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	/* an EP without a PZ, as dat_psp_create(3DAT)'s Provider EP starts;
+	 * a provider that will not create one leaves this unchecked */
+	DC_SETUP(dat_ep_create(t->ia, DAT_HANDLE_NULL, recv, req, conn, NULL, &ep));
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &m);
+	iov = dc_iov(&m, 0, 256);
+	DC_ASSERT_RET(dat_ep_post_recv(ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PROTECTION_VIOLATION);
+	ASSERT_RECV_IDLE(ep, DAT_TRUE);
+	DC_CLEANUP(dat_ep_free(ep));
+}
+
 DC_CASE(dat_ep_post_recv, lmr_no_local_access,
 	.summary = "a segment of an LMR with no local privilege is a privileges violation")
 {
