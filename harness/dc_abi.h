@@ -64,6 +64,9 @@ DAT_LMR_TRIPLET dc_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
 DAT_VLEN dc_off_past_end(const struct dc_lmr *m, DAT_VLEN len);
 DAT_LMR_TRIPLET dc_iov_past_end(const struct dc_lmr *m, DAT_VLEN len);
 DAT_LMR_TRIPLET dc_iov_before_start(const struct dc_lmr *m, DAT_VLEN before, DAT_VLEN len);
+/* A segment from the start of m that is as long as a DAT_VLEN can say (2^64 - 1):
+ * it reaches past any LMR, and its end overflows the address space. */
+DAT_LMR_TRIPLET dc_iov_longest(const struct dc_lmr *m);
 DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len);
 
 /*

@@ -235,6 +235,11 @@ DAT_LMR_TRIPLET dc_iov_before_start(const struct dc_lmr *m, DAT_VLEN before, DAT
 	return dc_lmr_triplet(m->lmr_context, lo - before, len);
 }
 
+DAT_LMR_TRIPLET dc_iov_longest(const struct dc_lmr *m)
+{
+	return dc_iov(m, 0, ~(DAT_VLEN)0);
+}
+
 DAT_RMR_TRIPLET dc_rmr_iov(const struct dc_lmr *m, DAT_VLEN off, DAT_VLEN len)
 {
 	return dc_rmr_triplet(m->rmr_context, (DAT_VADDR)(uintptr_t)(m->buf + off), len);

@@ -51,6 +51,8 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 	if (d.transfered_length != 150)
 		dc_note(t, "the completion reports transfered_length %llu for 150 bytes read",
 			(unsigned long long)d.transfered_length);
+	/* a 1-byte Read into a 1-byte segment */
+	expect_rdma_one_byte(&p, true, 1000, 3000, 2);
 }
 
 DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,
@@ -204,13 +206,40 @@ DC_CASE(dat_ep_post_rdma_read, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {
 	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
 	DC_ASSERT_RET(read1(&p, dc_off_past_end(&p.ma, 64), 64, &rem, 1), DAT_INVALID_PARAMETER);
+	/* 2^64 - 1 bytes: room enough for the 64 remote ones (RETURN VALUES
+	 * DAT_LENGTH_ERROR is for a local buffer too small), but outside the LMR */
+	iov = dc_iov_longest(&p.ma);
+	DC_ASSERT_RET(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(2), &rem,
+					    DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+}
+
+DC_CASE(dat_ep_post_rdma_read, invalid_num_segments,
+	.summary = "a negative local segment count is an invalid parameter")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+	struct dc_pair p;
+
+	rdma_pair(&p);
+	expect_rdma_iov_refused(&p, true, -1, true, bad);
+}
+
+DC_CASE(dat_ep_post_rdma_read, null_local_iov,
+	.summary = "local segments announced with no I/O vector should be an invalid parameter")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER };
+	struct dc_pair p;
+
+	rdma_pair(&p);
+	expect_rdma_iov_refused(&p, true, 1, false, bad);
 }
 
 DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,

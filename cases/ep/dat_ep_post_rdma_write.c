@@ -59,6 +59,8 @@ DC_CASE(dat_ep_post_rdma_write, transfers_local_data,
 	DC_ASSERT(dc_check_fill(p.mb.buf + 4615, 1, 3), "remote byte 4103 is not segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf, 512, CANARY, "remote memory before the target");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 4616, SUBJ_MEM - 4616, CANARY, "remote memory after the target");
+	/* a 1-byte Write on its own */
+	expect_rdma_one_byte(&p, false, 40000, 8000, 20);
 }
 
 DC_CASE(dat_ep_post_rdma_write, completion_on_request_evd,
@@ -174,13 +176,38 @@ DC_CASE(dat_ep_post_rdma_write, iov_outside_lmr,
 	.summary = "a local segment reaching outside its LMR is an invalid parameter")
 {
 	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
 	rem = dc_rmr_iov(&p.mb, 0, 64);
 	DC_ASSERT_RET(write1(&p, dc_off_past_end(&p.ma, 64), 64, &rem, 1), DAT_INVALID_PARAMETER);
+	iov = dc_iov_longest(&p.ma);	/* 2^64 - 1 bytes: also past max_rdma_size */
+	DC_ASSERT_RET_ANY(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(2), &rem,
+						DAT_COMPLETION_DEFAULT_FLAG),
+			  DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR);
 	DC_ASSERT_NO_EVENT(p.a.req_evd);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+}
+
+DC_CASE(dat_ep_post_rdma_write, invalid_num_segments,
+	.summary = "a negative local segment count is an invalid parameter")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+	struct dc_pair p;
+
+	rdma_pair(&p);
+	expect_rdma_iov_refused(&p, false, -1, true, bad);
+}
+
+DC_CASE(dat_ep_post_rdma_write, null_local_iov,
+	.summary = "local segments announced with no I/O vector should be an invalid parameter")
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER };
+	struct dc_pair p;
+
+	rdma_pair(&p);
+	expect_rdma_iov_refused(&p, false, 1, false, bad);
 }
 
 DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,

@@ -9,35 +9,51 @@
  */
 #include "ep_common.h"
 
+/*
+ * b posts a Receive of three segments of mb (at off[k], len[k] bytes) and a
+ * sends `msg` bytes of ma from moff (filled with `seed`); returns the
+ * Receive's completion, which must be successful and `msg` long.
+ */
+static void recv3_take(struct dc_ctx *t, struct dc_pair *p, const DAT_VLEN off[3],
+		       const DAT_VLEN len[3], DAT_VLEN moff, DAT_VLEN msg, unsigned int seed,
+		       uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov[3];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+	for (int k = 0; k < 3; k++)
+		iov[k] = dc_iov(&p->mb, off[k], len[k]);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p->b.ep, 3, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
+	dc_fill(p->ma.buf + moff, (size_t)msg, seed);
+	DC_SETUP(post_send1(p->a.ep, &p->ma, moff, msg, cookie + 1));
+	d = DC_ASSERT_DTO(p->b.recv_evd, cookie, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, msg);
+}
+
 DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 	.summary = "a message fills the Receive's segments in order: full, partial, untouched")
 {
 	struct dc_pair p;
-	DAT_LMR_TRIPLET iov[3];
-	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_NEED_LIMIT("the EP's max_recv_iov", dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov, 3);
-	memset(p.mb.buf, CANARY, SUBJ_MEM);
-	iov[0] = dc_iov(&p.mb, 0, 100);
-	iov[1] = dc_iov(&p.mb, 200, 100);
-	iov[2] = dc_iov(&p.mb, 400, 100);
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 3, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
-	dc_fill(p.ma.buf + 0, 150, 0x31);
-	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 150, 2));
-	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, 150);
+	recv3_take(t, &p, (const DAT_VLEN[]){ 0, 200, 400 }, (const DAT_VLEN[]){ 100, 100, 100 },
+		   0, 150, 0x31, 1);
 	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
-	{
-		unsigned char want[50];
-
-		for (int i = 0; i < 50; i++)	/* bytes 100..149 of the fill pattern */
-			want[i] = (unsigned char)(0x31 + (100 + i) * 7u + ((100 + i) >> 8));
-		DC_ASSERT(!memcmp(p.mb.buf + 200, want, 50), "segment 2 does not start with bytes 100..149");
-	}
+	DC_ASSERT(!memcmp(p.mb.buf + 200, p.ma.buf + 100, 50), "segment 2 does not start with bytes 100..149");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 400, 100, CANARY, "segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
+	/* segments of 1, 100 and 100 bytes take 102: the 1-byte segment is a
+	 * front one, and the message's last byte alone starts segment 3 */
+	recv3_take(t, &p, (const DAT_VLEN[]){ 1000, 1200, 1400 }, (const DAT_VLEN[]){ 1, 100, 100 },
+		   1000, 102, 0x32, 3);
+	DC_ASSERT(p.mb.buf[1000] == p.ma.buf[1000], "the 1-byte segment 1 is not byte 0");
+	DC_ASSERT(!memcmp(p.mb.buf + 1200, p.ma.buf + 1001, 100), "segment 2 is not bytes 1..100");
+	DC_ASSERT(p.mb.buf[1400] == p.ma.buf[1101], "segment 3 does not start with byte 101");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1401, 99, CANARY, "the rest of segment 3");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1001, 199, CANARY, "the gap between segments 1 and 2");
 }
 
 DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
@@ -83,6 +99,71 @@ DC_CASE(dat_ep_post_recv, unsignalled_needs_ep_flag,
 	DC_ASSERT_RET(dat_ep_post_recv(e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG),
 		      DAT_INVALID_PARAMETER);
 	ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, unsignalled_allowed,
+	.summary = "on an EP with unsignalled Receives, an unsignalled Receive completes without "
+		   "notifying anyone",
+	.requires = "completion_flags_supported&4")
+{
+	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
+	DAT_CNO_HANDLE cno = unsignalled_pair(t, &p, true);
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	iov = dc_iov(&p.mb, 0, 1024);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(11), DAT_COMPLETION_UNSIGNALLED_FLAG));
+	dc_fill(p.ma.buf + 0, 64, 6);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 2));
+	DC_SETUP_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	await_recv_idle(p.b.ep);
+	assert_cno_quiet(cno, "the unsignalled Receive's completion");
+	d = DC_ASSERT_DTO(p.b.recv_evd, 11, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 64);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 6), "the unsignalled Receive holds wrong bytes");
+}
+
+DC_CASE(dat_ep_post_recv, posted_after_arrival,
+	.summary = "a message that came before any Receive goes to the Receive posted later, or the "
+		   "connection breaks")
+{
+	struct dc_pair p;
+	DAT_EVENT ev;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	dc_fill(p.ma.buf + 0, 200, 0x71);
+	dc_fill(p.ma.buf + 1024, 100, 0x72);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 1));	/* b has no Receive yet */
+	/* time for it to arrive; dat_ep_set_watermark(3DAT) DESCRIPTION lets the
+	 * provider break the connection over it meanwhile */
+	if (dc_wait_event(t, p.b.conn_evd, 200, &ev) == DAT_SUCCESS) {
+		DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+			  "with the message waiting for a Receive, b's connection EVD got %s",
+			  dc_event_name(ev.event_number));
+		dc_note(t, "the connection broke over the message with no Receive");
+		return;
+	}
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 1024, 10));
+	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 2048, 1024, 11));
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 1024, 100, 2));	/* one with a Receive */
+	d = DC_ASSERT_DTO_EVENT(p.b.recv_evd);
+	if (d.status != DAT_DTO_SUCCESS) {
+		dc_note(t, "the first Receive completed with %s", dc_dto_status_name(d.status));
+		DC_ASSERT(d.user_cookie.as_64 == 10, "Receive %llu completed before the first one",
+			  (unsigned long long)d.user_cookie.as_64);
+		DC_ASSERT_CONN_END(p.b.conn_evd);	/* only a broken connection excuses it */
+		return;
+	}
+	DC_ASSERT(d.user_cookie.as_64 == 10, "Receive %llu completed before the first one",
+		  (unsigned long long)d.user_cookie.as_64);
+	DC_ASSERT_EQ(d.transfered_length, 200);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 200, 0x71),
+		  "the first Receive does not hold the message that arrived before it");
+	d = DC_ASSERT_DTO(p.b.recv_evd, 11, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 100);
+	DC_ASSERT(dc_check_fill(p.mb.buf + 2048, 100, 0x72), "the second Receive holds wrong bytes");
 }
 
 DC_CASE(dat_ep_post_recv, message_too_long,
@@ -184,6 +265,48 @@ DC_CASE(dat_ep_post_recv, iov_outside_lmr,
 	iov = dc_iov_before_start(&l.m, 1, 256);	/* starts before it */
 	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_INVALID_PARAMETER);
+	iov = dc_iov_longest(&l.m);			/* from its start, 2^64 - 1 bytes */
+	DC_ASSERT_RET_ANY(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG),
+			  DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, invalid_num_segments,
+	.summary = "a negative segment count is an invalid parameter")
+{
+	struct lone l;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	iov = dc_iov(&l.m, 0, 256);
+	DC_ASSERT_RET_ANY(dat_ep_post_recv(l.e.ep, -1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+			  DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, null_local_iov,
+	.summary = "segments announced with no I/O vector should be an invalid parameter")
+{
+	struct lone l;
+
+	lone_up(t, &l);
+	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, NULL, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_INVALID_PARAMETER);
+	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, invalid_flags,
+	.summary = "completion flag bits no DAT_COMPLETION_* flag has should be an invalid parameter")
+{
+	static const DAT_COMPLETION_FLAGS undefined[] = { 0x40, 0x80 };
+	struct lone l;
+	DAT_LMR_TRIPLET iov;
+
+	lone_up(t, &l);
+	iov = dc_iov(&l.m, 0, 256);
+	for (int i = 0; i < N_OF(undefined); i++)
+		DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1 + (uint64_t)i), undefined[i]),
+			      DAT_INVALID_PARAMETER);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
 
@@ -200,6 +323,28 @@ DC_CASE(dat_ep_post_recv, lmr_pz_mismatch,
 	DC_ASSERT_RET(dat_ep_post_recv(l.e.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
 		      DAT_PROTECTION_VIOLATION);
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
+}
+
+DC_CASE(dat_ep_post_recv, lmr_pz_mismatch_no_pz,
+	.summary = "a segment of an LMR is a protection violation on an EP that has no PZ",
+	.clauses = "dat_ep_post_recv.lmr_pz_mismatch")
+{
+	DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_HANDLE ep;
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	/* an EP without a PZ, as dat_psp_create(3DAT)'s Provider EP starts;
+	 * a provider that will not create one leaves this unchecked */
+	DC_SETUP(dat_ep_create(t->ia, DAT_HANDLE_NULL, recv, req, conn, NULL, &ep));
+	dc_lmr(t, dc_pz(t), 4096, DC_PRIV_LOCAL, &m);
+	iov = dc_iov(&m, 0, 256);
+	DC_ASSERT_RET(dat_ep_post_recv(ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PROTECTION_VIOLATION);
+	ASSERT_RECV_IDLE(ep, DAT_TRUE);
+	DC_CLEANUP(dat_ep_free(ep));
 }
 
 DC_CASE(dat_ep_post_recv, lmr_no_local_access,

@@ -151,9 +151,10 @@ static inline void await_state_at(struct dc_ctx *t, const char *file, int line,
 #define ASSERT_REACHES_STATE(ep, want, ms) \
 	await_state_at(t, __FILE__, __LINE__, (ep), (want), (ms), DC_FAIL)
 
-/* Set-up: polls until no Request of ep is outstanding (dat_ep_get_status). */
-static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int line,
-					 DAT_EP_HANDLE ep)
+/* Set-up: polls until no Request (recv false) or no Receive (recv true) of
+ * ep is outstanding (dat_ep_get_status). */
+static inline void await_idle_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_EP_HANDLE ep, bool recv)
 {
 	struct timespec ns = { 0, 200000 };
 
@@ -165,17 +166,68 @@ static inline void await_request_idle_at(struct dc_ctx *t, const char *file, int
 		if (r != DAT_SUCCESS)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up dat_ep_get_status returned %s", dc_ret_text(r));
-		if (qi == DAT_TRUE)
+		if ((recv ? ri : qi) == DAT_TRUE)
 			return;
 		if (dc_remaining_ms(t) < 500)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: the EP's Requests never became idle");
+				  "set-up: the EP's %s never became idle", recv ? "Receives" : "Requests");
 		nanosleep(&ns, NULL);
 	}
 }
-#define await_request_idle(ep) await_request_idle_at(t, __FILE__, __LINE__, (ep))
+#define await_request_idle(ep) await_idle_at(t, __FILE__, __LINE__, (ep), false)
+#define await_recv_idle(ep) await_idle_at(t, __FILE__, __LINE__, (ep), true)
 
 /* ---- events ---------------------------------------------------------------------- */
+
+/*
+ * Set-up: a pair whose EPs select unsignalled completions for Receives
+ * (recv true) or Requests, and a new CNO on the EVD those complete on
+ * (b's receive EVD, a's request EVD); returns the CNO.
+ */
+static inline DAT_CNO_HANDLE unsignalled_pair_at(struct dc_ctx *t, const char *file, int line,
+						 struct dc_pair *p, bool recv)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	DAT_CNO_HANDLE cno;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &attr);
+	if (recv)
+		attr.recv_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	else
+		attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	dc_pair_up_at(t, file, line, p, SUBJ_MEM, &o);
+	r = dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
+	if (r == DAT_SUCCESS)
+		r = dat_evd_modify_cno(recv ? p->b.recv_evd : p->a.req_evd, cno);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the CNO for the unsignalled completions: %s", dc_ret_text(r));
+	return cno;
+}
+#define unsignalled_pair(t, p, recv) unsignalled_pair_at((t), __FILE__, __LINE__, (p), (recv))
+
+/*
+ * Clause: `what` (a completion already queued) did not trigger cno: a
+ * dat_cno_wait of 100 ms times out (dat_cno_wait(3DAT): DAT_QUEUE_EMPTY
+ * when nothing notified it; any other failure is set-up's).
+ */
+static inline void assert_cno_quiet_at(struct dc_ctx *t, const char *file, int line,
+				       DAT_CNO_HANDLE cno, const char *what)
+{
+	DAT_EVD_HANDLE woke = DAT_HANDLE_NULL;
+	DAT_RETURN r = dat_cno_wait(cno, 100000, &woke);
+
+	if (r == DAT_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "%s triggered the CNO (dat_cno_wait returned DAT_SUCCESS, EVD %p)",
+			  what, (void *)woke);
+	if (!dc_ret_is(r, DAT_QUEUE_EMPTY, DC_ANY_SUBTYPE))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_cno_wait returned %s", dc_ret_text(r));
+}
+#define assert_cno_quiet(cno, what) assert_cno_quiet_at(t, __FILE__, __LINE__, (cno), (what))
 
 /* Dequeues every queued DTO completion of evd into a small log. */
 struct dto_log {
@@ -596,6 +648,68 @@ static inline void iov_pair_at(struct dc_ctx *t, const char *file, int line,
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 }
 #define iov_pair(p, small, below) iov_pair_at(t, __FILE__, __LINE__, (p), (small), (below))
+
+/*
+ * Clause: an RDMA Read (read true) or Write of p->a over mb[0, 64) with
+ * `nseg` local segments, local_iov a valid one-segment vector into ma (or,
+ * with_iov false, NULL), is refused with one of `types`: no completion, and
+ * the memory it would have written (ma for a Read, mb for a Write) keeps
+ * its CANARY (rdma_pair).
+ */
+static inline void expect_rdma_iov_refused_at(struct dc_ctx *t, const char *file, int line,
+					      struct dc_pair *p, bool read, DAT_COUNT nseg,
+					      bool with_iov, int ntypes, const DAT_RETURN *types)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 64);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, 0, 64);
+	DAT_LMR_TRIPLET *v = with_iov ? &iov : NULL;
+
+	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
+			 read ? dat_ep_post_rdma_read(p->a.ep, nseg, v, dc_cookie(1), &rem,
+						      DAT_COMPLETION_DEFAULT_FLAG) :
+				dat_ep_post_rdma_write(p->a.ep, nseg, v, dc_cookie(1), &rem,
+						       DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, ntypes, types, DC_ANY_SUBTYPE);
+	dc_assert_no_event_at(t, file, line, p->a.req_evd);
+	if (dc_first_not(read ? p->ma.buf : p->mb.buf, SUBJ_MEM, CANARY) >= 0)
+		dc_end_at(t, DC_FAIL, file, line, false, "the refused %s changed %s memory",
+			  read ? "RDMA Read" : "RDMA Write", read ? "local" : "remote");
+}
+#define expect_rdma_iov_refused(p, read, nseg, with_iov, types)		\
+	expect_rdma_iov_refused_at(t, __FILE__, __LINE__, (p), (read), (nseg), (with_iov), \
+				   N_OF(types), (types))
+
+/*
+ * Clause: a 1-byte RDMA Read (read true: mb[roff] into ma[loff]) or Write
+ * (ma[loff] to mb[roff]) of p->a completes DAT_DTO_SUCCESS, and the byte
+ * written is the source byte while its two neighbours keep CANARY.
+ */
+static inline void expect_rdma_one_byte_at(struct dc_ctx *t, const char *file, int line,
+					   struct dc_pair *p, bool read, DAT_VLEN loff,
+					   DAT_VLEN roff, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, loff, 1);
+	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, roff, 1);
+	unsigned char *src = read ? p->mb.buf + roff : p->ma.buf + loff;
+	unsigned char *dst = read ? p->ma.buf + loff : p->mb.buf + roff;
+
+	dc_fill(src, 1, 0x62);
+	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
+			 read ? dat_ep_post_rdma_read(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+						      DAT_COMPLETION_DEFAULT_FLAG) :
+				dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+						       DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, 1, (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+	dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &cookie, DAT_DTO_SUCCESS);
+	if (dst[0] != src[0])
+		dc_end_at(t, DC_FAIL, file, line, false, "the 1-byte %s did not move its byte",
+			  read ? "RDMA Read" : "RDMA Write");
+	if (dst[-1] != CANARY || dst[1] != CANARY)
+		dc_end_at(t, DC_FAIL, file, line, false, "the 1-byte %s wrote beside its byte",
+			  read ? "RDMA Read" : "RDMA Write");
+}
+#define expect_rdma_one_byte(p, read, loff, roff, cookie) \
+	expect_rdma_one_byte_at(t, __FILE__, __LINE__, (p), (read), (loff), (roff), (cookie))
 
 /* b binds an RMR over mb[off, off+len) with `priv`; returns its context. */
 #define bind_window(p, off, len, priv)					\

@@ -179,24 +179,64 @@ DC_CASE(dat_lmr_free, local_use_after_free_newest,
 	send_from_freed_lmr(t, true);
 }
 
-DC_CASE(dat_lmr_free, remote_use_after_free_fails,
-	.summary = "RDMA Write with a freed LMR's rmr_context: REMOTE_ACCESS, memory untouched, connection ends")
+/*
+ * a's RDMA Write (read false) or Read with the rmr_context of b's freed LMR,
+ * and right behind it a Send, while b has a Receive posted: the access
+ * fails with REMOTE_ACCESS touching no memory, and the connection it came
+ * over is broken at both ends, so the Send behind it never fills b's
+ * Receive successfully.
+ */
+static void remote_use_after_free(struct dc_ctx *t, bool read)
 {
 	struct dc_pair p;
-	struct dc_lmr src, target;
+	struct dc_lmr src, target, rbuf;
 	DAT_RMR_TRIPLET win;
-	DAT_DTO_COMPLETION_STATUS st;
+	DAT_LMR_TRIPLET iov, msg;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	dc_pair_up(t, &p, 0, NULL);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
 	dc_lmr(t, p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &target);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &rbuf);
 	win = dc_rmr_iov(&target, 0, 512);
 	dc_fill(src.buf, 512, 8);
+	dc_fill(target.buf, 512, 9);
+	memset(src.buf + 1024, 0x5A, 512);
 	DC_SETUP(dat_lmr_free(target.lmr));
-	st = dc_rdma_write(t, &p.a, &src, 0, 512, win, 1);
-	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
-	DC_ASSERT((dc_first_not(target.buf, BUF, 0) < 0), "memory of the freed LMR was written");
+	dc_post_recv(t, p.b.ep, &rbuf, 0, 1024, 7);
+	iov = dc_iov(&src, read ? 1024 : 0, 512);
+	msg = dc_iov(&src, 0, 64);
+	DC_SETUP(read ? dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &win,
+					      DAT_COMPLETION_DEFAULT_FLAG) :
+			dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &win,
+					       DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &msg, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_ERR_REMOTE_ACCESS);
+	if (read)
+		DC_ASSERT_BYTES_ARE(src.buf + 1024, 512, 0x5A, "the failed Read's local buffer");
+	else
+		DC_ASSERT(dc_check_fill(target.buf, 512, 9), "memory of the freed LMR was written");
 	DC_ASSERT_CONN_END((&p.a)->conn_evd);
+	d = DC_ASSERT_DTO_EVENT(p.b.recv_evd);
+	DC_ASSERT(d.status != DAT_DTO_SUCCESS,
+		  "the Send posted behind the failed RDMA %s filled the peer's Receive over the "
+		  "connection the failure broke", read ? "Read" : "Write");
+	DC_ASSERT_CONN_END((&p.b)->conn_evd);
+}
+
+DC_CASE(dat_lmr_free, remote_use_after_free_fails,
+	.summary = "RDMA Write with a freed LMR's rmr_context: REMOTE_ACCESS, memory untouched, "
+		   "the connection ends and takes nothing after it")
+{
+	remote_use_after_free(t, false);
+}
+
+DC_CASE(dat_lmr_free, remote_read_after_free_fails,
+	.summary = "RDMA Read with a freed LMR's rmr_context: REMOTE_ACCESS, memory untouched, "
+		   "the connection ends and takes nothing after it",
+	.clauses = "dat_lmr_free.remote_use_after_free_fails")
+{
+	remote_use_after_free(t, true);
 }
 
 DC_CASE(dat_lmr_free, invalid_handle,

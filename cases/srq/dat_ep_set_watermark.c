@@ -91,6 +91,49 @@ SRQ_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
 }
 
+/*
+ * The same two clauses with an ordinary arrival, no hold hook: the only
+ * buffer a Send takes from the SRQ is already above a watermark of 0.
+ * Set-up of both: a connected link with 4 buffers posted, the watermarks
+ * set (nothing happens in the call: no buffer is at the EP yet), then one
+ * Send from tx.
+ */
+static void one_plain_arrival(struct dc_ctx *t, struct srq_link *l, DAT_COUNT soft,
+			      DAT_COUNT hard)
+{
+	link_up(l, NULL);
+	post_slots(l->srq, &l->rbuf, 0, 4);
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l->rx.ep, soft, hard));
+	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_EVENT(l->rx.conn_evd);
+	link_send(l, 0, 64);
+}
+
+DC_CASE(dat_ep_set_watermark, soft_event_on_plain_arrival,
+	.summary = "soft 0: the buffer an ordinary Send takes raises the soft event naming the EP",
+	.clauses = "dat_ep_set_watermark.soft_event_when_exceeded",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	one_plain_arrival(t, &l, 0, INF);
+	DC_SETUP_DTO(l.rx.recv_evd, 0, DAT_DTO_SUCCESS);
+	DC_ASSERT_ASYNC_EVENT(l.rx.ep, SOFT_EVENT);
+	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
+}
+
+DC_CASE(dat_ep_set_watermark, hard_breaks_on_plain_arrival,
+	.summary = "hard 0: the buffer an ordinary Send takes breaks the connection",
+	.clauses = "dat_ep_set_watermark.hard_breaks_connection",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	one_plain_arrival(t, &l, INF, 0);
+	expect_broken(t, &l);
+	DC_ASSERT_NO_EVENT(t->async_evd);	/* no soft event: soft is infinite */
+}
+
 SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
 	.needs = SRQ_HOLD_NEEDS,
 	.summary = "hard 2: the connection holds with 2 buffers at the EP and breaks at the 3rd",
