@@ -632,7 +632,9 @@ static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (t->prov_attr.srq_supported) {
 		DAT_SRQ_ATTR a = { .max_recv_dtos = 4, .max_recv_iov = 1 };
 
-		DAT_LMR_TRIPLET iov = { m.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 64 };
+		DAT_LMR_TRIPLET iov = { .lmr_context = m.lmr_context,
+					.virtual_address = (DAT_VADDR)(uintptr_t)buf,
+					.segment_length = 64 };
 
 		DC_SETUP(dat_srq_create(ia, pz, &a, &srq));
 		/* a buffer left posted on it, and one refused (outside the LMR) */
@@ -709,8 +711,11 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 	xconnect(&d, &e);
 	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DAT_MEM_PRIV_ALL_FLAG, &md));
 	DC_SETUP(dc_lmr_register(ia, e.pz, buf + 128, 64, DC_PRIV_LOCAL, &me));
-	snd = (DAT_LMR_TRIPLET){ md.lmr_context, 0, (DAT_VADDR)(uintptr_t)buf, 16 };
-	rcv = (DAT_LMR_TRIPLET){ me.lmr_context, 0, (DAT_VADDR)(uintptr_t)(buf + 128), 64 };
+	snd = (DAT_LMR_TRIPLET){ .lmr_context = md.lmr_context,
+				.virtual_address = (DAT_VADDR)(uintptr_t)buf, .segment_length = 16 };
+	rcv = (DAT_LMR_TRIPLET){ .lmr_context = me.lmr_context,
+				.virtual_address = (DAT_VADDR)(uintptr_t)(buf + 128),
+				.segment_length = 64 };
 	for (int i = 1; i <= 3; i++)
 		DC_SETUP(dat_ep_post_recv(e.ep, 1, &rcv, dc_cookie(i), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_SETUP(dat_ep_post_send(d.ep, 1, &snd, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
