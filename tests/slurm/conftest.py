@@ -116,5 +116,14 @@ def steps_of(cluster, job: str) -> list:
     return p.stdout.split("\n")[:-1]
 
 
+def listed(build, *filters) -> list:
+    """The cases `datcts list` selects with these filters (so a count follows
+    the cases as they are added)."""
+    p = subprocess.run([sys.executable, "-m", "datcts", "list", "--build-dir", str(build),
+                        "--json", *filters], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO / "runners")}, timeout=120)
+    return json.loads(p.stdout)
+
+
 def jobs(cluster) -> list:
     return slurm(cluster, "squeue", "-h", "-o", "%i %T").split("\n")[:-1]
