@@ -27,6 +27,37 @@ DC_CASE(dat_ia_close, destroys_instance,
 	DC_ASSERT_INVALID_HANDLE(dat_pz_create(ia, &pz), 1, IA);
 }
 
+static DAT_CONN_QUAL free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_EVD_HANDLE cr)
+{
+	DAT_CONN_QUAL q = 0;
+	DAT_PSP_HANDLE psp;
+
+	DC_SETUP(dat_psp_create_any(ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_psp_free(psp));
+	return q;
+}
+
+/*
+ * An RSP of ep on a free qualifier.  The qualifier found free may be taken
+ * again before dat_rsp_create (the sockets transport's qualifiers are
+ * ports, shared with every process): a few tries.
+ */
+static DAT_RSP_HANDLE rsp_on_free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia,
+				       DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr, DAT_CONN_QUAL *qual)
+{
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	for (int i = 0; i < 8; i++) {
+		*qual = free_qual(t, ia, cr);
+		r = dat_rsp_create(ia, *qual, ep, cr, &rsp);
+		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
+			break;
+	}
+	DC_SETUP(r);
+	return rsp;
+}
+
 /*
  * A Service Point on a qualifier the closed IA's Service Point had: IN_USE is
  * asked again for up to 5 s, then noted, not judged (see the caller).
@@ -83,15 +114,7 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 	/* a PSP listening, and an RSP on a second EP */
 	xlisten(&a);
 	xend_make(ia, &other);
-	{
-		DAT_EVD_HANDLE rcr = evd_on(ia, 4, DAT_EVD_CR_FLAG);
-		DAT_PSP_HANDLE tmp;
-
-		/* find a free qualifier for the RSP */
-		DC_SETUP(dat_psp_create_any(ia, &rsp_qual, rcr, DAT_PSP_CONSUMER_FLAG, &tmp));
-		DC_SETUP(dat_psp_free(tmp));
-		DC_SETUP(dat_rsp_create(ia, rsp_qual, other.ep, rcr, &rsp));
-	}
+	rsp = rsp_on_free_qual(t, ia, other.ep, evd_on(ia, 4, DAT_EVD_CR_FLAG), &rsp_qual);
 
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 
@@ -615,36 +638,6 @@ static bool heap_measurable(void)
 }
 
 /* A free qualifier of ia (a PSP created on any and freed again). */
-static DAT_CONN_QUAL free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_EVD_HANDLE cr)
-{
-	DAT_CONN_QUAL q = 0;
-	DAT_PSP_HANDLE psp;
-
-	DC_SETUP(dat_psp_create_any(ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
-	DC_SETUP(dat_psp_free(psp));
-	return q;
-}
-
-/*
- * An RSP of ep on a free qualifier.  The qualifier found free may be taken
- * again before dat_rsp_create (the sockets transport's qualifiers are
- * ports, shared with every process): a few tries.
- */
-static DAT_RSP_HANDLE rsp_on_free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia,
-				       DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr)
-{
-	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
-	DAT_RETURN r;
-
-	for (int i = 0; i < 8; i++) {
-		r = dat_rsp_create(ia, free_qual(t, ia, cr), ep, cr, &rsp);
-		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
-			break;
-	}
-	DC_SETUP(r);
-	return rsp;
-}
-
 /* One LMR, one RMR (where the IA has them), one SRQ (where supported) on pz. */
 static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			void *buf, DAT_VLEN len, bool free_them)
@@ -792,6 +785,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DAT_PZ_HANDLE pz;
 	DAT_RSP_HANDLE rsp;
 	DAT_PSP_HANDLE refused_psp;
+	DAT_CONN_QUAL q;
 	DAT_EVENT ev;
 	DAT_COUNT n;
 	char pdata[64] = "datcts no_leaks";
@@ -823,7 +817,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	 * use); LMR, RMR, SRQ */
 	(void)dat_psp_create(ia, b.qual, b.cr, DAT_PSP_CONSUMER_FLAG, &refused_psp);
 	(void)dat_rsp_create(ia, b.qual, b.ep, b.cr, &rsp);
-	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr);
+	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr, &q);
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
 	dto_traffic(t, ia, buf);
