@@ -96,7 +96,10 @@ void dc_expect_async_at(struct dc_ctx *t, const char *file, int line,
  *
  * "Blocked" is observed, not guessed: dc_waiter_blocked waits until the
  * thread announced that it enters the call and the kernel then reports it
- * sleeping three reads in a row (/proc/self/task/<tid>/stat, Linux).
+ * sleeping three reads in a row while no other thread of the process is
+ * runnable (/proc/self/task/<tid>/stat, Linux): a sleeper beside a runnable
+ * thread may only be waiting for a lock that thread holds.  Beside a thread
+ * that stays runnable, 50 ms asleep counts instead.
  */
 enum dc_waiter_call { DC_WAIT_EVD, DC_WAIT_CNO };
 

@@ -5,9 +5,11 @@
  */
 #include "dc_internal.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -275,10 +277,40 @@ static char thread_state(pid_t tid)
 	return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
 
+/*
+ * Whether a thread of this process other than the caller and `waiter` is
+ * runnable.  A waiter that sleeps while one is may be waiting for a lock the
+ * runnable one holds (a provider thread preempted on a loaded machine), not
+ * in its blocking call yet.
+ */
+static bool other_thread_runnable(pid_t waiter)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	bool runnable = false;
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	if (!dir)
+		return false;
+	while (!runnable && (d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid > 0 && tid != self && tid != waiter)
+			runnable = thread_state(tid) == 'R';
+	}
+	closedir(dir);
+	return runnable;
+}
+
+/* A waiter seen sleeping while another thread was runnable counts as
+ * blocked only after this long asleep (a provider may keep a thread busy). */
+#define DC_BLOCKED_BESIDE_RUNNABLE_MS 50.0
+
 bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
 			  struct dc_waiter *w)
 {
 	double until = dc_now_ms() + (double)dc_wait_ms(t);
+	double asleep_since = 0;
 	int sleeping = 0;
 
 	for (;;) {
@@ -302,9 +334,19 @@ bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
 					  "set-up: cannot read /proc/self/task/%d/stat to see the waiter block",
 					  (int)tid);
-			sleeping = st == 'S' ? sleeping + 1 : 0;
-			if (sleeping >= 3)
-				return true;
+			if (st != 'S') {
+				sleeping = 0;
+				asleep_since = 0;
+			} else {
+				if (!asleep_since)
+					asleep_since = dc_now_ms();
+				/* three reads in a row with nothing else
+				 * runnable, or asleep long enough beside it */
+				sleeping = other_thread_runnable(tid) ? 0 : sleeping + 1;
+				if (sleeping >= 3 ||
+				    dc_now_ms() - asleep_since >= DC_BLOCKED_BESIDE_RUNNABLE_MS)
+					return true;
+			}
 		}
 		if (dc_now_ms() > until)
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
