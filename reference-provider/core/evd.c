@@ -542,7 +542,8 @@ DAT_RETURN ref_evd_disable(DAT_EVD_HANDLE evd_handle)
 
 /*
  * dat_evd_set_unwaitable.3dat: later dat_evd_wait calls and a thread
- * already blocked return DAT_INVALID_STATE; CNO and dequeue unaffected.
+ * already blocked return DAT_INVALID_STATE (even if clear_unwaitable comes
+ * before it runs again); CNO and dequeue unaffected.
  * dat_evd_clear_unwaitable.3dat: waiting allowed again.
  */
 static DAT_RETURN set_waitable(DAT_EVD_HANDLE evd_handle, bool on)
@@ -566,8 +567,10 @@ static DAT_RETURN set_waitable(DAT_EVD_HANDLE evd_handle, bool on)
 		ref_cno_evd_gone(evd->cno, evd, false);
 		evd->cno = NULL;
 	}
-	if (!on && evd->waiter && !ref_mutant("evd-set-unwaitable-no-wake"))
+	if (!on && evd->waiter && !ref_mutant("evd-set-unwaitable-no-wake")) {
+		evd->waiter_released = true;
 		ref_waiter_wake(evd->waiter);
+	}
 	ref_obj_release(obj);
 out:
 	ref_mutant_leave("evd-unwaitable-toggle-not-mt-safe", &inside);
@@ -915,6 +918,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	deadline = ref_deadline(timeout);
 	ref_waiter_init(&w, ia);
 	evd->waiter = &w;
+	evd->waiter_released = false;
 	evd->waiters = 1;
 	evd->threshold = threshold;
 	if (ref_mutant("evd-wait-global-waiter-slot"))
@@ -925,7 +929,7 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			rc = abort_code(evd, ia);
 			break;
 		}
-		if (!evd->waitable && !lost_wakeup &&
+		if ((!evd->waitable || evd->waiter_released) && !lost_wakeup &&
 		    !ref_mutant("evd-wait-ignores-unwaitable")) {
 			rc = REF_ERR(DAT_INVALID_STATE,
 				     DAT_INVALID_STATE_EVD_UNWAITABLE);

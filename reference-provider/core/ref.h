@@ -469,6 +469,8 @@ struct ref_evd {
 	void **tags;			/* ref_evd_post_ex tag per slot */
 	DAT_COUNT head, count;
 	bool enabled, waitable;
+	bool waiter_released;		/* set_unwaitable woke the waiter: a
+					 * clear_unwaitable does not undo it */
 	bool overflowed;		/* overflow reported, not yet drained */
 	struct ref_cno *cno;
 	struct ref_cno *old_cno;	/* before dat_evd_modify_cno (mutants) */
