@@ -374,9 +374,11 @@ void dc_waiter_join_at(struct dc_ctx *t, const char *file, int line,
 		       struct dc_waiter *w, enum dc_state on_miss,
 		       const char *after)
 {
-	if (!dc_waiter_returned_within(w, dc_wait_ms(t)))
+	long ms = dc_wait_ms(t);
+
+	if (!dc_waiter_returned_within(w, ms))
 		dc_end_at(t, on_miss, file, line, false,
 			  "%s%s did not return within %ld ms after %s",
 			  on_miss == DC_UNRESOLVED ? "set-up: " : "",
-			  dc_waiter_call_name(w), dc_wait_ms(t), after);
+			  dc_waiter_call_name(w), ms, after);
 }

@@ -23,6 +23,26 @@ DC_CASE(dat_evd_clear_unwaitable, wait_permitted,
 	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait", &ev, evd, TAG(1));
 }
 
+DC_CASE(dat_evd_clear_unwaitable, wait_permitted_after_released_waiter,
+	.summary = "once set_unwaitable has released a blocked waiter, clear_unwaitable lets the "
+		   "next dat_evd_wait wait again",
+	.clauses = "dat_evd_clear_unwaitable.wait_permitted")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct dc_waiter *w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+
+	if (!dc_waiter_blocked(t, w))
+		DC_UNRESOLVED("set-up: dat_evd_wait returned %s instead of blocking",
+			      dc_ret_text(w->ret));
+	DC_SETUP(dat_evd_set_unwaitable(evd));
+	dc_waiter_join(t, w, "dat_evd_set_unwaitable");
+	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
+	/* collateral: dat_evd_clear_unwaitable(3DAT) DESCRIPTION: waiting is permitted again, so the wait times out */
+	DC_ASSERT_RET(dat_evd_wait(evd, 20000, 1, &ev, &nmore), DAT_TIMEOUT_EXPIRED);
+}
+
 DC_CASE(dat_evd_clear_unwaitable, query_reports_waitable,
 	.summary = "dat_evd_query reports WAITABLE after clear_unwaitable")
 {
