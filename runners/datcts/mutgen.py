@@ -82,6 +82,15 @@ class Mutant:
     original: str
     replacement: str   # the code that replaces [start, end) when the mutant is on
     index: int = -1    # position in the file's schemata (DATCTS_MUT(index))
+    # first and last line of the whole expression the mutated code is part of
+    # (a condition, a call statement, a returned value): gcov charges a
+    # multi-line expression to its first line(s), so what reaches the mutant
+    # is what executed any line of this span (0: the mutant's own lines)
+    span_line: int = 0
+    span_end_line: int = 0
+
+    def reach_lines(self) -> range:
+        return range(self.span_line or self.line, (self.span_end_line or self.end_line) + 1)
 
     def listing(self) -> dict:
         return {"id": self.id, "file": self.file, "function": self.function,
@@ -157,7 +166,8 @@ class _FileScan:
         self.rel = rel
         self.data = path.read_bytes()
         self.ops = operators
-        self.found = []   # (function, operator, start, end, original, replacement)
+        self.found = []   # (function, operator, start, end, original, replacement, span)
+        self.full = None  # extent of the whole expression being walked
         self.field_marks: dict = {}
         self.headers: dict = {}
 
@@ -178,7 +188,9 @@ class _FileScan:
     def add(self, fn, op, start, end, replacement, node=None):
         if node is not None and self.touches_mutant_state(node):
             return  # state only hand-written mutants read: the change is invisible
-        self.found.append((fn, op, start, end, self.text(start, end), replacement))
+        span = self.full if self.full and self.full[0] <= start and end <= self.full[1] \
+            else (start, end)
+        self.found.append((fn, op, start, end, self.text(start, end), replacement, span))
 
     def mutant_only_field(self, field) -> bool:
         """A struct member only hand-written mutants use: named `mut_*`, or
@@ -234,6 +246,19 @@ class _FileScan:
         kind = cur.kind
         if kind == K.CALL_EXPR and cur.spelling.startswith(("ref_mutant", "REF_MUTANT")):
             return  # the hand-written switch: nothing inside it is provider behaviour
+        outer = self.full
+        if not kind.is_expression():
+            self.full = None
+        elif parent is None or not parent.kind.is_expression():
+            self.full = self.extent(cur)
+        try:
+            self._walk(fn, cur, parent, returns_dat, constants_blocked)
+        finally:
+            self.full = outer
+
+    def _walk(self, fn, cur, parent, returns_dat, constants_blocked):
+        K = self.K
+        kind = cur.kind
         blocked = constants_blocked or kind in (K.CASE_STMT,) or \
             (kind == K.VAR_DECL and (cur.storage_class == self.ci.StorageClass.STATIC or
                                      cur.type.kind in (self.ci.TypeKind.CONSTANTARRAY,)))
@@ -455,13 +480,14 @@ def generate(path: Path, args: list, rel: str, operators=None, cindex=None) -> l
             unique.append(f)
     ordinals: dict = {}
     out = []
-    for fn, op, s, e, orig, repl in unique:
+    for fn, op, s, e, orig, repl, (ss, se) in unique:
         n = ordinals[(fn, op)] = ordinals.get((fn, op), 0) + 1
         h = _short_hash(orig)
         out.append(Mutant(id=f"{id_file(rel)}:{fn}:{op}:{n}:{h}", file=rel, function=fn, operator=op,
                           ordinal=n, hash=h, line=line_of(scan.data, s),
                           end_line=line_of(scan.data, e), start=s, end=e,
-                          original=orig, replacement=repl))
+                          original=orig, replacement=repl,
+                          span_line=line_of(scan.data, ss), span_end_line=line_of(scan.data, se)))
     return out
 
 

@@ -467,7 +467,7 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
 
 def reaching(m, cov: dict) -> list:
     """Case ids whose run executed a line of the mutant's code."""
-    lines = set(range(m.line, m.end_line + 1))
+    lines = set(m.reach_lines())
     return [cid for cid, rec in cov["cases"].items()
             if lines.intersection(rec["lines"].get(m.file, ()))]
 

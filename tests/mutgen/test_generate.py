@@ -95,6 +95,31 @@ def test_ids_stable_when_another_function_changes(cindex, tmp_path):
     assert any(m.function == "added" for m in after)
 
 
+def test_reach_spans_the_whole_expression(cindex, tmp_path):
+    """gcov charges a multi-line expression to its first line: a mutant on a
+    continuation line is reached by what ran any line of the expression."""
+    src = tmp_path / "span.c"
+    src.write_text("int span(int a, int b, int c)\n{\n"       # lines 1-2
+                   "\tif (a > 1 &&\n"                         # 3
+                   "\t    b < 2 &&\n"                         # 4
+                   "\t    c == 3)\n"                          # 5
+                   "\t\treturn 1;\n"                          # 6
+                   "\treturn a +\n"                           # 7
+                   "\t       4;\n}\n")                        # 8
+    ms = generate(cindex, src)
+    by = {(m.operator, " ".join(m.original.split())): m for m in ms}
+    eq = by[("eq-swap", "c == 3")]
+    assert (eq.line, eq.end_line) == (5, 5)
+    assert list(eq.reach_lines()) == [3, 4, 5]
+    assert list(by[("rel-boundary", "b < 2")].reach_lines()) == [3, 4, 5]
+    assert list(by[("const-plus1", "4")].reach_lines()) == [7, 8]
+    cond = by[("cond-negate", "a > 1 && b < 2 && c == 3")]
+    assert list(cond.reach_lines()) == [3, 4, 5]
+    cov = {"cases": {"first-line-only": {"lines": {REL: [3]}},
+                     "elsewhere": {"lines": {REL: [6]}}}}
+    assert mutgen_run.reaching(eq, cov) == ["first-line-only"]
+
+
 def compile_and_run(tmp_path, source: bytes, name: str, env=None) -> str:
     cc = shutil.which("cc") or shutil.which("gcc")
     src = tmp_path / f"{name}.c"
