@@ -51,10 +51,13 @@ LOGIC_SWAP = {"&&": "||", "||": "&&"}
 ERROR_CODES = ("DAT_INVALID_PARAMETER", "DAT_INVALID_STATE")
 # The hand-written mutant switch (docs/mutants.md) is test machinery, not
 # provider behaviour: calls to it are neither removed nor negated.
-SWITCH_CALLS = re.compile(r"^!?\s*\(?\s*(ref_mutant\w*|REF_MUTANT_ID)\s*\(")
+# Its names: ref_mutant*, REF_MUTANT_ID, and dto.c's op_mutant (which picks the
+# switch of a DTO's operation).
+SWITCH = r"(?:ref_mutant\w*|REF_MUTANT_ID|op_mutant)"
+SWITCH_CALLS = re.compile(r"^!?\s*\(?\s*" + SWITCH + r"\s*\(")
 # A condition that holds only while a hand-written mutant is on (the switch
 # as a positive conjunct): what it guards is mutant code, not the provider's.
-SWITCH_ON = re.compile(r"(^|&&)\s*\(?\s*(ref_mutant\w*)\s*\(")
+SWITCH_ON = re.compile(r"(^|&&)\s*\(?\s*" + SWITCH + r"\s*\(")
 # The provider's test hooks (docs/reference-provider.md, "Test hooks") stage
 # conditions for the cases: suite machinery, not behaviour the pages define.
 TEST_HOOK_PREFIX = "daplref_test_"
@@ -231,6 +234,7 @@ class _FileScan:
         for cur in self.tu.cursor.get_children():
             if cur.kind == self.K.FUNCTION_DECL and cur.is_definition() and \
                not cur.spelling.startswith(TEST_HOOK_PREFIX) and \
+               not re.fullmatch(SWITCH, cur.spelling) and \
                cur.location.file and Path(cur.location.file.name).resolve() == self.path:
                 self.function(cur)
         return self.found
@@ -244,7 +248,7 @@ class _FileScan:
     def walk(self, fn, cur, parent, returns_dat, constants_blocked):
         K = self.K
         kind = cur.kind
-        if kind == K.CALL_EXPR and cur.spelling.startswith(("ref_mutant", "REF_MUTANT")):
+        if kind == K.CALL_EXPR and re.fullmatch(SWITCH, cur.spelling):
             return  # the hand-written switch: nothing inside it is provider behaviour
         outer = self.full
         if not kind.is_expression():
@@ -299,8 +303,8 @@ class _FileScan:
             return False
         text = self.text(*ext).lstrip("( \t\n")
         if tok[0] == "||":
-            return bool(re.match(r"!\s*\(?\s*(ref_mutant\w*)\s*\(", text))
-        return bool(re.match(r"(ref_mutant\w*)\s*\(", text))
+            return bool(re.match(r"!\s*\(?\s*" + SWITCH + r"\s*\(", text))
+        return bool(re.match(SWITCH + r"\s*\(", text))
 
     def is_statement_position(self, cur, parent) -> bool:
         """An expression used as a statement: a child of a block, or the body

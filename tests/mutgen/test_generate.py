@@ -225,6 +225,24 @@ def test_hand_written_mutant_code_is_left_alone(cindex):
     assert ('a == 1 || !ref_mutant("y")', 'a == 1 && !ref_mutant("y")') in got
 
 
+def test_op_mutant_is_a_switch_too(cindex, tmp_path):
+    """dto.c's op_mutant picks a hand-written mutant by operation: it is
+    the switch, so neither its body nor what it guards is mutated."""
+    src = tmp_path / "op.c"
+    src.write_text("static int ref_mutant(const char *id) { return id == (const char *)0; }\n"
+                   "static int op_mutant(int op, int rule)\n{\n"
+                   "\tif (op == 3)\n\t\treturn ref_mutant(\"a\");\n"
+                   "\treturn rule > 1;\n}\n"
+                   "int post(int op, int state)\n{\n"
+                   "\tif (state == 2 && op_mutant(op, 7))\n\t\treturn 9;\n"
+                   "\treturn state;\n}\n")
+    ms = generate(cindex, src)
+    assert not [m for m in ms if m.function == "op_mutant"]
+    originals = {" ".join(m.original.split()) for m in ms}
+    assert "9" not in originals and "state == 2" not in originals and "7" not in originals
+    assert "state == 2 && op_mutant(op, 7)" not in originals   # negated it runs the mutant
+
+
 def test_state_only_mutants_use_is_left_alone(cindex):
     got = pairs(generate(cindex), "mutant_state")
     assert got == {("s->live = 0", "(void)0"), ("0", "(0 + 1)"), ("0", "(0 - 1)"),
