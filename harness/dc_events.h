@@ -96,10 +96,11 @@ void dc_expect_async_at(struct dc_ctx *t, const char *file, int line,
  *
  * "Blocked" is observed, not guessed: dc_waiter_blocked waits until the
  * thread announced that it enters the call and the kernel then reports it
- * sleeping three reads in a row while no other thread of the process is
- * runnable (/proc/self/task/<tid>/stat, Linux): a sleeper beside a runnable
- * thread may only be waiting for a lock that thread holds.  Beside a thread
- * that stays runnable, 50 ms asleep counts instead.
+ * asleep in one sleep (not scheduled in since: /proc/self/task/<tid>/stat
+ * and schedstat, Linux) for 2 ms over three reads while no other thread of
+ * the process is runnable: a sleeper seen for an instant, or beside a
+ * runnable thread, may only be waiting for a lock that thread holds.
+ * Beside a thread that stays runnable, 50 ms asleep counts instead.
  */
 enum dc_waiter_call { DC_WAIT_EVD, DC_WAIT_CNO };
 

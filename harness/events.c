@@ -302,8 +302,35 @@ static bool other_thread_runnable(pid_t waiter)
 	return runnable;
 }
 
-/* A waiter seen sleeping while another thread was runnable counts as
- * blocked only after this long asleep (a provider may keep a thread busy). */
+/*
+ * How often the thread was scheduled in (the third field of
+ * /proc/self/task/<tid>/schedstat); -1 when unreadable.  Unchanged between
+ * two reads: it slept all along, in one sleep.
+ */
+static long long thread_runs(pid_t tid)
+{
+	char path[64], buf[128];
+	long long run_ns, wait_ns, runs;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%lld %lld %lld", &run_ns, &wait_ns, &runs) == 3 ? runs : -1;
+}
+
+/* A waiter counts as blocked once it slept one sleep this long with nothing
+ * else runnable (a sleeper seen for an instant may be waiting on a lock that
+ * a thread holds for a moment), or the longer time beside a thread that stays
+ * runnable (a provider may keep one busy). */
+#define DC_BLOCKED_QUIET_MS 2.0
 #define DC_BLOCKED_BESIDE_RUNNABLE_MS 50.0
 
 bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
@@ -311,6 +338,7 @@ bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
 {
 	double until = dc_now_ms() + (double)dc_wait_ms(t);
 	double asleep_since = 0;
+	long long runs = -1;
 	int sleeping = 0;
 
 	for (;;) {
@@ -334,17 +362,22 @@ bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
 				dc_end_at(t, DC_UNRESOLVED, file, line, false,
 					  "set-up: cannot read /proc/self/task/%d/stat to see the waiter block",
 					  (int)tid);
-			if (st != 'S') {
+			long long now_runs = thread_runs(tid);
+
+			if (st != 'S' || now_runs != runs) {
+				/* awake, or it ran since: a new sleep */
 				sleeping = 0;
-				asleep_since = 0;
+				asleep_since = st == 'S' ? dc_now_ms() : 0;
+				runs = now_runs;
 			} else {
-				if (!asleep_since)
-					asleep_since = dc_now_ms();
-				/* three reads in a row with nothing else
-				 * runnable, or asleep long enough beside it */
+				double asleep = dc_now_ms() - asleep_since;
+
+				/* reads with nothing else runnable, over
+				 * one sleep of DC_BLOCKED_QUIET_MS; or
+				 * asleep long enough beside a busy thread */
 				sleeping = other_thread_runnable(tid) ? 0 : sleeping + 1;
-				if (sleeping >= 3 ||
-				    dc_now_ms() - asleep_since >= DC_BLOCKED_BESIDE_RUNNABLE_MS)
+				if ((sleeping >= 3 && asleep >= DC_BLOCKED_QUIET_MS) ||
+				    asleep >= DC_BLOCKED_BESIDE_RUNNABLE_MS)
 					return true;
 			}
 		}
@@ -352,7 +385,10 @@ bool dc_waiter_blocked_at(struct dc_ctx *t, const char *file, int line,
 			dc_end_at(t, DC_UNRESOLVED, file, line, false,
 				  "set-up: the %s thread never blocked within %ld ms",
 				  dc_waiter_call_name(w), dc_wait_ms(t));
-		sched_yield();
+		if (asleep_since)
+			usleep(250);	/* watching a sleep: no need to spin */
+		else
+			sched_yield();
 	}
 }
 
