@@ -448,6 +448,136 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 	}
 }
 
+/*
+ * dat_ep_create(3DAT) USAGE: the sharing rules are about the streams that use
+ * the EVD when the call is made.  A freed EP's streams, and a stream
+ * dat_ep_modify moved to another EVD or other flags, no longer use it; every
+ * stream still there does, however many others came and went.
+ */
+static DAT_EP_ATTR with_flags(struct dc_ctx *t, DAT_COMPLETION_FLAGS recv, DAT_COMPLETION_FLAGS req)
+{
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	a.recv_completion_flags = recv;
+	a.request_completion_flags = req;
+	return a;
+}
+
+/* An EP whose Request stream, flags @f, uses @evd; its Receive stream an EVD of its own. */
+static DAT_EP_HANDLE request_on(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_EVD_HANDLE evd,
+				DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_ATTR a = with_flags(t, DAT_COMPLETION_DEFAULT_FLAG, f);
+
+	return dc_ep(t, pz, own_recv_evd(t), evd, DAT_HANDLE_NULL, &a);
+}
+
+/* The create the clause judges: such an EP (freed again when made). */
+static DAT_RETURN try_request_on(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_EVD_HANDLE evd,
+				 DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_ATTR a = with_flags(t, DAT_COMPLETION_DEFAULT_FLAG, f);
+	DAT_EP_HANDLE ep;
+	DAT_RETURN r = create(t, pz, own_recv_evd(t), evd, DAT_HANDLE_NULL, &a, &ep);
+
+	if (r == DAT_SUCCESS)
+		DC_CLEANUP(dat_ep_free(ep));
+	return r;
+}
+
+/* dat_ep_modify of @ep's Request stream to @evd with flags @f. */
+static DAT_RETURN move_request(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
+			       DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_PARAM nv = dc_ep_param(t, ep);
+
+	nv.request_evd_handle = evd;
+	nv.ep_attr.request_completion_flags = f;
+	return dat_ep_modify(ep, DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+				     DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, &nv);
+}
+
+/* A modify the rules refuse: DAT_INVALID_PARAMETER and @ep unchanged. */
+#define ASSERT_MOVE_REFUSED(ep, evd, f)						\
+	do {									\
+		struct dc_snap before_;						\
+										\
+		dc_snapshot(t, DC_OBJ_EP, (ep), &before_);			\
+		DC_ASSERT_RET(move_request(t, (ep), (evd), (f)), DAT_INVALID_PARAMETER); \
+		DC_ASSERT_UNCHANGED(&before_);					\
+	} while (0)
+
+DC_CASE(dat_ep_create, shared_evd_current_streams,
+	.summary = "the sharing rules weigh the streams on the EVD at the call: freed and moved streams stop counting, the others still count",
+	.requires = "completion_flags_supported&4")
+{
+	const DAT_COMPLETION_FLAGS U = DAT_COMPLETION_UNSIGNALLED_FLAG, D = DAT_COMPLETION_DEFAULT_FLAG;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG), z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE u = dc_evd(t, 16, DAT_EVD_DTO_FLAG), w = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE v = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EP_HANDLE ep1, ep2, ep3, ep4;
+	DAT_EP_ATTR a;
+	DAT_RETURN r;
+
+	/* a Receive stream and a Request stream on z: once the Receive stream's
+	 * EP is freed, the Request stream is alone there and takes any flags
+	 * (first: a provider may well handle the first free on an IA apart) */
+	a = with_flags(t, D, D);
+	a.max_request_dtos = 0;		/* EP1: no Request stream, where the provider allows it */
+	if (create(t, pz, z, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep1) != DAT_SUCCESS)
+		ep1 = dc_ep(t, pz, z, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &a);
+	ep2 = request_on(t, pz, z, D);
+	DC_SETUP(dat_ep_free(ep1));
+	dc_note(t, "z: EP1's default Receive stream freed; EP2's default Request stream turned unsignalled");
+	DC_ASSERT_SUCCESS(move_request(t, ep2, z, U));
+	DC_SETUP(dat_ep_free(ep2));
+	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
+		dc_note(t, "z: every EP freed; a solicited-wait Receive stream created on z");
+		a = with_flags(t, DAT_COMPLETION_SOLICITED_WAIT_FLAG, D);
+		r = create(t, pz, z, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &a, &ep1);
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+	}
+
+	/* two unsignalled Request streams on x: neither may turn default */
+	ep1 = request_on(t, pz, x, U);
+	ep2 = request_on(t, pz, x, U);
+	dc_note(t, "x: EP1 and EP2 unsignalled; EP2's flags changed to default");
+	ASSERT_MOVE_REFUSED(ep2, x, D);
+	/* EP1 freed: EP2's unsignalled stream still uses x */
+	DC_SETUP(dat_ep_free(ep1));
+	dc_note(t, "x: EP1 freed, EP2 unsignalled; a default Request stream created on x");
+	DC_ASSERT_RET(try_request_on(t, pz, x, D), DAT_INVALID_PARAMETER);
+	dc_note(t, "x: EP2 unsignalled; EP3's unsignalled stream on w moved to x as default");
+	ep3 = request_on(t, pz, w, U);
+	ASSERT_MOVE_REFUSED(ep3, x, D);
+	/* EP2 freed too: nothing uses x */
+	DC_SETUP(dat_ep_free(ep2));
+	dc_note(t, "x: EP1 and EP2 freed; a default Request stream created on x");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, pz, x, D));
+
+	/* a stream moved by dat_ep_modify uses the EVD it went to, not the one it left */
+	ep4 = request_on(t, pz, u, D);
+	dc_note(t, "EP4's default Request stream moved from u to v");
+	DC_ASSERT_SUCCESS(move_request(t, ep4, v, D));
+	dc_note(t, "v: EP4 default; an unsignalled Request stream created on v");
+	DC_ASSERT_RET(try_request_on(t, pz, v, U), DAT_INVALID_PARAMETER);
+	dc_note(t, "u: left by EP4; an unsignalled Request stream created on u");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, pz, u, U));
+
+	/* EP6's Request stream taken off its EVD (DAT_HANDLE_NULL), then put back */
+	(void)request_on(t, pz, u, U);	/* u: the unsignalled stream made above was freed */
+	ep2 = request_on(t, pz, u, U);
+	r = move_request(t, ep2, DAT_HANDLE_NULL, U);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "a Request stream without an EVD was refused (%s): not judged", dc_ret_text(r));
+		return;
+	}
+	dc_note(t, "u: EP5 and EP6 unsignalled; EP6's Request stream, off u, put back as default");
+	ASSERT_MOVE_REFUSED(ep2, u, D);
+}
+
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
 	.summary = "on an EVD that also takes connection events only threshold flags are allowed",
 	.requires = "completion_flags_supported&4")
