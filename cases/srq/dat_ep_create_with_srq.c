@@ -746,6 +746,30 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_current_streams,
 	dc_note(t, "v: every EP freed; a default Request stream on v");
 	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_create(t->ia, pz, dc_evd(t, 16, DAT_EVD_DTO_FLAG), v,
 						     DAT_HANDLE_NULL, &dflt, &ep));
+
+	/* x: a threshold Request stream (EPa), a plain threshold Receive
+	 * stream (EPb) and two SRQ EPs' default Receive streams (EPc, EPd);
+	 * once EPa and EPd are freed, EPc's Receive flags may turn threshold:
+	 * every other stream left on x is threshold (set-up: a provider may
+	 * refuse the default/threshold mix in the first place) */
+	{
+		DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+		DAT_EP_HANDLE epa, epd, epc;
+		DAT_EP_PARAM nv;
+
+		epa = dc_ep(t, pz, dc_evd(t, 16, DAT_EVD_DTO_FLAG), x, DAT_HANDLE_NULL, &thr_req);
+		dc_ep(t, pz, x, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &thr_recv);
+		epc = dc_ep_with_srq(t, pz, x, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, srq,
+				     &dflt);
+		epd = dc_ep_with_srq(t, pz, x, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, srq,
+				     &dflt);
+		DC_SETUP(dat_ep_free(epa));
+		DC_SETUP(dat_ep_free(epd));
+		dc_note(t, "x: EPa and EPd freed; EPc's Receive flags turned threshold beside EPb's threshold Receive stream");
+		nv = dc_ep_param(t, epc);
+		nv.ep_attr.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+		DC_ASSERT_SUCCESS(dat_ep_modify(epc, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, &nv));
+	}
 }
 
 DC_CASE(dat_ep_create_with_srq, ready_to_connect,
