@@ -452,8 +452,16 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
  * dat_ep_create(3DAT) USAGE: the sharing rules are about the streams that use
  * the EVD when the call is made.  A freed EP's streams, and a stream
  * dat_ep_modify moved to another EVD or other flags, no longer use it; every
- * stream still there does, however many others came and went.
+ * stream still there does, however many others came and went.  The EPs
+ * whose Request stream the case looks at have no Receive stream where the
+ * provider takes that (an IA may have only a dozen EVDs), else one on an
+ * EVD of their own.
  */
+struct sharing {
+	DAT_PZ_HANDLE pz;
+	int recv_evd_needed;	/* -1: not known yet */
+};
+
 static DAT_EP_ATTR with_flags(struct dc_ctx *t, DAT_COMPLETION_FLAGS recv, DAT_COMPLETION_FLAGS req)
 {
 	DAT_EP_ATTR a;
@@ -464,22 +472,46 @@ static DAT_EP_ATTR with_flags(struct dc_ctx *t, DAT_COMPLETION_FLAGS recv, DAT_C
 	return a;
 }
 
-/* An EP whose Request stream, flags @f, uses @evd; its Receive stream an EVD of its own. */
-static DAT_EP_HANDLE request_on(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_EVD_HANDLE evd,
-				DAT_COMPLETION_FLAGS f)
+/* dat_ep_create of an EP whose Request stream, flags @f, uses @evd. */
+static DAT_RETURN create_request_ep(struct dc_ctx *t, struct sharing *sh, DAT_EVD_HANDLE evd,
+				    DAT_COMPLETION_FLAGS f, DAT_EP_HANDLE *ep)
 {
 	DAT_EP_ATTR a = with_flags(t, DAT_COMPLETION_DEFAULT_FLAG, f);
+	DAT_EP_ATTR no_recv = a;
+	DAT_RETURN r;
 
-	return dc_ep(t, pz, own_recv_evd(t), evd, DAT_HANDLE_NULL, &a);
+	no_recv.max_recv_dtos = 0;
+	no_recv.max_recv_iov = 0;
+	if (sh->recv_evd_needed == 1)
+		return create(t, sh->pz, own_recv_evd(t), evd, DAT_HANDLE_NULL, &a, ep);
+	r = create(t, sh->pz, DAT_HANDLE_NULL, evd, DAT_HANDLE_NULL, &no_recv, ep);
+	if (sh->recv_evd_needed == -1) {
+		sh->recv_evd_needed = r != DAT_SUCCESS;
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "an EP without Receive stream was refused (%s): each gets a recv EVD",
+				dc_ret_text(r));
+			return create_request_ep(t, sh, evd, f, ep);
+		}
+	}
+	return r;
+}
+
+/* Set-up: such an EP. */
+static DAT_EP_HANDLE request_on(struct dc_ctx *t, struct sharing *sh, DAT_EVD_HANDLE evd,
+				DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_HANDLE ep;
+
+	DC_SETUP(create_request_ep(t, sh, evd, f, &ep));
+	return ep;
 }
 
 /* The create the clause judges: such an EP (freed again when made). */
-static DAT_RETURN try_request_on(struct dc_ctx *t, DAT_PZ_HANDLE pz, DAT_EVD_HANDLE evd,
+static DAT_RETURN try_request_on(struct dc_ctx *t, struct sharing *sh, DAT_EVD_HANDLE evd,
 				 DAT_COMPLETION_FLAGS f)
 {
-	DAT_EP_ATTR a = with_flags(t, DAT_COMPLETION_DEFAULT_FLAG, f);
 	DAT_EP_HANDLE ep;
-	DAT_RETURN r = create(t, pz, own_recv_evd(t), evd, DAT_HANDLE_NULL, &a, &ep);
+	DAT_RETURN r = create_request_ep(t, sh, evd, f, &ep);
 
 	if (r == DAT_SUCCESS)
 		DC_CLEANUP(dat_ep_free(ep));
@@ -513,7 +545,7 @@ DC_CASE(dat_ep_create, shared_evd_current_streams,
 	.requires = "completion_flags_supported&4")
 {
 	const DAT_COMPLETION_FLAGS U = DAT_COMPLETION_UNSIGNALLED_FLAG, D = DAT_COMPLETION_DEFAULT_FLAG;
-	DAT_PZ_HANDLE pz = dc_pz(t);
+	struct sharing sh = { dc_pz(t), -1 };
 	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG), z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE u = dc_evd(t, 16, DAT_EVD_DTO_FLAG), w = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE v = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
@@ -521,14 +553,21 @@ DC_CASE(dat_ep_create, shared_evd_current_streams,
 	DAT_EP_ATTR a;
 	DAT_RETURN r;
 
+	/* two unsignalled Request streams on x: neither may turn default
+	 * (before any EP is freed: a provider may handle the first free on an
+	 * IA apart) */
+	ep3 = request_on(t, &sh, x, U);
+	ep4 = request_on(t, &sh, x, U);
+	dc_note(t, "x: EP3 and EP4 unsignalled; EP4's flags changed to default");
+	ASSERT_MOVE_REFUSED(ep4, x, D);
+
 	/* a Receive stream and a Request stream on z: once the Receive stream's
-	 * EP is freed, the Request stream is alone there and takes any flags
-	 * (first: a provider may well handle the first free on an IA apart) */
+	 * EP is freed, the Request stream is alone there and takes any flags */
 	a = with_flags(t, D, D);
 	a.max_request_dtos = 0;		/* EP1: no Request stream, where the provider allows it */
-	if (create(t, pz, z, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep1) != DAT_SUCCESS)
-		ep1 = dc_ep(t, pz, z, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &a);
-	ep2 = request_on(t, pz, z, D);
+	if (create(t, sh.pz, z, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep1) != DAT_SUCCESS)
+		ep1 = dc_ep(t, sh.pz, z, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &a);
+	ep2 = request_on(t, &sh, z, D);
 	DC_SETUP(dat_ep_free(ep1));
 	dc_note(t, "z: EP1's default Receive stream freed; EP2's default Request stream turned unsignalled");
 	DC_ASSERT_SUCCESS(move_request(t, ep2, z, U));
@@ -536,45 +575,41 @@ DC_CASE(dat_ep_create, shared_evd_current_streams,
 	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
 		dc_note(t, "z: every EP freed; a solicited-wait Receive stream created on z");
 		a = with_flags(t, DAT_COMPLETION_SOLICITED_WAIT_FLAG, D);
-		r = create(t, pz, z, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &a, &ep1);
+		a.max_request_dtos = 0;
+		r = create(t, sh.pz, z, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep1);
 		DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
 	}
 
-	/* two unsignalled Request streams on x: neither may turn default */
-	ep1 = request_on(t, pz, x, U);
-	ep2 = request_on(t, pz, x, U);
-	dc_note(t, "x: EP1 and EP2 unsignalled; EP2's flags changed to default");
-	ASSERT_MOVE_REFUSED(ep2, x, D);
-	/* EP1 freed: EP2's unsignalled stream still uses x */
-	DC_SETUP(dat_ep_free(ep1));
-	dc_note(t, "x: EP1 freed, EP2 unsignalled; a default Request stream created on x");
-	DC_ASSERT_RET(try_request_on(t, pz, x, D), DAT_INVALID_PARAMETER);
-	dc_note(t, "x: EP2 unsignalled; EP3's unsignalled stream on w moved to x as default");
-	ep3 = request_on(t, pz, w, U);
-	ASSERT_MOVE_REFUSED(ep3, x, D);
-	/* EP2 freed too: nothing uses x */
-	DC_SETUP(dat_ep_free(ep2));
-	dc_note(t, "x: EP1 and EP2 freed; a default Request stream created on x");
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, pz, x, D));
+	/* EP3 freed: EP4's unsignalled stream still uses x */
+	DC_SETUP(dat_ep_free(ep3));
+	dc_note(t, "x: EP3 freed, EP4 unsignalled; a default Request stream created on x");
+	DC_ASSERT_RET(try_request_on(t, &sh, x, D), DAT_INVALID_PARAMETER);
+	dc_note(t, "x: EP4 unsignalled; EP5's unsignalled stream on w moved to x as default");
+	ep1 = request_on(t, &sh, w, U);
+	ASSERT_MOVE_REFUSED(ep1, x, D);
+	/* EP4 freed too: nothing uses x */
+	DC_SETUP(dat_ep_free(ep4));
+	dc_note(t, "x: EP3 and EP4 freed; a default Request stream created on x");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, &sh, x, D));
 
 	/* a stream moved by dat_ep_modify uses the EVD it went to, not the one it left */
-	ep4 = request_on(t, pz, u, D);
-	dc_note(t, "EP4's default Request stream moved from u to v");
-	DC_ASSERT_SUCCESS(move_request(t, ep4, v, D));
-	dc_note(t, "v: EP4 default; an unsignalled Request stream created on v");
-	DC_ASSERT_RET(try_request_on(t, pz, v, U), DAT_INVALID_PARAMETER);
-	dc_note(t, "u: left by EP4; an unsignalled Request stream created on u");
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, pz, u, U));
+	ep1 = request_on(t, &sh, u, D);
+	dc_note(t, "EP6's default Request stream moved from u to v");
+	DC_ASSERT_SUCCESS(move_request(t, ep1, v, D));
+	dc_note(t, "v: EP6 default; an unsignalled Request stream created on v");
+	DC_ASSERT_RET(try_request_on(t, &sh, v, U), DAT_INVALID_PARAMETER);
+	dc_note(t, "u: left by EP6; an unsignalled Request stream created on u");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, &sh, u, U));
 
-	/* EP6's Request stream taken off its EVD (DAT_HANDLE_NULL), then put back */
-	(void)request_on(t, pz, u, U);	/* u: the unsignalled stream made above was freed */
-	ep2 = request_on(t, pz, u, U);
+	/* EP8's Request stream taken off its EVD (DAT_HANDLE_NULL), then put back */
+	(void)request_on(t, &sh, u, U);	/* EP7; u: the unsignalled stream made above was freed */
+	ep2 = request_on(t, &sh, u, U);
 	r = move_request(t, ep2, DAT_HANDLE_NULL, U);
 	if (r != DAT_SUCCESS) {
 		dc_note(t, "a Request stream without an EVD was refused (%s): not judged", dc_ret_text(r));
 		return;
 	}
-	dc_note(t, "u: EP5 and EP6 unsignalled; EP6's Request stream, off u, put back as default");
+	dc_note(t, "u: EP7 and EP8 unsignalled; EP8's Request stream, off u, put back as default");
 	ASSERT_MOVE_REFUSED(ep2, u, D);
 }
 
