@@ -448,6 +448,171 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 	}
 }
 
+/*
+ * dat_ep_create(3DAT) USAGE: the sharing rules are about the streams that use
+ * the EVD when the call is made.  A freed EP's streams, and a stream
+ * dat_ep_modify moved to another EVD or other flags, no longer use it; every
+ * stream still there does, however many others came and went.  The EPs
+ * whose Request stream the case looks at have no Receive stream where the
+ * provider takes that (an IA may have only a dozen EVDs), else one on an
+ * EVD of their own.
+ */
+struct sharing {
+	DAT_PZ_HANDLE pz;
+	int recv_evd_needed;	/* -1: not known yet */
+};
+
+static DAT_EP_ATTR with_flags(struct dc_ctx *t, DAT_COMPLETION_FLAGS recv, DAT_COMPLETION_FLAGS req)
+{
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	a.recv_completion_flags = recv;
+	a.request_completion_flags = req;
+	return a;
+}
+
+/* dat_ep_create of an EP whose Request stream, flags @f, uses @evd. */
+static DAT_RETURN create_request_ep(struct dc_ctx *t, struct sharing *sh, DAT_EVD_HANDLE evd,
+				    DAT_COMPLETION_FLAGS f, DAT_EP_HANDLE *ep)
+{
+	DAT_EP_ATTR a = with_flags(t, DAT_COMPLETION_DEFAULT_FLAG, f);
+	DAT_EP_ATTR no_recv = a;
+	DAT_RETURN r;
+
+	no_recv.max_recv_dtos = 0;
+	no_recv.max_recv_iov = 0;
+	if (sh->recv_evd_needed == 1)
+		return create(t, sh->pz, own_recv_evd(t), evd, DAT_HANDLE_NULL, &a, ep);
+	r = create(t, sh->pz, DAT_HANDLE_NULL, evd, DAT_HANDLE_NULL, &no_recv, ep);
+	if (sh->recv_evd_needed == -1) {
+		sh->recv_evd_needed = r != DAT_SUCCESS;
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "an EP without Receive stream was refused (%s): each gets a recv EVD",
+				dc_ret_text(r));
+			return create_request_ep(t, sh, evd, f, ep);
+		}
+	}
+	return r;
+}
+
+/* Set-up: such an EP. */
+static DAT_EP_HANDLE request_on(struct dc_ctx *t, struct sharing *sh, DAT_EVD_HANDLE evd,
+				DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_HANDLE ep;
+
+	DC_SETUP(create_request_ep(t, sh, evd, f, &ep));
+	return ep;
+}
+
+/* The create the clause judges: such an EP (freed again when made). */
+static DAT_RETURN try_request_on(struct dc_ctx *t, struct sharing *sh, DAT_EVD_HANDLE evd,
+				 DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_HANDLE ep;
+	DAT_RETURN r = create_request_ep(t, sh, evd, f, &ep);
+
+	if (r == DAT_SUCCESS)
+		DC_CLEANUP(dat_ep_free(ep));
+	return r;
+}
+
+/* dat_ep_modify of @ep's Request stream to @evd with flags @f. */
+static DAT_RETURN move_request(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
+			       DAT_COMPLETION_FLAGS f)
+{
+	DAT_EP_PARAM nv = dc_ep_param(t, ep);
+
+	nv.request_evd_handle = evd;
+	nv.ep_attr.request_completion_flags = f;
+	return dat_ep_modify(ep, DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+				     DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, &nv);
+}
+
+/* A modify the rules refuse: DAT_INVALID_PARAMETER and @ep unchanged. */
+#define ASSERT_MOVE_REFUSED(ep, evd, f)						\
+	do {									\
+		struct dc_snap before_;						\
+										\
+		dc_snapshot(t, DC_OBJ_EP, (ep), &before_);			\
+		DC_ASSERT_RET(move_request(t, (ep), (evd), (f)), DAT_INVALID_PARAMETER); \
+		DC_ASSERT_UNCHANGED(&before_);					\
+	} while (0)
+
+DC_CASE(dat_ep_create, shared_evd_current_streams,
+	.summary = "the sharing rules weigh the streams on the EVD at the call: freed and moved streams stop counting, the others still count",
+	.requires = "completion_flags_supported&4")
+{
+	const DAT_COMPLETION_FLAGS U = DAT_COMPLETION_UNSIGNALLED_FLAG, D = DAT_COMPLETION_DEFAULT_FLAG;
+	struct sharing sh = { dc_pz(t), -1 };
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG), z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE u = dc_evd(t, 16, DAT_EVD_DTO_FLAG), w = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE v = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EP_HANDLE ep1, ep2, ep3, ep4;
+	DAT_EP_ATTR a;
+	DAT_RETURN r;
+
+	/* two unsignalled Request streams on x: neither may turn default
+	 * (before any EP is freed: a provider may handle the first free on an
+	 * IA apart) */
+	ep3 = request_on(t, &sh, x, U);
+	ep4 = request_on(t, &sh, x, U);
+	dc_note(t, "x: EP3 and EP4 unsignalled; EP4's flags changed to default");
+	ASSERT_MOVE_REFUSED(ep4, x, D);
+
+	/* a Receive stream and a Request stream on z: once the Receive stream's
+	 * EP is freed, the Request stream is alone there and takes any flags */
+	a = with_flags(t, D, D);
+	a.max_request_dtos = 0;		/* EP1: no Request stream, where the provider allows it */
+	if (create(t, sh.pz, z, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep1) != DAT_SUCCESS)
+		ep1 = dc_ep(t, sh.pz, z, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, &a);
+	ep2 = request_on(t, &sh, z, D);
+	DC_SETUP(dat_ep_free(ep1));
+	dc_note(t, "z: EP1's default Receive stream freed; EP2's default Request stream turned unsignalled");
+	DC_ASSERT_SUCCESS(move_request(t, ep2, z, U));
+	DC_SETUP(dat_ep_free(ep2));
+	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
+		dc_note(t, "z: every EP freed; a solicited-wait Receive stream created on z");
+		a = with_flags(t, DAT_COMPLETION_SOLICITED_WAIT_FLAG, D);
+		a.max_request_dtos = 0;
+		r = create(t, sh.pz, z, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep1);
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+	}
+
+	/* EP3 freed: EP4's unsignalled stream still uses x */
+	DC_SETUP(dat_ep_free(ep3));
+	dc_note(t, "x: EP3 freed, EP4 unsignalled; a default Request stream created on x");
+	DC_ASSERT_RET(try_request_on(t, &sh, x, D), DAT_INVALID_PARAMETER);
+	dc_note(t, "x: EP4 unsignalled; EP5's unsignalled stream on w moved to x as default");
+	ep1 = request_on(t, &sh, w, U);
+	ASSERT_MOVE_REFUSED(ep1, x, D);
+	/* EP4 freed too: nothing uses x */
+	DC_SETUP(dat_ep_free(ep4));
+	dc_note(t, "x: EP3 and EP4 freed; a default Request stream created on x");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, &sh, x, D));
+
+	/* a stream moved by dat_ep_modify uses the EVD it went to, not the one it left */
+	ep1 = request_on(t, &sh, u, D);
+	dc_note(t, "EP6's default Request stream moved from u to v");
+	DC_ASSERT_SUCCESS(move_request(t, ep1, v, D));
+	dc_note(t, "v: EP6 default; an unsignalled Request stream created on v");
+	DC_ASSERT_RET(try_request_on(t, &sh, v, U), DAT_INVALID_PARAMETER);
+	dc_note(t, "u: left by EP6; an unsignalled Request stream created on u");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_request_on(t, &sh, u, U));
+
+	/* EP8's Request stream taken off its EVD (DAT_HANDLE_NULL), then put back */
+	(void)request_on(t, &sh, u, U);	/* EP7; u: the unsignalled stream made above was freed */
+	ep2 = request_on(t, &sh, u, U);
+	r = move_request(t, ep2, DAT_HANDLE_NULL, U);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "a Request stream without an EVD was refused (%s): not judged", dc_ret_text(r));
+		return;
+	}
+	dc_note(t, "u: EP7 and EP8 unsignalled; EP8's Request stream, off u, put back as default");
+	ASSERT_MOVE_REFUSED(ep2, u, D);
+}
+
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
 	.summary = "on an EVD that also takes connection events only threshold flags are allowed",
 	.requires = "completion_flags_supported&4")
@@ -590,6 +755,17 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
 			      DAT_INVALID_PARAMETER);
 	}
+	/* a count of one transport- or provider-specific attribute with no
+	 * list: a combination of attributes that cannot be valid */
+	for (int i = 0; i < 2; i++) {
+		dc_note(t, "%s = 1 with a NULL list", i == 0 ? "ep_transport_specific_count"
+							  : "ep_provider_specific_count");
+		dc_ep_attr_default(t, &a);
+		*(i == 0 ? &a.ep_transport_specific_count : &a.ep_provider_specific_count) = 1;
+		*(i == 0 ? &a.ep_transport_specific : &a.ep_provider_specific) = NULL;
+		DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
+			      DAT_INVALID_PARAMETER);
+	}
 	if (ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX) {
 		dc_ep_attr_default(t, &a);
 		a.max_recv_dtos = ia->max_dto_per_ep + 1;
@@ -657,6 +833,16 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		snprintf(what, sizeof(what), "%s = %s", bounded[i].attr, bounded[i].ia);
 		create_at_limit(t, pz, &lev, &a, what);
 	}
+}
+
+DC_CASE(dat_ep_create, null_ep_handle,
+	.summary = "a NULL ep_handle pointer gives DAT_INVALID_PARAMETER")
+{
+	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+
+	DC_ASSERT_RET(dat_ep_create(t->ia, dc_pz(t), dto, dto, dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG),
+				    NULL, NULL),
+		      DAT_INVALID_PARAMETER);
 }
 
 /*

@@ -618,19 +618,81 @@ DC_CASE(dat_ep_modify, pz_change_mismatched_recvs,
 	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &rb);
 	memset(rb.buf, CANARY, 4096);
 	DC_SETUP(post_recv1(b.ep, &rb, 0, 256, 1));
+	DC_SETUP(post_recv1(b.ep, &rb, 512, 1, 2));	/* a Receive of one byte too */
 
 	nv = dc_ep_param(t, b.ep);
 	nv.pz_handle = dc_pz(t);
 	DC_ASSERT_SUCCESS(dat_ep_modify(b.ep, DAT_EP_FIELD_PZ_HANDLE, &nv));
 
-	/* Connect and send: the Receive can no longer take the data. */
+	/* Connect and send: the Receives can no longer take the data. */
 	dc_connect_local(t, &a, &b, NULL);
 	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &sa);
 	dc_fill(sa.buf + 0, 64, 3);
 	DC_SETUP(post_send1(a.ep, &sa, 0, 64, 2));
 	d = DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_ERR_LOCAL_PROTECTION);
 	(void)d;
-	DC_ASSERT_BYTES_ARE(rb.buf, 4096, CANARY, "the mismatched Receive's buffer");
+	/* the one-byte Receive: failed the same way, unless the first failure
+	 * broke the connection (a provider that fails Receives as data
+	 * arrives), which flushes it; the second Send is for that provider */
+	(void)post_send1(a.ep, &sa, 0, 1, 3);
+	d = dc_expect_dto_at(t, __FILE__, __LINE__, DC_FAIL, b.recv_evd,
+			     &(const uint64_t){ 2 }, DC_ANY_STATUS);
+	DC_ASSERT(d.status == DAT_DTO_ERR_LOCAL_PROTECTION || d.status == DAT_DTO_ERR_FLUSHED,
+		  "the one-byte Receive completed %s, expected DAT_DTO_ERR_LOCAL_PROTECTION (or "
+		  "DAT_DTO_ERR_FLUSHED after a broken connection)", dc_dto_status_name(d.status));
+	DC_ASSERT_BYTES_ARE(rb.buf, 4096, CANARY, "the mismatched Receives' buffer");
+}
+
+/*
+ * Protection Zone: only the posted Receives that do not match the new PZ
+ * fail.  A Receive with no segment, or only a zero-length one, has no
+ * memory the new PZ could contradict: it stays posted and completes.  The
+ * Receives are posted after an earlier one failed at a change, so a
+ * provider that reuses its record sees them too.
+ */
+DC_CASE(dat_ep_modify, pz_change_empty_recvs_kept,
+	.summary = "Receives with no memory to check (no segment, a zero-length one) stay posted across a PZ change and complete")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr old, next;
+	DAT_EP_PARAM nv;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET empty;
+	DAT_PZ_HANDLE pz_c = dc_pz(t);
+	bool with_empty_seg;
+	DAT_RETURN r;
+
+	memset(&a, 0, sizeof(a));
+	dc_endpoint(t, &b, NULL);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &old);
+	dc_lmr(t, pz_c, 4096, DC_PRIV_LOCAL, &next);
+	/* set-up: a Receive of the first PZ, failed by a change to a second */
+	DC_SETUP(post_recv1(b.ep, &old, 0, 256, 1));
+	nv = dc_ep_param(t, b.ep);
+	nv.pz_handle = dc_pz(t);
+	DC_SETUP(dat_ep_modify(b.ep, DAT_EP_FIELD_PZ_HANDLE, &nv));
+	DC_SETUP_DTO(b.recv_evd, 1, DAT_DTO_ERR_LOCAL_PROTECTION);
+
+	DC_SETUP(dat_ep_post_recv(b.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	empty = dc_iov(&next, 0, 0);	/* names an LMR of the PZ to come */
+	r = dat_ep_post_recv(b.ep, 1, &empty, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG);
+	with_empty_seg = r == DAT_SUCCESS;
+	if (!with_empty_seg)
+		dc_note(t, "a zero-length segment of another PZ's LMR was refused at the post (%s): "
+			"only the Receive with no segment is judged", dc_ret_text(r));
+	nv = dc_ep_param(t, b.ep);
+	nv.pz_handle = pz_c;
+	DC_ASSERT_SUCCESS(dat_ep_modify(b.ep, DAT_EP_FIELD_PZ_HANDLE, &nv));
+
+	dc_connect_local(t, &a, &b, NULL);
+	DC_SETUP(dat_ep_post_send(a.ep, 0, NULL, dc_cookie(10), DAT_COMPLETION_DEFAULT_FLAG));
+	d = DC_ASSERT_DTO(b.recv_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+	if (with_empty_seg) {
+		DC_SETUP(dat_ep_post_send(a.ep, 0, NULL, dc_cookie(11), DAT_COMPLETION_DEFAULT_FLAG));
+		d = DC_ASSERT_DTO(b.recv_evd, 3, DAT_DTO_SUCCESS);
+		DC_ASSERT_EQ(d.transfered_length, 0);
+	}
 }
 
 DC_CASE(dat_ep_modify, recv_completion_flags_after_recv_posted,
@@ -756,6 +818,10 @@ DC_CASE(dat_ep_modify, invalid_value,
 		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, "max_recv_iov above max_iov_segments_per_dto", 7 },
 		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, "negative ep_transport_specific_count", 8 },
 		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, "negative ep_provider_specific_count", 9 },
+		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
+		  "ep_transport_specific_count 1 with a NULL list", 10 },
+		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
+		  "ep_provider_specific_count 1 with a NULL list", 11 },
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -805,6 +871,14 @@ DC_CASE(dat_ep_modify, invalid_value,
 			break;
 		case 9:
 			nv.ep_attr.ep_provider_specific_count = -1;
+			break;
+		case 10:
+			nv.ep_attr.ep_transport_specific_count = 1;
+			nv.ep_attr.ep_transport_specific = NULL;
+			break;
+		case 11:
+			nv.ep_attr.ep_provider_specific_count = 1;
+			nv.ep_attr.ep_provider_specific = NULL;
 			break;
 		}
 		dc_note(t, "%s", tries[i].what);

@@ -56,6 +56,16 @@ DC_CASE(dat_ep_reset, disconnected_to_unconnected,
 		DC_ASSERT(dc_check_fill(p.ma.buf, 100, 0x32),
 			  "the reset EP received altered bytes on the new connection");
 		DC_ASSERT_DTO(p.a.req_evd, 73, DAT_DTO_SUCCESS);
+		/* nor any RDMA Read of it: a fenced Send has nothing to wait for */
+		if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_BARRIER_FENCE_FLAG) {
+			DAT_LMR_TRIPLET iov = dc_iov(&p.ma, 2048, 100);
+
+			DC_SETUP(post_recv1(b2.ep, &mb2, 0, 1024, 75));
+			DC_SETUP(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(76),
+						  DAT_COMPLETION_BARRIER_FENCE_FLAG));
+			DC_ASSERT_DTO(p.a.req_evd, 76, DAT_DTO_SUCCESS);
+			DC_ASSERT_DTO(b2.recv_evd, 75, DAT_DTO_SUCCESS);
+		}
 		DC_CLEANUP(dat_lmr_free(mb2.lmr));
 		{
 			DAT_PZ_HANDLE pz2 = b2.pz;

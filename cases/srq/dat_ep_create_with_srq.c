@@ -664,6 +664,16 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
 	DC_ASSERT_RET(dat_ep_create_with_srq(t->ia, pz, y, dc_evd(t, 16, DAT_EVD_DTO_FLAG),
 					     DAT_HANDLE_NULL, srq, &thr, &ep),
 		      DAT_INVALID_PARAMETER);
+	/* the threshold SRQ Receive stream there first, then another EP's
+	 * default Request stream */
+	{
+		DAT_EVD_HANDLE w = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+
+		dc_ep_with_srq(t, pz, w, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, srq, &thr);
+		DC_ASSERT_RET(dat_ep_create(t->ia, pz, dc_evd(t, 16, DAT_EVD_DTO_FLAG), w,
+					    DAT_HANDLE_NULL, &dflt, &ep),
+			      DAT_INVALID_PARAMETER);
+	}
 	/* an SRQ EP's default Receive and Request streams on one EVD, its
 	 * Receive flags then changed to threshold (dat_ep_modify sets the same
 	 * attribute) */
@@ -681,6 +691,80 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
 			      DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
+}
+
+/*
+ * USAGE: the threshold rule is about the streams that use the EVD when the
+ * call is made: a freed EP's streams no longer do, every other one still
+ * does.
+ */
+DC_CASE(dat_ep_create_with_srq, threshold_evd_current_streams,
+	.summary = "the threshold SRQ Receive rule weighs the streams on the EVD at the call: freed streams stop counting, the others still count",
+	.requires = "srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	DAT_EVD_HANDLE y = dc_evd(t, 16, DAT_EVD_DTO_FLAG), v = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	/* for the default streams the case does not look at (few EVDs) */
+	DAT_EVD_HANDLE other_recv = dc_evd(t, 64, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE other_req = dc_evd(t, 64, DAT_EVD_DTO_FLAG);
+	DAT_EP_ATTR dflt, thr_recv, thr_req;
+	DAT_EP_HANDLE ep3, ep4, ep5, ep6, ep, epa, epc, epd;
+	DAT_EP_PARAM nv;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &dflt);
+	thr_recv = thr_req = dflt;
+	thr_recv.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	thr_req.request_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+
+	/* y: a default and a threshold Request stream (a mix the page lets a
+	 * provider refuse: then this part has nothing to judge) */
+	ep3 = dc_ep(t, pz, other_recv, y, DAT_HANDLE_NULL, &dflt);
+	ep4 = DAT_HANDLE_NULL;
+	r = dat_ep_create(t->ia, pz, other_recv, y, DAT_HANDLE_NULL, &thr_req, &ep4);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "a threshold Request stream beside a default one was refused (%s): y not judged",
+			dc_ret_text(r));
+	} else {
+		DC_SETUP(dat_ep_free(ep3));
+		dc_note(t, "y: EP3's default stream freed, EP4's threshold one left; an SRQ EP with threshold Receive flags on y");
+		ep = DAT_HANDLE_NULL;
+		r = dat_ep_create_with_srq(t->ia, pz, y, other_req, DAT_HANDLE_NULL, srq, &thr_recv,
+					   &ep);
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+		DC_CLEANUP(dat_ep_free(ep));	/* an IA may take few EPs per SRQ */
+	}
+
+	/* v: an SRQ EP's threshold Receive stream and a threshold Request stream */
+	ep5 = dc_ep_with_srq(t, pz, v, other_req, DAT_HANDLE_NULL, srq, &thr_recv);
+	ep6 = dc_ep(t, pz, other_recv, v, DAT_HANDLE_NULL, &thr_req);
+	DC_SETUP(dat_ep_free(ep6));
+	dc_note(t, "v: EP6's threshold Request stream freed, EP5's threshold SRQ Receive stream left; a default Request stream on v");
+	ep = DAT_HANDLE_NULL;
+	DC_ASSERT_RET(dat_ep_create(t->ia, pz, other_recv, v, DAT_HANDLE_NULL, &dflt, &ep),
+		      DAT_INVALID_PARAMETER);
+	DC_SETUP(dat_ep_free(ep5));
+	dc_note(t, "v: every EP freed; a default Request stream on v");
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_create(t->ia, pz, other_recv, v, DAT_HANDLE_NULL,
+						     &dflt, &ep));
+
+	/* x: a threshold Request stream (EPa), a plain threshold Receive
+	 * stream (EPb) and two SRQ EPs' default Receive streams (EPc, EPd);
+	 * once EPa and EPd are freed, EPc's Receive flags may turn threshold:
+	 * every other stream left on x is threshold (set-up: a provider may
+	 * refuse the default/threshold mix in the first place) */
+	epa = dc_ep(t, pz, other_recv, x, DAT_HANDLE_NULL, &thr_req);
+	dc_ep(t, pz, x, other_req, DAT_HANDLE_NULL, &thr_recv);
+	epc = dc_ep_with_srq(t, pz, x, other_req, DAT_HANDLE_NULL, srq, &dflt);
+	epd = dc_ep_with_srq(t, pz, x, other_req, DAT_HANDLE_NULL, srq, &dflt);
+	DC_SETUP(dat_ep_free(epa));
+	DC_SETUP(dat_ep_free(epd));
+	dc_note(t, "x: EPa and EPd freed; EPc's Receive flags turned threshold beside EPb's threshold Receive stream");
+	nv = dc_ep_param(t, epc);
+	nv.ep_attr.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	DC_ASSERT_SUCCESS(dat_ep_modify(epc, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, &nv));
 }
 
 DC_CASE(dat_ep_create_with_srq, ready_to_connect,
