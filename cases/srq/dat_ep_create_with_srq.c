@@ -670,6 +670,7 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
 		DAT_EVD_HANDLE w = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 
 		dc_ep_with_srq(t, pz, w, dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL, srq, &thr);
+		/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the threshold rule covers every stream on the EVD, a plain EP's too */
 		DC_ASSERT_RET(dat_ep_create(t->ia, pz, dc_evd(t, 16, DAT_EVD_DTO_FLAG), w,
 					    DAT_HANDLE_NULL, &dflt, &ep),
 			      DAT_INVALID_PARAMETER);
@@ -743,6 +744,7 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_current_streams,
 	DC_SETUP(dat_ep_free(ep6));
 	dc_note(t, "v: EP6's threshold Request stream freed, EP5's threshold SRQ Receive stream left; a default Request stream on v");
 	ep = DAT_HANDLE_NULL;
+	/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the threshold rule covers every stream on the EVD, a plain EP's too */
 	DC_ASSERT_RET(dat_ep_create(t->ia, pz, other_recv, v, DAT_HANDLE_NULL, &dflt, &ep),
 		      DAT_INVALID_PARAMETER);
 	DC_SETUP(dat_ep_free(ep5));
@@ -764,6 +766,7 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_current_streams,
 	dc_note(t, "x: EPa and EPd freed; EPc's Receive flags turned threshold beside EPb's threshold Receive stream");
 	nv = dc_ep_param(t, epc);
 	nv.ep_attr.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	/* collateral: dat_ep_create_with_srq(3DAT) USAGE: the threshold rule covers every stream on the EVD, a modified EP's too */
 	DC_ASSERT_SUCCESS(dat_ep_modify(epc, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, &nv));
 }
 
