@@ -482,6 +482,26 @@ DC_CASE(dat_ia_close, passed_async_evd_kept,
 	DC_ASSERT_SUCCESS(dat_ia_close(owner, DAT_CLOSE_GRACEFUL_FLAG));
 }
 
+/*
+ * The passed async EVD is the Consumer's own (made with dat_evd_create on
+ * the case's IA): once the instance that used it is closed nothing feeds
+ * it, so the Consumer can free it.
+ */
+DC_CASE(dat_ia_close, passed_async_evd_released,
+	.summary = "a Consumer-made async EVD passed to the open is freed with dat_evd_free once that instance is closed")
+{
+	DAT_CLOSE_FLAGS modes[] = { DAT_CLOSE_GRACEFUL_FLAG, DAT_CLOSE_ABRUPT_FLAG };
+
+	for (int i = 0; i < 2; i++) {
+		DAT_EVD_HANDLE mine = evd_on(t->ia, 8, DAT_EVD_ASYNC_FLAG);
+		DAT_EVD_HANDLE evd = mine;
+		DAT_IA_HANDLE ia = ia_open(16, &evd);
+
+		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+		DC_ASSERT_SUCCESS(dat_evd_free(mine));
+	}
+}
+
 DC_CASE(dat_ia_close, invalid_handle,
 	.summary = "NULL, a PZ handle and a closed IA give DAT_INVALID_HANDLE/IA")
 {
