@@ -812,11 +812,14 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DAT_COUNT pdata_len = t->prov_attr.max_private_data_size < (DAT_COUNT)sizeof(pdata) ?
 			      t->prov_attr.max_private_data_size : (DAT_COUNT)sizeof(pdata);
 
-	/* created and freed: PZ, CNO and EVD (each after a timed-out wait) */
+	/* created and freed: PZ, CNO and EVD (each after a timed-out wait;
+	 * the EVD resized up and back down first) */
 	pz = pz_on(ia);
 	DC_SETUP(dat_pz_free(pz));
 	DC_SETUP(dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
 	DC_SETUP(dat_evd_create(ia, 8, cno, DAT_EVD_SOFTWARE_FLAG, &evd));
+	(void)dat_evd_resize(evd, 64);
+	(void)dat_evd_resize(evd, 8);
 	(void)dat_cno_wait(cno, 1, &got);
 	(void)dat_evd_wait(evd, 1, 1, &ev, &n);
 	DC_SETUP(dat_evd_free(evd));
