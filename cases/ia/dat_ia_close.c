@@ -851,9 +851,9 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_evd_free(a.conn));
 	DC_SETUP(dat_pz_free(a.pz));
 	DC_SETUP(dat_psp_free(b.psp));
-	/* left to the close: b's PZ, EVDs and EP (with a Receive posted), a
-	 * PSP with a pending request from c, a CNO with an EVD, LMR, RMR and
-	 * SRQ */
+	/* left to the close: b's PZ, EVDs and EP (with a Receive posted,
+	 * reserved by an RSP), a PSP with a pending request from c, a CNO
+	 * with an EVD, LMR, RMR and SRQ */
 	xlisten(&b);
 	xend_make(ia, &c);
 	DC_SETUP(dat_ep_connect(c.ep, addr, b.qual, (DAT_TIMEOUT)dc_remaining_ms(t) * 1000u,
@@ -862,6 +862,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
 	DC_SETUP(dat_evd_create(ia, 8, cno, DAT_EVD_SOFTWARE_FLAG, &evd));
 	mem_objects(t, ia, b.pz, buf, len, false);
+	(void)rsp_on_free_qual(t, ia, b.ep, b.cr, &q);
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
