@@ -249,6 +249,41 @@ DC_CASE(dat_rsp_create, ep_of_other_ia,
 	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
+/*
+ * ep_handle NULL while the IA holds max_eps EPs: the Provider's own EP may
+ * not be to be had.  The create then succeeds (an EP made later, when the
+ * request arrives) or fails for resources; a failure takes no qualifier.
+ */
+#define RSP_EP_BOUND 16384
+
+DC_CASE(dat_rsp_create, provider_ep_unavailable,
+	.summary = "ep_handle NULL with max_eps EPs alive: DAT_SUCCESS, or DAT_INSUFFICIENT_RESOURCES with the qualifier left free",
+	.requires = "ep_creator!=0")
+{
+	DAT_COUNT max = t->ia_attr.max_eps, n = 0;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_EP_HANDLE ep;
+	DAT_RETURN r;
+
+	if (max > RSP_EP_BOUND)
+		DC_BEYOND_SUITE_BOUND("16384 EPs", "the IA reports max_eps = %d", (int)max);
+	while (n < max && dat_ep_create(t->ia, pz, dto, dto, conn, NULL, &ep) == DAT_SUCCESS)
+		n++;
+	dc_note(t, "%d EPs alive of max_eps %d", (int)n, (int)max);
+	r = dat_rsp_create(t->ia, q, DAT_HANDLE_NULL, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the RSP was created (its EP is the Provider's business)");
+		DC_CLEANUP(dat_rsp_free(rsp));
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	nothing_taken(t, DAT_HANDLE_NULL, 0, q);
+}
+
 DC_CASE(dat_rsp_create, invalid_ia_handle,
 	.summary = "an ia_handle that is not an open IA is an invalid handle")
 {
