@@ -864,6 +864,13 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	mem_objects(t, ia, b.pz, buf, len, false);
 	(void)rsp_on_free_qual(t, ia, b.ep, b.cr, &q);
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	/* and a second open refused for want of descriptors: it made nothing
+	 * (dat_ia_open(3DAT) RETURN VALUES), so it keeps nothing */
+	evd = DAT_HANDLE_NULL;
+	dc_exhaust_fds(t);
+	if (dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia) == DAT_SUCCESS)
+		(void)dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+	dc_exhaust_end(t);
 }
 
 DC_CASE(dat_ia_close, no_memory_growth,
