@@ -270,3 +270,36 @@ DC_CASE(dat_psp_create_any, qual_held_elsewhere_skipped,
 	DC_CLEANUP(dat_psp_free(psp));
 	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
+
+/*
+ * With no descriptor left to the process (dc_exhaust_fds) the Provider may
+ * be unable to listen at all: the call then fails for resources and leaves
+ * no PSP.  A call that needed no descriptor succeeds with a PSP that holds
+ * the qualifier it handed back.  In the narrowed space, so every qualifier
+ * tried is the Provider's own choice from it.
+ */
+DC_CASE(dat_psp_create_any, insufficient_resources_narrowed,
+	.clauses = "dat_psp_create_any.insufficient_resources",
+	.summary = "with no descriptor left: DAT_INSUFFICIENT_RESOURCES, or a PSP that holds the qualifier handed back",
+	.needs = "hook:daplref_test_conn_qual_space")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG), evd2 = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL lo = dc_unprobed_conn_qual(), q = 0;
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL, other;
+	DAT_RETURN r;
+
+	narrow_qual_space(lo, lo + 3);
+	dc_exhaust_fds(t);
+	r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+	dc_exhaust_end(t);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the PSP needed no new descriptor");
+		/* collateral: dat_psp_create_any(3DAT) DESCRIPTION: the qualifier handed back is the PSP's */
+		DC_ASSERT_RET(dat_psp_create(t->ia, q, evd2, DAT_PSP_CONSUMER_FLAG, &other),
+			      DAT_CONN_QUAL_IN_USE);
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	/* the refusal left nothing: the space's qualifiers are free again for the call */
+	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+}
