@@ -190,4 +190,24 @@ static inline DAT_EP_HANDLE cm_accept_ep(struct dc_ctx *t, enum cm_req_kind k)
 	return b.ep;
 }
 
+/*
+ * The provider's test hook that narrows the space dat_psp_create_any draws
+ * from to [lo, hi] (docs/reference-provider.md, "Test hooks"); the case
+ * needs "hook:daplref_test_conn_qual_space" (UNSUPPORTED without it).
+ */
+typedef DAT_RETURN (*qual_space_fn)(DAT_IA_HANDLE ia, DAT_CONN_QUAL lo, DAT_CONN_QUAL hi);
+
+static inline void narrow_qual_space_at(struct dc_ctx *t, const char *file, int line,
+					DAT_CONN_QUAL lo, DAT_CONN_QUAL hi)
+{
+	qual_space_fn narrow = (qual_space_fn)dc_provider_hook_at(t, file, line,
+								 "daplref_test_conn_qual_space");
+	DAT_RETURN r = narrow(dc_provider_ia_handle(t->ia), lo, hi);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up daplref_test_conn_qual_space returned %s", dc_ret_text(r));
+}
+#define narrow_qual_space(lo, hi) narrow_qual_space_at(t, __FILE__, __LINE__, (lo), (hi))
+
 #endif /* CM_COMMON_H */

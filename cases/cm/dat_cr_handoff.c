@@ -131,6 +131,35 @@ DC_CASE(dat_cr_handoff, invalid_qualifier,
 }
 
 /*
+ * The qualifiers just outside the range the provider publishes
+ * (dc_conn_qual_range): no Service Point can listen there, so a handoff to
+ * them is refused like one to a free qualifier, and the request stays.
+ */
+DC_CASE(dat_cr_handoff, invalid_qualifier_outside_range,
+	.clauses = "dat_cr_handoff.invalid_qualifier",
+	.summary = "handing off to a qualifier just outside the published range is invalid; the request stays",
+	.needs = "suite_attr:datcts.conn_qual_range")
+{
+	struct two_sps s;
+	struct dc_endpoint b;
+	DAT_CONN_QUAL lo, hi;
+
+	dc_conn_qual_range(t, &lo, &hi);
+	at_a(t, &s);
+	if (lo > 0)
+		DC_ASSERT_RET(dat_cr_handoff(s.cr, lo - 1), DAT_INVALID_PARAMETER);
+	if (hi < UINT64_MAX)
+		DC_ASSERT_RET(dat_cr_handoff(s.cr, hi + 1), DAT_INVALID_PARAMETER);
+	if (lo == 0 && hi == UINT64_MAX)
+		dc_note(t, "the published range holds every qualifier: none is outside it");
+	dc_endpoint(t, &b, NULL);
+	/* collateral: dat_cr_handoff(3DAT) RETURN VALUES: the handoffs were refused,
+	 * so the request is still the Consumer's to accept */
+	DC_ASSERT_SUCCESS(dat_cr_accept(s.cr, b.ep, 0, NULL));
+	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
+}
+
+/*
  * The boundary: the qualifiers at both ends of the range the provider
  * publishes (dc_conn_qual_range) are qualifiers like any other, and a
  * Service Point listening there takes a handoff.  A Service Point the

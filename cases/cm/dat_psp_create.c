@@ -57,6 +57,31 @@ DC_CASE(dat_psp_create, listening_on_return,
 	DC_ASSERT_EQ(arr.conn_qual, q);
 }
 
+/*
+ * The same while dat_psp_create_any draws from a narrowed space (the
+ * provider's test hook): dat_psp_create on a qualifier outside that space
+ * still listens on the qualifier asked for.
+ */
+DC_CASE(dat_psp_create, listening_on_return_narrowed,
+	.clauses = "dat_psp_create.listening_on_return",
+	.summary = "with dat_psp_create_any's space narrowed, a PSP created outside it listens on its own qualifier",
+	.needs = "hook:daplref_test_conn_qual_space")
+{
+	DAT_CONN_QUAL lo = dc_unprobed_conn_qual();
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp;
+	DAT_CR_ARRIVAL_EVENT_DATA arr;
+
+	narrow_qual_space(lo, lo + 3);
+	DC_SETUP_ASSERT(q < lo || q > lo + 3, "qualifier %llu inside the narrowed space",
+			(unsigned long long)q);
+	psp = psp_on(t, q, evd, DAT_PSP_CONSUMER_FLAG);
+	expect_request(t, q, evd, &arr);
+	DC_ASSERT_PTR_EQ(arr.sp_handle.psp_handle, psp);
+	DC_ASSERT_EQ(arr.conn_qual, q);
+}
+
 DC_CASE(dat_psp_create, persistent,
 	.summary = "a PSP keeps listening: three requests, three Connection Requests")
 {

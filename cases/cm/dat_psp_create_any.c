@@ -2,7 +2,7 @@
 /*
  * dat_psp_create_any(3DAT): clauses/dat_psp_create_any.toml.
  */
-#include "../ep/ep_common.h"
+#include "cm_common.h"
 
 #include <netinet/in.h>
 
@@ -161,13 +161,10 @@ DC_CASE(dat_psp_create_any, null_conn_qual,
  * UNSUPPORTED where it has none.  A space of four qualifiers, some maybe held
  * by other processes: every free one is handed out, then the call refuses.
  */
-typedef DAT_RETURN (*qual_space_fn)(DAT_IA_HANDLE ia, DAT_CONN_QUAL lo, DAT_CONN_QUAL hi);
-
 DC_CASE(dat_psp_create_any, conn_qual_unavailable,
 	.summary = "with every qualifier of the space taken the call is DAT_CONN_QUAL_UNAVAILABLE; freeing one makes room",
 	.needs = "hook:daplref_test_conn_qual_space")
 {
-	qual_space_fn narrow = (qual_space_fn)dc_provider_hook("daplref_test_conn_qual_space");
 	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_CR_FLAG);
 	/* a space nobody else probes (dc_free_conn_qual's range is probed by
 	 * sibling cases, whose create-and-free would race the check below) */
@@ -176,7 +173,7 @@ DC_CASE(dat_psp_create_any, conn_qual_unavailable,
 	DAT_RETURN r;
 	int n = 0;
 
-	DC_SETUP(narrow(dc_provider_ia_handle(t->ia), lo, lo + 3));
+	narrow_qual_space(lo, lo + 3);
 	while ((r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &p)) == DAT_SUCCESS) {
 		/* four PSPs took the space of four: none is free any more */
 		DC_ASSERT(n < 4, "a fifth PSP (qualifier %llu) in a space of four qualifiers",
@@ -210,4 +207,99 @@ DC_CASE(dat_psp_create_any, conn_qual_unavailable,
 	DC_SETUP(dat_psp_free(psp[0]));
 	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &p));
 	DC_ASSERT_EQ(q, got[0]);
+}
+
+/*
+ * The same rules while the provider draws from a narrowed space: the
+ * qualifier handed back is the one the PSP holds, so dat_psp_create on it
+ * finds it in use, and a connect to it reaches the PSP.
+ */
+DC_CASE(dat_psp_create_any, qual_unused_narrowed,
+	.clauses = "dat_psp_create_any.qual_unused dat_psp_create_any.returns_qual_and_psp",
+	.summary = "with the qualifier space narrowed, the qualifier handed back is held by the PSP and reaches it",
+	.needs = "hook:daplref_test_conn_qual_space")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL lo = dc_unprobed_conn_qual(), q = 0;
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL, other;
+	struct dc_endpoint e;
+	DAT_EVENT ev;
+
+	narrow_qual_space(lo, lo + 3);
+	DC_SETUP(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_FOR_CLAUSE("dat_psp_create_any.qual_unused");
+	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
+				     DAT_PSP_CONSUMER_FLAG, &other),
+		      DAT_CONN_QUAL_IN_USE);
+	DC_FOR_CLAUSE("dat_psp_create_any.returns_qual_and_psp");
+	dc_endpoint(t, &e, NULL);
+	DC_SETUP(dc_connect_to_self(t, e.ep, q, 0, 0, NULL));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_ASSERT_PTR_EQ(ev.event_data.cr_arrival_event_data.sp_handle.psp_handle, psp);
+}
+
+/*
+ * A qualifier of the narrowed space held elsewhere (a PSP of a second
+ * instance) is not available, the next one is: the call hands that one
+ * out; DAT_CONN_QUAL_UNAVAILABLE only if it is taken too.
+ */
+DC_CASE(dat_psp_create_any, qual_held_elsewhere_skipped,
+	.clauses = "dat_psp_create_any.conn_qual_unavailable",
+	.summary = "in a space of two whose first qualifier another instance holds, the call hands out the second",
+	.needs = "hook:daplref_test_conn_qual_space")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, cr2, evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL lo = dc_unprobed_conn_qual(), q = 0;
+	DAT_PSP_HANDLE held, psp = DAT_HANDLE_NULL, probe;
+	DAT_RETURN r;
+
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &async, &ia2));
+	DC_SETUP(dat_evd_create(ia2, 4, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &cr2));
+	DC_SETUP(dat_psp_create(ia2, lo, cr2, DAT_PSP_CONSUMER_FLAG, &held));
+	narrow_qual_space(lo, lo + 1);
+	r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+	if (DAT_GET_TYPE(r) == DAT_CONN_QUAL_UNAVAILABLE) {
+		DC_ASSERT(dat_psp_create(t->ia, lo + 1, evd, DAT_PSP_CONSUMER_FLAG, &probe) != DAT_SUCCESS,
+			  "DAT_CONN_QUAL_UNAVAILABLE while qualifier %llu of the space was free",
+			  (unsigned long long)lo + 1);
+		DC_UNRESOLVED("qualifier %llu is taken elsewhere too", (unsigned long long)lo + 1);
+	}
+	DC_ASSERT_SUCCESS(r);
+	DC_ASSERT_EQ(q, lo + 1);
+	DC_CLEANUP(dat_psp_free(psp));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/*
+ * With no descriptor left to the process (dc_exhaust_fds) the Provider may
+ * be unable to listen at all: the call then fails for resources and leaves
+ * no PSP.  A call that needed no descriptor succeeds with a PSP that holds
+ * the qualifier it handed back.  In the narrowed space, so every qualifier
+ * tried is the Provider's own choice from it.
+ */
+DC_CASE(dat_psp_create_any, insufficient_resources_narrowed,
+	.clauses = "dat_psp_create_any.insufficient_resources",
+	.summary = "with no descriptor left: DAT_INSUFFICIENT_RESOURCES, or a PSP that holds the qualifier handed back",
+	.needs = "hook:daplref_test_conn_qual_space")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG), evd2 = dc_evd(t, 4, DAT_EVD_CR_FLAG);
+	DAT_CONN_QUAL lo = dc_unprobed_conn_qual(), q = 0;
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL, other;
+	DAT_RETURN r;
+
+	narrow_qual_space(lo, lo + 3);
+	dc_exhaust_fds(t);
+	r = dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp);
+	dc_exhaust_end(t);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the PSP needed no new descriptor");
+		/* collateral: dat_psp_create_any(3DAT) DESCRIPTION: the qualifier handed back is the PSP's */
+		DC_ASSERT_RET(dat_psp_create(t->ia, q, evd2, DAT_PSP_CONSUMER_FLAG, &other),
+			      DAT_CONN_QUAL_IN_USE);
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	/* the refusal left nothing: the space's qualifiers are free again for the call */
+	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 }

@@ -212,6 +212,78 @@ static void nothing_taken(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EP_STATE st, D
 	DC_CLEANUP(dat_psp_free(psp));
 }
 
+/*
+ * The EP of another instance of the IA: the page does not say whether an
+ * RSP may reserve it.  A refusal takes no qualifier and leaves the EP as it
+ * was; a DAT_SUCCESS made an RSP that reserves the EP.
+ */
+DC_CASE(dat_rsp_create, ep_of_other_ia,
+	.clauses = "dat_rsp_create.ep_reserved",
+	.summary = "an EP of a second IA instance: refused with nothing taken, or an RSP that reserves it")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, dto, conn;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_PZ_HANDLE pz;
+	DAT_EP_HANDLE ep;
+	DAT_RSP_PARAM p;
+	DAT_RETURN r;
+
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &async, &ia2));
+	DC_SETUP(dat_pz_create(ia2, &pz));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &dto));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &conn));
+	DC_SETUP(dat_ep_create(ia2, pz, dto, dto, conn, NULL, &ep));
+	r = dat_rsp_create(t->ia, q, ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "refused: %s", dc_ret_text(r));
+		nothing_taken(t, ep, DAT_EP_STATE_UNCONNECTED, q);
+	} else {
+		ASSERT_STATE(ep, DAT_EP_STATE_RESERVED);
+		memset(&p, 0, sizeof(p));
+		DC_ASSERT_SUCCESS(dat_rsp_query(rsp, DAT_RSP_FIELD_EP_HANDLE, &p));
+		DC_ASSERT_PTR_EQ(p.ep_handle, ep);
+		DC_CLEANUP(dat_rsp_free(rsp));
+	}
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/*
+ * ep_handle NULL while the IA holds max_eps EPs: the Provider's own EP may
+ * not be to be had.  The create then succeeds (an EP made later, when the
+ * request arrives) or fails for resources; a failure takes no qualifier.
+ */
+#define RSP_EP_BOUND 16384
+
+DC_CASE(dat_rsp_create, provider_ep_unavailable,
+	.summary = "ep_handle NULL with max_eps EPs alive: DAT_SUCCESS, or DAT_INSUFFICIENT_RESOURCES with the qualifier left free",
+	.requires = "ep_creator!=0")
+{
+	DAT_COUNT max = t->ia_attr.max_eps, n = 0;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DAT_CONN_QUAL q = dc_free_conn_qual(t);
+	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_EP_HANDLE ep;
+	DAT_RETURN r;
+
+	if (max > RSP_EP_BOUND)
+		DC_BEYOND_SUITE_BOUND("16384 EPs", "the IA reports max_eps = %d", (int)max);
+	while (n < max && dat_ep_create(t->ia, pz, dto, dto, conn, NULL, &ep) == DAT_SUCCESS)
+		n++;
+	dc_note(t, "%d EPs alive of max_eps %d", (int)n, (int)max);
+	r = dat_rsp_create(t->ia, q, DAT_HANDLE_NULL, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp);
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the RSP was created (its EP is the Provider's business)");
+		DC_CLEANUP(dat_rsp_free(rsp));
+		return;
+	}
+	DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+	nothing_taken(t, DAT_HANDLE_NULL, 0, q);
+}
+
 DC_CASE(dat_rsp_create, invalid_ia_handle,
 	.summary = "an ia_handle that is not an open IA is an invalid handle")
 {

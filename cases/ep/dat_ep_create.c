@@ -888,6 +888,34 @@ DC_CASE(dat_ep_create, insufficient_resources,
 	free(eps);
 }
 
+/*
+ * The other side of model_not_supported: a QoS the Provider announces in
+ * dat_qos_supported (dat_ia_query(3DAT)) is a model it offers, so an EP
+ * asking for it is not refused as an unsupported model.
+ */
+DC_CASE(dat_ep_create, supported_qos_not_refused,
+	.summary = "an EP asking for any one QoS of dat_qos_supported is not refused with DAT_MODEL_NOT_SUPPORTED")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EP_ATTR a;
+	DAT_EP_HANDLE ep;
+
+	for (unsigned int bit = 1; bit <= 0x80; bit <<= 1) {
+		DAT_RETURN r;
+
+		if (!((unsigned int)t->prov_attr.dat_qos_supported & bit))
+			continue;
+		dc_ep_attr_default(t, &a);
+		a.qos = (DAT_QOS)bit;
+		r = create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep);
+		DC_ASSERT(DAT_GET_TYPE(r) != DAT_MODEL_NOT_SUPPORTED,
+			  "qos 0x%x, announced in dat_qos_supported 0x%x, refused: %s", bit,
+			  (unsigned int)t->prov_attr.dat_qos_supported, dc_ret_text(r));
+		if (r == DAT_SUCCESS)
+			DC_CLEANUP(dat_ep_free(ep));
+	}
+}
+
 DC_CASE(dat_ep_create, model_not_supported,
 	.summary = "a QoS outside dat_qos_supported is refused",
 	.requires = "dat_qos_supported<15")

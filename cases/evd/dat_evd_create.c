@@ -23,6 +23,38 @@ DC_CASE(dat_evd_create, returns_handle,
 	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 }
 
+/*
+ * Up to the IA's limit and one past it (dat_ia_query(3DAT): max_evds, which
+ * may count EVDs the Consumer did not create, such as the async EVD): every
+ * create that says DAT_SUCCESS hands back a real EVD; where the Provider
+ * stops is not judged here.
+ */
+DC_CASE(dat_evd_create, returns_handle_up_to_max_evds,
+	.clauses = "dat_evd_create.returns_handle",
+	.summary = "EVDs created up to max_evds and one more: each DAT_SUCCESS gives a live EVD handle")
+{
+	DAT_COUNT n = t->ia_attr.max_evds;
+	DAT_COUNT i;
+
+	DC_SETUP_ASSERT(n > 0 && n <= 65536, "max_evds %d: not tried here", n);
+	for (i = 0; i <= n; i++) {
+		DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+		DAT_HANDLE_TYPE ty;
+		DAT_EVD_PARAM p;
+		DAT_RETURN r = dat_evd_create(t->ia, 1, DAT_HANDLE_NULL,
+					      DAT_EVD_SOFTWARE_FLAG, &evd);
+
+		if (r != DAT_SUCCESS) {
+			dc_note(t, "EVD %d of max_evds %d refused: %s", i + 1, n, dc_ret_text(r));
+			break;
+		}
+		DC_ASSERT(evd != DAT_HANDLE_NULL, "EVD %d: DAT_SUCCESS with DAT_HANDLE_NULL", i + 1);
+		DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &ty));
+		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EVD);
+		DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &p));
+	}
+}
+
 DC_CASE(dat_evd_create, holds_min_qlen,
 	.summary = "the queue holds at least evd_min_qlen events and exactly what the query reports")
 {

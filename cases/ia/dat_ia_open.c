@@ -101,6 +101,36 @@ DC_CASE(dat_ia_open, async_evd_qlen_at_least_min,
 	}
 }
 
+/*
+ * The largest queue the IA supports (dat_ia_query(3DAT): max_evd_qlen) is a
+ * minimum the open can meet: it creates the EVD or runs short of resources,
+ * it does not call the request invalid.
+ */
+DC_CASE(dat_ia_open, async_evd_qlen_at_max,
+	.clauses = "dat_ia_open.async_evd_qlen_at_least_min",
+	.summary = "async_evd_min_qlen equal to max_evd_qlen gives an async EVD at least that long (or DAT_INSUFFICIENT_RESOURCES)")
+{
+	DAT_COUNT n = t->ia_attr.max_evd_qlen;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_EVD_PARAM p;
+	DAT_RETURN r;
+
+	DC_SETUP_ASSERT(n > 0, "max_evd_qlen %d: no queue length to ask for", n);
+	DC_SETUP_ASSERT(n <= (1 << 22), "max_evd_qlen %d too large to try here", n);
+	r = dat_ia_open((DAT_NAME_PTR)t->ia_name, n, &evd, &ia);
+	if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES) {
+		dc_note(t, "an async EVD of max_evd_qlen %d entries ran short of resources", n);
+		return;
+	}
+	DC_ASSERT_SUCCESS(r);
+	memset(&p, 0, sizeof(p));
+	DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &p));
+	DC_ASSERT(p.evd_qlen >= n, "async_evd_min_qlen %d gave an async EVD of %d entries",
+		  n, p.evd_qlen);
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
 DC_CASE(dat_ia_open, async_evd_no_cno,
 	.summary = "the created async EVD has no CNO")
 {
@@ -163,32 +193,77 @@ DC_CASE(dat_ia_open, passed_async_evd_used,
 	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 }
 
+/* An open that said DAT_SUCCESS opened a working instance. */
+static void opened_ia_works(struct dc_ctx *t, DAT_IA_HANDLE ia2)
+{
+	DAT_IA_ATTR a;
+
+	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS is an open instance behind the handle */
+	DC_ASSERT(ia2 != DAT_HANDLE_NULL, "DAT_SUCCESS without an IA handle");
+	DC_ASSERT_SUCCESS(dat_ia_query(ia2, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT_SUCCESS(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/*
+ * Opens a second instance with *evd as its async EVD.  An open that did not
+ * check it (allowed) must have opened a working instance, which is closed;
+ * a refusal is DAT_INVALID_HANDLE, the type both clauses allow (the only
+ * other code async_evd_check_optional has).
+ */
+static DAT_RETURN open_with_async_evd(struct dc_ctx *t, DAT_EVD_HANDLE *evd)
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_RETURN r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, evd, &ia2);
+
+	if (r == DAT_SUCCESS) {
+		dc_note(t, "the Provider did not check the async EVD (allowed)");
+		opened_ia_works(t, ia2);
+		return r;
+	}
+	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	return r;
+}
+
 DC_CASE(dat_ia_open, invalid_async_evd,
 	.clauses = "dat_ia_open.invalid_async_evd dat_ia_open.async_evd_check_optional",
 	.summary = "a DTO EVD passed as async EVD: refused with INVALID_HANDLE/EVD_ASYNC and left as passed, or (unchecked) accepted")
 {
 	DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE evd = dto;
-	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
 	struct dc_snap s;
 	DAT_RETURN r;
 
 	dc_snapshot(t, DC_OBJ_EVD, dto, &s);
-	r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia2);
-	if (r == DAT_SUCCESS) {
-		dc_note(t, "the Provider did not check the async EVD (allowed)");
-		DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	r = open_with_async_evd(t, &evd);
+	if (r == DAT_SUCCESS)
 		return;
-	}
-	/* a refusal is DAT_INVALID_HANDLE: the type is both clauses' (the
-	 * only other code async_evd_check_optional allows), the rest is
-	 * what invalid_async_evd says of a refusal */
-	DC_ASSERT_RET(r, DAT_INVALID_HANDLE);
+	/* the rest is what invalid_async_evd says of a refusal */
 	DC_FOR_CLAUSE("dat_ia_open.async_evd_check_optional");
 	DC_FOR_CLAUSE("dat_ia_open.invalid_async_evd");
 	DC_ASSERT_INVALID_HANDLE(r, 3, EVD_ASYNC);
 	DC_ASSERT_PTR_EQ(evd, dto);
 	DC_ASSERT_UNCHANGED(&s);
+}
+
+/*
+ * A live handle of another type (the case's PZ) as the async EVD: the page
+ * lets the Provider skip the check, but what it then returns must be an
+ * open instance; a check that finds the handle invalid says
+ * DAT_INVALID_HANDLE and leaves *async_evd_handle as passed.
+ */
+DC_CASE(dat_ia_open, non_evd_async_handle,
+	.clauses = "dat_ia_open.async_evd_check_optional",
+	.summary = "a PZ handle passed as async EVD: DAT_INVALID_HANDLE with the handle left as passed, or a working IA")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE evd = (DAT_EVD_HANDLE)pz;
+
+	if (open_with_async_evd(t, &evd) == DAT_SUCCESS)
+		return;
+	DC_ASSERT_PTR_EQ(evd, (DAT_EVD_HANDLE)pz);
+	/* the PZ is still the Consumer's */
+	DC_ASSERT_SUCCESS(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &(DAT_PZ_PARAM){0}));
 }
 
 /*
@@ -360,6 +435,12 @@ DC_CASE(dat_ia_open, invalid_parameter,
 	evd = DAT_HANDLE_NULL;
 	DC_ASSERT_RET(dat_ia_open((DAT_NAME_PTR)t->ia_name, -5, &evd, &ia),
 		      DAT_INVALID_PARAMETER);
+	evd = DAT_HANDLE_NULL;
+	DC_ASSERT_RET(dat_ia_open((DAT_NAME_PTR)t->ia_name, -1, &evd, &ia),
+		      DAT_INVALID_PARAMETER);
+	/* async_evd_handle must point at a handle (PARAMETERS) */
+	DC_ASSERT_RET(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, NULL, &ia),
+		      DAT_INVALID_PARAMETER);
 }
 
 DC_CASE(dat_ia_open, objects_owned_by_ia,
@@ -423,19 +504,32 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	.summary = "with no descriptor left an open fails with DAT_INSUFFICIENT_RESOURCES; the open IA keeps working")
 {
 	struct xend a, b;
-	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
-	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
-	DAT_RETURN r;
+	/* a Consumer-made async EVD, passed to the second refused open */
+	DAT_EVD_HANDLE mine = evd_on(t->ia, 8, DAT_EVD_ASYNC_FLAG);
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL, passed = mine;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL, ia2 = DAT_HANDLE_NULL;
+	DAT_RETURN r, r2;
 
 	dc_exhaust_fds(t);
 	r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia);
+	r2 = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &passed, &ia2);
 	dc_exhaust_end(t);
 	if (r == DAT_SUCCESS) {
 		dc_note(t, "the open needed no new descriptor and succeeded");
-		DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+		opened_ia_works(t, ia);
 	} else {
 		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
 	}
+	if (r2 == DAT_SUCCESS) {
+		dc_note(t, "the open with a passed async EVD needed no new descriptor");
+		opened_ia_works(t, ia2);
+	} else {
+		DC_ASSERT_RET(r2, DAT_INSUFFICIENT_RESOURCES);
+		DC_ASSERT_PTR_EQ(passed, mine);
+	}
+	/* the refused open left no use of the passed EVD behind: it frees
+	 * (dat_evd_free(3DAT): refused only while streams feed it) */
+	DC_ASSERT_SUCCESS(dat_evd_free(mine));
 	/* the instance open before still works: a connection with a message */
 	xend_make(t->ia, &a);
 	xend_make(t->ia, &b);

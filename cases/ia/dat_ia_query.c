@@ -298,6 +298,46 @@ DC_CASE(dat_ia_query, max_lmr_virtual_address,
 		  (unsigned long long)t->ia_attr.max_lmr_block_size);
 }
 
+/*
+ * The IA's maxima (dat_ia_query(3DAT) DESCRIPTION) bound what the IA
+ * supports, so none is below what this Consumer is shown to hold or do:
+ * the pair's EVDs and LMRs, an RDMA Write that completed, an RMR that was
+ * created and the target addresses of its binding.
+ */
+DC_CASE(dat_ia_query, limits_cover_use,
+	.summary = "max_evds, max_lmrs, max_rdma_size, max_rmrs and max_rmr_target_address are not below what the IA was just seen to do")
+{
+	enum { N = 8192 };
+	const DAT_IA_ATTR *a = &t->ia_attr;
+	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
+	DAT_DTO_COMPLETION_STATUS st;
+	struct dc_pair p;
+	DAT_VADDR last;
+	DAT_RETURN r;
+
+	dc_pair_up(t, &p, N, NULL);
+	/* held: the pair's EVDs and its two LMRs */
+	DC_ASSERT(a->max_evds >= 2, "max_evds %d while the IA holds the pair's EVDs", a->max_evds);
+	DC_ASSERT(a->max_lmrs >= 2, "max_lmrs %d while the IA holds two LMRs", a->max_lmrs);
+	st = dc_rdma_write(t, &p.a, &p.ma, 0, N, dc_rmr_iov(&p.mb, 0, N), 1);
+	DC_SETUP_ASSERT(st == DAT_DTO_SUCCESS, "an RDMA Write of %d bytes completed with status %d",
+			N, (int)st);
+	DC_ASSERT(a->max_rdma_size >= N, "max_rdma_size %llu below an RDMA Write of %d bytes that completed",
+		  (unsigned long long)a->max_rdma_size, N);
+	r = dat_rmr_create(p.a.pz, &rmr);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "dat_rmr_create returned %s: no RMR to compare", dc_ret_text(r));
+		return;
+	}
+	DC_ASSERT(a->max_rmrs >= 1, "max_rmrs %d while dat_rmr_create succeeded", a->max_rmrs);
+	dc_bind_rmr(t, rmr, &p.ma, 0, N, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 2);
+	last = (DAT_VADDR)(uintptr_t)p.ma.buf + N - 1;
+	DC_ASSERT(last <= a->max_rmr_target_address,
+		  "a bound RMR's last target byte 0x%llx above max_rmr_target_address 0x%llx",
+		  (unsigned long long)last, (unsigned long long)a->max_rmr_target_address);
+	DC_CLEANUP(dat_rmr_free(rmr));
+}
+
 static void check_named(struct dc_ctx *t, const char *what, DAT_COUNT n,
 			const DAT_NAMED_ATTR *a)
 {

@@ -52,6 +52,38 @@ DC_CASE(dat_provider_init, explicit_load,
 		pl.fini(&k);
 }
 
+/*
+ * Init is per IA name (DESCRIPTION: before the first open of a given
+ * name): the library serving the IA under test, already initialised for
+ * that name by the registry, is initialised again for a second name; both
+ * names then open.
+ */
+DC_CASE(dat_provider_init, earlier_names_kept,
+	.summary = "an explicit init for a second name leaves the name the library already serves opening",
+	.flags = DC_NO_IA)
+{
+	static DAT_PROVIDER_INFO k;
+	struct prov_lib pl;
+	DAT_EVD_HANDLE e1 = DAT_HANDLE_NULL, e2 = DAT_HANDLE_NULL, e3 = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia1 = DAT_HANDLE_NULL, ia2 = DAT_HANDLE_NULL, ia3 = DAT_HANDLE_NULL;
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	/* the registry inits the library for the IA's own name */
+	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &e1, &ia1));
+	pl = prov_lib();
+	k = key_1_2("datcts-second-ia");
+	DC_SETUP_ASSERT(!registered(&k), "datcts-second-ia registered before init");
+	pl.init(&k, pl.conf.instance);
+	DC_ASSERT_SUCCESS(dat_ia_open("datcts-second-ia", 8, &e2, &ia2));
+	/* the first name is still registered, and still opens */
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &e3, &ia3));
+	DC_CLEANUP(dat_ia_close(ia3, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(ia1, DAT_CLOSE_ABRUPT_FLAG));
+	if (pl.fini)
+		pl.fini(&k);
+}
+
 DC_CASE(dat_provider_init, no_other_names,
 	.summary = "an explicit init for a new name leaves the dat.conf name of the IA unregistered",
 	.flags = DC_NO_IA)

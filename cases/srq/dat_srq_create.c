@@ -97,17 +97,27 @@ DC_CASE(dat_srq_create, sizes_at_least_requested,
 	.summary = "the created depth and scatter-list length are at least those requested",
 	.requires = "srq_supported")
 {
+	/* 10, and the depths either side of a granule a Provider may round
+	 * to (1, 17) where the IA takes them */
+	static const DAT_COUNT depth[] = { 10, 1, 17 };
 	DAT_COUNT iov = t->ia_attr.max_iov_segments_per_dto >= 2 ? 2 : 1;
-	DAT_SRQ_HANDLE srq = DAT_HANDLE_NULL;
-	DAT_SRQ_PARAM p;
+	DAT_PZ_HANDLE pz = dc_pz(t);
 
-	/* the creation is this clause's own call: checked, not set-up */
 	DC_NEED_REPORTED_LIMIT("max_recv_per_srq", t->ia_attr.max_recv_per_srq, 10);
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(try_create(t, dc_pz(t), 10, iov, DAT_SRQ_LW_DEFAULT, &srq));
-	p = DC_SRQ_PARAM(srq);
+	for (size_t i = 0; i < sizeof(depth) / sizeof(depth[0]); i++) {
+		DAT_SRQ_HANDLE srq = DAT_HANDLE_NULL;
+		DAT_SRQ_PARAM p;
 
-	DC_ASSERT_GE(p.max_recv_dtos, 10);
-	DC_ASSERT_GE(p.max_recv_iov, iov);
+		if (depth[i] > t->ia_attr.max_recv_per_srq)
+			continue;
+		/* the creation is this clause's own call: checked, not set-up */
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(try_create(t, pz, depth[i], iov,
+							  DAT_SRQ_LW_DEFAULT, &srq));
+		p = DC_SRQ_PARAM(srq);
+		DC_ASSERT_GE(p.max_recv_dtos, depth[i]);
+		DC_ASSERT_GE(p.max_recv_iov, iov);
+		DC_CLEANUP(dat_srq_free(srq));
+	}
 }
 
 DC_CASE(dat_srq_create, query_reports_actual_sizes,
@@ -337,11 +347,14 @@ DC_CASE(dat_srq_create, model_not_supported,
 	.summary = "DAT_MODEL_NOT_SUPPORTED only where srq_supported is false, and then for an ordinary request")
 {
 	DAT_SRQ_HANDLE srq;
+	DAT_SRQ_PARAM p;
 	DAT_RETURN r = try_create(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT, &srq);
 
 	if (r == DAT_SUCCESS) {
 		if (dc_attr_reported(t, "srq_supported") && !t->prov_attr.srq_supported)
 			dc_note(t, "an SRQ was created although srq_supported is DAT_FALSE");
+		/* collateral: dat_srq_create(3DAT) RETURN VALUES: DAT_SUCCESS made an SRQ, which answers its query */
+		DC_ASSERT_SUCCESS(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p));
 		return;
 	}
 	DC_SETUP_ASSERT(dc_attr_reported(t, "srq_supported"),
