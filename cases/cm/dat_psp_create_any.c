@@ -228,6 +228,7 @@ DC_CASE(dat_psp_create_any, qual_unused_narrowed,
 	narrow_qual_space(lo, lo + 3);
 	DC_SETUP(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	DC_FOR_CLAUSE("dat_psp_create_any.qual_unused");
+	/* collateral: dat_psp_create_any(3DAT) DESCRIPTION: the qualifier handed out is the new PSP's, so another PSP on it is refused */
 	DC_ASSERT_RET(dat_psp_create(t->ia, q, dc_evd(t, 4, DAT_EVD_CR_FLAG),
 				     DAT_PSP_CONSUMER_FLAG, &other),
 		      DAT_CONN_QUAL_IN_USE);

@@ -242,6 +242,7 @@ DC_CASE(dat_rsp_create, ep_of_other_ia,
 	} else {
 		ASSERT_STATE(ep, DAT_EP_STATE_RESERVED);
 		memset(&p, 0, sizeof(p));
+		/* collateral: dat_rsp_create(3DAT) DESCRIPTION: DAT_SUCCESS hands back the RSP made for that EP, which answers its query */
 		DC_ASSERT_SUCCESS(dat_rsp_query(rsp, DAT_RSP_FIELD_EP_HANDLE, &p));
 		DC_ASSERT_PTR_EQ(p.ep_handle, ep);
 		DC_CLEANUP(dat_rsp_free(rsp));

@@ -49,8 +49,10 @@ DC_CASE(dat_evd_create, returns_handle_up_to_max_evds,
 			break;
 		}
 		DC_ASSERT(evd != DAT_HANDLE_NULL, "EVD %d: DAT_SUCCESS with DAT_HANDLE_NULL", i + 1);
+		/* collateral: dat_evd_create(3DAT) DESCRIPTION: DAT_SUCCESS hands back the handle of an EVD created */
 		DC_ASSERT_SUCCESS(dat_get_handle_type(evd, &ty));
 		DC_ASSERT_EQ(ty, DAT_HANDLE_TYPE_EVD);
+		/* collateral: dat_evd_create(3DAT) DESCRIPTION: as above, a live EVD answers its query */
 		DC_ASSERT_SUCCESS(dat_evd_query(evd, DAT_EVD_FIELD_IA_HANDLE, &p));
 	}
 }

@@ -498,6 +498,7 @@ DC_CASE(dat_ia_close, passed_async_evd_released,
 		DAT_IA_HANDLE ia = ia_open(16, &evd);
 
 		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: the passed async EVD is left to the Consumer, free of the closed instance */
 		DC_ASSERT_SUCCESS(dat_evd_free(mine));
 	}
 }

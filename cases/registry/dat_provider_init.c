@@ -74,8 +74,10 @@ DC_CASE(dat_provider_init, earlier_names_kept,
 	k = key_1_2("datcts-second-ia");
 	DC_SETUP_ASSERT(!registered(&k), "datcts-second-ia registered before init");
 	pl.init(&k, pl.conf.instance);
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: the library initialised for the new name serves it */
 	DC_ASSERT_SUCCESS(dat_ia_open("datcts-second-ia", 8, &e2, &ia2));
 	/* the first name is still registered, and still opens */
+	/* collateral: dat_provider_init(3DAT) DESCRIPTION: init for a new name leaves the names served before usable */
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &e3, &ia3));
 	DC_CLEANUP(dat_ia_close(ia3, DAT_CLOSE_ABRUPT_FLAG));
 	DC_CLEANUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
