@@ -755,17 +755,6 @@ DC_CASE(dat_ep_create, invalid_attributes,
 		DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
 			      DAT_INVALID_PARAMETER);
 	}
-	/* a count of one transport- or provider-specific attribute with no
-	 * list: a combination of attributes that cannot be valid */
-	for (int i = 0; i < 2; i++) {
-		dc_note(t, "%s = 1 with a NULL list", i == 0 ? "ep_transport_specific_count"
-							  : "ep_provider_specific_count");
-		dc_ep_attr_default(t, &a);
-		*(i == 0 ? &a.ep_transport_specific_count : &a.ep_provider_specific_count) = 1;
-		*(i == 0 ? &a.ep_transport_specific : &a.ep_provider_specific) = NULL;
-		DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a, &ep),
-			      DAT_INVALID_PARAMETER);
-	}
 	if (ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX) {
 		dc_ep_attr_default(t, &a);
 		a.max_recv_dtos = ia->max_dto_per_ep + 1;

@@ -818,10 +818,6 @@ DC_CASE(dat_ep_modify, invalid_value,
 		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, "max_recv_iov above max_iov_segments_per_dto", 7 },
 		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, "negative ep_transport_specific_count", 8 },
 		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, "negative ep_provider_specific_count", 9 },
-		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
-		  "ep_transport_specific_count 1 with a NULL list", 10 },
-		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
-		  "ep_provider_specific_count 1 with a NULL list", 11 },
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -871,14 +867,6 @@ DC_CASE(dat_ep_modify, invalid_value,
 			break;
 		case 9:
 			nv.ep_attr.ep_provider_specific_count = -1;
-			break;
-		case 10:
-			nv.ep_attr.ep_transport_specific_count = 1;
-			nv.ep_attr.ep_transport_specific = NULL;
-			break;
-		case 11:
-			nv.ep_attr.ep_provider_specific_count = 1;
-			nv.ep_attr.ep_provider_specific = NULL;
 			break;
 		}
 		dc_note(t, "%s", tries[i].what);
