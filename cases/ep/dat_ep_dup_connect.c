@@ -10,14 +10,25 @@
 #include <netinet/in.h>
 
 /* Passive: PSP, announce (with data, if any), accept the first request on a fresh EP. */
-static DAT_EVD_HANDLE serve_first_with(struct dc_ctx *t, DAT_PSP_HANDLE *psp, const char *data)
+static DAT_EVD_HANDLE serve_on(struct dc_ctx *t, DAT_PSP_HANDLE *psp, const char *data,
+			       bool own_range)
 {
 	struct dc_endpoint e;
 	DAT_EVD_HANDLE cr_evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);
 	DAT_CONN_QUAL q;
+	DAT_RETURN r = DAT_CONN_QUAL_IN_USE;
 
 	dc_endpoint(t, &e, NULL);
-	DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, psp));
+	if (!own_range) {
+		DC_SETUP(dat_psp_create_any(t->ia, &q, cr_evd, DAT_PSP_CONSUMER_FLAG, psp));
+	} else {
+		/* a qualifier above the ones "any" hands out on this host, so
+		 * that no sibling case's PSP takes it once this one is freed */
+		for (int i = 0; i < 8 && DAT_GET_TYPE(r) == DAT_CONN_QUAL_IN_USE; i++)
+			r = dat_psp_create(t->ia, q = dc_unprobed_conn_qual(), cr_evd,
+					   DAT_PSP_CONSUMER_FLAG, psp);
+		DC_SETUP(r);
+	}
 	if (data)
 		dc_announce_data(t, NULL, q, data);
 	else
@@ -26,7 +37,8 @@ static DAT_EVD_HANDLE serve_first_with(struct dc_ctx *t, DAT_PSP_HANDLE *psp, co
 	dc_await_event(t, e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	return cr_evd;
 }
-#define serve_first(t, psp) serve_first_with((t), (psp), NULL)
+#define serve_first_with(t, psp, data) serve_on((t), (psp), (data), false)
+#define serve_first(t, psp) serve_on((t), (psp), NULL, false)
 
 /* Active: EP1 connected to the announced PSP; EP2 fresh. */
 static void first_up(struct dc_ctx *t, struct dc_endpoint *e1, struct dc_endpoint *e2)
@@ -143,7 +155,7 @@ DC_PASSIVE(dat_ep_dup_connect, non_peer_rejected)
 {
 	DAT_PSP_HANDLE psp;
 
-	serve_first(t, &psp);
+	serve_on(t, &psp, NULL, true);
 	DC_SETUP(dat_psp_free(psp));
 	dc_peer_send(t, "freed", "ok");
 	dc_peer_wait(t, "done", NULL, 0);
