@@ -54,8 +54,7 @@ DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 	return q;
 }
 
-bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
-			    DAT_RETURN r, double *until_ms)
+bool dc_qual_busy_retry(DAT_RETURN r, double *until_ms)
 {
 	double now = dc_now_ms();
 
@@ -64,11 +63,21 @@ bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
 	if (!*until_ms)
 		*until_ms = now + 5000;
 	if (now >= *until_ms)
+		return false;
+	usleep(20000);
+	return true;
+}
+
+bool dc_probed_qual_busy_at(struct dc_ctx *t, const char *file, int line,
+			    DAT_RETURN r, double *until_ms)
+{
+	if (dc_qual_busy_retry(r, until_ms))
+		return true;
+	if (DAT_GET_TYPE(r) == DAT_CONN_QUAL_IN_USE)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up: the qualifier dc_free_conn_qual probed was still in use 5 s after "
 			  "its PSP was freed (dat_psp_free(3DAT) does not say when it is released)");
-	usleep(20000);
-	return true;
+	return false;
 }
 
 DAT_CONN_QUAL dc_unprobed_conn_qual(void)
@@ -97,7 +106,7 @@ DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
 	return q;
 }
 
-void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line,
+void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE ia,
 		   DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr_evd,
 		   DAT_CONN_QUAL *qual, DAT_RSP_HANDLE *rsp)
 {
@@ -108,13 +117,13 @@ void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line,
 	for (int tries = 0; tries < 8; tries++) {
 		DAT_PSP_HANDLE psp;
 
-		r = dat_psp_create_any(t->ia, qual, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp);
+		r = dat_psp_create_any(ia, qual, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp);
 		if (r != DAT_SUCCESS)
 			break;
 		r = dat_psp_free(psp);
 		if (r != DAT_SUCCESS)
 			break;
-		r = dat_rsp_create(t->ia, *qual, ep, cr_evd, rsp);
+		r = dat_rsp_create(ia, *qual, ep, cr_evd, rsp);
 		if (!dc_ret_is(r, DAT_CONN_QUAL_IN_USE, DC_ANY_SUBTYPE))
 			break;
 	}

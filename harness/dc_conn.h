@@ -20,6 +20,13 @@ DAT_CONN_QUAL dc_free_conn_qual_at(struct dc_ctx *t, const char *file, int line)
 DAT_CONN_QUAL dc_unprobed_conn_qual(void);
 
 /*
+ * Whether a create that returned r should be tried again: r is
+ * DAT_CONN_QUAL_IN_USE and less than 5 s passed since the first IN_USE
+ * (*until_ms, 0 before it); sleeps 20 ms before saying so.
+ */
+bool dc_qual_busy_retry(DAT_RETURN r, double *until_ms);
+
+/*
  * A Service Point made on a qualifier dc_free_conn_qual just probed (a PSP
  * created and freed on it): dat_psp_free(3DAT) does not say when a freed
  * qualifier is free again (dat_psp_free.qual_reusable is contested), so a
@@ -56,12 +63,15 @@ DAT_CONN_QUAL dc_psp_any_at(struct dc_ctx *t, const char *file, int line,
 #define dc_psp_any(t, flags, cr_evd, psp)				\
 	dc_psp_any_at((t), __FILE__, __LINE__, (flags), (cr_evd), (psp))
 
-/* An RSP reserving ep on a free qualifier (a race for it is retried). */
-void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line,
+/* An RSP of ia reserving ep on a free qualifier (a race for it is retried);
+ * dc_rsp_any: on the case's IA. */
+void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE ia,
 		   DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr_evd,
 		   DAT_CONN_QUAL *qual, DAT_RSP_HANDLE *rsp);
 #define dc_rsp_any(t, ep, cr_evd, qual, rsp)				\
-	dc_rsp_any_at((t), __FILE__, __LINE__, (ep), (cr_evd), (qual), (rsp))
+	dc_rsp_any_at((t), __FILE__, __LINE__, (t)->ia, (ep), (cr_evd), (qual), (rsp))
+#define dc_rsp_any_on(t, ia, ep, cr_evd, qual, rsp)			\
+	dc_rsp_any_at((t), __FILE__, __LINE__, (ia), (ep), (cr_evd), (qual), (rsp))
 
 /*
  * dat_ep_connect of ep to qualifier qual of the case's own IA address,

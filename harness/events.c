@@ -257,22 +257,32 @@ void dc_waiters_join_returned(void)
 			dc_waiter_free(&waiter_pool[i]);
 }
 
-/* 'S' when the thread sleeps in the kernel; '?' when unreadable. */
-static char thread_state(pid_t tid)
+/* /proc/self/task/<tid>/<name> into buf, NUL-terminated; false when unreadable. */
+static bool read_task_file(pid_t tid, const char *name, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)tid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
+		return false;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return '?';
+		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+/* 'S' when the thread sleeps in the kernel; '?' when unreadable. */
+static char thread_state(pid_t tid)
+{
+	char buf[512], *p;
+
+	if (!read_task_file(tid, "stat", buf, sizeof(buf)))
+		return '?';
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
@@ -309,20 +319,11 @@ static bool other_thread_runnable(pid_t waiter)
  */
 static long long thread_runs(pid_t tid)
 {
-	char path[64], buf[128];
+	char buf[128];
 	long long run_ns, wait_ns, runs;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!read_task_file(tid, "schedstat", buf, sizeof(buf)))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return sscanf(buf, "%lld %lld %lld", &run_ns, &wait_ns, &runs) == 3 ? runs : -1;
 }
 

@@ -1039,12 +1039,12 @@ static inline void reach_subject_at(struct dc_ctx *t, const char *file,
 			dc_announce_at(t, file, line, NULL, 0, NULL);
 		break;
 	case DAT_EP_STATE_RESERVED:
-		dc_rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
+		dc_rsp_any_at(t, file, line, t->ia, s->ep, s->cr_evd, &s->qual, &s->rsp);
 		if (t->role == DC_ROLE_PASSIVE)
 			dc_announce_at(t, file, line, NULL, 0, NULL);
 		break;
 	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
-		dc_rsp_any_at(t, file, line, s->ep, s->cr_evd, &s->qual, &s->rsp);
+		dc_rsp_any_at(t, file, line, t->ia, s->ep, s->cr_evd, &s->qual, &s->rsp);
 		dc_announce_at(t, file, line, NULL, s->qual, NULL);
 		s->cr = dc_await_cr_at(t, file, line, s->cr_evd, NULL);
 		break;

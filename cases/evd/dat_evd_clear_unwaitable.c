@@ -33,9 +33,8 @@ DC_CASE(dat_evd_clear_unwaitable, wait_permitted_after_released_waiter,
 	DAT_COUNT nmore;
 	DAT_EVENT ev;
 
-	if (!dc_waiter_blocked(t, w))
-		DC_UNRESOLVED("set-up: dat_evd_wait returned %s instead of blocking",
-			      dc_ret_text(w->ret));
+	DC_SETUP_ASSERT(dc_waiter_blocked(t, w), "dat_evd_wait returned %s at once",
+			dc_ret_text(w->ret));
 	DC_SETUP(dat_evd_set_unwaitable(evd));
 	dc_waiter_join(t, w, "dat_evd_set_unwaitable");
 	DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));

@@ -9,7 +9,6 @@
 #include <malloc.h>
 #include <sched.h>
 #include <time.h>
-#include <unistd.h>
 
 /* After the close the IA handle is dead. */
 DC_CASE(dat_ia_close, destroys_instance,
@@ -27,50 +26,19 @@ DC_CASE(dat_ia_close, destroys_instance,
 	DC_ASSERT_INVALID_HANDLE(dat_pz_create(ia, &pz), 1, IA);
 }
 
-static DAT_CONN_QUAL free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_EVD_HANDLE cr)
-{
-	DAT_CONN_QUAL q = 0;
-	DAT_PSP_HANDLE psp;
-
-	DC_SETUP(dat_psp_create_any(ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
-	DC_SETUP(dat_psp_free(psp));
-	return q;
-}
-
-/*
- * An RSP of ep on a free qualifier.  The qualifier found free may be taken
- * again before dat_rsp_create (the sockets transport's qualifiers are
- * ports, shared with every process): a few tries.
- */
-static DAT_RSP_HANDLE rsp_on_free_qual(struct dc_ctx *t, DAT_IA_HANDLE ia,
-				       DAT_EP_HANDLE ep, DAT_EVD_HANDLE cr, DAT_CONN_QUAL *qual)
-{
-	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
-	DAT_RETURN r;
-
-	for (int i = 0; i < 8; i++) {
-		*qual = free_qual(t, ia, cr);
-		r = dat_rsp_create(ia, *qual, ep, cr, &rsp);
-		if (DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE)
-			break;
-	}
-	DC_SETUP(r);
-	return rsp;
-}
-
 /*
  * A Service Point on a qualifier the closed IA's Service Point had: IN_USE is
  * asked again for up to 5 s, then noted, not judged (see the caller).
  */
 static void listen_again(struct dc_ctx *t, DAT_CONN_QUAL qual, DAT_EVD_HANDLE cr, const char *whose)
 {
-	double until = dc_now_ms() + 5000;
+	double until = 0;
 	DAT_PSP_HANDLE psp;
 	DAT_RETURN r;
 
-	while (DAT_GET_TYPE(r = dat_psp_create(t->ia, qual, cr, DAT_PSP_CONSUMER_FLAG, &psp)) ==
-		       DAT_CONN_QUAL_IN_USE && dc_now_ms() < until)
-		usleep(20000);
+	do
+		r = dat_psp_create(t->ia, qual, cr, DAT_PSP_CONSUMER_FLAG, &psp);
+	while (dc_qual_busy_retry(r, &until));
 	if (DAT_GET_TYPE(r) == DAT_CONN_QUAL_IN_USE) {
 		dc_note(t, "%s qualifier %llu was still in use 5 s after the close (not judged)",
 			whose, (unsigned long long)qual);
@@ -114,7 +82,7 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 	/* a PSP listening, and an RSP on a second EP */
 	xlisten(&a);
 	xend_make(ia, &other);
-	rsp = rsp_on_free_qual(t, ia, other.ep, evd_on(ia, 4, DAT_EVD_CR_FLAG), &rsp_qual);
+	dc_rsp_any_on(t, ia, other.ep, evd_on(ia, 4, DAT_EVD_CR_FLAG), &rsp_qual, &rsp);
 
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 
@@ -658,7 +626,6 @@ static bool heap_measurable(void)
 	return h1 >= h0 + (N * SZ) / 2;
 }
 
-/* A free qualifier of ia (a PSP created on any and freed again). */
 /* One LMR, one RMR (where the IA has them), one SRQ (where supported) on pz. */
 static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			void *buf, DAT_VLEN len, bool free_them)
@@ -673,9 +640,7 @@ static void mem_objects(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (t->prov_attr.srq_supported) {
 		DAT_SRQ_ATTR a = { .max_recv_dtos = 4, .max_recv_iov = 1 };
 
-		DAT_LMR_TRIPLET iov = { .lmr_context = m.lmr_context,
-					.virtual_address = (DAT_VADDR)(uintptr_t)buf,
-					.segment_length = 64 };
+		DAT_LMR_TRIPLET iov = dc_iov(&m, 0, 64);
 
 		DC_SETUP(dat_srq_create(ia, pz, &a, &srq));
 		/* a buffer left posted on it, and one refused (outside the LMR) */
@@ -704,9 +669,7 @@ static void post_recv_left(struct dc_ctx *t, DAT_IA_HANDLE ia, struct xend *e, v
 	DAT_LMR_TRIPLET iov;
 
 	DC_SETUP(dc_lmr_register(ia, e->pz, buf, 64, DC_PRIV_LOCAL, &m));
-	iov.lmr_context = m.lmr_context;
-	iov.virtual_address = (DAT_VADDR)(uintptr_t)buf;
-	iov.segment_length = 64;
+	iov = dc_iov(&m, 0, 64);
 	(void)dat_ep_post_recv(e->ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
@@ -752,11 +715,8 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 	xconnect(&d, &e);
 	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DAT_MEM_PRIV_ALL_FLAG, &md));
 	DC_SETUP(dc_lmr_register(ia, e.pz, buf + 128, 64, DC_PRIV_LOCAL, &me));
-	snd = (DAT_LMR_TRIPLET){ .lmr_context = md.lmr_context,
-				.virtual_address = (DAT_VADDR)(uintptr_t)buf, .segment_length = 16 };
-	rcv = (DAT_LMR_TRIPLET){ .lmr_context = me.lmr_context,
-				.virtual_address = (DAT_VADDR)(uintptr_t)(buf + 128),
-				.segment_length = 64 };
+	snd = dc_iov(&md, 0, 16);
+	rcv = dc_iov(&me, 0, 64);
 	for (int i = 1; i <= 3; i++)
 		DC_SETUP(dat_ep_post_recv(e.ep, 1, &rcv, dc_cookie(i), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_SETUP(dat_ep_post_send(d.ep, 1, &snd, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
@@ -841,7 +801,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	 * use); LMR, RMR, SRQ */
 	(void)dat_psp_create(ia, b.qual, b.cr, DAT_PSP_CONSUMER_FLAG, &refused_psp);
 	(void)dat_rsp_create(ia, b.qual, b.ep, b.cr, &rsp);
-	rsp = rsp_on_free_qual(t, ia, b.ep, b.cr, &q);
+	dc_rsp_any_on(t, ia, b.ep, b.cr, &q, &rsp);
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
 	dto_traffic(t, ia, buf);
@@ -863,7 +823,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
 	DC_SETUP(dat_evd_create(ia, 8, cno, DAT_EVD_SOFTWARE_FLAG, &evd));
 	mem_objects(t, ia, b.pz, buf, len, false);
-	(void)rsp_on_free_qual(t, ia, b.ep, b.cr, &q);
+	dc_rsp_any_on(t, ia, b.ep, b.cr, &q, &rsp);
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	/* and a second open refused for want of descriptors: it made nothing
 	 * (dat_ia_open(3DAT) RETURN VALUES), so it keeps nothing */
