@@ -107,10 +107,17 @@ def add_arguments(p) -> None:
                         "where a survivor would run every case that reaches it")
     g.add_argument("--source-dir",
                    help="source tree to mutate (default: the tree bin/datcts belongs to)")
+    g.add_argument("--config", action="append",
+                   help="a provider configuration a mutant that survives the default one is "
+                        "run under too, with the cases that reach its lines only there or go "
+                        "another way through its function there: "
+                        "no-consumer-poll (DAPLREF_NO_CONSUMER_POLL=1), variant:GLOB "
+                        "(conforming variants, DATREF_VARIANT), variants (all of them); "
+                        "repeat or comma-separate")
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "max_cases", "sample",
-                  "threshold", "triage", "trust_triage", "source_dir")
+                  "threshold", "triage", "trust_triage", "source_dir", "config")
 
 
 def refuse_generated_options(args) -> None:
@@ -123,6 +130,34 @@ def refuse_generated_options(args) -> None:
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
+
+
+# The provider's documented modes other than its default: code that runs only
+# there (the sleeping wait of DAPLREF_NO_CONSUMER_POLL, docs/reference-provider.md
+# "Progress and performance"; what a conforming variant changes, docs/mutants.md
+# "Conforming variants") is reached only when a mutant's cases run there too.
+MODES = {"no-consumer-poll": {"DAPLREF_NO_CONSUMER_POLL": "1"}}
+
+
+def configurations(names: list, variant_ids: list) -> list:
+    """[(name, env)] of the --config names, in order, without repeats."""
+    out: dict = {}
+    for name in names:
+        if name in MODES:
+            out[name] = MODES[name]
+            continue
+        if name == "variants":
+            name = "variant:*"
+        if not name.startswith("variant:"):
+            raise GeneratedError(f"--config {name}: one of " + ", ".join(MODES) +
+                                 ", variant:GLOB, variants")
+        glob = name[len("variant:"):]
+        picked = [v for v in variant_ids if fnmatch.fnmatchcase(v, glob)]
+        if not picked:
+            raise GeneratedError(f"--config {name}: no conforming variant matches")
+        for v in picked:
+            out["variant:" + v] = {"DATREF_VARIANT": v}
+    return list(out.items())
 
 
 # ---------------------------------------------------------------- generation
@@ -409,14 +444,20 @@ def run_pool(runner: CaseRunner, jobs: int, fn, items):
 
 
 def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
-                 dat_entry, say) -> dict:
+                 dat_entry, say, config: tuple = ("default", {})) -> dict:
     """{"cases": {id: {"state", "duration_ms", "lines": {rel: [lines]}}}} for
-    every case of `cases`, from the cache when the sources and the case
-    binaries are unchanged."""
+    every case of `cases` run in the configuration (name, env), from the
+    cache when the sources, the case binaries and the environment are
+    unchanged."""
+    name, config_env = config
     sources = sorted((root / PROVIDER_DIR).glob("*.c")) + sorted((root / PROVIDER_DIR).glob("*.h"))
     binaries = sorted({c.binary for c in cases})
     key = digest(sources) + "-" + digest(binaries)
-    cache = out / "coverage-map.json"
+    if config_env:
+        key += "-" + hashlib.sha256(json.dumps(config_env, sort_keys=True)
+                                    .encode()).hexdigest()[:8]
+    cache = out / ("coverage-map.json" if name == "default" else
+                   f"coverage-map-{name.replace(':', '-')}.json")
     doc = {"schema": COVERAGE_SCHEMA, "key": key, "cases": {}, "elapsed_s": 0.0}
     if cache.is_file():
         try:
@@ -427,7 +468,7 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
             pass
     todo = [c for c in cases if c.id not in doc["cases"]]
     if not todo:
-        say(f"coverage map: {len(cases)} case(s) from the cache")
+        say(f"coverage map ({name}): {len(cases)} case(s) from the cache")
         return doc
     build = out / "coverage-build"
     t0 = time.monotonic()
@@ -440,14 +481,14 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
     objdir = (build / "reference-provider" / "CMakeFiles" / f"{TARGET}_obj.dir").resolve()
     runs = out / "coverage-runs"
     shutil.rmtree(runs, ignore_errors=True)
-    say(f"coverage run: {len(todo)} case(s), --jobs {args.jobs}")
+    say(f"coverage run ({name}): {len(todo)} case(s), --jobs {args.jobs}")
 
     def one(i_case):
         i, case = i_case
         d = runs / str(i)
         d.mkdir(parents=True, exist_ok=True)
-        r = runner.run(case, {"DAT_OVERRIDE": str(conf), "GCOV_PREFIX": str(d),
-                              "GCOV_PREFIX_STRIP": "0"})
+        r = runner.run(case, dict(config_env, DAT_OVERRIDE=str(conf), GCOV_PREFIX=str(d),
+                                  GCOV_PREFIX_STRIP="0"))
         lines = gcov_lines(d, objdir, root)
         shutil.rmtree(d, ignore_errors=True)
         return case.id, {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0),
@@ -461,7 +502,7 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
     tmp = cache.with_suffix(".tmp")
     tmp.write_text(json.dumps(doc))
     os.replace(tmp, cache)
-    say(f"coverage run: {time.monotonic() - t0:.1f} s")
+    say(f"coverage run ({name}): {time.monotonic() - t0:.1f} s")
     return doc
 
 
@@ -534,9 +575,10 @@ class Killers:
 
 def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                conf: Path, timeout: float, max_cases: int | None = None,
-               killers: Killers | None = None) -> dict:
+               killers: Killers | None = None, config_env: dict | None = None) -> dict:
     """Runs the mutant's reaching cases, those of its function's page first,
-    until a FAIL or CRASH (at most max_cases of them)."""
+    until a FAIL or CRASH (at most max_cases of them), in the environment of
+    a provider configuration (config_env; none: the default)."""
     valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
     words = name_words(m.function)
     known = killers.of(m) if killers else {}
@@ -557,7 +599,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                          "only cases that do not pass without a mutant reach it: " +
                          ", ".join(sorted(reach)[:5]))
         return rec
-    env = {"DAT_OVERRIDE": str(conf), mutgen.ENV_VAR: m.id}
+    env = dict(config_env or {}, DAT_OVERRIDE=str(conf), **{mutgen.ENV_VAR: m.id})
 
     def limits(batch):
         # a hang costs the case's own time a few times over, not the whole budget
@@ -695,6 +737,95 @@ def summarise(results: list) -> dict:
         for fn in f["functions"].values():
             fn["score"] = score(fn["counts"], fn["excluded"])
     return files
+
+
+def function_extents(generated: dict) -> dict:
+    """(file, function) -> (first, last) line of its mutants: as much of the
+    function as a mutant can be in."""
+    out: dict = {}
+    for ms in generated.values():
+        for m in ms:
+            lo, hi = out.get((m.file, m.function), (m.line, m.end_line))
+            out[(m.file, m.function)] = (min(lo, m.line), max(hi, m.end_line))
+    return out
+
+
+def cases_new_to(m, cov: dict, ccov: dict, extent: tuple | None) -> list:
+    """The cases that reach the mutant in a configuration (coverage ccov)
+    and either did not reach it in the default one (cov) or went another way
+    through its function there: a condition whose first operand is the
+    configuration's switch (`ref_profile.null_evd_needs_no_dtos && ...`)
+    is executed by every case in both, and only the path after it tells."""
+    ran = set(reaching(m, cov))
+    lo, hi = extent or (m.line, m.end_line)
+
+    def path(doc, cid):
+        rec = doc["cases"].get(cid)
+        return {ln for ln in (rec["lines"].get(m.file, ()) if rec else ()) if lo <= ln <= hi}
+
+    return [cid for cid in reaching(m, ccov)
+            if cid not in ran or path(cov, cid) != path(ccov, cid)]
+
+
+def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dict,
+                       runner: CaseRunner, dat_entry, cov: dict, conf: Path, killers: Killers,
+                       todo: list, results: list, build_dir: Path, say,
+                       extents: dict | None = None) -> dict:
+    """The --config passes: each mutant still alive (survived or not reached)
+    runs, in each configuration in turn, the cases that reach its lines there
+    and did not in the default configuration, until one kills it.  A kill
+    there replaces its record (the default run is kept in it); returns
+    {name: {"coverage_s", "mutants_run", "killed"}}."""
+    names = split_multi(args.config)
+    if not names:
+        return {}
+    from datcts.variants import VariantsError, load_variants
+    variant_ids = []
+    if any(n.startswith("variant") for n in names):
+        try:
+            variant_ids = [v["id"] for v in load_variants(build_dir / "lib" / f"lib{TARGET}.so")]
+        except VariantsError as e:
+            raise GeneratedError(str(e)) from e
+    by_id = {m.id: m for m in todo}
+    extents = extents or {}
+    done: dict = {}
+    for name, config_env in configurations(names, variant_ids):
+        t0 = time.monotonic()
+        ccov = coverage_map(args, root, out, cases, runner, dat_entry, say, (name, config_env))
+        ccov = {"cases": {cid: ccov["cases"][cid] for cid in case_by_id}}
+        coverage_s = time.monotonic() - t0
+        alive = [r for r in results if r["status"] in ("survived", "not-reached")]
+        work = []
+        for r in alive:
+            m = by_id[r["id"]]
+            new = cases_new_to(m, cov, ccov, extents.get((m.file, m.function)))
+            if new:
+                work.append((m, r, new))
+        say(f"config {name}: {len(work)} of {len(alive)} mutant(s) still alive have cases "
+            "new to them there")
+
+        def one(item, ccov=ccov, config_env=config_env):
+            m, _, new = item
+            rec = run_mutant(m, new, ccov, case_by_id, runner, conf, args.timeout,
+                             args.max_cases, killers, config_env)
+            return item, rec
+
+        killed = 0
+        for (m, first, _), rec in run_pool(runner, args.jobs, one, work):
+            if rec["status"] not in ("killed", "timed-out"):
+                first.setdefault("configs_tried", []).append(name)
+                continue
+            killed += 1
+            rec.update(m.listing(), config=name,
+                       default_run={"status": first["status"], "runs": len(first["runs"]),
+                                    "configs_tried": first.get("configs_tried", [])})
+            results[results.index(first)] = rec
+            say(f"{m.id}: {first['status']} in the default configuration, "
+                f"{rec['status']} under {name}" +
+                (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""))
+        done[name] = {"coverage_s": round(coverage_s, 1), "mutants_run": len(work),
+                      "killed": killed, "env": config_env}
+    return done
 
 
 # ---------------------------------------------------------------- the command
@@ -847,6 +978,9 @@ def cmd_generated(args, cases_dir_for) -> int:
                            first_run={"status": "survived", "runs": len(first["runs"])})
                 results[results.index(first)] = rec
                 say(f"{m.id}: survived its first run, {rec['status']} in the second")
+    configs_s = run_configurations(args, root, out, cases, case_by_id, runner, dat_entry,
+                                   cov, conf, killers, todo, results, build_dir, say,
+                                   function_extents(generated))
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
@@ -879,6 +1013,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                 "functions": split_multi(args.functions), "operators": operators,
                 "pages": pages, "max_cases": args.max_cases, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
                 "timeout_s": args.timeout, "started": started, "finished": _now(),
+                "configs": configs_s,
                 "elapsed_s": round(runs_s, 1), "coverage_s": round(coverage_s, 1),
                 "build_s": round(build_s, 1), "mutant_runs_s": round(time.monotonic() - t0, 1),
                 "case_runs": runner.runs, "cases": len(cases),
@@ -918,6 +1053,10 @@ def text_summary(doc: dict) -> str:
                 if run.get("not_rerun") else ""),
              f"  untriaged: {s['untriaged_survivors']} survivor(s), "
              f"{s.get('untriaged_not_reached', 0)} not reached"]
+    for name, c in (run.get("configs") or {}).items():
+        lines.append(f"  config {name}: {c['mutants_run']} mutant(s) still alive ran the "
+                     f"cases new to them there, {c['killed']} killed "
+                     f"(coverage {c['coverage_s']} s)")
     for rel, f in sorted(doc["files"].items()):
         c = f["counts"]
         lines.append(f"  {rel}: {sum(c.values())} mutants, {c['killed']} killed, "

@@ -1,0 +1,118 @@
+"""--config: a generated mutant that survives the provider's default
+configuration runs again in its other documented configurations (a
+conforming variant, DAPLREF_NO_CONSUMER_POLL), with the cases that reach
+its lines only there (scripted runner and coverage, no build)."""
+from types import SimpleNamespace
+
+import pytest
+
+from datcts import mutgen_run
+
+
+def mutant(mid, line):
+    return SimpleNamespace(id=mid, function="ref_x", file="core/x.c", line=line, end_line=line,
+                           reach_lines=lambda: [line],
+                           listing=lambda: {"id": mid, "file": "core/x.c",
+                                            "function": "ref_x", "line": line})
+
+
+def case(name):
+    return SimpleNamespace(id=name, page="dat_x", binary="b", two_node=False)
+
+
+class EnvScripted:
+    """A case FAILs when the environment holds what its script asks for."""
+
+    def __init__(self, fails_under):
+        self.fails_under = fails_under
+        self.calls = []
+
+    def run_batch(self, cases, env, limit):
+        out = []
+        for c in cases:
+            self.calls.append((c.id, env.get("DATREF_VARIANT"), env.get(mutgen_run.mutgen.ENV_VAR)))
+            want = self.fails_under.get(c.id)
+            bad = want is not None and all(env.get(k) == v for k, v in want.items())
+            out.append({"state": "FAIL" if bad else "PASS", "duration_ms": 2.0})
+        return out
+
+
+def cov_of(lines_by_case):
+    return {"cases": {cid: {"state": "PASS", "duration_ms": 2.0, "lines": {"core/x.c": lines}}
+                      for cid, lines in lines_by_case.items()}}
+
+
+def test_names_expand_to_modes_and_variants():
+    got = mutgen_run.configurations(["no-consumer-poll", "variant:no-*", "variants"],
+                                    ["no-srq", "no-rmr", "few-eps"])
+    assert [n for n, _ in got] == ["no-consumer-poll", "variant:no-srq", "variant:no-rmr",
+                                   "variant:few-eps"]
+    assert dict(got)["variant:no-rmr"] == {"DATREF_VARIANT": "no-rmr"}
+    assert dict(got)["no-consumer-poll"] == {"DAPLREF_NO_CONSUMER_POLL": "1"}
+    with pytest.raises(mutgen_run.GeneratedError):
+        mutgen_run.configurations(["variant:nothing-*"], ["no-srq"])
+    with pytest.raises(mutgen_run.GeneratedError):
+        mutgen_run.configurations(["fast"], [])
+
+
+def test_a_survivor_runs_only_the_cases_new_to_the_configuration(monkeypatch):
+    # line 10 runs by case a everywhere; line 20 only under the variant, by b
+    default = cov_of({"a": [10], "b": []})
+    variant = cov_of({"a": [10], "b": [20]})
+    monkeypatch.setattr(mutgen_run, "coverage_map",
+                        lambda *a, **k: variant if a[-1] != ("default", {}) else default)
+    everywhere, variant_only, dead = mutant("m1", 10), mutant("m2", 20), mutant("m3", 30)
+    results = [dict(everywhere.listing(), status="survived", runs=[{}]),
+               dict(variant_only.listing(), status="not-reached", runs=[]),
+               dict(dead.listing(), status="not-reached", runs=[])]
+    runner = EnvScripted({"b": {"DATREF_VARIANT": "no-srq"}, "a": {"DATREF_VARIANT": "no-srq"}})
+    args = SimpleNamespace(config=["variant:no-srq"], timeout=10.0, max_cases=None, jobs=1)
+    monkeypatch.setattr("datcts.variants.load_variants", lambda lib: [{"id": "no-srq"}])
+    done = mutgen_run.run_configurations(
+        args, None, None, [case("a"), case("b")], {"a": case("a"), "b": case("b")}, runner,
+        None, default, "dat.conf", mutgen_run.Killers(),
+        [everywhere, variant_only, dead], results, mutgen_run.Path("/nonexistent"),
+        lambda msg: None)
+    # a reaches m1 in the default configuration too: it is not run again there
+    assert runner.calls == [("b", "no-srq", "m2")]
+    assert results[0]["status"] == "survived"
+    assert results[1]["status"] == "killed" and results[1]["config"] == "variant:no-srq"
+    assert results[1]["default_run"]["status"] == "not-reached"
+    assert results[2]["status"] == "not-reached"
+    assert done["variant:no-srq"]["killed"] == 1 and done["variant:no-srq"]["mutants_run"] == 1
+
+
+def test_a_survivor_of_every_configuration_says_where_it_ran(monkeypatch):
+    default = cov_of({"a": []})
+    mode = cov_of({"a": [20]})
+    monkeypatch.setattr(mutgen_run, "coverage_map",
+                        lambda *a, **k: mode if a[-1] != ("default", {}) else default)
+    m = mutant("m2", 20)
+    results = [dict(m.listing(), status="not-reached", runs=[])]
+    runner = EnvScripted({})
+    args = SimpleNamespace(config=["no-consumer-poll"], timeout=10.0, max_cases=None, jobs=1)
+    mutgen_run.run_configurations(args, None, None, [case("a")], {"a": case("a")}, runner,
+                                  None, default, "dat.conf", mutgen_run.Killers(), [m],
+                                  results, mutgen_run.Path("/nonexistent"), lambda msg: None)
+    assert results[0]["status"] == "not-reached"
+    assert results[0]["configs_tried"] == ["no-consumer-poll"]
+
+
+def test_a_case_that_goes_another_way_through_the_function_runs_again():
+    # line 10 is `if (switch && ...)`: executed by both cases in both
+    # configurations; under the configuration case b goes on to line 11
+    m = mutant("m1", 10)
+    default = cov_of({"a": [10, 12], "b": [10, 12]})
+    config = cov_of({"a": [10, 12], "b": [10, 11]})
+    assert mutgen_run.cases_new_to(m, default, config, (9, 12)) == ["b"]
+    # a line outside the function's extent does not count
+    config_elsewhere = cov_of({"a": [10, 12, 40], "b": [10, 12]})
+    assert mutgen_run.cases_new_to(m, default, config_elsewhere, (9, 12)) == []
+
+
+def test_function_extents_span_the_mutants_of_each_function():
+    ms = {"core/x.c": [SimpleNamespace(file="core/x.c", function="f", line=5, end_line=6),
+                       SimpleNamespace(file="core/x.c", function="f", line=9, end_line=12),
+                       SimpleNamespace(file="core/x.c", function="g", line=20, end_line=20)]}
+    assert mutgen_run.function_extents(ms) == {("core/x.c", "f"): (5, 12),
+                                               ("core/x.c", "g"): (20, 20)}
