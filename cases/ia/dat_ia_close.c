@@ -114,6 +114,66 @@ DC_CASE(dat_ia_close, abrupt_destroys_all,
 	listen_again(t, rsp_qual, cr2, "the RSP's");
 }
 
+/*
+ * The close's cascade stops at its own instance: the process's other IA
+ * keeps working.  Data is received on the closing IA through a wait (a
+ * provider may hold that receive's acknowledgement for the reply the
+ * waiting thread is about to give), then the same thread waits on the
+ * surviving IA: in even rounds after the close (the closed instance must
+ * not be reached through what it left in the thread), in odd ones before
+ * it, for the Send's completion (what the other IA then did for it must
+ * not keep the close from completing).  Several rounds, as which thread
+ * takes in the data is the provider's.
+ */
+DC_CASE(dat_ia_close, other_instance_unaffected,
+	.summary = "closing an IA leaves the process's other IA working: its EP connected to the closed one ends, its EVDs still wait, its objects free")
+{
+	for (int round = 0; round < 8; round++) {
+		DAT_IA_HANDLE closing = ia_open_plain();
+		struct xend a, b;
+		struct dc_lmr ma, mb;
+		DAT_EVENT ev;
+		DAT_COUNT n = 0;
+		DAT_RETURN r;
+
+		xend_make(t->ia, &a);
+		xend_make(closing, &b);
+		lmr_on(t->ia, a.pz, 64, DAT_MEM_PRIV_ALL_FLAG, &ma);
+		lmr_on(closing, b.pz, 64, DAT_MEM_PRIV_ALL_FLAG, &mb);
+		xconnect(&a, &b);
+		dc_post_recv(t, b.ep, &mb, 0, 64, 1);
+		dc_post_send(t, a.ep, &ma, 0, 64, 2);
+		dc_await_event(t, b.dto, DAT_DTO_COMPLETION_EVENT, &ev);
+		if (round % 2)
+			/* collateral: dat_ep_post_send(3DAT) DESCRIPTION: the Send the peer received completes on the request EVD */
+			DC_ASSERT_EVENT(a.dto, DAT_DTO_COMPLETION_EVENT, &ev);
+
+		DC_ASSERT_SUCCESS(dat_ia_close(closing, DAT_CLOSE_ABRUPT_FLAG));
+
+		/* the survivor's connection ends (or has not been told yet) */
+		r = dat_evd_wait(a.conn, 2000000, 1, &ev, &n);
+		DC_ASSERT(r == DAT_SUCCESS || DAT_GET_TYPE(r) == DAT_TIMEOUT_EXPIRED,
+			  "round %d: dat_evd_wait on the surviving IA returned %s", round,
+			  dc_ret_text(r));
+		DC_ASSERT(r != DAT_SUCCESS ||
+			  ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+			  ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+			  "round %d: the survivor's EP got %s", round,
+			  dc_event_name(ev.event_number));
+		/* its objects are its own to free */
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: the close destroyed no object of the surviving instance, so each frees */
+		DC_ASSERT_SUCCESS(dat_ep_free(a.ep));
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+		DC_ASSERT_SUCCESS(dat_lmr_free(ma.lmr));
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+		DC_ASSERT_SUCCESS(dat_evd_free(a.dto));
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+		DC_ASSERT_SUCCESS(dat_evd_free(a.conn));
+		/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+		DC_ASSERT_SUCCESS(dat_pz_free(a.pz));
+	}
+}
+
 /* ---- waiters ------------------------------------------------------------ */
 
 struct agent_rec {
