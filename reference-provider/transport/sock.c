@@ -97,6 +97,8 @@
 #define ACK_EVERY	16	/* ... or after this many requests */
 #define TICK_MS		1	/* engine tick while a consumer polls */
 #define IDLE_POLLS_YIELD 16	/* empty busy polls before a yield (<= 2 CPUs) */
+#define DIRECT_POLLS	8	/* busy polls that read the one connection
+				 * directly between two epoll_waits */
 
 enum poll_kind { K_LISTENER, K_CONN };
 
@@ -195,6 +197,8 @@ struct sock_tp {
 	 * ia->lock with timeout 0 (tp_progress) */
 	bool consumer_round;	/* a consumer runs tp_progress right now */
 	unsigned int idle_polls;	/* busy polls in a row that found nothing */
+	unsigned int direct_polls;	/* busy polls since the last epoll_wait */
+	uint64_t reads;			/* read/readv calls that returned data */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	struct ref_list conns;
@@ -1729,6 +1733,8 @@ static bool conn_input_batch(struct sock_conn *c)
 				if (n > 0) {
 					uint64_t k = (uint64_t)n;
 
+					c->tp->reads++;
+
 					drained = k < c->remain;
 					c->remain -= k;
 					budget = budget > k ? budget - k : 0;
@@ -1766,6 +1772,7 @@ static bool conn_input_batch(struct sock_conn *c)
 				 * enough for this round */
 		n = read(c->fd, c->rbuf + c->rlen, RBUF_LEN - c->rlen);
 		if (n > 0) {
+			c->tp->reads++;
 			drained = (size_t)n < RBUF_LEN - c->rlen;
 			c->rlen += (size_t)n;
 			budget = budget > (size_t)n ? budget - (size_t)n : 0;
@@ -2086,6 +2093,48 @@ static void sock_progress(struct ref_transport *base)
 }
 
 /*
+ * The IA's only connection, when a busy poll may read it without asking
+ * epoll first: established, reading (not stalled on a full receive queue)
+ * and with nothing queued to send (no EPOLLOUT to learn of).  NULL when
+ * there are several, or none.
+ */
+static struct sock_conn *direct_conn(struct sock_tp *tp)
+{
+	struct sock_conn *c;
+
+	if (ref_list_empty(&tp->conns) || tp->conns.next->next != &tp->conns)
+		return NULL;
+	c = ref_container_of(tp->conns.next, struct sock_conn, link);
+	if (c->state != C_ESTABLISHED || c->rx == RX_STALLED ||
+	    c->fail_pending >= 0 || !ref_list_empty(&c->txq))
+		return NULL;
+	return c;
+}
+
+/*
+ * The busy poll's I/O: a consumer polling one connection reads it
+ * straight away (a read that finds nothing costs what an epoll_wait that
+ * finds nothing does, and one that finds a message saves the epoll_wait
+ * before it: a system call on the latency path of every message); every
+ * DIRECT_POLLS polls, and whenever there is more than that connection to
+ * watch, epoll_wait looks at every socket (listeners, connects, output
+ * waiting for room).  Returns how many sockets had something.
+ */
+static int tp_poll_io(struct sock_tp *tp)
+{
+	struct sock_conn *c = direct_conn(tp);
+	uint64_t reads = tp->reads;
+
+	if (!c || ++tp->direct_polls >= DIRECT_POLLS) {
+		tp->direct_polls = 0;
+		return tp_progress_io(tp);
+	}
+	conn_event(c, EPOLLIN);
+	tp_resumes(tp);
+	return tp->reads != reads;
+}
+
+/*
  * Busy polling (dat_evd_dequeue, the spin of a wait), lock held: the
  * ready sockets in the caller's thread, non-blocking, so a consumer that
  * polls does not depend on the progress thread (which it would starve of
@@ -2104,7 +2153,7 @@ static void sock_poll_completions(struct ref_transport *base)
 	flush_held_acks(tp);
 	flush_acks_held_elsewhere(tp);
 	tp->consumer_round = true;
-	ready = tp_progress_io(tp);
+	ready = tp_poll_io(tp);
 	if (timers)
 		tp_timers(tp);
 	tp->consumer_round = false;
