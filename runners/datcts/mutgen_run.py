@@ -54,7 +54,11 @@ TRIAGE_KINDS = {"equivalent": ("reason",), "unspecified": ("page", "section", "w
 PROVIDER_DIR = "reference-provider/core"
 # The hand-written mutant table is test machinery, not provider behaviour.
 EXCLUDED_FILES = ("mutants.c",)
-TARGET = "daplref"
+# The library each DAT API's provider is built as: the 1.2 build
+# (libdaplref, the cases of BUILD/cases) or the 2.0 one (libdaplref2 from the
+# same core/ plus abi20.c instead of abi12.c, the cases of BUILD/cases2).
+TARGETS = {"1.2": "daplref", "2.0": "daplref2"}
+TARGET = TARGETS["1.2"]
 # A hanging mutant is given up after this many of its case runs timed out.
 MAX_TIMEOUTS = 2
 # Cases per run of a case binary, batch after batch (the last repeats), and the
@@ -277,12 +281,13 @@ def run_logged(argv: list, log: Path, cwd: Path | None = None, timeout: float = 
         raise GeneratedError(f"{' '.join(argv[:4])}...: exit {p.returncode} (see {log})")
 
 
-def build_library(src: Path, build: Path, log: Path, extra: list, jobs: int) -> Path:
-    """libdaplref.so of source tree src, built alone in build."""
+def build_library(src: Path, build: Path, log: Path, extra: list, jobs: int,
+                  target: str = TARGET) -> Path:
+    """lib<target>.so of source tree src, built alone in build."""
     if not (build / "CMakeCache.txt").is_file():
         run_logged(["cmake", "-S", str(src), "-B", str(build)] + extra, log)
-    run_logged(["cmake", "--build", str(build), "--target", TARGET, "-j", str(jobs)], log)
-    lib = build / "lib" / f"lib{TARGET}.so"
+    run_logged(["cmake", "--build", str(build), "--target", target, "-j", str(jobs)], log)
+    lib = build / "lib" / f"lib{target}.so"
     if not lib.is_file():
         raise GeneratedError(f"the build made no {lib}")
     return lib
@@ -450,9 +455,10 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
     cache when the sources, the case binaries and the environment are
     unchanged."""
     name, config_env = config
+    target = TARGETS[dat_entry["api"]]
     sources = sorted((root / PROVIDER_DIR).glob("*.c")) + sorted((root / PROVIDER_DIR).glob("*.h"))
     binaries = sorted({c.binary for c in cases})
-    key = digest(sources) + "-" + digest(binaries)
+    key = digest(sources) + "-" + digest(binaries) + ("" if target == TARGET else "-" + target)
     if config_env:
         key += "-" + hashlib.sha256(json.dumps(config_env, sort_keys=True)
                                     .encode()).hexdigest()[:8]
@@ -475,10 +481,10 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
     say(f"coverage build: {build}")
     lib = build_library(root, build, out / "coverage-build.log",
                         ["-DCMAKE_BUILD_TYPE=Debug", "-DCMAKE_C_FLAGS=--coverage",
-                         "-DCMAKE_SHARED_LINKER_FLAGS=--coverage"], args.jobs)
+                         "-DCMAKE_SHARED_LINKER_FLAGS=--coverage"], args.jobs, target)
     conf = out / "coverage-dat.conf"
     write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
-    objdir = (build / "reference-provider" / "CMakeFiles" / f"{TARGET}_obj.dir").resolve()
+    objdir = (build / "reference-provider" / "CMakeFiles" / f"{target}_obj.dir").resolve()
     runs = out / "coverage-runs"
     shutil.rmtree(runs, ignore_errors=True)
     say(f"coverage run ({name}): {len(todo)} case(s), --jobs {args.jobs}")
@@ -783,7 +789,8 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
     variant_ids = []
     if any(n.startswith("variant") for n in names):
         try:
-            variant_ids = [v["id"] for v in load_variants(build_dir / "lib" / f"lib{TARGET}.so")]
+            variant_ids = [v["id"] for v in load_variants(
+                build_dir / "lib" / f"lib{TARGETS[dat_entry['api']]}.so")]
         except VariantsError as e:
             raise GeneratedError(str(e)) from e
     by_id = {m.id: m for m in todo}
@@ -857,11 +864,24 @@ def cmd_generated(args, cases_dir_for) -> int:
         if not quiet:
             print(msg, file=sys.stderr, flush=True)
 
+    # the provider as the build's dat.conf (or --dat-conf) names it: its DAT
+    # API says which library is mutated; the mutant and coverage libraries
+    # take its place in dat.conf files of their own
+    setup = resolve(build_dir=build_dir, out_dir=out, ia=args.ia, dat_conf=args.dat_conf,
+                    provider=None, instance_data=None)
+    api = getattr(setup, "api", "1.2")
+    if api not in TARGETS:
+        raise GeneratedError(f"generated mutants are built for " +
+                             " and ".join(f"lib{t} (DAT {a})" for a, t in TARGETS.items()))
+    target = TARGETS[api]
     cc_path = build_dir / "compile_commands.json"
     if not cc_path.is_file():
         raise GeneratedError(f"no {cc_path}: configure the build with "
                              "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON (the default of this project)")
-    commands = mutgen.load_compile_commands(cc_path, TARGET)
+    commands = mutgen.load_compile_commands(cc_path, target)
+    if not commands:
+        raise GeneratedError(f"{cc_path} compiles nothing for lib{target} (DAT {api}): "
+                             "is the build configured for it?")
     files = source_files(root, split_multi(args.files), commands)
     if not files:
         raise GeneratedError("no source file matches --files")
@@ -885,14 +905,6 @@ def cmd_generated(args, cases_dir_for) -> int:
         print("datcts: no generated mutant matches the selection", file=sys.stderr)
         return 5
     out.mkdir(parents=True, exist_ok=True)
-
-    # the provider as the build's dat.conf names it; the mutant and coverage
-    # libraries take its place in dat.conf files of their own
-    setup = resolve(build_dir=build_dir, out_dir=out, ia=args.ia, dat_conf=args.dat_conf,
-                    provider=None, instance_data=None)
-    api = getattr(setup, "api", "1.2")
-    if api != "1.2":
-        raise GeneratedError("generated mutants are built for libdaplref (DAT 1.2)")
     cases_dir = cases_dir_for(api)
     if not find_binaries(cases_dir):
         raise GeneratedError(f"no datcts-cases-* binaries in {cases_dir} (build the project)")
@@ -932,7 +944,7 @@ def cmd_generated(args, cases_dir_for) -> int:
     src = out / "mutant-src"
     sync_tree(root, src, replaced)
     lib = build_library(src, out / "mutant-build", log, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
-                        args.jobs)
+                        args.jobs, target)
     conf = out / "mutant-dat.conf"
     write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], api)
     build_s = time.monotonic() - t0
@@ -1009,7 +1021,7 @@ def cmd_generated(args, cases_dir_for) -> int:
     doc = {
         "schema": SCHEMA,
         "run": {"argv": sys.argv, "build_dir": str(build_dir), "source_dir": str(root),
-                "library": str(lib), "ia": setup.ia, "files": sorted(generated),
+                "library": str(lib), "api": api, "ia": setup.ia, "files": sorted(generated),
                 "functions": split_multi(args.functions), "operators": operators,
                 "pages": pages, "max_cases": args.max_cases, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
                 "timeout_s": args.timeout, "started": started, "finished": _now(),

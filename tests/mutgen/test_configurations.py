@@ -70,7 +70,7 @@ def test_a_survivor_runs_only_the_cases_new_to_the_configuration(monkeypatch):
     monkeypatch.setattr("datcts.variants.load_variants", lambda lib: [{"id": "no-srq"}])
     done = mutgen_run.run_configurations(
         args, None, None, [case("a"), case("b")], {"a": case("a"), "b": case("b")}, runner,
-        None, default, "dat.conf", mutgen_run.Killers(),
+        {"api": "1.2"}, default, "dat.conf", mutgen_run.Killers(),
         [everywhere, variant_only, dead], results, mutgen_run.Path("/nonexistent"),
         lambda msg: None)
     # a reaches m1 in the default configuration too: it is not run again there
@@ -92,7 +92,7 @@ def test_a_survivor_of_every_configuration_says_where_it_ran(monkeypatch):
     runner = EnvScripted({})
     args = SimpleNamespace(config=["no-consumer-poll"], timeout=10.0, max_cases=None, jobs=1)
     mutgen_run.run_configurations(args, None, None, [case("a")], {"a": case("a")}, runner,
-                                  None, default, "dat.conf", mutgen_run.Killers(), [m],
+                                  {"api": "1.2"}, default, "dat.conf", mutgen_run.Killers(), [m],
                                   results, mutgen_run.Path("/nonexistent"), lambda msg: None)
     assert results[0]["status"] == "not-reached"
     assert results[0]["configs_tried"] == ["no-consumer-poll"]
