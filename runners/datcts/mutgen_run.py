@@ -141,6 +141,26 @@ def repo_root() -> Path:
 # "Progress and performance"; what a conforming variant changes, docs/mutants.md
 # "Conforming variants") is reached only when a mutant's cases run there too.
 MODES = {"no-consumer-poll": {"DAPLREF_NO_CONSUMER_POLL": "1"}}
+# Configurations with a library of their own: the mutant library built again
+# with these CMake options, loaded with this environment.  `asan`: the
+# sanitizer build (DATCTS_SANITIZE: ASan + UBSan, the same flags as CI's
+# sanitizer pass) under the plain case binaries, its runtimes preloaded; a
+# memory error aborts the case (CRASH), what a plain build may survive (a
+# write through a pointer into a freed pool block).
+REBUILT = {"asan": ["-DDATCTS_SANITIZE=ON"]}
+
+
+def sanitizer_env() -> dict:
+    """The environment that loads a sanitized library into plain binaries."""
+    def lib(name):
+        p = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True,
+                           text=True, timeout=60).stdout.strip()
+        if not p or not Path(p).is_file():
+            raise GeneratedError(f"--config asan: no {name} (gcc -print-file-name)")
+        return p
+    return {"LD_PRELOAD": lib("libasan.so") + ":" + lib("libubsan.so"),
+            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+            "UBSAN_OPTIONS": "print_stacktrace=1"}
 
 
 def configurations(names: list, variant_ids: list) -> list:
@@ -150,10 +170,13 @@ def configurations(names: list, variant_ids: list) -> list:
         if name in MODES:
             out[name] = MODES[name]
             continue
+        if name in REBUILT:
+            out[name] = {}      # its environment is sanitizer_env(), taken when it runs
+            continue
         if name == "variants":
             name = "variant:*"
         if not name.startswith("variant:"):
-            raise GeneratedError(f"--config {name}: one of " + ", ".join(MODES) +
+            raise GeneratedError(f"--config {name}: one of " + ", ".join([*MODES, *REBUILT]) +
                                  ", variant:GLOB, variants")
         glob = name[len("variant:"):]
         picked = [v for v in variant_ids if fnmatch.fnmatchcase(v, glob)]
@@ -773,10 +796,42 @@ def cases_new_to(m, cov: dict, ccov: dict, extent: tuple | None) -> list:
             if cid not in ran or path(cov, cid) != path(ccov, cid)]
 
 
+def rebuilt_pass(name: str, args, out: Path, src: Path, case_by_id: dict,
+                 runner: CaseRunner, dat_entry, cov: dict, alive: list, by_id: dict,
+                 say) -> tuple:
+    """A configuration with a mutant library of its own (REBUILT): built
+    from the same schemata, its baseline is every case that reaches a mutant
+    still alive, run once on it without a mutant (a case counts only where
+    it passes there).  Returns (conf, env, cov, work)."""
+    env = sanitizer_env()
+    target = TARGETS[dat_entry["api"]]
+    log = out / f"mutant-build-{name}.log"
+    lib = build_library(src, out / f"mutant-build-{name}", log,
+                        ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", *REBUILT[name]], args.jobs, target)
+    conf = out / f"mutant-dat-{name}.conf"
+    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
+    reach = {r["id"]: [cid for cid in reaching(by_id[r["id"]], cov)
+                       if cov["cases"][cid]["state"] in VALID_BASELINE] for r in alive}
+    needed = sorted({cid for ids in reach.values() for cid in ids})
+    say(f"config {name}: baseline of {len(needed)} case(s) on {lib}")
+
+    def base(cid):
+        r = runner.run(case_by_id[cid], dict(env, DAT_OVERRIDE=str(conf)))
+        return cid, {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0)}
+
+    ccov = {"cases": dict(run_pool(runner, args.jobs, base, needed))}
+    work = []
+    for r in alive:
+        ids = [cid for cid in reach[r["id"]] if ccov["cases"][cid]["state"] in VALID_BASELINE]
+        if ids:
+            work.append((by_id[r["id"]], r, ids))
+    return conf, env, ccov, work
+
+
 def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dict,
                        runner: CaseRunner, dat_entry, cov: dict, conf: Path, killers: Killers,
                        todo: list, results: list, build_dir: Path, say,
-                       extents: dict | None = None) -> dict:
+                       extents: dict | None = None, src: Path | None = None) -> dict:
     """The --config passes: each mutant still alive (survived or not reached)
     runs, in each configuration in turn, the cases that reach its lines there
     and did not in the default configuration, until one kills it.  A kill
@@ -798,22 +853,31 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
     done: dict = {}
     for name, config_env in configurations(names, variant_ids):
         t0 = time.monotonic()
-        ccov = coverage_map(args, root, out, cases, runner, dat_entry, say, (name, config_env))
-        ccov = {"cases": {cid: ccov["cases"][cid] for cid in case_by_id}}
-        coverage_s = time.monotonic() - t0
         alive = [r for r in results if r["status"] in ("survived", "not-reached")]
-        work = []
-        for r in alive:
-            m = by_id[r["id"]]
-            new = cases_new_to(m, cov, ccov, extents.get((m.file, m.function)))
-            if new:
-                work.append((m, r, new))
+        config_conf = conf
+        if name in REBUILT:
+            # the same lines run: every reaching case, on the other library
+            config_conf, config_env, ccov, work = rebuilt_pass(
+                name, args, out, src or out / "mutant-src", case_by_id, runner, dat_entry,
+                cov, alive, by_id, say)
+            coverage_s = time.monotonic() - t0
+        else:
+            ccov = coverage_map(args, root, out, cases, runner, dat_entry, say,
+                                (name, config_env))
+            ccov = {"cases": {cid: ccov["cases"][cid] for cid in case_by_id}}
+            coverage_s = time.monotonic() - t0
+            work = []
+            for r in alive:
+                m = by_id[r["id"]]
+                new = cases_new_to(m, cov, ccov, extents.get((m.file, m.function)))
+                if new:
+                    work.append((m, r, new))
         say(f"config {name}: {len(work)} of {len(alive)} mutant(s) still alive have cases "
             "new to them there")
 
-        def one(item, ccov=ccov, config_env=config_env):
+        def one(item, ccov=ccov, config_env=config_env, config_conf=config_conf):
             m, _, new = item
-            rec = run_mutant(m, new, ccov, case_by_id, runner, conf, args.timeout,
+            rec = run_mutant(m, new, ccov, case_by_id, runner, config_conf, args.timeout,
                              args.max_cases, killers, config_env)
             return item, rec
 
@@ -992,7 +1056,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                 say(f"{m.id}: survived its first run, {rec['status']} in the second")
     configs_s = run_configurations(args, root, out, cases, case_by_id, runner, dat_entry,
                                    cov, conf, killers, todo, results, build_dir, say,
-                                   function_extents(generated))
+                                   function_extents(generated), src)
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
