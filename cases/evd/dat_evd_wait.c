@@ -198,6 +198,34 @@ DC_CASE(dat_evd_wait, threshold_reached,
 }
 
 /*
+ * The same wake-up in a process that has closed its standard input, as a
+ * daemon does: descriptor 0 is then the first one the provider gets for
+ * what a wait sleeps on.  A wait that times out first makes the IA's
+ * provider take it while nothing else is opened; the blocked waiter after
+ * it may sleep on it.
+ */
+DC_CASE(dat_evd_wait, threshold_reached_without_stdin,
+	.clauses = "dat_evd_wait.threshold_reached",
+	.summary = "with descriptor 0 closed, a blocked waiter returns when the post meets its threshold")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+
+	DC_SETUP_ASSERT(close(0) == 0 || errno == EBADF, "close(0): %s", strerror(errno));
+	for (int round = 1; round <= 3; round++) {
+		struct dc_waiter *w;
+
+		DC_SETUP_ASSERT(DAT_GET_TYPE(dat_evd_wait(evd, 1000, 1, &ev, &nmore)) ==
+				DAT_TIMEOUT_EXPIRED, "a 1 ms wait on an empty EVD did not time out");
+		w = dc_evd_waiter(t, evd, LONG_US, 1);
+		DC_ASSERT_BLOCKS(w);
+		post(evd, TAG(round));
+		EXPECT_EVD_WOKEN(w, TAG(round), "the post (standard input closed)");
+	}
+}
+
+/*
  * Clause check on evd: threshold evd_qlen + 1 is refused with the queue
  * full and unchanged, and evd_qlen itself is met by the full queue.  The
  * length is the EVD's current one (dat_evd_query), however it got it.
