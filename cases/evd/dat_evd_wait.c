@@ -144,6 +144,38 @@ DC_CASE(dat_evd_wait, timeout_in_microseconds,
 	dc_waiter_free(w);
 }
 
+/*
+ * The same timeout when the process has no descriptor left: a provider that
+ * sleeps on a descriptor must still wait, and for as long (the page lists
+ * no code for a wait that cannot be made).  In the case's own thread: the
+ * checks that a waiter thread needs read /proc, which takes a descriptor.
+ */
+DC_CASE(dat_evd_wait, timeout_without_descriptors,
+	.clauses = "dat_evd_wait.timeout_in_microseconds",
+	.summary = "with every descriptor of the process in use, a 100000 us timeout gives DAT_TIMEOUT_EXPIRED after >= 100 ms; a queued event is returned")
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
+	struct timespec a, b;
+	DAT_COUNT nmore = -1;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	double ms;
+
+	dc_exhaust_fds(t);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	r = dat_evd_wait(evd, 100000, 1, &ev, &nmore);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	dc_note(t, "returned after %.1f ms", ms);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	DC_ASSERT(ms >= 99.0, "a 100000 us timeout expired after %.1f ms", ms);
+	DC_ASSERT(ms < 5000.0, "a 100000 us timeout took %.1f ms", ms);
+	DC_ASSERT_EQ(nmore, 0);
+	post(evd, TAG(1));
+	DC_ASSERT_SUCCESS(dat_evd_wait(evd, 100000, 1, &ev, &nmore));
+	check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait after the post", &ev, evd, TAG(1));
+}
+
 DC_CASE(dat_evd_wait, infinite_timeout,
 	.summary = "DAT_TIMEOUT_INFINITE waits until an event comes")
 {
