@@ -6,12 +6,9 @@
  */
 #include "ia_common.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
 #include <time.h>
-#include <unistd.h>
 
 /* After the close the IA handle is dead. */
 DC_CASE(dat_ia_close, destroys_instance,
@@ -642,35 +639,6 @@ DC_CASE(dat_ia_close, no_leaks,
 	DC_SETUP_ASSERT(fds0 > 0 && th0 > 0, "cannot count /proc/self/fd or /proc/self/task");
 	DC_ASSERT(fds <= fds0, "open descriptors grew from %d to %d over 32 cycles", fds0, fds);
 	DC_ASSERT(th <= th0, "threads grew from %d to %d over 32 cycles", th0, th);
-}
-
-/*
- * The descriptors a wait used, in a process that has closed its standard
- * input (as a daemon does): opened after the IA, the first one the
- * provider makes for a wait is descriptor 0, and once the IA is closed it
- * must be free again (the lowest free descriptor is 0 again).
- */
-DC_CASE(dat_ia_close, no_leaks_without_stdin,
-	.clauses = "dat_ia_close.no_leaks",
-	.summary = "with descriptor 0 closed, what an instance's waits opened is closed with it: 0 is free again after the close",
-	.flags = DC_NO_IA)
-{
-	for (int i = 0; i < 4; i++) {
-		DAT_IA_HANDLE ia = ia_open_plain();
-		DAT_EVD_HANDLE evd = evd_on(ia, 4, DAT_EVD_SOFTWARE_FLAG);
-		DAT_COUNT nmore;
-		DAT_EVENT ev;
-		int fd;
-
-		DC_SETUP_ASSERT(close(0) == 0 || errno == EBADF, "close(0): %s", strerror(errno));
-		DC_SETUP_ASSERT(DAT_GET_TYPE(dat_evd_wait(evd, 1000, 1, &ev, &nmore)) ==
-				DAT_TIMEOUT_EXPIRED, "a 1 ms wait on an empty EVD did not time out");
-		DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		DC_SETUP_ASSERT(fd >= 0, "open(/dev/null): %s", strerror(errno));
-		DC_ASSERT(fd == 0, "cycle %d: descriptor 0 was still open after dat_ia_close "
-			  "(the next one opened was %d)", i, fd);
-	}
 }
 
 /*
