@@ -146,8 +146,9 @@ DC_CASE(dat_evd_wait, timeout_in_microseconds,
 
 /*
  * The same timeout when the process has no descriptor left: a provider that
- * sleeps on a descriptor must still wait, and for as long (the page lists
- * no code for a wait that cannot be made).  In the case's own thread: the
+ * sleeps on a descriptor must still wait, and for as long.  One that says
+ * it cannot (DAT_INSUFFICIENT_RESOURCES, which the page does not list for
+ * dat_evd_wait) is not judged here: the wait was not made.  In the case's own thread: the
  * checks that a waiter thread needs read /proc, which takes a descriptor.
  */
 DC_CASE(dat_evd_wait, timeout_without_descriptors,
@@ -167,6 +168,11 @@ DC_CASE(dat_evd_wait, timeout_without_descriptors,
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	dc_note(t, "returned after %.1f ms", ms);
+	/* a provider that says it cannot wait for lack of resources has not
+	 * been shown to wait wrongly: not demonstrated */
+	if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES)
+		DC_UNRESOLVED("dat_evd_wait returned %s with no descriptor left: the wait "
+			      "was not made", dc_ret_text(r));
 	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
 	DC_ASSERT(ms >= 99.0, "a 100000 us timeout expired after %.1f ms", ms);
 	DC_ASSERT(ms < 5000.0, "a 100000 us timeout took %.1f ms", ms);
