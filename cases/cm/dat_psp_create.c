@@ -390,3 +390,57 @@ DC_CASE(dat_psp_create, invalid_conn_qual,
 			DC_SETUP(dat_psp_free(psp));
 	}
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row failing in turn, dat_psp_create gives DAT_INSUFFICIENT_RESOURCES
+ * (dat_psp_create(3DAT) RETURN VALUES) or a PSP on the qualifier asked for.
+ * A refused create listens nowhere: the qualifier takes the next try
+ * (no DAT_CONN_QUAL_IN_USE); once the PSPs made are freed the IA closes
+ * gracefully (no refused create left a PSP).
+ */
+static DAT_RETURN oom_psp_create(struct dc_ctx *t, struct cm_oom_sps *o)
+{
+	return dat_psp_create(t->ia, o->q[o->n], o->evd, DAT_PSP_CONSUMER_FLAG, &o->sp[o->n]);
+}
+
+static DAT_RETURN oom_psp_make(struct dc_ctx *t, void *arg)
+{
+	return cm_oom_sp_create(t, arg, oom_psp_create);
+}
+
+static DAT_RETURN psp_free_h(DAT_HANDLE h)
+{
+	return dat_psp_free(h);
+}
+
+static void oom_psp_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_PSP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_psp_create(3DAT) RETURN VALUES: DAT_SUCCESS made the PSP asked for, which its query shows */
+	DC_ASSERT_SUCCESS(dat_psp_query(o->sp[o->n], DAT_PSP_FIELD_ALL, &p));
+	DC_ASSERT(p.conn_qual == o->q[o->n] && p.evd_handle == o->evd,
+		  "a PSP made with an allocation failing reports qualifier %llu and EVD %p "
+		  "(asked: %llu, %p)", (unsigned long long)p.conn_qual, p.evd_handle,
+		  (unsigned long long)o->q[o->n], o->evd);
+	cm_oom_sp_next(t, o, keep, psp_free_h);
+}
+
+DC_CASE(dat_psp_create, out_of_memory,
+	.clauses = "dat_psp_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES (the qualifier free again) or a working PSP, and no PSP left behind")
+{
+	struct cm_oom_sps o = { .evd = dc_evd(t, 8, DAT_EVD_CR_FLAG) };
+	struct dc_alloc_call c = { "dat_psp_create", oom_psp_make, oom_psp_works, &o };
+
+	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)
+		dc_alloc_sweep(t, &c);
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_psp_free(o.sp[i]));
+	DC_CLEANUP(dat_evd_free(o.evd));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
