@@ -66,14 +66,18 @@ bool dc_alloc_fired_at(struct dc_ctx *t, const char *file, int line);
  * longer reaches ends the sweep, and then the call must succeed.  After
  * each DAT_SUCCESS c->check(t, c->arg, keep) shows that what the call made
  * works and frees it, except with keep (the last call, made without a
- * failure): that object stays the caller's.  FAIL names the allocation
- * that failed.  Returns how many allocations were failed in turn.
+ * failure): that object stays the caller's.  c->after (optional) runs
+ * after every call, whatever it returned, the hook disarmed (for the
+ * objects the call works on, which must keep working).  FAIL names the
+ * allocation that failed.  Returns how many allocations were failed in
+ * turn.
  */
 struct dc_alloc_call {
 	const char *what;			/* the call, for messages */
 	DAT_RETURN (*call)(struct dc_ctx *t, void *arg);
 	void (*check)(struct dc_ctx *t, void *arg, bool keep);
 	void *arg;
+	void (*after)(struct dc_ctx *t, void *arg, DAT_RETURN r);
 };
 DAT_COUNT dc_alloc_sweep_at(struct dc_ctx *t, const char *file, int line,
 			    const struct dc_alloc_call *c);

@@ -193,6 +193,8 @@ DAT_COUNT dc_alloc_sweep_at(struct dc_ctx *t, const char *file, int line,
 		dc_fail_alloc_at(t, file, line, k);
 		r = c->call(t, c->arg);
 		fired = dc_alloc_fired_at(t, file, line);
+		if (c->after)
+			c->after(t, c->arg, r);
 		if (!fired) {
 			snprintf(expr, sizeof(expr), "%s (no allocation failed)", c->what);
 			dc_assert_ret_at(t, file, line, expr, r, DC_FAIL, 1,

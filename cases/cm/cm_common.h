@@ -255,4 +255,34 @@ static inline void cm_oom_sp_next(struct dc_ctx *t, struct cm_oom_sps *o, bool k
 	o->tried = false;
 }
 
+static inline DAT_RETURN cm_oom_psp_free(DAT_HANDLE h)
+{
+	return dat_psp_free(h);
+}
+
+/* After DAT_SUCCESS: the PSP reports the slot's qualifier and the EVD. */
+static inline void cm_oom_psp_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_PSP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_psp_create(3DAT), dat_psp_create_any(3DAT) RETURN VALUES: DAT_SUCCESS made a PSP on that qualifier, which its query shows */
+	DC_ASSERT_SUCCESS(dat_psp_query(o->sp[o->n], DAT_PSP_FIELD_ALL, &p));
+	DC_ASSERT(p.conn_qual == o->q[o->n] && p.evd_handle == o->evd,
+		  "a PSP made with an allocation failing reports qualifier %llu and EVD %p "
+		  "(expected %llu, %p)", (unsigned long long)p.conn_qual, p.evd_handle,
+		  (unsigned long long)o->q[o->n], o->evd);
+	cm_oom_sp_next(t, o, keep, cm_oom_psp_free);
+}
+
+/* The PSPs of the sweep freed, then the EVD: the IA must close gracefully. */
+static inline void cm_oom_psps_gone(struct dc_ctx *t, struct cm_oom_sps *o)
+{
+	for (int i = 0; i < o->n; i++)
+		DC_CLEANUP(dat_psp_free(o->sp[i]));
+	DC_CLEANUP(dat_evd_free(o->evd));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
+
 #endif /* CM_COMMON_H */

@@ -409,38 +409,15 @@ static DAT_RETURN oom_psp_make(struct dc_ctx *t, void *arg)
 	return cm_oom_sp_create(t, arg, oom_psp_create);
 }
 
-static DAT_RETURN psp_free_h(DAT_HANDLE h)
-{
-	return dat_psp_free(h);
-}
-
-static void oom_psp_works(struct dc_ctx *t, void *arg, bool keep)
-{
-	struct cm_oom_sps *o = arg;
-	DAT_PSP_PARAM p;
-
-	memset(&p, 0, sizeof(p));
-	/* collateral: dat_psp_create(3DAT) RETURN VALUES: DAT_SUCCESS made the PSP asked for, which its query shows */
-	DC_ASSERT_SUCCESS(dat_psp_query(o->sp[o->n], DAT_PSP_FIELD_ALL, &p));
-	DC_ASSERT(p.conn_qual == o->q[o->n] && p.evd_handle == o->evd,
-		  "a PSP made with an allocation failing reports qualifier %llu and EVD %p "
-		  "(asked: %llu, %p)", (unsigned long long)p.conn_qual, p.evd_handle,
-		  (unsigned long long)o->q[o->n], o->evd);
-	cm_oom_sp_next(t, o, keep, psp_free_h);
-}
-
 DC_CASE(dat_psp_create, out_of_memory,
 	.clauses = "dat_psp_create.insufficient_resources",
 	.needs = DC_ALLOC_FAULT_NEEDS,
 	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES (the qualifier free again) or a working PSP, and no PSP left behind")
 {
 	struct cm_oom_sps o = { .evd = dc_evd(t, 8, DAT_EVD_CR_FLAG) };
-	struct dc_alloc_call c = { "dat_psp_create", oom_psp_make, oom_psp_works, &o };
+	struct dc_alloc_call c = { "dat_psp_create", oom_psp_make, cm_oom_psp_works, &o, NULL };
 
 	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)
 		dc_alloc_sweep(t, &c);
-	for (int i = 0; i < o.n; i++)
-		DC_CLEANUP(dat_psp_free(o.sp[i]));
-	DC_CLEANUP(dat_evd_free(o.evd));
-	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+	cm_oom_psps_gone(t, &o);
 }

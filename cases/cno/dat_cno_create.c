@@ -221,7 +221,7 @@ DC_CASE(dat_cno_create, out_of_memory,
 	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working CNO, and no CNO left behind")
 {
 	DAT_CNO_HANDLE cno[DC_ALLOC_FAULT_OBJECTS];
-	struct dc_alloc_call c = { "dat_cno_create", cno_make, cno_works, cno };
+	struct dc_alloc_call c = { "dat_cno_create", cno_make, cno_works, cno, NULL };
 
 	dc_alloc_sweep_n(t, &c, DC_ALLOC_FAULT_OBJECTS, cno);
 	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)

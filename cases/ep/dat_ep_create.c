@@ -981,7 +981,7 @@ static void oom_ep_works(struct dc_ctx *t, void *arg, bool keep)
 
 static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o)
 {
-	struct dc_alloc_call c = { "dat_ep_create", oom_ep_make, oom_ep_works, o };
+	struct dc_alloc_call c = { "dat_ep_create", oom_ep_make, oom_ep_works, o, NULL };
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps);
 
 	o->pz = dc_pz(t);

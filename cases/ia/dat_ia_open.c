@@ -541,3 +541,83 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
 	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of an open
+ * failing in turn, dat_ia_open gives DAT_INSUFFICIENT_RESOURCES
+ * (dat_ia_open(3DAT) RETURN VALUES) or an IA that works: its query answers,
+ * two of its EPs connect, and where it registers memory (it may refuse an
+ * LMR for lack of resources: dat_lmr_create(3DAT) RETURN VALUES) an RDMA
+ * Write between its LMRs carries the bytes.  Three opens in a row, each
+ * closed gracefully once what was made on it is gone (an abrupt close
+ * after the connection): a refused open leaves nothing that stands in the
+ * way of the next.
+ */
+struct oom_ia {
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+};
+
+static DAT_RETURN oom_ia_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_ia *o = arg;
+
+	o->async = DAT_HANDLE_NULL;
+	o->ia = DAT_HANDLE_NULL;
+	return dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &o->async, &o->ia);
+}
+
+/* With t->ia the IA under check: an RDMA Write from one of its LMRs to another. */
+static void oom_ia_carries(struct dc_ctx *t)
+{
+	unsigned char *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, 2 * 64);
+	struct dc_endpoint a = { 0 }, b = { 0 };
+	struct dc_lmr ma, mb;
+	DAT_RETURN r;
+
+	dc_connect_local(t, &a, &b, NULL);
+	r = dc_lmr_register(t->ia, a.pz, buf, 64, DAT_MEM_PRIV_ALL_FLAG, &ma);
+	if (r == DAT_SUCCESS)
+		r = dc_lmr_register(t->ia, b.pz, buf + 64, 64, DAT_MEM_PRIV_ALL_FLAG, &mb);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+		dc_note(t, "an IA opened while an allocation failed refused an LMR: %s",
+			dc_ret_text(r));
+		return;
+	}
+	dc_fill(buf, 64, 7);
+	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an IA that works, whose memory RDMA reaches */
+	DC_ASSERT_EQ(dc_rdma_write(t, &a, &ma, 0, 64, dc_rmr_iov(&mb, 0, 64), 1), DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(buf, buf + 64, 64), "an RDMA Write between the IA's LMRs did not carry its bytes");
+}
+
+static void oom_ia_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_ia *o = arg;
+	DAT_IA_HANDLE saved = t->ia;
+	DAT_IA_ATTR ia_attr;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+
+	(void)keep;
+	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an IA, which its query answers with the async EVD the open gave */
+	DC_ASSERT_SUCCESS(dat_ia_query(o->ia, &evd, DAT_IA_FIELD_ALL, &ia_attr,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT(evd != DAT_HANDLE_NULL && evd == o->async,
+		  "the IA's query names async EVD %p, the open gave %p", evd, o->async);
+	t->ia = o->ia;
+	oom_ia_carries(t);
+	t->ia = saved;
+	DC_CLEANUP(dat_ia_close(o->ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, out_of_memory,
+	.clauses = "dat_ia_open.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of an open failing in turn: DAT_INSUFFICIENT_RESOURCES or an IA that answers, connects and carries RDMA")
+{
+	struct oom_ia o;
+	struct dc_alloc_call c = { "dat_ia_open", oom_ia_make, oom_ia_works, &o, NULL };
+
+	for (int i = 0; i < 3; i++)
+		dc_alloc_sweep(t, &c);
+}

@@ -621,7 +621,7 @@ static void oom_lmr_works(struct dc_ctx *t, void *arg, bool keep)
 
 static void oom_lmrs_make(struct dc_ctx *t, struct oom_lmrs *o)
 {
-	struct dc_alloc_call c = { "dat_lmr_create", oom_lmr_make, oom_lmr_works, o };
+	struct dc_alloc_call c = { "dat_lmr_create", oom_lmr_make, oom_lmr_works, o, NULL };
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_lmrs);
 
 	o->buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);

@@ -163,7 +163,7 @@ DC_CASE(dat_pz_create, out_of_memory,
 {
 	DAT_PZ_HANDLE pz[DC_ALLOC_FAULT_OBJECTS];
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_pzs);
-	struct dc_alloc_call c = { "dat_pz_create", pz_make, pz_works, pz };
+	struct dc_alloc_call c = { "dat_pz_create", pz_make, pz_works, pz, NULL };
 
 	dc_alloc_sweep_n(t, &c, n, pz);
 	for (int i = 0; i < n; i++)

@@ -174,7 +174,7 @@ DC_CASE(dat_rmr_create, out_of_memory,
 	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working RMR, and no RMR left behind")
 {
 	struct oom_rmrs o = { .pz = dc_pz(t) };
-	struct dc_alloc_call c = { "dat_rmr_create", oom_rmr_make, oom_rmr_works, &o };
+	struct dc_alloc_call c = { "dat_rmr_create", oom_rmr_make, oom_rmr_works, &o, NULL };
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_rmrs);
 
 	for (int i = 0; i < n; i++)

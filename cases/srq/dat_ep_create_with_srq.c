@@ -959,7 +959,7 @@ static void oom_srq_ep_works(struct dc_ctx *t, void *arg, bool keep)
 
 static void oom_srq_eps_make(struct dc_ctx *t, struct oom_srq_eps *o)
 {
-	struct dc_alloc_call c = { "dat_ep_create_with_srq", oom_srq_ep_make, oom_srq_ep_works, o };
+	struct dc_alloc_call c = { "dat_ep_create_with_srq", oom_srq_ep_make, oom_srq_ep_works, o, NULL };
 	int n = dc_within_limit(dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps),
 				t->ia_attr.max_ep_per_srq);
 

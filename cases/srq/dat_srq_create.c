@@ -599,7 +599,7 @@ DC_CASE(dat_srq_create, out_of_memory,
 	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working SRQ, and no SRQ left behind")
 {
 	struct oom_srqs o = { .pz = dc_pz(t), .attr = { 8, 1, DAT_SRQ_LW_DEFAULT } };
-	struct dc_alloc_call c = { "dat_srq_create", oom_srq_make, oom_srq_works, &o };
+	struct dc_alloc_call c = { "dat_srq_create", oom_srq_make, oom_srq_works, &o, NULL };
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_srqs);
 
 	o.attr.max_recv_dtos = dc_within_limit(8, t->ia_attr.max_recv_per_srq);
