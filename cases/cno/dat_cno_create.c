@@ -210,7 +210,7 @@ static void cno_works(struct dc_ctx *t, void *cno, bool keep)
 	DAT_CNO_PARAM p = DC_CNO_PARAM(*(DAT_CNO_HANDLE *)cno);
 
 	/* collateral: dat_cno_create(3DAT) RETURN VALUES: DAT_SUCCESS made a CNO of the IA, which its query shows */
-	DC_ASSERT(p.ia_handle == t->ia, "the CNO's query names IA %p, not %p", p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	if (!keep)
 		DC_CLEANUP(dat_cno_free(*(DAT_CNO_HANDLE *)cno));
 }

@@ -151,7 +151,7 @@ static void pz_works(struct dc_ctx *t, void *pz, bool keep)
 
 	/* collateral: dat_pz_create(3DAT) RETURN VALUES: DAT_SUCCESS made a PZ of the IA, which its query shows */
 	DC_ASSERT_SUCCESS(dat_pz_query(*(DAT_PZ_HANDLE *)pz, DAT_PZ_FIELD_ALL, &p));
-	DC_ASSERT(p.ia_handle == t->ia, "the PZ's query names IA %p, not %p", p.ia_handle, t->ia);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
 	if (!keep)
 		DC_CLEANUP(dat_pz_free(*(DAT_PZ_HANDLE *)pz));
 }
