@@ -545,17 +545,20 @@ DC_CASE(dat_ia_open, insufficient_resources,
 /*
  * Out of memory (the allocation fault hook): each allocation of an open
  * failing in turn, dat_ia_open gives DAT_INSUFFICIENT_RESOURCES
- * (dat_ia_open(3DAT) RETURN VALUES) or an IA that works: its query answers,
- * two of its EPs connect, and where it registers memory (it may refuse an
- * LMR for lack of resources: dat_lmr_create(3DAT) RETURN VALUES) an RDMA
- * Write between its LMRs carries the bytes.  Three opens in a row, each
- * closed gracefully once what was made on it is gone (an abrupt close
- * after the connection): a refused open leaves nothing that stands in the
- * way of the next.
+ * (dat_ia_open(3DAT) RETURN VALUES) or an IA that works: its query answers
+ * with the async EVD the open gave, two of its EPs connect, and where it
+ * registers memory (it may refuse an LMR for lack of resources:
+ * dat_lmr_create(3DAT) RETURN VALUES) an RDMA Write between its LMRs
+ * carries the bytes.  20 opens in a row, each kept open (the tables a
+ * Provider grows with its instances grow under failures too); an IA opened
+ * while an allocation failed is checked and closed at once.
  */
+enum { OOM_OPENS = 20 };
+
 struct oom_ia {
-	DAT_IA_HANDLE ia;
+	DAT_IA_HANDLE ia[OOM_OPENS];
 	DAT_EVD_HANDLE async;
+	int n;
 };
 
 static DAT_RETURN oom_ia_make(struct dc_ctx *t, void *arg)
@@ -563,8 +566,8 @@ static DAT_RETURN oom_ia_make(struct dc_ctx *t, void *arg)
 	struct oom_ia *o = arg;
 
 	o->async = DAT_HANDLE_NULL;
-	o->ia = DAT_HANDLE_NULL;
-	return dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &o->async, &o->ia);
+	o->ia[o->n] = DAT_HANDLE_NULL;
+	return dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &o->async, &o->ia[o->n]);
 }
 
 /* With t->ia the IA under check: an RDMA Write from one of its LMRs to another. */
@@ -587,7 +590,7 @@ static void oom_ia_carries(struct dc_ctx *t)
 	}
 	dc_fill(buf, 64, 7);
 	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an IA that works, whose memory RDMA reaches */
-	DC_ASSERT_EQ(dc_rdma_write(t, &a, &ma, 0, 64, dc_rmr_iov(&mb, 0, 64), 1), DAT_DTO_SUCCESS);
+	rdma_write_carried(&a, &ma, 0, 64, dc_rmr_iov(&mb, 0, 64), 1);
 	DC_ASSERT(!memcmp(buf, buf + 64, 64), "an RDMA Write between the IA's LMRs did not carry its bytes");
 }
 
@@ -597,27 +600,38 @@ static void oom_ia_works(struct dc_ctx *t, void *arg, bool keep)
 	DAT_IA_HANDLE saved = t->ia;
 	DAT_IA_ATTR ia_attr;
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_EVD_PARAM aq;
 
-	(void)keep;
 	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an IA, which its query answers with the async EVD the open gave */
-	DC_ASSERT_SUCCESS(dat_ia_query(o->ia, &evd, DAT_IA_FIELD_ALL, &ia_attr,
+	DC_ASSERT_SUCCESS(dat_ia_query(o->ia[o->n], &evd, DAT_IA_FIELD_ALL, &ia_attr,
 				       DAT_PROVIDER_FIELD_NONE, NULL));
 	DC_ASSERT(evd != DAT_HANDLE_NULL && evd == o->async,
 		  "the IA's query names async EVD %p, the open gave %p", evd, o->async);
-	t->ia = o->ia;
+	/* collateral: dat_ia_open(3DAT) PARAMETERS: the async EVD the Provider made for a DAT_HANDLE_NULL async_evd_handle is an EVD of this IA */
+	aq = DC_EVD_PARAM(o->async);
+	DC_ASSERT(aq.evd_flags & DAT_EVD_ASYNC_FLAG,
+		  "the async EVD the open gave does not have DAT_EVD_ASYNC_FLAG");
+	DC_ASSERT_IA_HANDLE(aq.ia_handle, o->ia[o->n]);
+	if (keep) {
+		o->n++;
+		return;
+	}
+	t->ia = o->ia[o->n];
 	oom_ia_carries(t);
 	t->ia = saved;
-	DC_CLEANUP(dat_ia_close(o->ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_CLEANUP(dat_ia_close(o->ia[o->n], DAT_CLOSE_ABRUPT_FLAG));
 }
 
 DC_CASE(dat_ia_open, out_of_memory,
 	.clauses = "dat_ia_open.insufficient_resources",
 	.needs = DC_ALLOC_FAULT_NEEDS,
-	.summary = "each allocation of an open failing in turn: DAT_INSUFFICIENT_RESOURCES or an IA that answers, connects and carries RDMA")
+	.summary = "each allocation of 20 opens failing in turn: DAT_INSUFFICIENT_RESOURCES or an IA that answers, connects and carries RDMA")
 {
-	struct oom_ia o;
+	struct oom_ia o = { .n = 0 };
 	struct dc_alloc_call c = { "dat_ia_open", oom_ia_make, oom_ia_works, &o, NULL };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < OOM_OPENS; i++)
 		dc_alloc_sweep(t, &c);
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_ia_close(o.ia[i], DAT_CLOSE_GRACEFUL_FLAG));
 }
