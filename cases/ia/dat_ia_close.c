@@ -955,7 +955,7 @@ DC_CASE(dat_ia_close, insufficient_resources,
  * The same measure where the Provider runs out of memory (the allocation
  * fault hook): each cycle opens an instance with each allocation of the
  * open failing in turn (an IA opened all the same is closed at once), then
- * creates and frees objects of every kind on it, 40 of each, each create
+ * creates and frees objects of every kind on it, 20 of each, each create
  * with each of its allocations failing in turn (the churn makes the
  * Provider's tables grow and tidy up under failures too), and closes the
  * instance abruptly.  What the refused calls return is not this clause's
@@ -1089,7 +1089,7 @@ static void oom_cycle(struct dc_ctx *t, void *buf)
 	DC_SETUP(dat_ep_create(c.ia, c.pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &ea,
 			       &c.rsp_ep));
 	for (int kind = 0; kind < OOM_KINDS; kind++)
-		for (int i = 0; i < 40; i++)
+		for (int i = 0; i < 20; i++)
 			oom_fail_each(t, &c, (enum oom_kind)kind);
 	DC_ASSERT_SUCCESS(dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG));
 }
@@ -1097,10 +1097,10 @@ static void oom_cycle(struct dc_ctx *t, void *buf)
 DC_CASE(dat_ia_close, no_memory_growth_out_of_memory,
 	.clauses = "dat_ia_close.no_leaks",
 	.needs = DC_ALLOC_FAULT_NEEDS,
-	.summary = "open, 40 creates and frees of every kind with each allocation failing in turn, abrupt close: 120 cycles grow the heap no more than 20 do")
+	.summary = "open, 20 creates and frees of every kind with each allocation failing in turn, abrupt close: 80 cycles grow the heap no more than 10 do")
 {
 	void *buf = dc_case_buf_at(t, __FILE__, __LINE__, DAT_OPTIMAL_ALIGNMENT, CHURN_LEN);
 
-	heap_flat_over(t, "open/create under allocation failures/close", oom_cycle, buf, 20, 20,
-		       120, 32);
+	heap_flat_over(t, "open/create under allocation failures/close", oom_cycle, buf, 10, 10,
+		       80, 32);
 }
