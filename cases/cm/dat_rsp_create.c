@@ -412,8 +412,10 @@ DC_CASE(dat_rsp_create, invalid_conn_qual,
  * DAT_INSUFFICIENT_RESOURCES (dat_rsp_create(3DAT) RETURN VALUES) or an RSP
  * on the qualifier and EP given.  A refused create leaves the qualifier
  * free and the EP the Consumer's, as it was: the next try, on both, takes
- * them.  Once the RSPs and EPs are freed the IA closes gracefully (no
- * refused create left an RSP or an EP of the Provider's).
+ * them.  The same with ep_handle NULL where the Provider makes EPs
+ * (ep_creator not DAT_PSP_CREATES_EP_NEVER).  Once the RSPs and EPs are
+ * freed the IA closes gracefully (no refused create left an RSP or an EP
+ * of the Provider's).
  */
 static DAT_RETURN oom_rsp_create(struct dc_ctx *t, struct cm_oom_sps *o)
 {
@@ -457,6 +459,21 @@ static void oom_rsp_works(struct dc_ctx *t, void *arg, bool keep)
 	cm_oom_sp_next(t, o, keep, rsp_free_h);
 }
 
+/* The same for an RSP with ep_handle NULL: qualifier and EVD as given. */
+static void oom_rsp_null_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_RSP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_rsp_create(3DAT) RETURN VALUES: DAT_SUCCESS made the RSP asked for, which its query shows */
+	DC_ASSERT_SUCCESS(dat_rsp_query(o->sp[o->n], DAT_RSP_FIELD_ALL, &p));
+	DC_ASSERT(p.conn_qual == o->q[o->n] && p.evd_handle == o->evd,
+		  "an RSP (ep_handle NULL) made with an allocation failing reports qualifier %llu, EVD %p",
+		  (unsigned long long)p.conn_qual, p.evd_handle);
+	cm_oom_sp_next(t, o, keep, rsp_free_h);
+}
+
 DC_CASE(dat_rsp_create, out_of_memory,
 	.clauses = "dat_rsp_create.provider_ep_unavailable",
 	.needs = DC_ALLOC_FAULT_NEEDS,
@@ -478,6 +495,19 @@ DC_CASE(dat_rsp_create, out_of_memory,
 		DC_CLEANUP(dat_rsp_free(o.sp[i]));
 	for (int i = 0; i < n; i++)
 		DC_CLEANUP(dat_ep_free(o.ep[i]));
+	/* with ep_handle NULL, where the Provider makes the EP: what it made
+	 * for a refused create is gone, and so is what it made for an RSP freed */
+	if (t->prov_attr.ep_creator != DAT_PSP_CREATES_EP_NEVER) {
+		o.n = 0;
+		o.tried = false;
+		memset(o.ep, 0, sizeof(o.ep));
+		c.check = oom_rsp_null_works;
+		c.after = NULL;
+		for (int i = 0; i < n; i++)
+			dc_alloc_sweep(t, &c);
+		for (int i = 0; i < o.n; i++)
+			DC_CLEANUP(dat_rsp_free(o.sp[i]));
+	}
 	DC_CLEANUP(dat_evd_free(conn));
 	DC_CLEANUP(dat_evd_free(o.evd));
 	DC_CLEANUP(dat_pz_free(pz));
