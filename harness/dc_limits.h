@@ -63,14 +63,17 @@ bool dc_alloc_fired_at(struct dc_ctx *t, const char *file, int line);
  * The sweep: for k = 1, 2, ... the kth allocation fails while c->call(t,
  * c->arg) makes the call the clause judges.  With a failure the call must
  * return DAT_INSUFFICIENT_RESOURCES or DAT_SUCCESS; the first k the call no
- * longer reaches ends the sweep, and then the call must succeed.  After
+ * longer reaches ends the sweep, and then the call must succeed, or say
+ * DAT_INSUFFICIENT_RESOURCES on its own: the provider's own limit, which
+ * its page allows (a note; the sweep returns -1 and the caller makes no
+ * more of that object).  After
  * each DAT_SUCCESS c->check(t, c->arg, keep) shows that what the call made
  * works and frees it, except with keep (the last call, made without a
  * failure): that object stays the caller's.  c->after (optional) runs
  * after every call, whatever it returned, the hook disarmed (for the
  * objects the call works on, which must keep working).  FAIL names the
  * allocation that failed.  Returns how many allocations were failed in
- * turn.
+ * turn, or -1 (the provider's own limit).
  */
 struct dc_alloc_call {
 	const char *what;			/* the call, for messages */
@@ -86,9 +89,10 @@ DAT_COUNT dc_alloc_sweep_at(struct dc_ctx *t, const char *file, int line,
  * The sweep for each of n calls in a row, each keeping what it made: the
  * ith call gets c->arg + i * size (an array of n handles or structs), so
  * the tables a provider grows as objects accumulate grow while
- * allocations fail too.
+ * allocations fail too.  Returns how many calls made an object (fewer
+ * than n when the provider's own limit came first).
  */
-void dc_alloc_sweep_n_at(struct dc_ctx *t, const char *file, int line,
+int dc_alloc_sweep_n_at(struct dc_ctx *t, const char *file, int line,
 			 const struct dc_alloc_call *c, int n, size_t size);
 #define dc_alloc_sweep_n(t, c, n, arr)					\
 	dc_alloc_sweep_n_at((t), __FILE__, __LINE__, (c), (n), sizeof((arr)[0]))

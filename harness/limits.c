@@ -195,6 +195,12 @@ DAT_COUNT dc_alloc_sweep_at(struct dc_ctx *t, const char *file, int line,
 		fired = dc_alloc_fired_at(t, file, line);
 		if (c->after)
 			c->after(t, c->arg, r);
+		if (!fired && DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES) {
+			/* the provider's own limit (its page lists the code) */
+			dc_note(t, "%s ran short with no allocation failed: %s", c->what,
+				dc_ret_text(r));
+			return -1;
+		}
 		if (!fired) {
 			snprintf(expr, sizeof(expr), "%s (no allocation failed)", c->what);
 			dc_assert_ret_at(t, file, line, expr, r, DC_FAIL, 1,
@@ -218,13 +224,15 @@ DAT_COUNT dc_alloc_sweep_at(struct dc_ctx *t, const char *file, int line,
 	}
 }
 
-void dc_alloc_sweep_n_at(struct dc_ctx *t, const char *file, int line,
-			 const struct dc_alloc_call *c, int n, size_t size)
+int dc_alloc_sweep_n_at(struct dc_ctx *t, const char *file, int line,
+			const struct dc_alloc_call *c, int n, size_t size)
 {
 	struct dc_alloc_call one = *c;
 
 	for (int i = 0; i < n; i++) {
 		one.arg = (char *)c->arg + (size_t)i * size;
-		dc_alloc_sweep_at(t, file, line, &one);
+		if (dc_alloc_sweep_at(t, file, line, &one) < 0)
+			return i;
 	}
+	return n;
 }

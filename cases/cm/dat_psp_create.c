@@ -418,6 +418,7 @@ DC_CASE(dat_psp_create, out_of_memory,
 	struct dc_alloc_call c = { "dat_psp_create", oom_psp_make, cm_oom_psp_works, &o, NULL };
 
 	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 	cm_oom_psps_gone(t, &o);
 }

@@ -489,7 +489,10 @@ DC_CASE(dat_rsp_create, out_of_memory,
 	dc_ep_attr_no_dtos(t, &a);
 	for (int i = 0; i < n; i++) {
 		o.ep[i] = dc_ep(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, conn, &a);
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0) {
+			DC_CLEANUP(dat_ep_free(o.ep[i]));
+			n = i;
+		}
 	}
 	for (int i = 0; i < o.n; i++)
 		DC_CLEANUP(dat_rsp_free(o.sp[i]));
@@ -504,7 +507,8 @@ DC_CASE(dat_rsp_create, out_of_memory,
 		c.check = oom_rsp_null_works;
 		c.after = NULL;
 		for (int i = 0; i < n; i++)
-			dc_alloc_sweep(t, &c);
+			if (dc_alloc_sweep(t, &c) < 0)
+				break;
 		for (int i = 0; i < o.n; i++)
 			DC_CLEANUP(dat_rsp_free(o.sp[i]));
 	}

@@ -223,8 +223,9 @@ DC_CASE(dat_cno_create, out_of_memory,
 	DAT_CNO_HANDLE cno[DC_ALLOC_FAULT_OBJECTS];
 	struct dc_alloc_call c = { "dat_cno_create", cno_make, cno_works, cno, NULL };
 
-	dc_alloc_sweep_n(t, &c, DC_ALLOC_FAULT_OBJECTS, cno);
-	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)
+	int n = dc_alloc_sweep_n(t, &c, DC_ALLOC_FAULT_OBJECTS, cno);
+
+	for (int i = 0; i < n; i++)
 		DC_CLEANUP(dat_cno_free(cno[i]));
 	DC_ASSERT_IA_CLOSES_GRACEFULLY();
 }

@@ -990,7 +990,8 @@ static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o)
 	o->conn = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
 	o->n = 0;
 	for (int i = 0; i < n; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 }
 
 static void oom_eps_free(struct dc_ctx *t, struct oom_eps *o)
@@ -1018,9 +1019,11 @@ DC_CASE(dat_ep_create, out_of_memory,
 /*
  * The EVD sharing rules of dat_ep_create(3DAT) USAGE hold whatever memory
  * the provider could or could not get before: after creates that met
- * failing allocations (and succeeded or not), the sharing checks of
+ * failing allocations (and succeeded or not), an unsignalled stream on an
+ * EVD nobody else uses is taken, and the sharing checks of
  * shared_evd_flags_must_match, shared_evd_current_streams and
- * solicited_wait_evd_exclusive (where solicited-wait is supported) again.
+ * solicited_wait_evd_exclusive (where solicited-wait is supported) hold
+ * again.
  */
 DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 	.clauses = "dat_ep_create.shared_evd_flags_must_match dat_ep_create.shared_evd_current_streams "
@@ -1033,6 +1036,18 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 
 	oom_eps_make(t, &o);
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_flags_must_match");
+	/* an unsignalled Request stream on an EVD of its own shares nothing
+	 * with the default streams made above: it is taken */
+	{
+		DAT_EP_ATTR unsig;
+		DAT_EP_HANDLE ep;
+
+		dc_ep_attr_default(t, &unsig);
+		unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, o.pz, own_recv_evd(t),
+						      dc_evd(t, 16, DAT_EVD_DTO_FLAG),
+						      DAT_HANDLE_NULL, &unsig, &ep));
+	}
 	flags_must_match(t);
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_current_streams");
 	current_streams(t);

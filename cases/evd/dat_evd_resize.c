@@ -250,8 +250,10 @@ DC_CASE(dat_evd_resize, out_of_memory,
 	struct oom_resize o = { dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG), 64 };
 	struct dc_alloc_call c = { "dat_evd_resize", oom_resize_make, NULL, &o, oom_resize_after };
 
+	o.qlen = dc_within_limit(64, t->ia_attr.max_evd_qlen);
 	post_n(o.evd, 0, 3);
-	dc_alloc_sweep(t, &c);
+	if (dc_alloc_sweep(t, &c) < 0)
+		return;
 	o.qlen = 8;
 	dc_alloc_sweep(t, &c);
 }

@@ -631,7 +631,8 @@ DC_CASE(dat_ia_open, out_of_memory,
 	struct dc_alloc_call c = { "dat_ia_open", oom_ia_make, oom_ia_works, &o, NULL };
 
 	for (int i = 0; i < OOM_OPENS; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 	for (int i = 0; i < o.n; i++)
 		DC_CLEANUP(dat_ia_close(o.ia[i], DAT_CLOSE_GRACEFUL_FLAG));
 }

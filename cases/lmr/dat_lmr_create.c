@@ -627,7 +627,8 @@ static void oom_lmrs_make(struct dc_ctx *t, struct oom_lmrs *o)
 	o->buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
 	o->n = 0;
 	for (int i = 0; i < n; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 }
 
 DC_CASE(dat_lmr_create, out_of_memory,

@@ -165,7 +165,7 @@ DC_CASE(dat_pz_create, out_of_memory,
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_pzs);
 	struct dc_alloc_call c = { "dat_pz_create", pz_make, pz_works, pz, NULL };
 
-	dc_alloc_sweep_n(t, &c, n, pz);
+	n = dc_alloc_sweep_n(t, &c, n, pz);
 	for (int i = 0; i < n; i++)
 		DC_CLEANUP(dat_pz_free(pz[i]));
 	DC_ASSERT_IA_CLOSES_GRACEFULLY();

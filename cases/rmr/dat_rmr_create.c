@@ -178,7 +178,8 @@ DC_CASE(dat_rmr_create, out_of_memory,
 	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_rmrs);
 
 	for (int i = 0; i < n; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 	for (int i = 0; i < o.n; i++)
 		DC_CLEANUP(dat_rmr_free(o.rmr[i]));
 	DC_CLEANUP(dat_pz_free(o.pz));

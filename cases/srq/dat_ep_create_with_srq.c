@@ -970,7 +970,8 @@ static void oom_srq_eps_make(struct dc_ctx *t, struct oom_srq_eps *o)
 	dc_ep_attr_default(t, &o->attr);
 	o->n = 0;
 	for (int i = 0; i < n; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 }
 
 DC_CASE(dat_ep_create_with_srq, out_of_memory,

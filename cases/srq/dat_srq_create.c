@@ -604,7 +604,8 @@ DC_CASE(dat_srq_create, out_of_memory,
 
 	o.attr.max_recv_dtos = dc_within_limit(8, t->ia_attr.max_recv_per_srq);
 	for (int i = 0; i < n; i++)
-		dc_alloc_sweep(t, &c);
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
 	for (int i = 0; i < o.n; i++)
 		DC_CLEANUP(dat_srq_free(o.srq[i]));
 	DC_CLEANUP(dat_pz_free(o.pz));
