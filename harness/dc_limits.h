@@ -41,4 +41,72 @@ void dc_exhaust_end(struct dc_ctx *t);
 /* Open descriptors of this process (for "nothing leaked" checks), -1 if unknown. */
 int dc_open_fd_count(void);
 
+/*
+ * Running out of memory, one allocation at a time, through the reference
+ * provider's test hook (docs/reference-provider.md "Test hooks"): after
+ * dc_fail_alloc(t, k) the kth allocation this thread makes inside the
+ * provider returns NULL (one failure, then allocations work again);
+ * dc_alloc_fired(t) says whether it did and disarms the hook.  A case
+ * fails each allocation of a call in turn, k = 1, 2, ... until the call no
+ * longer reaches the kth (dc_alloc_fired false), and declares
+ * .needs = DC_ALLOC_FAULT_NEEDS (UNSUPPORTED without the hook).  k beyond
+ * DC_ALLOC_FAULT_BOUND ends the case at the suite's own bound.
+ */
+#define DC_ALLOC_FAULT_NEEDS "hook:daplref_test_fail_alloc hook:daplref_test_alloc_fired"
+#define DC_ALLOC_FAULT_BOUND 512
+void dc_fail_alloc_at(struct dc_ctx *t, const char *file, int line, DAT_COUNT k);
+#define dc_fail_alloc(t, k) dc_fail_alloc_at((t), __FILE__, __LINE__, (k))
+bool dc_alloc_fired_at(struct dc_ctx *t, const char *file, int line);
+#define dc_alloc_fired(t) dc_alloc_fired_at((t), __FILE__, __LINE__)
+
+/*
+ * The sweep: for k = 1, 2, ... the kth allocation fails while c->call(t,
+ * c->arg) makes the call the clause judges.  With a failure the call must
+ * return DAT_INSUFFICIENT_RESOURCES or DAT_SUCCESS; the first k the call no
+ * longer reaches ends the sweep, and then the call must succeed, or say
+ * DAT_INSUFFICIENT_RESOURCES on its own: the provider's own limit, which
+ * its page allows (a note; the sweep returns -1 and the caller makes no
+ * more of that object).  After
+ * each DAT_SUCCESS c->check(t, c->arg, keep) shows that what the call made
+ * works and frees it, except with keep (the last call, made without a
+ * failure): that object stays the caller's.  c->after (optional) runs
+ * after every call, whatever it returned, the hook disarmed (for the
+ * objects the call works on, which must keep working).  FAIL names the
+ * allocation that failed.  Returns how many allocations were failed in
+ * turn, or -1 (the provider's own limit).
+ */
+struct dc_alloc_call {
+	const char *what;			/* the call, for messages */
+	DAT_RETURN (*call)(struct dc_ctx *t, void *arg);
+	void (*check)(struct dc_ctx *t, void *arg, bool keep);
+	void *arg;
+	void (*after)(struct dc_ctx *t, void *arg, DAT_RETURN r);
+};
+DAT_COUNT dc_alloc_sweep_at(struct dc_ctx *t, const char *file, int line,
+			    const struct dc_alloc_call *c);
+#define dc_alloc_sweep(t, c) dc_alloc_sweep_at((t), __FILE__, __LINE__, (c))
+/*
+ * The sweep for each of n calls in a row, each keeping what it made: the
+ * ith call gets c->arg + i * size (an array of n handles or structs), so
+ * the tables a provider grows as objects accumulate grow while
+ * allocations fail too.  Returns how many calls made an object (fewer
+ * than n when the provider's own limit came first).
+ */
+int dc_alloc_sweep_n_at(struct dc_ctx *t, const char *file, int line,
+			 const struct dc_alloc_call *c, int n, size_t size);
+#define dc_alloc_sweep_n(t, c, n, arr)					\
+	dc_alloc_sweep_n_at((t), __FILE__, __LINE__, (c), (n), sizeof((arr)[0]))
+/* How many objects such a case makes: 40, or fewer where the IA's limit is lower. */
+#define DC_ALLOC_FAULT_OBJECTS 40
+
+/*
+ * The check that a case left no object on its IA: it frees what it made and
+ * closes the IA gracefully, which dat_ia_close(3DAT) DESCRIPTION refuses
+ * (DAT_INVALID_STATE) while any object the Consumer created is left.  FAIL
+ * when the close is refused (a failed call left an object behind); the
+ * teardown then has no IA to close.
+ */
+void dc_close_ia_graceful_at(struct dc_ctx *t, const char *file, int line);
+#define DC_ASSERT_IA_CLOSES_GRACEFULLY() dc_close_ia_graceful_at(t, __FILE__, __LINE__)
+
 #endif /* DC_LIMITS_H */

@@ -210,4 +210,79 @@ static inline void narrow_qual_space_at(struct dc_ctx *t, const char *file, int 
 }
 #define narrow_qual_space(lo, hi) narrow_qual_space_at(t, __FILE__, __LINE__, (lo), (hi))
 
+/*
+ * Service Points made one after the other while allocations fail in turn
+ * (the *.out_of_memory cases, harness/dc_limits.h).  Each slot's qualifier
+ * is one this process never listened on: DAT_CONN_QUAL_IN_USE at its first
+ * create is another process's (a new one is drawn), while after a refused
+ * create on it the qualifier must be free again for the next try.
+ */
+struct cm_oom_sps {
+	DAT_EVD_HANDLE evd;
+	DAT_EP_HANDLE ep[DC_ALLOC_FAULT_OBJECTS];	/* RSPs: each its own EP */
+	DAT_CONN_QUAL q[DC_ALLOC_FAULT_OBJECTS];
+	DAT_HANDLE sp[DC_ALLOC_FAULT_OBJECTS];
+	bool tried;		/* the slot's qualifier was asked for already */
+	int n;
+};
+
+static inline DAT_RETURN cm_oom_sp_create(struct dc_ctx *t, struct cm_oom_sps *o,
+					  DAT_RETURN (*create)(struct dc_ctx *t,
+							       struct cm_oom_sps *o))
+{
+	DAT_RETURN r;
+
+	for (int draws = 0;; draws++) {
+		if (!o->tried)
+			o->q[o->n] = dc_unprobed_conn_qual();
+		r = create(t, o);
+		if (o->tried || DAT_GET_TYPE(r) != DAT_CONN_QUAL_IN_USE || draws == 8)
+			break;
+	}
+	o->tried = true;
+	return r;
+}
+
+/* The slot's Service Point stays (keep: the next slot is taken) or is freed. */
+static inline void cm_oom_sp_next(struct dc_ctx *t, struct cm_oom_sps *o, bool keep,
+				  DAT_RETURN (*sp_free)(DAT_HANDLE))
+{
+	if (!keep) {
+		DC_CLEANUP(sp_free(o->sp[o->n]));
+		return;
+	}
+	o->n++;
+	o->tried = false;
+}
+
+static inline DAT_RETURN cm_oom_psp_free(DAT_HANDLE h)
+{
+	return dat_psp_free(h);
+}
+
+/* After DAT_SUCCESS: the PSP reports the slot's qualifier and the EVD. */
+static inline void cm_oom_psp_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_PSP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_psp_create(3DAT), dat_psp_create_any(3DAT) RETURN VALUES: DAT_SUCCESS made a PSP on that qualifier, which its query shows */
+	DC_ASSERT_SUCCESS(dat_psp_query(o->sp[o->n], DAT_PSP_FIELD_ALL, &p));
+	DC_ASSERT(p.conn_qual == o->q[o->n] && p.evd_handle == o->evd,
+		  "a PSP made with an allocation failing reports qualifier %llu and EVD %p "
+		  "(expected %llu, %p)", (unsigned long long)p.conn_qual, p.evd_handle,
+		  (unsigned long long)o->q[o->n], o->evd);
+	cm_oom_sp_next(t, o, keep, cm_oom_psp_free);
+}
+
+/* The PSPs of the sweep freed, then the EVD: the IA must close gracefully. */
+static inline void cm_oom_psps_gone(struct dc_ctx *t, struct cm_oom_sps *o)
+{
+	for (int i = 0; i < o->n; i++)
+		DC_CLEANUP(dat_psp_free(o->sp[i]));
+	DC_CLEANUP(dat_evd_free(o->evd));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
+
 #endif /* CM_COMMON_H */

@@ -390,3 +390,35 @@ DC_CASE(dat_psp_create, invalid_conn_qual,
 			DC_SETUP(dat_psp_free(psp));
 	}
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row failing in turn, dat_psp_create gives DAT_INSUFFICIENT_RESOURCES
+ * (dat_psp_create(3DAT) RETURN VALUES) or a PSP on the qualifier asked for.
+ * A refused create listens nowhere: the qualifier takes the next try
+ * (no DAT_CONN_QUAL_IN_USE); once the PSPs made are freed the IA closes
+ * gracefully (no refused create left a PSP).
+ */
+static DAT_RETURN oom_psp_create(struct dc_ctx *t, struct cm_oom_sps *o)
+{
+	return dat_psp_create(t->ia, o->q[o->n], o->evd, DAT_PSP_CONSUMER_FLAG, &o->sp[o->n]);
+}
+
+static DAT_RETURN oom_psp_make(struct dc_ctx *t, void *arg)
+{
+	return cm_oom_sp_create(t, arg, oom_psp_create);
+}
+
+DC_CASE(dat_psp_create, out_of_memory,
+	.clauses = "dat_psp_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES (the qualifier free again) or a working PSP, and no PSP left behind")
+{
+	struct cm_oom_sps o = { .evd = dc_evd(t, 8, DAT_EVD_CR_FLAG) };
+	struct dc_alloc_call c = { "dat_psp_create", oom_psp_make, cm_oom_psp_works, &o, NULL };
+
+	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+	cm_oom_psps_gone(t, &o);
+}

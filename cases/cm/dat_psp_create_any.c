@@ -304,3 +304,32 @@ DC_CASE(dat_psp_create_any, insufficient_resources_narrowed,
 	/* the refusal left nothing: the space's qualifiers are free again for the call */
 	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row failing in turn, dat_psp_create_any gives
+ * DAT_INSUFFICIENT_RESOURCES (dat_psp_create_any(3DAT) RETURN VALUES) or a
+ * PSP on the qualifier it reports; once the PSPs made are freed the IA
+ * closes gracefully (no refused create left a PSP).
+ */
+static DAT_RETURN oom_any_make(struct dc_ctx *t, void *arg)
+{
+	struct cm_oom_sps *o = arg;
+
+	o->q[o->n] = 0;
+	return dat_psp_create_any(t->ia, &o->q[o->n], o->evd, DAT_PSP_CONSUMER_FLAG, &o->sp[o->n]);
+}
+
+DC_CASE(dat_psp_create_any, out_of_memory,
+	.clauses = "dat_psp_create_any.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working PSP, and no PSP left behind")
+{
+	struct cm_oom_sps o = { .evd = dc_evd(t, 8, DAT_EVD_CR_FLAG) };
+	struct dc_alloc_call c = { "dat_psp_create_any", oom_any_make, cm_oom_psp_works, &o, NULL };
+
+	for (int i = 0; i < DC_ALLOC_FAULT_OBJECTS; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+	cm_oom_psps_gone(t, &o);
+}

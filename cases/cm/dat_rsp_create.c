@@ -405,3 +405,115 @@ DC_CASE(dat_rsp_create, invalid_conn_qual,
 			DC_SETUP(dat_rsp_free(rsp));
 	}
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row, each on an EP of its own, failing in turn, dat_rsp_create gives
+ * DAT_INSUFFICIENT_RESOURCES (dat_rsp_create(3DAT) RETURN VALUES) or an RSP
+ * on the qualifier and EP given.  A refused create leaves the qualifier
+ * free and the EP the Consumer's, as it was: the next try, on both, takes
+ * them.  The same with ep_handle NULL where the Provider makes EPs
+ * (ep_creator not DAT_PSP_CREATES_EP_NEVER).  Once the RSPs and EPs are
+ * freed the IA closes gracefully (no refused create left an RSP or an EP
+ * of the Provider's).
+ */
+static DAT_RETURN oom_rsp_create(struct dc_ctx *t, struct cm_oom_sps *o)
+{
+	return dat_rsp_create(t->ia, o->q[o->n], o->ep[o->n], o->evd, &o->sp[o->n]);
+}
+
+static DAT_RETURN oom_rsp_make(struct dc_ctx *t, void *arg)
+{
+	return cm_oom_sp_create(t, arg, oom_rsp_create);
+}
+
+static DAT_RETURN rsp_free_h(DAT_HANDLE h)
+{
+	return dat_rsp_free(h);
+}
+
+static void oom_rsp_after(struct dc_ctx *t, void *arg, DAT_RETURN r)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_EP_PARAM p;
+
+	if (r == DAT_SUCCESS)
+		return;
+	/* collateral: dat_rsp_create(3DAT) RETURN VALUES: a refused create reserved nothing, so the EP is as it was, Unconnected */
+	p = DC_EP_PARAM(o->ep[o->n]);
+	DC_ASSERT(p.ep_state == DAT_EP_STATE_UNCONNECTED,
+		  "after a refused dat_rsp_create the EP is in state %d", (int)p.ep_state);
+}
+
+static void oom_rsp_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_RSP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_rsp_create(3DAT) RETURN VALUES: DAT_SUCCESS made the RSP asked for, which its query shows */
+	DC_ASSERT_SUCCESS(dat_rsp_query(o->sp[o->n], DAT_RSP_FIELD_ALL, &p));
+	DC_ASSERT(p.conn_qual == o->q[o->n] && p.ep_handle == o->ep[o->n] && p.evd_handle == o->evd,
+		  "an RSP made with an allocation failing reports qualifier %llu, EP %p, EVD %p",
+		  (unsigned long long)p.conn_qual, p.ep_handle, p.evd_handle);
+	cm_oom_sp_next(t, o, keep, rsp_free_h);
+}
+
+/* The same for an RSP with ep_handle NULL: qualifier and EVD as given. */
+static void oom_rsp_null_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct cm_oom_sps *o = arg;
+	DAT_RSP_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_rsp_create(3DAT) RETURN VALUES: DAT_SUCCESS made the RSP asked for, which its query shows */
+	DC_ASSERT_SUCCESS(dat_rsp_query(o->sp[o->n], DAT_RSP_FIELD_ALL, &p));
+	DC_ASSERT(p.conn_qual == o->q[o->n] && p.evd_handle == o->evd,
+		  "an RSP (ep_handle NULL) made with an allocation failing reports qualifier %llu, EVD %p",
+		  (unsigned long long)p.conn_qual, p.evd_handle);
+	cm_oom_sp_next(t, o, keep, rsp_free_h);
+}
+
+DC_CASE(dat_rsp_create, out_of_memory,
+	.clauses = "dat_rsp_create.provider_ep_unavailable",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES (qualifier and EP as they were) or a working RSP, and nothing left behind")
+{
+	struct cm_oom_sps o = { .evd = dc_evd(t, 8, DAT_EVD_CR_FLAG) };
+	struct dc_alloc_call c = { "dat_rsp_create", oom_rsp_make, oom_rsp_works, &o, oom_rsp_after };
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps);
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_no_dtos(t, &a);
+	for (int i = 0; i < n; i++) {
+		o.ep[i] = dc_ep(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, conn, &a);
+		if (dc_alloc_sweep(t, &c) < 0) {
+			DC_CLEANUP(dat_ep_free(o.ep[i]));
+			n = i;
+		}
+	}
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_rsp_free(o.sp[i]));
+	for (int i = 0; i < n; i++)
+		DC_CLEANUP(dat_ep_free(o.ep[i]));
+	/* with ep_handle NULL, where the Provider makes the EP: what it made
+	 * for a refused create is gone, and so is what it made for an RSP freed */
+	if (t->prov_attr.ep_creator != DAT_PSP_CREATES_EP_NEVER) {
+		o.n = 0;
+		o.tried = false;
+		memset(o.ep, 0, sizeof(o.ep));
+		c.check = oom_rsp_null_works;
+		c.after = NULL;
+		for (int i = 0; i < n; i++)
+			if (dc_alloc_sweep(t, &c) < 0)
+				break;
+		for (int i = 0; i < o.n; i++)
+			DC_CLEANUP(dat_rsp_free(o.sp[i]));
+	}
+	DC_CLEANUP(dat_evd_free(conn));
+	DC_CLEANUP(dat_evd_free(o.evd));
+	DC_CLEANUP(dat_pz_free(pz));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}

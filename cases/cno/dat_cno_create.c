@@ -193,3 +193,39 @@ DC_CASE(dat_cno_create, mt_safe,
 		}
 	}
 }
+
+/*
+ * dat_cno_create(3DAT) RETURN VALUES: an operation that fails for lack of
+ * resources returns DAT_INSUFFICIENT_RESOURCES.  Out of memory (each
+ * allocation of 40 creates in a row failing in turn): that, or a CNO that
+ * works; once the CNOs made are freed the IA closes gracefully.
+ */
+static DAT_RETURN cno_make(struct dc_ctx *t, void *cno)
+{
+	return dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, cno);
+}
+
+static void cno_works(struct dc_ctx *t, void *cno, bool keep)
+{
+	DAT_CNO_PARAM p = DC_CNO_PARAM(*(DAT_CNO_HANDLE *)cno);
+
+	/* collateral: dat_cno_create(3DAT) RETURN VALUES: DAT_SUCCESS made a CNO of the IA, which its query shows */
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
+	if (!keep)
+		DC_CLEANUP(dat_cno_free(*(DAT_CNO_HANDLE *)cno));
+}
+
+DC_CASE(dat_cno_create, out_of_memory,
+	.clauses = "dat_cno_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working CNO, and no CNO left behind")
+{
+	DAT_CNO_HANDLE cno[DC_ALLOC_FAULT_OBJECTS];
+	struct dc_alloc_call c = { "dat_cno_create", cno_make, cno_works, cno, NULL };
+
+	int n = dc_alloc_sweep_n(t, &c, DC_ALLOC_FAULT_OBJECTS, cno);
+
+	for (int i = 0; i < n; i++)
+		DC_CLEANUP(dat_cno_free(cno[i]));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}

@@ -407,9 +407,7 @@ static DAT_EVD_HANDLE own_recv_evd(struct dc_ctx *t)
 	return dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 }
 
-DC_CASE(dat_ep_create, shared_evd_flags_must_match,
-	.summary = "streams sharing an EVD with an unsignalled stream must use the same flags",
-	.requires = "completion_flags_supported&4")
+static void flags_must_match(struct dc_ctx *t)
 {
 	DAT_EP_ATTR dflt, unsig;
 	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
@@ -446,6 +444,13 @@ DC_CASE(dat_ep_create, shared_evd_flags_must_match,
 			      DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
+}
+
+DC_CASE(dat_ep_create, shared_evd_flags_must_match,
+	.summary = "streams sharing an EVD with an unsignalled stream must use the same flags",
+	.requires = "completion_flags_supported&4")
+{
+	flags_must_match(t);
 }
 
 /*
@@ -540,9 +545,7 @@ static DAT_RETURN move_request(struct dc_ctx *t, DAT_EP_HANDLE ep, DAT_EVD_HANDL
 		DC_ASSERT_UNCHANGED(&before_);					\
 	} while (0)
 
-DC_CASE(dat_ep_create, shared_evd_current_streams,
-	.summary = "the sharing rules weigh the streams on the EVD at the call: freed and moved streams stop counting, the others still count",
-	.requires = "completion_flags_supported&4")
+static void current_streams(struct dc_ctx *t)
 {
 	const DAT_COMPLETION_FLAGS U = DAT_COMPLETION_UNSIGNALLED_FLAG, D = DAT_COMPLETION_DEFAULT_FLAG;
 	struct sharing sh = { dc_pz(t), -1 };
@@ -613,6 +616,13 @@ DC_CASE(dat_ep_create, shared_evd_current_streams,
 	ASSERT_MOVE_REFUSED(ep2, u, D);
 }
 
+DC_CASE(dat_ep_create, shared_evd_current_streams,
+	.summary = "the sharing rules weigh the streams on the EVD at the call: freed and moved streams stop counting, the others still count",
+	.requires = "completion_flags_supported&4")
+{
+	current_streams(t);
+}
+
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
 	.summary = "on an EVD that also takes connection events only threshold flags are allowed",
 	.requires = "completion_flags_supported&4")
@@ -626,9 +636,7 @@ DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
 	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x, x, &a, &ep), DAT_INVALID_PARAMETER);
 }
 
-DC_CASE(dat_ep_create, solicited_wait_evd_exclusive,
-	.summary = "an EVD of solicited-wait Receives takes only Receive streams with those flags",
-	.requires = "completion_flags_supported&2")
+static void solicited_wait_exclusive(struct dc_ctx *t)
 {
 	DAT_EP_ATTR a1, a2;
 	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
@@ -643,6 +651,13 @@ DC_CASE(dat_ep_create, solicited_wait_evd_exclusive,
 		      DAT_INVALID_PARAMETER);
 	DC_ASSERT_RET(create(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a2, &ep),
 		      DAT_INVALID_PARAMETER);
+}
+
+DC_CASE(dat_ep_create, solicited_wait_evd_exclusive,
+	.summary = "an EVD of solicited-wait Receives takes only Receive streams with those flags",
+	.requires = "completion_flags_supported&2")
+{
+	solicited_wait_exclusive(t);
 }
 
 DC_CASE(dat_ep_create, invalid_ia_handle,
@@ -921,4 +936,123 @@ DC_CASE(dat_ep_create, model_not_supported,
 	DC_ASSERT_RET_ANY(create(t, dc_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 				 &a, &ep),
 			  DAT_MODEL_NOT_SUPPORTED, DAT_INVALID_PARAMETER);
+}
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row failing in turn, the create returns DAT_INSUFFICIENT_RESOURCES
+ * (dat_ep_create(3DAT) RETURN VALUES) or an EP that works (Unconnected,
+ * its query naming what it was given); once the EPs made and their objects
+ * are freed, the IA closes gracefully: no refused create left an EP.  The
+ * EPs share their EVDs, so the provider's bookkeeping of streams per EVD
+ * meets the failures too.
+ */
+struct oom_eps {
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE recv, req, conn;
+	DAT_EP_HANDLE ep[DC_ALLOC_FAULT_OBJECTS];
+	int n;
+};
+
+static DAT_RETURN oom_ep_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_eps *o = arg;
+
+	return dat_ep_create(t->ia, o->pz, o->recv, o->req, o->conn, NULL, &o->ep[o->n]);
+}
+
+static void oom_ep_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_eps *o = arg;
+	DAT_EP_PARAM p = DC_EP_PARAM(o->ep[o->n]);
+
+	/* collateral: dat_ep_create(3DAT) RETURN VALUES: DAT_SUCCESS made the EP asked for, which its query shows */
+	DC_ASSERT(p.ep_state == DAT_EP_STATE_UNCONNECTED && p.pz_handle == o->pz &&
+		  p.recv_evd_handle == o->recv && p.request_evd_handle == o->req &&
+		  p.connect_evd_handle == o->conn,
+		  "an EP made with an allocation failing: state %d, PZ %p, EVDs %p %p %p",
+		  (int)p.ep_state, p.pz_handle, p.recv_evd_handle, p.request_evd_handle,
+		  p.connect_evd_handle);
+	if (keep)
+		o->n++;
+	else
+		DC_CLEANUP(dat_ep_free(o->ep[o->n]));
+}
+
+static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o)
+{
+	struct dc_alloc_call c = { "dat_ep_create", oom_ep_make, oom_ep_works, o, NULL };
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps);
+
+	o->pz = dc_pz(t);
+	o->recv = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	o->req = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	o->conn = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	o->n = 0;
+	for (int i = 0; i < n; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+}
+
+static void oom_eps_free(struct dc_ctx *t, struct oom_eps *o)
+{
+	for (int i = 0; i < o->n; i++)
+		DC_CLEANUP(dat_ep_free(o->ep[i]));
+	DC_CLEANUP(dat_evd_free(o->recv));
+	DC_CLEANUP(dat_evd_free(o->req));
+	DC_CLEANUP(dat_evd_free(o->conn));
+	DC_CLEANUP(dat_pz_free(o->pz));
+}
+
+DC_CASE(dat_ep_create, out_of_memory,
+	.clauses = "dat_ep_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working EP, and no EP left behind")
+{
+	struct oom_eps o;
+
+	oom_eps_make(t, &o);
+	oom_eps_free(t, &o);
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
+
+/*
+ * The EVD sharing rules of dat_ep_create(3DAT) USAGE hold whatever memory
+ * the provider could or could not get before: after creates that met
+ * failing allocations (and succeeded or not), an unsignalled stream on an
+ * EVD nobody else uses is taken, and the sharing checks of
+ * shared_evd_flags_must_match, shared_evd_current_streams and
+ * solicited_wait_evd_exclusive (where solicited-wait is supported) hold
+ * again.
+ */
+DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
+	.clauses = "dat_ep_create.shared_evd_flags_must_match dat_ep_create.shared_evd_current_streams "
+		   "dat_ep_create.solicited_wait_evd_exclusive",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "after EP creates met failing allocations, streams sharing an EVD with an unsignalled stream must still use the same flags",
+	.requires = "completion_flags_supported&4")
+{
+	struct oom_eps o;
+
+	oom_eps_make(t, &o);
+	DC_FOR_CLAUSE("dat_ep_create.shared_evd_flags_must_match");
+	/* an unsignalled Request stream on an EVD of its own shares nothing
+	 * with the default streams made above: it is taken */
+	{
+		DAT_EP_ATTR unsig;
+		DAT_EP_HANDLE ep;
+
+		dc_ep_attr_default(t, &unsig);
+		unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, o.pz, own_recv_evd(t),
+						      dc_evd(t, 16, DAT_EVD_DTO_FLAG),
+						      DAT_HANDLE_NULL, &unsig, &ep));
+	}
+	flags_must_match(t);
+	DC_FOR_CLAUSE("dat_ep_create.shared_evd_current_streams");
+	current_streams(t);
+	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
+		DC_FOR_CLAUSE("dat_ep_create.solicited_wait_evd_exclusive");
+		solicited_wait_exclusive(t);
+	}
 }

@@ -198,3 +198,62 @@ DC_CASE(dat_evd_resize, invalid_handle,
 			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of a resize
+ * failing in turn (4 -> 64, then 64 -> 8), dat_evd_resize gives
+ * DAT_INSUFFICIENT_RESOURCES (dat_evd_resize(3DAT) RETURN VALUES) or
+ * DAT_SUCCESS with room for the new length.  Either way the EVD goes on
+ * working: the 3 events queued before are dequeued in order (a should:
+ * DESCRIPTION, no event lost), and it takes as many posts as its query
+ * reports room for.
+ */
+struct oom_resize {
+	DAT_EVD_HANDLE evd;
+	DAT_COUNT qlen;
+};
+
+static DAT_RETURN oom_resize_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_resize *o = arg;
+
+	(void)t;
+	return dat_evd_resize(o->evd, o->qlen);
+}
+
+static void oom_resize_after(struct dc_ctx *t, void *arg, DAT_RETURN r)
+{
+	struct oom_resize *o = arg;
+	DAT_EVD_PARAM p = DC_EVD_PARAM(o->evd);
+	DAT_EVENT ev;
+
+	if (r == DAT_SUCCESS)
+		DC_ASSERT(p.evd_qlen >= o->qlen, "after resize to %d the EVD reports evd_qlen %d",
+			  (int)o->qlen, (int)p.evd_qlen);
+	DC_FOR_CLAUSE("dat_evd_resize.keeps_events");
+	for (int i = 0; i < 3; i++) {
+		/* collateral: dat_evd_resize(3DAT) DESCRIPTION: the events queued before the resize are still there, in order */
+		DC_ASSERT_SUCCESS(dat_evd_dequeue(o->evd, &ev));
+		check_sw_at(t, __FILE__, __LINE__, "after a resize that met a failure", &ev,
+			    o->evd, TAG(i));
+	}
+	DC_FOR_CLAUSE("dat_evd_resize.insufficient_resources");
+	expect_room(t, o->evd, p.evd_qlen);
+	post_n(o->evd, 0, 3);
+}
+
+DC_CASE(dat_evd_resize, out_of_memory,
+	.clauses = "dat_evd_resize.insufficient_resources dat_evd_resize.keeps_events",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of a resize failing in turn: DAT_INSUFFICIENT_RESOURCES or the new length, and the EVD keeps its events and takes posts")
+{
+	struct oom_resize o = { dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG), 64 };
+	struct dc_alloc_call c = { "dat_evd_resize", oom_resize_make, NULL, &o, oom_resize_after };
+
+	o.qlen = dc_within_limit(64, t->ia_attr.max_evd_qlen);
+	post_n(o.evd, 0, 3);
+	if (dc_alloc_sweep(t, &c) < 0)
+		return;
+	o.qlen = 8;
+	dc_alloc_sweep(t, &c);
+}

@@ -1010,3 +1010,157 @@ DC_CASE(dat_ia_close, insufficient_resources,
 	/* nothing of the two instances is in the way of a new one */
 	make_busy(t, ia_open_plain());
 }
+
+/*
+ * The same measure where the Provider runs out of memory (the allocation
+ * fault hook): each cycle opens an instance with each allocation of the
+ * open failing in turn (an IA opened all the same is closed at once), then
+ * creates and frees objects of every kind on it, 20 of each, each create
+ * with each of its allocations failing in turn (the churn makes the
+ * Provider's tables grow and tidy up under failures too), and closes the
+ * instance abruptly.  What the refused calls return is not this clause's
+ * (their pages' out_of_memory cases judge it); that the memory they took
+ * comes back at the latest with the close is (dat_ia_close(3DAT) USAGE: no
+ * hidden leakage).
+ */
+enum oom_kind { OOM_PZ, OOM_CNO, OOM_EVD, OOM_RMR, OOM_SRQ, OOM_PSP, OOM_LMR, OOM_EP, OOM_RSP,
+		OOM_KINDS };
+
+struct oom_cycle {
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE cr;
+	DAT_EP_HANDLE rsp_ep;
+	void *buf;
+	bool rmrs, srqs;
+};
+
+/* A create of kind on the cycle's IA; *h what it made. */
+static DAT_RETURN oom_create(struct dc_ctx *t, struct oom_cycle *c, enum oom_kind kind,
+			     DAT_CONN_QUAL q, DAT_HANDLE *h)
+{
+	DAT_SRQ_ATTR sa = { 4, 1, DAT_SRQ_LW_DEFAULT };
+	DAT_EP_ATTR ea;
+	struct dc_lmr m;
+	DAT_CONN_QUAL any;
+	DAT_RETURN r;
+
+	switch (kind) {
+	case OOM_PZ:
+		return dat_pz_create(c->ia, h);
+	case OOM_CNO:
+		return dat_cno_create(c->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, h);
+	case OOM_EVD:
+		return dat_evd_create(c->ia, 8, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, h);
+	case OOM_RMR:
+		return dat_rmr_create(c->pz, h);
+	case OOM_SRQ:
+		return dat_srq_create(c->ia, c->pz, &sa, h);
+	case OOM_PSP:
+		return dat_psp_create_any(c->ia, &any, c->cr, DAT_PSP_CONSUMER_FLAG, h);
+	case OOM_LMR:
+		r = dc_lmr_register(c->ia, c->pz, c->buf, CHURN_LEN, DAT_MEM_PRIV_ALL_FLAG, &m);
+		*h = m.lmr;
+		return r;
+	case OOM_EP:
+		dc_ep_attr_no_dtos(t, &ea);
+		return dat_ep_create(c->ia, c->pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				     &ea, h);
+	case OOM_RSP:
+		return dat_rsp_create(c->ia, q, c->rsp_ep, c->cr, h);
+	case OOM_KINDS:
+		break;
+	}
+	return DAT_INVALID_PARAMETER;
+}
+
+static DAT_RETURN oom_free(enum oom_kind kind, DAT_HANDLE h)
+{
+	switch (kind) {
+	case OOM_PZ:
+		return dat_pz_free(h);
+	case OOM_CNO:
+		return dat_cno_free(h);
+	case OOM_EVD:
+		return dat_evd_free(h);
+	case OOM_RMR:
+		return dat_rmr_free(h);
+	case OOM_SRQ:
+		return dat_srq_free(h);
+	case OOM_PSP:
+		return dat_psp_free(h);
+	case OOM_LMR:
+		return dat_lmr_free(h);
+	case OOM_EP:
+		return dat_ep_free(h);
+	case OOM_RSP:
+		return dat_rsp_free(h);
+	case OOM_KINDS:
+		break;
+	}
+	return DAT_INVALID_PARAMETER;
+}
+
+/* The create of kind with each of its allocations failing in turn; what
+ * it makes is freed again. */
+static void oom_fail_each(struct dc_ctx *t, struct oom_cycle *c, enum oom_kind kind)
+{
+	DAT_CONN_QUAL q = kind == OOM_RSP ? dc_unprobed_conn_qual() : 0;
+	DAT_HANDLE h;
+
+	if ((kind == OOM_RMR && !c->rmrs) || (kind == OOM_SRQ && !c->srqs))
+		return;
+	for (DAT_COUNT k = 1;; k++) {
+		bool fired;
+		DAT_RETURN r;
+
+		h = DAT_HANDLE_NULL;
+		dc_fail_alloc(t, k);
+		r = oom_create(t, c, kind, q, &h);
+		fired = dc_alloc_fired(t);
+		if (r == DAT_SUCCESS)
+			DC_SETUP(oom_free(kind, h));
+		if (!fired)
+			return;
+	}
+}
+
+static void oom_cycle(struct dc_ctx *t, void *buf)
+{
+	struct oom_cycle c = { .buf = buf, .rmrs = t->ia_attr.max_rmrs > 0,
+			       .srqs = t->prov_attr.srq_supported == DAT_TRUE };
+	DAT_EVD_HANDLE async;
+	DAT_EP_ATTR ea;
+	DAT_RETURN r;
+
+	for (DAT_COUNT k = 1;; k++) {
+		async = DAT_HANDLE_NULL;
+		dc_fail_alloc(t, k);
+		r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &async, &c.ia);
+		if (!dc_alloc_fired(t))
+			break;
+		if (r == DAT_SUCCESS)
+			DC_SETUP(dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG));
+	}
+	DC_SETUP(r);
+	c.pz = pz_on(c.ia);
+	c.cr = evd_on(c.ia, 8, DAT_EVD_CR_FLAG);
+	dc_ep_attr_no_dtos(t, &ea);
+	DC_SETUP(dat_ep_create(c.ia, c.pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &ea,
+			       &c.rsp_ep));
+	for (int kind = 0; kind < OOM_KINDS; kind++)
+		for (int i = 0; i < 20; i++)
+			oom_fail_each(t, &c, (enum oom_kind)kind);
+	DC_ASSERT_SUCCESS(dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_close, no_memory_growth_out_of_memory,
+	.clauses = "dat_ia_close.no_leaks",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "open, 20 creates and frees of every kind with each allocation failing in turn, abrupt close: 80 cycles grow the heap no more than 10 do")
+{
+	void *buf = dc_case_buf_at(t, __FILE__, __LINE__, DAT_OPTIMAL_ALIGNMENT, CHURN_LEN);
+
+	heap_flat_over(t, "open/create under allocation failures/close", oom_cycle, buf, 10, 10,
+		       80, 32);
+}

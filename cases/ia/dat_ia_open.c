@@ -541,3 +541,98 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
 	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of an open
+ * failing in turn, dat_ia_open gives DAT_INSUFFICIENT_RESOURCES
+ * (dat_ia_open(3DAT) RETURN VALUES) or an IA that works: its query answers
+ * with the async EVD the open gave, two of its EPs connect, and where it
+ * registers memory (it may refuse an LMR for lack of resources:
+ * dat_lmr_create(3DAT) RETURN VALUES) an RDMA Write between its LMRs
+ * carries the bytes.  20 opens in a row, each kept open (the tables a
+ * Provider grows with its instances grow under failures too); an IA opened
+ * while an allocation failed is checked and closed at once.
+ */
+enum { OOM_OPENS = 20 };
+
+struct oom_ia {
+	DAT_IA_HANDLE ia[OOM_OPENS];
+	DAT_EVD_HANDLE async;
+	int n;
+};
+
+static DAT_RETURN oom_ia_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_ia *o = arg;
+
+	o->async = DAT_HANDLE_NULL;
+	o->ia[o->n] = DAT_HANDLE_NULL;
+	return dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &o->async, &o->ia[o->n]);
+}
+
+/* With t->ia the IA under check: an RDMA Write from one of its LMRs to another. */
+static void oom_ia_carries(struct dc_ctx *t)
+{
+	unsigned char *buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, 2 * 64);
+	struct dc_endpoint a = { 0 }, b = { 0 };
+	struct dc_lmr ma, mb;
+	DAT_RETURN r;
+
+	dc_connect_local(t, &a, &b, NULL);
+	r = dc_lmr_register(t->ia, a.pz, buf, 64, DAT_MEM_PRIV_ALL_FLAG, &ma);
+	if (r == DAT_SUCCESS)
+		r = dc_lmr_register(t->ia, b.pz, buf + 64, 64, DAT_MEM_PRIV_ALL_FLAG, &mb);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
+		dc_note(t, "an IA opened while an allocation failed refused an LMR: %s",
+			dc_ret_text(r));
+		return;
+	}
+	dc_fill(buf, 64, 7);
+	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an IA that works, whose memory RDMA reaches */
+	rdma_write_carried(&a, &ma, 0, 64, dc_rmr_iov(&mb, 0, 64), 1);
+	DC_ASSERT(!memcmp(buf, buf + 64, 64), "an RDMA Write between the IA's LMRs did not carry its bytes");
+}
+
+static void oom_ia_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_ia *o = arg;
+	DAT_IA_HANDLE saved = t->ia;
+	DAT_IA_ATTR ia_attr;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_EVD_PARAM aq;
+
+	/* collateral: dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an IA, which its query answers with the async EVD the open gave */
+	DC_ASSERT_SUCCESS(dat_ia_query(o->ia[o->n], &evd, DAT_IA_FIELD_ALL, &ia_attr,
+				       DAT_PROVIDER_FIELD_NONE, NULL));
+	DC_ASSERT(evd != DAT_HANDLE_NULL && evd == o->async,
+		  "the IA's query names async EVD %p, the open gave %p", evd, o->async);
+	/* collateral: dat_ia_open(3DAT) PARAMETERS: the async EVD the Provider made for a DAT_HANDLE_NULL async_evd_handle is an EVD of this IA */
+	aq = DC_EVD_PARAM(o->async);
+	DC_ASSERT(aq.evd_flags & DAT_EVD_ASYNC_FLAG,
+		  "the async EVD the open gave does not have DAT_EVD_ASYNC_FLAG");
+	DC_ASSERT_IA_HANDLE(aq.ia_handle, o->ia[o->n]);
+	if (keep) {
+		o->n++;
+		return;
+	}
+	t->ia = o->ia[o->n];
+	oom_ia_carries(t);
+	t->ia = saved;
+	DC_CLEANUP(dat_ia_close(o->ia[o->n], DAT_CLOSE_ABRUPT_FLAG));
+}
+
+DC_CASE(dat_ia_open, out_of_memory,
+	.clauses = "dat_ia_open.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 20 opens failing in turn: DAT_INSUFFICIENT_RESOURCES or an IA that answers, connects and carries RDMA")
+{
+	struct oom_ia o = { .n = 0 };
+	struct dc_alloc_call c = { "dat_ia_open", oom_ia_make, oom_ia_works, &o, NULL };
+
+	for (int i = 0; i < OOM_OPENS; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_ia_close(o.ia[i], DAT_CLOSE_GRACEFUL_FLAG));
+}

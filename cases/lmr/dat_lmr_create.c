@@ -559,3 +559,101 @@ DC_CASE(dat_lmr_create, insufficient_resources,
 		dc_note(t, "after one free, registration returned %s (not judged)", dc_ret_text(r));
 	}
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40
+ * registrations in a row failing in turn, dat_lmr_create gives
+ * DAT_INSUFFICIENT_RESOURCES (dat_lmr_create(3DAT) RETURN VALUES) or an
+ * LMR that works.  out_of_memory: the LMRs made report their region, and
+ * once they are freed the IA closes gracefully (no refused registration
+ * left an LMR).  out_of_memory_usable: each LMR made is used over a
+ * connection, as the source of an RDMA Write (its lmr_context) and as the
+ * target of the peer's (its rmr_context), and the bytes arrive.
+ */
+struct oom_lmrs {
+	DAT_PZ_HANDLE pz;
+	unsigned char *buf;
+	struct dc_pair *p;		/* usable: the connection */
+	struct dc_lmr m[DC_ALLOC_FAULT_OBJECTS];
+	int n;
+};
+
+static DAT_RETURN oom_lmr_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_lmrs *o = arg;
+
+	return dc_lmr_register(t->ia, o->pz, o->buf, BUF, DAT_MEM_PRIV_ALL_FLAG, &o->m[o->n]);
+}
+
+/* The LMR m carries an RDMA Write to the peer and takes one from it. */
+static void oom_lmr_carries(struct dc_ctx *t, struct dc_pair *p, const struct dc_lmr *m, int i)
+{
+	dc_fill(m->buf, 64, (unsigned int)i + 1);
+	memset(p->mb.buf, 0, 64);
+	/* collateral: dat_lmr_create(3DAT) RETURN VALUES: DAT_SUCCESS registered memory an RDMA Write can take its bytes from */
+	rdma_write_carried(&p->a, m, 0, 64, dc_rmr_iov(&p->mb, 0, 64), 1);
+	DC_ASSERT(!memcmp(p->mb.buf, m->buf, 64),
+		  "an RDMA Write from LMR %d did not carry its bytes", i);
+	dc_fill(p->mb.buf, 64, (unsigned int)i + 100);
+	/* collateral: dat_lmr_create(3DAT) RETURN VALUES: and that the peer's RDMA Write reaches through its rmr_context */
+	rdma_write_carried(&p->b, &p->mb, 0, 64, dc_rmr_iov(m, 0, 64), 2);
+	DC_ASSERT(!memcmp(p->mb.buf, m->buf, 64),
+		  "an RDMA Write into LMR %d did not reach its memory", i);
+}
+
+static void oom_lmr_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_lmrs *o = arg;
+	struct dc_lmr *m = &o->m[o->n];
+	DAT_LMR_PARAM q = dc_lmr_param(t, m->lmr);
+
+	DC_ASSERT(q.lmr_context == m->lmr_context && q.pz_handle == o->pz,
+		  "an LMR made with an allocation failing reports context %#x and PZ %p "
+		  "(the create gave %#x, PZ %p)", (unsigned int)q.lmr_context, q.pz_handle,
+		  (unsigned int)m->lmr_context, o->pz);
+	if (o->p)
+		oom_lmr_carries(t, o->p, m, o->n);
+	if (keep)
+		o->n++;
+	else
+		DC_CLEANUP(dat_lmr_free(m->lmr));
+}
+
+static void oom_lmrs_make(struct dc_ctx *t, struct oom_lmrs *o)
+{
+	struct dc_alloc_call c = { "dat_lmr_create", oom_lmr_make, oom_lmr_works, o, NULL };
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_lmrs);
+
+	o->buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
+	o->n = 0;
+	for (int i = 0; i < n; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+}
+
+DC_CASE(dat_lmr_create, out_of_memory,
+	.clauses = "dat_lmr_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 registrations failing in turn: DAT_INSUFFICIENT_RESOURCES or a working LMR, and no LMR left behind")
+{
+	struct oom_lmrs o = { .pz = dc_pz(t) };
+
+	oom_lmrs_make(t, &o);
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_lmr_free(o.m[i].lmr));
+	DC_CLEANUP(dat_pz_free(o.pz));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
+
+DC_CASE(dat_lmr_create, out_of_memory_usable,
+	.clauses = "dat_lmr_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each LMR registered while allocations fail in turn carries RDMA Writes both ways")
+{
+	struct dc_pair p;
+	struct oom_lmrs o;
+
+	dc_pair_up(t, &p, BUF, NULL);
+	o = (struct oom_lmrs){ .pz = p.a.pz, .p = &p };
+	oom_lmrs_make(t, &o);
+}

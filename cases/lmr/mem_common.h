@@ -54,4 +54,29 @@ static inline DAT_RETURN lmr_of_lmr(struct dc_ctx *t, DAT_LMR_HANDLE from, DAT_V
 				     &out->registered_length, &out->registered_address);
 }
 
+/*
+ * Clause: an RDMA Write of m[off, off+len) from e into dst is taken and
+ * completes with DAT_DTO_SUCCESS (dc_rdma_write makes the post set-up; here
+ * the memory under test is m, so its refusal is the clause's).
+ */
+static inline void rdma_write_carried_at(struct dc_ctx *t, const char *file, int line,
+					 const struct dc_endpoint *e, const struct dc_lmr *m,
+					 DAT_VLEN off, DAT_VLEN len, DAT_RMR_TRIPLET dst,
+					 uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(m, off, len);
+	DAT_RETURN r = dat_ep_post_rdma_write(e->ep, 1, &iov, dc_cookie(cookie), &dst,
+					      DAT_COMPLETION_DEFAULT_FLAG);
+	DAT_EVENT ev;
+
+	dc_assert_ret_at(t, file, line, "dat_ep_post_rdma_write", r, DC_FAIL, 1,
+			 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+	dc_expect_event_at(t, file, line, DC_FAIL, e->req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	if (ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS)
+		dc_end_at(t, DC_FAIL, file, line, false, "the RDMA Write completed with %s",
+			  dc_dto_status_name(ev.event_data.dto_completion_event_data.status));
+}
+#define rdma_write_carried(e, m, off, len, dst, cookie)			\
+	rdma_write_carried_at(t, __FILE__, __LINE__, (e), (m), (off), (len), (dst), (cookie))
+
 #endif /* MEM_COMMON_H */

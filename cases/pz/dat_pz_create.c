@@ -131,3 +131,42 @@ DC_CASE(dat_pz_create, insufficient_resources,
 	DC_SETUP(dat_pz_free(last));
 	DC_ASSERT_SUCCESS(dat_pz_create(t->ia, &pz));
 }
+
+/*
+ * Running out of memory is a lack of resources: with each allocation the
+ * create makes failing in turn (the provider's allocation fault hook), it
+ * returns DAT_INSUFFICIENT_RESOURCES (dat_pz_create(3DAT) RETURN VALUES) or
+ * a PZ that works.  40 PZs in a row are made that way (the tables a
+ * provider grows as objects accumulate grow under failures too); then they
+ * are freed, and the IA closes gracefully: no refused create left a PZ.
+ */
+static DAT_RETURN pz_make(struct dc_ctx *t, void *pz)
+{
+	return dat_pz_create(t->ia, pz);
+}
+
+static void pz_works(struct dc_ctx *t, void *pz, bool keep)
+{
+	DAT_PZ_PARAM p;
+
+	/* collateral: dat_pz_create(3DAT) RETURN VALUES: DAT_SUCCESS made a PZ of the IA, which its query shows */
+	DC_ASSERT_SUCCESS(dat_pz_query(*(DAT_PZ_HANDLE *)pz, DAT_PZ_FIELD_ALL, &p));
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
+	if (!keep)
+		DC_CLEANUP(dat_pz_free(*(DAT_PZ_HANDLE *)pz));
+}
+
+DC_CASE(dat_pz_create, out_of_memory,
+	.clauses = "dat_pz_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working PZ, and no PZ left behind")
+{
+	DAT_PZ_HANDLE pz[DC_ALLOC_FAULT_OBJECTS];
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_pzs);
+	struct dc_alloc_call c = { "dat_pz_create", pz_make, pz_works, pz, NULL };
+
+	n = dc_alloc_sweep_n(t, &c, n, pz);
+	for (int i = 0; i < n; i++)
+		DC_CLEANUP(dat_pz_free(pz[i]));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}

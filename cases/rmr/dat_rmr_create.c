@@ -129,3 +129,59 @@ DC_CASE(dat_rmr_create, insufficient_resources,
 		dc_note(t, "after one free, dat_rmr_create returned %s (not judged)", dc_ret_text(r));
 	}
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row failing in turn, dat_rmr_create gives DAT_INSUFFICIENT_RESOURCES
+ * (dat_rmr_create(3DAT) RETURN VALUES) or an RMR of the PZ; once the RMRs
+ * made are freed the IA closes gracefully (no refused create left one).
+ */
+struct oom_rmrs {
+	DAT_PZ_HANDLE pz;
+	DAT_RMR_HANDLE rmr[DC_ALLOC_FAULT_OBJECTS];
+	int n;
+};
+
+static DAT_RETURN oom_rmr_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_rmrs *o = arg;
+
+	(void)t;
+	return dat_rmr_create(o->pz, &o->rmr[o->n]);
+}
+
+static void oom_rmr_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_rmrs *o = arg;
+	DAT_RMR_PARAM p;
+
+	memset(&p, 0, sizeof(p));
+	/* collateral: dat_rmr_create(3DAT) RETURN VALUES: DAT_SUCCESS made an RMR of the PZ, which its query shows */
+	DC_ASSERT_SUCCESS(dat_rmr_query(o->rmr[o->n], DAT_RMR_FIELD_ALL, &p));
+	DC_ASSERT(p.pz_handle == o->pz, "an RMR made with an allocation failing reports PZ %p",
+		  p.pz_handle);
+	DC_ASSERT_IA_HANDLE(p.ia_handle, t->ia);
+	if (keep)
+		o->n++;
+	else
+		DC_CLEANUP(dat_rmr_free(o->rmr[o->n]));
+}
+
+DC_CASE(dat_rmr_create, out_of_memory,
+	.clauses = "dat_rmr_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.requires = "ia.max_rmrs>0",
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working RMR, and no RMR left behind")
+{
+	struct oom_rmrs o = { .pz = dc_pz(t) };
+	struct dc_alloc_call c = { "dat_rmr_create", oom_rmr_make, oom_rmr_works, &o, NULL };
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_rmrs);
+
+	for (int i = 0; i < n; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_rmr_free(o.rmr[i]));
+	DC_CLEANUP(dat_pz_free(o.pz));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}

@@ -642,9 +642,7 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_takes_other_streams,
  * only threshold DTO streams: a default stream on it is refused, whether it
  * is the EP's own Request stream or another EP's that came first.
  */
-DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
-	.summary = "a threshold SRQ Receive stream and a default DTO stream on one EVD are refused, either order",
-	.requires = "srq_supported")
+static void threshold_streams_only(struct dc_ctx *t)
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
@@ -692,6 +690,13 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
 			      DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
+}
+
+DC_CASE(dat_ep_create_with_srq, threshold_evd_threshold_streams_only,
+	.summary = "a threshold SRQ Receive stream and a default DTO stream on one EVD are refused, either order",
+	.requires = "srq_supported")
+{
+	threshold_streams_only(t);
 }
 
 /*
@@ -910,4 +915,96 @@ DC_CASE(dat_ep_create_with_srq, rdma_read_resources_allocated,
 			  !memcmp(l.rbuf.buf + n * SLOT + 64, src.buf + n * 64 + 32, 32),
 			  "RDMA Read %u placed the wrong bytes", n);
 	}
+}
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row (on one SRQ, sharing their EVDs) failing in turn, the create
+ * gives DAT_INSUFFICIENT_RESOURCES (dat_ep_create_with_srq(3DAT) RETURN
+ * VALUES) or an EP on the SRQ; once the EPs and their objects are freed
+ * the IA closes gracefully (no refused create left an EP).
+ */
+struct oom_srq_eps {
+	DAT_PZ_HANDLE pz;
+	DAT_SRQ_HANDLE srq;
+	DAT_EVD_HANDLE recv, req;
+	DAT_EP_ATTR attr;
+	DAT_EP_HANDLE ep[DC_ALLOC_FAULT_OBJECTS];
+	int n;
+};
+
+static DAT_RETURN oom_srq_ep_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_srq_eps *o = arg;
+
+	return dat_ep_create_with_srq(t->ia, o->pz, o->recv, o->req, DAT_HANDLE_NULL, o->srq,
+				      &o->attr, &o->ep[o->n]);
+}
+
+static void oom_srq_ep_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_srq_eps *o = arg;
+	DAT_EP_PARAM p = DC_EP_PARAM(o->ep[o->n]);
+
+	/* collateral: dat_ep_create_with_srq(3DAT) RETURN VALUES: DAT_SUCCESS made the EP asked for, which its query shows */
+	DC_ASSERT(p.ep_state == DAT_EP_STATE_UNCONNECTED && p.srq_handle == o->srq &&
+		  p.recv_evd_handle == o->recv && p.request_evd_handle == o->req,
+		  "an EP made with an allocation failing: state %d, SRQ %p, EVDs %p %p",
+		  (int)p.ep_state, p.srq_handle, p.recv_evd_handle, p.request_evd_handle);
+	if (keep)
+		o->n++;
+	else
+		DC_CLEANUP(dat_ep_free(o->ep[o->n]));
+}
+
+static void oom_srq_eps_make(struct dc_ctx *t, struct oom_srq_eps *o)
+{
+	struct dc_alloc_call c = { "dat_ep_create_with_srq", oom_srq_ep_make, oom_srq_ep_works, o, NULL };
+	int n = dc_within_limit(dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps),
+				t->ia_attr.max_ep_per_srq);
+
+	o->pz = dc_pz(t);
+	o->srq = dc_srq(t, o->pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	o->recv = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	o->req = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	dc_ep_attr_default(t, &o->attr);
+	o->n = 0;
+	for (int i = 0; i < n; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+}
+
+DC_CASE(dat_ep_create_with_srq, out_of_memory,
+	.clauses = "dat_ep_create_with_srq.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.requires = "srq_supported",
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working EP, and no EP left behind")
+{
+	struct oom_srq_eps o;
+
+	oom_srq_eps_make(t, &o);
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_ep_free(o.ep[i]));
+	DC_CLEANUP(dat_srq_free(o.srq));
+	DC_CLEANUP(dat_evd_free(o.recv));
+	DC_CLEANUP(dat_evd_free(o.req));
+	DC_CLEANUP(dat_pz_free(o.pz));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
+
+/*
+ * The threshold rule of dat_ep_create_with_srq(3DAT) USAGE holds whatever
+ * memory the provider could or could not get before: after creates that
+ * met failing allocations, threshold_evd_threshold_streams_only's checks.
+ */
+DC_CASE(dat_ep_create_with_srq, threshold_after_out_of_memory,
+	.clauses = "dat_ep_create_with_srq.threshold_evd_threshold_streams_only",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.requires = "srq_supported",
+	.summary = "after EP creates met failing allocations, a threshold SRQ Receive stream and a default DTO stream on one EVD are still refused")
+{
+	struct oom_srq_eps o;
+
+	oom_srq_eps_make(t, &o);
+	threshold_streams_only(t);
 }

@@ -554,3 +554,60 @@ DC_CASE(dat_srq_create, no_order_across_connections,
 	two_connections_interleaved(t, false);
 	two_connections_interleaved(t, true);
 }
+
+/*
+ * Out of memory (the allocation fault hook): each allocation of 40 creates
+ * in a row failing in turn, dat_srq_create gives DAT_INSUFFICIENT_RESOURCES
+ * (dat_srq_create(3DAT) RETURN VALUES) or an SRQ with the attributes asked
+ * for; once the SRQs made are freed the IA closes gracefully (no refused
+ * create left one).
+ */
+struct oom_srqs {
+	DAT_PZ_HANDLE pz;
+	DAT_SRQ_ATTR attr;
+	DAT_SRQ_HANDLE srq[DC_ALLOC_FAULT_OBJECTS];
+	int n;
+};
+
+static DAT_RETURN oom_srq_make(struct dc_ctx *t, void *arg)
+{
+	struct oom_srqs *o = arg;
+
+	return dat_srq_create(t->ia, o->pz, &o->attr, &o->srq[o->n]);
+}
+
+static void oom_srq_works(struct dc_ctx *t, void *arg, bool keep)
+{
+	struct oom_srqs *o = arg;
+	DAT_SRQ_PARAM p = DC_SRQ_PARAM(o->srq[o->n]);
+
+	/* collateral: dat_srq_create(3DAT) RETURN VALUES: DAT_SUCCESS made the SRQ asked for, which its query shows */
+	DC_ASSERT(p.pz_handle == o->pz && p.max_recv_dtos >= o->attr.max_recv_dtos &&
+		  p.max_recv_iov >= o->attr.max_recv_iov,
+		  "an SRQ made with an allocation failing reports PZ %p, %d DTOs of %d segments",
+		  p.pz_handle, (int)p.max_recv_dtos, (int)p.max_recv_iov);
+	if (keep)
+		o->n++;
+	else
+		DC_CLEANUP(dat_srq_free(o->srq[o->n]));
+}
+
+DC_CASE(dat_srq_create, out_of_memory,
+	.clauses = "dat_srq_create.insufficient_resources",
+	.needs = DC_ALLOC_FAULT_NEEDS,
+	.requires = "srq_supported",
+	.summary = "each allocation of 40 creates failing in turn: DAT_INSUFFICIENT_RESOURCES or a working SRQ, and no SRQ left behind")
+{
+	struct oom_srqs o = { .pz = dc_pz(t), .attr = { 8, 1, DAT_SRQ_LW_DEFAULT } };
+	struct dc_alloc_call c = { "dat_srq_create", oom_srq_make, oom_srq_works, &o, NULL };
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_srqs);
+
+	o.attr.max_recv_dtos = dc_within_limit(8, t->ia_attr.max_recv_per_srq);
+	for (int i = 0; i < n; i++)
+		if (dc_alloc_sweep(t, &c) < 0)
+			break;
+	for (int i = 0; i < o.n; i++)
+		DC_CLEANUP(dat_srq_free(o.srq[i]));
+	DC_CLEANUP(dat_pz_free(o.pz));
+	DC_ASSERT_IA_CLOSES_GRACEFULLY();
+}
