@@ -444,6 +444,30 @@ DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
 	DC_CLEANUP(dat_pz_free(pz));
 }
 
+/*
+ * A shared region is described by its cookie and its address (PARAMETERS,
+ * DAT_MEM_TYPE_SHARED_VIRTUAL): a description missing either names no
+ * region. Missing the address may also read as memory the platform did
+ * not create shared (DAT_INVALID_STATE).
+ */
+DC_CASE(dat_lmr_create, shared_description_incomplete,
+	.summary = "SHARED_VIRTUAL with a NULL cookie or a NULL address is refused; nothing registered")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *shm = shared_map(t, BUF);
+	char cookie[DAT_LMR_COOKIE_SIZE];
+	struct dc_lmr m;
+
+	memset(cookie, 'q', sizeof(cookie));
+	/* set-up: the provider takes a complete shared description */
+	DC_SETUP(lmr_shared(t, shm, &cookie, BUF, pz, DC_PRIV_LOCAL, &m));
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_ASSERT_RET(lmr_shared(t, shm, NULL, BUF, pz, DC_PRIV_LOCAL, &m), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET_ANY(lmr_shared(t, NULL, &cookie, BUF, pz, DC_PRIV_LOCAL, &m),
+			  DAT_INVALID_PARAMETER, DAT_INVALID_STATE);
+	DC_CLEANUP(dat_pz_free(pz));
+}
+
 DC_CASE(dat_lmr_create, unknown_type_refused,
 	.summary = "an undefined mem_type is refused (MODEL_NOT_SUPPORTED or INVALID_PARAMETER)")
 {
