@@ -774,5 +774,6 @@ DC_CASE(dat_evd_wait, threshold_met_without_notification,
 	DC_ASSERT_EQ(d->user_cookie.as_64, 11);
 	DC_ASSERT(d->status == DAT_DTO_SUCCESS, "the completion carries %s",
 		  dc_dto_status_name(d->status));
+	/* collateral: dat_evd_wait(3DAT) DESCRIPTION: the event the wait returned was removed from the queue */
 	DC_ASSERT_RET(dat_evd_dequeue(p.a.req_evd, &ev), DAT_QUEUE_EMPTY);
 }
