@@ -118,4 +118,17 @@ void dc_assert_invalid_handle_at(struct dc_ctx *t, const char *file, int line,
 	dc_assert_invalid_handle_at(t, __FILE__, __LINE__, #ret, (ret),	\
 				    (arg), DC_HANDLE_##kind)
 
+/*
+ * Set-up: closes ia abruptly with a CNO of ia whose OS Wait Proxy Agent
+ * calls fn(ia, arg) from the first upcall without an EVD, the one an abrupt
+ * dat_ia_close may make while it tears the IA down.  A provider need not
+ * make that upcall: the case then ends UNRESOLVED.  fn must not end the
+ * case: it runs inside dat_ia_close; it records, the case judges afterwards.
+ */
+void dc_close_with_agent_call_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_IA_HANDLE ia, void (*fn)(DAT_IA_HANDLE ia, void *arg),
+				 void *arg);
+#define dc_close_with_agent_call(t, ia, fn, arg)			\
+	dc_close_with_agent_call_at((t), __FILE__, __LINE__, (ia), (fn), (arg))
+
 #endif /* DC_OBJECTS_H */

@@ -5,8 +5,10 @@
  */
 #include "datcts.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 const char *dc_ret_text(DAT_RETURN r)
 {
@@ -261,4 +263,75 @@ void dc_assert_invalid_handle_at(struct dc_ctx *t, const char *file, int line,
 	dc_end_at(t, DC_FAIL, file, line, false,
 		  "%s: DAT_INVALID_HANDLE with a subtype that names another handle: got %s; "
 		  "argument %d allows %s", expr, dc_ret_text(got), arg, allowed);
+}
+
+/* ---- a call from the agent upcall of an abrupt dat_ia_close ---------------- */
+
+/*
+ * The upcall hands the call to a thread of its own and waits for it a
+ * while, so that a provider that makes the upcall under a lock of its own
+ * delays the call rather than hanging the close; such a late call is not
+ * judged.
+ */
+struct close_call {
+	DAT_IA_HANDLE ia;
+	void (*fn)(DAT_IA_HANDLE ia, void *arg);
+	void *arg;
+	bool ran, started;
+	int done;
+	pthread_t th;
+};
+
+static void *close_call_main(void *arg)
+{
+	struct close_call *c = arg;
+
+	c->fn(c->ia, c->arg);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void close_call_upcall(DAT_PVOID instance, DAT_EVD_HANDLE evd)
+{
+	struct close_call *c = instance;
+	double until = dc_now_ms() + 2000.0;
+
+	if (evd != DAT_HANDLE_NULL || c->ran)
+		return;
+	c->ran = true;
+	c->started = pthread_create(&c->th, NULL, close_call_main, c) == 0;
+	while (c->started && !__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) && dc_now_ms() < until)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+}
+
+void dc_close_with_agent_call_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_IA_HANDLE ia, void (*fn)(DAT_IA_HANDLE ia, void *arg),
+				 void *arg)
+{
+	static struct close_call c;
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+	bool in_time;
+
+	c = (struct close_call){ .ia = ia, .fn = fn, .arg = arg };
+	agent.instance_data = &c;
+	agent.proxy_agent_func = close_call_upcall;
+	r = dat_cno_create(ia, agent, &cno);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_cno_create with an agent returned %s", dc_ret_text(r));
+	r = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+	in_time = __atomic_load_n(&c.done, __ATOMIC_ACQUIRE) != 0;
+	if (c.started)
+		pthread_join(c.th, NULL);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ia_close(DAT_CLOSE_ABRUPT_FLAG) returned %s", dc_ret_text(r));
+	if (!c.ran || !c.started)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the abrupt dat_ia_close made no agent upcall to call from");
+	if (!in_time)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the call from the close's agent upcall did not return while the close ran");
 }

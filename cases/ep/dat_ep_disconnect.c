@@ -46,17 +46,17 @@ DC_CASE(dat_ep_disconnect, connected_to_disconnected,
  * EP does not stay Connected.  Which event tells it is no clause of this
  * page: noted.
  */
-static void peer_leaves_connected(struct dc_ctx *t, struct dc_pair *p)
+static void peer_leaves_connected(struct dc_ctx *t, struct dc_endpoint *peer)
 {
 	DAT_EVENT ev;
 
-	if (dc_wait_event(t, p->b.conn_evd, -1, &ev) == DAT_SUCCESS)
+	if (dc_wait_event(t, peer->conn_evd, -1, &ev) == DAT_SUCCESS)
 		dc_note(t, "the peer got %s", dc_event_name(ev.event_number));
-	ASSERT_REACHES_STATE(p->b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	ASSERT_REACHES_STATE(peer->ep, DAT_EP_STATE_DISCONNECTED, 5000);
 }
 
 DC_CASE(dat_ep_disconnect, connection_terminated,
-	.summary = "after an abrupt or graceful disconnect, and an abrupt one in DISCONNECT_PENDING, the peer EP is Disconnected too")
+	.summary = "after an abrupt or graceful disconnect, and an abrupt one in or towards DISCONNECT_PENDING, the peer EP is Disconnected too")
 {
 	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
 	struct dc_pair p;
@@ -66,15 +66,21 @@ DC_CASE(dat_ep_disconnect, connection_terminated,
 		dc_pair_up(t, &p, SUBJ_MEM, NULL);
 		DC_SETUP(dat_ep_disconnect(p.a.ep, how[i]));
 		dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-		peer_leaves_connected(t, &p);
+		peer_leaves_connected(t, &p.b);
 		pair_down(t, &p);
 	}
-	dc_note(t, "abrupt disconnect in DISCONNECT_PENDING");
-	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	pair_disconnect_pending(t, &p);
-	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	peer_leaves_connected(t, &p);
+	/* a waits in DISCONNECT_PENDING; then a itself, or its peer b, disconnects abruptly */
+	for (size_t i = 0; i < 2; i++) {
+		struct dc_endpoint *closer = i ? &p.b : &p.a, *peer = i ? &p.a : &p.b;
+
+		dc_note(t, "abrupt disconnect %s DISCONNECT_PENDING", i ? "of the peer of an EP in" : "in");
+		dc_pair_up(t, &p, SUBJ_MEM, NULL);
+		pair_disconnect_pending(t, &p);
+		DC_SETUP(dat_ep_disconnect(closer->ep, DAT_CLOSE_ABRUPT_FLAG));
+		dc_await_event(t, closer->conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+		peer_leaves_connected(t, peer);
+		pair_down(t, &p);
+	}
 }
 
 DC_CASE(dat_ep_disconnect, all_dtos_completed,
@@ -187,6 +193,18 @@ DC_CASE(dat_ep_disconnect, failure_order_per_direction,
 	DC_ASSERT(ok <= 16, "%d Sends succeeded but the peer had only 16 Receives", ok);
 }
 
+/* a: n Sends of len bytes (offset i * 1024, fill seed + i, cookie c0 + i)
+ * that wait for Receives at b, then the graceful disconnect (checked). */
+static void sends_then_graceful(struct dc_ctx *t, struct dc_pair *p, int n, DAT_VLEN len,
+				unsigned seed, uint64_t c0)
+{
+	for (int i = 0; i < n; i++) {
+		dc_fill(p->ma.buf + (DAT_VLEN)i * 1024, len, seed + (unsigned)i);
+		DC_SETUP(post_send1(p->a.ep, &p->ma, (DAT_VLEN)i * 1024, len, c0 + (uint64_t)i));
+	}
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p->a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
 DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 	.summary = "a graceful disconnect lets the outstanding Sends complete successfully first")
 {
@@ -199,11 +217,7 @@ DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 	 * a Receive a Send cannot complete); they must then complete
 	 * successfully before the EP disconnects.
 	 */
-	for (int i = 0; i < 8; i++) {
-		dc_fill(p.ma.buf + (DAT_VLEN)i * 1024, 1000, 10 + (unsigned)i);
-		DC_SETUP(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 1024, 1000, 200 + (uint64_t)i));
-	}
-	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	sends_then_graceful(t, &p, 8, 1000, 10, 200);
 	for (int i = 0; i < 8; i++)
 		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 300 + (uint64_t)i));
 	for (int i = 0; i < 8; i++)
@@ -217,6 +231,60 @@ DC_CASE(dat_ep_disconnect, graceful_completes_requests_first,
 		DC_ASSERT(dc_check_fill(p.mb.buf + (size_t)i * 1024, 1000, 10 + (unsigned)i),
 			  "message %d arrived with wrong bytes", i);
 	}
+}
+
+/*
+ * The same with the peer's Receives posted one at a time, each after the
+ * Send before it has completed: the first completion does not end the
+ * wait for the others.
+ */
+DC_CASE(dat_ep_disconnect, graceful_completes_requests_in_turn,
+	.clauses = "dat_ep_disconnect.graceful_completes_requests_first",
+	.summary = "a graceful disconnect waits for every outstanding Send, not only the first to complete")
+{
+	struct dc_pair p;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	sends_then_graceful(t, &p, 4, 500, 40, 600);
+	for (int i = 0; i < 4; i++) {
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024, 700 + (uint64_t)i));
+		DC_ASSERT_DTO(p.a.req_evd, 600 + (uint64_t)i, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.mb.buf + (size_t)i * 1024, 500, 40 + (unsigned)i),
+			  "message %d arrived with wrong bytes", i);
+	}
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+}
+
+/*
+ * RDMA Reads beyond max_rdma_read_out (1) wait their turn on the EP; a
+ * graceful disconnect made while they wait lets each of them complete.
+ */
+DC_CASE(dat_ep_disconnect, graceful_completes_waiting_reads,
+	.clauses = "dat_ep_disconnect.graceful_completes_requests_first",
+	.summary = "Reads waiting behind max_rdma_read_out 1 at a graceful disconnect all complete successfully")
+{
+	struct dc_pair p;
+	struct dc_lmr src;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+
+	pair_up_one_read_out(t, &p);
+	dc_lmr(t, p.b.pz, 8 * 1024, DAT_MEM_PRIV_ALL_FLAG, &src);
+	memset(p.ma.buf, CANARY, 8 * 1024);
+	for (int i = 0; i < 8; i++) {
+		dc_fill(src.buf + (size_t)i * 1024, 256, 50 + (unsigned)i);
+		iov = dc_iov(&p.ma, (DAT_VLEN)i * 1024, 256);
+		rem = dc_rmr_iov(&src, (DAT_VLEN)i * 1024, 256);
+		DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(800 + (uint64_t)i), &rem,
+					       DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	DC_ASSERT_SUCCESS(dat_ep_disconnect(p.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	for (int i = 0; i < 8; i++) {
+		DC_ASSERT_DTO(p.a.req_evd, 800 + (uint64_t)i, DAT_DTO_SUCCESS);
+		DC_ASSERT(dc_check_fill(p.ma.buf + (size_t)i * 1024, 256, 50 + (unsigned)i),
+			  "Read %d fetched wrong bytes", i);
+	}
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
 }
 
 DC_CASE(dat_ep_disconnect, graceful_disconnect_pending,

@@ -288,6 +288,41 @@ DC_CASE(dat_ep_dup_connect, invalid_handle,
 }
 
 /*
+ * The local EP on a second IA of the provider, the duplicated one Connected
+ * on the first: the page does not say whether that may be refused, but a
+ * success moves the local EP into Active Connection Pending.
+ */
+DC_CASE(dat_ep_dup_connect, dup_of_other_ia,
+	.clauses = "dat_ep_dup_connect.active_connection_pending",
+	.summary = "dup_connect of an EP of another IA: refused (EP Unconnected), or DAT_SUCCESS and the EP leaves Unconnected")
+{
+	struct dc_pair p;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL, evd, cevd;
+	DAT_PZ_HANDLE pz;
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+	DAT_EP_STATE st;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	DC_SETUP(dat_pz_create(ia2, &pz));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd));
+	DC_SETUP(dat_evd_create(ia2, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &cevd));
+	DC_SETUP(dat_ep_create(ia2, pz, evd, evd, cevd, NULL, &ep));
+	r = dat_ep_dup_connect(ep, p.a.ep, dc_case_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT);
+	dc_note(t, "dat_ep_dup_connect(EP of a second IA, a Connected EP of the first): %s", dc_ret_text(r));
+	st = ep_state_at(t, __FILE__, __LINE__, ep, DC_FAIL);
+	if (r == DAT_SUCCESS)
+		DC_ASSERT(st != DAT_EP_STATE_UNCONNECTED,
+			  "dat_ep_dup_connect returned DAT_SUCCESS but the EP is still Unconnected");
+	else
+		DC_ASSERT(st == DAT_EP_STATE_UNCONNECTED,
+			  "the refused dat_ep_dup_connect left the EP %s", state_name(st));
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/*
  * The RESERVED state, reached through dat_rsp_create: neither an Unconnected
  * local EP nor a Connected one to duplicate.
  */

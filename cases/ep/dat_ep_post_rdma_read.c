@@ -176,17 +176,12 @@ DC_CASE(dat_ep_post_rdma_read, completion_after_reset,
 	.clauses = "dat_ep_post_rdma_read.completion_on_request_evd",
 	.summary = "an EP with max_rdma_read_out 1, reset and connected again: two Reads in turn complete on the request EVD")
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
 	struct dc_pair p;
 	struct dc_endpoint b2;
 	struct dc_lmr mb2;
 	DAT_RMR_TRIPLET rem;
 
-	dc_ep_attr_default(t, &attr);
-	DC_NEED_LIMIT("ia.max_rdma_read_per_ep_out", t->ia_attr.max_rdma_read_per_ep_out, 1);
-	attr.max_rdma_read_out = 1;
-	dc_pair_up(t, &p, SUBJ_MEM, &o);
+	pair_up_one_read_out(t, &p);
 	memset(p.ma.buf, CANARY, SUBJ_MEM);
 	unconnected_by_reset(&p);
 	memset(&b2, 0, sizeof(b2));

@@ -573,6 +573,19 @@ static inline void free_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
 		DC_CLEANUP(dat_evd_free(e->recv_evd));
 	memset(e, 0, sizeof(*e));
 }
+/* A connected pair whose EPs have max_rdma_read_out 1 (UNSUPPORTED where
+ * the IA allows no outgoing RDMA Read per EP). */
+static inline void pair_up_one_read_out(struct dc_ctx *t, struct dc_pair *p)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+
+	dc_ep_attr_default(t, &attr);
+	DC_NEED_LIMIT("ia.max_rdma_read_per_ep_out", t->ia_attr.max_rdma_read_per_ep_out, 1);
+	attr.max_rdma_read_out = 1;
+	dc_pair_up(t, p, SUBJ_MEM, &o);
+}
+
 static inline void pair_down(struct dc_ctx *t, struct dc_pair *p)
 {
 	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;

@@ -177,3 +177,36 @@ DC_CASE(dat_evd_modify_cno, invalid_handle,
 	DC_ASSERT_INVALID_HANDLE(r, 2, CNO);
 	DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, c1);
 }
+
+/*
+ * A CNO of another IA of the same provider: the page lists only an invalid
+ * handle as a refusal, and on success the EVD notifies the CNO it was given.
+ * Either answer is allowed; a success must be honoured.
+ */
+DC_CASE(dat_evd_modify_cno, cno_of_other_ia,
+	.summary = "a CNO of another IA is refused as an invalid handle (EVD unchanged) or taken and notified")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL;
+	DAT_CNO_HANDLE other = DAT_HANDLE_NULL, c1 = dc_plain_cno(t);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c1);
+	struct dc_waiter *w;
+	DAT_RETURN r;
+
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	DC_SETUP(dat_cno_create(ia2, DAT_OS_WAIT_PROXY_AGENT_NULL, &other));
+	r = dat_evd_modify_cno(evd, other);
+	note_ret(t, "dat_evd_modify_cno(evd, a CNO of another IA)", r);
+	DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_INVALID_HANDLE);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, c1);
+	} else {
+		DC_ASSERT_PTR_EQ(DC_EVD_PARAM(evd).cno_handle, other);
+		w = dc_cno_waiter(t, other, DAT_TIMEOUT_INFINITE);
+		DC_ASSERT_BLOCKS(w);
+		post(evd, TAG(1));
+		EXPECT_CNO_WOKEN(w, evd, "a post after the change to the other IA's CNO");
+		DC_SETUP(dat_evd_modify_cno(evd, DAT_HANDLE_NULL));
+	}
+	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+}

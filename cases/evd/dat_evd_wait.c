@@ -793,3 +793,53 @@ DC_CASE(dat_evd_wait, event_names_its_evd_async,
 	overflow_request_evd(&a, &b);
 	TAKE_FROM(t->async_evd, DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev);
 }
+
+/*
+ * The threshold met by a completion that notifies no one (an unsignalled
+ * Send's, on an EP with unsignalled requests): whether the waiter wakes at
+ * its arrival or only at the timeout, the count is not below the threshold
+ * then, so the wait succeeds with that completion, taken off the queue.
+ */
+DC_CASE(dat_evd_wait, threshold_met_without_notification,
+	.clauses = "dat_evd_wait.returns_first_event",
+	.summary = "an unsignalled completion meeting threshold 1 during a 2 s wait: DAT_SUCCESS with that completion, removed",
+	.requires = "completion_flags_supported&4")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct dc_pair p;
+	struct dc_waiter *w;
+	DAT_LMR_TRIPLET iov;
+	DAT_EP_STATE st;
+	DAT_BOOLEAN rx_idle, req_idle = DAT_FALSE;
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	dc_ep_attr_default(t, &attr);
+	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	dc_pair_up(t, &p, 4096, &o);
+	dc_post_recv(t, p.b.ep, &p.mb, 0, 1024, 1);
+	w = dc_evd_waiter(t, p.a.req_evd, 2000000, 1);
+	DC_ASSERT_BLOCKS(w);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(11), DAT_COMPLETION_UNSIGNALLED_FLAG));
+	/* set-up: the Send completes while the wait still runs */
+	while (!req_idle && !dc_waiter_done(w))
+		DC_SETUP(dat_ep_get_status(p.a.ep, &st, &rx_idle, &req_idle));
+	dc_waiter_join(t, w, "the unsignalled Send's completion and the timeout");
+	DC_SETUP_ASSERT(req_idle || w->ret == DAT_SUCCESS,
+			"set-up: the Send had not completed when the wait returned %s",
+			dc_ret_text(w->ret));
+	DC_ASSERT(w->ret == DAT_SUCCESS,
+		  "dat_evd_wait(threshold 1) returned %s with the unsignalled completion queued",
+		  dc_ret_text(w->ret));
+	DC_ASSERT(w->ev.event_number == DAT_DTO_COMPLETION_EVENT,
+		  "the wait succeeded with event %s, not the queued completion",
+		  dc_event_name(w->ev.event_number));
+	d = &w->ev.event_data.dto_completion_event_data;
+	DC_ASSERT_EQ(d->user_cookie.as_64, 11);
+	DC_ASSERT(d->status == DAT_DTO_SUCCESS, "the completion carries %s",
+		  dc_dto_status_name(d->status));
+	/* collateral: dat_evd_wait(3DAT) DESCRIPTION: the event the wait returned was removed from the queue */
+	DC_ASSERT_RET(dat_evd_dequeue(p.a.req_evd, &ev), DAT_QUEUE_EMPTY);
+}

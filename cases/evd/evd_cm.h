@@ -332,14 +332,17 @@ static inline void cm_active_established_private_data_none(struct dc_ctx *t,
 {
 	struct cm cm, *c = &cm;
 	struct dc_endpoint b2;
-	unsigned char pd[32];
+	/* a size of its own (up to max_private_data_size), so that a
+	 * provider's copy of it is not a block every other call reuses */
+	unsigned char pd[712];
+	DAT_COUNT n = cm_max_pd() < (DAT_COUNT)sizeof(pd) ? cm_max_pd() : (DAT_COUNT)sizeof(pd);
 	const DAT_CONNECTION_EVENT_DATA *cd;
 	volatile unsigned char sum = 0;
 	DAT_EVENT ev;
 
 	dc_fill(pd, sizeof(pd), 61);
 	cm_setup(c, mode);
-	cm_accept(c, c->a.ep, c->b.ep, (DAT_COUNT)sizeof(pd), pd);
+	cm_accept(c, c->a.ep, c->b.ep, n, pd);
 	TAKE(c->b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 	TAKE(c->a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 	DC_SETUP(dat_ep_disconnect(c->a.ep, DAT_CLOSE_ABRUPT_FLAG));

@@ -652,3 +652,41 @@ DC_CASE(dat_ia_query, invalid_parameter,
 	DC_ASSERT_RET(dat_ia_query(t->ia, NULL, DAT_IA_FIELD_NONE, NULL,
 				   DAT_PROVIDER_FIELD_ALL, NULL), DAT_INVALID_PARAMETER);
 }
+
+/* ---- a query from inside an abrupt dat_ia_close ---------------------------- */
+
+struct close_query {
+	DAT_RETURN r;
+	DAT_EVD_HANDLE aevd;
+	DAT_IA_ATTR ia_attr;
+	DAT_PROVIDER_ATTR pr_attr;
+};
+
+static void query_closing(DAT_IA_HANDLE ia, void *arg)
+{
+	struct close_query *q = arg;
+
+	memset(&q->ia_attr, 0xA5, sizeof(q->ia_attr));
+	memset(&q->pr_attr, 0xA5, sizeof(q->pr_attr));
+	q->r = dat_ia_query(ia, &q->aevd, DAT_IA_FIELD_ALL, &q->ia_attr, DAT_PROVIDER_FIELD_ALL,
+			    &q->pr_attr);
+}
+
+DC_CASE(dat_ia_query, closing_ia,
+	.summary = "dat_ia_query from the agent upcall of an abrupt dat_ia_close: DAT_INVALID_HANDLE, or DAT_SUCCESS with the attributes filled")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL;
+	struct close_query q = { .r = DAT_SUCCESS };
+
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	dc_close_with_agent_call(t, ia2, query_closing, &q);
+	dc_note(t, "dat_ia_query during the close: %s", dc_ret_text(q.r));
+	DC_ASSERT(q.r == DAT_SUCCESS || DAT_GET_TYPE(q.r) == DAT_INVALID_HANDLE,
+		  "dat_ia_query on the IA being closed returned %s, expected DAT_INVALID_HANDLE "
+		  "(or DAT_SUCCESS with the attributes)", dc_ret_text(q.r));
+	if (q.r == DAT_SUCCESS)
+		DC_ASSERT(q.pr_attr.dapl_version_major == DAT_VERSION_MAJOR &&
+			  q.ia_attr.max_eps != (DAT_COUNT)0xA5A5A5A5,
+			  "dat_ia_query returned DAT_SUCCESS without filling the attributes in");
+}

@@ -444,6 +444,30 @@ DC_CASE(dat_lmr_create, shared_not_shared_invalid_state,
 	DC_CLEANUP(dat_pz_free(pz));
 }
 
+/*
+ * A shared region is described by its cookie and its address (PARAMETERS,
+ * DAT_MEM_TYPE_SHARED_VIRTUAL): a description missing either names no
+ * region. Missing the address may also read as memory the platform did
+ * not create shared (DAT_INVALID_STATE).
+ */
+DC_CASE(dat_lmr_create, shared_description_incomplete,
+	.summary = "SHARED_VIRTUAL with a NULL cookie or a NULL address is refused; nothing registered")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	unsigned char *shm = shared_map(t, BUF);
+	char cookie[DAT_LMR_COOKIE_SIZE];
+	struct dc_lmr m;
+
+	memset(cookie, 'q', sizeof(cookie));
+	/* set-up: the provider takes a complete shared description */
+	DC_SETUP(lmr_shared(t, shm, &cookie, BUF, pz, DC_PRIV_LOCAL, &m));
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_ASSERT_RET(lmr_shared(t, shm, NULL, BUF, pz, DC_PRIV_LOCAL, &m), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET_ANY(lmr_shared(t, NULL, &cookie, BUF, pz, DC_PRIV_LOCAL, &m),
+			  DAT_INVALID_PARAMETER, DAT_INVALID_STATE);
+	DC_CLEANUP(dat_pz_free(pz));
+}
+
 DC_CASE(dat_lmr_create, unknown_type_refused,
 	.summary = "an undefined mem_type is refused (MODEL_NOT_SUPPORTED or INVALID_PARAMETER)")
 {
@@ -656,4 +680,52 @@ DC_CASE(dat_lmr_create, out_of_memory_usable,
 	dc_pair_up(t, &p, BUF, NULL);
 	o = (struct oom_lmrs){ .pz = p.a.pz, .p = &p };
 	oom_lmrs_make(t, &o);
+}
+
+/* ---- a registration from inside an abrupt dat_ia_close -------------------- */
+
+struct close_reg {
+	DAT_PZ_HANDLE pz;	/* of the IA being closed: destroyed by then */
+	void *buf;
+	DAT_RETURN r;
+	DAT_LMR_HANDLE lmr;
+};
+
+#define CLOSE_SENTINEL ((DAT_LMR_HANDLE)(uintptr_t)0xA5A5A5A5u)
+
+static void register_closing(DAT_IA_HANDLE ia, void *arg)
+{
+	struct close_reg *c = arg;
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_CONTEXT lc;
+	DAT_RMR_CONTEXT rc;
+	DAT_VLEN sz;
+	DAT_VADDR va;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.for_va = c->buf;
+	c->lmr = CLOSE_SENTINEL;
+	c->r = dc_dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, BUF, c->pz, DC_PRIV_LOCAL, &c->lmr,
+				 &lc, &rc, &sz, &va);
+}
+
+DC_CASE(dat_lmr_create, closing_ia,
+	.summary = "dat_lmr_create from the agent upcall of an abrupt dat_ia_close: DAT_INVALID_HANDLE, or DAT_SUCCESS with an LMR")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL;
+	struct close_reg c = { .r = DAT_SUCCESS };
+
+	c.buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
+	DC_SETUP_ASSERT(c.buf, "out of memory");
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	DC_SETUP(dat_pz_create(ia2, &c.pz));
+	dc_close_with_agent_call(t, ia2, register_closing, &c);
+	dc_note(t, "dat_lmr_create during the close: %s", dc_ret_text(c.r));
+	DC_ASSERT(c.r == DAT_SUCCESS || DAT_GET_TYPE(c.r) == DAT_INVALID_HANDLE,
+		  "dat_lmr_create on the IA being closed (its PZ destroyed) returned %s, expected "
+		  "DAT_INVALID_HANDLE", dc_ret_text(c.r));
+	if (c.r == DAT_SUCCESS)
+		DC_ASSERT(c.lmr != CLOSE_SENTINEL && c.lmr != DAT_HANDLE_NULL,
+			  "dat_lmr_create returned DAT_SUCCESS without an LMR handle");
 }

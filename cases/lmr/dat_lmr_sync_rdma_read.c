@@ -43,3 +43,45 @@ DC_CASE(dat_lmr_sync_rdma_read, needed_only_if_required,
 }
 
 SYNC_COMMON_CASES(dat_lmr_sync_rdma_read)
+
+/* ---- a sync from inside an abrupt dat_ia_close ----------------------------- */
+
+struct close_sync {
+	DAT_LMR_TRIPLET seg;	/* of an LMR the close has destroyed by then */
+	DAT_RETURN none, one;
+};
+
+static void sync_closing(DAT_IA_HANDLE ia, void *arg)
+{
+	struct close_sync *c = arg;
+
+	c->none = dat_lmr_sync_rdma_read(ia, NULL, 0);
+	c->one = dat_lmr_sync_rdma_read(ia, &c->seg, 1);
+}
+
+DC_CASE(dat_lmr_sync_rdma_read, closing_ia,
+	.summary = "from the agent upcall of an abrupt dat_ia_close: no segment gives DAT_INVALID_HANDLE or DAT_SUCCESS; a segment of a destroyed LMR is refused")
+{
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE aevd = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz;
+	struct dc_lmr m;
+	struct close_sync c = { .none = DAT_SUCCESS, .one = DAT_SUCCESS };
+
+	DC_SETUP(dat_ia_open((const DAT_NAME_PTR)t->ia_name, 8, &aevd, &ia2));
+	DC_SETUP(dat_pz_create(ia2, &pz));
+	m.buf = dc_case_buf(t, DAT_OPTIMAL_ALIGNMENT, BUF);
+	DC_SETUP_ASSERT(m.buf, "out of memory");
+	DC_SETUP(dc_lmr_register(ia2, pz, m.buf, BUF, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, &m));
+	c.seg = dc_iov(&m, 0, 256);
+	dc_close_with_agent_call(t, ia2, sync_closing, &c);
+	dc_note(t, "during the close: no segment %s, one segment %s", dc_ret_text(c.none),
+		dc_ret_text(c.one));
+	DC_ASSERT(c.none == DAT_SUCCESS || DAT_GET_TYPE(c.none) == DAT_INVALID_HANDLE,
+		  "dat_lmr_sync_rdma_read(no segment) on the IA being closed returned %s, expected "
+		  "DAT_INVALID_HANDLE (or DAT_SUCCESS)", dc_ret_text(c.none));
+	DC_ASSERT(DAT_GET_TYPE(c.one) == DAT_INVALID_HANDLE ||
+		  DAT_GET_TYPE(c.one) == DAT_INVALID_PARAMETER,
+		  "dat_lmr_sync_rdma_read of a segment of a destroyed LMR returned %s, expected "
+		  "DAT_INVALID_HANDLE or DAT_INVALID_PARAMETER", dc_ret_text(c.one));
+}

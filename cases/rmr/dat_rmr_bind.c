@@ -653,3 +653,64 @@ DC_CASE(dat_rmr_bind, late_failure_breaks_connection,
 	DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
 		  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
 }
+
+/*
+ * A bind posted while RDMA Reads wait their turn behind max_rdma_read_out
+ * (1 here), then a Send: the Reads, the bind and the Send all complete
+ * successfully on the request EVD.
+ */
+DC_CASE(dat_rmr_bind, completes_behind_waiting_reads,
+	.clauses = "dat_rmr_bind.completion_event",
+	.summary = "a bind posted behind RDMA Reads waiting for max_rdma_read_out 1, then a Send: all complete successfully")
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	struct win w;
+	struct dc_lmr src, dst, inbox;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+	DAT_RMR_CONTEXT ctx = 0;
+	DAT_EVENT ev;
+	bool seen[5] = { false };
+
+	dc_ep_attr_default(t, &attr);
+	DC_NEED_LIMIT("ia.max_rdma_read_per_ep_out", t->ia_attr.max_rdma_read_per_ep_out, 1);
+	attr.max_rdma_read_out = 1;
+	win_setup(&w, DC_PRIV_LOCAL, &o);
+	dc_lmr(t, w.p.b.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &src);
+	dc_lmr(t, w.p.a.pz, BUF, DC_PRIV_LOCAL, &dst);
+	dc_lmr(t, w.p.b.pz, BUF, DC_PRIV_LOCAL, &inbox);
+	dc_post_recv(t, w.p.b.ep, &inbox, 0, 64, 9);
+	for (int i = 0; i < 3; i++) {
+		dc_fill(src.buf + (size_t)i * 256, 256, 60 + (unsigned)i);
+		iov = dc_iov(&dst, (DAT_VLEN)i * 256, 256);
+		rem = dc_rmr_iov(&src, (DAT_VLEN)i * 256, 256);
+		DC_SETUP(dat_ep_post_rdma_read(w.p.a.ep, 1, &iov, dc_cookie(1 + (uint64_t)i), &rem,
+					       DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 4, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	dc_post_send(t, w.p.a.ep, &dst, 0, 64, 5);
+	for (int n = 0; n < 5; n++) {
+		uint64_t c;
+		int ok;
+
+		DC_ASSERT_SUCCESS(dc_wait_event(t, w.p.a.req_evd, -1, &ev));
+		if (ev.event_number == DAT_RMR_BIND_COMPLETION_EVENT) {
+			c = ev.event_data.rmr_completion_event_data.user_cookie.as_64;
+			ok = ev.event_data.rmr_completion_event_data.status == DAT_RMR_BIND_SUCCESS;
+		} else {
+			DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
+				  "unexpected %s on the request EVD", dc_event_name(ev.event_number));
+			c = ev.event_data.dto_completion_event_data.user_cookie.as_64;
+			ok = ev.event_data.dto_completion_event_data.status == DAT_DTO_SUCCESS;
+		}
+		DC_ASSERT(c >= 1 && c <= 5 && !seen[c - 1], "unexpected or repeated cookie %llu",
+			  (unsigned long long)c);
+		DC_ASSERT(ok, "the request with cookie %llu did not complete successfully",
+			  (unsigned long long)c);
+		seen[c - 1] = true;
+	}
+	for (int i = 0; i < 3; i++)
+		DC_ASSERT(dc_check_fill(dst.buf + (size_t)i * 256, 256, 60 + (unsigned)i),
+			  "Read %d fetched wrong bytes", i + 1);
+}

@@ -6,6 +6,8 @@
  */
 #include "srq_common.h"
 
+#include <pthread.h>
+
 DC_CASE(dat_srq_free, destroys_unused,
 	.summary = "an SRQ without EPs is destroyed and releases its PZ",
 	.requires = "srq_supported")
@@ -16,6 +18,62 @@ DC_CASE(dat_srq_free, destroys_unused,
 	DC_ASSERT_SUCCESS(dat_srq_free(srq));
 	/* collateral: dat_srq_free(3DAT) DESCRIPTION: the destroyed SRQ no longer holds its PZ */
 	DC_ASSERT_SUCCESS(dat_pz_free(pz));
+}
+
+/* dat_srq_free on a thread of its own, so that a call that never returns
+ * is a finding rather than a hung case. */
+struct srq_free_call {
+	DAT_SRQ_HANDLE srq;
+	DAT_RETURN r;
+	int done;
+};
+
+static void *srq_free_main(void *arg)
+{
+	struct srq_free_call *c = arg;
+
+	c->r = dat_srq_free(c->srq);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The SRQ's last EP is freed while a Receive it took from the SRQ is
+ * complete but not yet dequeued from its EVD: the SRQ is in use by no EP,
+ * so it can be destroyed.
+ */
+DC_CASE(dat_srq_free, destroys_unused_with_unreaped_completion,
+	.clauses = "dat_srq_free.destroys_unused",
+	.summary = "after its EP is freed with a completed Receive not yet reaped, the SRQ is destroyed",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct srq_free_call c = { 0 };
+	pthread_t th;
+	double until;
+	DAT_EVENT ev;
+
+	link_up(&l, NULL);
+	post_slot(l.srq, &l.rbuf, 0);
+	link_send(&l, 5, 64);
+	/* set-up: the message was received (the Send completed), nothing reaped at rx */
+	DC_SETUP_DTO(l.tx.req_evd, 5, DAT_DTO_SUCCESS);
+	DC_SETUP(dat_ep_free(l.rx.ep));
+	l.rx.ep = DAT_HANDLE_NULL;
+	c.srq = l.srq;
+	DC_SETUP_ASSERT(pthread_create(&th, NULL, srq_free_main, &c) == 0, "set-up: pthread_create failed");
+	until = dc_now_ms() + (double)dc_wait_ms(t);
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && dc_now_ms() < until)
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	if (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		DC_FAIL("dat_srq_free of an SRQ no EP uses did not return within %ld ms",
+			dc_wait_ms(t));
+	pthread_join(th, NULL);
+	DC_ASSERT_SUCCESS(c.r);
+	/* what becomes of the queued completion the page does not say: it is
+	 * only taken, if it is there, and noted */
+	dc_note(t, "dequeue on the freed EP's recv EVD after the free: %s",
+		dc_ret_text(dat_evd_dequeue(l.rx.recv_evd, &ev)));
 }
 
 DC_CASE(dat_srq_free, refused_while_ep_attached,

@@ -50,7 +50,7 @@ SRQ_CASE(dat_srq_post_recv, buffer_available_to_connected_eps,
 }
 
 SRQ_CASE(dat_srq_post_recv, fill_in_iov_order,
-	.summary = "20 bytes into 3x16-byte segments: 16 + 4 bytes, the rest untouched",
+	.summary = "20 bytes into 3x16-byte segments: 16 + 4 bytes, the rest untouched; 18 bytes into 1 + 16 + 16: 1, 16, 1",
 	.requires = "srq_supported")
 {
 	struct link_opts o = { .iov = 3 };
@@ -78,6 +78,24 @@ SRQ_CASE(dat_srq_post_recv, fill_in_iov_order,
 		DC_ASSERT(seg[1][k] == 0xEE, "segment 1 written past the message end (byte %u)", k);
 	for (unsigned k = 0; k < SLOT; k++)
 		DC_ASSERT(seg[2][k] == 0xEE, "segment 2 written although the message ended in segment 1 (byte %u)", k);
+	/* segments of 1, 16 and 16 bytes take 18: the 1-byte segment is a
+	 * front one, and the message's last byte alone starts segment 2 */
+	memset(l.rbuf.buf + 3 * SLOT, 0xEE, 3 * SLOT);
+	for (unsigned i = 0; i < 3; i++) {
+		iov[i] = dc_iov(&l.rbuf, (DAT_VLEN)(3 + i) * SLOT, i ? 16 : 1);
+		seg[i] = l.rbuf.buf + (size_t)(3 + i) * SLOT;
+	}
+	DC_ASSERT_SUCCESS(dat_srq_post_recv(l.srq, 3, iov, dc_cookie(10)));
+	link_send(&l, 0x05060708, 18);
+	d = DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	sent_payload(0x05060708u, sent, 18);
+	DC_ASSERT_EQ(d.transfered_length, 18);
+	DC_ASSERT(seg[0][0] == sent[0], "the 1-byte segment 0 does not hold byte 0 of the message");
+	DC_ASSERT(!memcmp(seg[1], sent + 1, 16), "segment 1 does not hold bytes 1..16");
+	DC_ASSERT(seg[2][0] == sent[17], "segment 2 does not start with byte 17");
+	for (unsigned k = 1; k < SLOT; k++)
+		DC_ASSERT(seg[0][k] == 0xEE && seg[2][k] == 0xEE,
+			  "written past the 1-byte segment 0 or past byte 17 in segment 2 (offset %u)", k);
 }
 
 SRQ_CASE(dat_srq_post_recv, cookie_returned,
@@ -472,7 +490,7 @@ SRQ_CASE(dat_srq_post_recv, alignment_advised,
 }
 
 DC_CASE(dat_srq_post_recv, size_for_any_ep,
-	.summary = "a message too long for its SRQ buffer fails as it does for a plain EP's buffer",
+	.summary = "a message a byte too long for its SRQ buffer fails as it does for a plain EP's buffer",
 	.requires = "srq_supported")
 {
 	struct srq_link s, p;
@@ -484,15 +502,15 @@ DC_CASE(dat_srq_post_recv, size_for_any_ep,
 	iov = dc_iov(&s.rbuf, 0, 16);
 	DC_SETUP(dat_srq_post_recv(s.srq, 1, &iov, dc_cookie(1)));
 	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, 16, 1);
-	link_send(&s, 1, 64);
-	link_send(&p, 1, 64);
+	link_send(&s, 1, 17);		/* one byte more than the buffer holds */
+	link_send(&p, 1, 17);
 	DC_ASSERT_EVENT(s.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &es);
 	DC_ASSERT_EVENT(p.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ep);
 	dc_note(t, "SRQ EP: %s, plain EP: %s",
 		dc_dto_status_name(es.event_data.dto_completion_event_data.status),
 		dc_dto_status_name(ep.event_data.dto_completion_event_data.status));
 	DC_SETUP_ASSERT(ep.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS,
-			"set-up: the plain EP accepted 64 bytes into 16 bytes; nothing to compare against");
+			"set-up: the plain EP accepted 17 bytes into 16 bytes; nothing to compare against");
 	DC_ASSERT_EQ(es.event_data.dto_completion_event_data.status,
 		     ep.event_data.dto_completion_event_data.status);
 }

@@ -90,6 +90,9 @@ static void srq_teardown(struct ref_srq *srq)
 
 		ref_list_del(&dto->link);
 		dto->srq = NULL;
+		/* its EP may be gone (the SRQ was free to go): the event's
+		 * reaping must not give the DTO to that EP's spares */
+		dto->ep = NULL;
 	}
 	ref_obj_unregister(&srq->obj);
 	ref_obj_free(srq);
