@@ -49,8 +49,12 @@ COVERAGE_SCHEMA = "datcts-coverage-map/1"
 STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed")
 KILL_STATES = ("FAIL", "CRASH")      # a TIMEOUT kills too, but the next case may FAIL
 VALID_BASELINE = ("PASS", "UNSUPPORTED")
+# A survivor's triage.  "killed-in-config": it survives the default
+# configuration and dies in another one of the provider's (--config, or the
+# DAT 2.0 build, "dat2"): a run without that configuration lists it as
+# triaged, and it stays in the score as a survivor there.
 TRIAGE_KINDS = {"equivalent": ("reason",), "unspecified": ("page", "section", "words"),
-                "gap": ("closes",)}
+                "gap": ("closes",), "killed-in-config": ("config", "killed_by")}
 PROVIDER_DIR = "reference-provider/core"
 # The hand-written mutant table is test machinery, not provider behaviour.
 EXCLUDED_FILES = ("mutants.c",)

@@ -116,3 +116,16 @@ def test_function_extents_span_the_mutants_of_each_function():
                        SimpleNamespace(file="core/x.c", function="g", line=20, end_line=20)]}
     assert mutgen_run.function_extents(ms) == {("core/x.c", "f"): (5, 12),
                                                ("core/x.c", "g"): (20, 20)}
+
+
+def test_a_kill_in_another_configuration_is_a_triage_of_its_own(tmp_path):
+    f = tmp_path / "triage.toml"
+    f.write_text('["core/x.c:f:cond-negate:1:abcdef"]\nkind = "killed-in-config"\n'
+                 'config = "asan"\nkilled_by = "dat_x.y"\n')
+    assert mutgen_run.load_triage(f)["core/x.c:f:cond-negate:1:abcdef"]["config"] == "asan"
+    f.write_text('["core/x.c:f:cond-negate:1:abcdef"]\nkind = "killed-in-config"\n'
+                 'config = "asan"\n')
+    with pytest.raises(mutgen_run.GeneratedError):
+        mutgen_run.load_triage(f)
+    # it stays in the score, as a survivor of the configuration that ran
+    assert mutgen_run.score({"killed": 1, "survived": 1}, 0) == 50.0
