@@ -841,10 +841,10 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
                        todo: list, results: list, build_dir: Path, say,
                        extents: dict | None = None, src: Path | None = None) -> dict:
     """The --config passes: each mutant still alive (survived or not reached)
-    runs, in each configuration in turn, the cases that reach its lines there
-    and did not in the default configuration, until one kills it.  A kill
-    there replaces its record (the default run is kept in it); returns
-    {name: {"coverage_s", "mutants_run", "killed"}}."""
+    runs, in each configuration in turn, the cases new to it there
+    (cases_new_to; under a REBUILT configuration every reaching case), until
+    one kills it.  A kill there replaces its record (the default run is kept
+    in it); returns {name: {"coverage_s", "mutants_run", "killed", "env"}}."""
     names = split_multi(args.config)
     if not names:
         return {}
