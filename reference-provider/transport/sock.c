@@ -1734,7 +1734,6 @@ static bool conn_input_batch(struct sock_conn *c)
 					uint64_t k = (uint64_t)n;
 
 					c->tp->reads++;
-
 					drained = k < c->remain;
 					c->remain -= k;
 					budget = budget > k ? budget - k : 0;
@@ -2115,10 +2114,12 @@ static struct sock_conn *direct_conn(struct sock_tp *tp)
  * The busy poll's I/O: a consumer polling one connection reads it
  * straight away (a read that finds nothing costs what an epoll_wait that
  * finds nothing does, and one that finds a message saves the epoll_wait
- * before it: a system call on the latency path of every message); every
- * DIRECT_POLLS polls, and whenever there is more than that connection to
- * watch, epoll_wait looks at every socket (listeners, connects, output
- * waiting for room).  Returns how many sockets had something.
+ * before it: a system call on the latency path of every message).  Every
+ * DIRECT_POLLS polls, and whenever the IA has another connection or this
+ * one is not simply reading (connecting, output waiting for room),
+ * epoll_wait looks at every socket, the listeners' included: a connection
+ * request waits at most DIRECT_POLLS polls.  Returns how many sockets had
+ * something.
  */
 static int tp_poll_io(struct sock_tp *tp)
 {
