@@ -189,6 +189,14 @@ struct sock_conn {
 
 	/* send side */
 	struct ref_list txq;
+	/* Requests posted while earlier ones are in flight are held in txq
+	 * (not written) and go out together (conn_hold) */
+	uint64_t tx_next;		/* seq + 1 of the newest request queued */
+	uint64_t tx_sent;		/* seq + 1 of the newest one not held */
+	uint64_t tx_done;		/* requests with seq < this answered */
+	size_t held_bytes;		/* bytes of the held frames, 0 = none */
+	int held_iov;			/* their iovecs */
+	struct ref_list hold_link;	/* on tp->holdq while holding */
 };
 
 struct sock_tp {
@@ -206,6 +214,7 @@ struct sock_tp {
 	struct ref_list listeners;
 	struct ref_list resumeq;
 	struct ref_list ackq;	/* conns whose ack waits for a reply */
+	struct ref_list holdq;	/* conns holding requests (conn_hold) */
 	/* conns with a deadline or a failure to report, in creation order:
 	 * the timers look at these, not at every connection */
 	struct ref_list timed;
@@ -407,7 +416,9 @@ static socklen_t sa_len(const struct sockaddr *sa)
 static void conn_set_events(struct sock_conn *c)
 {
 	struct epoll_event ev = { 0 };
-	bool want_out = !ref_list_empty(&c->txq) || c->state == C_CONNECTING;
+	/* held requests wait for a flush, not for room in the socket */
+	bool want_out = (!ref_list_empty(&c->txq) && !c->held_bytes) ||
+			c->state == C_CONNECTING;
 	bool want_in = c->rx != RX_STALLED;
 
 	if (c->fd < 0 || (want_out == c->out_armed && want_in == c->in_armed))
@@ -440,9 +451,20 @@ static void txframe_free(struct txframe *t)
 #define FLUSH_IOV	64
 #define FLUSH_BYTES	(256 * 1024)
 
+/* The held requests are simply queued from now on. */
+static void conn_unhold(struct sock_conn *c)
+{
+	c->tx_sent = c->tx_next;
+	c->held_bytes = 0;
+	c->held_iov = 0;
+	ref_list_del(&c->hold_link);
+}
+
 /* Writes as much of the queue as the socket takes.  -1 on a dead socket. */
 static int conn_flush(struct sock_conn *c)
 {
+	if (c->held_bytes)
+		conn_unhold(c);
 	while (!ref_list_empty(&c->txq)) {
 		struct iovec v[FLUSH_IOV];
 		struct msghdr mh = { 0 };
@@ -509,23 +531,24 @@ static int conn_flush(struct sock_conn *c)
 }
 
 /*
- * Queues a frame: header + @niov data iovecs (referenced, not copied;
- * @owned is freed with the frame).  Tries to write at once when nothing
- * is queued before it.
+ * Appends a frame to txq: header + @niov data iovecs (referenced, not
+ * copied; @owned is freed with the frame).  NULL when it cannot.
  */
-static int conn_send_frame(struct sock_conn *c, const struct frame *f,
-			   const struct iovec *iov, int niov, void *owned)
+static struct txframe *conn_queue_frame(struct sock_conn *c,
+					const struct frame *f,
+					const struct iovec *iov, int niov,
+					void *owned)
 {
 	struct txframe *t;
 
 	if (c->fd < 0 || c->state == C_DEAD) {
 		free(owned);
-		return -1;
+		return NULL;
 	}
 	t = malloc(sizeof(*t));
 	if (!t) {
 		free(owned);
-		return -1;
+		return NULL;
 	}
 	if (c->ack_pending && c->state == C_ESTABLISHED &&
 	    f->type >= F_DISCONNECT) {
@@ -552,7 +575,22 @@ static int conn_send_frame(struct sock_conn *c, const struct frame *f,
 	t->type = f->type;
 	t->user = !owned && t->niov > 1;
 	ref_list_add_tail(&c->txq, &t->link);
-	if (c->txq.next == &t->link && c->state != C_CONNECTING) {
+	return t;
+}
+
+/*
+ * Queues a frame and writes it at once when nothing is queued before it
+ * but held requests (which go out ahead of it, in order).
+ */
+static int conn_send_frame(struct sock_conn *c, const struct frame *f,
+			   const struct iovec *iov, int niov, void *owned)
+{
+	struct txframe *t = conn_queue_frame(c, f, iov, niov, owned);
+
+	if (!t)
+		return -1;
+	if ((c->txq.next == &t->link || c->held_bytes) &&
+	    c->state != C_CONNECTING) {
 		if (conn_flush(c) < 0) {
 			if (c->state == C_CLOSING)
 				conn_close_now(c);
@@ -630,6 +668,7 @@ static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
 	ref_list_init(&c->txq);
 	ref_list_init(&c->resume_link);
 	ref_list_init(&c->ack_link);
+	ref_list_init(&c->hold_link);
 	ref_list_init(&c->timer_link);
 	c->order = tp->conns_made++;
 	ref_list_add_tail(&tp->conns, &c->link);
@@ -700,6 +739,7 @@ static void conn_close_now(struct sock_conn *c)
 		ref_list_del(&t->link);
 		txframe_free(t);
 	}
+	conn_unhold(c);
 	if (c->released)
 		conn_retire(c);
 }
@@ -709,6 +749,7 @@ static void conn_free(struct sock_conn *c)
 	ref_list_del(&c->link);
 	ref_list_del(&c->resume_link);
 	ref_list_del(&c->ack_link);
+	ref_list_del(&c->hold_link);
 	ref_list_del(&c->timer_link);
 	free(c->rbuf);
 	free(c->req_pdata);
@@ -766,6 +807,7 @@ static void conn_forget_user_memory(struct sock_conn *c)
 		t->owned = copy;
 		t->user = false;
 	}
+	conn_unhold(c);		/* held requests are unstarted: dropped */
 	c->rniov = 0;
 	c->rx_token = NULL;
 	if (c->rx == RX_STALLED) {
@@ -1071,7 +1113,10 @@ static void sock_abort(struct ref_tp_conn *cb)
 
 	/* Requests processed so far were processed: say so before breaking
 	 * (a delayed ACK would otherwise turn a delivered Send into a flush
-	 * at the peer).  flush_ack sends nothing unless established. */
+	 * at the peer).  flush_ack sends nothing unless established.  Held
+	 * requests go first, as if they had been written when posted. */
+	if (c->held_bytes && conn_flush(c) < 0)
+		(void)0;
 	flush_ack(c);
 	conn_release(c);
 }
@@ -1116,6 +1161,55 @@ static void sock_addresses(struct ref_tp_conn *cb,
 
 /* ---- ops: data ------------------------------------------------------------------ */
 
+/*
+ * A request posted while earlier requests of its connection are in flight
+ * (written, not answered yet) and while a consumer polls this IA (the
+ * engine is detached) is held in txq, not written, up to a flush's budget:
+ * the requests of a stream then go out in one sendmsg, and the kernel's
+ * cost (over loopback the receiving stack's too) is per call far more than
+ * per byte.  Held requests go out with the next frame sent on the
+ * connection, before a consumer polls or sleeps (flush_held_acks) and at
+ * the end of every progress round.  None waits for the Consumer's next
+ * call: the answer to the requests in flight may never come (a peer with
+ * no Receive posted acknowledges nothing), but a detached engine's thread
+ * runs a round within a tick or two of the consumer's last poll.
+ */
+static int send_request(struct sock_conn *c, const struct frame *f,
+			const struct iovec *iov, int niov)
+{
+	size_t bytes = HDR_LEN + f->length;
+	bool hold = c->tp->base.engine.detached && c->tx_sent > c->tx_done &&
+		    (ref_list_empty(&c->txq) || c->held_bytes) &&
+		    c->held_bytes + bytes <= FLUSH_BYTES &&
+		    c->held_iov + niov + 1 <= FLUSH_IOV;
+	int rc;
+
+	if (c->state != C_ESTABLISHED)
+		return -1;
+	c->tx_next = f->arg0 + 1;
+	if (!hold) {
+		rc = conn_send_frame(c, f, iov, niov, NULL);
+		c->tx_sent = c->tx_next;
+		return rc;
+	}
+	if (!conn_queue_frame(c, f, iov, niov, NULL))
+		return -1;
+	if (!c->held_bytes) {
+		ref_list_add_tail(&c->tp->holdq, &c->hold_link);
+		held_acks_ia = (DAT_IA_HANDLE)c->tp->base.ia;
+	}
+	c->held_bytes += bytes;
+	c->held_iov += niov + 1;
+	return 0;
+}
+
+/* The peer answered every request with seq < @upto (ACK, READ_RESP, NAK). */
+static void tx_answered(struct sock_conn *c, uint64_t upto)
+{
+	if (upto > c->tx_done)
+		c->tx_done = upto;
+}
+
 static int dto_iov(const struct ref_dto *dto, struct iovec *iov)
 {
 	int n = 0;
@@ -1145,9 +1239,7 @@ static int sock_send(struct ref_tp_conn *cb, uint64_t seq, uint64_t msn,
 			   .length = (uint32_t)dto->length };
 	struct iovec iov[REF_MAX_IOV];
 
-	if (c->state != C_ESTABLISHED)
-		return -1;
-	return conn_send_frame(c, &f, iov, dto_iov(dto, iov), NULL);
+	return send_request(c, &f, iov, dto_iov(dto, iov));
 }
 
 static int sock_rdma_write(struct ref_tp_conn *cb, uint64_t seq,
@@ -1160,9 +1252,7 @@ static int sock_rdma_write(struct ref_tp_conn *cb, uint64_t seq,
 			   .length = (uint32_t)dto->length };
 	struct iovec iov[REF_MAX_IOV];
 
-	if (c->state != C_ESTABLISHED)
-		return -1;
-	return conn_send_frame(c, &f, iov, dto_iov(dto, iov), NULL);
+	return send_request(c, &f, iov, dto_iov(dto, iov));
 }
 
 static int sock_rdma_read(struct ref_tp_conn *cb, uint64_t seq,
@@ -1174,9 +1264,7 @@ static int sock_rdma_read(struct ref_tp_conn *cb, uint64_t seq,
 			   .arg2 = dto->remote.rmr_context,
 			   .arg3 = (uint32_t)dto->remote.segment_length };
 
-	if (c->state != C_ESTABLISHED)
-		return -1;
-	return conn_send_frame(c, &f, NULL, 0, NULL);
+	return send_request(c, &f, NULL, 0);
 }
 
 static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
@@ -1219,6 +1307,18 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
  * checked once a tick): ~1-2 ms per Send whose completion is waited for
  * without an answer in between.
  */
+/* Held requests (send_request) go out. */
+static void tp_flush_held(struct sock_tp *tp)
+{
+	while (!ref_list_empty(&tp->holdq)) {
+		struct sock_conn *c = ref_container_of(tp->holdq.next,
+						struct sock_conn, hold_link);
+
+		if (conn_flush(c) < 0)	/* off holdq either way */
+			conn_broken(c);
+	}
+}
+
 static void flush_held_acks(struct sock_tp *tp)
 {
 	while (!ref_list_empty(&tp->ackq)) {
@@ -1229,6 +1329,7 @@ static void flush_held_acks(struct sock_tp *tp)
 		if (c->ack_timed)
 			flush_ack(c);
 	}
+	tp_flush_held(tp);
 }
 
 /*
@@ -1482,6 +1583,7 @@ static bool frame_begin(struct sock_conn *c)
 			conn_broken(c);
 			return false;
 		}
+		tx_answered(c, f->ack);
 		ref_tp_rx_ack(c->base.ep, f->ack - 1);
 		if (c->released || c->state == C_DEAD)
 			return false;
@@ -1608,12 +1710,15 @@ static bool frame_end(struct sock_conn *c)
 		ref_tp_rx_read_req(ep, f->arg0, f->arg2, f->arg1, f->arg3);
 		break;
 	case F_READ_RESP:
+		tx_answered(c, f->arg0 + 1);
 		ref_tp_rx_read_resp_end(ep, f->arg0);
 		break;
 	case F_ACK:
+		tx_answered(c, f->arg0 + 1);
 		ref_tp_rx_ack(ep, f->arg0);
 		break;
 	case F_NAK:
+		tx_answered(c, f->arg0 + 1);
 		ref_tp_rx_nak(ep, f->arg0, f->arg2);
 		break;
 	}
@@ -2054,6 +2159,7 @@ static void tp_progress(struct sock_tp *tp)
 {
 	tp_progress_io(tp);
 	tp_timers(tp);
+	tp_flush_held(tp);
 	tp_reap_dead(tp);
 }
 
@@ -2157,6 +2263,7 @@ static void sock_poll_completions(struct ref_transport *base)
 	ready = tp_poll_io(tp);
 	if (timers)
 		tp_timers(tp);
+	tp_flush_held(tp);
 	tp->consumer_round = false;
 	/*
 	 * A consumer that polls in a loop on a machine with two CPUs or fewer
@@ -2229,6 +2336,7 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->listeners);
 	ref_list_init(&tp->resumeq);
 	ref_list_init(&tp->ackq);
+	ref_list_init(&tp->holdq);
 	ref_list_init(&tp->timed);
 	if (resolve_addr(params, &tp->addr, &tp->addrlen) < 0) {
 		free(tp);

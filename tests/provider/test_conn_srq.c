@@ -42,12 +42,15 @@ static void post_srq(struct cf_side *s, DAT_SRQ_HANDLE srq, int n,
 	}
 }
 
+/* Each Send from its own bytes: a posted Send's buffer is the provider's
+ * until it completes (dat_ep_post_send(3DAT) DESCRIPTION), so one buffer
+ * rewritten between posts may go out with the last value. */
 static void send_msgs(struct cf_side *a, int n, size_t len)
 {
 	for (int i = 0; i < n; i++) {
-		DAT_LMR_TRIPLET t = cf_seg(a, 0, len);
+		DAT_LMR_TRIPLET t = cf_seg(a, (size_t)i * len, len);
 
-		a->buf[0] = (char)i;
+		a->buf[(size_t)i * len] = (char)i;
 		CF_OK(dat_ep_post_send(a->ep, 1, &t, cf_cookie(100 + i), 0));
 	}
 }
