@@ -222,8 +222,9 @@ struct sock_tp {
 };
 
 /*
- * The IA on which a round run by this thread last held an ack back for
- * this thread's answer.  A handle, not a pointer: the IA may be closed.
+ * The IA on which this thread last held something back: an ack for its
+ * answer (sock_ack), or its own requests (send_request).  A handle, not a
+ * pointer: the IA may be closed.
  */
 static __thread DAT_IA_HANDLE held_acks_ia;
 
