@@ -90,6 +90,10 @@
 
 #define RBUF_LEN	(64 * 1024)
 #define DIRECT_MIN	4096	/* payload >= this is read straight into place */
+#define DIRECT_TAIL	4096	/* ... and at most this of what follows it
+				 * into rbuf, in the same readv: the next
+				 * header, without copying much of a large
+				 * payload behind it twice */
 #define HANDSHAKE_MS	10000	/* passive side: CONN_REQ / RTU must come */
 #define LINGER_MS	2000	/* closing: drain input this long at most */
 #define RX_BUDGET	(1024 * 1024)	/* bytes per conn per progress round */
@@ -1821,11 +1825,13 @@ static bool conn_input_batch(struct sock_conn *c)
 			}
 			if (budget == 0 || drained)
 				break;
-			/* remain > 0, buffer empty: read straight into place */
+			/* remain > 0, buffer empty: read straight into place,
+			 * and what follows the payload into rbuf */
 			if (c->remain >= DIRECT_MIN && c->rniov > 0) {
-				struct iovec v[REF_MAX_IOV + 1];
+				struct iovec v[REF_MAX_IOV + 2];
 				int nv = 0;
-				uint64_t left = c->remain;
+				uint64_t left = c->remain, want;
+				size_t tail = 0;
 
 				for (int i = 0; i < c->rniov && left; i++) {
 					v[nv] = c->riov[i];
@@ -1834,15 +1840,27 @@ static bool conn_input_batch(struct sock_conn *c)
 					left -= v[nv].iov_len;
 					nv++;
 				}
+				want = c->remain - left;
+				if (!left) {
+					tail = DIRECT_TAIL;
+					v[nv].iov_base = c->rbuf;
+					v[nv].iov_len = tail;
+					nv++;
+				}
 				c->rpos = c->rlen = 0;
 				n = readv(c->fd, v, nv);
 				if (n > 0) {
 					uint64_t k = (uint64_t)n;
 
 					c->tp->reads++;
-					drained = k < c->remain;
+					drained = k < want + tail;
+					if (k > want) {
+						c->rlen = (size_t)(k - want);
+						k = want;
+					}
 					c->remain -= k;
-					budget = budget > k ? budget - k : 0;
+					budget = budget > (uint64_t)n ?
+						 budget - (uint64_t)n : 0;
 					while (k > 0) {
 						struct iovec *w = &c->riov[0];
 						size_t s = k < w->iov_len ?
