@@ -9,6 +9,8 @@
  */
 #include "conn_fixture.h"
 
+#include <time.h>
+
 #include <arpa/inet.h>
 
 static void test_connect_and_send(void)
@@ -319,6 +321,100 @@ out:
 	cf_close(&b);
 }
 
+/*
+ * Connects a->ep to b->ep without any call that makes progress on a's IA
+ * (no wait or dequeue there): a's engine keeps its sockets, its thread
+ * asleep on them.  a's side of the handshake is its thread's; this thread
+ * waits for it by looking at the EP's state, a call that reads no socket.
+ */
+static int connect_without_polling(struct cf_side *a, struct cf_side *b)
+{
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL qual;
+	DAT_EVENT ev;
+	DAT_EP_STATE state = DAT_EP_STATE_UNCONNECTED;
+	DAT_BOOLEAN in_idle, out_idle;
+	struct timespec t0, t;
+
+	CF_OK(dat_psp_create_any(b->ia, &qual, b->cr, DAT_PSP_CONSUMER_FLAG,
+				 &psp));
+	CF_OK(dat_ep_connect(a->ep, (DAT_IA_ADDRESS_PTR)&b->ia_addr, qual,
+			     CF_WAIT, 0, NULL, DAT_QOS_BEST_EFFORT,
+			     DAT_CONNECT_DEFAULT_FLAG));
+	if (cf_wait(b->cr, &ev) != DAT_CONNECTION_REQUEST_EVENT)
+		return -1;
+	CF_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+			    b->ep, 0, NULL));
+	if (cf_wait(b->conn, &ev) != DAT_CONNECTION_EVENT_ESTABLISHED)
+		return -1;
+	CF_OK(dat_psp_free(psp));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		CF_OK(dat_ep_get_status(a->ep, &state, &in_idle, &out_idle));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (state != DAT_EP_STATE_CONNECTED && t.tv_sec - t0.tv_sec < 5);
+	return state == DAT_EP_STATE_CONNECTED ? 0 : -1;
+}
+
+/*
+ * sock holds a request posted while earlier ones are in flight and a
+ * consumer polls the IA (send_request, reference-provider/transport/sock.c)
+ * and sends it with others later.  Held requests must not wait for the
+ * Consumer's next call.  Here the first Send is never answered (the peer
+ * holds it: no acknowledgement) and the poster makes no further call on
+ * its IA, yet the second Send must arrive: the peer's EP is watched from
+ * this thread through a hook that reads no socket, so only the poster's
+ * progress thread can send it - whether a consumer polled the poster's IA
+ * before the posts (@polled: its thread ticks) or not (it sleeps on the
+ * sockets, and nothing may be held).
+ */
+static void held_requests_go_out(bool polled)
+{
+	typedef DAT_RETURN (*hold_fn)(DAT_EP_HANDLE, DAT_BOOLEAN);
+	typedef DAT_RETURN (*wait_fn)(DAT_EP_HANDLE, DAT_COUNT, DAT_TIMEOUT);
+	hold_fn hold;
+	wait_fn wait_held;
+	struct cf_side a, b;
+	DAT_LMR_TRIPLET t[2];
+	DAT_EVENT ev;
+
+	if (cf_open(&a) || cf_open(&b))
+		return;
+	/* the library is loaded now */
+	hold = (hold_fn)(uintptr_t)cf_hook("daplref_test_hold_arrivals");
+	wait_held = (wait_fn)(uintptr_t)cf_hook("daplref_test_wait_held");
+	if (!hold || !wait_held) {
+		cf_failures++;
+		goto out;
+	}
+	a.ep = cf_ep(&a, NULL);
+	b.ep = cf_ep(&b, NULL);
+	if (polled ? cf_connect(&a, &b) : connect_without_polling(&a, &b)) {
+		cf_failures++;
+		goto out;
+	}
+	CF_OK(hold(b.ep, DAT_TRUE));
+	/* an empty dequeue busy-polls a's sockets */
+	if (polled)
+		CF_RC(dat_evd_dequeue(a.req, &ev), DAT_QUEUE_EMPTY);
+	for (int i = 0; i < 2; i++) {
+		t[i] = cf_seg(&a, (size_t)i * 256, 64);
+		CF_OK(dat_ep_post_send(a.ep, 1, &t[i], cf_cookie(1 + i),
+				       DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	CF_OK(wait_held(b.ep, 2, CF_WAIT));
+	CF_OK(hold(b.ep, DAT_FALSE));
+out:
+	cf_close(&a);
+	cf_close(&b);
+}
+
+static void test_held_requests_go_out(void)
+{
+	held_requests_go_out(true);
+	held_requests_go_out(false);
+}
+
 int main(void)
 {
 	test_connect_and_send();
@@ -326,5 +422,6 @@ int main(void)
 	test_reject_and_failures();
 	test_rsp_and_provider_ep();
 	test_psp_on_outgoing_port();
+	test_held_requests_go_out();
 	return cf_done("test_conn_basic");
 }
