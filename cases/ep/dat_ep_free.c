@@ -4,7 +4,7 @@
  * Free is checked in every state it is allowed in and refused in the three
  * it is not, each state reached for real (ep_common.h: at_state).
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 /* After a successful free the handle is dead. */
 static void assert_handle_dead(struct dc_ctx *t, DAT_EP_HANDLE ep)
@@ -234,4 +234,29 @@ DC_CASE(dat_ep_free, invalid_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_ep_free((DAT_EP_HANDLE)pz), 1, EP);
 	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
+}
+
+/*
+ * allowed_states whichever way the EP got to its state (ep_ways.h): CONNECTED
+ * as the active EP of dat_ep_connect or dat_ep_dup_connect and as each kind
+ * of accepting EP, DISCONNECTED by a rejected and by a timed-out connect
+ * (dat_ep_connect(3DAT) DESCRIPTION).  None of them is one of the three
+ * states dat_ep_free(3DAT) DESCRIPTION refuses.
+ */
+DC_CASE(dat_ep_free, allowed_each_way,
+	.clauses = "dat_ep_free.allowed_states",
+	.summary = "an EP connected each way (connect, dup_connect, consumer PSP, Provider EP, RSP, "
+		   "handoff), and one rejected or timed out, can be freed")
+{
+	struct way_conn w;
+
+	for (int way = 0; way < EP_WAYS; way++) {
+		if (!way_reach(&w, way))
+			continue;
+		if (way >= CONNECTED_WAYS)
+			await_state(w.s.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+		DC_ASSERT_SUCCESS(dat_ep_free(w.s.ep));
+		w.s.ep = DAT_HANDLE_NULL;	/* freed: the clause's own call */
+		way_down(t, &w);
+	}
 }
