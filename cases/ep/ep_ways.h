@@ -61,6 +61,7 @@ struct way_conn {
 	struct dc_endpoint peer;	/* the other end of its connection (none for the
 					 * two DISCONNECTED ways) */
 	struct dc_endpoint x1, x2;	/* the first connection of WAY_DUP_CONNECT */
+	DAT_CONN_QUAL q;		/* the qualifier the active EP connected to */
 };
 
 /* Set-up: an endpoint of w (its PZ and DTO EVD, its own connect EVD). */
@@ -87,9 +88,11 @@ static inline void way_setup_at(struct dc_ctx *t, const char *file, int line,
 }
 
 static inline DAT_CR_HANDLE way_request_at(struct dc_ctx *t, const char *file, int line,
-					   struct dc_endpoint *from, DAT_CONN_QUAL q,
-					   DAT_EVD_HANDLE cr_evd, DAT_TIMEOUT timeout_us)
+					   struct way_conn *w, struct dc_endpoint *from,
+					   DAT_CONN_QUAL q, DAT_EVD_HANDLE cr_evd,
+					   DAT_TIMEOUT timeout_us)
 {
+	w->q = q;
 	way_setup_at(t, file, line, dc_connect_to_self(t, from->ep, q, timeout_us, 0, NULL),
 		     "dat_ep_connect");
 	return dc_await_cr_at(t, file, line, cr_evd, NULL);
@@ -141,7 +144,7 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 							       DAT_PSP_CONSUMER_FLAG, &w->psp),
 			     "dat_psp_create_any");
 		way_endpoint_at(t, file, line, w, act);
-		cr = way_request_at(t, file, line, act, q, w->cr_evd,
+		cr = way_request_at(t, file, line, w, act, q, w->cr_evd,
 				    way == WAY_TIMED_OUT ? 200000 : 0);
 		if (way == WAY_TIMED_OUT) {
 			/* the request is left unanswered */
@@ -165,7 +168,7 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 			     "dat_psp_create_any");
 		way_endpoint_at(t, file, line, w, &w->x1);
 		way_endpoint_at(t, file, line, w, &w->x2);
-		cr = way_request_at(t, file, line, &w->x1, q, w->cr_evd, 0);
+		cr = way_request_at(t, file, line, w, &w->x1, q, w->cr_evd, 0);
 		way_setup_at(t, file, line, dat_cr_accept(cr, w->x2.ep, 0, NULL), "dat_cr_accept");
 		dc_expect_event_at(t, file, line, DC_UNRESOLVED, w->x1.conn_evd,
 				   DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
@@ -192,7 +195,7 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 							       DAT_PSP_PROVIDER_FLAG, &w->psp),
 			     "dat_psp_create_any");
 		way_endpoint_at(t, file, line, w, &w->peer);
-		cr = way_request_at(t, file, line, &w->peer, q, w->cr_evd, 0);
+		cr = way_request_at(t, file, line, w, &w->peer, q, w->cr_evd, 0);
 		memset(&c, 0, sizeof(c));
 		way_setup_at(t, file, line, dat_cr_query(cr, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c),
 			     "dat_cr_query");
@@ -225,7 +228,7 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 		way_endpoint_at(t, file, line, w, &w->s);
 		dc_rsp_any_at(t, file, line, t->ia, w->s.ep, w->cr_evd, &q, &w->rsp);
 		way_endpoint_at(t, file, line, w, &w->peer);
-		cr = way_request_at(t, file, line, &w->peer, q, w->cr_evd, 0);
+		cr = way_request_at(t, file, line, w, &w->peer, q, w->cr_evd, 0);
 		way_setup_at(t, file, line, dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL),
 			     "dat_cr_accept");
 		w->rsp = DAT_HANDLE_NULL;	/* consumed by the request (dat_rsp_create(3DAT)) */
@@ -239,7 +242,7 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 							       DAT_PSP_CONSUMER_FLAG, &w->psp2),
 			     "dat_psp_create_any");
 		way_endpoint_at(t, file, line, w, &w->peer);
-		cr = way_request_at(t, file, line, &w->peer, q, w->cr_evd, 0);
+		cr = way_request_at(t, file, line, w, &w->peer, q, w->cr_evd, 0);
 		way_setup_at(t, file, line, dat_cr_handoff(cr, q2), "dat_cr_handoff");
 		cr = dc_await_cr_at(t, file, line, w->cr_evd2, NULL);
 		way_endpoint_at(t, file, line, w, &w->s);
