@@ -81,27 +81,6 @@ DC_CASE(dat_evd_create, holds_min_qlen,
 	DC_ASSERT_RET(dat_evd_post_se(evd, &ev), DAT_QUEUE_FULL);
 }
 
-/*
- * The stream kinds an EVD can be made for, alone and in the combinations
- * the pages use one EVD for (dat_ep_create(3DAT): an EP's request, receive
- * and connect streams may share an EVD; dat_rmr_bind(3DAT): binds complete
- * on the request EVD).  A combination the provider refuses is set-up's.
- */
-static const DAT_EVD_FLAGS evd_kinds[] = {
-	DAT_EVD_SOFTWARE_FLAG, DAT_EVD_CR_FLAG, DAT_EVD_DTO_FLAG,
-	DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG, DAT_EVD_ASYNC_FLAG,
-	DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG,
-	DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG,
-	DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG | DAT_EVD_CONNECTION_FLAG,
-};
-#define EVD_KINDS ((int)(sizeof(evd_kinds) / sizeof(evd_kinds[0])))
-
-/* Set-up: an EVD of evd_kinds[i], with cno or none. */
-static DAT_EVD_HANDLE evd_of_kind(struct dc_ctx *t, int i, DAT_CNO_HANDLE cno)
-{
-	return cno ? dc_evd_with_cno(t, 4, evd_kinds[i], cno) : dc_evd(t, 4, evd_kinds[i]);
-}
-
 DC_CASE(dat_evd_create, query_reports_creation,
 	.summary = "dat_evd_query reports the flags (each kind alone and three combinations) and the "
 		   "CNO given at creation")
