@@ -7,7 +7,7 @@
 #include "../evd/evd_common.h"
 
 DC_CASE(dat_cno_free, destroys_unused,
-	.summary = "a CNO nobody uses (new, or whose EVD moved off) is freed")
+	.summary = "a CNO nobody uses (new, whose EVD detached, or whose EVD moved to another CNO) is freed")
 {
 	DAT_CNO_HANDLE c1 = dc_plain_cno(t), c2 = dc_plain_cno(t);
 	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, c2);
@@ -17,6 +17,40 @@ DC_CASE(dat_cno_free, destroys_unused,
 	DC_ASSERT_SUCCESS(dat_cno_free(c1));
 	DC_SETUP(dat_evd_modify_cno(evd, DAT_HANDLE_NULL));
 	DC_ASSERT_SUCCESS(dat_cno_free(c2));
+	/* and a CNO the EVD left for another one (dat_evd_modify_cno(3DAT):
+	 * the EVD is then associated with the new CNO only), however the EVD
+	 * got the first */
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE from = dc_plain_cno(t), to = dc_plain_cno(t);
+		DAT_EVD_HANDLE e = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, from, way);
+
+		dc_note(t, "the EVD's first CNO %s, then moved to another", cno_way_name(way));
+		DC_SETUP(dat_evd_modify_cno(e, to));
+		DC_ASSERT_SUCCESS(dat_cno_free(from));
+		DC_CLEANUP(dat_evd_free(e));
+		DC_CLEANUP(dat_cno_free(to));
+	}
+}
+
+/* Clause: freeing cno, which evd uses, is refused, changes nothing, and a
+ * post to evd still wakes a waiter on cno. */
+static void refused_still_works(struct dc_ctx *t, DAT_CNO_HANDLE cno, DAT_EVD_HANDLE evd,
+				const char *what)
+{
+	struct dc_snap s;
+	struct dc_waiter *w;
+	DAT_RETURN r;
+
+	dc_snapshot(t, DC_OBJ_CNO, cno, &s);
+	r = dat_cno_free(cno);
+	note_ret(t, what, r);
+	DC_ASSERT_RET(r, DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED(&s);
+	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
+	DC_ASSERT_BLOCKS(w);
+	post(evd, TAG(1));
+	EXPECT_CNO_WOKEN(w, evd, "a post after the refused free");
+	dc_waiter_free(w);
 }
 
 DC_CASE(dat_cno_free, in_use_by_evd,
@@ -25,21 +59,31 @@ DC_CASE(dat_cno_free, in_use_by_evd,
 	for (int way = 0; way < CNO_WAYS; way++) {
 		DAT_CNO_HANDLE cno = dc_plain_cno(t);
 		DAT_EVD_HANDLE evd = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, cno, way);
-		struct dc_snap s;
-		struct dc_waiter *w;
-		DAT_RETURN r;
 
 		dc_note(t, "the EVD's CNO %s", cno_way_name(way));
-		dc_snapshot(t, DC_OBJ_CNO, cno, &s);
-		r = dat_cno_free(cno);
-		note_ret(t, "dat_cno_free with an EVD attached", r);
-		DC_ASSERT_RET(r, DAT_INVALID_STATE);
-		DC_ASSERT_UNCHANGED(&s);
-		w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
-		DC_ASSERT_BLOCKS(w);
-		post(evd, TAG(1));
-		EXPECT_CNO_WOKEN(w, evd, "a post after the refused free");
-		dc_waiter_free(w);
+		refused_still_works(t, cno, evd, "dat_cno_free with an EVD attached");
+	}
+}
+
+/*
+ * The CNO an EVD moved to from another CNO (dat_evd_modify_cno(3DAT)), the
+ * first given at creation or by an earlier dat_evd_modify_cno: in use, and
+ * it still works.
+ */
+DC_CASE(dat_cno_free, in_use_after_move,
+	.clauses = "dat_cno_free.in_use_by_evd",
+	.summary = "freeing the CNO an EVD was moved to from another CNO gives DAT_INVALID_STATE and leaves it working")
+{
+	for (int way = 0; way < CNO_WAYS; way++) {
+		DAT_CNO_HANDLE from = dc_plain_cno(t), to = dc_plain_cno(t);
+		DAT_EVD_HANDLE evd = evd_on_cno(8, DAT_EVD_SOFTWARE_FLAG, from, way);
+
+		dc_note(t, "the EVD's first CNO %s, then moved to another", cno_way_name(way));
+		DC_SETUP(dat_evd_modify_cno(evd, to));
+		refused_still_works(t, to, evd, "dat_cno_free of the CNO the EVD moved to");
+		DC_CLEANUP(dat_evd_free(evd));
+		DC_CLEANUP(dat_cno_free(to));
+		DC_CLEANUP(dat_cno_free(from));
 	}
 }
 

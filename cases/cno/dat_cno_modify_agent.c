@@ -49,7 +49,7 @@ DC_CASE(dat_cno_modify_agent, in_addition_to_local,
 	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 8, DAT_EVD_SOFTWARE_FLAG, cno);
 	struct dc_waiter *w;
 
-	DC_SETUP(dat_cno_modify_agent(cno, agent_of(rb)));
+	DC_ASSERT_SUCCESS(dat_cno_modify_agent(cno, agent_of(rb)));	/* the clause's own call */
 	w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(1));

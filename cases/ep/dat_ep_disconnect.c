@@ -8,7 +8,7 @@
  * The cases about connection set-up (Active Connection Pending, Completion
  * Pending) and the refused states use the two-node state fixture.
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 #define BIG (64u * 1024u)
 
@@ -590,4 +590,31 @@ DC_CASE(dat_ep_disconnect, invalid_handle,
 {
 	DC_ASSERT_INVALID_HANDLE(dat_ep_disconnect(dc_freed_ep(t), DAT_CLOSE_ABRUPT_FLAG), 1, EP);
 	DC_ASSERT_INVALID_HANDLE(dat_ep_disconnect((DAT_EP_HANDLE)dc_wrong_handle(t), DAT_CLOSE_ABRUPT_FLAG), 1, EP);
+}
+
+/*
+ * connected_to_disconnected whichever way the EP got connected (ep_ways.h):
+ * the active EP of dat_ep_dup_connect, the Provider EP of a provider-flag
+ * PSP, the reserved EP of an RSP and the EP accepting a handed-off request
+ * besides the two ways above, each with both flags.
+ */
+DC_CASE(dat_ep_disconnect, connected_to_disconnected_each_way,
+	.clauses = "dat_ep_disconnect.connected_to_disconnected",
+	.summary = "abrupt and graceful disconnect of an EP connected each way (connect, dup_connect, "
+		   "consumer PSP, Provider EP, RSP, handoff) end in a DISCONNECTED event and state")
+{
+	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
+	struct way_conn w;
+
+	for (int way = 0; way < CONNECTED_WAYS; way++) {
+		for (int i = 0; i < 2; i++) {
+			if (!way_reach(&w, way))
+				break;
+			dc_note(t, "%s", i ? "graceful" : "abrupt");
+			DC_ASSERT_SUCCESS(dat_ep_disconnect(w.s.ep, how[i]));
+			DC_ASSERT_CONN_EVENT(w.s.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, w.s.ep);
+			ASSERT_STATE(w.s.ep, DAT_EP_STATE_DISCONNECTED);
+			way_down(t, &w);
+		}
+	}
 }

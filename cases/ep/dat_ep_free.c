@@ -4,7 +4,7 @@
  * Free is checked in every state it is allowed in and refused in the three
  * it is not, each state reached for real (ep_common.h: at_state).
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 /* After a successful free the handle is dead. */
 static void assert_handle_dead(struct dc_ctx *t, DAT_EP_HANDLE ep)
@@ -234,4 +234,71 @@ DC_CASE(dat_ep_free, invalid_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_ep_free((DAT_EP_HANDLE)pz), 1, EP);
 	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &pp));
+}
+
+/*
+ * allowed_states whichever way the EP got to its state (ep_ways.h): CONNECTED
+ * as the active EP of dat_ep_connect or dat_ep_dup_connect and as each kind
+ * of accepting EP, DISCONNECTED by a rejected and by a timed-out connect
+ * (dat_ep_connect(3DAT) DESCRIPTION).  None of them is one of the three
+ * states dat_ep_free(3DAT) DESCRIPTION refuses.
+ */
+/* Frees the subject of way (a DISCONNECTED way waited for first): the
+ * clause's own call when checked, else set-up. */
+static void free_subject(struct dc_ctx *t, struct way_conn *w, int way, bool checked)
+{
+	DAT_RETURN r;
+
+	if (way >= CONNECTED_WAYS)
+		await_state(w->s.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	r = dat_ep_free(w->s.ep);
+	if (checked)
+		DC_ASSERT(r == DAT_SUCCESS, "dat_ep_free of %s returned %s", ep_way_name(way),
+			  dc_ret_text(r));
+	else
+		DC_SETUP_ASSERT(r == DAT_SUCCESS, "set-up: dat_ep_free of %s returned %s",
+				ep_way_name(way), dc_ret_text(r));
+	w->s.ep = DAT_HANDLE_NULL;
+}
+
+DC_CASE(dat_ep_free, allowed_each_way,
+	.clauses = "dat_ep_free.allowed_states",
+	.summary = "an EP connected each way (connect, dup_connect, consumer PSP, Provider EP, RSP, "
+		   "handoff), and one rejected or timed out, can be freed")
+{
+	struct way_conn w;
+
+	for (int way = 0; way < EP_WAYS; way++) {
+		if (!way_reach(&w, way))
+			continue;
+		free_subject(t, &w, way, true);
+		way_down(t, &w);
+	}
+}
+
+/*
+ * event_streams_destroyed whichever way the EP got to its state (ep_ways.h):
+ * freed while CONNECTED as each kind of active and accepting EP, or while
+ * DISCONNECTED after a rejected or timed-out connect, its connect EVD (its
+ * own in every way; the Provider EP's given by dat_ep_modify) is no longer
+ * fed by it (dat_ep_free(3DAT) DESCRIPTION: the free destroys the EP's event
+ * stream on each of its EVDs).
+ */
+DC_CASE(dat_ep_free, event_streams_destroyed_each_way,
+	.clauses = "dat_ep_free.event_streams_destroyed",
+	.summary = "after freeing an EP connected each way, rejected or timed out, its connect EVD "
+		   "is no longer in use and can be freed")
+{
+	struct way_conn w;
+
+	for (int way = 0; way < EP_WAYS; way++) {
+		if (!way_reach(&w, way))
+			continue;
+		free_subject(t, &w, way, false);
+		/* collateral: dat_ep_free(3DAT) DESCRIPTION: the EP's stream on its
+		 * connect EVD is gone, so that EVD is free to go */
+		DC_ASSERT_SUCCESS(dat_evd_free(w.s.conn_evd));
+		w.s.conn_evd = DAT_HANDLE_NULL;
+		way_down(t, &w);
+	}
 }

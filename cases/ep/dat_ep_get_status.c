@@ -8,7 +8,7 @@
  * not dat_ep_get_status itself, so these cases turn the fixture's own
  * get_status verification off.
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 static const struct at_opts trust_the_path = { .no_verify = true };
 
@@ -120,4 +120,35 @@ DC_CASE(dat_ep_get_status, invalid_handle,
 
 	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status(dc_freed_ep(t), &st, &ri, &qi), 1, EP);
 	DC_ASSERT_INVALID_HANDLE(dat_ep_get_status((DAT_EP_HANDLE)dc_wrong_handle(t), &st, &ri, &qi), 1, EP);
+}
+
+/*
+ * The state the EP is in, whichever way it got there: CONNECTED reached as
+ * the active EP of dat_ep_connect or dat_ep_dup_connect and as each kind of
+ * accepting EP (consumer-flag PSP, Provider EP, RSP, a handed-off request),
+ * DISCONNECTED by the peer's disconnect, by a rejection and by a timeout
+ * (dat_ep_connect(3DAT) DESCRIPTION), UNCONNECTED by a reset out of it
+ * (dat_ep_reset(3DAT)).  The evidence of each state is the event that
+ * brought it (ep_ways.h); a state entered with its event may settle a
+ * moment later, so each is polled for at most 2 s.
+ */
+DC_CASE(dat_ep_get_status, reports_state_each_way,
+	.clauses = "dat_ep_get_status.reports_state",
+	.summary = "CONNECTED, DISCONNECTED and UNCONNECTED reported for an EP connected each way "
+		   "(connect, dup_connect, 4 kinds of accept), rejected and timed out")
+{
+	struct way_conn w;
+
+	for (int way = 0; way < EP_WAYS; way++) {
+		if (!way_reach(&w, way))
+			continue;
+		if (way < CONNECTED_WAYS) {
+			ASSERT_REACHES_STATE(w.s.ep, DAT_EP_STATE_CONNECTED, 2000);
+			way_peer_ends(&w);
+		}
+		ASSERT_REACHES_STATE(w.s.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+		DC_SETUP(dat_ep_reset(w.s.ep));
+		ASSERT_REACHES_STATE(w.s.ep, DAT_EP_STATE_UNCONNECTED, 2000);
+		way_down(t, &w);
+	}
 }

@@ -12,7 +12,7 @@
  *                else changed (state included);
  *   forbidden -> DAT_INVALID_STATE and nothing changed at all.
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 /* ---- the parameters of the page, and a valid new value for each --------------- */
 
@@ -968,4 +968,129 @@ DC_CASE(dat_ep_modify, mixed_mask_atomic,
 					    DAT_EP_FIELD_PZ_HANDLE, &nv),
 		      DAT_INVALID_STATE);
 	DC_ASSERT_UNCHANGED(&before);
+}
+
+/*
+ * ---- the states reached each way (ep_ways.h) ----------------------------------------
+ *
+ * The rows above reach CONNECTED as the active EP of dat_ep_connect and
+ * UNCONNECTED as a new EP.  The page's table speaks of the state only, so
+ * the same cells hold for an EP connected as the active EP of
+ * dat_ep_dup_connect or as each kind of accepting EP, and for one that is
+ * Unconnected again after a reset (dat_ep_reset(3DAT)).  Three parameters
+ * of two rows: the PZ (quiescent states only) and the connect EVD and
+ * Maximum Recv DTO (pre-connection states).  The new PZ or EVD is made for
+ * the call and freed after the way.
+ */
+struct way_mparam {
+	const struct mparam *mp;
+	const char *allowed;		/* its <param>_allowed_states clause */
+};
+static const struct way_mparam way_params[] = {
+	{ &P_pz_handle, "dat_ep_modify.pz_handle_allowed_states" },
+	{ &P_connect_evd_handle, "dat_ep_modify.connect_evd_handle_allowed_states" },
+	{ &P_max_recv_dtos, "dat_ep_modify.max_recv_dtos_allowed_states" },
+};
+
+/* A valid new value of way_params[k] into nv; the object made for it, if any,
+ * into *made (freed by the caller). */
+static void way_new_value(struct dc_ctx *t, int k, const DAT_EP_PARAM *cur, DAT_EP_PARAM *nv,
+			  DAT_HANDLE *made)
+{
+	*made = DAT_HANDLE_NULL;
+	if (way_params[k].mp == &P_pz_handle)
+		*made = nv->pz_handle = dc_pz(t);
+	else if (way_params[k].mp == &P_connect_evd_handle)
+		*made = nv->connect_evd_handle = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	else
+		way_params[k].mp->new_value(t, cur, nv);
+}
+
+static void way_free_made(struct dc_ctx *t, int k, DAT_HANDLE made)
+{
+	if (!made)
+		return;
+	if (way_params[k].mp == &P_pz_handle)
+		DC_CLEANUP(dat_pz_free(made));
+	else
+		DC_CLEANUP(dat_evd_free(made));
+}
+
+DC_CASE(dat_ep_modify, connected_each_way_forbidden,
+	.clauses = "dat_ep_modify.pz_handle_forbidden_states "
+		   "dat_ep_modify.connect_evd_handle_forbidden_states "
+		   "dat_ep_modify.max_recv_dtos_forbidden_states",
+	.summary = "the PZ, connect EVD and max_recv_dtos of an EP connected each way (connect, "
+		   "dup_connect, consumer PSP, Provider EP, RSP, handoff): refused, nothing moves")
+{
+	for (int k = 0; k < (int)N_OF(way_params); k++) {
+		const struct mparam *mp = way_params[k].mp;
+
+		DC_FOR_CLAUSE(mp->forbidden);
+		dc_note(t, "%s", mp->name);
+		for (int way = 0; way < CONNECTED_WAYS; way++) {
+			struct way_conn w;
+			struct dc_snap before;
+			DAT_EP_PARAM cur, nv;
+			DAT_HANDLE made;
+
+			if (!way_reach(&w, way))
+				continue;
+			cur = dc_ep_param(t, w.s.ep);
+			nv = cur;
+			way_new_value(t, k, &cur, &nv, &made);
+			dc_snapshot(t, DC_OBJ_EP, w.s.ep, &before);
+			DC_ASSERT_RET(dat_ep_modify(w.s.ep, mp->mask, &nv), DAT_INVALID_STATE);
+			DC_ASSERT_UNCHANGED(&before);
+			way_down(t, &w);
+			way_free_made(t, k, made);
+		}
+	}
+}
+
+DC_CASE(dat_ep_modify, unconnected_by_reset_each_way_allowed,
+	.clauses = "dat_ep_modify.pz_handle_allowed_states "
+		   "dat_ep_modify.connect_evd_handle_allowed_states "
+		   "dat_ep_modify.max_recv_dtos_allowed_states",
+	.summary = "the PZ, connect EVD and max_recv_dtos of an EP connected each way (or rejected), "
+		   "disconnected and reset, change as asked and nothing else moves")
+{
+	for (int k = 0; k < (int)N_OF(way_params); k++) {
+		const struct mparam *mp = way_params[k].mp;
+
+		DC_FOR_CLAUSE(way_params[k].allowed);
+		dc_note(t, "%s, each way then reset", mp->name);
+		/* the rejected connect stands for both ways to Disconnected without
+		 * a connection: a timed-out one takes ~10 s per round on siw0, and
+		 * three rounds would outlast the case's 30 s */
+		for (int way = 0; way < WAY_TIMED_OUT; way++) {
+			struct way_conn w;
+			struct dc_snap before;
+			DAT_EP_PARAM cur, nv, q;
+			DAT_HANDLE made;
+
+			if (!way_reach(&w, way))
+				continue;
+			if (way < CONNECTED_WAYS)
+				way_peer_ends(&w);
+			await_state(w.s.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+			DC_SETUP(dat_ep_reset(w.s.ep));
+			await_state(w.s.ep, DAT_EP_STATE_UNCONNECTED, 2000);
+			cur = dc_ep_param(t, w.s.ep);
+			nv = cur;
+			way_new_value(t, k, &cur, &nv, &made);
+			dc_snapshot(t, DC_OBJ_EP, w.s.ep, &before);
+			DC_ASSERT_SUCCESS(dat_ep_modify(w.s.ep, mp->mask, &nv));
+			q = DC_EP_PARAM(w.s.ep);
+			DC_ASSERT(mp->shows(&q, &nv),
+				  "after a successful dat_ep_modify, %s does not show the new value",
+				  mp->name);
+			DC_ASSERT_UNCHANGED_EXCEPT(&before, mp->name);
+			/* the EP now holds the new PZ or EVD and the way's old one is free */
+			DC_CLEANUP(dat_ep_free(w.s.ep));
+			w.s.ep = DAT_HANDLE_NULL;
+			way_down(t, &w);
+			way_free_made(t, k, made);
+		}
+	}
 }

@@ -5,7 +5,7 @@
  * what the other side (or its Connection Request) says, across the
  * two-node relay.
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 #include <netinet/in.h>
 
@@ -206,6 +206,42 @@ DC_ACTIVE(dat_ep_query, remote_address_valid_when_connected)
 		     host_of((struct sockaddr *)t->ia_attr.ia_address_ptr, host, sizeof(host)),
 		     (unsigned long long)p.local_port_qual);
 	dc_peer_wait(t, "done", NULL, 0);
+}
+
+/*
+ * The same clause on one host, for an EP connected each way (ep_ways.h):
+ * the EP reports this IA's address as the remote one, and as remote port
+ * qualifier the one it connected to (the active EP of dat_ep_connect and of
+ * dat_ep_dup_connect, whose remote end is the first connection's) or the
+ * active EP's local one (each kind of accepting EP), as the two-node case
+ * above does across hosts.
+ */
+DC_CASE(dat_ep_query, remote_address_each_way,
+	.clauses = "dat_ep_query.remote_address_valid_when_connected",
+	.summary = "an EP connected each way (connect, dup_connect, consumer PSP, Provider EP, RSP, "
+		   "handoff) reports its peer's address and port qualifier")
+{
+	struct way_conn w;
+
+	DC_SETUP_ASSERT(t->ia_attr.ia_address_ptr != NULL, "set-up: dat_ia_query gave no ia_address_ptr");
+	for (int way = 0; way < CONNECTED_WAYS; way++) {
+		DAT_EP_PARAM p;
+		DAT_PORT_QUAL want;
+		bool active = way == WAY_CONNECT || way == WAY_DUP_CONNECT;
+
+		if (!way_reach(&w, way))
+			continue;
+		want = active ? w.q : dc_ep_param(t, w.peer.ep).local_port_qual;
+		p = DC_EP_PARAM(w.s.ep);
+		DC_ASSERT(dc_same_host(p.remote_ia_address_ptr,
+				       (struct sockaddr *)t->ia_attr.ia_address_ptr),
+			  "the EP's remote_ia_address is not the peer IA's address");
+		DC_ASSERT(p.remote_port_qual == want,
+			  "the EP's remote_port_qual is %llu, expected %llu (%s)",
+			  (unsigned long long)p.remote_port_qual, (unsigned long long)want,
+			  active ? "the qualifier it connected to" : "the active EP's local_port_qual");
+		way_down(t, &w);
+	}
 }
 
 /* Active Connection Pending: remote fields are the target's. */

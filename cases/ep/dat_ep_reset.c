@@ -4,7 +4,7 @@
  * Reset is valid only from Disconnected (and a no-op in Unconnected); every
  * other state is reached for real and must refuse it.
  */
-#include "ep_common.h"
+#include "ep_ways.h"
 
 static void disconnect_active(struct dc_ctx *t, struct dc_pair *p)
 {
@@ -198,5 +198,67 @@ DC_CASE(dat_ep_reset, marker_flush_order,
 		DC_ASSERT_DTO(p.a.recv_evd, 99, DAT_DTO_ERR_FLUSHED);
 		DC_ASSERT_SUCCESS(dat_ep_reset(p.a.ep));
 		pair_down(t, &p);
+	}
+}
+
+/*
+ * Refused in CONNECTED whichever way the EP got there (dat_ep_reset(3DAT)
+ * DESCRIPTION: valid only in Disconnected and Unconnected): the active EP
+ * of dat_ep_connect and of dat_ep_dup_connect, and each kind of accepting
+ * EP (ep_ways.h).  Nothing of the EP changes and it stays Connected.
+ */
+DC_CASE(dat_ep_reset, invalid_state_connected_each_way,
+	.clauses = "dat_ep_reset.invalid_state",
+	.summary = "reset is refused, changing nothing, on an EP connected each way (connect, "
+		   "dup_connect, consumer PSP, Provider EP, RSP, handoff)")
+{
+	struct way_conn w;
+
+	for (int way = 0; way < CONNECTED_WAYS; way++) {
+		struct dc_snap before;
+
+		if (!way_reach(&w, way))
+			continue;
+		dc_snapshot(t, DC_OBJ_EP, w.s.ep, &before);
+		DC_ASSERT_RET(dat_ep_reset(w.s.ep), DAT_INVALID_STATE);
+		DC_ASSERT_UNCHANGED(&before);
+		way_down(t, &w);
+	}
+}
+
+/*
+ * Disconnected -> Unconnected whichever way the EP got to Disconnected
+ * (dat_ep_reset(3DAT) DESCRIPTION): an EP connected each way (ep_ways.h)
+ * and ended by its own abrupt disconnect or by the peer's, and the EP of
+ * a connect the peer rejected or that timed out (dat_ep_connect(3DAT)
+ * DESCRIPTION: both leave the EP Disconnected).
+ */
+DC_CASE(dat_ep_reset, disconnected_each_way,
+	.clauses = "dat_ep_reset.disconnected_to_unconnected",
+	.summary = "reset makes Unconnected an EP connected each way then disconnected by itself or "
+		   "the peer, and the EP of a rejected and of a timed-out connect")
+{
+	struct way_conn w;
+
+	for (int way = 0; way < EP_WAYS; way++) {
+		for (int by_peer = 0; by_peer < (way < CONNECTED_WAYS ? 2 : 1); by_peer++) {
+			if (!way_reach(&w, way))
+				break;
+			if (way < CONNECTED_WAYS) {
+				dc_note(t, "ended by %s",
+					by_peer ? "the peer" : "its own abrupt disconnect");
+				if (by_peer) {
+					way_peer_ends(&w);
+				} else {
+					DC_SETUP(dat_ep_disconnect(w.s.ep, DAT_CLOSE_ABRUPT_FLAG));
+					dc_await_event(t, w.s.conn_evd,
+						       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+				}
+			}
+			await_state(w.s.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+			DC_ASSERT_SUCCESS(dat_ep_reset(w.s.ep));
+			ASSERT_STATE(w.s.ep, DAT_EP_STATE_UNCONNECTED);
+			way_down(t, &w);
+		}
 	}
 }

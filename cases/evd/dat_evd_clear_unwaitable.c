@@ -75,6 +75,21 @@ DC_CASE(dat_evd_clear_unwaitable, cno_unaffected,
 	EXPECT_SW(evd, TAG(1));
 }
 
+/*
+ * The same clauses for an EVD of each stream kind, alone and combined, with
+ * and without a CNO (evd_common.h: evd_kinds): the query first
+ * (query_reports_waitable), then a wait that times out instead of being
+ * refused (wait_permitted), each over every kind.
+ */
+DC_CASE(dat_evd_clear_unwaitable, each_kind,
+	.clauses = "dat_evd_clear_unwaitable.query_reports_waitable dat_evd_clear_unwaitable.wait_permitted",
+	.summary = "an EVD of each kind (alone and combined, with and without a CNO) made unwaitable "
+		   "then waitable again reports WAITABLE and takes dat_evd_wait")
+{
+	unwaitable_each_kind(t, true, "dat_evd_clear_unwaitable.query_reports_waitable",
+			     "dat_evd_clear_unwaitable.wait_permitted");
+}
+
 DC_CASE(dat_evd_clear_unwaitable, invalid_handle,
 	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
 {

@@ -82,43 +82,60 @@ DC_CASE(dat_evd_create, holds_min_qlen,
 }
 
 DC_CASE(dat_evd_create, query_reports_creation,
-	.summary = "dat_evd_query reports the flags and the CNO given at creation")
+	.summary = "dat_evd_query reports the flags (each kind alone and three combinations) and the "
+		   "CNO given at creation")
 {
-	static const DAT_EVD_FLAGS flags[] = {
-		DAT_EVD_SOFTWARE_FLAG, DAT_EVD_CR_FLAG, DAT_EVD_DTO_FLAG,
-		DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG,
-		DAT_EVD_ASYNC_FLAG,
-	};
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd;
-	DAT_EVD_PARAM p;
 
-	for (unsigned int i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-		evd = dc_evd(t, 4, flags[i]);
-		p = DC_EVD_PARAM(evd);
-		DC_ASSERT(p.evd_flags == flags[i],
-			  "EVD created with flags 0x%x reports 0x%x",
-			  (unsigned int)flags[i], (unsigned int)p.evd_flags);
-		DC_ASSERT(p.cno_handle == DAT_HANDLE_NULL,
-			  "EVD created without a CNO reports CNO %p", p.cno_handle);
+	for (int i = 0; i < EVD_KINDS; i++) {
+		for (int with_cno = 0; with_cno < 2; with_cno++) {
+			DAT_CNO_HANDLE want = with_cno ? cno : DAT_HANDLE_NULL;
+			DAT_EVD_HANDLE evd = evd_of_kind(t, i, want);
+			DAT_EVD_PARAM p = DC_EVD_PARAM(evd);
+
+			DC_ASSERT(p.evd_flags == evd_kinds[i],
+				  "EVD created with flags 0x%x reports 0x%x",
+				  (unsigned int)evd_kinds[i], (unsigned int)p.evd_flags);
+			DC_ASSERT(p.cno_handle == want,
+				  "EVD of flags 0x%x created with CNO %p reports CNO %p",
+				  (unsigned int)evd_kinds[i], want, p.cno_handle);
+			/* one at a time: a provider with few EVDs runs them all */
+			DC_CLEANUP(dat_evd_free(evd));
+		}
 	}
-	evd = dc_evd_with_cno(t, 4, DAT_EVD_SOFTWARE_FLAG, cno);
-	p = DC_EVD_PARAM(evd);
-	DC_ASSERT_PTR_EQ(p.cno_handle, cno);
-	DC_ASSERT(p.evd_flags == DAT_EVD_SOFTWARE_FLAG,
-		  "EVD created with flags 0x%x reports 0x%x",
-		  (unsigned int)DAT_EVD_SOFTWARE_FLAG, (unsigned int)p.evd_flags);
 }
 
+/*
+ * Enabled and waitable from the start, whatever the EVD is made for and
+ * whether it has a CNO: the query says so, and a dat_evd_wait on the empty
+ * EVD times out instead of being refused (dat_evd_wait(3DAT) DESCRIPTION:
+ * DAT_INVALID_STATE on an unwaitable EVD).
+ */
 DC_CASE(dat_evd_create, starts_enabled_waitable,
-	.summary = "a new EVD is enabled and waitable")
+	.summary = "a new EVD of each kind (alone and combined), with and without a CNO, is enabled "
+		   "and waitable, and a dat_evd_wait on it times out")
 {
-	DAT_EVD_PARAM p = DC_EVD_PARAM(dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG));
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 
-	DC_ASSERT(EVD_ENABLED(p.evd_state), "new EVD state 0x%x is not enabled",
-		  (unsigned int)p.evd_state);
-	DC_ASSERT(EVD_WAITABLE(p.evd_state), "new EVD state 0x%x is not waitable",
-		  (unsigned int)p.evd_state);
+	for (int i = 0; i < EVD_KINDS; i++) {
+		for (int with_cno = 0; with_cno < 2; with_cno++) {
+			DAT_EVD_HANDLE evd = evd_of_kind(t, i, with_cno ? cno : DAT_HANDLE_NULL);
+			DAT_EVD_PARAM p = DC_EVD_PARAM(evd);
+			DAT_COUNT nmore = -1;
+			DAT_EVENT ev;
+
+			dc_note(t, "flags 0x%x, %s", (unsigned int)evd_kinds[i],
+				with_cno ? "with a CNO" : "no CNO");
+			DC_ASSERT(EVD_ENABLED(p.evd_state), "new EVD state 0x%x is not enabled",
+				  (unsigned int)p.evd_state);
+			DC_ASSERT(EVD_WAITABLE(p.evd_state), "new EVD state 0x%x is not waitable",
+				  (unsigned int)p.evd_state);
+			/* collateral: dat_evd_clear_unwaitable(3DAT) DESCRIPTION: a waitable
+			 * EVD takes dat_evd_wait, and a new one is waitable (the clause's source) */
+			DC_ASSERT_RET(dat_evd_wait(evd, 0, 1, &ev, &nmore), DAT_TIMEOUT_EXPIRED);
+			DC_CLEANUP(dat_evd_free(evd));
+		}
+	}
 }
 
 DC_CASE(dat_evd_create, cno_notified,

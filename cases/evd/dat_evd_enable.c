@@ -38,7 +38,7 @@ DC_CASE(dat_evd_enable, direct_waiters_unaffected,
 	post(evd, TAG(1));
 	EXPECT_EVD_WOKEN(w, TAG(1), "a post to the disabled EVD");
 	dc_waiter_free(w);
-	DC_SETUP(dat_evd_enable(evd));
+	DC_ASSERT_SUCCESS(dat_evd_enable(evd));	/* the clause's own call */
 	w = dc_evd_waiter(t, evd, DAT_TIMEOUT_INFINITE, 1);
 	DC_ASSERT_BLOCKS(w);
 	post(evd, TAG(2));

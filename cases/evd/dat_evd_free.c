@@ -150,6 +150,88 @@ DC_CASE(dat_evd_free, in_use_refused_other_ways,
 	DC_ASSERT_SUCCESS(dat_evd_free(cr));
 }
 
+/*
+ * The same clause with the event streams given the ways the two cases above
+ * leave out: the EVD of a PSP made by dat_psp_create on a chosen qualifier
+ * (not dat_psp_create_any) and of a provider-flag PSP (dat_psp_create(3DAT)),
+ * the EVDs of an EP made by dat_ep_create_with_srq(3DAT), and the EVDs a
+ * Provider EP received from dat_ep_modify before its request was accepted
+ * (dat_psp_create(3DAT): the Consumer may change the Provider EP's
+ * parameters).  A provider without SRQs or Provider EPs skips those parts
+ * (noted).
+ */
+DC_CASE(dat_evd_free, in_use_refused_more_ways,
+	.clauses = "dat_evd_free.in_use_refused",
+	.summary = "EVDs of a dat_psp_create PSP, of a provider-flag PSP, of an EP on an SRQ and of a "
+		   "Provider EP given them by dat_ep_modify give DAT_INVALID_STATE")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE cr = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL q = 0;
+
+	/* a qualifier nothing listens on, for dat_psp_create */
+	DC_SETUP(dat_psp_create_any(t->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_psp_free(psp));
+	DC_SETUP(dat_psp_create(t->ia, q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
+	expect_in_use(t, cr, "the EVD of a PSP made by dat_psp_create");
+	DC_SETUP(dat_psp_free(psp));
+	DC_ASSERT_SUCCESS(dat_evd_free(cr));
+
+	if (dc_attr_reported(t, "srq_supported") && t->prov_attr.srq_supported) {
+		DAT_SRQ_HANDLE srq = dc_srq(t, pz, 4, 1, DAT_SRQ_LW_DEFAULT);
+		DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+		DAT_EP_HANDLE ep = dc_ep_with_srq(t, pz, recv, req, conn, srq, NULL);
+
+		expect_in_use(t, recv, "the recv EVD of an EP on an SRQ");
+		expect_in_use(t, req, "the request EVD of an EP on an SRQ");
+		expect_in_use(t, conn, "the connect EVD of an EP on an SRQ");
+		DC_SETUP(dat_ep_free(ep));
+		DC_ASSERT_SUCCESS(dat_evd_free(recv));
+		DC_ASSERT_SUCCESS(dat_evd_free(req));
+		DC_ASSERT_SUCCESS(dat_evd_free(conn));
+	} else {
+		dc_note(t, "no SRQs: the EP on an SRQ is left out");
+	}
+
+	if (t->prov_attr.ep_creator != DAT_PSP_CREATES_EP_NEVER) {
+		DAT_EVD_HANDLE pcr = dc_evd(t, 8, DAT_EVD_CR_FLAG);
+		DAT_EVD_HANDLE dto = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE aconn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+		DAT_EVD_HANDLE recv = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE req = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+		DAT_EVD_HANDLE conn = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+		DAT_EP_HANDLE active = dc_ep(t, pz, dto, dto, aconn, NULL);
+		DAT_CR_PARAM c;
+		DAT_EP_PARAM nv;
+		DAT_CR_HANDLE crh;
+
+		DC_SETUP(dat_psp_create_any(t->ia, &q, pcr, DAT_PSP_PROVIDER_FLAG, &psp));
+		expect_in_use(t, pcr, "the EVD of a provider-flag PSP");
+		DC_SETUP(dc_connect_to_self(t, active, q, 0, 0, NULL));
+		crh = dc_await_cr(t, pcr, NULL);
+		memset(&c, 0, sizeof(c));
+		DC_SETUP(dat_cr_query(crh, DAT_CR_FIELD_LOCAL_EP_HANDLE, &c));
+		DC_SETUP_ASSERT(c.local_ep_handle != DAT_HANDLE_NULL,
+				"set-up: the request on a provider-flag PSP carries no EP");
+		memset(&nv, 0, sizeof(nv));
+		nv.recv_evd_handle = recv;
+		nv.request_evd_handle = req;
+		nv.connect_evd_handle = conn;
+		DC_SETUP(dat_ep_modify(c.local_ep_handle, DAT_EP_FIELD_RECV_EVD_HANDLE |
+				       DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+				       DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
+		expect_in_use(t, recv, "the recv EVD given to a Provider EP by dat_ep_modify");
+		expect_in_use(t, req, "the request EVD given to a Provider EP by dat_ep_modify");
+		expect_in_use(t, conn, "the connect EVD given to a Provider EP by dat_ep_modify");
+		DC_SETUP(dc_dat_cr_reject(crh, 0, NULL));
+	} else {
+		dc_note(t, "ep_creator is DAT_PSP_CREATES_EP_NEVER: no provider-flag PSP");
+	}
+}
+
 DC_CASE(dat_evd_free, invalid_handle,
 	.summary = "NULL or a PZ handle gives DAT_INVALID_HANDLE and the PZ survives")
 {

@@ -105,6 +105,22 @@ DC_CASE(dat_evd_set_unwaitable, cno_and_dequeue_unaffected,
 	}
 }
 
+/*
+ * The same clauses for an EVD of each stream kind, alone and combined, with
+ * and without a CNO (evd_common.h: evd_kinds): the cases above use a
+ * software EVD only, and the page makes no difference between kinds.  The
+ * query first (query_reports_unwaitable), then the refused wait
+ * (wait_refused), each over every kind.
+ */
+DC_CASE(dat_evd_set_unwaitable, each_kind,
+	.clauses = "dat_evd_set_unwaitable.query_reports_unwaitable dat_evd_set_unwaitable.wait_refused",
+	.summary = "an EVD of each kind (alone and combined, with and without a CNO) made unwaitable "
+		   "reports UNWAITABLE and refuses dat_evd_wait")
+{
+	unwaitable_each_kind(t, false, "dat_evd_set_unwaitable.query_reports_unwaitable",
+			     "dat_evd_set_unwaitable.wait_refused");
+}
+
 DC_CASE(dat_evd_set_unwaitable, invalid_handle,
 	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
 {

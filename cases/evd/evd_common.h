@@ -159,6 +159,80 @@ static inline void expect_sw_at(struct dc_ctx *t, const char *file, int line,
 #define EVD_UNWAITABLE(st)						\
 	(((st) & DAT_EVD_STATE_UNWAITABLE) && !((st) & DAT_EVD_STATE_WAITABLE))
 
+/*
+ * The stream kinds an EVD can be made for, alone and in the combinations
+ * the pages use one EVD for (dat_ep_create(3DAT): an EP's request, receive
+ * and connect streams may share an EVD; dat_rmr_bind(3DAT): binds complete
+ * on the request EVD).  A combination the provider refuses is set-up's.
+ * Used by the cases of dat_evd_create, dat_evd_set_unwaitable and
+ * dat_evd_clear_unwaitable, each kind with and without a CNO.
+ */
+static const DAT_EVD_FLAGS evd_kinds[] __attribute__((unused)) = {
+	DAT_EVD_SOFTWARE_FLAG, DAT_EVD_CR_FLAG, DAT_EVD_DTO_FLAG,
+	DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG, DAT_EVD_ASYNC_FLAG,
+	DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG,
+	DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG,
+	DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG | DAT_EVD_CONNECTION_FLAG,
+};
+#define EVD_KINDS ((int)(sizeof(evd_kinds) / sizeof(evd_kinds[0])))
+
+/* Set-up: an EVD of evd_kinds[i], with cno or none. */
+#define evd_of_kind(t, i, cno)						\
+	((cno) ? dc_evd_with_cno((t), 4, evd_kinds[i], (cno)) : dc_evd((t), 4, evd_kinds[i]))
+
+/*
+ * The clauses of dat_evd_set_unwaitable (clear false) or
+ * dat_evd_clear_unwaitable (clear true) for an EVD of each kind of
+ * evd_kinds, with and without a CNO: first, under query_clause, the queried
+ * state; then, under wait_clause, a dat_evd_wait (threshold 1, timeout 0)
+ * refused with DAT_INVALID_STATE (unwaitable) or timing out (waitable).
+ */
+static inline void unwaitable_each_kind(struct dc_ctx *t, bool clear, const char *query_clause,
+					const char *wait_clause)
+{
+	const char *const clause[2] = { query_clause, wait_clause };
+	DAT_CNO_HANDLE cno = dc_plain_cno(t);
+
+	for (int part = 0; part < 2; part++) {
+		DC_FOR_CLAUSE(clause[part]);
+		for (int i = 0; i < EVD_KINDS; i++) {
+			for (int with_cno = 0; with_cno < 2; with_cno++) {
+				DAT_EVD_HANDLE evd = evd_of_kind(t, i, with_cno ? cno : DAT_HANDLE_NULL);
+				DAT_COUNT nmore;
+				DAT_EVENT ev;
+				DAT_EVD_PARAM p;
+
+				dc_note(t, "flags 0x%x, %s", (unsigned int)evd_kinds[i],
+					with_cno ? "with a CNO" : "no CNO");
+				if (clear) {
+					DC_SETUP(dat_evd_set_unwaitable(evd));
+					DC_ASSERT_SUCCESS(dat_evd_clear_unwaitable(evd));
+				} else {
+					DC_ASSERT_SUCCESS(dat_evd_set_unwaitable(evd));
+				}
+				if (part == 0) {
+					p = DC_EVD_PARAM(evd);
+					DC_ASSERT(clear ? EVD_WAITABLE(p.evd_state) :
+							  EVD_UNWAITABLE(p.evd_state),
+						  "state 0x%x after %s_unwaitable",
+						  (unsigned int)p.evd_state, clear ? "clear" : "set");
+				} else if (clear) {
+					/* collateral: dat_evd_clear_unwaitable(3DAT) DESCRIPTION:
+					 * the EVD made waitable again takes dat_evd_wait */
+					DC_ASSERT_RET(dat_evd_wait(evd, 0, 1, &ev, &nmore),
+						      DAT_TIMEOUT_EXPIRED);
+				} else {
+					/* collateral: dat_evd_set_unwaitable(3DAT) DESCRIPTION:
+					 * dat_evd_wait on an unwaitable EVD is refused at once */
+					DC_ASSERT_RET(dat_evd_wait(evd, 0, 1, &ev, &nmore),
+						      DAT_INVALID_STATE);
+				}
+				DC_CLEANUP(dat_evd_free(evd));
+			}
+		}
+	}
+}
+
 /* Adds the subtype a refusal carried to the output (clauses check the type). */
 static inline void note_ret(struct dc_ctx *t, const char *what, DAT_RETURN r)
 {

@@ -178,7 +178,7 @@ DC_CASE(dat_srq_set_lw, replenish_after_event,
 
 	dc_lmr(t, pz, 4 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 1);
-	DC_SETUP(dat_srq_set_lw(srq, 2));
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 2));	/* the clause's own call */
 	dc_expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
 	post_slots(srq, &m, 1, 3);
 	p = DC_SRQ_PARAM(srq);
@@ -196,7 +196,7 @@ DC_CASE(dat_srq_set_lw, set_regardless_of_prior_event,
 
 	dc_lmr(t, pz, 4 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 2);
-	DC_SETUP(dat_srq_set_lw(srq, 3));	/* 2 < 3: an event is raised */
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));	/* 2 < 3: an event is raised */
 	dc_expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 2));	/* 2 is not below 2 */
 	DC_ASSERT_NO_EVENT(t->async_evd);
