@@ -238,7 +238,8 @@ DC_CASE(dat_ep_post_rdma_read, null_local_iov,
 }
 
 DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
-	.summary = "a local buffer smaller than the remote segment is a length error")
+	.summary = "a local buffer one byte smaller than the remote segment is a length error; "
+		   "one of exactly its size is read whole")
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
@@ -248,11 +249,23 @@ DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
 	rdma_pair(&p);
 	dc_fill(p.mb.buf + 0, 200, 0x64);
 	rem = dc_rmr_iov(&p.mb, 0, 200);
-	if (REFUSED_OR_FAILED(read1(&p, 0, 100, &rem, 1), sync, p.a.req_evd, 1, async))
+	/* at the boundary: a local buffer of exactly the remote segment's
+	 * size is not too small (RETURN VALUES: the length error is for a
+	 * local buffer smaller than the remote data), so all of it is read
+	 * (DESCRIPTION) */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(read1(&p, 0, 200, &rem, 1));
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, 200), "the Read into a buffer of exactly the remote size "
+		  "did not fetch the remote bytes");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 200, SUBJ_MEM - 200, CANARY,
+			    "local memory beyond the 200-byte buffer");
+	memset(p.ma.buf, CANARY, 200);
+	/* one byte short: the length error, at once or as the completion */
+	if (REFUSED_OR_FAILED(read1(&p, 0, 199, &rem, 2), sync, p.a.req_evd, 2, async))
 		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 	else
-		DC_ASSERT_BYTES_ARE(p.ma.buf + 100, SUBJ_MEM - 100, CANARY,
-				 "local memory beyond the 100-byte buffer");
+		DC_ASSERT_BYTES_ARE(p.ma.buf + 199, SUBJ_MEM - 199, CANARY,
+				 "local memory beyond the 199-byte buffer");
 }
 
 DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,

@@ -211,7 +211,8 @@ DC_CASE(dat_ep_post_rdma_write, null_local_iov,
 }
 
 DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
-	.summary = "more local data than the remote segment holds is a length error")
+	.summary = "one byte more local data than the remote segment holds is a length error; "
+		   "exactly its size lands whole")
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR };
 	static const DAT_DTO_COMPLETION_STATUS async[] = {
@@ -221,9 +222,21 @@ DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_fill(p.ma.buf + 0, 200, 9);
 	rem = dc_rmr_iov(&p.mb, 0, 100);
-	if (REFUSED_OR_FAILED(write1(&p, 0, 200, &rem, 1), sync, p.a.req_evd, 1, async))
+	/* at the boundary: local data of exactly the remote segment's size
+	 * fits it (RETURN VALUES: the length error is for a receiving buffer
+	 * smaller than the data), so all of it is written (DESCRIPTION) */
+	dc_fill(p.ma.buf + 0, 100, 8);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(write1(&p, 0, 100, &rem, 1));
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 8), "the Write of exactly the remote segment's size "
+		  "did not land whole");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,
+			    "remote memory beyond the 100-byte segment");
+	memset(p.mb.buf, CANARY, 100);
+	/* one byte more: the length error, at once or as the completion */
+	dc_fill(p.ma.buf + 0, 101, 9);
+	if (REFUSED_OR_FAILED(write1(&p, 0, 101, &rem, 2), sync, p.a.req_evd, 2, async))
 		DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 	else
 		DC_ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,

@@ -170,16 +170,50 @@ DC_CASE(dat_ep_post_recv, posted_after_arrival,
 	DC_ASSERT(dc_check_fill(p.mb.buf + 2048, 100, 0x72), "the second Receive holds wrong bytes");
 }
 
+/* b's Receive of `len` bytes of mb at off: two segments (60% and the rest)
+ * where the EP takes two, else one */
+static DAT_RETURN post_recv_split(struct dc_pair *p, DAT_COUNT nseg, DAT_VLEN off, DAT_VLEN len,
+				  uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov[2];
+
+	if (nseg < 2)
+		return post_recv1(p->b.ep, &p->mb, off, len, cookie);
+	iov[0] = dc_iov(&p->mb, off, len * 3 / 5);
+	iov[1] = dc_iov(&p->mb, off + 1024, len - len * 3 / 5);	/* not adjacent */
+	return dat_ep_post_recv(p->b.ep, 2, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
 DC_CASE(dat_ep_post_recv, message_too_long,
-	.summary = "a message longer than the Receive completes it with the length error")
+	.summary = "a message one byte longer than the Receive completes it with the length error; "
+		   "one of exactly its size fills it")
 {
 	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_COUNT nseg;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 100, 1));	/* the clause's own post */
-	dc_fill(p.ma.buf + 0, 200, 6);
-	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
-	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
+	nseg = dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov >= 2 ? 2 : 1;
+	dc_note(t, "Receives of %d segment(s)", (int)nseg);
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	/* at the boundary: a message of exactly the Receive's size is not
+	 * larger than it (DESCRIPTION), so it fills the Receive */
+	DC_ASSERT_SUCCESS(post_recv_split(&p, nseg, 0, 100, 1));	/* the clause's own post */
+	dc_fill(p.ma.buf + 0, 100, 5);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 100, 2));
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 100);
+	if (nseg == 2)
+		DC_ASSERT(!memcmp(p.mb.buf, p.ma.buf, 60) && !memcmp(p.mb.buf + 1024, p.ma.buf + 60, 40),
+			  "the message of exactly the Receive's size did not fill its two segments");
+	else
+		DC_ASSERT(dc_check_fill(p.mb.buf, 100, 5),
+			  "the message of exactly the Receive's size did not fill it");
+	/* one byte more than the Receive holds: the length error */
+	DC_ASSERT_SUCCESS(post_recv_split(&p, nseg, 4096, 100, 3));	/* the clause's own post */
+	dc_fill(p.ma.buf + 0, 101, 6);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 101, 4));
+	DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_ERR_LOCAL_LENGTH);
 }
 
 static void recv_posts(struct dc_ctx *t, struct subject *s, const void *arg)
