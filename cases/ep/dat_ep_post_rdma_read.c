@@ -122,6 +122,7 @@ DC_CASE(dat_ep_post_rdma_read, valid_states,
 		DC_ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Reads' local buffer");
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(read_flagged, false, 20);
 }
 
 static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)

@@ -127,6 +127,7 @@ DC_CASE(dat_ep_post_rdma_write, valid_states,
 		DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Writes' target");
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(write_flagged, false, 20);
 }
 
 static void write_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)

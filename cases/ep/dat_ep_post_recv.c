@@ -260,11 +260,19 @@ DC_CASE(dat_ep_post_recv, preposted_used_once_connected,
 	DC_ASSERT(dc_check_fill(mb.buf, 300, 0x44), "the pre-posted Receive holds wrong bytes");
 }
 
+static DAT_RETURN recv_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 1024);
+
+	return dat_ep_post_recv(p->a.ep, 1, &iov, dc_cookie(cookie), fl);
+}
+
 DC_CASE(dat_ep_post_recv, disconnected_flushed,
 	.summary = "a Receive posted on a Disconnected EP is flushed at once, however the EP was "
-		   "disconnected")
+		   "disconnected, and with the unsignalled flag too")
 {
 	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	for (int way = 0; way < DISC_WAYS; way++) {
 		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
@@ -272,10 +280,14 @@ DC_CASE(dat_ep_post_recv, disconnected_flushed,
 		disconnect_pair_by(&p, way);
 		memset(p.ma.buf, CANARY, 1024);
 		DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
-		DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+		d = DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+		/* the flushed completion is the posted Receive's: it names the
+		 * EP it was posted on, as a successful one does */
+		DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 		DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(recv_flagged, true, 52);
 }
 
 /* An unconnected EP and an LMR in its PZ: enough for the synchronous checks. */

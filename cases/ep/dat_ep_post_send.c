@@ -418,6 +418,7 @@ DC_CASE(dat_ep_post_send, disconnected_flushed,
 		assert_flushed_each_flag(&p, send_flagged, 31);
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(send_flagged, false, 39);
 }
 
 static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)

@@ -318,6 +318,7 @@ static inline void assert_flushed_each_flag_at(struct dc_ctx *t, const char *fil
 {
 	DAT_COMPLETION_FLAGS fl[REQ_FLAG_SETS];
 	int n = request_flag_sets(t, fl);
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	for (int i = 0; i < n; i++) {
 		uint64_t c = base + (uint64_t)i;
@@ -328,7 +329,13 @@ static inline void assert_flushed_each_flag_at(struct dc_ctx *t, const char *fil
 			 (unsigned)fl[i]);
 		dc_assert_ret_at(t, file, line, what, post(p, c, fl[i]), DC_FAIL, 1,
 				 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
-		dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &c, DAT_DTO_ERR_FLUSHED);
+		d = dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &c, DAT_DTO_ERR_FLUSHED);
+		/* the flushed completion is the posted request's: it names
+		 * the EP it was posted on, as a successful one does */
+		if (d.ep_handle != p->a.ep)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "the flushed completion (completion_flags 0x%x) names EP %p, expected %p",
+				  (unsigned)fl[i], (void *)d.ep_handle, (void *)p->a.ep);
 	}
 }
 #define assert_flushed_each_flag(p, post, base) \
@@ -378,6 +385,48 @@ static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int
 	await_state_at(t, file, line, p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000, DC_UNRESOLVED);
 }
 #define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
+
+/*
+ * Clause: on an EP that selects unsignalled completions for its Requests
+ * (recv false) or its Receives (recv true), a DTO posted with
+ * DAT_COMPLETION_UNSIGNALLED_FLAG on DISCONNECTED is flushed like any other:
+ * the flag asks for a completion that notifies nobody (the posting pages,
+ * PARAMETERS completion_flags: non-notification completion), never for no
+ * completion.  The flushed completion carries the cookie and names the EP.
+ * post(p, cookie, flags) posts one DTO on p->a.  Where the provider does not
+ * list the flag in completion_flags_supported (dat_ia_query(3DAT)) there is
+ * no such EP to make: a note, nothing checked.
+ */
+static inline void pair_down(struct dc_ctx *t, struct dc_pair *p);
+static inline void assert_unsignalled_flushed_at(struct dc_ctx *t, const char *file, int line,
+						 flag_post_fn post, bool recv, uint64_t cookie)
+{
+	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_EVD_HANDLE evd;
+
+	if (!dc_attr_reported(t, "completion_flags_supported") ||
+	    !(t->prov_attr.completion_flags_supported & DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		dc_note(t, "completion_flags_supported lacks DAT_COMPLETION_UNSIGNALLED_FLAG: "
+			"no unsignalled EP to flush on");
+		return;
+	}
+	unsignalled_pair_at(t, file, line, &p, recv);
+	disconnect_pair_by_at(t, file, line, &p, DISC_OWN_ABRUPT);
+	evd = recv ? p.a.recv_evd : p.a.req_evd;
+	dc_note(t, "unsignalled %s on DISCONNECTED", recv ? "Receive" : "Request");
+	dc_assert_ret_at(t, file, line, "posting with DAT_COMPLETION_UNSIGNALLED_FLAG on DISCONNECTED",
+			 post(&p, cookie, DAT_COMPLETION_UNSIGNALLED_FLAG), DC_FAIL, 1,
+			 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+	d = dc_expect_dto_at(t, file, line, DC_FAIL, evd, &cookie, DAT_DTO_ERR_FLUSHED);
+	if (d.ep_handle != p.a.ep)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the flushed unsignalled completion names EP %p, expected %p",
+			  (void *)d.ep_handle, (void *)p.a.ep);
+	pair_down(t, &p);
+}
+#define assert_unsignalled_flushed(post, recv, cookie) \
+	assert_unsignalled_flushed_at(t, __FILE__, __LINE__, (post), (recv), (cookie))
 
 /*
  * Passive half of the remote-QoS cases: a peer that supports less QoS than
