@@ -53,6 +53,21 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 			(unsigned long long)d.transfered_length);
 	/* a 1-byte Read into a 1-byte segment */
 	expect_rdma_one_byte(&p, true, 1000, 3000, 2);
+	/* local segments of 10, 0 and 10 bytes take 15 remote bytes: the
+	 * empty segment is a front one, the data goes on into segment 3 */
+	dc_fill(p.mb.buf + 6000, 15, 0x65);
+	iov[0] = dc_iov(&p.ma, 5000, 10);
+	iov[1] = dc_iov(&p.ma, 5100, 0);
+	iov[2] = dc_iov(&p.ma, 5200, 10);
+	rem = dc_rmr_iov(&p.mb, 6000, 15);
+	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, dc_cookie(4), &rem,
+						DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf + 5000, p.mb.buf + 6000, 10), "segment 1 is not remote bytes 0..9");
+	DC_ASSERT(!memcmp(p.ma.buf + 5200, p.mb.buf + 6010, 5),
+		  "segment 3 does not start with remote bytes 10..14 (the empty segment 2 stopped the Read?)");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 5205, 5, CANARY, "the rest of segment 3");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 5010, 190, CANARY, "the memory between segments 1 and 3");
 }
 
 DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,

@@ -54,6 +54,16 @@ DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 	DC_ASSERT(p.mb.buf[1400] == p.ma.buf[1101], "segment 3 does not start with byte 101");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1401, 99, CANARY, "the rest of segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1001, 199, CANARY, "the gap between segments 1 and 2");
+	/* segments of 10, 0 and 10 bytes take 15: the empty segment is a
+	 * front one (completely filled by nothing), the message goes on into
+	 * segment 3 */
+	recv3_take(t, &p, (const DAT_VLEN[]){ 2000, 2100, 2200 }, (const DAT_VLEN[]){ 10, 0, 10 },
+		   2000, 15, 0x33, 5);
+	DC_ASSERT(!memcmp(p.mb.buf + 2000, p.ma.buf + 2000, 10), "segment 1 is not bytes 0..9");
+	DC_ASSERT(!memcmp(p.mb.buf + 2200, p.ma.buf + 2010, 5),
+		  "segment 3 does not start with bytes 10..14 (the empty segment 2 stopped the message?)");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 2205, 5, CANARY, "the rest of segment 3");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 2010, 190, CANARY, "the memory between segments 1 and 3");
 }
 
 DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
