@@ -56,9 +56,7 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 	/* local segments of 10, 0 and 10 bytes take 15 remote bytes: the
 	 * empty segment is a front one, the data goes on into segment 3 */
 	dc_fill(p.mb.buf + 6000, 15, 0x65);
-	iov[0] = dc_iov(&p.ma, 5000, 10);
-	iov[1] = dc_iov(&p.ma, 5100, 0);
-	iov[2] = dc_iov(&p.ma, 5200, 10);
+	iov3(iov, &p.ma, (const DAT_VLEN[]){ 5000, 5100, 5200 }, (const DAT_VLEN[]){ 10, 0, 10 });
 	rem = dc_rmr_iov(&p.mb, 6000, 15);
 	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, dc_cookie(4), &rem,
 						DAT_COMPLETION_DEFAULT_FLAG));

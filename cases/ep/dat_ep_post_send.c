@@ -56,16 +56,12 @@ DC_CASE(dat_ep_post_send, transfers_all_data,
 	 * gather goes on past it, and the message is the other two */
 	memset(p.mb.buf, CANARY, 8192);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 5));
-	dc_fill(p.ma.buf + 50000, 5, 5);
-	dc_fill(p.ma.buf + 50100, 6, 6);
-	iov[0] = dc_iov(&p.ma, 50000, 5);
-	iov[1] = dc_iov(&p.ma, 50050, 0);
-	iov[2] = dc_iov(&p.ma, 50100, 6);
+	gather_past_empty(&p, iov);
 	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 3, iov, dc_cookie(6), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_DTO(p.a.req_evd, 6, DAT_DTO_SUCCESS);
 	d = DC_ASSERT_DTO(p.b.recv_evd, 5, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 11);
-	DC_ASSERT(dc_check_fill(p.mb.buf, 5, 5) && dc_check_fill(p.mb.buf + 5, 6, 6),
+	DC_ASSERT(gathered_past_empty(p.mb.buf),
 		  "segments of 5, 0 and 6 bytes did not arrive as the 5 and the 6 bytes in order");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 11, 53, CANARY, "the Receive beyond the 11-byte message");
 }

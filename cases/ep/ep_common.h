@@ -523,6 +523,31 @@ static inline DAT_RETURN post_recv1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 	return dat_ep_post_recv(ep, 1, &iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/* iov[0..2]: the segments of m at off[k], len[k] bytes. */
+static inline void iov3(DAT_LMR_TRIPLET iov[3], const struct dc_lmr *m, const DAT_VLEN off[3],
+			const DAT_VLEN len[3])
+{
+	for (int k = 0; k < 3; k++)
+		iov[k] = dc_iov(m, off[k], len[k]);
+}
+
+/*
+ * A gather past an empty segment (Send, RDMA Write): ma holds 5 bytes of
+ * seed 5 at 50000 and 6 of seed 6 at 50100, and iov is (5 at 50000, 0 at
+ * 50050, 6 at 50100): 11 bytes to move.  gathered_past_empty(at) says
+ * whether `at` holds them, in order.
+ */
+static inline void gather_past_empty(struct dc_pair *p, DAT_LMR_TRIPLET iov[3])
+{
+	dc_fill(p->ma.buf + 50000, 5, 5);
+	dc_fill(p->ma.buf + 50100, 6, 6);
+	iov3(iov, &p->ma, (const DAT_VLEN[]){ 50000, 50050, 50100 }, (const DAT_VLEN[]){ 5, 0, 6 });
+}
+static inline bool gathered_past_empty(const unsigned char *at)
+{
+	return dc_check_fill(at, 5, 5) && dc_check_fill(at + 5, 6, 6);
+}
+
 static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 				    DAT_VLEN off, DAT_VLEN len, uint64_t cookie)
 {
