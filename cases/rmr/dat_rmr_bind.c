@@ -696,19 +696,32 @@ DC_CASE(dat_rmr_bind, late_failure_breaks_connection,
 	.needs = "hook:daplref_test_fail_next_bind")
 {
 	fail_next_bind_fn fail_next_bind = (fail_next_bind_fn)dc_provider_hook("daplref_test_fail_next_bind");
+	/* DEFAULT, then SUPPRESS where the provider lists it: the flag hides
+	 * only a successful completion (PARAMETERS completion_flags), so the
+	 * failed bind completes with either */
+	const DAT_COMPLETION_FLAGS each[] = { DAT_COMPLETION_DEFAULT_FLAG, DAT_COMPLETION_SUPPRESS_FLAG };
+	const int n = dc_attr_reported(t, "completion_flags_supported") &&
+		      (t->prov_attr.completion_flags_supported & DAT_COMPLETION_SUPPRESS_FLAG) ? 2 : 1;
 	struct win w;
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_EVENT ev;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	DC_SETUP(fail_next_bind(w.p.a.ep));
-	BIND_OK(&w, 0, 1024, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-	DC_ASSERT_CONN_EVENT(w.p.a.conn_evd, DAT_CONNECTION_EVENT_BROKEN, w.p.a.ep);
-	DC_ASSERT_EQ(DC_EP_PARAM(w.p.a.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
-	/* the failed bind does not complete as a success */
-	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
-	DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
-		  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
+	for (int i = 0; i < n; i++) {
+		dc_note(t, "completion_flags 0x%x", (unsigned)each[i]);
+		win_setup(&w, DC_PRIV_LOCAL, NULL);
+		DC_SETUP(fail_next_bind(w.p.a.ep));
+		BIND_OK(&w, 0, 1024, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5 + (uint64_t)i, each[i], &ctx);
+		DC_ASSERT_CONN_EVENT(w.p.a.conn_evd, DAT_CONNECTION_EVENT_BROKEN, w.p.a.ep);
+		DC_ASSERT_EQ(DC_EP_PARAM(w.p.a.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
+		/* the failed bind completes, and not as a success */
+		DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+		DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
+			  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
+		DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5 + (uint64_t)i);
+	}
+	if (n == 1)
+		dc_note(t, "completion_flags_supported lacks DAT_COMPLETION_SUPPRESS_FLAG: "
+			"the suppressed variant is left out");
 }
 
 /*
