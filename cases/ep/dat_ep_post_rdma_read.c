@@ -275,7 +275,7 @@ DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
 			    "local memory beyond the 200-byte buffer");
 	memset(p.ma.buf, CANARY, 200);
 	/* one byte short: the length error, at once or as the completion */
-	if (REFUSED_OR_FAILED(read1(&p, 0, 199, &rem, 2), sync, p.a.req_evd, 2, async))
+	if (REFUSED_OR_FAILED(read1(&p, 0, 199, &rem, 2), sync, &p.a, 2, async))
 		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 	else
 		DC_ASSERT_BYTES_ARE(p.ma.buf + 199, SUBJ_MEM - 199, CANARY,
@@ -303,7 +303,7 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
 	memset(p.ma.buf, CANARY, SUBJ_MEM);
 	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 4097);
-	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
+	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
@@ -420,7 +420,7 @@ DC_CASE(dat_ep_post_rdma_read, rmr_pz_mismatch,
 		rem = dc_rmr_iov(&foreign, 0, 64);
 		iov = dc_iov(&p.ma, 0, 64);
 		REFUSED_OR_FAILED(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem, fl[i]),
-				  remote_fault, p.a.req_evd, 1, remote_fault_cqe);
+				  remote_fault, &p.a, 1, remote_fault_cqe);
 		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 		DC_CLEANUP(dat_lmr_free(foreign.lmr));
 		DC_CLEANUP(dat_pz_free(fpz));
@@ -446,7 +446,7 @@ DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
 		if (try_priv_lmr(t, p.b.pz, sets[i], &wo)) {
 			dc_fill(wo.buf + 0, 64, 0x67);
 			rem = dc_rmr_iov(&wo, 0, 64);
-			REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+			REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, &p.a, 1,
 					  remote_fault_cqe);
 			DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 			DC_CLEANUP(dat_lmr_free(wo.lmr));
@@ -465,7 +465,7 @@ DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
 	dc_fill(p.mb.buf + 0, 4096, 0x68);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG);
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
-	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
+	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 2), remote_fault, &p.a, 2,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
@@ -481,7 +481,7 @@ DC_CASE(dat_ep_post_rdma_read, outside_bound_rmr,
 	dc_fill(p.mb.buf + 0, 4096, 0x68);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024 + 256 - 15), 16);
-	REFUSED_OR_FAILED(read1(&p, 0, 16, &rem, 1), remote_fault, p.a.req_evd, 1,
+	REFUSED_OR_FAILED(read1(&p, 0, 16, &rem, 1), remote_fault, &p.a, 1,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }

@@ -249,7 +249,7 @@ DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
 	memset(p.mb.buf, CANARY, 100);
 	/* one byte more: the length error, at once or as the completion */
 	dc_fill(p.ma.buf + 0, 101, 9);
-	if (REFUSED_OR_FAILED(write1(&p, 0, 101, &rem, 2), sync, p.a.req_evd, 2, async))
+	if (REFUSED_OR_FAILED(write1(&p, 0, 101, &rem, 2), sync, &p.a, 2, async))
 		DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 	else
 		DC_ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,
@@ -277,7 +277,7 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 8192);
-	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
+	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
@@ -392,7 +392,7 @@ DC_CASE(dat_ep_post_rdma_write, rmr_pz_mismatch,
 		rem = dc_rmr_iov(&foreign, 0, 64);
 		iov = dc_iov(&p.ma, 0, 64);
 		REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem, fl[i]),
-				  remote_fault, p.a.req_evd, 1, remote_fault_cqe);
+				  remote_fault, &p.a, 1, remote_fault_cqe);
 		DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "the foreign-PZ memory");
 		DC_CLEANUP(dat_lmr_free(foreign.lmr));
 		DC_CLEANUP(dat_pz_free(fpz));
@@ -419,7 +419,7 @@ DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
 			memset(ro.buf, CANARY, 4096);
 			dc_fill(p.ma.buf + 0, 64, 12);
 			rem = dc_rmr_iov(&ro, 0, 64);
-			REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+			REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, &p.a, 1,
 					  remote_fault_cqe);
 			DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY,
 					    "the remote memory without remote write");
@@ -439,7 +439,7 @@ DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
 	dc_fill(p.ma.buf + 0, 64, 13);
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
-	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
+	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 2), remote_fault, &p.a, 2,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }
@@ -456,7 +456,7 @@ DC_CASE(dat_ep_post_rdma_write, outside_bound_rmr,
 	dc_fill(p.ma.buf + 0, 16, 13);
 	/* 16 bytes whose last byte is the first one past the window. */
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024 + 256 - 15), 16);
-	REFUSED_OR_FAILED(write1(&p, 0, 16, &rem, 1), remote_fault, p.a.req_evd, 1,
+	REFUSED_OR_FAILED(write1(&p, 0, 16, &rem, 1), remote_fault, &p.a, 1,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }

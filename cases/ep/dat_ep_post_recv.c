@@ -223,7 +223,8 @@ DC_CASE(dat_ep_post_recv, message_too_long,
 	DC_ASSERT_SUCCESS(post_recv_split(&p, nseg, 4096, 100, 3));	/* the clause's own post */
 	dc_fill(p.ma.buf + 0, 101, 6);
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 101, 4));
-	DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_ERR_LOCAL_LENGTH);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_ERR_LOCAL_LENGTH);
+	DC_ASSERT_PTR_EQ(d.ep_handle, p.b.ep);	/* the failed completion is the Receive's */
 }
 
 static void recv_posts(struct dc_ctx *t, struct subject *s, const void *arg)

@@ -616,7 +616,7 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	DC_ASSERT(dc_check_fill(mb.buf, max, 4), "the max_message_size Send arrived altered");
 	/* one byte more is never transferred */
 	dc_fill(ma.buf + 0, max + 1, 3);
-	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, max + 1, 2), sync, a.req_evd, 2, async))
+	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, max + 1, 2), sync, &a, 2, async))
 		dc_drain(t, b.recv_evd);
 	DC_ASSERT_BYTES_ARE(mb.buf + max + 1, max + 1, CANARY, "the peer's second Receive buffer");
 }

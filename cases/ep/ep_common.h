@@ -557,13 +557,15 @@ static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 }
 
 /*
- * Clause: a post that must not move data was either refused at once with
- * one of `types`, or accepted and then completed (cookie) on evd with one
- * of `sts`.  Returns true when it was refused synchronously.
+ * Clause: a post on e's EP that must not move data was either refused at
+ * once with one of `types`, or accepted and then completed (cookie) on e's
+ * request EVD with one of `sts`, the completion naming e's EP (the failed
+ * completion is the posted request's, as a successful one is).  Returns
+ * true when it was refused synchronously.
  */
 static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int line,
 					DAT_RETURN r, int ntypes, const DAT_RETURN *types,
-					DAT_EVD_HANDLE evd, uint64_t cookie,
+					const struct dc_endpoint *e, uint64_t cookie,
 					int nsts, const DAT_DTO_COMPLETION_STATUS *sts)
 {
 	DAT_EVENT ev;
@@ -574,7 +576,7 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 				 DC_ANY_SUBTYPE);
 		return true;
 	}
-	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	dc_expect_event_at(t, file, line, DC_FAIL, e->req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	d = &ev.event_data.dto_completion_event_data;
 	if (d->user_cookie.as_64 != cookie)
 		dc_end_at(t, DC_FAIL, file, line, false,
@@ -585,6 +587,11 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 	for (int i = 0; i < nsts; i++)
 		if (d->status == sts[i]) {
 			dc_note(t, "accepted, then completed with %s", dc_dto_status_name(d->status));
+			if (d->ep_handle != e->ep)
+				dc_end_at(t, DC_FAIL, file, line, false,
+					  "the failed completion (%s) names EP %p, expected %p",
+					  dc_dto_status_name(d->status), (void *)d->ep_handle,
+					  (void *)e->ep);
 			return false;
 		}
 	dc_end_at(t, DC_FAIL, file, line, false,
@@ -592,9 +599,9 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 		  dc_dto_status_name(d->status), dc_dto_status_name(sts[0]));
 }
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define REFUSED_OR_FAILED(r, types, evd, cookie, sts)			\
+#define REFUSED_OR_FAILED(r, types, e, cookie, sts)			\
 	refused_or_failed_at(t, __FILE__, __LINE__, (r), N_OF(types), (types), \
-			     (evd), (cookie), N_OF(sts), (sts))
+			     (e), (cookie), N_OF(sts), (sts))
 
 
 /* ---- a connected pair in this process (for DTO cases) ---------------------------- */
