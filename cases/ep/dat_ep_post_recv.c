@@ -18,12 +18,13 @@ static void recv3_take(struct dc_ctx *t, struct dc_pair *p, const DAT_VLEN off[3
 		       const DAT_VLEN len[3], DAT_VLEN moff, DAT_VLEN msg, unsigned int seed,
 		       uint64_t cookie)
 {
-	DAT_LMR_TRIPLET iov[3];
+	DAT_LMR_TRIPLET iov[4];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 	for (int k = 0; k < 3; k++)
 		iov[k] = dc_iov(&p->mb, off[k], len[k]);
+	iov[3] = poison_triplet(&p->mb);	/* past num_segments: never read */
 	DC_ASSERT_SUCCESS(dat_ep_post_recv(p->b.ep, 3, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
 	dc_fill(p->ma.buf + moff, (size_t)msg, seed);
 	DC_SETUP(post_send1(p->a.ep, &p->ma, moff, msg, cookie + 1));
@@ -88,11 +89,18 @@ DC_CASE(dat_ep_post_recv, zero_length,
 {
 	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET poison;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, NULL, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+	/* no segments, and a local_iov whose first triplet must not be read */
+	poison = poison_triplet(&p.mb);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, &poison, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 }
 

@@ -46,7 +46,9 @@ DC_CASE(dat_ep_post_send, transfers_all_data,
 	memset(p.mb.buf, CANARY, 8192);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 3));
 	dc_fill(p.ma.buf + 40000, 1, 4);
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 40000, 1, 4));
+	iov[0] = dc_iov(&p.ma, 40000, 1);
+	iov[1] = poison_triplet(&p.ma);		/* past num_segments: never read */
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, iov, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
 	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 1);
@@ -71,12 +73,20 @@ DC_CASE(dat_ep_post_send, zero_length,
 {
 	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET poison;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
 	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
 	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+	/* no segments, and a local_iov whose first triplet must not be read */
+	poison = poison_triplet(&p.ma);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 3));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, &poison, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 }
 

@@ -523,6 +523,23 @@ static inline DAT_RETURN post_recv1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 	return dat_ep_post_recv(ep, 1, &iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/*
+ * A triplet no DTO may read: an lmr_context the IA never issued, a segment
+ * far longer than any LMR.  Placed in local_iov right after the
+ * num_segments triplets a post names, it must be ignored (the posting
+ * pages, PARAMETERS: num_segments is the number of triplets in local_iov);
+ * a provider reading one triplet too many refuses the post or moves other
+ * data.
+ */
+static inline DAT_LMR_TRIPLET poison_triplet(const struct dc_lmr *m)
+{
+	DAT_LMR_TRIPLET p = dc_iov(m, 0, 1);
+
+	p.lmr_context = dc_unissued_lmr_context(m);
+	p.segment_length = 0x7fffff00u;	/* fits DAT 2.0's 32-bit DAT_SEG_LENGTH too */
+	return p;
+}
+
 /* iov[0..2]: the segments of m at off[k], len[k] bytes. */
 static inline void iov3(DAT_LMR_TRIPLET iov[3], const struct dc_lmr *m, const DAT_VLEN off[3],
 			const DAT_VLEN len[3])
@@ -782,16 +799,17 @@ static inline void expect_rdma_one_byte_at(struct dc_ctx *t, const char *file, i
 					   struct dc_pair *p, bool read, DAT_VLEN loff,
 					   DAT_VLEN roff, uint64_t cookie)
 {
-	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, loff, 1);
+	/* one segment, an unreadable triplet after it (poison_triplet) */
+	DAT_LMR_TRIPLET iov[2] = { dc_iov(&p->ma, loff, 1), poison_triplet(&p->ma) };
 	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, roff, 1);
 	unsigned char *src = read ? p->mb.buf + roff : p->ma.buf + loff;
 	unsigned char *dst = read ? p->ma.buf + loff : p->mb.buf + roff;
 
 	dc_fill(src, 1, 0x62);
 	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
-			 read ? dat_ep_post_rdma_read(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+			 read ? dat_ep_post_rdma_read(p->a.ep, 1, iov, dc_cookie(cookie), &rem,
 						      DAT_COMPLETION_DEFAULT_FLAG) :
-				dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+				dat_ep_post_rdma_write(p->a.ep, 1, iov, dc_cookie(cookie), &rem,
 						       DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 1, (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
 	dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &cookie, DAT_DTO_SUCCESS);
