@@ -397,7 +397,6 @@ static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int
  * list the flag in completion_flags_supported (dat_ia_query(3DAT)) there is
  * no such EP to make: a note, nothing checked.
  */
-static inline void pair_down(struct dc_ctx *t, struct dc_pair *p);
 static inline void assert_unsignalled_flushed_at(struct dc_ctx *t, const char *file, int line,
 						 flag_post_fn post, bool recv, uint64_t cookie)
 {
@@ -423,7 +422,7 @@ static inline void assert_unsignalled_flushed_at(struct dc_ctx *t, const char *f
 		dc_end_at(t, DC_FAIL, file, line, false,
 			  "the flushed unsignalled completion names EP %p, expected %p",
 			  (void *)d.ep_handle, (void *)p.a.ep);
-	pair_down(t, &p);
+	dc_pair_down(t, &p);
 }
 #define assert_unsignalled_flushed(post, recv, cookie) \
 	assert_unsignalled_flushed_at(t, __FILE__, __LINE__, (post), (recv), (cookie))
@@ -651,26 +650,10 @@ static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
 
 /*
  * Clean-up between the iterations of a case that builds one pair per way or
- * per value: frees every object of the pair, so a provider with few EPs or
- * LMRs (dat_ia_query(3DAT) Max EPs / Max LMRs, no floor) still runs them all.
- * Failures are clean-up failures, never the clause's.
+ * per value: frees every object of the pair (dc_conn.h dc_endpoint_down /
+ * dc_pair_down, shared with the rmr and evd areas).
  */
-static inline void free_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
-{
-	if (e->ep)
-		DC_CLEANUP(dat_ep_free(e->ep));
-	if (e->psp)
-		DC_CLEANUP(dat_psp_free(e->psp));
-	if (e->cr_evd)
-		DC_CLEANUP(dat_evd_free(e->cr_evd));
-	if (e->conn_evd)
-		DC_CLEANUP(dat_evd_free(e->conn_evd));
-	if (e->req_evd)
-		DC_CLEANUP(dat_evd_free(e->req_evd));
-	if (e->recv_evd && e->recv_evd != e->req_evd)
-		DC_CLEANUP(dat_evd_free(e->recv_evd));
-	memset(e, 0, sizeof(*e));
-}
+#define free_endpoint(t, e) dc_endpoint_down((t), (e))
 /* A connected pair whose EPs have max_rdma_read_out 1 (UNSUPPORTED where
  * the IA allows no outgoing RDMA Read per EP). */
 static inline void pair_up_one_read_out(struct dc_ctx *t, struct dc_pair *p)
@@ -684,21 +667,7 @@ static inline void pair_up_one_read_out(struct dc_ctx *t, struct dc_pair *p)
 	dc_pair_up(t, p, SUBJ_MEM, &o);
 }
 
-static inline void pair_down(struct dc_ctx *t, struct dc_pair *p)
-{
-	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
-
-	if (p->ma.lmr)
-		DC_CLEANUP(dat_lmr_free(p->ma.lmr));
-	if (p->mb.lmr)
-		DC_CLEANUP(dat_lmr_free(p->mb.lmr));
-	free_endpoint(t, &p->a);
-	free_endpoint(t, &p->b);
-	if (pza)
-		DC_CLEANUP(dat_pz_free(pza));
-	if (pzb && pzb != pza)
-		DC_CLEANUP(dat_pz_free(pzb));
-}
+#define pair_down(t, p) dc_pair_down((t), (p))
 
 /* ---- RDMA ---------------------------------------------------------------------- */
 

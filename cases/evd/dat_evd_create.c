@@ -203,34 +203,34 @@ DC_CASE(dat_evd_create, async_evd_modifiable,
 static void exactly_full_request_evd(struct dc_ctx *t)
 {
 	struct dc_conn_opts small = { .evd_qlen = 2 };
-	struct dc_endpoint a, b;
-	struct dc_lmr ma, mb;
+	struct dc_pair p;
+	struct dc_endpoint *a = &p.a, *b = &p.b;
 	const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
 	DAT_COUNT q, nmore = 0, held = 0;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 	uint64_t want = 100;
 
-	dc_endpoint(t, &a, &small);
-	memset(&b, 0, sizeof(b));
-	dc_connect_local(t, &a, &b, NULL);
-	q = dc_evd_param(t, a.req_evd).evd_qlen;
+	memset(&p, 0, sizeof(p));
+	dc_endpoint(t, a, &small);
+	dc_connect_local(t, a, b, NULL);
+	q = dc_evd_param(t, a->req_evd).evd_qlen;
 	DC_SETUP_ASSERT(q >= 2 && q <= 8,
 			"set-up: the provider made the 2-entry request EVD %d entries long", (int)q);
 	dc_note(t, "request EVD holds %d; sending exactly %d", (int)q, (int)q);
 	dc_drain(t, t->async_evd);
-	dc_lmr(t, b.pz, 4096, rw, &mb);
-	dc_lmr(t, a.pz, 4096, rw, &ma);
+	dc_lmr(t, b->pz, 4096, rw, &p.mb);
+	dc_lmr(t, a->pz, 4096, rw, &p.ma);
 	for (int i = 0; i < q; i++)
-		dc_post_recv(t, b.ep, &mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
+		dc_post_recv(t, b->ep, &p.mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
 	for (int i = 0; i < q; i++)
-		dc_post_send(t, a.ep, &ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
+		dc_post_send(t, a->ep, &p.ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
 	for (int i = 0; i < q; i++)
-		dc_await_dto(t, b.recv_evd, (uint64_t)i);
+		dc_await_dto(t, b->recv_evd, (uint64_t)i);
 	/* wait (bounded) until q completions are queued, taking none but the
 	 * first; then take the rest: what counts is how many were held */
 	memset(&ev, 0, sizeof(ev));
-	r = dat_evd_wait(a.req_evd, (DAT_TIMEOUT)DC_WAIT_MS * 1000u, q, &ev, &nmore);
+	r = dat_evd_wait(a->req_evd, (DAT_TIMEOUT)DC_WAIT_MS * 1000u, q, &ev, &nmore);
 	if (r != DAT_SUCCESS)
 		dc_note(t, "dat_evd_wait(threshold %d) returned %s, nmore %d", (int)q,
 			dc_ret_text(r), (int)nmore);
@@ -247,7 +247,7 @@ static void exactly_full_request_evd(struct dc_ctx *t)
 			want++;
 		}
 		memset(&ev, 0, sizeof(ev));
-		r = dat_evd_dequeue(a.req_evd, &ev);
+		r = dat_evd_dequeue(a->req_evd, &ev);
 		if (r != DAT_SUCCESS)
 			break;
 		held++;
@@ -258,6 +258,8 @@ static void exactly_full_request_evd(struct dc_ctx *t)
 	r = dat_evd_wait(t->async_evd, (DAT_TIMEOUT)DC_QUIET_MS * 1000u, 1, &ev, &nmore);
 	DC_ASSERT(r != DAT_SUCCESS || ev.event_number != DAT_ASYNC_ERROR_EVD_OVERFLOW,
 		  "an EVD filled exactly to its evd_qlen reported an overflow");
+	/* its EVDs back before the q + 1 part makes its own (few EVDs: no floor) */
+	dc_pair_down(t, &p);
 }
 
 DC_CASE(dat_evd_create, overflow_reported_on_async_evd,

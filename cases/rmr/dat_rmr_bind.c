@@ -404,15 +404,16 @@ DC_CASE(dat_rmr_bind, valid_states,
 }
 
 /*
- * Clause: on w's DISCONNECTED EP a bind of a fresh RMR with `flags` is
- * accepted and flushed at once: a DAT_RMR_BIND_COMPLETION_EVENT already
- * queued on the request EVD, status DAT_RMR_BIND_FAILURE, naming that RMR
- * and carrying the cookie.
+ * Clause: on w's DISCONNECTED EP a bind of w's RMR with `flags` is accepted
+ * and flushed at once: a DAT_RMR_BIND_COMPLETION_EVENT already queued on the
+ * request EVD, status DAT_RMR_BIND_FAILURE, naming the RMR and carrying the
+ * cookie.  (The one RMR is bound again for each flag: a provider with a
+ * single RMR runs them all.)
  */
 static void assert_bind_flushed(struct dc_ctx *t, struct win *w, DAT_COMPLETION_FLAGS flags,
 				uint64_t cookie)
 {
-	DAT_RMR_HANDLE rmr = dc_rmr(t, w->p.a.pz);
+	DAT_RMR_HANDLE rmr = w->rmr;
 	DAT_LMR_TRIPLET iov = dc_iov(&w->m, 0, BUF);
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
@@ -443,7 +444,7 @@ DC_CASE(dat_rmr_bind, disconnected_flushed,
 	 * completion and the unsignalled flag only the notification, so a
 	 * flushed bind completes with each; the flags the provider lists in
 	 * completion_flags_supported (dat_ia_query(3DAT)), each alone and
-	 * with SUPPRESS */
+	 * with SUPPRESS, the same RMR bound again each time */
 	static const DAT_COMPLETION_FLAGS each[] = {
 		DAT_COMPLETION_DEFAULT_FLAG, DAT_COMPLETION_SUPPRESS_FLAG,
 		DAT_COMPLETION_BARRIER_FENCE_FLAG,
@@ -472,6 +473,7 @@ DC_CASE(dat_rmr_bind, disconnected_flushed,
 			"no unsignalled EP to flush on");
 		return;
 	}
+	win_down(t, &w);
 	dc_ep_attr_default(t, &attr);
 	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	memset(&o, 0, sizeof(o));
@@ -718,6 +720,7 @@ DC_CASE(dat_rmr_bind, late_failure_breaks_connection,
 		DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
 			  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
 		DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5 + (uint64_t)i);
+		win_down(t, &w);
 	}
 	if (n == 1)
 		dc_note(t, "completion_flags_supported lacks DAT_COMPLETION_SUPPRESS_FLAG: "
