@@ -183,3 +183,36 @@ bool dc_same_host(const struct sockaddr *a, const struct sockaddr *b)
 			       sizeof(struct in6_addr));
 	return false;
 }
+
+void dc_endpoint_down(struct dc_ctx *t, struct dc_endpoint *e)
+{
+	if (e->ep)
+		DC_CLEANUP(dat_ep_free(e->ep));
+	if (e->psp)
+		DC_CLEANUP(dat_psp_free(e->psp));
+	if (e->cr_evd)
+		DC_CLEANUP(dat_evd_free(e->cr_evd));
+	if (e->conn_evd)
+		DC_CLEANUP(dat_evd_free(e->conn_evd));
+	if (e->req_evd)
+		DC_CLEANUP(dat_evd_free(e->req_evd));
+	if (e->recv_evd && e->recv_evd != e->req_evd)
+		DC_CLEANUP(dat_evd_free(e->recv_evd));
+	memset(e, 0, sizeof(*e));
+}
+
+void dc_pair_down(struct dc_ctx *t, struct dc_pair *p)
+{
+	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
+
+	if (p->ma.lmr)
+		DC_CLEANUP(dat_lmr_free(p->ma.lmr));
+	if (p->mb.lmr)
+		DC_CLEANUP(dat_lmr_free(p->mb.lmr));
+	dc_endpoint_down(t, &p->a);
+	dc_endpoint_down(t, &p->b);
+	if (pza)
+		DC_CLEANUP(dat_pz_free(pza));
+	if (pzb && pzb != pza)
+		DC_CLEANUP(dat_pz_free(pzb));
+}

@@ -99,4 +99,15 @@ void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
 #define dc_pair_up(t, p, mem_len, o)					\
 	dc_pair_up_at((t), __FILE__, __LINE__, (p), (mem_len), (o))
 
+/*
+ * Clean-up between the parts of a case that builds one endpoint or pair
+ * after another, so a provider with few EPs, EVDs, LMRs or PZs
+ * (dat_ia_query(3DAT) maxima, no floor) still runs them all.  Failures are
+ * clean-up failures (DC_CLEANUP), never the clause's.
+ * dc_endpoint_down: e's EP, PSP and EVDs (not its PZ); e is zeroed.
+ * dc_pair_down: p's LMRs, both endpoints and their PZs.
+ */
+void dc_endpoint_down(struct dc_ctx *t, struct dc_endpoint *e);
+void dc_pair_down(struct dc_ctx *t, struct dc_pair *p);
+
 #endif /* DC_CONN_H */

@@ -184,7 +184,7 @@ DC_CASE(dat_ep_create, pz_limits_remote_access,
 	rem = dc_rmr_iov(&foreign, 0, 64);
 	REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem,
 						 DAT_COMPLETION_DEFAULT_FLAG),
-			  sync, p.a.req_evd, 1, async);
+			  sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "memory outside b's PZ");
 }
 

@@ -53,6 +53,19 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 			(unsigned long long)d.transfered_length);
 	/* a 1-byte Read into a 1-byte segment */
 	expect_rdma_one_byte(&p, true, 1000, 3000, 2);
+	/* local segments of 10, 0 and 10 bytes take 15 remote bytes: the
+	 * empty segment is a front one, the data goes on into segment 3 */
+	dc_fill(p.mb.buf + 6000, 15, 0x65);
+	iov3(iov, &p.ma, (const DAT_VLEN[]){ 5000, 5100, 5200 }, (const DAT_VLEN[]){ 10, 0, 10 });
+	rem = dc_rmr_iov(&p.mb, 6000, 15);
+	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, dc_cookie(4), &rem,
+						DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf + 5000, p.mb.buf + 6000, 10), "segment 1 is not remote bytes 0..9");
+	DC_ASSERT(!memcmp(p.ma.buf + 5200, p.mb.buf + 6010, 5),
+		  "segment 3 does not start with remote bytes 10..14 (the empty segment 2 stopped the Read?)");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 5205, 5, CANARY, "the rest of segment 3");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 5010, 190, CANARY, "the memory between segments 1 and 3");
 }
 
 DC_CASE(dat_ep_post_rdma_read, completion_on_request_evd,
@@ -122,6 +135,7 @@ DC_CASE(dat_ep_post_rdma_read, valid_states,
 		DC_ASSERT_BYTES_ARE(p.ma.buf + 1024, 256, CANARY, "the flushed Reads' local buffer");
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(read_flagged, false, 20);
 }
 
 static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -238,7 +252,8 @@ DC_CASE(dat_ep_post_rdma_read, null_local_iov,
 }
 
 DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
-	.summary = "a local buffer smaller than the remote segment is a length error")
+	.summary = "a local buffer one byte smaller than the remote segment is a length error; "
+		   "one of exactly its size is read whole")
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
@@ -248,11 +263,23 @@ DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
 	rdma_pair(&p);
 	dc_fill(p.mb.buf + 0, 200, 0x64);
 	rem = dc_rmr_iov(&p.mb, 0, 200);
-	if (REFUSED_OR_FAILED(read1(&p, 0, 100, &rem, 1), sync, p.a.req_evd, 1, async))
+	/* at the boundary: a local buffer of exactly the remote segment's
+	 * size is not too small (RETURN VALUES: the length error is for a
+	 * local buffer smaller than the remote data), so all of it is read
+	 * (DESCRIPTION) */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(read1(&p, 0, 200, &rem, 1));
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, 200), "the Read into a buffer of exactly the remote size "
+		  "did not fetch the remote bytes");
+	DC_ASSERT_BYTES_ARE(p.ma.buf + 200, SUBJ_MEM - 200, CANARY,
+			    "local memory beyond the 200-byte buffer");
+	memset(p.ma.buf, CANARY, 200);
+	/* one byte short: the length error, at once or as the completion */
+	if (REFUSED_OR_FAILED(read1(&p, 0, 199, &rem, 2), sync, &p.a, 2, async))
 		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 	else
-		DC_ASSERT_BYTES_ARE(p.ma.buf + 100, SUBJ_MEM - 100, CANARY,
-				 "local memory beyond the 100-byte buffer");
+		DC_ASSERT_BYTES_ARE(p.ma.buf + 199, SUBJ_MEM - 199, CANARY,
+				 "local memory beyond the 199-byte buffer");
 }
 
 DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
@@ -276,7 +303,7 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
 	memset(p.ma.buf, CANARY, SUBJ_MEM);
 	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 4097);
-	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
+	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
 
@@ -393,7 +420,7 @@ DC_CASE(dat_ep_post_rdma_read, rmr_pz_mismatch,
 		rem = dc_rmr_iov(&foreign, 0, 64);
 		iov = dc_iov(&p.ma, 0, 64);
 		REFUSED_OR_FAILED(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(1), &rem, fl[i]),
-				  remote_fault, p.a.req_evd, 1, remote_fault_cqe);
+				  remote_fault, &p.a, 1, remote_fault_cqe);
 		DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 		DC_CLEANUP(dat_lmr_free(foreign.lmr));
 		DC_CLEANUP(dat_pz_free(fpz));
@@ -419,7 +446,7 @@ DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
 		if (try_priv_lmr(t, p.b.pz, sets[i], &wo)) {
 			dc_fill(wo.buf + 0, 64, 0x67);
 			rem = dc_rmr_iov(&wo, 0, 64);
-			REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+			REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 1), remote_fault, &p.a, 1,
 					  remote_fault_cqe);
 			DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 			DC_CLEANUP(dat_lmr_free(wo.lmr));
@@ -438,7 +465,7 @@ DC_CASE(dat_ep_post_rdma_read, rmr_no_remote_read,
 	dc_fill(p.mb.buf + 0, 4096, 0x68);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_WRITE_FLAG);
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
-	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
+	REFUSED_OR_FAILED(read1(&p, 0, 64, &rem, 2), remote_fault, &p.a, 2,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }
@@ -454,7 +481,7 @@ DC_CASE(dat_ep_post_rdma_read, outside_bound_rmr,
 	dc_fill(p.mb.buf + 0, 4096, 0x68);
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024 + 256 - 15), 16);
-	REFUSED_OR_FAILED(read1(&p, 0, 16, &rem, 1), remote_fault, p.a.req_evd, 1,
+	REFUSED_OR_FAILED(read1(&p, 0, 16, &rem, 1), remote_fault, &p.a, 1,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
 }

@@ -61,6 +61,18 @@ DC_CASE(dat_ep_post_rdma_write, transfers_local_data,
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 4616, SUBJ_MEM - 4616, CANARY, "remote memory after the target");
 	/* a 1-byte Write on its own */
 	expect_rdma_one_byte(&p, false, 40000, 8000, 20);
+	/* a segment of length 0 between two others holds no data: the
+	 * gather goes on past it */
+	if (n >= 3) {
+		gather_past_empty(&p, iov);
+		rem = dc_rmr_iov(&p.mb, 12000, 11);
+		DC_ASSERT_SUCCESS(dat_ep_post_rdma_write(p.a.ep, 3, iov, dc_cookie(30), &rem,
+							 DAT_COMPLETION_DEFAULT_FLAG));
+		DC_ASSERT_DTO(p.a.req_evd, 30, DAT_DTO_SUCCESS);
+		DC_ASSERT(gathered_past_empty(p.mb.buf + 12000),
+			  "segments of 5, 0 and 6 bytes did not land as the 5 and the 6 bytes in order");
+		DC_ASSERT_BYTES_ARE(p.mb.buf + 12011, 64, CANARY, "remote memory after the 11 bytes");
+	}
 }
 
 DC_CASE(dat_ep_post_rdma_write, completion_on_request_evd,
@@ -127,6 +139,7 @@ DC_CASE(dat_ep_post_rdma_write, valid_states,
 		DC_ASSERT_BYTES_ARE(p.mb.buf + 1024, 256, CANARY, "the flushed Writes' target");
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(write_flagged, false, 20);
 }
 
 static void write_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -211,7 +224,8 @@ DC_CASE(dat_ep_post_rdma_write, null_local_iov,
 }
 
 DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
-	.summary = "more local data than the remote segment holds is a length error")
+	.summary = "one byte more local data than the remote segment holds is a length error; "
+		   "exactly its size lands whole")
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR };
 	static const DAT_DTO_COMPLETION_STATUS async[] = {
@@ -221,9 +235,21 @@ DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
 	DAT_RMR_TRIPLET rem;
 
 	rdma_pair(&p);
-	dc_fill(p.ma.buf + 0, 200, 9);
 	rem = dc_rmr_iov(&p.mb, 0, 100);
-	if (REFUSED_OR_FAILED(write1(&p, 0, 200, &rem, 1), sync, p.a.req_evd, 1, async))
+	/* at the boundary: local data of exactly the remote segment's size
+	 * fits it (RETURN VALUES: the length error is for a receiving buffer
+	 * smaller than the data), so all of it is written (DESCRIPTION) */
+	dc_fill(p.ma.buf + 0, 100, 8);
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(write1(&p, 0, 100, &rem, 1));
+	DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 8), "the Write of exactly the remote segment's size "
+		  "did not land whole");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,
+			    "remote memory beyond the 100-byte segment");
+	memset(p.mb.buf, CANARY, 100);
+	/* one byte more: the length error, at once or as the completion */
+	dc_fill(p.ma.buf + 0, 101, 9);
+	if (REFUSED_OR_FAILED(write1(&p, 0, 101, &rem, 2), sync, &p.a, 2, async))
 		DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 	else
 		DC_ASSERT_BYTES_ARE(p.mb.buf + 100, SUBJ_MEM - 100, CANARY,
@@ -251,7 +277,7 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	/* one byte more is never performed */
 	rem = dc_rmr_iov(&p.mb, 0, 8192);
-	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, p.a.req_evd, 1, async);
+	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
 }
 
@@ -366,7 +392,7 @@ DC_CASE(dat_ep_post_rdma_write, rmr_pz_mismatch,
 		rem = dc_rmr_iov(&foreign, 0, 64);
 		iov = dc_iov(&p.ma, 0, 64);
 		REFUSED_OR_FAILED(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(1), &rem, fl[i]),
-				  remote_fault, p.a.req_evd, 1, remote_fault_cqe);
+				  remote_fault, &p.a, 1, remote_fault_cqe);
 		DC_ASSERT_BYTES_ARE(foreign.buf, 4096, CANARY, "the foreign-PZ memory");
 		DC_CLEANUP(dat_lmr_free(foreign.lmr));
 		DC_CLEANUP(dat_pz_free(fpz));
@@ -393,7 +419,7 @@ DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
 			memset(ro.buf, CANARY, 4096);
 			dc_fill(p.ma.buf + 0, 64, 12);
 			rem = dc_rmr_iov(&ro, 0, 64);
-			REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, p.a.req_evd, 1,
+			REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 1), remote_fault, &p.a, 1,
 					  remote_fault_cqe);
 			DC_ASSERT_BYTES_ARE(ro.buf, 4096, CANARY,
 					    "the remote memory without remote write");
@@ -413,7 +439,7 @@ DC_CASE(dat_ep_post_rdma_write, rmr_no_remote_write,
 	ctx = bind_window(&p, 1024, 256, DAT_MEM_PRIV_REMOTE_READ_FLAG);
 	dc_fill(p.ma.buf + 0, 64, 13);
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024), 64);
-	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 2), remote_fault, p.a.req_evd, 2,
+	REFUSED_OR_FAILED(write1(&p, 0, 64, &rem, 2), remote_fault, &p.a, 2,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }
@@ -430,7 +456,7 @@ DC_CASE(dat_ep_post_rdma_write, outside_bound_rmr,
 	dc_fill(p.ma.buf + 0, 16, 13);
 	/* 16 bytes whose last byte is the first one past the window. */
 	rem = dc_rmr_triplet(ctx, (DAT_VADDR)(uintptr_t)(p.mb.buf + 1024 + 256 - 15), 16);
-	REFUSED_OR_FAILED(write1(&p, 0, 16, &rem, 1), remote_fault, p.a.req_evd, 1,
+	REFUSED_OR_FAILED(write1(&p, 0, 16, &rem, 1), remote_fault, &p.a, 1,
 			  remote_fault_cqe);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "the remote LMR (window and around it)");
 }

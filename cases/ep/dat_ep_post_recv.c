@@ -18,12 +18,13 @@ static void recv3_take(struct dc_ctx *t, struct dc_pair *p, const DAT_VLEN off[3
 		       const DAT_VLEN len[3], DAT_VLEN moff, DAT_VLEN msg, unsigned int seed,
 		       uint64_t cookie)
 {
-	DAT_LMR_TRIPLET iov[3];
+	DAT_LMR_TRIPLET iov[4];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 	for (int k = 0; k < 3; k++)
 		iov[k] = dc_iov(&p->mb, off[k], len[k]);
+	iov[3] = poison_triplet(&p->mb);	/* past num_segments: never read */
 	DC_ASSERT_SUCCESS(dat_ep_post_recv(p->b.ep, 3, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
 	dc_fill(p->ma.buf + moff, (size_t)msg, seed);
 	DC_SETUP(post_send1(p->a.ep, &p->ma, moff, msg, cookie + 1));
@@ -54,6 +55,16 @@ DC_CASE(dat_ep_post_recv, fills_in_iov_order,
 	DC_ASSERT(p.mb.buf[1400] == p.ma.buf[1101], "segment 3 does not start with byte 101");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1401, 99, CANARY, "the rest of segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1001, 199, CANARY, "the gap between segments 1 and 2");
+	/* segments of 10, 0 and 10 bytes take 15: the empty segment is a
+	 * front one (completely filled by nothing), the message goes on into
+	 * segment 3 */
+	recv3_take(t, &p, (const DAT_VLEN[]){ 2000, 2100, 2200 }, (const DAT_VLEN[]){ 10, 0, 10 },
+		   2000, 15, 0x33, 5);
+	DC_ASSERT(!memcmp(p.mb.buf + 2000, p.ma.buf + 2000, 10), "segment 1 is not bytes 0..9");
+	DC_ASSERT(!memcmp(p.mb.buf + 2200, p.ma.buf + 2010, 5),
+		  "segment 3 does not start with bytes 10..14 (the empty segment 2 stopped the message?)");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 2205, 5, CANARY, "the rest of segment 3");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 2010, 190, CANARY, "the memory between segments 1 and 3");
 }
 
 DC_CASE(dat_ep_post_recv, completion_on_recv_evd,
@@ -78,11 +89,18 @@ DC_CASE(dat_ep_post_recv, zero_length,
 {
 	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET poison;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, NULL, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+	/* no segments, and a local_iov whose first triplet must not be read */
+	poison = poison_triplet(&p.mb);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 0, &poison, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 }
 
@@ -170,16 +188,51 @@ DC_CASE(dat_ep_post_recv, posted_after_arrival,
 	DC_ASSERT(dc_check_fill(p.mb.buf + 2048, 100, 0x72), "the second Receive holds wrong bytes");
 }
 
+/* b's Receive of `len` bytes of mb at off: two segments (60% and the rest)
+ * where the EP takes two, else one */
+static DAT_RETURN post_recv_split(struct dc_pair *p, DAT_COUNT nseg, DAT_VLEN off, DAT_VLEN len,
+				  uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov[2];
+
+	if (nseg < 2)
+		return post_recv1(p->b.ep, &p->mb, off, len, cookie);
+	iov[0] = dc_iov(&p->mb, off, len * 3 / 5);
+	iov[1] = dc_iov(&p->mb, off + 1024, len - len * 3 / 5);	/* not adjacent */
+	return dat_ep_post_recv(p->b.ep, 2, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
+}
+
 DC_CASE(dat_ep_post_recv, message_too_long,
-	.summary = "a message longer than the Receive completes it with the length error")
+	.summary = "a message one byte longer than the Receive completes it with the length error; "
+		   "one of exactly its size fills it")
 {
 	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_COUNT nseg;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_ASSERT_SUCCESS(post_recv1(p.b.ep, &p.mb, 0, 100, 1));	/* the clause's own post */
-	dc_fill(p.ma.buf + 0, 200, 6);
-	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 200, 2));
-	DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_ERR_LOCAL_LENGTH);
+	nseg = dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov >= 2 ? 2 : 1;
+	dc_note(t, "Receives of %d segment(s)", (int)nseg);
+	memset(p.mb.buf, CANARY, SUBJ_MEM);
+	/* at the boundary: a message of exactly the Receive's size is not
+	 * larger than it (DESCRIPTION), so it fills the Receive */
+	DC_ASSERT_SUCCESS(post_recv_split(&p, nseg, 0, 100, 1));	/* the clause's own post */
+	dc_fill(p.ma.buf + 0, 100, 5);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 100, 2));
+	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 100);
+	if (nseg == 2)
+		DC_ASSERT(!memcmp(p.mb.buf, p.ma.buf, 60) && !memcmp(p.mb.buf + 1024, p.ma.buf + 60, 40),
+			  "the message of exactly the Receive's size did not fill its two segments");
+	else
+		DC_ASSERT(dc_check_fill(p.mb.buf, 100, 5),
+			  "the message of exactly the Receive's size did not fill it");
+	/* one byte more than the Receive holds: the length error */
+	DC_ASSERT_SUCCESS(post_recv_split(&p, nseg, 4096, 100, 3));	/* the clause's own post */
+	dc_fill(p.ma.buf + 0, 101, 6);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 101, 4));
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_ERR_LOCAL_LENGTH);
+	DC_ASSERT_PTR_EQ(d.ep_handle, p.b.ep);	/* the failed completion is the Receive's */
 }
 
 static void recv_posts(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -226,11 +279,19 @@ DC_CASE(dat_ep_post_recv, preposted_used_once_connected,
 	DC_ASSERT(dc_check_fill(mb.buf, 300, 0x44), "the pre-posted Receive holds wrong bytes");
 }
 
+static DAT_RETURN recv_flagged(struct dc_pair *p, uint64_t cookie, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 1024);
+
+	return dat_ep_post_recv(p->a.ep, 1, &iov, dc_cookie(cookie), fl);
+}
+
 DC_CASE(dat_ep_post_recv, disconnected_flushed,
 	.summary = "a Receive posted on a Disconnected EP is flushed at once, however the EP was "
-		   "disconnected")
+		   "disconnected, and with the unsignalled flag too")
 {
 	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	for (int way = 0; way < DISC_WAYS; way++) {
 		dc_note(t, "DISCONNECTED by %s", disc_way_name(way));
@@ -238,10 +299,14 @@ DC_CASE(dat_ep_post_recv, disconnected_flushed,
 		disconnect_pair_by(&p, way);
 		memset(p.ma.buf, CANARY, 1024);
 		DC_ASSERT_SUCCESS(post_recv1(p.a.ep, &p.ma, 0, 1024, 51));
-		DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+		d = DC_ASSERT_DTO(p.a.recv_evd, 51, DAT_DTO_ERR_FLUSHED);
+		/* the flushed completion is the posted Receive's: it names the
+		 * EP it was posted on, as a successful one does */
+		DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
 		DC_ASSERT_BYTES_ARE(p.ma.buf, 1024, CANARY, "the flushed Receive's buffer");
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(recv_flagged, true, 52);
 }
 
 /* An unconnected EP and an LMR in its PZ: enough for the synchronous checks. */

@@ -46,12 +46,26 @@ DC_CASE(dat_ep_post_send, transfers_all_data,
 	memset(p.mb.buf, CANARY, 8192);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 3));
 	dc_fill(p.ma.buf + 40000, 1, 4);
-	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 40000, 1, 4));
+	iov[0] = dc_iov(&p.ma, 40000, 1);
+	iov[1] = poison_triplet(&p.ma);		/* past num_segments: never read */
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, iov, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
 	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 1);
 	DC_ASSERT(dc_check_fill(p.mb.buf, 1, 4), "the 1-byte message's byte did not arrive");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1, 63, CANARY, "the Receive beyond the 1-byte message");
+	/* a segment of length 0 between two others holds no data: the
+	 * gather goes on past it, and the message is the other two */
+	memset(p.mb.buf, CANARY, 8192);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 5));
+	gather_past_empty(&p, iov);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 3, iov, dc_cookie(6), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 6, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 5, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 11);
+	DC_ASSERT(gathered_past_empty(p.mb.buf),
+		  "segments of 5, 0 and 6 bytes did not arrive as the 5 and the 6 bytes in order");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 11, 53, CANARY, "the Receive beyond the 11-byte message");
 }
 
 DC_CASE(dat_ep_post_send, zero_length,
@@ -59,12 +73,20 @@ DC_CASE(dat_ep_post_send, zero_length,
 {
 	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET poison;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
 	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, NULL, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
 	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 0);
+	/* no segments, and a local_iov whose first triplet must not be read */
+	poison = poison_triplet(&p.ma);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 3));
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 0, &poison, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, 3, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 0);
 }
 
@@ -418,6 +440,7 @@ DC_CASE(dat_ep_post_send, disconnected_flushed,
 		assert_flushed_each_flag(&p, send_flagged, 31);
 		pair_down(t, &p);
 	}
+	assert_unsignalled_flushed(send_flagged, false, 39);
 }
 
 static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const void *arg)
@@ -603,7 +626,7 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	DC_ASSERT(dc_check_fill(mb.buf, max, 4), "the max_message_size Send arrived altered");
 	/* one byte more is never transferred */
 	dc_fill(ma.buf + 0, max + 1, 3);
-	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, max + 1, 2), sync, a.req_evd, 2, async))
+	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, max + 1, 2), sync, &a, 2, async))
 		dc_drain(t, b.recv_evd);
 	DC_ASSERT_BYTES_ARE(mb.buf + max + 1, max + 1, CANARY, "the peer's second Receive buffer");
 }

@@ -318,6 +318,7 @@ static inline void assert_flushed_each_flag_at(struct dc_ctx *t, const char *fil
 {
 	DAT_COMPLETION_FLAGS fl[REQ_FLAG_SETS];
 	int n = request_flag_sets(t, fl);
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	for (int i = 0; i < n; i++) {
 		uint64_t c = base + (uint64_t)i;
@@ -328,7 +329,13 @@ static inline void assert_flushed_each_flag_at(struct dc_ctx *t, const char *fil
 			 (unsigned)fl[i]);
 		dc_assert_ret_at(t, file, line, what, post(p, c, fl[i]), DC_FAIL, 1,
 				 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
-		dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &c, DAT_DTO_ERR_FLUSHED);
+		d = dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &c, DAT_DTO_ERR_FLUSHED);
+		/* the flushed completion is the posted request's: it names
+		 * the EP it was posted on, as a successful one does */
+		if (d.ep_handle != p->a.ep)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "the flushed completion (completion_flags 0x%x) names EP %p, expected %p",
+				  (unsigned)fl[i], (void *)d.ep_handle, (void *)p->a.ep);
 	}
 }
 #define assert_flushed_each_flag(p, post, base) \
@@ -378,6 +385,47 @@ static inline void disconnect_pair_by_at(struct dc_ctx *t, const char *file, int
 	await_state_at(t, file, line, p->a.ep, DAT_EP_STATE_DISCONNECTED, 2000, DC_UNRESOLVED);
 }
 #define disconnect_pair_by(p, way) disconnect_pair_by_at(t, __FILE__, __LINE__, (p), (way))
+
+/*
+ * Clause: on an EP that selects unsignalled completions for its Requests
+ * (recv false) or its Receives (recv true), a DTO posted with
+ * DAT_COMPLETION_UNSIGNALLED_FLAG on DISCONNECTED is flushed like any other:
+ * the flag asks for a completion that notifies nobody (the posting pages,
+ * PARAMETERS completion_flags: non-notification completion), never for no
+ * completion.  The flushed completion carries the cookie and names the EP.
+ * post(p, cookie, flags) posts one DTO on p->a.  Where the provider does not
+ * list the flag in completion_flags_supported (dat_ia_query(3DAT)) there is
+ * no such EP to make: a note, nothing checked.
+ */
+static inline void assert_unsignalled_flushed_at(struct dc_ctx *t, const char *file, int line,
+						 flag_post_fn post, bool recv, uint64_t cookie)
+{
+	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_EVD_HANDLE evd;
+
+	if (!dc_attr_reported(t, "completion_flags_supported") ||
+	    !(t->prov_attr.completion_flags_supported & DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		dc_note(t, "completion_flags_supported lacks DAT_COMPLETION_UNSIGNALLED_FLAG: "
+			"no unsignalled EP to flush on");
+		return;
+	}
+	unsignalled_pair_at(t, file, line, &p, recv);
+	disconnect_pair_by_at(t, file, line, &p, DISC_OWN_ABRUPT);
+	evd = recv ? p.a.recv_evd : p.a.req_evd;
+	dc_note(t, "unsignalled %s on DISCONNECTED", recv ? "Receive" : "Request");
+	dc_assert_ret_at(t, file, line, "posting with DAT_COMPLETION_UNSIGNALLED_FLAG on DISCONNECTED",
+			 post(&p, cookie, DAT_COMPLETION_UNSIGNALLED_FLAG), DC_FAIL, 1,
+			 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
+	d = dc_expect_dto_at(t, file, line, DC_FAIL, evd, &cookie, DAT_DTO_ERR_FLUSHED);
+	if (d.ep_handle != p.a.ep)
+		dc_end_at(t, DC_FAIL, file, line, false,
+			  "the flushed unsignalled completion names EP %p, expected %p",
+			  (void *)d.ep_handle, (void *)p.a.ep);
+	dc_pair_down(t, &p);
+}
+#define assert_unsignalled_flushed(post, recv, cookie) \
+	assert_unsignalled_flushed_at(t, __FILE__, __LINE__, (post), (recv), (cookie))
 
 /*
  * Passive half of the remote-QoS cases: a peer that supports less QoS than
@@ -474,6 +522,48 @@ static inline DAT_RETURN post_recv1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 	return dat_ep_post_recv(ep, 1, &iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/*
+ * A triplet no DTO may read: an lmr_context the IA never issued, a segment
+ * far longer than any LMR.  Placed in local_iov right after the
+ * num_segments triplets a post names, it must be ignored (the posting
+ * pages, PARAMETERS: num_segments is the number of triplets in local_iov);
+ * a provider reading one triplet too many refuses the post or moves other
+ * data.
+ */
+static inline DAT_LMR_TRIPLET poison_triplet(const struct dc_lmr *m)
+{
+	DAT_LMR_TRIPLET p = dc_iov(m, 0, 1);
+
+	p.lmr_context = dc_unissued_lmr_context(m);
+	p.segment_length = 0x7fffff00u;	/* fits DAT 2.0's 32-bit DAT_SEG_LENGTH too */
+	return p;
+}
+
+/* iov[0..2]: the segments of m at off[k], len[k] bytes. */
+static inline void iov3(DAT_LMR_TRIPLET iov[3], const struct dc_lmr *m, const DAT_VLEN off[3],
+			const DAT_VLEN len[3])
+{
+	for (int k = 0; k < 3; k++)
+		iov[k] = dc_iov(m, off[k], len[k]);
+}
+
+/*
+ * A gather past an empty segment (Send, RDMA Write): ma holds 5 bytes of
+ * seed 5 at 50000 and 6 of seed 6 at 50100, and iov is (5 at 50000, 0 at
+ * 50050, 6 at 50100): 11 bytes to move.  gathered_past_empty(at) says
+ * whether `at` holds them, in order.
+ */
+static inline void gather_past_empty(struct dc_pair *p, DAT_LMR_TRIPLET iov[3])
+{
+	dc_fill(p->ma.buf + 50000, 5, 5);
+	dc_fill(p->ma.buf + 50100, 6, 6);
+	iov3(iov, &p->ma, (const DAT_VLEN[]){ 50000, 50050, 50100 }, (const DAT_VLEN[]){ 5, 0, 6 });
+}
+static inline bool gathered_past_empty(const unsigned char *at)
+{
+	return dc_check_fill(at, 5, 5) && dc_check_fill(at + 5, 6, 6);
+}
+
 static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 				    DAT_VLEN off, DAT_VLEN len, uint64_t cookie)
 {
@@ -483,13 +573,15 @@ static inline DAT_RETURN post_send1(DAT_EP_HANDLE ep, const struct dc_lmr *m,
 }
 
 /*
- * Clause: a post that must not move data was either refused at once with
- * one of `types`, or accepted and then completed (cookie) on evd with one
- * of `sts`.  Returns true when it was refused synchronously.
+ * Clause: a post on e's EP that must not move data was either refused at
+ * once with one of `types`, or accepted and then completed (cookie) on e's
+ * request EVD with one of `sts`, the completion naming e's EP (the failed
+ * completion is the posted request's, as a successful one is).  Returns
+ * true when it was refused synchronously.
  */
 static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int line,
 					DAT_RETURN r, int ntypes, const DAT_RETURN *types,
-					DAT_EVD_HANDLE evd, uint64_t cookie,
+					const struct dc_endpoint *e, uint64_t cookie,
 					int nsts, const DAT_DTO_COMPLETION_STATUS *sts)
 {
 	DAT_EVENT ev;
@@ -500,7 +592,7 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 				 DC_ANY_SUBTYPE);
 		return true;
 	}
-	dc_expect_event_at(t, file, line, DC_FAIL, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	dc_expect_event_at(t, file, line, DC_FAIL, e->req_evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	d = &ev.event_data.dto_completion_event_data;
 	if (d->user_cookie.as_64 != cookie)
 		dc_end_at(t, DC_FAIL, file, line, false,
@@ -511,6 +603,11 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 	for (int i = 0; i < nsts; i++)
 		if (d->status == sts[i]) {
 			dc_note(t, "accepted, then completed with %s", dc_dto_status_name(d->status));
+			if (d->ep_handle != e->ep)
+				dc_end_at(t, DC_FAIL, file, line, false,
+					  "the failed completion (%s) names EP %p, expected %p",
+					  dc_dto_status_name(d->status), (void *)d->ep_handle,
+					  (void *)e->ep);
 			return false;
 		}
 	dc_end_at(t, DC_FAIL, file, line, false,
@@ -518,9 +615,9 @@ static inline bool refused_or_failed_at(struct dc_ctx *t, const char *file, int 
 		  dc_dto_status_name(d->status), dc_dto_status_name(sts[0]));
 }
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define REFUSED_OR_FAILED(r, types, evd, cookie, sts)			\
+#define REFUSED_OR_FAILED(r, types, e, cookie, sts)			\
 	refused_or_failed_at(t, __FILE__, __LINE__, (r), N_OF(types), (types), \
-			     (evd), (cookie), N_OF(sts), (sts))
+			     (e), (cookie), N_OF(sts), (sts))
 
 
 /* ---- a connected pair in this process (for DTO cases) ---------------------------- */
@@ -553,26 +650,10 @@ static inline void prove_nothing_sent_at(struct dc_ctx *t, const char *file,
 
 /*
  * Clean-up between the iterations of a case that builds one pair per way or
- * per value: frees every object of the pair, so a provider with few EPs or
- * LMRs (dat_ia_query(3DAT) Max EPs / Max LMRs, no floor) still runs them all.
- * Failures are clean-up failures, never the clause's.
+ * per value: frees every object of the pair (dc_conn.h dc_endpoint_down /
+ * dc_pair_down, shared with the rmr and evd areas).
  */
-static inline void free_endpoint(struct dc_ctx *t, struct dc_endpoint *e)
-{
-	if (e->ep)
-		DC_CLEANUP(dat_ep_free(e->ep));
-	if (e->psp)
-		DC_CLEANUP(dat_psp_free(e->psp));
-	if (e->cr_evd)
-		DC_CLEANUP(dat_evd_free(e->cr_evd));
-	if (e->conn_evd)
-		DC_CLEANUP(dat_evd_free(e->conn_evd));
-	if (e->req_evd)
-		DC_CLEANUP(dat_evd_free(e->req_evd));
-	if (e->recv_evd && e->recv_evd != e->req_evd)
-		DC_CLEANUP(dat_evd_free(e->recv_evd));
-	memset(e, 0, sizeof(*e));
-}
+#define free_endpoint(t, e) dc_endpoint_down((t), (e))
 /* A connected pair whose EPs have max_rdma_read_out 1 (UNSUPPORTED where
  * the IA allows no outgoing RDMA Read per EP). */
 static inline void pair_up_one_read_out(struct dc_ctx *t, struct dc_pair *p)
@@ -586,21 +667,7 @@ static inline void pair_up_one_read_out(struct dc_ctx *t, struct dc_pair *p)
 	dc_pair_up(t, p, SUBJ_MEM, &o);
 }
 
-static inline void pair_down(struct dc_ctx *t, struct dc_pair *p)
-{
-	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
-
-	if (p->ma.lmr)
-		DC_CLEANUP(dat_lmr_free(p->ma.lmr));
-	if (p->mb.lmr)
-		DC_CLEANUP(dat_lmr_free(p->mb.lmr));
-	free_endpoint(t, &p->a);
-	free_endpoint(t, &p->b);
-	if (pza)
-		DC_CLEANUP(dat_pz_free(pza));
-	if (pzb && pzb != pza)
-		DC_CLEANUP(dat_pz_free(pzb));
-}
+#define pair_down(t, p) dc_pair_down((t), (p))
 
 /* ---- RDMA ---------------------------------------------------------------------- */
 
@@ -701,16 +768,17 @@ static inline void expect_rdma_one_byte_at(struct dc_ctx *t, const char *file, i
 					   struct dc_pair *p, bool read, DAT_VLEN loff,
 					   DAT_VLEN roff, uint64_t cookie)
 {
-	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, loff, 1);
+	/* one segment, an unreadable triplet after it (poison_triplet) */
+	DAT_LMR_TRIPLET iov[2] = { dc_iov(&p->ma, loff, 1), poison_triplet(&p->ma) };
 	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, roff, 1);
 	unsigned char *src = read ? p->mb.buf + roff : p->ma.buf + loff;
 	unsigned char *dst = read ? p->ma.buf + loff : p->mb.buf + roff;
 
 	dc_fill(src, 1, 0x62);
 	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
-			 read ? dat_ep_post_rdma_read(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+			 read ? dat_ep_post_rdma_read(p->a.ep, 1, iov, dc_cookie(cookie), &rem,
 						      DAT_COMPLETION_DEFAULT_FLAG) :
-				dat_ep_post_rdma_write(p->a.ep, 1, &iov, dc_cookie(cookie), &rem,
+				dat_ep_post_rdma_write(p->a.ep, 1, iov, dc_cookie(cookie), &rem,
 						       DAT_COMPLETION_DEFAULT_FLAG),
 			 DC_FAIL, 1, (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
 	dc_expect_dto_at(t, file, line, DC_FAIL, p->a.req_evd, &cookie, DAT_DTO_SUCCESS);

@@ -209,13 +209,85 @@ DC_CASE(dat_evd_create, async_evd_modifiable,
 		  "after modify_cno(NULL) the async EVD reports CNO %p", p.cno_handle);
 }
 
+/*
+ * Clause, at the boundary: a connected EP whose 2-entry request EVD holds q
+ * (its evd_qlen) gets exactly q Send completions, none dequeued before all
+ * are there: the EVD holds every one (dat_evd_resize(3DAT) PARAMETERS: the
+ * queue holds the length it is given; dat_evd_query reports it), they are
+ * dequeued in posting order, and nothing was lost, so no overflow is
+ * reported on the async EVD (watched for DC_QUIET_MS).
+ */
+static void exactly_full_request_evd(struct dc_ctx *t)
+{
+	struct dc_conn_opts small = { .evd_qlen = 2 };
+	struct dc_pair p;
+	struct dc_endpoint *a = &p.a, *b = &p.b;
+	const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
+	DAT_COUNT q, nmore = 0, held = 0;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	uint64_t want = 100;
+
+	memset(&p, 0, sizeof(p));
+	dc_endpoint(t, a, &small);
+	dc_connect_local(t, a, b, NULL);
+	q = dc_evd_param(t, a->req_evd).evd_qlen;
+	DC_SETUP_ASSERT(q >= 2 && q <= 8,
+			"set-up: the provider made the 2-entry request EVD %d entries long", (int)q);
+	dc_note(t, "request EVD holds %d; sending exactly %d", (int)q, (int)q);
+	dc_drain(t, t->async_evd);
+	dc_lmr(t, b->pz, 4096, rw, &p.mb);
+	dc_lmr(t, a->pz, 4096, rw, &p.ma);
+	for (int i = 0; i < q; i++)
+		dc_post_recv(t, b->ep, &p.mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
+	for (int i = 0; i < q; i++)
+		dc_post_send(t, a->ep, &p.ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
+	for (int i = 0; i < q; i++)
+		dc_await_dto(t, b->recv_evd, (uint64_t)i);
+	/* wait (bounded) until q completions are queued, taking none but the
+	 * first; then take the rest: what counts is how many were held */
+	memset(&ev, 0, sizeof(ev));
+	r = dat_evd_wait(a->req_evd, (DAT_TIMEOUT)DC_WAIT_MS * 1000u, q, &ev, &nmore);
+	if (r != DAT_SUCCESS)
+		dc_note(t, "dat_evd_wait(threshold %d) returned %s, nmore %d", (int)q,
+			dc_ret_text(r), (int)nmore);
+	else
+		held++;
+	while (held < q + 1) {
+		if (r == DAT_SUCCESS) {
+			DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+				  ev.event_data.dto_completion_event_data.user_cookie.as_64 == want,
+				  "completion %d of %d: expected the Send of cookie %llu, got event 0x%x "
+				  "cookie %llu", (int)(want - 100) + 1, (int)q, (unsigned long long)want,
+				  (unsigned)ev.event_number,
+				  (unsigned long long)ev.event_data.dto_completion_event_data.user_cookie.as_64);
+			want++;
+		}
+		memset(&ev, 0, sizeof(ev));
+		r = dat_evd_dequeue(a->req_evd, &ev);
+		if (r != DAT_SUCCESS)
+			break;
+		held++;
+	}
+	DC_ASSERT(held == q, "the request EVD of evd_qlen %d held %d of the %d completions "
+		  "that filled it exactly", (int)q, (int)held, (int)q);
+	memset(&ev, 0, sizeof(ev));
+	r = dat_evd_wait(t->async_evd, (DAT_TIMEOUT)DC_QUIET_MS * 1000u, 1, &ev, &nmore);
+	DC_ASSERT(r != DAT_SUCCESS || ev.event_number != DAT_ASYNC_ERROR_EVD_OVERFLOW,
+		  "an EVD filled exactly to its evd_qlen reported an overflow");
+	/* its EVDs back before the q + 1 part makes its own (few EVDs: no floor) */
+	dc_pair_down(t, &p);
+}
+
 DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
-	.summary = "a full request EVD that loses a completion reports DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD")
+	.summary = "a request EVD filled exactly to its length loses nothing and reports no overflow; "
+		   "one completion more reports DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD")
 {
 	struct dc_endpoint a, b;
 	DAT_EVENT ev;
 	const DAT_ASYNCH_ERROR_EVENT_DATA *ae = &ev.event_data.asynch_error_event_data;
 
+	exactly_full_request_evd(t);
 	overflow_request_evd(&a, &b);
 	DC_ASSERT_EVENT(t->async_evd, DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev);
 	DC_ASSERT_PTR_EQ(ae->dat_handle, a.req_evd);

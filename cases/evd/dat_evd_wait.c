@@ -236,6 +236,66 @@ DC_CASE(dat_evd_wait, threshold_reached,
 }
 
 /*
+ * The threshold counts completions that did not succeed as it counts any
+ * event: a waiter with threshold 2 on the receive EVD of a DISCONNECTED EP
+ * (default completion flags: every completion notifies) stays blocked
+ * while one flushed Receive completion is queued and wakes with the second
+ * (dat_ep_post_recv(3DAT) DESCRIPTION: a Receive posted on DISCONNECTED is
+ * flushed to the receive EVD at once).  The waiter's own timeout is
+ * FLUSH_WAIT_MS: one that is not woken within a second less is judged by
+ * what it reports at its timeout - the two completions queued (nmore, or
+ * DAT_SUCCESS at the timeout) fail the clause; fewer mean the flush never
+ * came (set-up).
+ */
+#define FLUSH_WAIT_MS 5000L
+DC_CASE(dat_evd_wait, threshold_met_by_flushed_completions,
+	.clauses = "dat_evd_wait.threshold_reached",
+	.summary = "a threshold-2 waiter stays blocked on one flushed Receive completion and wakes with the second")
+{
+	struct dc_pair p;
+	struct dc_waiter *w;
+	DAT_LMR_TRIPLET iov;
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	dc_pair_up(t, &p, 4096, NULL);
+	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	dc_drain(t, p.a.recv_evd);
+	w = dc_evd_waiter(t, p.a.recv_evd, (DAT_TIMEOUT)FLUSH_WAIT_MS * 1000u, 2);
+	d = &w->ev.event_data.dto_completion_event_data;
+	DC_ASSERT_BLOCKS(w);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_SETUP(dat_ep_post_recv(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_STILL_WAITING(w, "one flushed Receive completion (threshold 2)");
+	iov = dc_iov(&p.ma, 64, 64);
+	DC_SETUP(dat_ep_post_recv(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	if (!dc_waiter_returned_within(w, FLUSH_WAIT_MS - 1000)) {
+		dc_waiter_join(t, w, "its own timeout");
+		DC_SETUP_ASSERT(w->ret == DAT_SUCCESS || w->nmore >= 2,
+				"set-up: at the waiter's timeout %d completion(s) were queued (%s): "
+				"the Receives posted on DISCONNECTED were not flushed",
+				(int)w->nmore, dc_ret_text(w->ret));
+		DC_FAIL("two flushed Receive completions were queued, but the threshold-2 waiter was "
+			"not woken: it returned only at its timeout (%s, nmore %d)",
+			dc_ret_text(w->ret), (int)w->nmore);
+	}
+	DC_ASSERT(w->ret == DAT_SUCCESS, "dat_evd_wait returned %s after the second flushed "
+		  "completion, expected DAT_SUCCESS", dc_ret_text(w->ret));
+	DC_ASSERT(w->ev.event_number == DAT_DTO_COMPLETION_EVENT && d->user_cookie.as_64 == 1 &&
+		  d->status == DAT_DTO_ERR_FLUSHED,
+		  "the woken waiter got event 0x%x cookie %llu (%s), expected the flushed completion "
+		  "of cookie 1", (unsigned)w->ev.event_number, (unsigned long long)d->user_cookie.as_64,
+		  dc_dto_status_name(d->status));
+	DC_ASSERT_GE(w->nmore, 1);
+	/* collateral: dat_evd_wait(3DAT) DESCRIPTION: the second event is the one still queued */
+	DC_ASSERT_SUCCESS(dat_evd_dequeue(p.a.recv_evd, &ev));
+	DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		  ev.event_data.dto_completion_event_data.user_cookie.as_64 == 2,
+		  "the event left after the waiter is not the second flushed completion");
+}
+
+/*
  * The same wake-up in a process that has closed its standard input, as a
  * daemon does: descriptor 0 is then the first one the provider gets for
  * what a wait sleeps on.  A wait that times out first makes the IA's

@@ -403,25 +403,84 @@ DC_CASE(dat_rmr_bind, valid_states,
 	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 2, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
 }
 
-DC_CASE(dat_rmr_bind, disconnected_flushed,
-	.summary = "a bind on a DISCONNECTED EP completes at once as DAT_RMR_BIND_FAILURE (flushed) with its cookie")
+/*
+ * Clause: on w's DISCONNECTED EP a bind of w's RMR with `flags` is accepted
+ * and flushed at once: a DAT_RMR_BIND_COMPLETION_EVENT already queued on the
+ * request EVD, status DAT_RMR_BIND_FAILURE, naming the RMR and carrying the
+ * cookie.  (The one RMR is bound again for each flag: a provider with a
+ * single RMR runs them all.)
+ */
+static void assert_bind_flushed(struct dc_ctx *t, struct win *w, DAT_COMPLETION_FLAGS flags,
+				uint64_t cookie)
 {
-	struct win w;
+	DAT_RMR_HANDLE rmr = w->rmr;
+	DAT_LMR_TRIPLET iov = dc_iov(&w->m, 0, BUF);
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_RMR_BIND_COMPLETION_EVENT_DATA d;
 	DAT_EVENT ev;
+	DAT_RETURN r;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	disconnect_owner(t, &w);
-	BIND_OK(&w, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 77, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+	dc_note(t, "completion_flags 0x%x", (unsigned)flags);
+	r = dc_dat_rmr_bind(rmr, w->m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w->p.a.ep,
+			    dc_cookie(cookie), flags, &ctx);
+	DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+	DC_ASSERT_SUCCESS(r);
 	memset(&ev, 0, sizeof(ev));
 	/* "at once": already queued when the call returns */
 	/* collateral: dat_rmr_bind(3DAT) DESCRIPTION: the bind is flushed to the request EVD, where it is dequeued */
-	DC_ASSERT_SUCCESS(dat_evd_dequeue(w.p.a.req_evd, &ev));
+	DC_ASSERT_SUCCESS(dat_evd_dequeue(w->p.a.req_evd, &ev));
 	DC_ASSERT_EQ(ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
 	d = ev.event_data.rmr_completion_event_data;
 	DC_ASSERT_DTO_STATUS(d.status, DAT_RMR_BIND_FAILURE);
-	DC_ASSERT_EQ(d.user_cookie.as_64, 77);
+	DC_ASSERT_EQ(d.user_cookie.as_64, cookie);
+	DC_ASSERT_PTR_EQ(d.rmr_handle, rmr);
+}
+
+DC_CASE(dat_rmr_bind, disconnected_flushed,
+	.summary = "a bind on a DISCONNECTED EP completes at once as DAT_RMR_BIND_FAILURE (flushed) with "
+		   "its cookie and RMR, whatever its completion flags")
+{
+	/* PARAMETERS completion_flags: suppression hides only a successful
+	 * completion and the unsignalled flag only the notification, so a
+	 * flushed bind completes with each; the flags the provider lists in
+	 * completion_flags_supported (dat_ia_query(3DAT)), each alone and
+	 * with SUPPRESS, the same RMR bound again each time */
+	static const DAT_COMPLETION_FLAGS each[] = {
+		DAT_COMPLETION_DEFAULT_FLAG, DAT_COMPLETION_SUPPRESS_FLAG,
+		DAT_COMPLETION_BARRIER_FENCE_FLAG,
+		DAT_COMPLETION_BARRIER_FENCE_FLAG | DAT_COMPLETION_SUPPRESS_FLAG,
+	};
+	DAT_COMPLETION_FLAGS have = dc_attr_reported(t, "completion_flags_supported") ?
+				    t->prov_attr.completion_flags_supported : 0;
+	struct win w, v;
+	struct dc_conn_opts o;
+	DAT_EP_ATTR attr;
+
+	win_setup(&w, DC_PRIV_LOCAL, NULL);
+	disconnect_owner(t, &w);
+	for (int i = 0; i < (int)(sizeof(each) / sizeof(each[0])); i++) {
+		if ((each[i] & have) != each[i]) {
+			dc_note(t, "completion_flags 0x%x: not in completion_flags_supported, skipped",
+				(unsigned)each[i]);
+			continue;
+		}
+		assert_bind_flushed(t, &w, each[i], 77 + (uint64_t)i);
+	}
+	/* an EP that selects unsignalled requests: a bind with the
+	 * unsignalled flag is flushed too */
+	if (!(have & DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		dc_note(t, "completion_flags_supported lacks DAT_COMPLETION_UNSIGNALLED_FLAG: "
+			"no unsignalled EP to flush on");
+		return;
+	}
+	win_down(t, &w);
+	dc_ep_attr_default(t, &attr);
+	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	memset(&o, 0, sizeof(o));
+	o.attr = &attr;
+	win_setup(&v, DC_PRIV_LOCAL, &o);
+	disconnect_owner(t, &v);
+	assert_bind_flushed(t, &v, DAT_COMPLETION_UNSIGNALLED_FLAG, 90);
 }
 
 DC_CASE(dat_rmr_bind, invalid_state,
@@ -639,19 +698,33 @@ DC_CASE(dat_rmr_bind, late_failure_breaks_connection,
 	.needs = "hook:daplref_test_fail_next_bind")
 {
 	fail_next_bind_fn fail_next_bind = (fail_next_bind_fn)dc_provider_hook("daplref_test_fail_next_bind");
+	/* DEFAULT, then SUPPRESS where the provider lists it: the flag hides
+	 * only a successful completion (PARAMETERS completion_flags), so the
+	 * failed bind completes with either */
+	const DAT_COMPLETION_FLAGS each[] = { DAT_COMPLETION_DEFAULT_FLAG, DAT_COMPLETION_SUPPRESS_FLAG };
+	const int n = dc_attr_reported(t, "completion_flags_supported") &&
+		      (t->prov_attr.completion_flags_supported & DAT_COMPLETION_SUPPRESS_FLAG) ? 2 : 1;
 	struct win w;
 	DAT_RMR_CONTEXT ctx = 0;
 	DAT_EVENT ev;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	DC_SETUP(fail_next_bind(w.p.a.ep));
-	BIND_OK(&w, 0, 1024, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5, DAT_COMPLETION_DEFAULT_FLAG, &ctx);
-	DC_ASSERT_CONN_EVENT(w.p.a.conn_evd, DAT_CONNECTION_EVENT_BROKEN, w.p.a.ep);
-	DC_ASSERT_EQ(DC_EP_PARAM(w.p.a.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
-	/* the failed bind does not complete as a success */
-	DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
-	DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
-		  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
+	for (int i = 0; i < n; i++) {
+		dc_note(t, "completion_flags 0x%x", (unsigned)each[i]);
+		win_setup(&w, DC_PRIV_LOCAL, NULL);
+		DC_SETUP(fail_next_bind(w.p.a.ep));
+		BIND_OK(&w, 0, 1024, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 5 + (uint64_t)i, each[i], &ctx);
+		DC_ASSERT_CONN_EVENT(w.p.a.conn_evd, DAT_CONNECTION_EVENT_BROKEN, w.p.a.ep);
+		DC_ASSERT_EQ(DC_EP_PARAM(w.p.a.ep).ep_state, DAT_EP_STATE_DISCONNECTED);
+		/* the failed bind completes, and not as a success */
+		DC_ASSERT_EVENT(w.p.a.req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+		DC_ASSERT(ev.event_data.rmr_completion_event_data.status != DAT_RMR_BIND_SUCCESS,
+			  "the bind that failed completed with DAT_RMR_BIND_SUCCESS");
+		DC_ASSERT_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 5 + (uint64_t)i);
+		win_down(t, &w);
+	}
+	if (n == 1)
+		dc_note(t, "completion_flags_supported lacks DAT_COMPLETION_SUPPRESS_FLAG: "
+			"the suppressed variant is left out");
 }
 
 /*

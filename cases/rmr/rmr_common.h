@@ -32,6 +32,19 @@ static inline void win_setup_at(struct dc_ctx *t, const char *file, int line,
 }
 #define win_setup(w, priv, o) win_setup_at(t, __FILE__, __LINE__, (w), (priv), (o))
 
+/* Clean-up between the parts of a case that sets up one window after
+ * another (few RMRs, EVDs or EPs: no floor): frees all win_setup made. */
+static inline void win_down(struct dc_ctx *t, struct win *w)
+{
+	if (w->rmr)
+		DC_CLEANUP(dat_rmr_free(w->rmr));
+	if (w->m.lmr)
+		DC_CLEANUP(dat_lmr_free(w->m.lmr));
+	if (w->peer.lmr)
+		DC_CLEANUP(dat_lmr_free(w->peer.lmr));
+	dc_pair_down(t, &w->p);
+}
+
 /* The peer RDMA-Writes peer[0, len) to a's memory at `off` with `ctx`. */
 #define peer_write(w, ctx, off, len, cookie)				\
 	dc_rdma_write(t, &(w)->p.b, &(w)->peer, 0, (len),			\

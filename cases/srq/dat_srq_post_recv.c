@@ -489,30 +489,46 @@ SRQ_CASE(dat_srq_post_recv, alignment_advised,
 	DC_ASSERT_EQ(v, 11);
 }
 
+/* An SRQ link s and a plain link p each get a 16-byte buffer at rbuf[off]
+ * (cookie seq) and a message of len bytes (seq); returns p's status after
+ * checking s's is the same (the SRQ's completion is what a plain EP's
+ * Receive of that size gets, DESCRIPTION). */
+static DAT_DTO_COMPLETION_STATUS same_as_plain(struct dc_ctx *t, struct srq_link *s,
+					       struct srq_link *p, DAT_VLEN off, uint32_t seq,
+					       DAT_VLEN len)
+{
+	DAT_LMR_TRIPLET iov = dc_iov(&s->rbuf, off, 16);
+	DAT_EVENT es, ep;
+
+	DC_SETUP(dat_srq_post_recv(s->srq, 1, &iov, dc_cookie(seq)));
+	dc_post_recv(t, p->rx.ep, &p->rbuf, off, 16, seq);
+	link_send(s, seq, len);
+	link_send(p, seq, len);
+	DC_ASSERT_EVENT(s->rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &es);
+	DC_ASSERT_EVENT(p->rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ep);
+	dc_note(t, "%llu bytes into 16: SRQ EP %s, plain EP %s", (unsigned long long)len,
+		dc_dto_status_name(es.event_data.dto_completion_event_data.status),
+		dc_dto_status_name(ep.event_data.dto_completion_event_data.status));
+	DC_ASSERT_EQ(es.event_data.dto_completion_event_data.status,
+		     ep.event_data.dto_completion_event_data.status);
+	return ep.event_data.dto_completion_event_data.status;
+}
+
 DC_CASE(dat_srq_post_recv, size_for_any_ep,
-	.summary = "a message a byte too long for its SRQ buffer fails as it does for a plain EP's buffer",
+	.summary = "a message of exactly its SRQ buffer's size, and one a byte too long, end as "
+		   "they do in a plain EP's buffer of that size",
 	.requires = "srq_supported")
 {
 	struct srq_link s, p;
-	DAT_LMR_TRIPLET iov;
-	DAT_EVENT es, ep;
 
 	link_up(&s, NULL);
 	plain_link_up(&p, true);
-	iov = dc_iov(&s.rbuf, 0, 16);
-	DC_SETUP(dat_srq_post_recv(s.srq, 1, &iov, dc_cookie(1)));
-	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, 16, 1);
-	link_send(&s, 1, 17);		/* one byte more than the buffer holds */
-	link_send(&p, 1, 17);
-	DC_ASSERT_EVENT(s.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &es);
-	DC_ASSERT_EVENT(p.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ep);
-	dc_note(t, "SRQ EP: %s, plain EP: %s",
-		dc_dto_status_name(es.event_data.dto_completion_event_data.status),
-		dc_dto_status_name(ep.event_data.dto_completion_event_data.status));
-	DC_SETUP_ASSERT(ep.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS,
+	/* at the boundary: exactly the buffer's size */
+	DC_SETUP_ASSERT(same_as_plain(t, &s, &p, 0, 1, 16) == DAT_DTO_SUCCESS,
+			"set-up: the plain EP did not take 16 bytes into 16 bytes; nothing to compare against");
+	/* one byte more than the buffer holds */
+	DC_SETUP_ASSERT(same_as_plain(t, &s, &p, SLOT, 2, 17) != DAT_DTO_SUCCESS,
 			"set-up: the plain EP accepted 17 bytes into 16 bytes; nothing to compare against");
-	DC_ASSERT_EQ(es.event_data.dto_completion_event_data.status,
-		     ep.event_data.dto_completion_event_data.status);
 }
 
 SRQ_CASE(dat_srq_post_recv, solicited_wait_ep,
