@@ -436,7 +436,7 @@ static void srq_ep_at_limit(struct dc_ctx *t, const struct kit *k, const char *w
 
 DC_CASE(dat_ep_create_with_srq, unsatisfiable_fails,
 	.clauses = "dat_ep_create_with_srq.unsatisfiable_fails dat_ep_create_with_srq.exact_attributes",
-	.summary = "max_message_size, max_rdma_size, max_rdma_read_in/out one above the IA's fail and make nothing; exactly at it the EP has exactly them",
+	.summary = "max_message_size, max_rdma_size, max_rdma_read_in/out, max_request_dtos/iov one above the IA's fail and make nothing; exactly at it the first four come back exactly",
 	.requires = "srq_supported")
 {
 	const DAT_IA_ATTR *ia = &t->ia_attr;
@@ -446,9 +446,10 @@ DC_CASE(dat_ep_create_with_srq, unsatisfiable_fails,
 	kit(&k);
 	/* one above each maximum: refused */
 	DC_FOR_CLAUSE("dat_ep_create_with_srq.unsatisfiable_fails");
-	for (int which = 0; which < 4; which++) {
+	for (int which = 0; which < 6; which++) {
 		const char *what[] = { "max_message_size", "max_rdma_size",
-				       "max_rdma_read_in", "max_rdma_read_out" };
+				       "max_rdma_read_in", "max_rdma_read_out",
+				       "max_request_dtos", "max_request_iov" };
 
 		dc_ep_attr_default(t, &k.attr);
 		if (which == 0)
@@ -461,6 +462,14 @@ DC_CASE(dat_ep_create_with_srq, unsatisfiable_fails,
 		else if (which == 3 && ia->max_rdma_read_per_ep_out >= 0 &&
 			 ia->max_rdma_read_per_ep_out < INT32_MAX)
 			k.attr.max_rdma_read_out = ia->max_rdma_read_per_ep_out + 1;
+		/* the request limits may come out larger than asked, never
+		 * beyond what the IA can give (Max DTOs per EP, Max IOV
+		 * segments per DTO) */
+		else if (which == 4 && ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX)
+			k.attr.max_request_dtos = ia->max_dto_per_ep + 1;
+		else if (which == 5 && ia->max_iov_segments_per_dto > 0 &&
+			 ia->max_iov_segments_per_dto < INT32_MAX)
+			k.attr.max_request_iov = ia->max_iov_segments_per_dto + 1;
 		else
 			continue;
 		dc_note(t, "%s one above the IA's", what[which]);
