@@ -791,6 +791,15 @@ DC_CASE(dat_ep_create, invalid_attributes,
 					 &a, &ep),
 				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
 	}
+	if (ia->max_rdma_size && DC_BELOW_TYPE_MAX(ia->max_rdma_size)) {
+		/* dat_ia_query(3DAT): Max RDMA size is the largest an EP supports */
+		dc_ep_attr_default(t, &a);
+		a.max_rdma_size = ia->max_rdma_size + 1;
+		dc_note(t, "max_rdma_size = the IA's max_rdma_size + 1");
+		DC_ASSERT_RET_ANY(create(t, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					 &a, &ep),
+				  DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
 	/* the other side of each limit: exactly the IA's maximum is a valid
 	 * attribute (dat_ia_query(3DAT): the most an EP supports), so it is not
 	 * refused as a parameter (DAT_INSUFFICIENT_RESOURCES: not demonstrated) */

@@ -818,6 +818,12 @@ DC_CASE(dat_ep_modify, invalid_value,
 		{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, "max_recv_iov above max_iov_segments_per_dto", 7 },
 		{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, "negative ep_transport_specific_count", 8 },
 		{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, "negative ep_provider_specific_count", 9 },
+		/* the rest of the attributes the page lets change on an
+		 * Unconnected EP that an IA maximum bounds (dat_ia_query(3DAT)) */
+		{ DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, "max_request_dtos above max_dto_per_ep", 10 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, "max_rdma_size above the IA's", 11 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, "max_rdma_read_in above max_rdma_read_per_ep_in", 12 },
+		{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, "max_rdma_read_out above max_rdma_read_per_ep_out", 13 },
 	};
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -868,16 +874,40 @@ DC_CASE(dat_ep_modify, invalid_value,
 		case 9:
 			nv.ep_attr.ep_provider_specific_count = -1;
 			break;
+		case 10:
+			if (ia->max_dto_per_ep <= 0 || ia->max_dto_per_ep == INT32_MAX)
+				continue;
+			nv.ep_attr.max_request_dtos = ia->max_dto_per_ep + 1;
+			break;
+		case 11:
+			if (!ia->max_rdma_size || !DC_BELOW_TYPE_MAX(ia->max_rdma_size))
+				continue;
+			nv.ep_attr.max_rdma_size = ia->max_rdma_size + 1;
+			break;
+		case 12:
+			if (ia->max_rdma_read_per_ep_in < 0 || ia->max_rdma_read_per_ep_in == INT32_MAX)
+				continue;
+			nv.ep_attr.max_rdma_read_in = ia->max_rdma_read_per_ep_in + 1;
+			break;
+		case 13:
+			if (ia->max_rdma_read_per_ep_out < 0 || ia->max_rdma_read_per_ep_out == INT32_MAX)
+				continue;
+			nv.ep_attr.max_rdma_read_out = ia->max_rdma_read_per_ep_out + 1;
+			break;
 		}
 		dc_note(t, "%s", tries[i].what);
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);
 		DC_ASSERT_RET(dat_ep_modify(ep, tries[i].mask, &nv), DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
-	/* the other side of the three limits: exactly the IA's maximum is a
-	 * valid value (dat_ia_query(3DAT): the most an EP supports), not an
-	 * invalid parameter; the EP is Unconnected, where each may change */
-	for (int which = 0; which < 3; which++) {
+	/* the other side of the limits: exactly the IA's maximum is a valid
+	 * value (dat_ia_query(3DAT): the most an EP supports), not an invalid
+	 * parameter; the EP is Unconnected, where each may change */
+	for (int which = 0; which < 8; which++) {
+		static const char *const names[] = {
+			"max_recv_dtos", "max_request_iov", "max_message_size", "max_recv_iov",
+			"max_request_dtos", "max_rdma_size", "max_rdma_read_in", "max_rdma_read_out",
+		};
 		DAT_EP_PARAM nv = dc_ep_param(t, ep);
 		DAT_EP_PARAM_MASK mask;
 
@@ -890,11 +920,25 @@ DC_CASE(dat_ep_modify, invalid_value,
 		} else if (which == 2 && ia->max_message_size) {
 			nv.ep_attr.max_message_size = ia->max_message_size;
 			mask = DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE;
+		} else if (which == 3 && ia->max_iov_segments_per_dto > 0) {
+			nv.ep_attr.max_recv_iov = ia->max_iov_segments_per_dto;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV;
+		} else if (which == 4 && ia->max_dto_per_ep > 0) {
+			nv.ep_attr.max_request_dtos = ia->max_dto_per_ep;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS;
+		} else if (which == 5 && ia->max_rdma_size) {
+			nv.ep_attr.max_rdma_size = ia->max_rdma_size;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE;
+		} else if (which == 6 && ia->max_rdma_read_per_ep_in > 0) {
+			nv.ep_attr.max_rdma_read_in = ia->max_rdma_read_per_ep_in;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN;
+		} else if (which == 7 && ia->max_rdma_read_per_ep_out > 0) {
+			nv.ep_attr.max_rdma_read_out = ia->max_rdma_read_per_ep_out;
+			mask = DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT;
 		} else {
 			continue;
 		}
-		dc_note(t, "%s exactly at the IA's limit",
-			which == 0 ? "max_recv_dtos" : which == 1 ? "max_request_iov" : "max_message_size");
+		dc_note(t, "%s exactly at the IA's limit", names[which]);
 		DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_modify(ep, mask, &nv));
 	}
 }

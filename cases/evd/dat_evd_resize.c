@@ -84,22 +84,32 @@ DC_CASE(dat_evd_resize, keeps_events_after_dequeues,
 	DC_ASSERT_NO_EVENT(evd);
 }
 
+/*
+ * One below the queued count (the boundary itself: 5 with 6 queued), then
+ * well below it (3).  Each is refused with the EVD unchanged, or succeeds
+ * without losing an event (dat_evd_resize(3DAT) DESCRIPTION).
+ */
 DC_CASE(dat_evd_resize, below_queued,
-	.summary = "resize to 3 with 6 queued: DAT_INVALID_STATE and unchanged, or success that keeps all 6")
+	.summary = "resize to 5, then 3, with 6 queued: DAT_INVALID_STATE and unchanged, or success that keeps all 6")
 {
+	static const DAT_COUNT lens[] = { 5, 3 };
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
 	struct dc_snap s;
 	DAT_RETURN r;
+	char what[64];
 
 	post_n(evd, 0, 6);
-	dc_snapshot(t, DC_OBJ_EVD, evd, &s);
-	r = dat_evd_resize(evd, 3);
-	note_ret(t, "dat_evd_resize(3) with 6 events queued", r);
-	DC_ASSERT_RET_ANY(r, DAT_INVALID_STATE, DAT_SUCCESS);
-	if (r == DAT_SUCCESS)
-		DC_ASSERT_GE(DC_EVD_PARAM(evd).evd_qlen, 6);
-	else
-		DC_ASSERT_UNCHANGED(&s);
+	for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		dc_snapshot(t, DC_OBJ_EVD, evd, &s);
+		r = dat_evd_resize(evd, lens[i]);
+		snprintf(what, sizeof(what), "dat_evd_resize(%d) with 6 events queued", (int)lens[i]);
+		note_ret(t, what, r);
+		DC_ASSERT_RET_ANY(r, DAT_INVALID_STATE, DAT_SUCCESS);
+		if (r == DAT_SUCCESS)
+			DC_ASSERT_GE(DC_EVD_PARAM(evd).evd_qlen, 6);
+		else
+			DC_ASSERT_UNCHANGED(&s);
+	}
 	EXPECT_SW_N(evd, 0, 6);
 	DC_ASSERT_NO_EVENT(evd);
 }

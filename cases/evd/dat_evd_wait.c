@@ -194,8 +194,29 @@ DC_CASE(dat_evd_wait, infinite_timeout,
 	EXPECT_EVD_WOKEN(w, TAG(7), "a post");
 }
 
+/*
+ * The failure path's out-parameter: on DAT_TIMEOUT_EXPIRED nmore is
+ * defined, the number of events queued (DESCRIPTION), whether the timeout
+ * ran out after a wait or was zero (the call that does not block at all).
+ */
+static void timeout_zero_nmore(struct dc_ctx *t, DAT_EVD_HANDLE evd, DAT_COUNT threshold,
+			       DAT_COUNT queued)
+{
+	DAT_COUNT nmore = -1;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+	char what[80];
+
+	r = dat_evd_wait(evd, 0, threshold, &ev, &nmore);
+	snprintf(what, sizeof(what), "dat_evd_wait(timeout 0, threshold %d) with %d queued",
+		 (int)threshold, (int)queued);
+	note_ret(t, what, r);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	DC_ASSERT_EQ(nmore, queued);
+}
+
 DC_CASE(dat_evd_wait, timeout_below_threshold,
-	.summary = "timeout with 2 of 3 events queued: DAT_TIMEOUT_EXPIRED, nmore 2, nothing dequeued")
+	.summary = "timeout with 2 of 3 events queued: DAT_TIMEOUT_EXPIRED, nmore 2, nothing dequeued (also with timeout 0, and nmore 0 on an empty EVD)")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
 	DAT_COUNT nmore = -1;
@@ -203,7 +224,9 @@ DC_CASE(dat_evd_wait, timeout_below_threshold,
 	DAT_RETURN r;
 	double t0, ms;
 
+	timeout_zero_nmore(t, evd, 1, 0);
 	post_n(evd, 1, 2);
+	timeout_zero_nmore(t, evd, 3, 2);
 	t0 = dc_now_ms();
 	r = dat_evd_wait(evd, 50000, 3, &ev, &nmore);
 	ms = dc_now_ms() - t0;
@@ -594,6 +617,9 @@ DC_CASE(dat_evd_wait, interrupted_by_signal,
 	dc_note(t, "%d SIGUSR1 sent, %d handled", sent, (int)sigusr1_seen_);
 	note_ret(t, "the interrupted dat_evd_wait", w->ret);
 	DC_ASSERT_RET(w->ret, DAT_INTERRUPTED_CALL);
+	/* nmore is defined for DAT_INTERRUPTED_CALL (DESCRIPTION: undefined
+	 * only for other failures): the one event still queued */
+	DC_ASSERT_EQ(w->nmore, 1);
 	EXPECT_SW(evd, TAG(1));
 }
 

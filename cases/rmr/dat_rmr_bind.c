@@ -535,6 +535,29 @@ DC_CASE(dat_rmr_bind, triplet_outside_lmr,
 	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(9), DAT_COMPLETION_DEFAULT_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+	/* the other side of the boundary: the whole registered range, and a
+	 * window ending exactly where it ends, do not go beyond the LMR (only
+	 * that is refused, RETURN VALUES): each is bound and completes */
+	{
+		const struct { DAT_VADDR at; DAT_VLEN len; const char *what; } in[] = {
+			{ lo, w.m.registered_length, "the whole registered range" },
+			{ hi - 256, 256, "256 bytes ending at the LMR's end" },
+		};
+
+		for (unsigned k = 0; k < sizeof(in) / sizeof(in[0]); k++) {
+			DAT_RETURN r;
+
+			iov.virtual_address = in[k].at;
+			iov.segment_length = in[k].len;
+			r = dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep,
+					    dc_cookie(10 + k), DAT_COMPLETION_DEFAULT_FLAG, &ctx);
+			dc_note(t, "a window over %s: %s", in[k].what, dc_ret_text(r));
+			DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
+			DC_ASSERT_SUCCESS(r);
+			DC_ASSERT_DTO_STATUS(DC_ASSERT_BIND_EVENT(w.p.a.req_evd).status,
+					     DAT_RMR_BIND_SUCCESS);
+		}
+	}
 }
 
 DC_CASE(dat_rmr_bind, invalid_handle,

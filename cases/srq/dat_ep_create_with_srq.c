@@ -408,16 +408,92 @@ DC_CASE(dat_ep_create_with_srq, max_recv_iov_ignored,
 	DC_ASSERT_SUCCESS(make(t, &k, &ep));
 }
 
+/*
+ * The attributes the page makes exact (dat_ep_create_with_srq(3DAT)
+ * DESCRIPTION: max_message_size, max_rdma_size, max_rdma_read_in,
+ * max_rdma_read_out), each at the IA's maximum for it (dat_ia_query(3DAT))
+ * and one above.  At the maximum the IA supports the value, so the EP is
+ * made with exactly it (DAT_INSUFFICIENT_RESOURCES: not demonstrated); one
+ * above it the Provider cannot satisfy, so the create fails: a Provider
+ * that takes the value and clamps it, or ignores it, breaks the rule.
+ */
+static void srq_ep_at_limit(struct dc_ctx *t, const struct kit *k, const char *what,
+			    const DAT_EP_ATTR *want)
+{
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_RETURN r = make(t, k, &ep);
+	DAT_EP_ATTR got;
+
+	dc_note(t, "%s: %s", what, dc_ret_text(r));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+	got = dc_ep_param_at(t, __FILE__, __LINE__, ep, DC_FAIL).ep_attr;
+	DC_ASSERT_EQ(got.max_message_size, want->max_message_size);
+	DC_ASSERT_EQ(got.max_rdma_size, want->max_rdma_size);
+	DC_ASSERT_EQ(got.max_rdma_read_in, want->max_rdma_read_in);
+	DC_ASSERT_EQ(got.max_rdma_read_out, want->max_rdma_read_out);
+	DC_CLEANUP(dat_ep_free(ep));
+}
+
 DC_CASE(dat_ep_create_with_srq, unsatisfiable_fails,
-	.summary = "max_message_size above the IA's fails and makes nothing",
+	.clauses = "dat_ep_create_with_srq.unsatisfiable_fails dat_ep_create_with_srq.exact_attributes",
+	.summary = "max_message_size, max_rdma_size, max_rdma_read_in/out, max_request_dtos/iov one above the IA's fail and make nothing; exactly at it the first four come back exactly",
 	.requires = "srq_supported")
 {
+	const DAT_IA_ATTR *ia = &t->ia_attr;
 	struct kit k;
 	DAT_EP_HANDLE ep;
 
 	kit(&k);
-	k.attr.max_message_size = t->ia_attr.max_message_size + 1;
-	DC_ASSERT_RET_ANY(make(t, &k, &ep), DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	/* one above each maximum: refused */
+	DC_FOR_CLAUSE("dat_ep_create_with_srq.unsatisfiable_fails");
+	for (int which = 0; which < 6; which++) {
+		const char *what[] = { "max_message_size", "max_rdma_size",
+				       "max_rdma_read_in", "max_rdma_read_out",
+				       "max_request_dtos", "max_request_iov" };
+
+		dc_ep_attr_default(t, &k.attr);
+		if (which == 0)
+			k.attr.max_message_size = ia->max_message_size + 1;
+		else if (which == 1 && ia->max_rdma_size && DC_BELOW_TYPE_MAX(ia->max_rdma_size))
+			k.attr.max_rdma_size = ia->max_rdma_size + 1;
+		else if (which == 2 && ia->max_rdma_read_per_ep_in >= 0 &&
+			 ia->max_rdma_read_per_ep_in < INT32_MAX)
+			k.attr.max_rdma_read_in = ia->max_rdma_read_per_ep_in + 1;
+		else if (which == 3 && ia->max_rdma_read_per_ep_out >= 0 &&
+			 ia->max_rdma_read_per_ep_out < INT32_MAX)
+			k.attr.max_rdma_read_out = ia->max_rdma_read_per_ep_out + 1;
+		/* the request limits may come out larger than asked, never
+		 * beyond what the IA can give (Max DTOs per EP, Max IOV
+		 * segments per DTO) */
+		else if (which == 4 && ia->max_dto_per_ep > 0 && ia->max_dto_per_ep < INT32_MAX)
+			k.attr.max_request_dtos = ia->max_dto_per_ep + 1;
+		else if (which == 5 && ia->max_iov_segments_per_dto > 0 &&
+			 ia->max_iov_segments_per_dto < INT32_MAX)
+			k.attr.max_request_iov = ia->max_iov_segments_per_dto + 1;
+		else
+			continue;
+		dc_note(t, "%s one above the IA's", what[which]);
+		DC_ASSERT_RET_ANY(make(t, &k, &ep), DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES);
+	}
+	/* exactly each maximum: made, with exactly that value */
+	DC_FOR_CLAUSE("dat_ep_create_with_srq.exact_attributes");
+	for (int which = 0; which < 4; which++) {
+		dc_ep_attr_default(t, &k.attr);
+		if (which == 0 && ia->max_message_size)
+			k.attr.max_message_size = ia->max_message_size;
+		else if (which == 1 && ia->max_rdma_size)
+			k.attr.max_rdma_size = ia->max_rdma_size;
+		else if (which == 2 && ia->max_rdma_read_per_ep_in > 0)
+			k.attr.max_rdma_read_in = ia->max_rdma_read_per_ep_in;
+		else if (which == 3 && ia->max_rdma_read_per_ep_out > 0)
+			k.attr.max_rdma_read_out = ia->max_rdma_read_per_ep_out;
+		else
+			continue;
+		srq_ep_at_limit(t, &k, which == 0 ? "max_message_size = the IA's" :
+				which == 1 ? "max_rdma_size = the IA's" :
+				which == 2 ? "max_rdma_read_in = max_rdma_read_per_ep_in" :
+					     "max_rdma_read_out = max_rdma_read_per_ep_out", &k.attr);
+	}
 	CLEANUP_SRQ(k.srq);
 }
 
