@@ -194,7 +194,7 @@ struct sock_conn {
 	/* send side */
 	struct ref_list txq;
 	/* Requests posted while earlier ones are in flight are held in txq
-	 * (not written) and go out together (conn_hold) */
+	 * (not written) and go out together (send_request) */
 	uint64_t tx_next;		/* seq + 1 of the newest request queued */
 	uint64_t tx_sent;		/* seq + 1 of the newest one not held */
 	uint64_t tx_done;		/* requests with seq < this answered */
@@ -218,7 +218,7 @@ struct sock_tp {
 	struct ref_list listeners;
 	struct ref_list resumeq;
 	struct ref_list ackq;	/* conns whose ack waits for a reply */
-	struct ref_list holdq;	/* conns holding requests (conn_hold) */
+	struct ref_list holdq;	/* conns holding requests (send_request) */
 	/* conns with a deadline or a failure to report, in creation order:
 	 * the timers look at these, not at every connection */
 	struct ref_list timed;
@@ -1120,8 +1120,8 @@ static void sock_abort(struct ref_tp_conn *cb)
 	 * (a delayed ACK would otherwise turn a delivered Send into a flush
 	 * at the peer).  flush_ack sends nothing unless established.  Held
 	 * requests go first, as if they had been written when posted. */
-	if (c->held_bytes && conn_flush(c) < 0)
-		(void)0;
+	if (c->held_bytes)
+		conn_flush(c);	/* a dead socket: conn_release follows */
 	flush_ack(c);
 	conn_release(c);
 }
@@ -1304,14 +1304,6 @@ static void sock_ack(struct ref_tp_conn *cb, uint64_t seq)
 	}
 }
 
-/*
- * The acks a consumer's round held back for its reply (sock_ack), once
- * that consumer polls or sleeps for something else: it is not about to
- * answer, and the peer may be waiting for them (a Send's completion, a
- * full window).  Without this they waited for the timers (ACK_DELAY_US,
- * checked once a tick): ~1-2 ms per Send whose completion is waited for
- * without an answer in between.
- */
 /* Held requests (send_request) go out. */
 static void tp_flush_held(struct sock_tp *tp)
 {
@@ -1324,6 +1316,14 @@ static void tp_flush_held(struct sock_tp *tp)
 	}
 }
 
+/*
+ * The acks a consumer's round held back for its reply (sock_ack), once
+ * that consumer polls or sleeps for something else: it is not about to
+ * answer, and the peer may be waiting for them (a Send's completion, a
+ * full window).  Without this they waited for the timers (ACK_DELAY_US,
+ * checked once a tick): ~1-2 ms per Send whose completion is waited for
+ * without an answer in between.
+ */
 static void flush_held_acks(struct sock_tp *tp)
 {
 	while (!ref_list_empty(&tp->ackq)) {
