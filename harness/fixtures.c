@@ -39,6 +39,7 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 	DAT_RETURN r;
 	char b[200];
+	char reason[512];
 	int met;
 
 	if (p->ia_open)
@@ -64,21 +65,23 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 	dc_attrs_find_unreported(t);
 	p->t_ia_open = dc_now_ms();
 	met = dc_requirements_met(t, t->c->requires, &why);
+	/* the case ends here unless it applies: the reason outlives `why` */
+	snprintf(reason, sizeof(reason), "%s", dc_str_c(&why));
+	dc_str_free(&why);
 	if (met == DC_REQ_UNREPORTED) {
 		/* not the provider's lack: its answer is missing */
 		dc_cause_needs(t, "unreported", t->c->requires);
 		dc_end_at(t, DC_UNSUPPORTED, t->c->file, t->c->line, false, "%s",
-			  dc_str_c(&why));
+			  reason);
 	}
 	if (met < 0)
 		dc_end_at(t, DC_UNRESOLVED, t->c->file, t->c->line, false, "%s",
-			  dc_str_c(&why));
+			  reason);
 	if (met == 0)
 		dc_cause_needs(t, "attribute", t->c->requires);
 	if (met == 0)
 		dc_end_at(t, DC_UNSUPPORTED, t->c->file, t->c->line, false, "%s",
-			  dc_str_c(&why));
-	dc_str_free(&why);
+			  reason);
 }
 
 DAT_PZ_HANDLE dc_pz_at(struct dc_ctx *t, const char *file, int line)

@@ -16,6 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * In a sanitizer build a pooled block is poisoned while it waits in the
+ * FIFO (all but the provider pointer libdat reads first), so a write or a
+ * read through a stale pointer into a freed object is reported as ASan
+ * reports one into memory given back to free().
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
+#define POOL_UNPOISON(p, n)	ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POOL_POISON(p, n)	((void)(p), (void)(n))
+#define POOL_UNPOISON(p, n)	((void)(p), (void)(n))
+#endif
+
 /* ---- allocator ------------------------------------------------------------ */
 
 /*
@@ -71,6 +86,7 @@ void *ref_obj_alloc(size_t size)
 	}
 	pthread_mutex_unlock(&pool.lock);
 	if (h) {
+		POOL_UNPOISON(h + 1, cls * REF_CLASS_SIZE);
 		memset(h + 1, 0, cls * REF_CLASS_SIZE);
 	} else {
 		h = calloc(1, sizeof(*h) + cls * REF_CLASS_SIZE);
@@ -102,6 +118,8 @@ void ref_obj_free(void *obj)
 	/* Keep the provider pointer (first word); clear the rest. */
 	memset((char *)obj + sizeof(DAT_PROVIDER *), 0,
 	       cls * REF_CLASS_SIZE - sizeof(DAT_PROVIDER *));
+	POOL_POISON((char *)obj + sizeof(DAT_PROVIDER *),
+		    cls * REF_CLASS_SIZE - sizeof(DAT_PROVIDER *));
 	pthread_mutex_lock(&pool.lock);
 	h->next = NULL;
 	if (pool.tail[cls])
@@ -504,6 +522,7 @@ __attribute__((destructor)) static void handles_release(void)
 			struct ref_hdr *h = pool.head[cls];
 
 			pool.head[cls] = h->next;
+			POOL_UNPOISON(h + 1, cls * REF_CLASS_SIZE);
 			free(h);
 		}
 		pool.tail[cls] = NULL;

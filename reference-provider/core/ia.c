@@ -277,7 +277,7 @@ static void fill_provider_attr(struct ref_ia *ia)
 	memcpy((void *)p->evd_stream_merging_supported, merge, sizeof(merge));
 	p->srq_supported = ref_profile.srq_supported;
 	p->srq_watermarks_supported = ref_profile.srq_watermarks_supported;
-	p->srq_ep_pz_difference_supported = ref_profile.srq_supported;
+	p->srq_ep_pz_difference_supported = ref_profile.srq_ep_pz_difference;
 	p->srq_info_supported = ref_profile.srq_supported ? 1 : 0;
 	p->ep_recv_info_supported = ref_profile.ep_recv_info_supported;
 	p->lmr_sync_req = ref_profile.lmr_sync_req;

@@ -46,6 +46,7 @@ struct ref_profile ref_profile = {
 	.max_private_data = REF_MAX_PRIVATE_DATA,
 	.optimal_buffer_alignment = 64,
 	.srq_supported = DAT_TRUE,
+	.srq_ep_pz_difference = DAT_TRUE,
 	.srq_watermarks_supported = 1,
 	.ep_recv_info_supported = 1,
 	.ep_creator = DAT_PSP_CREATES_EP_IFASKED,
@@ -93,9 +94,11 @@ VARIANT(minimal_private_data, p->max_private_data = 64)
 /* ---- optional features absent ---- */
 VARIANT(no_rmr, p->max_rmrs = 0)
 VARIANT(no_srq, p->srq_supported = DAT_FALSE; p->max_srqs = 0;
+	p->srq_ep_pz_difference = DAT_FALSE;
 	p->max_ep_per_srq = 0; p->max_recv_per_srq = 0;
 	p->srq_watermarks_supported = 0)
 VARIANT(no_srq_watermarks, p->srq_watermarks_supported = 0)
+VARIANT(srq_ep_same_pz, p->srq_ep_pz_difference = DAT_FALSE)
 VARIANT(no_ep_recv_info, p->ep_recv_info_supported = 0)
 VARIANT(psp_never_creates_ep, p->ep_creator = DAT_PSP_CREATES_EP_NEVER)
 VARIANT(best_effort_qos_only, p->qos_supported = DAT_QOS_BEST_EFFORT)
@@ -163,6 +166,8 @@ static const struct ref_variant variants[] = {
 	      "dat_ia_query(3DAT) DESCRIPTION, SRQ supported; dat_srq_create(3DAT), dat_ep_create_with_srq(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
 	ENTRY(no_srq_watermarks, "no-srq-watermarks", "feature",
 	      "dat_ia_query(3DAT) DESCRIPTION, SRQ watermarks supported; dat_srq_set_lw(3DAT), dat_ep_set_watermark(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
+	ENTRY(srq_ep_same_pz, "srq-ep-same-pz", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, SRQ EP PZ difference supported; dat_srq_create(3DAT) USAGE, dat_ep_create_with_srq(3DAT) DESCRIPTION: a provider may require the EPs of an SRQ to use the SRQ's PZ (as verbs does), and refuses another PZ as an invalid parameter"),
 	ENTRY(no_ep_recv_info, "no-ep-recv-info", "feature",
 	      "dat_ia_query(3DAT) DESCRIPTION, EP receive info supported; dat_ep_recv_query(3DAT) RETURN VALUES: DAT_MODEL_NOT_SUPPORTED"),
 	ENTRY(psp_never_creates_ep, "psp-never-creates-ep", "feature",

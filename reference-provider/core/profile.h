@@ -36,6 +36,7 @@ struct ref_profile {
 	DAT_COUNT optimal_buffer_alignment;
 	/* optional features */
 	DAT_BOOLEAN srq_supported;
+	DAT_BOOLEAN srq_ep_pz_difference; /* an SRQ's EPs may use another PZ */
 	DAT_COUNT srq_watermarks_supported;
 	DAT_COUNT ep_recv_info_supported;
 	DAT_EP_CREATOR_FOR_PSP ep_creator;

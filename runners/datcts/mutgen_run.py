@@ -47,7 +47,9 @@ from datcts.provider import resolve, write_dat_conf
 SCHEMA = "datcts-generated-mutants/1"
 COVERAGE_SCHEMA = "datcts-coverage-map/1"
 STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed")
-KILL_STATES = ("FAIL", "CRASH")      # a TIMEOUT kills too, but the next case may FAIL
+# LEAK: the case passed, but LeakSanitizer found memory its process lost
+# (the asan configuration, leak_verdict below)
+KILL_STATES = ("FAIL", "CRASH", "LEAK")  # a TIMEOUT kills too, but the next case may FAIL
 VALID_BASELINE = ("PASS", "UNSUPPORTED")
 # A survivor's triage.  "killed-in-config": it survives the default
 # configuration and dies in another one of the provider's (--config, or the
@@ -162,9 +164,32 @@ def sanitizer_env() -> dict:
         if not p or not Path(p).is_file():
             raise GeneratedError(f"--config asan: no {name} (gcc -print-file-name)")
         return p
+    # leaks: the harness's check in each case process after its verdict
+    # (harness/supervise.c), not LeakSanitizer's own at exit
     return {"LD_PRELOAD": lib("libasan.so") + ":" + lib("libubsan.so"),
-            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
-            "UBSAN_OPTIONS": "print_stacktrace=1"}
+            "ASAN_OPTIONS": "detect_leaks=1:leak_check_at_exit=0:abort_on_error=1",
+            "UBSAN_OPTIONS": "print_stacktrace=1", LEAK_ENV: "1"}
+
+
+# The line harness/supervise.c writes into a case's output when LeakSanitizer
+# finds memory the case process lost (sanitizer builds, or the asan
+# configuration's preloaded runtime).  Memory a case's provider loses is a
+# failure of dat_ia_close.no_leaks (dat_ia_close(3DAT) USAGE: closing leaves
+# no hidden resources that accumulate): lost memory is never given back, so
+# it grows with every repetition of the path that lost it.
+LEAK_MARKER = "[datcts] LeakSanitizer: leaks in the case process"
+LEAK_ENV = "DATCTS_MUTGEN_LEAKS"    # set in the environment of a run that judges leaks
+
+
+def leak_verdict(r: dict | None, env: dict) -> dict | None:
+    """A case that ended PASS (or UNRESOLVED, UNSUPPORTED) with a leak report
+    in its output is LEAK in a run that judges leaks; a FAIL or CRASH stays."""
+    if r is None or env.get(LEAK_ENV) != "1" or LEAK_MARKER not in (r.get("output") or "") \
+            or r.get("state") in ("FAIL", "CRASH", "TIMEOUT"):
+        return r
+    return dict(r, state="LEAK", message=("LeakSanitizer: memory lost in the case process "
+                                          f"(dat_ia_close.no_leaks); was {r.get('state')}: "
+                                          + (r.get("message") or ""))[:300])
 
 
 def configurations(names: list, variant_ids: list) -> list:
@@ -423,7 +448,7 @@ class CaseRunner:
         r = Runner(LocalLauncher(env), timeout or self.timeout, self.procs).run(case)
         with self.lock:
             self.runs += 1
-        return r or {"state": "UNRESOLVED", "message": "interrupted"}
+        return leak_verdict(r, env) or {"state": "UNRESOLVED", "message": "interrupted"}
 
     def run_batch(self, cases: list, extra_env: dict, timeout: float) -> list:
         """Single-node cases of one binary in one run of it (each case still
@@ -460,7 +485,7 @@ class CaseRunner:
                                     (time.monotonic() - t0) * 1000.0)
                 results.append(normalize(c, r))
                 break
-            results.append(normalize(c, r))
+            results.append(leak_verdict(normalize(c, r), env))
         with self.lock:
             self.runs += len(results)
         return results + [None] * (len(cases) - len(results))
@@ -836,6 +861,22 @@ def rebuilt_pass(name: str, args, out: Path, src: Path, case_by_id: dict,
     return conf, env, ccov, work
 
 
+def expand_configs(args, build_dir: Path, dat_entry) -> list:
+    """[(name, env)] of the run's --config, variants expanded."""
+    names = split_multi(args.config)
+    if not names:
+        return []
+    from datcts.variants import VariantsError, load_variants
+    variant_ids = []
+    if any(n.startswith("variant") for n in names):
+        try:
+            variant_ids = [v["id"] for v in load_variants(
+                build_dir / "lib" / f"lib{TARGETS[dat_entry['api']]}.so")]
+        except VariantsError as e:
+            raise GeneratedError(str(e)) from e
+    return configurations(names, variant_ids)
+
+
 def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dict,
                        runner: CaseRunner, dat_entry, cov: dict, conf: Path, killers: Killers,
                        todo: list, results: list, build_dir: Path, say,
@@ -845,23 +886,18 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
     (cases_new_to; under a REBUILT configuration every reaching case), until
     one kills it.  A kill there replaces its record (the default run is kept
     in it); returns {name: {"coverage_s", "mutants_run", "killed", "env"}}."""
-    names = split_multi(args.config)
-    if not names:
+    chosen = expand_configs(args, build_dir, dat_entry)
+    if not chosen:
         return {}
-    from datcts.variants import VariantsError, load_variants
-    variant_ids = []
-    if any(n.startswith("variant") for n in names):
-        try:
-            variant_ids = [v["id"] for v in load_variants(
-                build_dir / "lib" / f"lib{TARGETS[dat_entry['api']]}.so")]
-        except VariantsError as e:
-            raise GeneratedError(str(e)) from e
     by_id = {m.id: m for m in todo}
     extents = extents or {}
     done: dict = {}
-    for name, config_env in configurations(names, variant_ids):
+    for name, config_env in chosen:
         t0 = time.monotonic()
-        alive = [r for r in results if r["status"] in ("survived", "not-reached")]
+        # a killed-in-config mutant trusted out of the default run runs in
+        # its own configuration only (only_config)
+        alive = [r for r in results if r["status"] in ("survived", "not-reached")
+                 and r.get("only_config", name) == name]
         config_conf = conf
         if name in REBUILT:
             # the same lines run: every reaching case, on the other library
@@ -897,7 +933,8 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
             killed += 1
             rec.update(m.listing(), config=name,
                        default_run={"status": first["status"], "runs": len(first["runs"]),
-                                    "configs_tried": first.get("configs_tried", [])})
+                                    "configs_tried": first.get("configs_tried", []),
+                                    "skipped": bool(first.get("only_config"))})
             results[results.index(first)] = rec
             say(f"{m.id}: {first['status']} in the default configuration, "
                 f"{rec['status']} under {name}" +
@@ -1028,8 +1065,15 @@ def cmd_generated(args, cases_dir_for) -> int:
     results = []
     todo = [m for m in selected if m.id not in failed_ids]
     trusted = []
+    in_config = []      # killed-in-config, its configuration in this run
     if args.trust_triage:
-        trusted = [m for m in todo if m.id in triage]
+        here = {name for name, _ in expand_configs(args, build_dir, dat_entry)}
+        for m in todo:
+            t = triage.get(m.id)
+            if t and t["kind"] == "killed-in-config" and t["config"] in here:
+                in_config.append(m)
+            elif t:
+                trusted.append(m)
         todo = [m for m in todo if m.id not in triage]
 
     killers = Killers()
@@ -1062,9 +1106,18 @@ def cmd_generated(args, cases_dir_for) -> int:
                            first_run={"status": "survived", "runs": len(first["runs"])})
                 results[results.index(first)] = rec
                 say(f"{m.id}: survived its first run, {rec['status']} in the second")
+    for m in in_config:
+        # --trust-triage: not run again where it survived, only where it died
+        rec = m.listing()
+        cfg = triage[m.id]["config"]
+        rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
+                   cases_reaching=len(reaching(m, cov)), cases_valid=0, only_config=cfg,
+                   reason=f"triaged killed-in-config ({cfg}): the default run skipped "
+                          "(--trust-triage), run under its configuration only")
+        results.append(rec)
     configs_s = run_configurations(args, root, out, cases, case_by_id, runner, dat_entry,
-                                   cov, conf, killers, todo, results, build_dir, say,
-                                   function_extents(generated), src)
+                                   cov, conf, killers, todo + in_config, results, build_dir,
+                                   say, function_extents(generated), src)
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
@@ -1102,6 +1155,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                 "build_s": round(build_s, 1), "mutant_runs_s": round(time.monotonic() - t0, 1),
                 "case_runs": runner.runs, "cases": len(cases),
                 "trust_triage": bool(args.trust_triage), "not_rerun": len(trusted),
+                "in_config_only": len(in_config),
                 "triage_file": str(triage_path)},
         "summary": {"generated": sum(map(len, generated.values())), "selected": len(selected),
                     **counts, "excluded_by_triage": excluded, "score": total_score,
@@ -1134,7 +1188,9 @@ def text_summary(doc: dict) -> str:
              f"  {run['elapsed_s']} s in all: coverage {run['coverage_s']} s, build "
              f"{run['build_s']} s, mutants {run['mutant_runs_s']} s; {run['case_runs']} case runs"
              + (f"; {run['not_rerun']} triaged survivor(s) counted as triaged, not re-run"
-                if run.get("not_rerun") else ""),
+                if run.get("not_rerun") else "")
+             + (f"; {run['in_config_only']} killed-in-config run in their configuration only"
+                if run.get("in_config_only") else ""),
              f"  untriaged: {s['untriaged_survivors']} survivor(s), "
              f"{s.get('untriaged_not_reached', 0)} not reached"]
     for name, c in (run.get("configs") or {}).items():

@@ -129,3 +129,42 @@ def test_a_kill_in_another_configuration_is_a_triage_of_its_own(tmp_path):
         mutgen_run.load_triage(f)
     # it stays in the score, as a survivor of the configuration that ran
     assert mutgen_run.score({"killed": 1, "survived": 1}, 0) == 50.0
+
+
+def test_a_mutant_trusted_as_killed_in_config_runs_only_in_that_configuration(monkeypatch):
+    # --trust-triage skips its default run; the config passes run it in
+    # the configuration its triage names, and in no other
+    default = cov_of({"a": [], "b": []})
+    variant = cov_of({"a": [20], "b": [20]})
+    monkeypatch.setattr(mutgen_run, "coverage_map",
+                        lambda *a, **k: variant if a[-1] != ("default", {}) else default)
+    m = mutant("m2", 20)
+    results = [dict(m.listing(), status="survived", runs=[], only_config="variant:no-rmr")]
+    runner = EnvScripted({"a": {"DATREF_VARIANT": "no-rmr"}})
+    args = SimpleNamespace(config=["variants"], timeout=10.0, max_cases=None, jobs=1)
+    monkeypatch.setattr("datcts.variants.load_variants",
+                        lambda lib: [{"id": "no-srq"}, {"id": "no-rmr"}])
+    mutgen_run.run_configurations(args, None, None, [case("a"), case("b")],
+                                  {"a": case("a"), "b": case("b")}, runner, {"api": "1.2"},
+                                  default, "dat.conf", mutgen_run.Killers(), [m], results,
+                                  mutgen_run.Path("/nonexistent"), lambda msg: None)
+    assert {v for _, v, _ in runner.calls} == {"no-rmr"}
+    assert results[0]["status"] == "killed" and results[0]["config"] == "variant:no-rmr"
+    assert results[0]["default_run"]["skipped"] is True
+
+
+def test_a_leak_report_is_a_kill_only_where_leaks_are_judged():
+    marker = mutgen_run.LEAK_MARKER + " (above)"
+    judged = {mutgen_run.LEAK_ENV: "1"}
+    passed = {"state": "PASS", "message": "", "output": "==1==ERROR: ...\n" + marker}
+    got = mutgen_run.leak_verdict(passed, judged)
+    assert got["state"] == "LEAK" and "dat_ia_close.no_leaks" in got["message"]
+    assert "LEAK" in mutgen_run.KILL_STATES
+    # not judged (the default configuration), or no report: unchanged
+    assert mutgen_run.leak_verdict(passed, {})["state"] == "PASS"
+    clean = {"state": "PASS", "message": "", "output": "all fine"}
+    assert mutgen_run.leak_verdict(clean, judged)["state"] == "PASS"
+    # a FAIL stays a FAIL (its own message says why)
+    failed = dict(passed, state="FAIL", message="wrong")
+    assert mutgen_run.leak_verdict(failed, judged) == failed
+    assert mutgen_run.leak_verdict(None, judged) is None
