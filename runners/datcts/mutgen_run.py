@@ -829,6 +829,47 @@ def cases_new_to(m, cov: dict, ccov: dict, extent: tuple | None) -> list:
             if cid not in ran or path(cov, cid) != path(ccov, cid)]
 
 
+def rebuilt_library(name: str, args, out: Path, src: Path, dat_entry) -> tuple:
+    """The mutant library of a REBUILT configuration, built once per run:
+    (its dat.conf, the environment that loads it)."""
+    conf = out / f"mutant-dat-{name}.conf"
+    env = sanitizer_env()
+    if conf.is_file() and getattr(args, "_rebuilt", {}).get(name):
+        return conf, env
+    target = TARGETS[dat_entry["api"]]
+    log = out / f"mutant-build-{name}.log"
+    lib = build_library(src, out / f"mutant-build-{name}", log,
+                        ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", *REBUILT[name]], args.jobs, target)
+    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
+    try:
+        args._rebuilt = {**getattr(args, "_rebuilt", {}), name: True}
+    except AttributeError:
+        pass
+    return conf, env
+
+
+def known_killers_first(name: str, config_env: dict, config_conf: Path, quick: list,
+                        by_id: dict, case_by_id: dict, runner: CaseRunner, args,
+                        killers) -> list:
+    """A mutant whose triage says which case killed it in this configuration
+    (killed-in-config, --trust-triage) runs that case first: once without
+    the mutant (it must pass there: the baseline) and once with it.
+    Returns [(m, first, rec)] of the kills; the others go on to the pass's
+    own selection of cases."""
+    def one(r):
+        m, cid = by_id[r["id"]], r["known_killer"]
+        base = runner.run(case_by_id[cid], dict(config_env, DAT_OVERRIDE=str(config_conf)))
+        if base["state"] not in VALID_BASELINE:
+            return r, None
+        ccov = {"cases": {cid: {"state": base["state"],
+                                "duration_ms": base.get("duration_ms", 0.0)}}}
+        return r, run_mutant(m, [cid], ccov, case_by_id, runner, config_conf, args.timeout,
+                             None, killers, config_env)
+
+    return [(by_id[r["id"]], r, rec) for r, rec in run_pool(runner, args.jobs, one, quick)
+            if rec and rec["status"] in ("killed", "timed-out")]
+
+
 def rebuilt_pass(name: str, args, out: Path, src: Path, case_by_id: dict,
                  runner: CaseRunner, dat_entry, cov: dict, alive: list, by_id: dict,
                  say) -> tuple:
@@ -836,13 +877,8 @@ def rebuilt_pass(name: str, args, out: Path, src: Path, case_by_id: dict,
     from the same schemata, its baseline is every case that reaches a mutant
     still alive, run once on it without a mutant (a case counts only where
     it passes there).  Returns (conf, env, cov, work)."""
-    env = sanitizer_env()
-    target = TARGETS[dat_entry["api"]]
-    log = out / f"mutant-build-{name}.log"
-    lib = build_library(src, out / f"mutant-build-{name}", log,
-                        ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", *REBUILT[name]], args.jobs, target)
-    conf = out / f"mutant-dat-{name}.conf"
-    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
+    conf, env = rebuilt_library(name, args, out, src, dat_entry)
+    lib = conf.name
     reach = {r["id"]: [cid for cid in reaching(by_id[r["id"]], cov)
                        if cov["cases"][cid]["state"] in VALID_BASELINE] for r in alive}
     needed = sorted({cid for ids in reach.values() for cid in ids})
@@ -896,9 +932,40 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
         t0 = time.monotonic()
         # a killed-in-config mutant trusted out of the default run runs in
         # its own configuration only (only_config)
-        alive = [r for r in results if r["status"] in ("survived", "not-reached")
-                 and r.get("only_config", name) == name]
+        def still_alive():
+            return [r for r in results if r["status"] in ("survived", "not-reached")
+                    and r.get("only_config", name) == name]
+
+        def settle(m, first, rec):
+            rec.update(m.listing(), config=name,
+                       default_run={"status": first["status"], "runs": len(first["runs"]),
+                                    "configs_tried": first.get("configs_tried", []),
+                                    "skipped": bool(first.get("only_config"))})
+            results[results.index(first)] = rec
+            say(f"{m.id}: {first['status']} in the default configuration, "
+                f"{rec['status']} under {name}" +
+                (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""))
+
+        alive = still_alive()
         config_conf = conf
+        killed = 0
+        quick = [r for r in alive if r.get("only_config") == name
+                 and r.get("known_killer") in case_by_id]
+        if quick:
+            if name in REBUILT:
+                config_conf, config_env = rebuilt_library(name, args, out,
+                                                          src or out / "mutant-src", dat_entry)
+            for m, first, rec in known_killers_first(name, config_env, config_conf, quick,
+                                                     by_id, case_by_id, runner, args, killers):
+                killed += 1
+                settle(m, first, rec)
+            say(f"config {name}: {killed} of {len(quick)} killed-in-config mutant(s) died "
+                "again by the case that killed them")
+            alive = still_alive()
+        if not alive:
+            done[name] = {"coverage_s": 0.0, "mutants_run": len(quick), "killed": killed,
+                          "env": config_env}
+            continue
         if name in REBUILT:
             # the same lines run: every reaching case, on the other library
             config_conf, config_env, ccov, work = rebuilt_pass(
@@ -925,21 +992,13 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
                              args.max_cases, killers, config_env)
             return item, rec
 
-        killed = 0
         for (m, first, _), rec in run_pool(runner, args.jobs, one, work):
             if rec["status"] not in ("killed", "timed-out"):
                 first.setdefault("configs_tried", []).append(name)
                 continue
             killed += 1
-            rec.update(m.listing(), config=name,
-                       default_run={"status": first["status"], "runs": len(first["runs"]),
-                                    "configs_tried": first.get("configs_tried", []),
-                                    "skipped": bool(first.get("only_config"))})
-            results[results.index(first)] = rec
-            say(f"{m.id}: {first['status']} in the default configuration, "
-                f"{rec['status']} under {name}" +
-                (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""))
-        done[name] = {"coverage_s": round(coverage_s, 1), "mutants_run": len(work),
+            settle(m, first, rec)
+        done[name] = {"coverage_s": round(coverage_s, 1), "mutants_run": len(work) + len(quick),
                       "killed": killed, "env": config_env}
     return done
 
@@ -1112,6 +1171,7 @@ def cmd_generated(args, cases_dir_for) -> int:
         cfg = triage[m.id]["config"]
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
                    cases_reaching=len(reaching(m, cov)), cases_valid=0, only_config=cfg,
+                   known_killer=triage[m.id]["killed_by"],
                    reason=f"triaged killed-in-config ({cfg}): the default run skipped "
                           "(--trust-triage), run under its configuration only")
         results.append(rec)

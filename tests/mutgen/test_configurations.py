@@ -168,3 +168,30 @@ def test_a_leak_report_is_a_kill_only_where_leaks_are_judged():
     failed = dict(passed, state="FAIL", message="wrong")
     assert mutgen_run.leak_verdict(failed, judged) == failed
     assert mutgen_run.leak_verdict(None, judged) is None
+
+
+def test_a_known_killer_settles_a_killed_in_config_mutant_without_coverage(monkeypatch):
+    # the case its triage names runs once without the mutant (it passes),
+    # once with it (FAIL): killed, and the configuration needs no coverage run
+    def no_coverage(*a, **k):
+        raise AssertionError("coverage run not needed")
+    monkeypatch.setattr(mutgen_run, "coverage_map", no_coverage)
+
+    class Runner(EnvScripted):
+        def run(self, c, env, timeout=None):
+            return self.run_batch([c], env, timeout)[0]
+
+    m = mutant("m2", 20)
+    results = [dict(m.listing(), status="survived", runs=[], only_config="variant:no-rmr",
+                    known_killer="b")]
+    runner = Runner({"b": {"DATREF_VARIANT": "no-rmr", mutgen_run.mutgen.ENV_VAR: "m2"}})
+    args = SimpleNamespace(config=["variant:no-rmr"], timeout=10.0, max_cases=None, jobs=1)
+    monkeypatch.setattr("datcts.variants.load_variants", lambda lib: [{"id": "no-rmr"}])
+    done = mutgen_run.run_configurations(
+        args, None, None, [case("a"), case("b")], {"a": case("a"), "b": case("b")}, runner,
+        {"api": "1.2"}, cov_of({"a": [], "b": []}), "dat.conf", mutgen_run.Killers(), [m],
+        results, mutgen_run.Path("/nonexistent"), lambda msg: None)
+    assert runner.calls == [("b", "no-rmr", None), ("b", "no-rmr", "m2")]
+    assert results[0]["status"] == "killed" and results[0]["killed_by"] == ["b"]
+    assert done["variant:no-rmr"] == {"coverage_s": 0.0, "mutants_run": 1, "killed": 1,
+                                      "env": {"DATREF_VARIANT": "no-rmr"}}
