@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import datetime as dt
 import fnmatch
 import hashlib
@@ -154,6 +155,12 @@ MODES = {"no-consumer-poll": {"DAPLREF_NO_CONSUMER_POLL": "1"}}
 # memory error aborts the case (CRASH), what a plain build may survive (a
 # write through a pointer into a freed pool block).
 REBUILT = {"asan": ["-DDATCTS_SANITIZE=ON"]}
+# The other ABI: the same schemata built as the DAT 2.0 library (daplref2,
+# abi20.c instead of abi12.c) under Debian's libdat2, with the 2.0 case
+# binaries.  A run of the 1.2 library takes it for the killed-in-config
+# mutants whose triage names it and a case that killed them there (the
+# known killer); a whole 2.0 run is `--dat-conf build/dat2.conf`.
+OTHER_API = {"dat2": "2.0"}
 
 
 def sanitizer_env() -> dict:
@@ -202,10 +209,14 @@ def configurations(names: list, variant_ids: list) -> list:
         if name in REBUILT:
             out[name] = {}      # its environment is sanitizer_env(), taken when it runs
             continue
+        if name in OTHER_API:
+            out[name] = {}
+            continue
         if name == "variants":
             name = "variant:*"
         if not name.startswith("variant:"):
-            raise GeneratedError(f"--config {name}: one of " + ", ".join([*MODES, *REBUILT]) +
+            raise GeneratedError(f"--config {name}: one of " +
+                                 ", ".join([*MODES, *REBUILT, *OTHER_API]) +
                                  ", variant:GLOB, variants")
         glob = name[len("variant:"):]
         picked = [v for v in variant_ids if fnmatch.fnmatchcase(v, glob)]
@@ -833,14 +844,15 @@ def rebuilt_library(name: str, args, out: Path, src: Path, dat_entry) -> tuple:
     """The mutant library of a REBUILT configuration, built once per run:
     (its dat.conf, the environment that loads it)."""
     conf = out / f"mutant-dat-{name}.conf"
-    env = sanitizer_env()
+    env = {} if name in OTHER_API else sanitizer_env()
     if conf.is_file() and getattr(args, "_rebuilt", {}).get(name):
         return conf, env
-    target = TARGETS[dat_entry["api"]]
+    api = OTHER_API.get(name, dat_entry["api"])
     log = out / f"mutant-build-{name}.log"
     lib = build_library(src, out / f"mutant-build-{name}", log,
-                        ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", *REBUILT[name]], args.jobs, target)
-    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
+                        ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", *REBUILT.get(name, [])],
+                        args.jobs, TARGETS[api])
+    write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], api)
     try:
         args._rebuilt = {**getattr(args, "_rebuilt", {}), name: True}
     except AttributeError:
@@ -858,6 +870,8 @@ def known_killers_first(name: str, config_env: dict, config_conf: Path, quick: l
     own selection of cases."""
     def one(r):
         m, cid = by_id[r["id"]], r["known_killer"]
+        if cid not in case_by_id:
+            return r, None
         base = runner.run(case_by_id[cid], dict(config_env, DAT_OVERRIDE=str(config_conf)))
         if base["state"] not in VALID_BASELINE:
             return r, None
@@ -916,7 +930,8 @@ def expand_configs(args, build_dir: Path, dat_entry) -> list:
 def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dict,
                        runner: CaseRunner, dat_entry, cov: dict, conf: Path, killers: Killers,
                        todo: list, results: list, build_dir: Path, say,
-                       extents: dict | None = None, src: Path | None = None) -> dict:
+                       extents: dict | None = None, src: Path | None = None,
+                       cases_dir_for_api=None) -> dict:
     """The --config passes: each mutant still alive (survived or not reached)
     runs, in each configuration in turn, the cases new to it there
     (cases_new_to; under a REBUILT configuration every reaching case), until
@@ -942,27 +957,44 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
                                     "configs_tried": first.get("configs_tried", []),
                                     "skipped": bool(first.get("only_config"))})
             results[results.index(first)] = rec
-            say(f"{m.id}: {first['status']} in the default configuration, "
+            say(f"{m.id}: " + ("not run again in the default configuration (triaged), "
+                               if first.get("only_config") else
+                               f"{first['status']} in the default configuration, ") +
                 f"{rec['status']} under {name}" +
                 (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""))
 
         alive = still_alive()
         config_conf = conf
         killed = 0
+        config_cases = case_by_id
+        if name in OTHER_API:
+            # the same case in the other API's build (cases2): its own binary
+            other = cases_dir_for_api(args, OTHER_API[name]) if cases_dir_for_api else None
+            config_cases = ({cid: dataclasses.replace(c, binary=str(other / Path(c.binary).name))
+                             for cid, c in case_by_id.items()
+                             if (other / Path(c.binary).name).is_file()} if other else {})
         quick = [r for r in alive if r.get("only_config") == name
-                 and r.get("known_killer") in case_by_id]
+                 and r.get("known_killer") in config_cases]
         if quick:
-            if name in REBUILT:
-                config_conf, config_env = rebuilt_library(name, args, out,
-                                                          src or out / "mutant-src", dat_entry)
+            if name in REBUILT or name in OTHER_API:
+                try:
+                    config_conf, config_env = rebuilt_library(
+                        name, args, out, src or out / "mutant-src", dat_entry)
+                except GeneratedError as e:
+                    say(f"config {name}: its library was not built ({e}); not run")
+                    quick = []
             for m, first, rec in known_killers_first(name, config_env, config_conf, quick,
-                                                     by_id, case_by_id, runner, args, killers):
+                                                     by_id, config_cases, runner, args,
+                                                     killers):
                 killed += 1
                 settle(m, first, rec)
             say(f"config {name}: {killed} of {len(quick)} killed-in-config mutant(s) died "
                 "again by the case that killed them")
             alive = still_alive()
-        if not alive:
+        if not alive or name in OTHER_API:
+            # the other API's coverage is a run of its own (--dat-conf)
+            for r in alive:
+                r.setdefault("configs_tried", []).append(name)
             done[name] = {"coverage_s": 0.0, "mutants_run": len(quick), "killed": killed,
                           "env": config_env}
             continue
@@ -1177,7 +1209,8 @@ def cmd_generated(args, cases_dir_for) -> int:
         results.append(rec)
     configs_s = run_configurations(args, root, out, cases, case_by_id, runner, dat_entry,
                                    cov, conf, killers, todo + in_config, results, build_dir,
-                                   say, function_extents(generated), src)
+                                   say, function_extents(generated), src,
+                                   lambda _args, a: Path(cases_dir_for(a)))
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],

@@ -49,6 +49,7 @@ def test_names_expand_to_modes_and_variants():
                                    "variant:few-eps"]
     assert dict(got)["variant:no-rmr"] == {"DATREF_VARIANT": "no-rmr"}
     assert dict(got)["no-consumer-poll"] == {"DAPLREF_NO_CONSUMER_POLL": "1"}
+    assert [n for n, _ in mutgen_run.configurations(["asan", "dat2"], [])] == ["asan", "dat2"]
     with pytest.raises(mutgen_run.GeneratedError):
         mutgen_run.configurations(["variant:nothing-*"], ["no-srq"])
     with pytest.raises(mutgen_run.GeneratedError):
