@@ -699,6 +699,26 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         r = runner.run_batch([c], env, run["full_s"])[0]
         return record(c, r, run["full_s"], run["full_s"])
 
+    def controlled(c, run):
+        # a result that ran into the full limit (a TIMEOUT, or a FAIL after
+        # half of it) stands only if the case, run the same way without the
+        # mutant, passes within that limit now: a loaded machine slows both,
+        # and a wait the deadline cut short fails a case for want of time
+        if run["state"] not in KILL_STATES + ("TIMEOUT",) or run["limit_s"] != run["full_s"] or \
+                (run["state"] != "TIMEOUT" and
+                 run.get("duration_ms", 0.0) < DEADLINE_BOUND * run["limit_s"] * 1000.0):
+            return run
+        plain = {k: v for k, v in env.items() if k != mutgen.ENV_VAR}
+        r = runner.run_batch([c], plain, run["limit_s"])[0] or {"state": "UNRESOLVED"}
+        run["control"] = {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0)}
+        if r["state"] in VALID_BASELINE:
+            return run
+        run["undecided"] = run["state"]
+        run["state"] = "UNRESOLVED"
+        run["message"] = (f"no decision: {run['undecided']} at the limit, and without the mutant "
+                          f"the case ended {r['state']} within it too (the machine's load)")
+        return run
+
     timeouts = 0
     full_timeout_seen = False
     done = False
@@ -714,6 +734,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                 if bound(r, short, full) and r["state"] != "UNRESOLVED" and \
                         (r["state"] == "FAIL" or not full_timeout_seen):
                     run = again(c, run)
+                run = controlled(c, run)
                 if run["state"] in KILL_STATES:
                     done = True
                     break
@@ -737,7 +758,8 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                     not bound(run, run["limit_s"], run["full_s"]):
                 continue
             rechecks += 1
-            if again(case_by_id[run["id"]], run)["state"] in KILL_STATES + ("TIMEOUT",):
+            c = case_by_id[run["id"]]
+            if controlled(c, again(c, run))["state"] in KILL_STATES + ("TIMEOUT",):
                 break
     final = [x for x in rec["runs"] if not x.get("superseded")]
     rec["killed_by"] = [x["id"] for x in final if x["state"] in KILL_STATES + ("TIMEOUT",)]

@@ -16,25 +16,30 @@ def case(name, binary="b"):
 class Scripted:
     """Answers from a script: case id -> function(limit) -> (state, ms)."""
 
-    def __init__(self, script):
+    def __init__(self, script, control=None):
         self.script = script
+        self.control = control or {}   # without the mutant: PASS unless told
         self.calls = []
 
     def run_batch(self, cases, env, limit):
         out = []
         for c in cases:
-            state, ms = self.script[c.id](limit)
-            self.calls.append((c.id, limit))
+            if mutgen_run.mutgen.ENV_VAR in env:
+                state, ms = self.script[c.id](limit)
+                self.calls.append((c.id, limit))
+            else:
+                state, ms = self.control.get(c.id, lambda lim: ("PASS", 5.0))(limit)
+                self.calls.append((c.id, limit, "control"))
             out.append({"state": state, "duration_ms": ms})
             if state == "TIMEOUT":          # the binary reports nothing after a hang
                 return out + [None] * (len(cases) - len(out))
         return out
 
 
-def run(script, names):
+def run(script, names, control=None):
     cases = {n: case(n) for n in names}
     cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
-    runner = Scripted(script)
+    runner = Scripted(script, control)
     rec = mutgen_run.run_mutant(MUTANT, names, cov, cases, runner, "dat.conf", 60.0)
     return rec, runner.calls
 
@@ -48,8 +53,24 @@ def test_fail_that_waited_out_the_short_deadline_is_confirmed_with_the_full_limi
     assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
     short, full = calls[0][1], calls[-1][1]
     assert short == mutgen_run.SHORT_FLOOR_S and full == mutgen_run.BATCH_MIN_TIMEOUT_S
-    assert calls == [("a", short), ("b", short), ("b", full)]   # the limit of its batch
+    # the limit of its batch; the kill at the limit is checked against the
+    # case without the mutant, which passes
+    assert calls == [("a", short), ("b", short), ("b", full), ("b", full, "control")]
     assert [r.get("superseded", False) for r in rec["runs"]] == [False, True, False]
+    assert rec["runs"][-1]["control"]["state"] == "PASS"
+
+
+def test_a_fail_at_the_limit_the_case_also_meets_without_the_mutant_is_no_kill():
+    # a loaded machine: the case runs out of time with and without the mutant
+    rec, calls = run({"a": waits_out, "b": lambda lim: ("FAIL", 2.0)}, ["a", "b"],
+                     control={"a": waits_out})
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    a_runs = [r for r in rec["runs"] if r["id"] == "a" and not r.get("superseded")]
+    assert a_runs[0]["state"] == "UNRESOLVED" and a_runs[0]["undecided"] == "FAIL"
+    assert a_runs[0]["control"]["state"] == "FAIL"
+    # alone, nothing else: a survivor, not a kill
+    rec, _ = run({"a": waits_out}, ["a"], control={"a": waits_out})
+    assert rec["status"] == "survived"
 
 
 def test_slowness_the_full_limit_clears_is_no_kill():
@@ -69,23 +90,26 @@ def test_a_hang_is_confirmed_once_with_the_full_limit_then_given_up():
     hang = lambda lim: ("TIMEOUT", lim * 1000.0)   # noqa: E731
     rec, calls = run({n: hang for n in "abc"}, ["a", "b", "c"])
     assert rec["status"] == "timed-out"
-    # a at the short deadline, again with the full limit, then b short: given up
-    assert [c for c, _ in calls] == ["a", "a", "b"]
-    assert calls[1][1] == mutgen_run.BATCH_MIN_TIMEOUT_S and calls[2][1] == mutgen_run.SHORT_FLOOR_S
+    # a at the short deadline, again with the full limit (and without the
+    # mutant, which passes), then b short: given up
+    assert [c[0] for c in calls] == ["a", "a", "a", "b"]
+    assert calls[1][1] == mutgen_run.BATCH_MIN_TIMEOUT_S and calls[2][2] == "control"
+    assert calls[3][1] == mutgen_run.SHORT_FLOOR_S
 
 
 def test_cases_after_a_hang_in_a_batch_still_run():
     hang_short = lambda lim: ("TIMEOUT", lim * 1000.0) if lim < 5 else ("PASS", 5.0)  # noqa
     rec, calls = run({"a": hang_short, "b": lambda lim: ("FAIL", 2.0)}, ["a", "b"])
     assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
-    assert [c for c, _ in calls] == ["a", "a", "b"]
+    assert [c[0] for c in calls] == ["a", "a", "b"]
 
 
 def test_a_survivors_unresolved_at_the_short_deadline_is_asked_again():
     unres = lambda lim: ("UNRESOLVED", lim * 1000.0 * 0.9) if lim < 5 else ("FAIL", 6000.0)  # noqa
     rec, calls = run({"a": lambda lim: ("PASS", 4.0), "b": unres}, ["a", "b"])
     assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
-    assert calls[-1] == ("b", mutgen_run.BATCH_MIN_TIMEOUT_S)
+    assert calls[-2] == ("b", mutgen_run.BATCH_MIN_TIMEOUT_S)
+    assert calls[-1] == ("b", mutgen_run.BATCH_MIN_TIMEOUT_S, "control")
 
 
 def test_a_quick_unresolved_is_not_asked_again():
