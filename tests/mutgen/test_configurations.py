@@ -168,6 +168,9 @@ def test_a_leak_report_is_a_kill_only_where_leaks_are_judged():
     # a FAIL stays a FAIL (its own message says why)
     failed = dict(passed, state="FAIL", message="wrong")
     assert mutgen_run.leak_verdict(failed, judged) == failed
+    # an UNRESOLVED case left by the harness's own path: not the provider's
+    unresolved = dict(passed, state="UNRESOLVED")
+    assert mutgen_run.leak_verdict(unresolved, judged) == unresolved
     assert mutgen_run.leak_verdict(None, judged) is None
 
 
