@@ -137,3 +137,25 @@ def test_a_functions_killers_go_first_for_its_next_mutants():
                                 killers=killers)
     assert rec["status"] == "killed" and second.calls[0][0] == "c"
     assert [r["id"] for r in rec["runs"]] == ["c"]
+
+
+def test_the_page_of_a_failed_set_up_call_goes_next():
+    # every case's set-up calls dat_lmr_create, which the mutant breaks:
+    # the cases of dat_lmr_create's own page run next, not the rest
+    names = ["u1", "u2", "u3", "u4", "k"]
+    cases = {n: case(n, binary=n) for n in names}
+    cases["k"] = SimpleNamespace(id="k", page="dat_lmr_create", binary="k", two_node=False)
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+
+    class SetupFails(Scripted):
+        def run_batch(self, cs, env, limit):
+            out = super().run_batch(cs, env, limit)
+            return [dict(r, message="set-up dat_lmr_create returned DAT_INVALID_PARAMETER")
+                    if r and r["state"] == "UNRESOLVED" else r for r in out]
+
+    script = {n: (lambda lim: ("UNRESOLVED", 2.0)) for n in names}
+    script["k"] = lambda lim: ("FAIL", 2.0)
+    runner = SetupFails(script)
+    rec = mutgen_run.run_mutant(MUTANT, names, cov, cases, runner, "dat.conf", 60.0)
+    assert rec["status"] == "killed" and rec["killed_by"] == ["k"]
+    assert [c[0] for c in runner.calls] == ["u1", "k"]
