@@ -251,6 +251,13 @@ DC_CASE(dat_ep_post_rdma_read, null_local_iov,
 	expect_rdma_iov_refused(&p, true, 1, false, bad);
 }
 
+DC_CASE(dat_ep_post_rdma_read, invalid_flags,
+	.summary = "completion flag bits no DAT_COMPLETION_* flag has should be an invalid parameter; "
+		   "nothing is transferred")
+{
+	expect_rdma_undefined_flags_refused(true);
+}
+
 DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
 	.summary = "a local buffer one byte smaller than the remote segment is a length error; "
 		   "one of exactly its size is read whole")

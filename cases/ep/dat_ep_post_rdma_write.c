@@ -223,6 +223,13 @@ DC_CASE(dat_ep_post_rdma_write, null_local_iov,
 	expect_rdma_iov_refused(&p, false, 1, false, bad);
 }
 
+DC_CASE(dat_ep_post_rdma_write, invalid_flags,
+	.summary = "completion flag bits no DAT_COMPLETION_* flag has should be an invalid parameter; "
+		   "nothing is transferred")
+{
+	expect_rdma_undefined_flags_refused(false);
+}
+
 DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
 	.summary = "one byte more local data than the remote segment holds is a length error; "
 		   "exactly its size lands whole")

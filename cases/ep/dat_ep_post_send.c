@@ -531,6 +531,25 @@ DC_CASE(dat_ep_post_send, null_local_iov,
 	send_iov_refused(t, 1, false, N_OF(bad), bad);
 }
 
+/* PARAMETERS lists DEFAULT 0x00, SUPPRESS 0x01, SOLICITED_WAIT 0x02,
+ * UNSIGNALLED 0x04 and BARRIER_FENCE 0x08 for a Send; 0x40 and 0x80 are no
+ * DAT_COMPLETION_* flag in the DAT 1.2 or 2.0 headers. */
+DC_CASE(dat_ep_post_send, invalid_flags,
+	.summary = "completion flag bits no DAT_COMPLETION_* flag has should be an invalid parameter; "
+		   "nothing is sent")
+{
+	static const DAT_COMPLETION_FLAGS undefined[] = { 0x40, 0x80 };
+	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);
+	iov = dc_iov(&p.ma, 0, 64);
+	for (int i = 0; i < N_OF(undefined); i++)
+		DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1 + (uint64_t)i), undefined[i]),
+			      DAT_INVALID_PARAMETER);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
 DC_CASE(dat_ep_post_send, lmr_pz_mismatch,
 	.summary = "a segment of an LMR in another PZ is a protection violation")
 {

@@ -277,6 +277,51 @@ STATE_CASE(dat_ep_query, remote_address_in_passive_connection_pending,
 	   "dat_ep_query.remote_address_valid_when_connected",
 	   "in PASSIVE_CONNECTION_PENDING the EP reports the requester's address and port")
 
+/*
+ * Completion Pending (the accepting EP, its peer frozen before it can
+ * confirm): DESCRIPTION lists the state among those where local_port_qual,
+ * remote_ia_address and remote_port_qual are valid, and so it lists
+ * CONNECTED, which the same connection reaches next. A valid value is the
+ * connection's own, so each reads the same in both states.
+ */
+static void cp_as_connected(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	DAT_EP_PARAM p = DC_EP_PARAM(s->ep), c;
+	struct sockaddr_storage ra;
+	bool have_ra = p.remote_ia_address_ptr != NULL;
+
+	(void)arg;
+	DC_SETUP_ASSERT(p.ep_state == DAT_EP_STATE_COMPLETION_PENDING,
+			"set-up: the EP left COMPLETION_PENDING (%s) before the query",
+			state_name(p.ep_state));
+	memset(&ra, 0, sizeof(ra));
+	if (have_ra)
+		memcpy(&ra, p.remote_ia_address_ptr,
+		       p.remote_ia_address_ptr->sa_family == AF_INET6 ?
+		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	thaw(s);
+	dc_await_event(t, s->e.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	c = DC_EP_PARAM(s->ep);
+	DC_SETUP_ASSERT(c.ep_state == DAT_EP_STATE_CONNECTED,
+			"set-up: after ESTABLISHED the EP is in %s", state_name(c.ep_state));
+	DC_FOR_CLAUSE("dat_ep_query.local_port_qual_valid_when_connected");
+	DC_ASSERT(p.local_port_qual == c.local_port_qual,
+		  "local_port_qual %llu in COMPLETION_PENDING, %llu once CONNECTED",
+		  (unsigned long long)p.local_port_qual, (unsigned long long)c.local_port_qual);
+	DC_FOR_CLAUSE("dat_ep_query.remote_address_valid_when_connected");
+	DC_ASSERT(have_ra, "remote_ia_address_ptr is NULL in COMPLETION_PENDING");
+	DC_ASSERT(dc_same_host((struct sockaddr *)&ra, c.remote_ia_address_ptr),
+		  "remote_ia_address in COMPLETION_PENDING is not the one reported once CONNECTED");
+	DC_ASSERT(p.remote_port_qual == c.remote_port_qual,
+		  "remote_port_qual %llu in COMPLETION_PENDING, %llu once CONNECTED",
+		  (unsigned long long)p.remote_port_qual, (unsigned long long)c.remote_port_qual);
+}
+STATE_CASE(dat_ep_query, addresses_in_completion_pending,
+	   completion_pending, cp_as_connected, NULL,
+	   "dat_ep_query.local_port_qual_valid_when_connected dat_ep_query.remote_address_valid_when_connected",
+	   "in COMPLETION_PENDING the accepting EP reports the port qualifiers and remote address "
+	   "it reports once CONNECTED")
+
 /* Active Connection Pending: the local port is the one the request carries. */
 DC_TWO_NODE_CASE(dat_ep_query, local_port_qual_in_active_connection_pending,
 		 .clauses = "dat_ep_query.local_port_qual_valid_when_connected",

@@ -732,23 +732,22 @@ static inline void iov_pair_at(struct dc_ctx *t, const char *file, int line,
 /*
  * Clause: an RDMA Read (read true) or Write of p->a over mb[0, 64) with
  * `nseg` local segments, local_iov a valid one-segment vector into ma (or,
- * with_iov false, NULL), is refused with one of `types`: no completion, and
- * the memory it would have written (ma for a Read, mb for a Write) keeps
- * its CANARY (rdma_pair).
+ * with_iov false, NULL), and completion_flags `flags`, is refused with one
+ * of `types`: no completion, and the memory it would have written (ma for
+ * a Read, mb for a Write) keeps its CANARY (rdma_pair).
  */
 static inline void expect_rdma_iov_refused_at(struct dc_ctx *t, const char *file, int line,
 					      struct dc_pair *p, bool read, DAT_COUNT nseg,
-					      bool with_iov, int ntypes, const DAT_RETURN *types)
+					      bool with_iov, DAT_COMPLETION_FLAGS flags,
+					      int ntypes, const DAT_RETURN *types)
 {
 	DAT_LMR_TRIPLET iov = dc_iov(&p->ma, 0, 64);
 	DAT_RMR_TRIPLET rem = dc_rmr_iov(&p->mb, 0, 64);
 	DAT_LMR_TRIPLET *v = with_iov ? &iov : NULL;
 
 	dc_assert_ret_at(t, file, line, read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write",
-			 read ? dat_ep_post_rdma_read(p->a.ep, nseg, v, dc_cookie(1), &rem,
-						      DAT_COMPLETION_DEFAULT_FLAG) :
-				dat_ep_post_rdma_write(p->a.ep, nseg, v, dc_cookie(1), &rem,
-						       DAT_COMPLETION_DEFAULT_FLAG),
+			 read ? dat_ep_post_rdma_read(p->a.ep, nseg, v, dc_cookie(1), &rem, flags) :
+				dat_ep_post_rdma_write(p->a.ep, nseg, v, dc_cookie(1), &rem, flags),
 			 DC_FAIL, ntypes, types, DC_ANY_SUBTYPE);
 	dc_assert_no_event_at(t, file, line, p->a.req_evd);
 	if (dc_first_not(read ? p->ma.buf : p->mb.buf, SUBJ_MEM, CANARY) >= 0)
@@ -757,7 +756,30 @@ static inline void expect_rdma_iov_refused_at(struct dc_ctx *t, const char *file
 }
 #define expect_rdma_iov_refused(p, read, nseg, with_iov, types)		\
 	expect_rdma_iov_refused_at(t, __FILE__, __LINE__, (p), (read), (nseg), (with_iov), \
-				   N_OF(types), (types))
+				   DAT_COMPLETION_DEFAULT_FLAG, N_OF(types), (types))
+
+/*
+ * Clause (the RDMA pages' invalid_flags): on a fresh rdma_pair, an RDMA Read
+ * (read true) or Write with one valid segment and completion_flags 0x40,
+ * then 0x80, is refused with DAT_INVALID_PARAMETER (any subtype), as
+ * expect_rdma_iov_refused checks.  PARAMETERS of both pages list DEFAULT
+ * 0x00, SUPPRESS 0x01, UNSIGNALLED 0x04 and BARRIER_FENCE 0x08; 0x40 and
+ * 0x80 are no DAT_COMPLETION_* flag in the DAT 1.2 or 2.0 headers.
+ */
+static inline void expect_rdma_undefined_flags_refused_at(struct dc_ctx *t, const char *file,
+							  int line, bool read)
+{
+	static const DAT_COMPLETION_FLAGS undefined[] = { 0x40, 0x80 };
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER };
+	struct dc_pair p;
+
+	rdma_pair_at(t, file, line, &p, 0);
+	for (int i = 0; i < N_OF(undefined); i++)
+		expect_rdma_iov_refused_at(t, file, line, &p, read, 1, true, undefined[i],
+					   N_OF(bad), bad);
+}
+#define expect_rdma_undefined_flags_refused(read) \
+	expect_rdma_undefined_flags_refused_at(t, __FILE__, __LINE__, (read))
 
 /*
  * Clause: a 1-byte RDMA Read (read true: mb[roff] into ma[loff]) or Write

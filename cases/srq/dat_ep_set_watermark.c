@@ -154,6 +154,52 @@ SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
 	DC_ASSERT_NO_EVENT(t->async_evd);		/* no soft event: soft is infinite */
 }
 
+/*
+ * The same rule in DISCONNECT_PENDING: the page gives the hard watermark no
+ * state but the connection (USAGE: armed from establishment; DESCRIPTION:
+ * the call is allowed in every state, and the break can come within it),
+ * and a graceful disconnect keeps the connection until its requests are
+ * done (dat_ep_disconnect(3DAT) DESCRIPTION).  rx holds 2 buffers, posts a
+ * Send the peer has no Receive for (it stays outstanding, so the graceful
+ * disconnect waits), disconnects gracefully, then sets hard 1: the
+ * connection must break.  DISCONNECTED instead is not demonstrated only
+ * where the Send completed successfully (the disconnect may then have
+ * finished before the call).
+ */
+SRQ_CASE(dat_ep_set_watermark, hard_breaks_in_disconnect_pending,
+	.clauses = "dat_ep_set_watermark.hard_breaks_connection",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "2 buffers at an EP in DISCONNECT_PENDING, set hard 1: the connection breaks",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+	struct srq_hold h;
+	DAT_LMR_TRIPLET iov;
+	DAT_EVENT ev, dto;
+	DAT_RETURN r;
+
+	staged(t, &l, &h, 2);
+	take(&h, 0);
+	take(&h, 1);
+	iov = dc_iov(&l.rbuf, LINK_BUF - SLOT, 64);
+	DC_SETUP(dat_ep_post_send(l.rx.ep, 1, &iov, dc_cookie(77), DAT_COMPLETION_DEFAULT_FLAG));
+	DC_SETUP(dat_ep_disconnect(l.rx.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	DC_SETUP_ASSERT(dc_ep_param(t, l.rx.ep).ep_state == DAT_EP_STATE_DISCONNECT_PENDING,
+			"set-up: after the graceful disconnect the EP is not DISCONNECT_PENDING");
+	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, 1));
+	r = dc_wait_event(t, l.rx.conn_evd, -1, &ev);
+	DC_ASSERT(r == DAT_SUCCESS, "no connection event on the connect EVD (%s)", dc_ret_text(r));
+	if (ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED &&
+	    dc_wait_event(t, l.rx.req_evd, 0, &dto) == DAT_SUCCESS &&
+	    dto.event_number == DAT_DTO_COMPLETION_EVENT &&
+	    dto.event_data.dto_completion_event_data.status == DAT_DTO_SUCCESS)
+		DC_UNRESOLVED("the outstanding Send completed and the graceful disconnect ended "
+			      "(DISCONNECTED): it may have done so before the call");
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+		  "expected DAT_CONNECTION_EVENT_BROKEN, got %s", dc_event_name(ev.event_number));
+	DC_ASSERT_NO_EVENT(t->async_evd);		/* no soft event: soft is infinite */
+}
+
 SRQ_CASE(dat_ep_set_watermark, event_during_call,
 	.needs = SRQ_HOLD_NEEDS,
 	.summary = "3 buffers at the EP, set soft 1: the event is queued when the call returns",
