@@ -188,9 +188,9 @@ SRQ_CASE(dat_ep_set_watermark, hard_breaks_in_disconnect_pending,
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, 1));
 	r = dc_wait_event(t, l.rx.conn_evd, -1, &ev);
 	DC_ASSERT(r == DAT_SUCCESS, "no connection event on the connect EVD (%s)", dc_ret_text(r));
-	/* a graceful disconnect that ended by itself (its Send completed, or
-	 * a provider's own limit on the wait flushed it) may have ended before
-	 * the call: then there was no connection left to break */
+	/* a graceful disconnect's requests only try to complete (dat_ep_disconnect
+	 * DESCRIPTION): one that ended by itself, its Send completed or failed,
+	 * may have ended before the call, leaving no connection to break */
 	if (ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED)
 		DC_UNRESOLVED("the graceful disconnect ended (DISCONNECTED, the Send %s): it may "
 			      "have done so before the call",
