@@ -999,8 +999,10 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
         # a killed-in-config mutant trusted out of the default run runs in
         # its own configuration only (only_config)
         def still_alive():
+            # --trust-triage: the passes check the killed-in-config entries
+            # again, nothing else (an untriaged survivor stays one for the gate)
             return [r for r in results if r["status"] in ("survived", "not-reached")
-                    and r.get("only_config", name) == name]
+                    and r.get("only_config", None if getattr(args, "trust_triage", False) else name) == name]
 
         def settle(m, first, rec):
             rec.update(m.listing(), config=name,
