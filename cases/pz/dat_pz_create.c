@@ -170,3 +170,59 @@ DC_CASE(dat_pz_create, out_of_memory,
 		DC_CLEANUP(dat_pz_free(pz[i]));
 	DC_ASSERT_IA_CLOSES_GRACEFULLY();
 }
+
+/*
+ * dat_pz_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads create PZs at
+ * the same time, four on the case's IA and two on IAs they opened
+ * themselves (dat_ia_open is Safe too), each querying (dat_pz_query is
+ * Safe) what it made; three rounds, so later rounds reuse what the frees
+ * of the round before gave back.
+ */
+static DAT_RETURN pz_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
+{
+	(void)i;
+	return dat_pz_create(w->ia, (DAT_PZ_HANDLE *)out);
+}
+
+static DAT_RETURN pz_crowd_probe(struct dc_crowd_worker *w, DAT_HANDLE h)
+{
+	DAT_PZ_PARAM p;
+
+	(void)w;
+	return dat_pz_query(h, DAT_PZ_FIELD_ALL, &p);
+}
+
+DC_CASE(dat_pz_create, mt_safe_concurrent,
+	.summary = "6 threads (4 on one IA, 2 on IAs of their own) create PZs at once, 3 rounds: no error but running out, all distinct, each a PZ of its IA that frees")
+{
+	static struct dc_crowd c = {
+		.what = "dat_pz_create", .per_worker = 150,
+		.create = pz_crowd_make,
+		/* dat_pz_create(3DAT) RETURN VALUES: DAT_SUCCESS made a PZ,
+		 * which its (Safe) query finds at once */
+		.probe = pz_crowd_probe, .probe_what = "dat_pz_query",
+	};
+
+	dc_crowd_init(&c, 4, 2);
+	for (int round = 0; round < 3; round++) {
+		dc_crowd_round(&c);
+		DC_ASSERT_CROWD(&c);
+		for (int i = 0; i < c.nw; i++) {
+			struct dc_crowd_worker *w = &c.w[i];
+
+			for (int k = 0; k < w->n; k++) {
+				DAT_PZ_PARAM p;
+
+				memset(&p, 0, sizeof(p));
+				/* collateral: dat_pz_create(3DAT) DESCRIPTION, ATTRIBUTES: a PZ made beside other threads' creates is a PZ of its IA, as one made alone */
+				DC_ASSERT_SUCCESS(dat_pz_query(w->made[k], DAT_PZ_FIELD_ALL, &p));
+				DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
+			}
+		}
+		for (int i = 0; i < c.nw; i++)
+			for (int k = 0; k < c.w[i].n; k++)
+				/* collateral: dat_pz_create(3DAT) DESCRIPTION: as above, an empty PZ that frees */
+				DC_ASSERT_SUCCESS(dat_pz_free(c.w[i].made[k]));
+	}
+	dc_crowd_fini(t, &c);
+}
