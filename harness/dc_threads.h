@@ -68,6 +68,8 @@ struct dc_crowd_worker {
 struct dc_crowd {
 	const char *what;	/* "dat_pz_create": the call the workers repeat */
 	int per_worker;		/* creates each worker makes per round, at most */
+	double round_ms;	/* and for at most this long (0: no bound): a bound
+				 * of the suite's own, for slow transports */
 	/* one create on the worker's thread: MT-Level Safe calls only */
 	DAT_RETURN (*create)(struct dc_crowd_worker *w, int i, DAT_HANDLE *out);
 	/* optional: a Safe call on what the worker just made (its query) */
@@ -95,7 +97,8 @@ void dc_crowd_init_at(struct dc_ctx *t, const char *file, int line,
 
 /*
  * One round: every worker passes the gate, then calls c->create up to
- * c->per_worker times (stopping at DAT_INSUFFICIENT_RESOURCES, which the
+ * c->per_worker times or for c->round_ms (stopping earlier at
+ * DAT_INSUFFICIENT_RESOURCES, which the
  * create pages' RETURN VALUES allow, or at any other failure, kept in
  * bad), with c->probe after each success and, between creates, Safe calls
  * that answer without changing anything: dat_evd_dequeue of its empty EVD

@@ -173,10 +173,13 @@ DC_CASE(dat_pz_create, out_of_memory,
 
 /*
  * dat_pz_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads create PZs at
- * the same time, four on the case's IA and two on IAs they opened
+ * the same time, four on the case's IA and four on IAs they opened
  * themselves (dat_ia_open is Safe too), each querying (dat_pz_query is
- * Safe) what it made; three rounds, so later rounds reuse what the frees
- * of the round before gave back.
+ * Safe) what it made; eight rounds, so later rounds reuse what the frees
+ * of the round before gave back.  Races are rare events: a thousand
+ * creates per thread and round (or 150 ms) give a provider that forgets a
+ * lock many chances to show it (a shared table growing or cleaned while
+ * another thread reads it, two threads taking one free block).
  */
 static DAT_RETURN pz_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
 {
@@ -193,18 +196,18 @@ static DAT_RETURN pz_crowd_probe(struct dc_crowd_worker *w, DAT_HANDLE h)
 }
 
 DC_CASE(dat_pz_create, mt_safe_concurrent,
-	.summary = "6 threads (4 on one IA, 2 on IAs of their own) create PZs at once, 3 rounds: no error but running out, all distinct, each a PZ of its IA that frees")
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 1000 PZs each at once, 8 rounds: no error but running out, all distinct, each a PZ of its IA that frees")
 {
 	static struct dc_crowd c = {
-		.what = "dat_pz_create", .per_worker = 150,
+		.what = "dat_pz_create", .per_worker = 1000, .round_ms = 150,
 		.create = pz_crowd_make,
 		/* dat_pz_create(3DAT) RETURN VALUES: DAT_SUCCESS made a PZ,
 		 * which its (Safe) query finds at once */
 		.probe = pz_crowd_probe, .probe_what = "dat_pz_query",
 	};
 
-	dc_crowd_init(&c, 4, 2);
-	for (int round = 0; round < 3; round++) {
+	dc_crowd_init(&c, 4, 4);
+	for (int round = 0; round < 8; round++) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
 		for (int i = 0; i < c.nw; i++) {
