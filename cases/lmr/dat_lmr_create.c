@@ -729,3 +729,60 @@ DC_CASE(dat_lmr_create, closing_ia,
 		DC_ASSERT(c.lmr != CLOSE_SENTINEL && c.lmr != DAT_HANDLE_NULL,
 			  "dat_lmr_create returned DAT_SUCCESS without an LMR handle");
 }
+
+/*
+ * dat_lmr_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads register
+ * memory at the same time, four on the case's IA and four on IAs they
+ * opened themselves (dat_ia_open is Safe too), each into a PZ of its IA
+ * made beforehand; six rounds, so later rounds reuse what the frees of the
+ * round before gave back.  Each thread registers 64-byte pieces of its own
+ * buffer (the pages do not forbid registering memory twice).
+ */
+static DAT_RETURN lmr_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
+{
+	struct dc_lmr m;
+	DAT_RETURN r;
+
+	r = dc_lmr_register(w->ia, w->obj[0], (char *)w->user + (i % 64) * 64, 64,
+			    DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &m);
+	*out = m.lmr;
+	return r;
+}
+
+DC_CASE(dat_lmr_create, mt_safe_concurrent,
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 500 LMRs each at once, 6 rounds: no error but running out, all distinct, each an LMR of its IA and PZ that frees")
+{
+	static struct dc_crowd c = {
+		.what = "dat_lmr_create", .per_worker = 500, .round_ms = 150,
+		.create = lmr_crowd_make,
+	};
+
+	dc_crowd_init(&c, 4, 4);
+	for (int i = 0; i < c.nw; i++) {
+		DC_SETUP(dat_pz_create(c.w[i].ia, &c.w[i].obj[0]));
+		c.w[i].user = dc_case_buf(t, 4096, 4096);
+	}
+	for (int round = 0; round < 6; round++) {
+		dc_crowd_round(&c);
+		DC_ASSERT_CROWD(&c);
+		for (int i = 0; i < c.nw; i++) {
+			struct dc_crowd_worker *w = &c.w[i];
+
+			for (int k = 0; k < w->n; k++) {
+				DAT_LMR_PARAM p;
+
+				memset(&p, 0, sizeof(p));
+				/* collateral: dat_lmr_create(3DAT) DESCRIPTION, ATTRIBUTES: an LMR made beside other threads' creates is an LMR of its IA and PZ, as one made alone */
+				DC_ASSERT_SUCCESS(dat_lmr_query(w->made[k], DAT_LMR_FIELD_IA_HANDLE |
+								DAT_LMR_FIELD_PZ_HANDLE, &p));
+				DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
+				DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
+			}
+		}
+		for (int i = 0; i < c.nw; i++)
+			for (int k = 0; k < c.w[i].n; k++)
+				/* collateral: dat_lmr_create(3DAT) DESCRIPTION: as above, an LMR that frees */
+				DC_ASSERT_SUCCESS(dat_lmr_free(c.w[i].made[k]));
+	}
+	dc_crowd_fini(t, &c);
+}
