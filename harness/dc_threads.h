@@ -59,6 +59,7 @@ struct dc_crowd_worker {
 	bool ran_short;		/* a create answered DAT_INSUFFICIENT_RESOURCES */
 	/* the Safe side calls between creates (driving lookups); noted only */
 	DAT_EVD_HANDLE idle_evd;	/* an empty EVD of ia, or NULL */
+	DAT_IA_HANDLE query_ia;	/* an IA a worker opened, or NULL */
 	long side_calls;
 	DAT_RETURN side_odd;	/* an answer of a side call not expected */
 	const char *side_odd_call;
@@ -79,6 +80,7 @@ struct dc_crowd {
 	struct dc_crowd_worker w[DC_CROWD_MAX];
 	struct dc_gate gate;
 	int round;
+	double started;		/* dc_now_ms() at init */
 };
 
 /*
@@ -103,14 +105,21 @@ void dc_crowd_init_at(struct dc_ctx *t, const char *file, int line,
  * bad), with c->probe after each success and, between creates, Safe calls
  * that answer without changing anything: dat_evd_dequeue of its empty EVD
  * (dat_evd_dequeue(3DAT) ATTRIBUTES), now and then dat_evd_wait of it
- * with timeout 0 (dat_evd_wait(3DAT) ATTRIBUTES) and, on an IA of its own,
- * dat_ia_query of the IA's async EVD (dat_ia_query(3DAT) ATTRIBUTES).
+ * with timeout 0 (dat_evd_wait(3DAT) ATTRIBUTES) and dat_ia_query of the
+ * async EVD of an IA a worker opened (dat_ia_query(3DAT) ATTRIBUTES).
  * Returns with every worker joined: the case makes its Unsafe calls
  * (queries not listed Safe, frees) only afterwards.
  */
 void dc_crowd_round_at(struct dc_ctx *t, const char *file, int line,
 		       struct dc_crowd *c);
 #define dc_crowd_round(c) dc_crowd_round_at(t, __FILE__, __LINE__, (c))
+
+/*
+ * Whether to run another round: always up to `min` rounds, then while
+ * fewer than `max` ran and the crowd is younger than `ms` (a bound of the
+ * suite's own: a loaded machine runs fewer rounds, never a failure).
+ */
+bool dc_crowd_again(struct dc_crowd *c, int min, int max, double ms);
 
 /* Handles made this round by all workers. */
 int dc_crowd_total(const struct dc_crowd *c);

@@ -107,6 +107,7 @@ void dc_crowd_init_at(struct dc_ctx *t, const char *file, int line,
 			  "case bug: a crowd of %d + %d workers", shared, own);
 	c->nw = shared + own;
 	c->round = 0;
+	c->started = dc_now_ms();
 	memset(c->w, 0, sizeof(c->w));
 	for (int i = 0; i < c->nw; i++) {
 		struct dc_crowd_worker *w = &c->w[i];
@@ -152,8 +153,17 @@ void dc_crowd_init_at(struct dc_ctx *t, const char *file, int line,
 			}
 		}
 	}
-	for (int i = 0; i < c->nw; i++)
+	for (int i = 0; i < c->nw; i++) {
 		c->w[i].idle_evd = idle_evd_on(c->w[i].ia);
+		/* every worker queries an IA a worker opened (with t's
+		 * async EVD, if it took it), its own or another's */
+		for (int k = 0; k < own && !c->w[i].query_ia; k++) {
+			struct dc_crowd_worker *o = &c->w[shared + (i + k) % own];
+
+			if (o->own_ia)
+				c->w[i].query_ia = o->ia;
+		}
+	}
 }
 
 static void side_odd(struct dc_crowd_worker *w, const char *call, DAT_RETURN r)
@@ -185,10 +195,10 @@ static void side_calls(struct dc_crowd_worker *w)
 			w->side_calls++;
 		}
 	}
-	if (w->own_ia) {
+	if (w->query_ia) {
 		DAT_EVD_HANDLE a = DAT_HANDLE_NULL;
 
-		r = dat_ia_query(w->ia, &a, DAT_IA_FIELD_NONE, NULL,
+		r = dat_ia_query(w->query_ia, &a, DAT_IA_FIELD_NONE, NULL,
 				 DAT_PROVIDER_FIELD_NONE, NULL);
 		if (r != DAT_SUCCESS)
 			side_odd(w, "dat_ia_query", r);
@@ -252,6 +262,13 @@ void dc_crowd_round_at(struct dc_ctx *t, const char *file, int line,
 	dc_run_threads_at(t, file, line, c->nw, worker_main, c->w, sizeof(c->w[0]));
 }
 
+bool dc_crowd_again(struct dc_crowd *c, int min, int max, double ms)
+{
+	if (c->round < min)
+		return true;
+	return c->round < max && dc_now_ms() - c->started < ms;
+}
+
 int dc_crowd_total(const struct dc_crowd *c)
 {
 	int n = 0;
@@ -295,6 +312,7 @@ void dc_crowd_assert_at(struct dc_ctx *t, const char *file, int line,
 			dc_note(t, "round %d, worker %d: side call %s answered %s (not judged here)",
 				c->round, i, w->side_odd_call, dc_ret_text(w->side_odd));
 	}
+
 	dc_note(t, "round %d: %d handles from %s by %d threads (%d ran short)",
 		c->round, total, c->what, c->nw, shorts);
 	if (total < 2)

@@ -1071,7 +1071,8 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
  * the same time, four on the case's IA and four on IAs they opened
  * themselves (dat_ia_open is Safe too), with the provider's default
  * attributes, each on a PZ and EVDs of its IA made beforehand (serially:
- * dat_evd_create is on no page that calls it Safe); four rounds, so later
+ * dat_evd_create is on no page that calls it Safe); rounds for 0.7 s
+ * (at least 2), so later
  * rounds reuse what the frees of the round before gave back.
  */
 static DAT_RETURN ep_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
@@ -1082,7 +1083,7 @@ static DAT_RETURN ep_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *ou
 }
 
 DC_CASE(dat_ep_create, mt_safe_concurrent,
-	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 200 EPs each at once, 4 rounds: no error but running out, all distinct, each an EP of its IA and PZ that frees")
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 200 EPs each at once, rounds for 0.7 s: no error but running out, all distinct, each an EP of its IA and PZ that frees")
 {
 	static struct dc_crowd c = {
 		.what = "dat_ep_create", .per_worker = 200, .round_ms = 150,
@@ -1100,7 +1101,7 @@ DC_CASE(dat_ep_create, mt_safe_concurrent,
 		DC_SETUP(dat_evd_create(w->ia, qlen, DAT_HANDLE_NULL,
 					DAT_EVD_CONNECTION_FLAG, &w->obj[2]));
 	}
-	for (int round = 0; round < 4; round++) {
+	while (dc_crowd_again(&c, 2, 40, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
 		for (int i = 0; i < c.nw; i++) {

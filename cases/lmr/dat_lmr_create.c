@@ -734,7 +734,7 @@ DC_CASE(dat_lmr_create, closing_ia,
  * dat_lmr_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads register
  * memory at the same time, four on the case's IA and four on IAs they
  * opened themselves (dat_ia_open is Safe too), each into a PZ of its IA
- * made beforehand; six rounds, so later rounds reuse what the frees of the
+ * made beforehand; rounds for 0.7 s (at least 2), so later rounds reuse what the frees of the
  * round before gave back.  Each thread registers 64-byte pieces of its own
  * buffer (the pages do not forbid registering memory twice).
  */
@@ -750,7 +750,7 @@ static DAT_RETURN lmr_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *o
 }
 
 DC_CASE(dat_lmr_create, mt_safe_concurrent,
-	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 500 LMRs each at once, 6 rounds: no error but running out, all distinct, each an LMR of its IA and PZ that frees")
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 500 LMRs each at once, rounds for 0.7 s: no error but running out, all distinct, each an LMR of its IA and PZ that frees")
 {
 	static struct dc_crowd c = {
 		.what = "dat_lmr_create", .per_worker = 500, .round_ms = 150,
@@ -762,7 +762,7 @@ DC_CASE(dat_lmr_create, mt_safe_concurrent,
 		DC_SETUP(dat_pz_create(c.w[i].ia, &c.w[i].obj[0]));
 		c.w[i].user = dc_case_buf(t, 4096, 4096);
 	}
-	for (int round = 0; round < 6; round++) {
+	while (dc_crowd_again(&c, 2, 12, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
 		for (int i = 0; i < c.nw; i++) {

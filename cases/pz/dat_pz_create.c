@@ -175,7 +175,7 @@ DC_CASE(dat_pz_create, out_of_memory,
  * dat_pz_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads create PZs at
  * the same time, four on the case's IA and four on IAs they opened
  * themselves (dat_ia_open is Safe too), each querying (dat_pz_query is
- * Safe) what it made; eight rounds, so later rounds reuse what the frees
+ * Safe) what it made; rounds for 0.7 s (at least 2), so later rounds reuse what the frees
  * of the round before gave back.  Races are rare events: a thousand
  * creates per thread and round (or 150 ms) give a provider that forgets a
  * lock many chances to show it (a shared table growing or cleaned while
@@ -196,7 +196,7 @@ static DAT_RETURN pz_crowd_probe(struct dc_crowd_worker *w, DAT_HANDLE h)
 }
 
 DC_CASE(dat_pz_create, mt_safe_concurrent,
-	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 1000 PZs each at once, 8 rounds: no error but running out, all distinct, each a PZ of its IA that frees")
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 1000 PZs each at once, rounds for 0.7 s: no error but running out, all distinct, each a PZ of its IA that frees")
 {
 	static struct dc_crowd c = {
 		.what = "dat_pz_create", .per_worker = 1000, .round_ms = 150,
@@ -207,7 +207,7 @@ DC_CASE(dat_pz_create, mt_safe_concurrent,
 	};
 
 	dc_crowd_init(&c, 4, 4);
-	for (int round = 0; round < 8; round++) {
+	while (dc_crowd_again(&c, 2, 40, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
 		for (int i = 0; i < c.nw; i++) {
