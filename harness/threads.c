@@ -195,7 +195,7 @@ static void side_calls(struct dc_crowd_worker *w)
 			w->side_calls++;
 		}
 	}
-	if (w->query_ia) {
+	for (int k = 0; w->query_ia && k < 4; k++) {
 		DAT_EVD_HANDLE a = DAT_HANDLE_NULL;
 
 		r = dat_ia_query(w->query_ia, &a, DAT_IA_FIELD_NONE, NULL,
