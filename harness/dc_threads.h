@@ -121,6 +121,11 @@ void dc_crowd_round_at(struct dc_ctx *t, const char *file, int line,
  */
 bool dc_crowd_again(struct dc_crowd *c, int min, int max, double ms);
 
+/* For each handle made this round: worker w (a pointer) and its k-th. */
+#define DC_CROWD_EACH(c, w, k)						\
+	for (struct dc_crowd_worker *w = (c)->w; w < (c)->w + (c)->nw; w++) \
+		for (int k = 0; k < w->n; k++)
+
 /* Handles made this round by all workers. */
 int dc_crowd_total(const struct dc_crowd *c);
 

@@ -1104,24 +1104,19 @@ DC_CASE(dat_ep_create, mt_safe_concurrent,
 	while (dc_crowd_again(&c, 2, 40, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
-		for (int i = 0; i < c.nw; i++) {
-			struct dc_crowd_worker *w = &c.w[i];
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_EP_PARAM p;
 
-			for (int k = 0; k < w->n; k++) {
-				DAT_EP_PARAM p;
-
-				memset(&p, 0, sizeof(p));
-				/* collateral: dat_ep_create(3DAT) DESCRIPTION, ATTRIBUTES: an EP made beside other threads' creates is an EP of its IA and PZ, as one made alone */
-				DC_ASSERT_SUCCESS(dat_ep_query(w->made[k], DAT_EP_FIELD_IA_HANDLE |
-							       DAT_EP_FIELD_PZ_HANDLE, &p));
-				DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
-				DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
-			}
+			memset(&p, 0, sizeof(p));
+			/* collateral: dat_ep_create(3DAT) ATTRIBUTES: MT-Level Safe, so an EP made beside other threads' creates is an EP of its IA and PZ, as one made alone */
+			DC_ASSERT_SUCCESS(dat_ep_query(w->made[k], DAT_EP_FIELD_IA_HANDLE |
+						       DAT_EP_FIELD_PZ_HANDLE, &p));
+			DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
+			DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
 		}
-		for (int i = 0; i < c.nw; i++)
-			for (int k = 0; k < c.w[i].n; k++)
-				/* collateral: dat_ep_create(3DAT) DESCRIPTION: as above, an unconnected EP that frees */
-				DC_ASSERT_SUCCESS(dat_ep_free(c.w[i].made[k]));
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_ep_create(3DAT) DESCRIPTION: as above, an unconnected EP that frees */
+			DC_ASSERT_SUCCESS(dat_ep_free(w->made[k]));
 	}
 	dc_crowd_fini(t, &c);
 }

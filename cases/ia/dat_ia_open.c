@@ -680,20 +680,18 @@ DC_CASE(dat_ia_open, mt_safe_concurrent,
 	while (dc_crowd_again(&c, 2, 40, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
-		for (int i = 0; i < c.nw; i++)
-			for (int k = 0; k < c.w[i].n; k++) {
-				DAT_IA_HANDLE ia = c.w[i].made[k];
-				DAT_IA_ATTR a;
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_IA_HANDLE ia = w->made[k];
+			DAT_IA_ATTR a;
 
-				DC_ASSERT(ia != t->ia, "an open gave the case's own instance %p", ia);
-				/* collateral: dat_ia_open(3DAT) RETURN VALUES, ATTRIBUTES: an instance opened beside other threads' opens is a live instance, which answers its query */
-				DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a,
-							       DAT_PROVIDER_FIELD_NONE, NULL));
-			}
-		for (int i = 0; i < c.nw; i++)
-			for (int k = 0; k < c.w[i].n; k++)
-				/* collateral: dat_ia_open(3DAT) RETURN VALUES: as above, and closes */
-				DC_ASSERT_SUCCESS(dat_ia_close(c.w[i].made[k], DAT_CLOSE_ABRUPT_FLAG));
+			DC_ASSERT(ia != t->ia, "an open gave the case's own instance %p", ia);
+			/* collateral: dat_ia_open(3DAT) ATTRIBUTES: MT-Level Safe, so an instance opened beside other threads' opens is a live instance, which answers its query */
+			DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a,
+						       DAT_PROVIDER_FIELD_NONE, NULL));
+		}
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_ia_open(3DAT) RETURN VALUES: as above, and closes */
+			DC_ASSERT_SUCCESS(dat_ia_close(w->made[k], DAT_CLOSE_ABRUPT_FLAG));
 	}
 	dc_crowd_fini(t, &c);
 }

@@ -765,24 +765,18 @@ DC_CASE(dat_lmr_create, mt_safe_concurrent,
 	while (dc_crowd_again(&c, 2, 12, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
-		for (int i = 0; i < c.nw; i++) {
-			struct dc_crowd_worker *w = &c.w[i];
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_LMR_PARAM p = { 0 };
 
-			for (int k = 0; k < w->n; k++) {
-				DAT_LMR_PARAM p;
-
-				memset(&p, 0, sizeof(p));
-				/* collateral: dat_lmr_create(3DAT) DESCRIPTION, ATTRIBUTES: an LMR made beside other threads' creates is an LMR of its IA and PZ, as one made alone */
-				DC_ASSERT_SUCCESS(dat_lmr_query(w->made[k], DAT_LMR_FIELD_IA_HANDLE |
-								DAT_LMR_FIELD_PZ_HANDLE, &p));
-				DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
-				DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
-			}
+			/* collateral: dat_lmr_create(3DAT) ATTRIBUTES: MT-Level Safe, so an LMR made beside other threads' creates is an LMR of its IA and PZ, as one made alone */
+			DC_ASSERT_SUCCESS(dat_lmr_query(w->made[k], DAT_LMR_FIELD_IA_HANDLE |
+							DAT_LMR_FIELD_PZ_HANDLE, &p));
+			DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
+			DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
 		}
-		for (int i = 0; i < c.nw; i++)
-			for (int k = 0; k < c.w[i].n; k++)
-				/* collateral: dat_lmr_create(3DAT) DESCRIPTION: as above, an LMR that frees */
-				DC_ASSERT_SUCCESS(dat_lmr_free(c.w[i].made[k]));
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_lmr_create(3DAT) DESCRIPTION: as above, an LMR that frees */
+			DC_ASSERT_SUCCESS(dat_lmr_free(w->made[k]));
 	}
 	dc_crowd_fini(t, &c);
 }

@@ -210,22 +210,16 @@ DC_CASE(dat_pz_create, mt_safe_concurrent,
 	while (dc_crowd_again(&c, 2, 40, 700)) {
 		dc_crowd_round(&c);
 		DC_ASSERT_CROWD(&c);
-		for (int i = 0; i < c.nw; i++) {
-			struct dc_crowd_worker *w = &c.w[i];
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_PZ_PARAM p = { 0 };
 
-			for (int k = 0; k < w->n; k++) {
-				DAT_PZ_PARAM p;
-
-				memset(&p, 0, sizeof(p));
-				/* collateral: dat_pz_create(3DAT) DESCRIPTION, ATTRIBUTES: a PZ made beside other threads' creates is a PZ of its IA, as one made alone */
-				DC_ASSERT_SUCCESS(dat_pz_query(w->made[k], DAT_PZ_FIELD_ALL, &p));
-				DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
-			}
+			/* collateral: dat_pz_create(3DAT) ATTRIBUTES: MT-Level Safe, so a PZ made beside other threads' creates is a PZ of its IA, as one made alone */
+			DC_ASSERT_SUCCESS(dat_pz_query(w->made[k], DAT_PZ_FIELD_ALL, &p));
+			DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
 		}
-		for (int i = 0; i < c.nw; i++)
-			for (int k = 0; k < c.w[i].n; k++)
-				/* collateral: dat_pz_create(3DAT) DESCRIPTION: as above, an empty PZ that frees */
-				DC_ASSERT_SUCCESS(dat_pz_free(c.w[i].made[k]));
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_pz_create(3DAT) DESCRIPTION: as above, an empty PZ that frees */
+			DC_ASSERT_SUCCESS(dat_pz_free(w->made[k]));
 	}
 	dc_crowd_fini(t, &c);
 }
