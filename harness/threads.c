@@ -216,7 +216,7 @@ static void *worker_main(void *arg)
 	dc_gate_pass(&c->gate);
 	until = c->round_ms > 0 ? dc_now_ms() + c->round_ms : 0;
 	for (int i = 0; i < c->per_worker && w->n < w->cap; i++) {
-		if (until && (i & 15) == 15 && dc_now_ms() > until)
+		if (until && i > 0 && dc_now_ms() > until)
 			break;
 		DAT_HANDLE h = DAT_HANDLE_NULL;
 		DAT_RETURN r = c->create(w, i, &h);
