@@ -89,8 +89,9 @@ struct dc_crowd {
  * (dat_ia_open(3DAT) ATTRIBUTES: MT-Level Safe), each passing t's async
  * EVD (an open refusing it is retried with none).  An open refused for
  * resources leaves that worker on t->ia (noted); any other refusal is
- * UNRESOLVED.  Each worker gets an empty EVD for its side calls (made
- * here, serially: dat_evd_create has no page that calls it Safe).
+ * UNRESOLVED.  The workers of each IA share an empty EVD for their side
+ * calls (made here, serially: dat_evd_create has no page that calls it
+ * Safe; none when the IA has no EVD to spare).
  */
 void dc_crowd_init_at(struct dc_ctx *t, const char *file, int line,
 		      struct dc_crowd *c, int shared, int own);
@@ -138,6 +139,14 @@ int dc_crowd_total(const struct dc_crowd *c);
 void dc_crowd_assert_at(struct dc_ctx *t, const char *file, int line,
 			struct dc_crowd *c);
 #define DC_ASSERT_CROWD(c) dc_crowd_assert_at(t, __FILE__, __LINE__, (c))
+
+/*
+ * The first worker on w's IA (w itself, or one before it that shares its
+ * IA): set-up objects a case makes once per IA, not once per worker, so a
+ * provider with few EVDs or PZs still runs the crowd.
+ */
+struct dc_crowd_worker *dc_crowd_first_on(struct dc_crowd *c,
+					  struct dc_crowd_worker *w);
 
 /* Closes the workers' own IAs (clean-up, abrupt) and frees the records. */
 void dc_crowd_fini(struct dc_ctx *t, struct dc_crowd *c);

@@ -154,7 +154,10 @@ void dc_crowd_init_at(struct dc_ctx *t, const char *file, int line,
 		}
 	}
 	for (int i = 0; i < c->nw; i++) {
-		c->w[i].idle_evd = idle_evd_on(c->w[i].ia);
+		struct dc_crowd_worker *f = dc_crowd_first_on(c, &c->w[i]);
+
+		c->w[i].idle_evd = f != &c->w[i] ? f->idle_evd :
+				   idle_evd_on(c->w[i].ia);
 		/* every worker queries an IA a worker opened (with t's
 		 * async EVD, if it took it), its own or another's */
 		for (int k = 0; k < own && !c->w[i].query_ia; k++) {
@@ -260,6 +263,15 @@ void dc_crowd_round_at(struct dc_ctx *t, const char *file, int line,
 	}
 	dc_gate_init(&c->gate, c->nw);
 	dc_run_threads_at(t, file, line, c->nw, worker_main, c->w, sizeof(c->w[0]));
+}
+
+struct dc_crowd_worker *dc_crowd_first_on(struct dc_crowd *c,
+					  struct dc_crowd_worker *w)
+{
+	for (struct dc_crowd_worker *f = c->w; f < w; f++)
+		if (f->ia == w->ia)
+			return f;
+	return w;
 }
 
 bool dc_crowd_again(struct dc_crowd *c, int min, int max, double ms)

@@ -1070,7 +1070,7 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
  * dat_ep_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads create EPs at
  * the same time, four on the case's IA and four on IAs they opened
  * themselves (dat_ia_open is Safe too), with the provider's default
- * attributes, each on a PZ and EVDs of its IA made beforehand (serially:
+ * attributes, on a PZ and EVDs of their IA made beforehand (serially:
  * dat_evd_create is on no page that calls it Safe); rounds for 0.7 s
  * (at least 2), so later
  * rounds reuse what the frees of the round before gave back.
@@ -1092,9 +1092,13 @@ DC_CASE(dat_ep_create, mt_safe_concurrent,
 	DAT_COUNT qlen = dc_within_limit(64, t->ia_attr.max_evd_qlen);
 
 	dc_crowd_init(&c, 4, 4);
-	for (int i = 0; i < c.nw; i++) {
-		struct dc_crowd_worker *w = &c.w[i];
+	for (struct dc_crowd_worker *w = c.w; w < c.w + c.nw; w++) {
+		struct dc_crowd_worker *f = dc_crowd_first_on(&c, w);
 
+		if (f != w) {		/* one PZ and EVD pair per IA */
+			memcpy(w->obj, f->obj, sizeof(w->obj));
+			continue;
+		}
 		DC_SETUP(dat_pz_create(w->ia, &w->obj[0]));
 		DC_SETUP(dat_evd_create(w->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
 					&w->obj[1]));

@@ -733,7 +733,7 @@ DC_CASE(dat_lmr_create, closing_ia,
 /*
  * dat_lmr_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads register
  * memory at the same time, four on the case's IA and four on IAs they
- * opened themselves (dat_ia_open is Safe too), each into a PZ of its IA
+ * opened themselves (dat_ia_open is Safe too), into a PZ of their IA
  * made beforehand; rounds for 0.7 s (at least 2), so later rounds reuse what the frees of the
  * round before gave back.  Each thread registers 64-byte pieces of its own
  * buffer (the pages do not forbid registering memory twice).
@@ -758,9 +758,14 @@ DC_CASE(dat_lmr_create, mt_safe_concurrent,
 	};
 
 	dc_crowd_init(&c, 4, 4);
-	for (int i = 0; i < c.nw; i++) {
-		DC_SETUP(dat_pz_create(c.w[i].ia, &c.w[i].obj[0]));
-		c.w[i].user = dc_case_buf(t, 4096, 4096);
+	for (struct dc_crowd_worker *w = c.w; w < c.w + c.nw; w++) {
+		struct dc_crowd_worker *f = dc_crowd_first_on(&c, w);
+
+		w->user = dc_case_buf(t, 4096, 4096);
+		if (f != w)		/* one PZ per IA */
+			w->obj[0] = f->obj[0];
+		else
+			DC_SETUP(dat_pz_create(w->ia, &w->obj[0]));
 	}
 	while (dc_crowd_again(&c, 2, 12, 700)) {
 		dc_crowd_round(&c);
