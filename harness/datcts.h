@@ -670,6 +670,7 @@ int dc_main(int argc, char **argv);
 #include "dc_mem.h"		/* patterns, buffers, synchronous DTOs, binds */
 #include "dc_limits.h"		/* running out of descriptors and locked memory */
 #include "dc_registry.h"	/* registry fixtures: own dat.conf, logging Provider */
+#include "dc_threads.h"		/* worker threads, the gate, crowds of creates */
 
 #ifdef __cplusplus
 }

@@ -121,7 +121,7 @@ DC_CASE(dat_cno_create, invalid_agent,
 }
 
 struct creator {
-	struct gate *g;
+	struct dc_gate *g;
 	DAT_IA_HANDLE ia;
 	DAT_CNO_HANDLE cno[100];
 	int n;			/* created */
@@ -133,7 +133,7 @@ static void *creator_main(void *arg)
 	struct creator *c = arg;
 
 	c->bad = DAT_SUCCESS;
-	gate_pass(c->g);
+	dc_gate_pass(c->g);
 	for (int i = 0; i < 100; i++) {
 		DAT_RETURN r = dat_cno_create(c->ia, DAT_OS_WAIT_PROXY_AGENT_NULL,
 					      &c->cno[i]);
@@ -159,16 +159,16 @@ DC_CASE(dat_cno_create, mt_safe,
 {
 	enum { NT = 4 };
 	static struct creator c[NT];
-	struct gate g;
+	struct dc_gate g;
 	int made = 0;
 
-	gate_init(&g, NT);
+	dc_gate_init(&g, NT);
 	for (int i = 0; i < NT; i++) {
 		memset(&c[i], 0, sizeof(c[i]));
 		c[i].g = &g;
 		c[i].ia = t->ia;
 	}
-	run_threads(NT, creator_main, c);
+	dc_run_threads(NT, creator_main, c);
 	for (int i = 0; i < NT; i++) {
 		DC_ASSERT(c[i].bad == DAT_SUCCESS, "thread %d: dat_cno_create returned %s",
 			  i, dc_ret_text(c[i].bad));

@@ -1065,3 +1065,62 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 		solicited_wait_exclusive(t);
 	}
 }
+
+/*
+ * dat_ep_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads create EPs at
+ * the same time, four on the case's IA and four on IAs they opened
+ * themselves (dat_ia_open is Safe too), with the provider's default
+ * attributes, on a PZ and EVDs of their IA made beforehand (serially:
+ * dat_evd_create is on no page that calls it Safe); rounds for 0.7 s
+ * (at least 2), so later
+ * rounds reuse what the frees of the round before gave back.
+ */
+static DAT_RETURN ep_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
+{
+	(void)i;
+	return dat_ep_create(w->ia, w->obj[0], w->obj[1], w->obj[1], w->obj[2],
+			     NULL, (DAT_EP_HANDLE *)out);
+}
+
+DC_CASE(dat_ep_create, mt_safe_concurrent,
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 200 EPs each at once, rounds for 0.7 s: no error but running out, all distinct, each an EP of its IA and PZ that frees")
+{
+	static struct dc_crowd c = {
+		.what = "dat_ep_create", .per_worker = 200, .round_ms = 150,
+		.create = ep_crowd_make,
+	};
+	DAT_COUNT qlen = dc_within_limit(64, t->ia_attr.max_evd_qlen);
+
+	dc_crowd_init(&c, 4, 4);
+	for (struct dc_crowd_worker *w = c.w; w < c.w + c.nw; w++) {
+		struct dc_crowd_worker *f = dc_crowd_first_on(&c, w);
+
+		if (f != w) {		/* one PZ and EVD pair per IA */
+			memcpy(w->obj, f->obj, sizeof(w->obj));
+			continue;
+		}
+		DC_SETUP(dat_pz_create(w->ia, &w->obj[0]));
+		DC_SETUP(dat_evd_create(w->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
+					&w->obj[1]));
+		DC_SETUP(dat_evd_create(w->ia, qlen, DAT_HANDLE_NULL,
+					DAT_EVD_CONNECTION_FLAG, &w->obj[2]));
+	}
+	while (dc_crowd_again(&c, 2, 40, 700)) {
+		dc_crowd_round(&c);
+		DC_ASSERT_CROWD(&c);
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_EP_PARAM p;
+
+			memset(&p, 0, sizeof(p));
+			/* collateral: dat_ep_create(3DAT) ATTRIBUTES: MT-Level Safe, so an EP made beside other threads' creates is an EP of its IA and PZ, as one made alone */
+			DC_ASSERT_SUCCESS(dat_ep_query(w->made[k], DAT_EP_FIELD_IA_HANDLE |
+						       DAT_EP_FIELD_PZ_HANDLE, &p));
+			DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
+			DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
+		}
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_ep_create(3DAT) DESCRIPTION: as above, an unconnected EP that frees */
+			DC_ASSERT_SUCCESS(dat_ep_free(w->made[k]));
+	}
+	dc_crowd_fini(t, &c);
+}

@@ -116,11 +116,11 @@ DC_CASE(dat_evd_clear_unwaitable, mt_safe,
 	static DAT_PVOID seen[N];
 	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
 	struct hammer h[NT];
-	struct gate g;
+	struct dc_gate g;
 	DAT_EVD_PARAM p;
 
 	post_n(evd, 0, N);
-	gate_init(&g, NT);
+	dc_gate_init(&g, NT);
 	memset(h, 0, sizeof(h));
 	for (int i = 0; i < NT; i++) {
 		h[i].g = &g;
@@ -131,7 +131,7 @@ DC_CASE(dat_evd_clear_unwaitable, mt_safe,
 	h[2].op = H_DEQUEUE;
 	h[2].seen = seen;
 	h[2].seen_cap = N;
-	run_threads(NT, hammer_main_, h);
+	dc_run_threads(NT, hammer_main_, h);
 	ASSERT_HAMMERS(h, NT);
 	DC_ASSERT_EQ(h[2].taken, N);
 	for (int i = 0; i < N; i++)

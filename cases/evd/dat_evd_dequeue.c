@@ -174,10 +174,10 @@ DC_CASE(dat_evd_dequeue, exactly_once,
 	static DAT_PVOID seen[NT][N];
 	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
 	struct hammer h[NT];
-	struct gate g;
+	struct dc_gate g;
 
 	post_n(evd, 0, N);
-	gate_init(&g, NT);
+	dc_gate_init(&g, NT);
 	memset(h, 0, sizeof(h));
 	for (int i = 0; i < NT; i++) {
 		h[i].g = &g;
@@ -186,7 +186,7 @@ DC_CASE(dat_evd_dequeue, exactly_once,
 		h[i].seen = seen[i];
 		h[i].seen_cap = N;
 	}
-	run_threads(NT, hammer_main_, h);
+	dc_run_threads(NT, hammer_main_, h);
 	ASSERT_HAMMERS(h, NT);
 	for (int i = 0; i < NT; i++)
 		dc_note(t, "thread %d took %d events", i, h[i].taken);
@@ -197,7 +197,7 @@ DC_CASE(dat_evd_dequeue, exactly_once,
 /* Serialized dequeuers: one lock around dequeue + append. */
 struct serial {
 	pthread_mutex_t *mu;
-	struct gate *g;
+	struct dc_gate *g;
 	DAT_EVD_HANDLE evd;
 	DAT_PVOID *list;
 	int *len, cap;
@@ -211,7 +211,7 @@ static void *serial_main(void *arg)
 	DAT_RETURN r;
 
 	s->bad = DAT_SUCCESS;
-	gate_pass(s->g);
+	dc_gate_pass(s->g);
 	for (;;) {
 		pthread_mutex_lock(s->mu);
 		r = dat_evd_dequeue(s->evd, &ev);
@@ -235,15 +235,15 @@ DC_CASE(dat_evd_dequeue, serialized_order_kept,
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	DAT_EVD_HANDLE evd = dc_evd(t, 1024, DAT_EVD_SOFTWARE_FLAG);
 	struct serial s[NT];
-	struct gate g;
+	struct dc_gate g;
 	int len = 0;
 
 	post_n(evd, 0, N);
-	gate_init(&g, NT);
+	dc_gate_init(&g, NT);
 	for (int i = 0; i < NT; i++)
 		s[i] = (struct serial){ .mu = &mu, .g = &g, .evd = evd,
 					.list = list, .len = &len, .cap = N };
-	run_threads(NT, serial_main, s);
+	dc_run_threads(NT, serial_main, s);
 	for (int i = 0; i < NT; i++)
 		DC_ASSERT(s[i].bad == DAT_SUCCESS,
 			  "thread %d: dat_evd_dequeue returned %s", i, dc_ret_text(s[i].bad));
@@ -261,11 +261,11 @@ DC_CASE(dat_evd_dequeue, mt_safe,
 	static DAT_PVOID seen[2][N];
 	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
 	struct hammer h[NT];
-	struct gate g;
+	struct dc_gate g;
 	DAT_EVD_PARAM p;
 
 	post_n(evd, 0, N);
-	gate_init(&g, NT);
+	dc_gate_init(&g, NT);
 	memset(h, 0, sizeof(h));
 	for (int i = 0; i < NT; i++) {
 		h[i].g = &g;
@@ -278,7 +278,7 @@ DC_CASE(dat_evd_dequeue, mt_safe,
 	h[0].seen_cap = h[1].seen_cap = N;
 	h[2].op = H_DISABLE_ENABLE;
 	h[3].op = H_UNWAIT_TOGGLE;
-	run_threads(NT, hammer_main_, h);
+	dc_run_threads(NT, hammer_main_, h);
 	ASSERT_HAMMERS(h, NT);
 	assert_exactly_once(t, h, 2, N);
 	p = DC_EVD_PARAM(evd);

@@ -67,17 +67,17 @@ DC_CASE(dat_evd_disable, in_flight_wakeup,
 	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, cno);
 	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	struct poster p[1] = { { .evd = evd, .first = 0, .n = N } };
-	struct gate g;
+	struct dc_gate g;
 	pthread_t th[1];
 	int n;
 
 	DC_ASSERT_BLOCKS(w);
-	gate_init(&g, 2);
+	dc_gate_init(&g, 2);
 	p[0].g = &g;
-	threads_start(th, 1, poster_main, p);
-	gate_pass(&g);
+	dc_threads_start(th, 1, poster_main, p);
+	dc_gate_pass(&g);
 	DC_ASSERT_SUCCESS(dat_evd_disable(evd));
-	threads_join(th, 1);
+	dc_threads_join(th, 1);
 	DC_SETUP_ASSERT(p[0].bad == DAT_SUCCESS, "set-up: the poster got %s",
 			dc_ret_text(p[0].bad));
 	if (dc_waiter_done(w)) {
@@ -127,15 +127,15 @@ DC_CASE(dat_evd_disable, mt_safe,
 	enum { NT = 4 };
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_SOFTWARE_FLAG);
 	struct hammer h[NT];
-	struct gate g;
+	struct dc_gate g;
 	DAT_EVD_PARAM p;
 
-	gate_init(&g, NT);
+	dc_gate_init(&g, NT);
 	memset(h, 0, sizeof(h));
 	for (int i = 0; i < NT; i++)
 		h[i] = (struct hammer){ .g = &g, .evd = evd,
 					.op = H_DISABLE_ENABLE, .n = 2000 };
-	run_threads(NT, hammer_main_, h);
+	dc_run_threads(NT, hammer_main_, h);
 	ASSERT_HAMMERS(h, NT);
 	p = DC_EVD_PARAM(evd);
 	DC_ASSERT(EVD_ENABLED(p.evd_state) || EVD_DISABLED(p.evd_state),

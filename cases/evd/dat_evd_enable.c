@@ -108,18 +108,18 @@ DC_CASE(dat_evd_enable, mt_safe,
 	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	struct hammer h[NT];
 	pthread_t th[NT];
-	struct gate g;
+	struct dc_gate g;
 	DAT_EVD_PARAM p;
 
 	DC_ASSERT_BLOCKS(w);
-	gate_init(&g, NT + 1);
+	dc_gate_init(&g, NT + 1);
 	for (int i = 0; i < NT; i++)
 		h[i] = (struct hammer){ .g = &g, .evd = evd, .op = H_ENABLE,
 					.n = 2000 };
-	threads_start(th, NT, hammer_main_, h);
-	gate_pass(&g);
+	dc_threads_start(th, NT, hammer_main_, h);
+	dc_gate_pass(&g);
 	post_n(evd, 0, N);
-	threads_join(th, NT);
+	dc_threads_join(th, NT);
 	ASSERT_HAMMERS(h, NT);
 	EXPECT_CNO_WOKEN(w, evd, "posts while other threads enabled the EVD");
 	p = DC_EVD_PARAM(evd);

@@ -53,15 +53,15 @@ static void race_posts_with_modify(struct dc_ctx *t, DAT_EVD_HANDLE evd,
 				   DAT_CNO_HANDLE to, int n)
 {
 	struct poster p[1] = { { .evd = evd, .first = 0, .n = n } };
-	struct gate g;
+	struct dc_gate g;
 	pthread_t th[1];
 
-	gate_init(&g, 2);
+	dc_gate_init(&g, 2);
 	p[0].g = &g;
-	threads_start(th, 1, poster_main, p);
-	gate_pass(&g);
+	dc_threads_start(th, 1, poster_main, p);
+	dc_gate_pass(&g);
 	DC_ASSERT_SUCCESS(dat_evd_modify_cno(evd, to));
-	threads_join(th, 1);
+	dc_threads_join(th, 1);
 	DC_SETUP_ASSERT(p[0].bad == DAT_SUCCESS, "set-up: the poster got %s",
 			dc_ret_text(p[0].bad));
 }

@@ -439,47 +439,7 @@ static inline int agent_calls(struct agent_rec *r)
 	return n;
 }
 
-/* ---- plain worker threads -------------------------------------------------- */
-
-/* Set-up: runs fn(arg + i * size) on n threads at once and joins them. */
-static inline void run_threads_at(struct dc_ctx *t, const char *file, int line,
-				  int n, void *(*fn)(void *), void *arg,
-				  size_t size)
-{
-	pthread_t th[16];
-	int i;
-
-	if (n > 16)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "case bug: more than 16 worker threads");
-	for (i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size))
-			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: pthread_create failed");
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-}
-#define run_threads(n, fn, arr) \
-	run_threads_at(t, __FILE__, __LINE__, (n), (fn), (arr), sizeof((arr)[0]))
-
-/* Set-up: starts fn(arg + i * size) on n threads (joined by threads_join). */
-static inline void threads_start_at(struct dc_ctx *t, const char *file,
-				    int line, pthread_t *th, int n,
-				    void *(*fn)(void *), void *arg, size_t size)
-{
-	for (int i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size))
-			dc_end_at(t, DC_UNRESOLVED, file, line, false,
-				  "set-up: pthread_create failed");
-}
-#define threads_start(th, n, fn, arr) \
-	threads_start_at(t, __FILE__, __LINE__, (th), (n), (fn), (arr), sizeof((arr)[0]))
-
-static inline void threads_join(pthread_t *th, int n)
-{
-	for (int i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-}
+/* ---- plain worker threads: harness/dc_threads.h ---------------------------- */
 
 /*
  * Set-up: consumes notifications a CNO may hold from earlier posts (a
@@ -496,36 +456,9 @@ static inline int cno_drain(DAT_CNO_HANDLE cno)
 	return n;
 }
 
-/*
- * A start line for worker threads, so that their calls really overlap:
- * each worker calls gate_pass(); the last to arrive opens the gate.
- */
-struct gate {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int waiting, n;
-};
-
-static inline void gate_init(struct gate *g, int n)
-{
-	dc_cv_init(&g->mu, &g->cv);
-	g->waiting = 0;
-	g->n = n;
-}
-
-static inline void gate_pass(struct gate *g)
-{
-	pthread_mutex_lock(&g->mu);
-	if (++g->waiting >= g->n)
-		pthread_cond_broadcast(&g->cv);
-	while (g->waiting < g->n)
-		pthread_cond_wait(&g->cv, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-}
-
 /* Posts `n` events from its own thread, starting at a shared gate. */
 struct poster {
-	struct gate *g;
+	struct dc_gate *g;
 	DAT_EVD_HANDLE evd;
 	int first, n;
 	DAT_RETURN bad;
@@ -536,7 +469,7 @@ static DC_UNUSED_ void *poster_main(void *arg)
 	struct poster *p = arg;
 
 	p->bad = DAT_SUCCESS;
-	gate_pass(p->g);
+	dc_gate_pass(p->g);
 	for (int i = 0; i < p->n; i++) {
 		DAT_EVENT ev = sw_event(TAG(p->first + i));
 		DAT_RETURN r = dat_evd_post_se(p->evd, &ev);
@@ -558,7 +491,7 @@ static DC_UNUSED_ void *poster_main(void *arg)
 enum hammer_op { H_DEQUEUE, H_ENABLE, H_DISABLE_ENABLE, H_UNWAIT_TOGGLE };
 
 struct hammer {
-	struct gate *g;
+	struct dc_gate *g;
 	DAT_EVD_HANDLE evd;
 	enum hammer_op op;
 	int n;			/* rounds (not H_DEQUEUE) */
@@ -588,7 +521,7 @@ static DC_UNUSED_ void *hammer_main_(void *arg)
 	DAT_RETURN r;
 
 	h->bad = DAT_SUCCESS;
-	gate_pass(h->g);
+	dc_gate_pass(h->g);
 	if (h->op == H_DEQUEUE) {
 		for (;;) {
 			r = dat_evd_dequeue(h->evd, &ev);

@@ -636,3 +636,62 @@ DC_CASE(dat_ia_open, out_of_memory,
 	for (int i = 0; i < o.n; i++)
 		DC_CLEANUP(dat_ia_close(o.ia[i], DAT_CLOSE_GRACEFUL_FLAG));
 }
+
+/*
+ * dat_ia_open(3DAT) ATTRIBUTES: MT-Level Safe.  Four threads open
+ * instances of the IA under test at the same time, each querying (Safe,
+ * dat_ia_query(3DAT) ATTRIBUTES) what it opened, beside Safe calls on an
+ * EVD of the case's IA; rounds for 0.7 s (at least 2), each instance closed (Unsafe) only
+ * after every thread is joined.
+ */
+static DAT_RETURN ia_crowd_open(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+
+	(void)i;
+	return dat_ia_open((DAT_NAME_PTR)w->user, 16, &evd, (DAT_IA_HANDLE *)out);
+}
+
+static DAT_RETURN ia_crowd_query(struct dc_crowd_worker *w, DAT_HANDLE h)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_ATTR a;
+
+	(void)w;
+	return dat_ia_query(h, &evd, DAT_IA_FIELD_IA_ADDRESS_PTR, &a,
+			    DAT_PROVIDER_FIELD_NONE, NULL);
+}
+
+DC_CASE(dat_ia_open, mt_safe_concurrent,
+	.summary = "4 threads open up to 12 instances each at once, rounds for 0.7 s: no error but running out, all handles distinct, each a live instance that closes")
+{
+	static struct dc_crowd c = {
+		.what = "dat_ia_open", .per_worker = 12, .round_ms = 300,
+		.create = ia_crowd_open,
+		/* dat_ia_open(3DAT) RETURN VALUES: DAT_SUCCESS opened an
+		 * instance, which answers its (Safe) query at once */
+		.probe = ia_crowd_query, .probe_what = "dat_ia_query",
+	};
+
+	DC_SETUP_ASSERT(t->ia_name && *t->ia_name, "no IA under test (DATCTS_IA)");
+	dc_crowd_init(&c, 4, 0);
+	for (int i = 0; i < c.nw; i++)
+		c.w[i].user = (void *)t->ia_name;
+	while (dc_crowd_again(&c, 2, 40, 700)) {
+		dc_crowd_round(&c);
+		DC_ASSERT_CROWD(&c);
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_IA_HANDLE ia = w->made[k];
+			DAT_IA_ATTR a;
+
+			DC_ASSERT(ia != t->ia, "an open gave the case's own instance %p", ia);
+			/* collateral: dat_ia_open(3DAT) ATTRIBUTES: MT-Level Safe, so an instance opened beside other threads' opens is a live instance, which answers its query */
+			DC_ASSERT_SUCCESS(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a,
+						       DAT_PROVIDER_FIELD_NONE, NULL));
+		}
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_ia_open(3DAT) RETURN VALUES: as above, and closes */
+			DC_ASSERT_SUCCESS(dat_ia_close(w->made[k], DAT_CLOSE_ABRUPT_FLAG));
+	}
+	dc_crowd_fini(t, &c);
+}

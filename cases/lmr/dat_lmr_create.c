@@ -729,3 +729,59 @@ DC_CASE(dat_lmr_create, closing_ia,
 		DC_ASSERT(c.lmr != CLOSE_SENTINEL && c.lmr != DAT_HANDLE_NULL,
 			  "dat_lmr_create returned DAT_SUCCESS without an LMR handle");
 }
+
+/*
+ * dat_lmr_create(3DAT) ATTRIBUTES: MT-Level Safe.  Threads register
+ * memory at the same time, four on the case's IA and four on IAs they
+ * opened themselves (dat_ia_open is Safe too), into a PZ of their IA
+ * made beforehand; rounds for 0.7 s (at least 2), so later rounds reuse what the frees of the
+ * round before gave back.  Each thread registers 64-byte pieces of its own
+ * buffer (the pages do not forbid registering memory twice).
+ */
+static DAT_RETURN lmr_crowd_make(struct dc_crowd_worker *w, int i, DAT_HANDLE *out)
+{
+	struct dc_lmr m;
+	DAT_RETURN r;
+
+	r = dc_lmr_register(w->ia, w->obj[0], (char *)w->user + (i % 64) * 64, 64,
+			    DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &m);
+	*out = m.lmr;
+	return r;
+}
+
+DC_CASE(dat_lmr_create, mt_safe_concurrent,
+	.summary = "8 threads (4 on one IA, 4 on IAs of their own) create up to 500 LMRs each at once, rounds for 0.7 s: no error but running out, all distinct, each an LMR of its IA and PZ that frees")
+{
+	static struct dc_crowd c = {
+		.what = "dat_lmr_create", .per_worker = 500, .round_ms = 150,
+		.create = lmr_crowd_make,
+	};
+
+	dc_crowd_init(&c, 4, 4);
+	for (struct dc_crowd_worker *w = c.w; w < c.w + c.nw; w++) {
+		struct dc_crowd_worker *f = dc_crowd_first_on(&c, w);
+
+		w->user = dc_case_buf(t, 4096, 4096);
+		if (f != w)		/* one PZ per IA */
+			w->obj[0] = f->obj[0];
+		else
+			DC_SETUP(dat_pz_create(w->ia, &w->obj[0]));
+	}
+	while (dc_crowd_again(&c, 2, 12, 700)) {
+		dc_crowd_round(&c);
+		DC_ASSERT_CROWD(&c);
+		DC_CROWD_EACH(&c, w, k) {
+			DAT_LMR_PARAM p = { 0 };
+
+			/* collateral: dat_lmr_create(3DAT) ATTRIBUTES: MT-Level Safe, so an LMR made beside other threads' creates is an LMR of its IA and PZ, as one made alone */
+			DC_ASSERT_SUCCESS(dat_lmr_query(w->made[k], DAT_LMR_FIELD_IA_HANDLE |
+							DAT_LMR_FIELD_PZ_HANDLE, &p));
+			DC_ASSERT_IA_HANDLE(p.ia_handle, w->ia);
+			DC_ASSERT_PTR_EQ(p.pz_handle, w->obj[0]);
+		}
+		DC_CROWD_EACH(&c, w, k)
+			/* collateral: dat_lmr_create(3DAT) DESCRIPTION: as above, an LMR that frees */
+			DC_ASSERT_SUCCESS(dat_lmr_free(w->made[k]));
+	}
+	dc_crowd_fini(t, &c);
+}
