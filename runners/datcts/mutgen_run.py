@@ -82,6 +82,10 @@ BATCH_MIN_TIMEOUT_S = 5.0
 SHORT_FLOOR_S = 1.5
 SHORT_FACTOR = 3
 DEADLINE_BOUND = 0.5
+# A result at the limit that the case without the mutant also fails to beat
+# gets both runs once more with this many times the limit (at most
+# --timeout) before it is left undecided.
+ESCALATION = 4
 # A survivor's cases UNRESOLVED at the short deadline: this many run again
 # with the full limit (a FAIL there is a kill the short deadline hid).
 MAX_UNRESOLVED_RECHECKS = 2
@@ -707,7 +711,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         # mutant, passes within that limit now: a loaded machine slows both,
         # and a wait the deadline cut short fails a case for want of time
         if run["state"] not in KILL_STATES + ("TIMEOUT",) or run["limit_s"] != run["full_s"] or \
-                (run["state"] != "TIMEOUT" and
+                (run["state"] != "TIMEOUT" and not run.get("escalated") and
                  run.get("duration_ms", 0.0) < DEADLINE_BOUND * run["limit_s"] * 1000.0):
             return run
         plain = {k: v for k, v in env.items() if k != mutgen.ENV_VAR}
@@ -715,6 +719,15 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         run["control"] = {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0)}
         if r["state"] in VALID_BASELINE:
             return run
+        wider = min(timeout, run["limit_s"] * ESCALATION)
+        if wider > run["limit_s"] and not run.get("escalated"):
+            # the case needs more time than the limit gives it now: both runs
+            # again with more, once, and those decide
+            run["superseded"] = True
+            again_r = runner.run_batch([c], env, wider)[0] or {"state": "UNRESOLVED"}
+            nxt = record(c, again_r, wider, wider)
+            nxt["escalated"] = True
+            return controlled(c, nxt)
         run["undecided"] = run["state"]
         run["state"] = "UNRESOLVED"
         run["message"] = (f"no decision: {run['undecided']} at the limit, and without the mutant "

@@ -159,3 +159,19 @@ def test_the_page_of_a_failed_set_up_call_goes_next():
     rec = mutgen_run.run_mutant(MUTANT, names, cov, cases, runner, "dat.conf", 60.0)
     assert rec["status"] == "killed" and rec["killed_by"] == ["k"]
     assert [c[0] for c in runner.calls] == ["u1", "k"]
+
+
+def test_a_case_too_slow_for_its_limit_now_gets_more_time_once():
+    # a loaded machine: the case needs 12 s, more than its full limit of
+    # 10 s; with more time it fails with the mutant and passes without it
+    slow_fail = lambda lim: ("TIMEOUT", lim * 1000.0) if lim < 12 else ("FAIL", 12000.0)  # noqa
+    slow_pass = lambda lim: ("TIMEOUT", lim * 1000.0) if lim < 12 else ("PASS", 12000.0)  # noqa
+    rec, calls = run({"a": slow_fail}, ["a"], control={"a": slow_pass})
+    assert rec["status"] == "killed" and rec["killed_by"] == ["a"]
+    last = rec["runs"][-1]
+    assert last["escalated"] and last["limit_s"] == 10.0 * mutgen_run.ESCALATION
+    assert last["control"]["state"] == "PASS"
+    # too slow even then: undecided, not a kill
+    rec, _ = run({"a": lambda lim: ("TIMEOUT", lim * 1000.0)}, ["a"],
+                 control={"a": lambda lim: ("TIMEOUT", lim * 1000.0)})
+    assert rec["status"] == "survived"
