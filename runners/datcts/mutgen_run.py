@@ -905,22 +905,16 @@ def cases_new_to(m, cov: dict, ccov: dict, extent: tuple | None) -> list:
 
 
 def rebuilt_library(name: str, args, out: Path, src: Path, dat_entry) -> tuple:
-    """The mutant library of a REBUILT configuration, built once per run:
-    (its dat.conf, the environment that loads it)."""
+    """The mutant library of a REBUILT configuration (a second call finds
+    the build up to date): (its dat.conf, the environment that loads it)."""
     conf = out / f"mutant-dat-{name}.conf"
     env = {} if name in OTHER_API else sanitizer_env()
-    if conf.is_file() and getattr(args, "_rebuilt", {}).get(name):
-        return conf, env
     api = OTHER_API.get(name, dat_entry["api"])
     log = out / f"mutant-build-{name}.log"
     lib = build_library(src, out / f"mutant-build-{name}", log,
                         ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", *REBUILT.get(name, [])],
                         args.jobs, TARGETS[api])
     write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], api)
-    try:
-        args._rebuilt = {**getattr(args, "_rebuilt", {}), name: True}
-    except AttributeError:
-        pass
     return conf, env
 
 
@@ -956,7 +950,7 @@ def rebuilt_pass(name: str, args, out: Path, src: Path, case_by_id: dict,
     still alive, run once on it without a mutant (a case counts only where
     it passes there).  Returns (conf, env, cov, work)."""
     conf, env = rebuilt_library(name, args, out, src, dat_entry)
-    lib = conf.name
+    lib = conf
     reach = {r["id"]: [cid for cid in reaching(by_id[r["id"]], cov)
                        if cov["cases"][cid]["state"] in VALID_BASELINE] for r in alive}
     needed = sorted({cid for ids in reach.values() for cid in ids})
