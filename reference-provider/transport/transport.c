@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -276,7 +277,10 @@ static long ns_between(const struct timespec *a, const struct timespec *b)
 
 int ref_usable_cpus(void)
 {
-	static int n;
+	/* atomic: threads of several IAs ask at once (ThreadSanitizer saw the
+	 * plain int race); each computes the same value */
+	static atomic_int cached;
+	int n = atomic_load_explicit(&cached, memory_order_relaxed);
 	cpu_set_t set;
 
 	if (n == 0) {
@@ -284,6 +288,7 @@ int ref_usable_cpus(void)
 		    CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
 		if (n < 1)
 			n = 1;
+		atomic_store_explicit(&cached, n, memory_order_relaxed);
 	}
 	return n;
 }

@@ -50,7 +50,9 @@ COVERAGE_SCHEMA = "datcts-coverage-map/1"
 STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed")
 # LEAK: the case passed, but LeakSanitizer found memory its process lost
 # (the asan configuration, leak_verdict below)
-KILL_STATES = ("FAIL", "CRASH", "LEAK")  # a TIMEOUT kills too, but the next case may FAIL
+# RACE: the case passed, but ThreadSanitizer saw a data race in its process
+# (the tsan configuration, race_verdict below)
+KILL_STATES = ("FAIL", "CRASH", "LEAK", "RACE")  # a TIMEOUT kills too, but the next case may FAIL
 VALID_BASELINE = ("PASS", "UNSUPPORTED")
 # A survivor's triage.  "killed-in-config": it survives the default
 # configuration and dies in another one of the provider's (--config, or the
@@ -107,6 +109,9 @@ def add_arguments(p) -> None:
                         ", ".join(mutgen.OPERATORS) + ")")
     g.add_argument("--page", action="append",
                    help="only the cases of these pages (globs) run, for coverage and kills")
+    g.add_argument("--case", action="append",
+                   help="only the cases of these ids (globs) run, e.g. '*.mt_safe*' for the "
+                        "tsan configuration (with --page: both)")
     g.add_argument("--max-cases", type=int,
                    help="run at most N reaching cases per mutant, fastest first (default: all; "
                         "a survivor then says how many it ran)")
@@ -158,7 +163,9 @@ MODES = {"no-consumer-poll": {"DAPLREF_NO_CONSUMER_POLL": "1"}}
 # sanitizer pass) under the plain case binaries, its runtimes preloaded; a
 # memory error aborts the case (CRASH), what a plain build may survive (a
 # write through a pointer into a freed pool block).
-REBUILT = {"asan": ["-DDATCTS_SANITIZE=ON"]}
+# `tsan`: the ThreadSanitizer build (DATCTS_TSAN), its runtime preloaded the
+# same way; a data race it reports in a case that passed is RACE.
+REBUILT = {"asan": ["-DDATCTS_SANITIZE=ON"], "tsan": ["-DDATCTS_TSAN=ON"]}
 # The other ABI: the same schemata built as the DAT 2.0 library (daplref2,
 # abi20.c instead of abi12.c) under Debian's libdat2, with the 2.0 case
 # binaries.  A run of the 1.2 library takes it for the killed-in-config
@@ -167,14 +174,20 @@ REBUILT = {"asan": ["-DDATCTS_SANITIZE=ON"]}
 OTHER_API = {"dat2": "2.0"}
 
 
-def sanitizer_env() -> dict:
+def sanitizer_env(config: str = "asan") -> dict:
     """The environment that loads a sanitized library into plain binaries."""
     def lib(name):
         p = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True,
                            text=True, timeout=60).stdout.strip()
         if not p or not Path(p).is_file():
-            raise GeneratedError(f"--config asan: no {name} (gcc -print-file-name)")
+            raise GeneratedError(f"--config {config}: no {name} (gcc -print-file-name)")
         return p
+    if config == "tsan":
+        # reports go to the case's output and the case goes on (a race is
+        # judged after its verdict, race_verdict); the exit status stays the case's
+        return {"LD_PRELOAD": lib("libtsan.so"),
+                "TSAN_OPTIONS": "halt_on_error=0:exitcode=0:report_signal_unsafe=0",
+                RACE_ENV: "1"}
     # leaks: the harness's check in each case process after its verdict
     # (harness/supervise.c), not LeakSanitizer's own at exit
     return {"LD_PRELOAD": lib("libasan.so") + ":" + lib("libubsan.so"),
@@ -203,6 +216,31 @@ def leak_verdict(r: dict | None, env: dict) -> dict | None:
     return dict(r, state="LEAK", message=("LeakSanitizer: memory lost in the case process "
                                           f"(dat_ia_close.no_leaks); was {r.get('state')}: "
                                           + (r.get("message") or ""))[:300])
+
+
+# The line ThreadSanitizer writes into a case's output for each report.  A
+# data race in the provider is a failure of the MT-Level the pages give its
+# calls (ATTRIBUTES: Safe), and in C11 its behaviour is undefined, so what the
+# case saw was luck: as a leak, it counts as a kill where the case passed.
+RACE_MARKER = "WARNING: ThreadSanitizer:"
+RACE_ENV = "DATCTS_MUTGEN_RACES"    # set in the environment of a run that judges races
+
+
+def race_verdict(r: dict | None, env: dict) -> dict | None:
+    """A case that ended PASS (or UNSUPPORTED) with a ThreadSanitizer report
+    in its output is RACE in a run that judges races (leak_verdict's rule)."""
+    if r is None or env.get(RACE_ENV) != "1" or RACE_MARKER not in (r.get("output") or "") \
+            or r.get("state") not in ("PASS", "UNSUPPORTED"):
+        return r
+    out = r.get("output") or ""
+    summary = next((ln for ln in out.splitlines() if ln.startswith("SUMMARY: ThreadSanitizer")),
+                   RACE_MARKER)
+    return dict(r, state="RACE", message=(f"{summary}; was {r.get('state')}: "
+                                          + (r.get("message") or ""))[:300])
+
+
+def sanitizer_verdict(r: dict | None, env: dict) -> dict | None:
+    return race_verdict(leak_verdict(r, env), env)
 
 
 def configurations(names: list, variant_ids: list) -> list:
@@ -465,7 +503,7 @@ class CaseRunner:
         r = Runner(LocalLauncher(env), timeout or self.timeout, self.procs).run(case)
         with self.lock:
             self.runs += 1
-        return leak_verdict(r, env) or {"state": "UNRESOLVED", "message": "interrupted"}
+        return sanitizer_verdict(r, env) or {"state": "UNRESOLVED", "message": "interrupted"}
 
     def run_batch(self, cases: list, extra_env: dict, timeout: float) -> list:
         """Single-node cases of one binary in one run of it (each case still
@@ -502,7 +540,7 @@ class CaseRunner:
                                     (time.monotonic() - t0) * 1000.0)
                 results.append(normalize(c, r))
                 break
-            results.append(leak_verdict(normalize(c, r), env))
+            results.append(sanitizer_verdict(normalize(c, r), env))
         with self.lock:
             self.runs += len(results)
         return results + [None] * (len(cases) - len(results))
@@ -908,7 +946,7 @@ def rebuilt_library(name: str, args, out: Path, src: Path, dat_entry) -> tuple:
     """The mutant library of a REBUILT configuration (a second call finds
     the build up to date): (its dat.conf, the environment that loads it)."""
     conf = out / f"mutant-dat-{name}.conf"
-    env = {} if name in OTHER_API else sanitizer_env()
+    env = {} if name in OTHER_API else sanitizer_env(name)
     api = OTHER_API.get(name, dat_entry["api"])
     log = out / f"mutant-build-{name}.log"
     lib = build_library(src, out / f"mutant-build-{name}", log,
@@ -1176,8 +1214,11 @@ def cmd_generated(args, cases_dir_for) -> int:
     pages = split_multi(args.page)
     if pages:
         cases = [c for c in cases if any(fnmatch.fnmatchcase(c.page, g) for g in pages)]
+    globs = split_multi(getattr(args, "case", None))
+    if globs:
+        cases = [c for c in cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
     if not cases:
-        raise GeneratedError("no case matches --page")
+        raise GeneratedError("no case matches --page / --case")
     case_by_id = {c.id: c for c in cases}
     dat_entry = {"ia": setup.ia, "instance_data": setup.instance_data or "", "api": api}
     runner = CaseRunner(env, args.timeout, args.jobs, quiet)

@@ -174,6 +174,25 @@ def test_a_leak_report_is_a_kill_only_where_leaks_are_judged():
     assert mutgen_run.leak_verdict(None, judged) is None
 
 
+def test_a_race_report_is_a_kill_only_where_races_are_judged():
+    report = ("==================\n" + mutgen_run.RACE_MARKER + " data race (pid=1)\n"
+              "SUMMARY: ThreadSanitizer: data race handle.c:10 in ref_obj_alloc\n")
+    judged = mutgen_run.sanitizer_env("tsan")
+    assert judged[mutgen_run.RACE_ENV] == "1" and "libtsan" in judged["LD_PRELOAD"]
+    passed = {"state": "PASS", "message": "", "output": report}
+    got = mutgen_run.sanitizer_verdict(passed, judged)
+    assert got["state"] == "RACE" and "ref_obj_alloc" in got["message"]
+    assert "RACE" in mutgen_run.KILL_STATES
+    # the default configuration, the asan one, a clean output, a FAIL: unchanged
+    assert mutgen_run.sanitizer_verdict(passed, {})["state"] == "PASS"
+    assert mutgen_run.sanitizer_verdict(passed, {mutgen_run.LEAK_ENV: "1"})["state"] == "PASS"
+    clean = dict(passed, output="note: fine")
+    assert mutgen_run.sanitizer_verdict(clean, judged)["state"] == "PASS"
+    failed = dict(passed, state="FAIL", message="gave handle twice")
+    assert mutgen_run.sanitizer_verdict(failed, judged) == failed
+    assert mutgen_run.configurations(["tsan"], []) == [("tsan", {})]
+
+
 def test_a_known_killer_settles_a_killed_in_config_mutant_without_coverage(monkeypatch):
     # the case its triage names runs once without the mutant (it passes),
     # once with it (FAIL): killed, and the configuration needs no coverage run
