@@ -68,7 +68,9 @@ EXCLUDED_FILES = ("mutants.c",)
 # same core/ plus abi20.c instead of abi12.c, the cases of BUILD/cases2).
 TARGETS = {"1.2": "daplref", "2.0": "daplref2"}
 TARGET = TARGETS["1.2"]
-# A hanging mutant is given up after this many of its case runs timed out.
+# A hanging mutant is given up after this many of its case runs timed out, or
+# at once when a TIMEOUT at the full limit has its control (the case without
+# the mutant passed within that limit).
 MAX_TIMEOUTS = 2
 # Cases per run of a case binary, batch after batch (the last repeats), and the
 # least timeout of a case in a batch (a lone case keeps 10 s): with the
@@ -795,7 +797,11 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                 if run["state"] == "TIMEOUT":
                     full_timeout_seen = full_timeout_seen or run["limit_s"] == full
                     timeouts += 1
-                    if timeouts >= MAX_TIMEOUTS:
+                    # a hang at the full limit that the case without the
+                    # mutant beat just now is settled: no further case
+                    if timeouts >= MAX_TIMEOUTS or (run["limit_s"] == full and
+                                                    run.get("control", {}).get("state")
+                                                    in VALID_BASELINE):
                         done = True
                         break
             # the cases a batch did not reach after a hang run in the next one

@@ -90,11 +90,14 @@ def test_a_hang_is_confirmed_once_with_the_full_limit_then_given_up():
     hang = lambda lim: ("TIMEOUT", lim * 1000.0)   # noqa: E731
     rec, calls = run({n: hang for n in "abc"}, ["a", "b", "c"])
     assert rec["status"] == "timed-out"
-    # a at the short deadline, again with the full limit (and without the
-    # mutant, which passes), then b short: given up
-    assert [c[0] for c in calls] == ["a", "a", "a", "b"]
+    # a at the short deadline, again with the full limit, and without the
+    # mutant, which passes: settled, no other case runs
+    assert [c[0] for c in calls] == ["a", "a", "a"]
     assert calls[1][1] == mutgen_run.BATCH_MIN_TIMEOUT_S and calls[2][2] == "control"
-    assert calls[3][1] == mutgen_run.SHORT_FLOOR_S
+    # without that control (the case cannot pass now either) the next case is tried
+    rec, calls = run({n: hang for n in "abc"}, ["a", "b", "c"],
+                     control={"a": hang})
+    assert [c[0] for c in calls][:3] == ["a", "a", "a"] and "b" in [c[0] for c in calls]
 
 
 def test_cases_after_a_hang_in_a_batch_still_run():
