@@ -43,7 +43,7 @@ from datcts.discovery import discover, find_binaries, split_multi
 from datcts.execute import (SUPERVISOR_GRACE_S, LocalLauncher, ProcessTable, Runner,
                             communicate_supervised, normalize, synthesized)
 from datcts.mutate import MutateError
-from datcts.provider import resolve, write_dat_conf
+from datcts.provider import parse_dat_conf, resolve, write_dat_conf
 
 SCHEMA = "datcts-generated-mutants/1"
 COVERAGE_SCHEMA = "datcts-coverage-map/1"
@@ -134,11 +134,13 @@ def add_arguments(p) -> None:
                         "run under too, with the cases that reach its lines only there or go "
                         "another way through its function there: "
                         "no-consumer-poll (DAPLREF_NO_CONSUMER_POLL=1), variant:GLOB "
-                        "(conforming variants, DATREF_VARIANT), variants (all of them); "
-                        "repeat or comma-separate")
+                        "(conforming variants, DATREF_VARIANT), variants (all of them), "
+                        "asan (ASan+UBSan build; lost memory is LEAK), tsan (ThreadSanitizer "
+                        "build; a race is RACE), dat2 (the DAT 2.0 library, its known killers), "
+                        "ipv6 (the IA on sock:::1); repeat or comma-separate")
 
 
-GENERATED_ONLY = ("files", "functions", "operators", "page", "max_cases", "sample",
+GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
                   "threshold", "triage", "trust_triage", "source_dir", "config")
 
 
@@ -174,6 +176,10 @@ REBUILT = {"asan": ["-DDATCTS_SANITIZE=ON"], "tsan": ["-DDATCTS_TSAN=ON"]}
 # mutants whose triage names it and a case that killed them there (the
 # known killer); a whole 2.0 run is `--dat-conf build/dat2.conf`.
 OTHER_API = {"dat2": "2.0"}
+# The same library on an IA of the other address family: the sock transport
+# on IPv6 loopback (instance data sock:::1), where the address copies and
+# checks of an AF_INET6 IA run (cr.c, ep.c); the coverage run has its own map.
+ADDRESSES = {"ipv6": "sock:::1"}
 
 
 def sanitizer_env(config: str = "asan") -> dict:
@@ -255,14 +261,14 @@ def configurations(names: list, variant_ids: list) -> list:
         if name in REBUILT:
             out[name] = {}      # its environment is sanitizer_env(), taken when it runs
             continue
-        if name in OTHER_API:
+        if name in OTHER_API or name in ADDRESSES:
             out[name] = {}
             continue
         if name == "variants":
             name = "variant:*"
         if not name.startswith("variant:"):
             raise GeneratedError(f"--config {name}: one of " +
-                                 ", ".join([*MODES, *REBUILT, *OTHER_API]) +
+                                 ", ".join([*MODES, *REBUILT, *OTHER_API, *ADDRESSES]) +
                                  ", variant:GLOB, variants")
         glob = name[len("variant:"):]
         picked = [v for v in variant_ids if fnmatch.fnmatchcase(v, glob)]
@@ -572,6 +578,8 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
     sources = sorted((root / PROVIDER_DIR).glob("*.c")) + sorted((root / PROVIDER_DIR).glob("*.h"))
     binaries = sorted({c.binary for c in cases})
     key = digest(sources) + "-" + digest(binaries) + ("" if target == TARGET else "-" + target)
+    if name in ADDRESSES:
+        key += "-" + dat_entry["instance_data"]
     if config_env:
         key += "-" + hashlib.sha256(json.dumps(config_env, sort_keys=True)
                                     .encode()).hexdigest()[:8]
@@ -1069,6 +1077,12 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
 
         alive = still_alive()
         config_conf = conf
+        config_entry = dat_entry
+        if name in ADDRESSES:
+            config_entry = dict(dat_entry, instance_data=ADDRESSES[name])
+            config_conf = out / f"mutant-dat-{name}.conf"
+            write_dat_conf(config_conf, dat_entry["ia"], Path(parse_dat_conf(conf)[0].library),
+                           config_entry["instance_data"], dat_entry["api"])
         killed = 0
         config_cases = case_by_id
         if name in OTHER_API:
@@ -1109,14 +1123,20 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
                 cov, alive, by_id, say)
             coverage_s = time.monotonic() - t0
         else:
-            ccov = coverage_map(args, root, out, cases, runner, dat_entry, say,
+            ccov = coverage_map(args, root, out, cases, runner, config_entry, say,
                                 (name, config_env))
             ccov = {"cases": {cid: ccov["cases"][cid] for cid in case_by_id}}
             coverage_s = time.monotonic() - t0
             work = []
             for r in alive:
                 m = by_id[r["id"]]
-                new = cases_new_to(m, cov, ccov, extents.get((m.file, m.function)))
+                if name in ADDRESSES:
+                    # the same lines with other data (the addresses): every
+                    # case that reaches the mutant there and passes there
+                    new = [cid for cid in reaching(m, ccov)
+                           if ccov["cases"][cid]["state"] in VALID_BASELINE]
+                else:
+                    new = cases_new_to(m, cov, ccov, extents.get((m.file, m.function)))
                 if new:
                     work.append((m, r, new))
         say(f"config {name}: {len(work)} of {len(alive)} mutant(s) still alive have cases "

@@ -193,6 +193,11 @@ def test_a_race_report_is_a_kill_only_where_races_are_judged():
     assert mutgen_run.configurations(["tsan"], []) == [("tsan", {})]
 
 
+def test_the_ipv6_configuration_is_the_same_library_on_an_ipv6_ia():
+    assert mutgen_run.configurations(["ipv6"], []) == [("ipv6", {})]
+    assert mutgen_run.ADDRESSES["ipv6"].startswith("sock:")
+
+
 def test_a_known_killer_settles_a_killed_in_config_mutant_without_coverage(monkeypatch):
     # the case its triage names runs once without the mutant (it passes),
     # once with it (FAIL): killed, and the configuration needs no coverage run
