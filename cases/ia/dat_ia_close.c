@@ -618,8 +618,47 @@ DC_CASE(dat_ia_close, abrupt_always_succeeds,
 	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
+/*
+ * Six waits asleep at once in dat_evd_wait on the IA, each on an EVD of its
+ * own (dat_evd_wait(3DAT) ATTRIBUTES: MT-Level Safe), then each woken by a
+ * post: more concurrent waits than a provider may keep resources of for reuse.
+ */
+static void six_waits_at_once(struct dc_ctx *t, DAT_IA_HANDLE ia)
+{
+	enum { NW = 6 };
+	DAT_EVD_HANDLE evd[NW];
+	struct dc_waiter *w[NW];
+	DAT_EVENT se;
+
+	memset(&se, 0, sizeof(se));
+	se.event_number = DAT_SOFTWARE_EVENT;
+	for (int i = 0; i < NW; i++) {
+		DAT_RETURN r = dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd[i]);
+
+		/* Max EVDs has no floor (dat_ia_query(3DAT)): an IA without
+		 * room for six more leaves this step out */
+		if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES) {
+			dc_note(t, "six waits at once left out: the IA has room for %d more EVDs", i);
+			while (i-- > 0)
+				DC_SETUP(dat_evd_free(evd[i]));
+			return;
+		}
+		DC_SETUP(r);
+	}
+	for (int i = 0; i < NW; i++)
+		w[i] = dc_evd_waiter(t, evd[i], DAT_TIMEOUT_INFINITE, 1);
+	for (int i = 0; i < NW; i++)
+		DC_SETUP_ASSERT(dc_waiter_blocked(t, w[i]), "set-up: waiter %d returned %s "
+				"instead of blocking", i, dc_ret_text(w[i]->ret));
+	for (int i = 0; i < NW; i++) {
+		DC_SETUP(dat_evd_post_se(evd[i], &se));
+		dc_waiter_join(t, w[i], "a post to its EVD");
+		dc_waiter_free(w[i]);
+	}
+}
+
 DC_CASE(dat_ia_close, no_leaks,
-	.summary = "32 open/use/abrupt-close cycles leave descriptors and threads as they were",
+	.summary = "32 open/use/abrupt-close cycles (one with six waits asleep at once) leave descriptors and threads as they were",
 	.flags = DC_NO_IA)
 {
 	int fds0 = -1, th0 = -1, fds, th;
@@ -628,6 +667,8 @@ DC_CASE(dat_ia_close, no_leaks,
 		DAT_IA_HANDLE ia = ia_open_plain();
 
 		make_busy(t, ia);
+		if (i == 16)
+			six_waits_at_once(t, ia);
 		DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 		if (i == 0) {
 			fds0 = proc_count("/proc/self/fd");
