@@ -256,14 +256,19 @@ DC_CASE(dat_ia_open, invalid_async_evd,
  * DAT_INVALID_HANDLE and leaves *async_evd_handle as passed.
  */
 DC_CASE(dat_ia_open, non_evd_async_handle,
-	.clauses = "dat_ia_open.async_evd_check_optional",
-	.summary = "a PZ handle passed as async EVD: DAT_INVALID_HANDLE with the handle left as passed, or a working IA")
+	.clauses = "dat_ia_open.async_evd_check_optional dat_ia_open.invalid_async_evd",
+	.summary = "a PZ handle passed as async EVD: DAT_INVALID_HANDLE (naming the async EVD) with the handle left as passed, or a working IA")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EVD_HANDLE evd = (DAT_EVD_HANDLE)pz;
+	DAT_RETURN r = open_with_async_evd(t, &evd);
 
-	if (open_with_async_evd(t, &evd) == DAT_SUCCESS)
+	if (r == DAT_SUCCESS)
 		return;
+	/* a refusal is what invalid_async_evd says of one; its subtype may
+	 * name no handle or the async EVD, never another argument */
+	DC_FOR_CLAUSE("dat_ia_open.invalid_async_evd");
+	DC_ASSERT_INVALID_HANDLE(r, 3, EVD_ASYNC);
 	DC_ASSERT_PTR_EQ(evd, (DAT_EVD_HANDLE)pz);
 }
 
