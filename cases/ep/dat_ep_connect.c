@@ -395,6 +395,68 @@ DC_CASE(dat_ep_connect, invalid_address,
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 }
 
+/*
+ * An IP address of the other family than the IA's own: ::1 for an IPv4 IA,
+ * 127.0.0.1 for an IPv6 one.  A provider that cannot convert it to its
+ * transport's address may refuse it at once (DESCRIPTION: DAT_INVALID_ADDRESS,
+ * synchronously); one that takes it must then end the attempt with a
+ * connection event and DISCONNECTED (nothing listens at the qualifier, so
+ * no connection can be established): every failure outcome the page names
+ * is accepted (NON_PEER_REJECTED, UNREACHABLE, TIMED_OUT, PEER_REJECTED).
+ */
+DC_CASE(dat_ep_connect, other_family_address,
+	.clauses = "dat_ep_connect.invalid_address",
+	.summary = "an address of the other IP family than the IA's fails cleanly: refused at once, or a failure event")
+{
+	const struct sockaddr *own = (const struct sockaddr *)t->ia_attr.ia_address_ptr;
+	struct sockaddr_storage ss;
+	struct dc_endpoint e;
+	DAT_CONN_QUAL q;
+	DAT_EP_STATE st;
+	DAT_RETURN r;
+	DAT_EVENT ev;
+
+	DC_SETUP_ASSERT(own && (own->sa_family == AF_INET || own->sa_family == AF_INET6),
+			"the IA's address is of neither IP family");
+	memset(&ss, 0, sizeof(ss));
+	if (own->sa_family == AF_INET) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_loopback;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	}
+	q = dc_free_conn_qual(t);
+	dc_endpoint(t, &e, NULL);
+	r = dat_ep_connect(e.ep, (DAT_IA_ADDRESS_PTR)&ss, q, 2000000, 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_INVALID_ADDRESS);
+		ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
+		DC_ASSERT_NO_EVENT(e.conn_evd);
+		return;
+	}
+	dc_note(t, "the address was taken; the attempt must end with an event");
+	/* DESCRIPTION: a successful call moves the EP to ACTIVE_CONNECTION_PENDING
+	 * (already DISCONNECTED when the failure came at once) */
+	st = ep_state(e.ep);
+	DC_ASSERT(st == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING || st == DAT_EP_STATE_DISCONNECTED,
+		  "after DAT_SUCCESS the EP is %s, neither ACTIVE_CONNECTION_PENDING nor DISCONNECTED",
+		  state_name(st));
+	DC_ASSERT_SUCCESS(dc_wait_event(t, e.conn_evd, -1, &ev));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
+		  ev.event_number == DAT_CONNECTION_EVENT_UNREACHABLE ||
+		  ev.event_number == DAT_CONNECTION_EVENT_TIMED_OUT ||
+		  ev.event_number == DAT_CONNECTION_EVENT_PEER_REJECTED,
+		  "connecting to an address of the other family gave %s",
+		  dc_event_name(ev.event_number));
+	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
+}
+
 static void refused_connect(struct dc_ctx *t, DAT_TIMEOUT tmo, DAT_COUNT pn, const void *pd,
 			    DAT_CONNECT_FLAGS flags)
 {

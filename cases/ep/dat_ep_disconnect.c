@@ -56,7 +56,7 @@ static void peer_leaves_connected(struct dc_ctx *t, struct dc_endpoint *peer)
 }
 
 DC_CASE(dat_ep_disconnect, connection_terminated,
-	.summary = "after an abrupt or graceful disconnect, and an abrupt one in or towards DISCONNECT_PENDING, the peer EP is Disconnected too")
+	.summary = "after an abrupt or graceful disconnect, a graceful one that waited in DISCONNECT_PENDING, and an abrupt one in or towards DISCONNECT_PENDING, the peer EP is Disconnected too")
 {
 	static const DAT_CLOSE_FLAGS how[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
 	struct dc_pair p;
@@ -69,6 +69,20 @@ DC_CASE(dat_ep_disconnect, connection_terminated,
 		peer_leaves_connected(t, &p.b);
 		pair_down(t, &p);
 	}
+	/*
+	 * a waits in DISCONNECT_PENDING until its Send completes (b posts the
+	 * Receive); then the graceful disconnect proceeds on its own and ends
+	 * the connection for b as well (DESCRIPTION: the call requests the
+	 * termination of the connection; the graceful one waits for the
+	 * requests first, then disconnect proceeds)
+	 */
+	dc_note(t, "graceful disconnect that waited in DISCONNECT_PENDING, then proceeded");
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	pair_disconnect_pending(t, &p);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 256, 1));
+	dc_await_event(t, p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	peer_leaves_connected(t, &p.b);
+	pair_down(t, &p);
 	/* a waits in DISCONNECT_PENDING; then a itself, or its peer b, disconnects abruptly */
 	for (size_t i = 0; i < 2; i++) {
 		struct dc_endpoint *closer = i ? &p.b : &p.a, *peer = i ? &p.a : &p.b;
