@@ -294,6 +294,65 @@ DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
 	DC_ASSERT_EQ(ae->reason, DAT_EVD_OVERFLOW_ERROR);
 }
 
+/*
+ * The same clause for a receive EVD fed by an SRQ: an EP on an SRQ with
+ * 2-entry EVDs (holding q), the SRQ stocked with q + 2 buffers, gets q + 1
+ * messages and reaps none: the completion that finds the queue full is an
+ * overflow reported on the async EVD, naming the receive EVD.  What the EP,
+ * its connection and the SRQ are after an overflow the clause does not say,
+ * so the rest is clean-up: the queued completions reaped, one message more,
+ * the EP and the SRQ freed - what a provider must get right with the lost
+ * completion's buffer (the sanitizer configuration sees it).
+ */
+DC_CASE(dat_evd_create, overflow_reported_for_srq_recv_evd,
+	.clauses = "dat_evd_create.overflow_reported_on_async_evd",
+	.summary = "an SRQ EP's 2-entry receive EVD given one completion more than it holds "
+		   "reports DAT_ASYNC_ERROR_EVD_OVERFLOW naming that EVD on the async EVD",
+	.requires = "srq_supported")
+{
+	const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 16, 1, DAT_SRQ_LW_DEFAULT);
+	struct dc_conn_opts small = { .evd_qlen = 2, .srq = srq, .pz = pz };
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	const DAT_ASYNCH_ERROR_EVENT_DATA *ae;
+	DAT_EVENT ev;
+	DAT_COUNT q;
+	DAT_LMR_TRIPLET iov;
+
+	memset(&a, 0, sizeof(a));
+	dc_endpoint(t, &b, &small);		/* b: the receiver, on the SRQ */
+	dc_connect_local(t, &a, &b, NULL);
+	q = dc_evd_param(t, b.recv_evd).evd_qlen;
+	DC_SETUP_ASSERT(q >= 2 && q <= 8,
+			"set-up: the provider made the 2-entry receive EVD %d entries long", (int)q);
+	dc_note(t, "receive EVD holds %d; %d messages arrive", (int)q, (int)q + 1);
+	dc_lmr(t, pz, 4096, rw, &mb);
+	dc_lmr(t, a.pz, 4096, rw, &ma);
+	for (int i = 0; i < q + 2; i++)
+		dc_srq_post_recv(t, srq, &mb, (DAT_VLEN)i * 64, 64, (uint64_t)i);
+	dc_drain(t, t->async_evd);
+	for (int i = 0; i <= q; i++)
+		dc_post_send(t, a.ep, &ma, (DAT_VLEN)i * 64, 64, 100 + (uint64_t)i);
+	for (int i = 0; i <= q; i++)
+		dc_await_dto(t, a.req_evd, 100 + (uint64_t)i);
+	DC_ASSERT_EVENT(t->async_evd, DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev);
+	ae = &ev.event_data.asynch_error_event_data;
+	DC_ASSERT_PTR_EQ(ae->dat_handle, b.recv_evd);
+	DC_ASSERT_EQ(ae->reason, DAT_EVD_OVERFLOW_ERROR);
+
+	/* clean-up, none of it judged: reap, one message more, free */
+	dc_drain(t, b.recv_evd);
+	iov = dc_iov(&ma, 0, 64);
+	if (dat_ep_post_send(a.ep, 1, &iov, dc_cookie(200), DAT_COMPLETION_DEFAULT_FLAG) ==
+	    DAT_SUCCESS)
+		(void)dc_wait_event(t, b.recv_evd, -1, &ev);
+	dc_drain(t, b.recv_evd);
+	DC_CLEANUP(dat_ep_free(b.ep));
+	DC_CLEANUP(dat_srq_free(srq));
+}
+
 DC_CASE(dat_evd_create, invalid_ia_handle,
 	.summary = "a NULL or non-IA ia_handle gives DAT_INVALID_HANDLE")
 {

@@ -577,6 +577,30 @@ DC_CASE(dat_ep_create_with_srq, model_not_supported,
 	DC_ASSERT_SUCCESS(make(t, &k, &ep));
 }
 
+/* A provider without SRQs: no SRQ handle can be valid there (srq_handle
+ * names an SRQ instance, PARAMETERS), and the call may answer
+ * DAT_INVALID_HANDLE (that handle) or DAT_MODEL_NOT_SUPPORTED (the model),
+ * two listed errors at once; the page leaves the pick open, so the case
+ * checks only what all of them share: no DAT_SUCCESS. */
+DC_CASE(dat_ep_create_with_srq, refused_without_srq,
+	.summary = "a provider without SRQs never answers DAT_SUCCESS: no SRQ handle is valid there",
+	.requires = "!srq_supported")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_EVD_HANDLE recv = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE req = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE conn = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
+	DAT_EP_ATTR attr;
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	dc_ep_attr_default(t, &attr);
+	r = dat_ep_create_with_srq(t->ia, pz, recv, req, conn, DAT_HANDLE_NULL,
+				   &attr, &ep);
+	DC_ASSERT(DAT_GET_TYPE(r) != DAT_SUCCESS,
+		  "dat_ep_create_with_srq with no SRQ (the provider has none) returned DAT_SUCCESS");
+}
+
 /* ---- USAGE -------------------------------------------------------------- */
 
 /* One message over l lands in an SRQ buffer. */
