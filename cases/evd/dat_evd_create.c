@@ -305,7 +305,6 @@ DC_CASE(dat_evd_create, overflow_reported_on_async_evd,
  * completion's buffer (the sanitizer configuration sees it).
  */
 DC_CASE(dat_evd_create, overflow_reported_for_srq_recv_evd,
-	.clauses = "dat_evd_create.overflow_reported_on_async_evd",
 	.summary = "an SRQ EP's 2-entry receive EVD given one completion more than it holds "
 		   "reports DAT_ASYNC_ERROR_EVD_OVERFLOW naming that EVD on the async EVD",
 	.requires = "srq_supported")
