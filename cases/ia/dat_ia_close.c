@@ -647,7 +647,9 @@ DC_CASE(dat_ia_close, no_leaks,
  * instance, creates and frees one object of every kind (PZ, CNO with a
  * timed-out wait, EVD with a timed-out wait, EP, LMR, RMR, PSP, RSP, SRQ
  * where supported, and a connection request over the instance's own
- * address, rejected), leaves a second set alive with a pending request, and
+ * address, rejected), connects two pairs with private data in the accept
+ * and DTOs outstanding on the active EP (one active EP freed while
+ * connected), leaves a second set alive with a pending request, and
  * closes abruptly: afterwards none of it may still hold memory.  The
  * provider runs in this process, so glibc's mallinfo2 sees its heap.
  * Allocators cache, so a fixed growth proves nothing: after a warm-up, ten
@@ -816,6 +818,37 @@ static void reject_after_handoff(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_CR_HAND
 	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
 }
 
+/*
+ * Two connections of the instance, each accepted with @pdata_len bytes of
+ * private data, whose active EP has a Receive posted that nothing fills and
+ * a Send outstanding to a peer that posted no Receive (or the Send
+ * completed, or refused: what becomes of it does not matter here): the
+ * first active EP is freed while connected (dat_ep_free(3DAT): any state
+ * but the three pending ones), the second pair is left to the close.  The
+ * provider's copies of the accept's private data and its records of DTOs
+ * still queued.  @buf: 128 bytes.
+ */
+static void pdata_connections(struct dc_ctx *t, DAT_IA_HANDLE ia, void *buf,
+			      DAT_COUNT pdata_len, const void *pdata)
+{
+	for (int i = 0; i < 2; i++) {
+		struct xend x, y;
+		struct dc_lmr m;
+		DAT_LMR_TRIPLET iov;
+
+		xend_make(ia, &x);
+		xend_make(ia, &y);
+		xconnect_pdata(&x, &y, pdata_len, pdata);
+		DC_SETUP(dc_lmr_register(ia, x.pz, buf, 128, DC_PRIV_LOCAL, &m));
+		iov = dc_iov(&m, 0, 64);
+		(void)dat_ep_post_recv(x.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
+		iov = dc_iov(&m, 64, 16);
+		(void)dat_ep_post_send(x.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
+		if (i == 0)
+			DC_SETUP(dat_ep_free(x.ep));
+	}
+}
+
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
@@ -865,6 +898,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
 	dto_traffic(t, ia, buf);
+	pdata_connections(t, ia, (char *)buf + 256, pdata_len, pdata);
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
 	DC_SETUP(dat_ep_free(a.ep));
