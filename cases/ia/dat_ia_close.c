@@ -833,7 +833,10 @@ static void reject_after_handoff(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_CR_HAND
  * refused: what becomes of it does not matter here), is freed while
  * connected (dat_ep_free(3DAT): any state but the three pending ones).
  * The provider's copy of the accept's private data and its records of DTOs
- * still queued, given back by the free.  @buf: 128 bytes.
+ * still queued, given back by the free.  Everything else it made is freed
+ * too, so the cycle needs no more EVDs, EPs or PZs at once than before (a
+ * provider may have few: dat_ia_query(3DAT) gives the limits no floor).
+ * @buf: 128 bytes.
  */
 static void pdata_ep_freed(struct dc_ctx *t, DAT_IA_HANDLE ia, void *buf,
 			   DAT_COUNT pdata_len, const void *pdata)
@@ -851,6 +854,16 @@ static void pdata_ep_freed(struct dc_ctx *t, DAT_IA_HANDLE ia, void *buf,
 	iov = dc_iov(&m, 64, 16);
 	(void)dat_ep_post_send(x.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
 	DC_SETUP(dat_ep_free(x.ep));
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_SETUP(dat_ep_free(y.ep));
+	DC_SETUP(dat_psp_free(y.psp));
+	DC_SETUP(dat_evd_free(y.cr));
+	DC_SETUP(dat_evd_free(y.conn));
+	DC_SETUP(dat_evd_free(y.dto));
+	DC_SETUP(dat_pz_free(y.pz));
+	DC_SETUP(dat_evd_free(x.conn));
+	DC_SETUP(dat_evd_free(x.dto));
+	DC_SETUP(dat_pz_free(x.pz));
 }
 
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
@@ -882,6 +895,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	(void)dat_evd_wait(evd, 1, 1, &ev, &n);
 	DC_SETUP(dat_evd_free(evd));
 	DC_SETUP(dat_cno_free(cno));
+	pdata_ep_freed(t, ia, (char *)buf + 256, pdata_len, pdata);
 	/* a connection request over the instance's own address, with as much
 	 * of 64 bytes of private data as the IA takes (that it takes 64 is
 	 * dat_ia_query's own clause, not this one's), rejected */
@@ -902,7 +916,6 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
 	dto_traffic(t, ia, buf, pdata_len, pdata);
-	pdata_ep_freed(t, ia, (char *)buf + 256, pdata_len, pdata);
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
 	DC_SETUP(dat_ep_free(a.ep));
