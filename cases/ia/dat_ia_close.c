@@ -688,7 +688,9 @@ DC_CASE(dat_ia_close, no_leaks,
  * instance, creates and frees one object of every kind (PZ, CNO with a
  * timed-out wait, EVD with a timed-out wait, EP, LMR, RMR, PSP, RSP, SRQ
  * where supported, and a connection request over the instance's own
- * address, rejected), leaves a second set alive with a pending request, and
+ * address, rejected), connects two pairs with private data in the accept
+ * and DTOs outstanding on the active EP (one active EP freed while
+ * connected, one left), leaves a second set alive with a pending request, and
  * closes abruptly: afterwards none of it may still hold memory.  The
  * provider runs in this process, so glibc's mallinfo2 sees its heap.
  * Allocators cache, so a fixed growth proves nothing: after a warm-up, ten
@@ -798,13 +800,18 @@ static void rebind_left(struct dc_ctx *t, struct xend *e, const struct dc_lmr *m
 }
 
 /*
- * Data transfer over a connection of the instance, left established for
- * the close: Sends completed with and without an event (the suppressed one
- * is followed by one that is waited for, so it has completed too), a Send
- * and a Receive refused at the post.  The provider's records of DTOs done,
- * refused or cached.  @buf: 256 bytes, both ends' memory.
+ * Data transfer over a connection of the instance, accepted with
+ * @pdata_len bytes of @pdata and left established for the close: Sends
+ * completed with and without an event (the suppressed one is followed by
+ * one that is waited for, so it has completed too), a Send and a Receive
+ * refused at the post, and at last a Receive on the active EP that nothing
+ * fills and a Send to a peer whose Receives are used up (or completed,
+ * where one is left: what becomes of it does not matter here).  The
+ * provider's records of DTOs done, refused, cached or still queued, and its
+ * copy of the accept's private data.  @buf: 256 bytes, both ends' memory.
  */
-static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
+static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf,
+			DAT_COUNT pdata_len, const void *pdata)
 {
 	struct xend d, e;
 	struct dc_lmr md, me;
@@ -813,7 +820,7 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 
 	xend_make(ia, &d);
 	xend_make(ia, &e);
-	xconnect(&d, &e);
+	xconnect_pdata(&d, &e, pdata_len, pdata);
 	DC_SETUP(dc_lmr_register(ia, d.pz, buf, 64, DAT_MEM_PRIV_ALL_FLAG, &md));
 	DC_SETUP(dc_lmr_register(ia, e.pz, buf + 128, 64, DC_PRIV_LOCAL, &me));
 	snd = dc_iov(&md, 0, 16);
@@ -835,6 +842,9 @@ static void dto_traffic(struct dc_ctx *t, DAT_IA_HANDLE ia, unsigned char *buf)
 	bad.segment_length = 4096;
 	(void)dat_ep_post_recv(e.ep, 1, &bad, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG);
 	rebind_left(t, &d, &md, &snd);
+	rcv = dc_iov(&md, 0, 64);
+	(void)dat_ep_post_recv(d.ep, 1, &rcv, dc_cookie(6), DAT_COMPLETION_DEFAULT_FLAG);
+	(void)dat_ep_post_send(d.ep, 1, &snd, dc_cookie(7), DAT_COMPLETION_DEFAULT_FLAG);
 }
 
 /*
@@ -855,6 +865,46 @@ static void reject_after_handoff(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_CR_HAND
 		cr = ev.event_data.cr_arrival_event_data.cr_handle;
 	}
 	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
+}
+
+/*
+ * A connection of the instance accepted with @pdata_len bytes of private
+ * data, whose active EP, with a Receive posted that nothing fills and a
+ * Send outstanding to a peer that posted no Receive (or completed, or
+ * refused: what becomes of it does not matter here), is freed while
+ * connected (dat_ep_free(3DAT): any state but the three pending ones).
+ * The provider's copy of the accept's private data and its records of DTOs
+ * still queued, given back by the free.  Everything else it made is freed
+ * too, so the cycle needs no more EVDs, EPs or PZs at once than before (a
+ * provider may have few: dat_ia_query(3DAT) gives the limits no floor).
+ * @buf: 128 bytes.
+ */
+static void pdata_ep_freed(struct dc_ctx *t, DAT_IA_HANDLE ia, void *buf,
+			   DAT_COUNT pdata_len, const void *pdata)
+{
+	struct xend x, y;
+	struct dc_lmr m;
+	DAT_LMR_TRIPLET iov;
+
+	xend_make(ia, &x);
+	xend_make(ia, &y);
+	xconnect_pdata(&x, &y, pdata_len, pdata);
+	DC_SETUP(dc_lmr_register(ia, x.pz, buf, 128, DC_PRIV_LOCAL, &m));
+	iov = dc_iov(&m, 0, 64);
+	(void)dat_ep_post_recv(x.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG);
+	iov = dc_iov(&m, 64, 16);
+	(void)dat_ep_post_send(x.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG);
+	DC_SETUP(dat_ep_free(x.ep));
+	DC_SETUP(dat_lmr_free(m.lmr));
+	DC_SETUP(dat_ep_free(y.ep));
+	DC_SETUP(dat_psp_free(y.psp));
+	DC_SETUP(dat_evd_free(y.cr));
+	DC_SETUP(dat_evd_free(y.conn));
+	DC_SETUP(dat_evd_free(y.dto));
+	DC_SETUP(dat_pz_free(y.pz));
+	DC_SETUP(dat_evd_free(x.conn));
+	DC_SETUP(dat_evd_free(x.dto));
+	DC_SETUP(dat_pz_free(x.pz));
 }
 
 static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
@@ -886,6 +936,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	(void)dat_evd_wait(evd, 1, 1, &ev, &n);
 	DC_SETUP(dat_evd_free(evd));
 	DC_SETUP(dat_cno_free(cno));
+	pdata_ep_freed(t, ia, (char *)buf + 256, pdata_len, pdata);
 	/* a connection request over the instance's own address, with as much
 	 * of 64 bytes of private data as the IA takes (that it takes 64 is
 	 * dat_ia_query's own clause, not this one's), rejected */
@@ -905,7 +956,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 	dc_rsp_any_on(t, ia, b.ep, b.cr, &q, &rsp);
 	DC_SETUP(dat_rsp_free(rsp));
 	post_recv_left(t, ia, &b, buf);
-	dto_traffic(t, ia, buf);
+	dto_traffic(t, ia, buf, pdata_len, pdata);
 	mem_objects(t, ia, a.pz, buf, len, true);
 	/* a's objects and b's PSP freed */
 	DC_SETUP(dat_ep_free(a.ep));

@@ -142,9 +142,13 @@ static inline DAT_IA_ADDRESS_PTR ia_address_at(struct dc_ctx *t, const char *fil
 	return a.ia_address_ptr;
 }
 
-/* a (made with xend_make) connects to b (made, listening); both ESTABLISHED. */
-static inline void xconnect_at(struct dc_ctx *t, const char *file, int line,
-			       struct xend *a, struct xend *b)
+/*
+ * a (made with xend_make) connects to b (made, listening); b accepts with
+ * @pdata_len bytes of @pdata (0, NULL: none); both ESTABLISHED.
+ */
+static inline void xconnect_pdata_at(struct dc_ctx *t, const char *file, int line,
+				     struct xend *a, struct xend *b,
+				     DAT_COUNT pdata_len, const void *pdata)
 {
 	DAT_EVENT ev;
 
@@ -157,11 +161,13 @@ static inline void xconnect_at(struct dc_ctx *t, const char *file, int line,
 		 "dat_ep_connect");
 	await_on_at(t, file, line, b->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	SETUP_AT(file, line, dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
-					   b->ep, 0, NULL), "dat_cr_accept");
+					   b->ep, pdata_len, (DAT_PVOID)pdata), "dat_cr_accept");
 	await_on_at(t, file, line, b->conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	await_on_at(t, file, line, a->conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 }
-#define xconnect(a, b) xconnect_at(t, __FILE__, __LINE__, (a), (b))
+#define xconnect(a, b) xconnect_pdata_at(t, __FILE__, __LINE__, (a), (b), 0, NULL)
+#define xconnect_pdata(a, b, len, pd) \
+	xconnect_pdata_at(t, __FILE__, __LINE__, (a), (b), (len), (pd))
 
 /* Number of entries in a /proc directory (file descriptors, threads). */
 static inline int proc_count(const char *dir)
