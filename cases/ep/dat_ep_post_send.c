@@ -603,6 +603,33 @@ DC_CASE(dat_ep_post_send, invalid_lmr_context,
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
 
+/*
+ * An LMR's rmr_context is no lmr_context: a segment naming the rmr_context
+ * of a live LMR (with the LMR's own address) names no LMR for local access.
+ * Where the Provider gave that value as an lmr_context too (an rmr_context
+ * equal to its LMR's lmr_context, as with keys of some verbs devices), the
+ * segment is valid and the case shows nothing.
+ */
+DC_CASE(dat_ep_post_send, rmr_context_as_lmr_context,
+	.clauses = "dat_ep_post_send.invalid_lmr_context",
+	.summary = "a segment naming a live LMR's rmr_context instead of its lmr_context is a "
+		   "privileges violation")
+{
+	struct dc_pair p;
+	DAT_LMR_TRIPLET iov;
+
+	pair_with_recv(t, &p, NULL);	/* ma and mb, the IA's only LMRs, with remote access */
+	DC_SETUP_ASSERT(p.ma.rmr_context != 0, "set-up: an LMR with remote privileges has no rmr_context");
+	if (p.ma.rmr_context == p.ma.lmr_context || p.ma.rmr_context == p.mb.lmr_context)
+		DC_UNRESOLVED("the rmr_context 0x%x is also an lmr_context the IA returned: "
+			      "no LMR-free value to try", (unsigned)p.ma.rmr_context);
+	iov = dc_iov(&p.ma, 0, 64);
+	iov.lmr_context = (DAT_LMR_CONTEXT)p.ma.rmr_context;
+	DC_ASSERT_RET(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+		      DAT_PRIVILEGES_VIOLATION);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+}
+
 DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	.summary = "a Send longer than max_message_size is a length error and delivers nothing")
 {

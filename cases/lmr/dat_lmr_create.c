@@ -6,8 +6,11 @@
  */
 #include "mem_common.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static DAT_RETURN lmr_shared(struct dc_ctx *t, void *addr, char (*cookie)[DAT_LMR_COOKIE_SIZE],
 			     DAT_VLEN len, DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
@@ -59,6 +62,110 @@ DC_CASE(dat_lmr_create, registers_virtual,
 	DC_ASSERT_EQ(p.lmr_context, m.lmr_context);
 	DC_SETUP(dat_lmr_free(m.lmr));
 	free(buf);
+}
+
+/*
+ * The lower neighbour of beside_other_mappings' page: a read-only private
+ * mapping of a file whose path is long enough (about 650 bytes) that its
+ * line in /proc/self/maps is longer than 512 bytes, the last path component
+ * being ~220 spaces and "0-ffffffffffffffff ---p", the spaces covering byte
+ * 512 of the line: a Provider that reads the map in pieces of 512 bytes and
+ * loses its place reads "0-ffffffffffffffff ---p" as a mapping.  The file
+ * and its directories are removed again at once (the mapping stays).
+ * Returns the page above the file's page: anonymous, readable and writable.
+ */
+#define LONG_DIRS	3	/* directory components of 100 bytes */
+#define LONG_SPACES	220	/* spaces before the last component's "range" */
+#define LONG_TOKEN	"0-ffffffffffffffff ---p"
+
+static unsigned char *page_over_long_path_file(struct dc_ctx *t, size_t pg)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[1024], base[256], name[256];
+	char dirs[LONG_DIRS][1024];
+	unsigned char *two;
+	size_t n, k;
+	int fd, i;
+
+	snprintf(base, sizeof(base), "%s/datcts-lmr-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	DC_SETUP_ASSERT(mkdtemp(base), "mkdtemp(%s) failed", base);
+	snprintf(path, sizeof(path), "%s", base);
+	for (i = 0; i < LONG_DIRS; i++) {
+		n = strlen(path);
+		path[n++] = '/';
+		memset(path + n, 'd', 100);
+		path[n + 100] = '\0';
+		snprintf(dirs[i], sizeof(dirs[i]), "%s", path);
+		DC_SETUP_ASSERT(mkdir(path, 0700) == 0, "mkdir of a 100-byte component failed");
+	}
+	memset(name, ' ', LONG_SPACES);
+	snprintf(name + LONG_SPACES, sizeof(name) - LONG_SPACES, "%s", LONG_TOKEN);
+	n = strlen(path);
+	snprintf(path + n, sizeof(path) - n, "/%s", name);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	DC_SETUP_ASSERT(fd >= 0, "creating the long-path file failed");
+	two = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	k = ftruncate(fd, (off_t)pg) == 0 && two != MAP_FAILED &&
+	    mmap(two, pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == two;
+	close(fd);
+	unlink(path);
+	for (i = LONG_DIRS - 1; i >= 0; i--)
+		rmdir(dirs[i]);
+	rmdir(base);
+	DC_SETUP_ASSERT(k, "mapping the long-path file under an anonymous page failed");
+	return two + pg;
+}
+
+/*
+ * Set-up: the line of /proc/self/maps for @low is the long one intended
+ * (over 512 bytes, only spaces from byte 511 up to LONG_TOKEN); else the
+ * kernel formats its lines otherwise and the case shows nothing.
+ */
+static void check_long_line(struct dc_ctx *t, const void *low)
+{
+	static char all[1 << 20];	/* the whole map; a case process's is far smaller */
+	char want[32], *line, *tok = NULL;
+	size_t len = 0, col;
+	ssize_t r;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	DC_SETUP_ASSERT(fd >= 0, "cannot read /proc/self/maps");
+	while (len < sizeof(all) - 1 && (r = read(fd, all + len, sizeof(all) - 1 - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	all[len] = '\0';
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)(uintptr_t)low);
+	line = strstr(all, want);
+	while (line && line != all && line[-1] != '\n')
+		line = strstr(line + 1, want);
+	DC_SETUP_ASSERT(line, "the file mapping is not in /proc/self/maps");
+	tok = strstr(line, LONG_TOKEN);
+	DC_SETUP_ASSERT(tok && !memchr(line, '\n', (size_t)(tok - line)),
+			"the file's line in /proc/self/maps does not end in its path");
+	for (col = 511; line + col < tok; col++)
+		if (line[col] != ' ')
+			break;
+	DC_SETUP_ASSERT(tok - line > 512 && line + col == tok,
+			"the file's path starts at an unexpected column of /proc/self/maps");
+}
+
+DC_CASE(dat_lmr_create, registers_beside_other_mappings,
+	.clauses = "dat_lmr_create.registers_virtual",
+	.summary = "a page whose lower neighbour is a read-only file mapping with a 600-byte path registers "
+		   "with local read and write")
+{
+	DAT_PZ_HANDLE pz = dc_pz(t);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *page = page_over_long_path_file(t, pg);
+	struct dc_lmr m;
+
+	check_long_line(t, page - pg);
+	memset(page, 0x11, pg);
+	/* the page is the Consumer's own memory, allocated and writable: what
+	 * lies next to it in the address space is no parameter of the call */
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dc_lmr_register(t->ia, pz, page, pg, DC_PRIV_LOCAL, &m));
+	DC_CLEANUP(dat_lmr_free(m.lmr));
+	munmap(page - pg, 2 * pg);
 }
 
 DC_CASE(dat_lmr_create, provider_pins_memory,
@@ -183,6 +290,10 @@ DC_CASE(dat_lmr_create, registered_range_covers,
 	check_covers(t, &m, buf + 4093, 1000);
 	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf + 1, 1, DC_PRIV_LOCAL, &m));
 	check_covers(t, &m, buf + 1, 1);
+	/* ending one byte past a page boundary: a Provider that registers
+	 * whole pages must take the page the last byte is in */
+	DC_ASSERT_SUCCESS(dc_lmr_register(t->ia, pz, buf + 4095, 2, DC_PRIV_LOCAL, &m));
+	check_covers(t, &m, buf + 4095, 2);
 }
 
 DC_CASE(dat_lmr_create, shared_cookie_all_bytes,

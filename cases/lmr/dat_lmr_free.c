@@ -251,3 +251,78 @@ DC_CASE(dat_lmr_free, invalid_handle,
 	DC_ASSERT_UNCHANGED(&s);
 	DC_CLEANUP(dat_pz_free(pz));
 }
+
+/*
+ * Contexts stay right however many the IA has issued: LMRs kept while
+ * CHURN others are registered and freed one after the other, then one
+ * more registered and freed.  The kept LMRs still serve a Send and a
+ * receive (dat_lmr_create(3DAT) DESCRIPTION), and a Send from the LMR freed
+ * last is a protection violation (dat_lmr_free(3DAT) DESCRIPTION).
+ * The churned LMRs have remote access, so each has an lmr_context and an
+ * rmr_context: a Provider that numbers both kinds in one sequence (the
+ * reference provider over sock) passes 2^14 contexts, where a scrambling of
+ * the number that is not one-to-one, or whose inverse is wrong, starts to
+ * show.  The bound is that need with a margin; the churn also stops after
+ * CHURN_MS (a registration costs about 3 ms on siw0 in the emulated VM,
+ * and the case must end well within the runner's 30 s there).  The checks
+ * hold after any number of cycles, so fewer is never a failure, only a
+ * weaker check (the count is noted).
+ */
+#define CHURN 8400
+#define CHURN_MS 10000.0
+
+DC_CASE(dat_lmr_free, contexts_after_churn,
+	.clauses = "dat_lmr_create.context_for_local_dtos dat_lmr_free.local_use_after_free_fails",
+	.summary = "after 8400 LMRs with remote access registered and freed, kept LMRs still carry a "
+		   "Send and a freed one fails it with a protection violation")
+{
+	struct dc_pair p;
+	struct dc_lmr keep, dst, churn, src;
+	DAT_LMR_TRIPLET riov, siov, fiov;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_RETURN r;
+	unsigned char *cbuf;
+	double start;
+	int n;
+
+	dc_pair_up(t, &p, 0, NULL);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &keep);
+	dc_lmr(t, p.b.pz, BUF, DC_PRIV_LOCAL, &dst);
+	cbuf = dc_case_buf(t, 64, BUF);
+	start = dc_now_ms();
+	for (n = 0; n < CHURN && dc_now_ms() - start < CHURN_MS; n++) {
+		DC_SETUP(dc_lmr_register(t->ia, p.a.pz, cbuf, BUF, DAT_MEM_PRIV_ALL_FLAG, &churn));
+		DC_SETUP(dat_lmr_free(churn.lmr));
+	}
+	if (n < CHURN)
+		dc_note(t, "%d of %d registrations in %.0f ms", n, CHURN, CHURN_MS);
+	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &src);
+	DC_SETUP(dat_lmr_free(src.lmr));
+	dc_fill(keep.buf, 256, 21);
+	dc_fill(src.buf, 256, 22);
+
+	DC_FOR_CLAUSE("dat_lmr_create.context_for_local_dtos");
+	riov = dc_iov(&dst, 0, 256);
+	siov = dc_iov(&keep, 0, 256);
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: the lmr_context serves in local segments of DTOs */
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 1, &riov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	/* collateral: dat_lmr_create(3DAT) DESCRIPTION: as above */
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &siov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO_EVENT(p.b.recv_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_SUCCESS);
+	DC_ASSERT(!memcmp(dst.buf, keep.buf, 256), "the kept LMR's Send delivered other bytes");
+
+	DC_FOR_CLAUSE("dat_lmr_free.local_use_after_free_fails");
+	dc_post_recv(t, p.b.ep, &dst, 1024, 256, 3);
+	fiov = dc_iov(&src, 0, 256);
+	r = dat_ep_post_send(p.a.ep, 1, &fiov, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS) {
+		DC_ASSERT_RET(r, DAT_PROTECTION_VIOLATION);
+		return;
+	}
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_ERR_LOCAL_PROTECTION);
+	DC_ASSERT((dc_first_not(dst.buf + 1024, 256, 0) < 0), "bytes of the freed LMR reached the peer");
+}
