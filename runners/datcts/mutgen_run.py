@@ -213,13 +213,18 @@ LEAK_MARKER = "[datcts] LeakSanitizer: leaks in the case process"
 LEAK_ENV = "DATCTS_MUTGEN_LEAKS"    # set in the environment of a run that judges leaks
 
 
+def _judged(r: dict | None, env: dict, env_key: str, marker: str) -> bool:
+    """A passing (or UNSUPPORTED) case with the sanitizer's report in its
+    output, in a run that judges that sanitizer.  Other states stay: a FAIL
+    or CRASH says more, and a case that ended UNRESOLVED left its set-up by
+    a path of the harness's own, which is not the provider's."""
+    return (r is not None and env.get(env_key) == "1" and marker in (r.get("output") or "")
+            and r.get("state") in ("PASS", "UNSUPPORTED"))
+
+
 def leak_verdict(r: dict | None, env: dict) -> dict | None:
-    """A case that ended PASS (or UNSUPPORTED) with a leak report in its
-    output is LEAK in a run that judges leaks.  Other states stay: a FAIL or
-    CRASH says more, and a case that ended UNRESOLVED left its set-up by a
-    path of the harness's own, whose memory is not the provider's."""
-    if r is None or env.get(LEAK_ENV) != "1" or LEAK_MARKER not in (r.get("output") or "") \
-            or r.get("state") not in ("PASS", "UNSUPPORTED"):
+    """Such a case with a leak report is LEAK (dat_ia_close.no_leaks)."""
+    if not _judged(r, env, LEAK_ENV, LEAK_MARKER):
         return r
     return dict(r, state="LEAK", message=("LeakSanitizer: memory lost in the case process "
                                           f"(dat_ia_close.no_leaks); was {r.get('state')}: "
@@ -235,14 +240,11 @@ RACE_ENV = "DATCTS_MUTGEN_RACES"    # set in the environment of a run that judge
 
 
 def race_verdict(r: dict | None, env: dict) -> dict | None:
-    """A case that ended PASS (or UNSUPPORTED) with a ThreadSanitizer report
-    in its output is RACE in a run that judges races (leak_verdict's rule)."""
-    if r is None or env.get(RACE_ENV) != "1" or RACE_MARKER not in (r.get("output") or "") \
-            or r.get("state") not in ("PASS", "UNSUPPORTED"):
+    """Such a case with a ThreadSanitizer report is RACE."""
+    if not _judged(r, env, RACE_ENV, RACE_MARKER):
         return r
-    out = r.get("output") or ""
-    summary = next((ln for ln in out.splitlines() if ln.startswith("SUMMARY: ThreadSanitizer")),
-                   RACE_MARKER)
+    summary = next((ln for ln in r["output"].splitlines()
+                    if ln.startswith("SUMMARY: ThreadSanitizer")), RACE_MARKER)
     return dict(r, state="RACE", message=(f"{summary}; was {r.get('state')}: "
                                           + (r.get("message") or ""))[:300])
 
