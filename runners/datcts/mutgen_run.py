@@ -755,11 +755,28 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         r = runner.run_batch([c], env, run["full_s"])[0]
         return record(c, r, run["full_s"], run["full_s"])
 
+    def widened(c, run):
+        # the case needs more time than the limit gives it now (a set-up
+        # wait that the case's own deadline cut short on a loaded machine,
+        # or a result the case without the mutant cannot beat either): it
+        # runs again with more, once, and that run decides (controlled)
+        wider = min(timeout, run["limit_s"] * ESCALATION)
+        if wider <= run["limit_s"] or run.get("escalated"):
+            return run
+        run["superseded"] = True
+        again_r = runner.run_batch([c], env, wider)[0] or {"state": "UNRESOLVED"}
+        nxt = record(c, again_r, wider, wider)
+        nxt["escalated"] = True
+        return controlled(c, nxt)
+
     def controlled(c, run):
         # a result that ran into the full limit (a TIMEOUT, or a FAIL after
         # half of it) stands only if the case, run the same way without the
         # mutant, passes within that limit now: a loaded machine slows both,
         # and a wait the deadline cut short fails a case for want of time
+        if run["state"] == "UNRESOLVED" and run["limit_s"] == run["full_s"] and \
+                run.get("duration_ms", 0.0) >= DEADLINE_BOUND * run["limit_s"] * 1000.0:
+            return widened(c, run)
         if run["state"] not in KILL_STATES + ("TIMEOUT",) or run["limit_s"] != run["full_s"] or \
                 (run["state"] != "TIMEOUT" and not run.get("escalated") and
                  run.get("duration_ms", 0.0) < DEADLINE_BOUND * run["limit_s"] * 1000.0):
@@ -769,15 +786,9 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         run["control"] = {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0)}
         if r["state"] in VALID_BASELINE:
             return run
-        wider = min(timeout, run["limit_s"] * ESCALATION)
-        if wider > run["limit_s"] and not run.get("escalated"):
-            # the case needs more time than the limit gives it now: both runs
-            # again with more, once, and those decide
-            run["superseded"] = True
-            again_r = runner.run_batch([c], env, wider)[0] or {"state": "UNRESOLVED"}
-            nxt = record(c, again_r, wider, wider)
-            nxt["escalated"] = True
-            return controlled(c, nxt)
+        wider = widened(c, run)
+        if wider is not run:
+            return wider
         run["undecided"] = run["state"]
         run["state"] = "UNRESOLVED"
         run["message"] = (f"no decision: {run['undecided']} at the limit, and without the mutant "

@@ -178,3 +178,18 @@ def test_a_case_too_slow_for_its_limit_now_gets_more_time_once():
     rec, _ = run({"a": lambda lim: ("TIMEOUT", lim * 1000.0)}, ["a"],
                  control={"a": lambda lim: ("TIMEOUT", lim * 1000.0)})
     assert rec["status"] == "survived"
+
+
+def test_a_survivors_unresolved_at_the_full_limit_gets_more_time_once():
+    # a loaded machine: a heap measure's set-up runs out of the case's own
+    # deadline with the full limit too; with more time it fails
+    starved = lambda lim: ("UNRESOLVED", lim * 1000.0 * 0.9) if lim < 12 else ("FAIL", 12000.0)  # noqa
+    rec, calls = run({"a": lambda lim: ("PASS", 4.0), "b": starved}, ["a", "b"])
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    full = mutgen_run.BATCH_MIN_TIMEOUT_S
+    assert calls[-3:] == [("b", full), ("b", full * mutgen_run.ESCALATION),
+                          ("b", full * mutgen_run.ESCALATION, "control")]
+    # starved even then: a survivor noticed by a set-up step, after one widening
+    rec, calls = run({"a": lambda lim: ("UNRESOLVED", lim * 1000.0 * 0.9)}, ["a"])
+    assert rec["status"] == "survived" and "UNRESOLVED" in rec["reason"]
+    assert [c[1] for c in calls] == [mutgen_run.SHORT_FLOOR_S, 10.0, 10.0 * mutgen_run.ESCALATION]
