@@ -401,6 +401,11 @@ static inline DAT_COUNT dc_within_limit(DAT_COUNT want, DAT_COUNT limit)
 void dc_open_ia_at(struct dc_ctx *t, const char *file, int line);
 #define dc_open_ia(t) dc_open_ia_at((t), __FILE__, __LINE__)
 
+/* t->ia_attr and t->prov_attr from @ia, an instance of the IA under test
+ * that a DC_NO_IA case opened itself (they are zero until then). */
+void dc_attrs_of_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE ia);
+#define dc_attrs_of(t, ia) dc_attrs_of_at((t), __FILE__, __LINE__, (ia))
+
 DAT_PZ_HANDLE dc_pz_at(struct dc_ctx *t, const char *file, int line);
 #define dc_pz(t) dc_pz_at((t), __FILE__, __LINE__)
 

@@ -32,6 +32,15 @@ static void need_ia(struct dc_ctx *t, const char *file, int line)
 			  "case bug: fixture used before the IA was opened (DC_NO_IA without dc_open_ia)");
 }
 
+void dc_attrs_of_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE ia)
+{
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN r = dat_ia_query(ia, &evd, DAT_IA_FIELD_ALL, &t->ia_attr,
+				    DAT_PROVIDER_FIELD_ALL, &t->prov_attr);
+
+	setup_ok(t, file, line, r, "dat_ia_query(DAT_IA_FIELD_ALL, DAT_PROVIDER_FIELD_ALL)");
+}
+
 void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 {
 	struct dc_priv *p = t->priv;

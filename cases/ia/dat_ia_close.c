@@ -666,6 +666,10 @@ DC_CASE(dat_ia_close, no_leaks,
 	for (int i = 0; i < 33; i++) {
 		DAT_IA_HANDLE ia = ia_open_plain();
 
+		/* what make_busy adds where the IA has it (RMRs, private data)
+		 * follows the attributes of the IA itself */
+		if (i == 0)
+			dc_attrs_of(t, ia);
 		make_busy(t, ia);
 		if (i == 16)
 			six_waits_at_once(t, ia);

@@ -380,6 +380,9 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 
 		dto->where = REF_DTO_COMPLETED;
 		ref_list_add_tail(&srq->completed, &dto->link);
+		if (ref_mutant("srq-recv-overflow-not-reported") && evd &&
+		    evd->count >= evd->qlen)
+			evd->overflowed = true;	/* as if already reported */
 		if (!ref_post_event(evd, &ev, dto, notify)) {
 			ref_list_del(&dto->link);
 			srq->outstanding--;

@@ -748,8 +748,13 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (with_srq && attr && attr->qos == DAT_QOS_BEST_EFFORT &&
 	    ref_mutant("ep-create-with-srq-best-effort-unsupported"))
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
-	if (with_srq && !ref_profile.srq_supported)
-		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	if (with_srq && !ref_profile.srq_supported) {
+		if (ref_mutant("ep-create-with-srq-without-srq-succeeds") &&
+		    srqh == DAT_HANDLE_NULL)
+			with_srq = false;	/* an EP without an SRQ */
+		else
+			return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	}
 
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)

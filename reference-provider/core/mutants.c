@@ -14,7 +14,12 @@
  * optionally followed by
  *     .quick = true       one of the CI subset (datcts mutate --quick);
  *     .survives = "..."   why no case can kill it (an equivalent mutant, a
- *                         rule no case can provoke); reported with it.
+ *                         rule no case can provoke); reported with it;
+ *     .variant = "..."    the conforming variant (profile.c) its clause is
+ *                         about: a clause of a provider that lacks a
+ *                         feature, whose case does not apply to the
+ *                         reference; mutate runs its cases, with and
+ *                         without the mutant, under DATREF_VARIANT.
  * <id>: lower-case words joined by '-', naming the object and the broken
  *       behaviour (e.g. "evd-resize-drops-events");
  * clause ids: the stable ids of clauses/<page>.toml that the mutant must
@@ -45,6 +50,8 @@ struct ref_mutant_def {
 	const char *what;
 	bool quick;		/* in the CI subset */
 	const char *survives;	/* known reason no case kills it, or NULL */
+	const char *variant;	/* the conforming variant its clause needs
+				 * (profile.c; its cases run under it), or NULL */
 };
 
 /* entries name only the fields they need (positional + designated) */
@@ -977,6 +984,10 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "ep-create-bad-evd-is-parameter",
 	  "dat_ep_create.invalid_evd_handle",
 	  "an invalid EVD handle is reported as DAT_INVALID_PARAMETER" },
+	{ "ep-create-with-srq-without-srq-succeeds",
+	  "dat_ep_create_with_srq.refused_without_srq",
+	  "a provider without SRQs makes an EP without one when no SRQ handle is passed",
+	  .variant = "no-srq" },
 	{ "ep-create-with-srq-bad-srq-is-parameter",
 	  "dat_ep_create_with_srq.invalid_handle",
 	  "an invalid SRQ handle is reported as DAT_INVALID_PARAMETER" },
@@ -2009,6 +2020,9 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "srq-post-recv-requires-alignment",
 	  "dat_srq_post_recv.alignment_advised",
 	  "SRQ segments at unaligned addresses are refused" },
+	{ "srq-recv-overflow-not-reported",
+	  "dat_evd_create.overflow_reported_for_srq_recv_evd",
+	  "an SRQ receive completion that finds its EVD full is lost without an overflow report" },
 	{ "srq-recv-overflow-wrong-status",
 	  "dat_srq_post_recv.size_for_any_ep",
 	  "a message too long for an SRQ buffer completes it flushed, not with a length error" },
@@ -2095,6 +2109,17 @@ int daplref_test_mutant(int i, const char **id, const char **clauses,
 		*quick = d->quick;
 	if (survives)
 		*survives = d->survives;
+	return 0;
+}
+
+/* Exported for datref-mutants: the variant entry @i needs, or NULL. */
+__attribute__((visibility("default")))
+int daplref_test_mutant_variant(int i, const char **variant)
+{
+	if (i < 0 || (size_t)i >= sizeof(ref_mutants) / sizeof(ref_mutants[0]) ||
+	    !ref_mutants[i].id)
+		return -1;
+	*variant = ref_mutants[i].variant;
 	return 0;
 }
 

@@ -14,7 +14,10 @@
  * (docs/mutants.md):
  *   {"schema": "datref-mutants/1", "library": "...",
  *    "subject": "provider"|"registry", "variable": "DATREF_MUTANT"|"DATLIB_MUTANT",
- *    "mutants": [{"id", "clauses": [...], "what", "quick", "survives"}]}
+ *    "mutants": [{"id", "clauses": [...], "what", "quick", "survives",
+ *                 "variant"}]}
+ * ("variant": the conforming variant a mutant's cases run under, from
+ * daplref_test_mutant_variant() where the library has it, else null).
  * Exit 0; 1 when the library or the accessor cannot be found, or the
  * table is malformed (empty id, no clause, duplicate id).
  */
@@ -28,6 +31,7 @@
 
 typedef int (*mutant_fn)(int, const char **, const char **, const char **,
 			 int *, const char **);
+typedef int (*variant_fn)(int, const char **);
 
 static void json_str(const char *s)
 {
@@ -71,8 +75,9 @@ int main(int argc, char **argv)
 	int registry = argc > 1 && !strcmp(argv[1], "--registry");
 	const char *lib = argc > 1 + registry ? argv[1 + registry] : NULL;
 	const char *sym = registry ? "datlib_test_mutant" : "daplref_test_mutant";
-	const char *id, *clauses, *what, *survives, *ids[4096];
+	const char *id, *clauses, *what, *survives, *variant, *ids[4096];
 	mutant_fn fn;
+	variant_fn vfn;
 	void *h;
 	int i, j, quick, bad = 0;
 	ssize_t n;
@@ -102,6 +107,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "datref-mutants: %s has no %s\n", lib, sym);
 		return 1;
 	}
+	vfn = registry ? NULL :
+	      (variant_fn)(void (*)(void))dlsym(h, "daplref_test_mutant_variant");
 	printf("{\"schema\": \"datref-mutants/1\", \"library\": ");
 	json_str(lib);
 	printf(", \"subject\": \"%s\", \"variable\": \"%s\"",
@@ -129,6 +136,11 @@ int main(int argc, char **argv)
 		printf(", \"quick\": %s, \"survives\": ", quick ? "true" : "false");
 		if (survives)
 			json_str(survives);
+		else
+			printf("null");
+		printf(", \"variant\": ");
+		if (vfn && vfn(i, &variant) == 0 && variant)
+			json_str(variant);
 		else
 			printf("null");
 		putchar('}');

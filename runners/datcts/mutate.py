@@ -93,6 +93,30 @@ def find_tool(build_dir: Path) -> Path | None:
 # The two subjects' switches: the provider's (libdaplref, core/mutants.c) and
 # the registry's (libdat, libdat/dat_mutants.c).
 VARIABLES = {"provider": "DATREF_MUTANT", "registry": "DATLIB_MUTANT"}
+# A mutant of a clause about a provider that lacks a feature (its table
+# entry's .variant) runs its cases under that conforming variant, and their
+# baseline is the variant without the mutant: journal id "@<variant>",
+# baseline key "<case id>@<variant>".
+VARIANT_VAR = "DATREF_VARIANT"
+VARIANT_BASELINE = "@"
+
+
+def baseline_key(m: dict, cid: str) -> str:
+    """The baseline a case of mutant m is judged against."""
+    return f"{cid}{VARIANT_BASELINE}{m['variant']}" if m.get("variant") else cid
+
+
+def baseline_of(m: dict, baseline: dict) -> dict:
+    """case id -> baseline record, as mutant m's cases ran without it."""
+    if not m.get("variant"):
+        return baseline
+    tail = VARIANT_BASELINE + m["variant"]
+    return {k[:-len(tail)]: r for k, r in baseline.items() if k.endswith(tail)}
+
+
+def baseline_task(key: str, case_by_id: dict) -> tuple:
+    cid, _, variant = key.partition(VARIANT_BASELINE)
+    return (VARIANT_BASELINE + variant if variant else None, case_by_id[cid])
 
 
 def load_mutants(build_dir: Path, library: str | None, registry: bool = False) -> dict:
@@ -194,9 +218,10 @@ class Executor:
     Each finished run is appended to the journal."""
 
     def __init__(self, env: dict, timeout: float, jobs: int, journal: Path, quiet: bool,
-                 variables: dict | None = None):
+                 variables: dict | None = None, variants: dict | None = None):
         self.env = env
         self.variables = variables or {}   # mutant id -> its environment variable
+        self.variants = variants or {}     # mutant id -> the variant its cases run under
         self.timeout = timeout
         self.jobs = jobs
         self.procs = ProcessTable()
@@ -207,12 +232,21 @@ class Executor:
         self.busy_s = 0.0
 
     def _runner(self, mutant: str | None) -> Runner:
+        return Runner(LocalLauncher(self.env_of(mutant)), self.timeout, self.procs)
+
+    def env_of(self, mutant: str | None) -> dict:
+        """The environment of a run of `mutant` (None: the baseline)."""
         env = dict(self.env)
         for var in VARIABLES.values():
             env.pop(var, None)
-        if mutant:
+        if mutant and mutant.startswith(VARIANT_BASELINE):
+            # the baseline of a variant mutant's cases: the variant alone
+            env[VARIANT_VAR] = mutant[len(VARIANT_BASELINE):]
+        elif mutant:
             env[self.variables.get(mutant, "DATREF_MUTANT")] = mutant
-        return Runner(LocalLauncher(env), self.timeout, self.procs)
+            if self.variants.get(mutant):
+                env[VARIANT_VAR] = self.variants[mutant]
+        return env
 
     def _one(self, mutant: str | None, case: Case) -> dict:
         t0 = time.monotonic()
@@ -406,7 +440,8 @@ def cmd_mutate(args, cases_dir_for) -> int:
     if args.list:
         for m in mutants:
             flags = (" [quick]" if m.get("quick") else "") + \
-                    (f" [survives: {m['survives']}]" if m.get("survives") else "")
+                    (f" [survives: {m['survives']}]" if m.get("survives") else "") + \
+                    (f" [variant: {m['variant']}]" if m.get("variant") else "")
             print(f"{m['id']} ({m['subject']}){flags}\n  breaks {' '.join(m['clauses'])}: "
                   f"{m['what']}")
             for c in plan[m["id"]]:
@@ -437,7 +472,15 @@ def cmd_mutate(args, cases_dir_for) -> int:
     if journal.exists():
         journal.unlink()
     ex = Executor(env, args.timeout, args.jobs, journal, args.quiet,
-                  {m["id"]: m["variable"] for m in mutants})
+                  {m["id"]: m["variable"] for m in mutants},
+                  {m["id"]: m["variant"] for m in mutants if m.get("variant")})
+    by_id = {m["id"]: m for m in mutants}
+
+    def baseline_tasks(tasks):
+        # the baselines the (mutant, case) tasks need and do not have yet
+        keys = {baseline_key(by_id[mid], c.id) for mid, c in tasks} - set(baseline)
+        return [baseline_task(k, case_by_id) for k in sorted(keys)]
+
     baseline: dict = {}
     own_recs = {m["id"]: {} for m in mutants}
     other_recs = {m["id"]: {} for m in mutants}
@@ -446,18 +489,12 @@ def cmd_mutate(args, cases_dir_for) -> int:
                f"--jobs {args.jobs}")
     try:
         # Phase 1: baseline of every case involved + each mutant's own cases.
-        order = {cid: i for i, cid in enumerate(case_by_id)}
-        union = sorted({c.id for v in plan.values() for c in v}, key=order.__getitem__)
-        tasks = [(None, case_by_id[cid]) for cid in union]
-        tasks += [(m["id"], c) for m in mutants for c in plan[m["id"]]]
+        tasks = [(m["id"], c) for m in mutants for c in plan[m["id"]]]
         if args.collateral:
             for m in mutants:
-                extra = area_cases(plan[m["id"]], cases)
-                tasks += [(m["id"], c) for c in extra]
-                for c in extra:
-                    if c.id not in union:
-                        union.append(c.id)
-                        tasks.insert(0, (None, c))
+                tasks += [(m["id"], c) for c in area_cases(plan[m["id"]], cases)]
+        order = {cid: i for i, cid in enumerate(case_by_id)}
+        tasks = sorted(baseline_tasks(tasks), key=lambda t: order[t[1].id]) + tasks
         _run_into(ex, tasks, baseline, plan, own_recs, other_recs)
 
         def not_killed():
@@ -465,7 +502,8 @@ def cmd_mutate(args, cases_dir_for) -> int:
             for m in mutants:
                 recs = own_recs[m["id"]]
                 if not any(r["state"] in KILL_STATES and
-                           baseline.get(cid, {}).get("state") in VALID_BASELINE
+                           baseline.get(baseline_key(m, cid), {}).get("state")
+                           in VALID_BASELINE
                            for cid, r in recs.items()):
                     out.append(m)
             return out
@@ -478,8 +516,7 @@ def cmd_mutate(args, cases_dir_for) -> int:
                 extra = area_cases(plan[m["id"]], cases) if plan[m["id"]] else \
                     _guess_area_cases(m, cases)
                 tasks += [(m["id"], c) for c in extra]
-            base_needed = {c.id for _, c in tasks} - set(baseline)
-            tasks = [(None, case_by_id[cid]) for cid in sorted(base_needed)] + tasks
+            tasks = baseline_tasks(tasks) + tasks
             if todo:
                 _say(args, f"datcts mutate: {len(todo)} not killed by their own clauses; "
                            f"trying the rest of their areas ({len(tasks)} runs)")
@@ -493,8 +530,7 @@ def cmd_mutate(args, cases_dir_for) -> int:
             for m in todo:
                 seen = {c.id for c in plan[m["id"]]} | set(other_recs[m["id"]])
                 tasks += [(m["id"], c) for c in cases if c.id not in seen]
-            base_needed = {c.id for _, c in tasks} - set(baseline)
-            tasks = [(None, case_by_id[cid]) for cid in sorted(base_needed)] + tasks
+            tasks = baseline_tasks(tasks) + tasks
             if todo:
                 _say(args, f"datcts mutate: {len(todo)} survivor(s) tried on the whole suite "
                            f"({len(tasks)} runs)")
@@ -508,9 +544,10 @@ def cmd_mutate(args, cases_dir_for) -> int:
 
     results = []
     for m in mutants:
-        rec = {k: m.get(k) for k in ("id", "subject", "clauses", "what", "quick", "survives")}
-        classify(rec, plan[m["id"]], own_recs[m["id"]], other_recs[m["id"]], baseline,
-                 case_by_id, levels)
+        rec = {k: m.get(k) for k in ("id", "subject", "clauses", "what", "quick", "survives",
+                                     "variant")}
+        classify(rec, plan[m["id"]], own_recs[m["id"]], other_recs[m["id"]],
+                 baseline_of(m, baseline), case_by_id, levels)
         results.append(rec)
         _say(args, _line(rec))
 
@@ -568,23 +605,24 @@ def _run_into(ex, tasks, baseline, plan, own_recs, other_recs) -> None:
     for (mid, case), rec in zip(tasks, ex.run(tasks)):
         if rec is None:
             raise KeyboardInterrupt
-        if mid is None:
-            baseline[case.id] = rec
+        if mid is None or mid.startswith(VARIANT_BASELINE):
+            baseline[case.id + (mid or "")] = rec
             if rec["state"] not in VALID_BASELINE:
-                retry.append((None, case))
+                retry.append((mid, case))
         elif case.id in own_ids[mid]:
             own_recs[mid][case.id] = rec
         else:
             other_recs[mid][case.id] = rec
     # A case that fails without any mutant gets one more baseline run: if
     # it passes then, it is flaky (recorded), and it still counts.
-    for (_, case), rec in zip(retry, ex.run(retry)):
+    for (mid, case), rec in zip(retry, ex.run(retry)):
         if rec is None:
             raise KeyboardInterrupt
+        key = case.id + (mid or "")
         if rec["state"] in VALID_BASELINE:
-            rec = dict(rec, flaky_first=baseline[case.id]["state"],
-                       flaky_message=baseline[case.id]["message"])
-        baseline[case.id] = rec
+            rec = dict(rec, flaky_first=baseline[key]["state"],
+                       flaky_message=baseline[key]["message"])
+        baseline[key] = rec
 
 
 def subject_figures(results: list, levels: dict, subjects: dict, cases: list,

@@ -9,6 +9,8 @@ registry (docs/mutants.md), each:
   ref_mutant_enter/leave) is in the table, and every table id is tested
   somewhere (no dead entry, no switch that can never be turned on);
 - the quick subset (CI) is not empty;
+- a mutant's variant (the conforming variant its cases run under) is one
+  the provider has;
 and that no id is in both tables, and that the registry's mutants name only
 clauses of the registry (catalog subject "registry").
 
@@ -60,6 +62,13 @@ def catalog_ids(root: Path) -> dict:
     return ids
 
 
+def variant_ids(build: Path) -> set:
+    """The conforming variants of the built provider (core/profile.c)."""
+    sys.path.insert(0, str(REPO / "runners"))
+    from datcts.variants import load_variants
+    return {v["id"] for v in load_variants(build / "lib" / "libdaplref.so")}
+
+
 # subject -> (datref-mutants arguments, sources, switch functions)
 TABLES = {
     "provider": ([], "reference-provider", r"ref_mutant(?:_enter|_leave)?|REF_MUTANT_ID"),
@@ -95,6 +104,8 @@ def check(build: Path, subject: str, clauses: dict, errors: list) -> dict:
                 errors.append(f"{m['id']}: a registry mutant names {c}, a provider clause")
         if not m["what"]:
             errors.append(f"{m['id']}: says nothing about what it breaks")
+        if m.get("variant") and m["variant"] not in variant_ids(build):
+            errors.append(f"{m['id']}: variant {m['variant']} is not a variant of the provider")
     used = source_ids(REPO / src, calls)
     for mid, where in sorted(used.items()):
         if mid not in table:

@@ -149,3 +149,28 @@ def test_one_keeps_clause_at(tmp_path, monkeypatch):
                  {"p.a": "shall", "p.b": "shall"})
     assert m["clauses_killed"] == ["p.b"]
     assert m["clauses_detected_only"] == ["p.a"]
+
+
+def test_a_variant_mutant_is_judged_against_its_variant(tmp_path):
+    # a clause of a provider without SRQs: its case does not apply to the
+    # reference (UNSUPPORTED); under the variant it passes without the
+    # mutant, so a FAIL with it kills; a FAIL under the variant alone does not
+    from datcts.mutate import Executor, baseline_key, baseline_of, baseline_task
+    m = dict(M, id="v", clauses=["p.a"], variant="no-srq")
+    own = [case("p.a", ["p.a"])]
+    assert baseline_key(m, "p.a") == "p.a@no-srq" and baseline_key(M, "p.a") == "p.a"
+    cases = {"p.a": own[0]}
+    assert baseline_task("p.a@no-srq", cases) == ("@no-srq", own[0])
+    assert baseline_task("p.a", cases) == (None, own[0])
+    for variant_alone, status in (("PASS", "killed"), ("FAIL", "survived")):
+        baseline = {"p.a": rec("UNSUPPORTED"), "p.a@no-srq": rec(variant_alone)}
+        r = classify(dict(m), own, {"p.a": rec("FAIL")}, {}, baseline_of(m, baseline),
+                     cases, {"p.a": "shall"})
+        assert r["status"] == status
+    ex = Executor({"DATREF_VARIANT": "other", "DATREF_MUTANT": "x"}, 1.0, 1,
+                  tmp_path / "j.jsonl", True, {"v": "DATREF_MUTANT", "w": "DATREF_MUTANT"},
+                  {"v": "no-srq"})
+    assert ex.env_of("v") == {"DATREF_MUTANT": "v", "DATREF_VARIANT": "no-srq"}
+    assert ex.env_of("@no-srq") == {"DATREF_VARIANT": "no-srq"}
+    assert ex.env_of("w") == {"DATREF_MUTANT": "w", "DATREF_VARIANT": "other"}
+    ex.close()
