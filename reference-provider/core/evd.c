@@ -73,6 +73,8 @@ static void ring_discard(struct ref_evd *evd)
 		evd->tags[s] = NULL;
 		evd->head = (evd->head + 1) % evd->qlen;
 		evd->count--;
+		if (ref_mutant("srq-evd-free-keeps-unreaped-counted") && tag)
+			continue;	/* the SRQ never hears of it */
 		if (tag)
 			ref_srq_event_reaped(tag, false);
 	}

@@ -325,9 +325,20 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	DAT_VLEN size = 0;
 	struct map_info mi;
 	DAT_RETURN rc;
+	static int inside;	/* mutants only */
 
+	/* in and out again: it yields inside, so callers meet */
+	if (ref_mutant("lmr-create-not-mt-safe") &&
+	    !ref_mutant_enter("lmr-create-not-mt-safe", &inside))
+		return REF_ERR(DAT_INTERNAL_ERROR, 0);
+	if (ref_mutant("lmr-create-not-mt-safe"))
+		ref_mutant_leave("lmr-create-not-mt-safe", &inside);
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
+	if (ref_mutant("lmr-create-closing-ia-invalid-state") && rc)
+		/* an IA handle the registry still passes on is one being
+		 * closed: reported as the IA's state */
+		return REF_ERR(DAT_INVALID_STATE, 0);
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
@@ -372,6 +383,13 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		size = length;
 		break;
 	case DAT_MEM_TYPE_SHARED_VIRTUAL:
+		if (ref_mutant("lmr-create-shared-null-cookie-accepted") &&
+		    !region.for_shared_memory.shared_memory_id) {
+			/* a missing cookie taken as the all-zero cookie */
+			static char zero_cookie[DAT_LMR_COOKIE_SIZE];
+
+			region.for_shared_memory.shared_memory_id = &zero_cookie;
+		}
 		if (!region.for_shared_memory.virtual_address ||
 		    !region.for_shared_memory.shared_memory_id)
 			goto out;
@@ -621,6 +639,9 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
+	if (ref_mutant("lmr-sync-read-closing-ia-succeeds") && rc && rd)
+		/* the IA going away: coherent memory, nothing to sync */
+		return DAT_SUCCESS;
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);

@@ -145,6 +145,15 @@ REF_EXPORT void dat_provider_init(const DAT_PROVIDER_INFO *info,
 		free(copy);
 		return;		/* already registered: nothing to do */
 	}
+	if (ref_mutant("provider-init-forgets-earlier-names") && !r) {
+		/* one name at a time: a new name replaces those before */
+		for (struct ref_provider_rec *o = recs; o; o = o->next) {
+			if (o->active) {
+				dat_registry_remove_provider(&o->prov, &o->info);
+				o->active = false;
+			}
+		}
+	}
 	if (!r) {
 		r = calloc(1, sizeof(*r));
 		if (!r) {

@@ -57,6 +57,8 @@ static DAT_RETURN listen_in_space(struct ref_ia *ia, struct ref_psp *psp,
 			*q = tq;
 			return DAT_SUCCESS;
 		}
+		if (ref_mutant("psp-create-any-listen-error-skipped"))
+			continue;	/* any failure: try the next one */
 		if (DAT_GET_TYPE(rc) != DAT_CONN_QUAL_IN_USE)
 			return rc;
 	}
@@ -146,6 +148,8 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 	psp = ref_obj_alloc(sizeof(*psp));
 	if (!psp) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		if (ref_mutant("psp-create-oom-wrong-code") && !any)
+			rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 		goto out;
 	}
 	if (any && ref_mutant("psp-create-any-privileged-qual")) {

@@ -139,6 +139,8 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 		ref_ep_default_attr(ia, &a);
 		rc = ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a, true,
 				&ep);
+		if (ref_mutant("rsp-create-no-ep-keeps-listening") && rc)
+			goto out;	/* listener (and its RSP memory) left */
 		if (rc != DAT_SUCCESS) {
 			ia->transport->ops->unlisten(rsp->listener);
 			ref_obj_free(rsp);
