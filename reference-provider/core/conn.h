@@ -210,6 +210,7 @@ struct ref_ep {
 	uint64_t mut_last_cookie;	/* post-send-refuses-duplicate-cookie */
 	bool mut_last_cookie_set;
 	bool mut_was_reset;		/* post-after-reset-flushed */
+	bool mut_specific_attrs;	/* ep-modify-refused-after-specific-attrs */
 };
 
 /* ---- shared receive queue --------------------------------------------------- */

@@ -112,7 +112,7 @@ void ref_ep_free_spare_dtos(struct ref_ep *ep)
 enum op_rule {
 	R_BOUNDS, R_PZ, R_PRIV, R_INVALID_LMR, R_IOV, R_UNSIGNALLED,
 	R_ANY_STATE, R_REFUSED_DISCONNECTED, R_NO_FLUSH, R_COOKIE,
-	R_GATHER,
+	R_GATHER, R_NEG_NSEG,
 };
 
 static const char *const op_mutants[][4] = {
@@ -162,6 +162,10 @@ static const char *const op_mutants[][4] = {
 		       REF_MUTANT_ID("rdma-read-scatter-reversed"),
 		       REF_MUTANT_ID("rdma-write-gather-reversed"),
 		       REF_MUTANT_ID("recv-scatter-reversed") },
+	[R_NEG_NSEG] = { REF_MUTANT_ID("post-send-negative-nseg-accepted"),
+			 REF_MUTANT_ID("post-rdma-read-negative-nseg-accepted"),
+			 REF_MUTANT_ID("post-rdma-write-negative-nseg-accepted"),
+			 REF_MUTANT_ID("post-recv-negative-nseg-accepted") },
 };
 
 static bool op_mutant(enum ref_wr_op op, enum op_rule rule)
@@ -319,6 +323,9 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		if (st == DAT_DTO_SUCCESS && !dto->srq &&
 		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
 			notify = false;
+		if (ref_mutant("recv-unsignalled-notifies") && !dto->srq &&
+		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
+			notify = true;
 		if (st == DAT_DTO_SUCCESS && dto->srq && ep &&
 		    ep->attr.recv_completion_flags ==
 			    DAT_COMPLETION_UNSIGNALLED_FLAG &&
@@ -697,6 +704,8 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	max_iov = op == REF_WR_SEND ? ep->attr.max_request_iov :
 		  op == REF_WR_RDMA_WRITE ? ep->attr.max_rdma_write_iov :
 					    ep->attr.max_rdma_read_iov;
+	if (op_mutant(op, R_NEG_NSEG) && nseg < 0)
+		nseg = 1;	/* the segment loop runs at least once */
 	rc = request_precheck(ep, op, flags, nseg, iov, max_iov, flags_arg);
 	if (rc != DAT_SUCCESS)
 		goto out;
@@ -863,6 +872,8 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG5);
 		goto out;
 	}
+	if (op_mutant(REF_WR_RECV, R_NEG_NSEG) && nseg < 0)
+		nseg = 1;	/* the segment loop runs at least once */
 	if (nseg < 0 || (nseg > ep->attr.max_recv_iov &&
 			 !op_mutant(REF_WR_RECV, R_IOV)) ||
 	    nseg > ref_profile.max_iov) {
@@ -1041,6 +1052,12 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 	dto = ref_ep_take_buffer(ep, msn);
 	if (!dto && ep->srq && ref_mutant("srq-empty-breaks-connection")) {
 		ref_ep_break(ep);
+		return 0;
+	}
+	if (ref_mutant("recv-early-message-dropped") && !dto && !ep->srq) {
+		/* no Receive posted: the message is acknowledged and dropped */
+		*rx = NULL;
+		ep_ack(ep, seq);
 		return 0;
 	}
 	if (!dto) {

@@ -580,6 +580,10 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 		ep->attr.max_request_dtos--;
 	if (srq && ref_mutant("ep-create-with-srq-rounds-up"))
 		ep->attr.max_recv_dtos++;	/* not exactly as asked */
+	if (ref_mutant("ep-modify-refused-after-specific-attrs") &&
+	    (attr->ep_transport_specific_count > 0 ||
+	     attr->ep_provider_specific_count > 0))
+		ep->mut_specific_attrs = true;
 	ep->attr.ep_transport_specific_count = 0;
 	ep->attr.ep_transport_specific = NULL;
 	ep->attr.ep_provider_specific_count = 0;
@@ -1875,6 +1879,13 @@ static void recheck_recv_pz(struct ref_ep *ep, struct ref_pz *pz)
 						 &ptr, NULL) == DAT_SUCCESS &&
 			     ptr == dto->seg[i].ptr;
 		}
+		if (ref_mutant("ep-modify-pz-fails-empty-recvs") && ok) {
+			/* matches only when one of its segments was checked */
+			ok = false;
+			for (int i = 0; i < dto->nseg; i++)
+				if (dto->iov[i].segment_length != 0)
+					ok = true;
+		}
 		if (!ok) {
 			ref_list_del(&dto->link);
 			ep->recv_count--;
@@ -1932,6 +1943,9 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		ep->attr.max_recv_dtos = p->ep_attr.max_recv_dtos;
 	if (ep->provider_created && ref_mutant("ep-modify-provider-ep-refused"))
 		goto bad_state;
+	if (ref_mutant("ep-modify-refused-after-specific-attrs") &&
+	    ep->mut_specific_attrs)
+		goto bad_state;	/* "the specific attributes fixed the EP" */
 
 	/* Per-parameter state rules first (DAT_INVALID_STATE). */
 	{
@@ -2092,6 +2106,10 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	SWAP_EVD(request_evd, req);
 	SWAP_EVD(connect_evd, conn);
 #undef SWAP_EVD
+	if (ref_mutant("ep-modify-refused-after-specific-attrs") &&
+	    (a.ep_transport_specific_count > 0 ||
+	     a.ep_provider_specific_count > 0))
+		ep->mut_specific_attrs = true;
 	a.ep_transport_specific_count = 0;
 	a.ep_transport_specific = NULL;
 	a.ep_provider_specific_count = 0;
