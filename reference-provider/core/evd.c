@@ -472,6 +472,7 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			      DAT_CNO_HANDLE cno_handle)
 {
 	struct ref_obj *obj;
+	struct ref_obj *cobj;	/* mutant evd-modify-cno-other-ia-ignored */
 	struct ref_evd *evd;
 	struct ref_cno *cno;
 	DAT_RETURN rc;
@@ -482,6 +483,12 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 		return rc;
 	evd = to_evd(obj);
 	rc = cno_of_ia(obj->ia, cno_handle, &cno);
+	if (ref_mutant("evd-modify-cno-other-ia-ignored") && rc &&
+	    !ref_obj_lookup(cno_handle, DAT_HANDLE_TYPE_CNO, &cobj)) {
+		/* a live CNO of another IA: "taken", but nothing changes */
+		ref_obj_release(obj);
+		return DAT_SUCCESS;
+	}
 	if (!rc && cno && ref_mutant("evd-modify-cno-keeps-old"))
 		cno = evd->cno;
 	if (!rc && !cno && ref_mutant("evd-modify-cno-null-ignored"))
@@ -655,6 +662,9 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	else if (!ring_alloc(qlen, &ring, &tags))
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	if (ref_mutant("evd-resize-oom-internal-error") &&
+	    DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES)
+		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 	if (rc) {
 		ref_obj_release(obj);
 		return rc;
