@@ -842,6 +842,9 @@ static DAT_RETURN abort_code(const struct ref_evd *evd, const struct ref_ia *ia)
  * (DAT_INTERRUPTED_CALL with nmore), the EVD is set unwaitable
  * (DAT_INVALID_STATE) or freed / its IA closed (DAT_ABORT).
  */
+/* Mutants only: see ref.h. */
+__thread bool ref_mut_abort_pending;
+
 DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			DAT_COUNT threshold, DAT_EVENT *event, DAT_COUNT *nmore)
 {
@@ -862,6 +865,12 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		return rc;
 	evd = to_evd(obj);
 	ia = obj->ia;
+	if (ref_mutant("ia-close-abort-left-in-thread") && ref_mut_abort_pending) {
+		/* meant for the closed IA's waits, taken by this one */
+		ref_mut_abort_pending = false;
+		ref_obj_release(obj);
+		return REF_ERR(DAT_ABORT, 0);
+	}
 	if (threshold <= 0 && ref_mutant("evd-wait-threshold-not-positive-accepted"))
 		threshold = 1;
 	if (threshold > evd->qlen &&

@@ -662,6 +662,9 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	if (ref_mutant("ia-close-leaks-fd"))
 		(void)open("/dev/null", O_RDONLY | O_CLOEXEC);
 
+	if (ref_mutant("ia-close-abort-left-in-thread") &&
+	    flags == DAT_CLOSE_ABRUPT_FLAG)
+		ref_mut_abort_pending = true;	/* never taken back */
 	ia->closing = true;
 	/* Unblock everybody sleeping on an object of this IA. */
 	ref_list_for_each(pos, &ia->objects) {
