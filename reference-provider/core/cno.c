@@ -167,6 +167,9 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 	*cno_handle = (DAT_CNO_HANDLE)cno;
 out:
 	ref_obj_release(obj);
+	if (ref_mutant("cno-create-oom-internal-error") &&
+	    DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES)
+		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 	return rc;
 }
 

@@ -711,6 +711,11 @@ static void ep_destroy_cb(struct ref_obj *obj)
 {
 	struct ref_ep *ep = ref_container_of(obj, struct ref_ep, obj);
 
+	if (ref_mutant("ia-close-abrupt-leaves-connections") && ep->conn) {
+		/* forgotten, not aborted: the transport keeps it open */
+		ep->conn->ep = NULL;
+		ep->conn = NULL;
+	}
 	ep_drop_conn(ep, false);
 	ep_drop_dtos(ep);
 	if (ep->srq) {

@@ -474,6 +474,7 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			      DAT_CNO_HANDLE cno_handle)
 {
 	struct ref_obj *obj;
+	struct ref_obj *cobj;	/* mutant evd-modify-cno-other-ia-ignored */
 	struct ref_evd *evd;
 	struct ref_cno *cno;
 	DAT_RETURN rc;
@@ -484,6 +485,12 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 		return rc;
 	evd = to_evd(obj);
 	rc = cno_of_ia(obj->ia, cno_handle, &cno);
+	if (ref_mutant("evd-modify-cno-other-ia-ignored") && rc &&
+	    !ref_obj_lookup(cno_handle, DAT_HANDLE_TYPE_CNO, &cobj)) {
+		/* a live CNO of another IA: "taken", but nothing changes */
+		ref_obj_release(obj);
+		return DAT_SUCCESS;
+	}
 	if (!rc && cno && ref_mutant("evd-modify-cno-keeps-old"))
 		cno = evd->cno;
 	if (!rc && !cno && ref_mutant("evd-modify-cno-null-ignored"))
@@ -657,6 +664,9 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	else if (!ring_alloc(qlen, &ring, &tags))
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	if (ref_mutant("evd-resize-oom-internal-error") &&
+	    DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES)
+		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 	if (rc) {
 		ref_obj_release(obj);
 		return rc;
@@ -834,6 +844,9 @@ static DAT_RETURN abort_code(const struct ref_evd *evd, const struct ref_ia *ia)
  * (DAT_INTERRUPTED_CALL with nmore), the EVD is set unwaitable
  * (DAT_INVALID_STATE) or freed / its IA closed (DAT_ABORT).
  */
+/* Mutants only: see ref.h. */
+__thread bool ref_mut_abort_pending;
+
 DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			DAT_COUNT threshold, DAT_EVENT *event, DAT_COUNT *nmore)
 {
@@ -854,6 +867,12 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		return rc;
 	evd = to_evd(obj);
 	ia = obj->ia;
+	if (ref_mutant("ia-close-abort-left-in-thread") && ref_mut_abort_pending) {
+		/* meant for the closed IA's waits, taken by this one */
+		ref_mut_abort_pending = false;
+		ref_obj_release(obj);
+		return REF_ERR(DAT_ABORT, 0);
+	}
 	if (threshold <= 0 && ref_mutant("evd-wait-threshold-not-positive-accepted"))
 		threshold = 1;
 	if (threshold > evd->qlen &&

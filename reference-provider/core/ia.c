@@ -188,6 +188,8 @@ static void fill_ia_attr(struct ref_ia *ia)
 		a->max_iov_segments_per_dto *= 2;
 	if (ref_mutant("ia-query-max-lmr-va-small"))
 		a->max_lmr_virtual_address = 0xfffff;
+	if (ref_mutant("ia-query-max-rmr-target-32bit"))	/* a 32-bit field */
+		a->max_rmr_target_address = (DAT_VADDR)UINT32_MAX;
 	a->max_srqs = ref_profile.max_srqs;
 	a->max_ep_per_srq = ref_profile.max_ep_per_srq;
 	a->max_recv_per_srq = ref_profile.max_recv_per_srq;
@@ -316,6 +318,11 @@ static void ia_free(struct ref_ia *ia)
 /* IAs open in this process (mutant ia-open-single-instance). */
 static int ref_ia_open_count;
 
+/* Mutants only: a thread inside dat_ia_open (ia-open-not-mt-safe); the
+ * IA an abrupt close is destroying (ia-query-closing-invalid-state). */
+static int mut_open_inside;
+static struct ref_ia *mut_closing;
+
 /* Drops the IA's use of a Consumer-supplied async EVD (another IA's). */
 static void unuse_ext_evd(DAT_EVD_HANDLE h)
 {
@@ -423,7 +430,14 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 			 inst.arg);
 	}
 
+	if (ref_mutant("ia-open-not-mt-safe") &&
+	    !ref_mutant_enter("ia-open-not-mt-safe", &mut_open_inside)) {
+		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
+		ia_free(ia);
+		goto fail_ext;
+	}
 	rc = ref_conn_ia_open(ia, ia->instance_data);
+	ref_mutant_leave("ia-open-not-mt-safe", &mut_open_inside);
 	if (rc) {
 		if (DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES &&
 		    ref_mutant("ia-open-exhausted-internal-error"))
@@ -508,6 +522,10 @@ DAT_RETURN ref_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd,
 	struct ref_ia *ia;
 	DAT_RETURN rc;
 
+	if (ref_mutant("ia-query-closing-invalid-state") && ia_handle &&
+	    ia_handle == (DAT_IA_HANDLE)__atomic_load_n(&mut_closing,
+							 __ATOMIC_SEQ_CST))
+		return REF_ERR(DAT_INVALID_STATE, 0);	/* "being closed" */
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
 	if (rc)
@@ -644,6 +662,9 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	if (ref_mutant("ia-close-leaks-fd"))
 		(void)open("/dev/null", O_RDONLY | O_CLOEXEC);
 
+	if (ref_mutant("ia-close-abort-left-in-thread") &&
+	    flags == DAT_CLOSE_ABRUPT_FLAG)
+		ref_mut_abort_pending = true;	/* never taken back */
 	ia->closing = true;
 	/* Unblock everybody sleeping on an object of this IA. */
 	ref_list_for_each(pos, &ia->objects) {
@@ -688,10 +709,16 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 		__atomic_fetch_sub(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
 		return DAT_SUCCESS;
 	}
+	if (ref_mutant("ia-query-closing-invalid-state"))
+		__atomic_store_n(&mut_closing, ia, __ATOMIC_SEQ_CST);
 	ref_obj_unregister(&ia->obj);	/* no new ref_obj_acquire from now */
 	ref_ia_unlock(ia);		/* runs the agents' last upcalls */
+	if (ref_mutant("ia-query-closing-invalid-state"))
+		__atomic_store_n(&mut_closing, NULL, __ATOMIC_SEQ_CST);
 
 	ref_conn_ia_close(ia);
+	if (ref_mutant("ia-close-keeps-using-passed-async-evd"))
+		ia->async_evd_ext = DAT_HANDLE_NULL;	/* its use never dropped */
 	if (ia->async_evd_ext) {
 		unuse_ext_evd(ia->async_evd_ext);
 		if (ref_mutant("ia-close-frees-passed-async-evd")) {

@@ -274,6 +274,9 @@ int ref_waiter_sleep(struct ref_waiter *w, struct ref_ia *ia,
  * wait (ref_conn_wait); waking it needs no eventfd round trip.
  */
 extern __thread struct ref_waiter *ref_waiter_running;
+/* Mutants only (ia-close-abort-left-in-thread): an abort an abrupt
+ * dat_ia_close left pending in its thread (evd.c). */
+extern __thread bool ref_mut_abort_pending;
 
 /* ---- IA ----------------------------------------------------------------- */
 

@@ -241,6 +241,14 @@ DAT_RETURN ref_rsp_free(DAT_RSP_HANDLE h)
 		return DAT_SUCCESS;
 	}
 	rsp_teardown(rsp);
+	if (ref_mutant("ia-close-graceful-counts-provider-ep") && ep &&
+	    ep->provider_created && ep->state == DAT_EP_STATE_RESERVED) {
+		/* kept for reuse, but left among the IA's objects, where a
+		 * graceful dat_ia_close counts it as the Consumer's */
+		ep->rsp = NULL;
+		ep->state = DAT_EP_STATE_UNCONNECTED;
+		ep = NULL;
+	}
 	if (ep) {
 		ep->rsp = NULL;
 		if (ep->state == DAT_EP_STATE_RESERVED &&

@@ -2385,6 +2385,9 @@ static void sock_close(struct ref_transport *base)
 		struct sock_conn *c = ref_container_of(tp->conns.next,
 						       struct sock_conn, link);
 
+		if (ref_mutant("ia-close-abrupt-leaves-connections") &&
+		    !c->released)
+			c->fd = -1;	/* leaked: the peer never sees the end */
 		c->released = true;
 		conn_close_now(c);	/* retires it to tp->dead */
 	}
