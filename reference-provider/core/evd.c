@@ -833,6 +833,9 @@ static DAT_RETURN abort_code(const struct ref_evd *evd, const struct ref_ia *ia)
 	return REF_ERR(DAT_ABORT, 0);
 }
 
+/* Mutants only: see ref.h. */
+__thread bool ref_mut_abort_pending;
+
 /*
  * dat_evd_wait.3dat.  Checks: event/nmore pointers, 1 <= threshold <=
  * qlen (DAT_INVALID_PARAMETER); unwaitable, another waiter, threshold > 1
@@ -844,9 +847,6 @@ static DAT_RETURN abort_code(const struct ref_evd *evd, const struct ref_ia *ia)
  * (DAT_INTERRUPTED_CALL with nmore), the EVD is set unwaitable
  * (DAT_INVALID_STATE) or freed / its IA closed (DAT_ABORT).
  */
-/* Mutants only: see ref.h. */
-__thread bool ref_mut_abort_pending;
-
 DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			DAT_COUNT threshold, DAT_EVENT *event, DAT_COUNT *nmore)
 {
