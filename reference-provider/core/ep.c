@@ -1436,6 +1436,12 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 			     DAT_INVALID_ADDRESS_UNSUPPORTED);
 		goto out;
 	}
+	if (ref_mutant("ep-connect-qual-range-ends-refused") &&
+	    (remote_conn_qual == 1 || remote_conn_qual == 65535)) {
+		/* the bounds taken as exclusive */
+		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
+		goto out;
+	}
 	if (remote_conn_qual == 0 || remote_conn_qual > 65535) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
@@ -1527,6 +1533,8 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
+	if (ref_mutant("ep-dup-connect-qos-not-sent"))
+		qos = DAT_QOS_BEST_EFFORT;	/* the request asks for the default */
 	addr = dup->remote_addr;
 	ep->dup_connecting = true;
 	ep->connect_qos = qos;
@@ -1599,6 +1607,12 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 		}
 		if (ref_mutant("ep-disconnect-no-event"))
 			ep->disconnect_event_posted = true;
+		if (ref_mutant("ep-disconnect-local-only") && ep->conn) {
+			/* the transport connection is left open: the peer
+			 * is never told */
+			ep->conn->ep = NULL;
+			ep->conn = NULL;
+		}
 		ep_drop_conn(ep, true);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
