@@ -309,6 +309,8 @@ static bool streams_compatible(const struct stream *a, const struct stream *b)
 	if (a->flags == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	    b->flags == DAT_COMPLETION_UNSIGNALLED_FLAG)
 		return a->flags == b->flags;
+	if (ref_mutant("ep-streams-srq-threshold-unchecked"))
+		return true;	/* only the unsignalled/solicited rules kept */
 	if ((a->srq && a->recv &&
 	     a->flags == DAT_COMPLETION_EVD_THRESHOLD_FLAG) ||
 	    (b->srq && b->recv &&
@@ -371,6 +373,8 @@ static bool streams_count(struct ref_ia *ia, const struct stream *s, int delta)
 	if (delta < 0) {
 		if (!e || i == e->nkinds)
 			return false;
+		if (ref_mutant("ep-streams-kind-dropped-on-first-leave"))
+			e->kind[i].n = 1;	/* a set of kinds, not a count */
 		if ((e->kind[i].n += delta) > 0)
 			return true;
 		e->kind[i] = e->kind[--e->nkinds];
@@ -695,6 +699,8 @@ void ref_ep_delete(struct ref_ep *ep)
 		ep->srq->users--;
 		ref_list_del(&ep->srq_link);
 	}
+	if (ref_mutant("ep-free-keeps-streams"))
+		ep->sreg[0].evd = ep->sreg[1].evd = NULL;	/* not unregistered */
 	streams_forget(ep);
 	ref_obj_unregister(&ep->obj);
 	pthread_cond_destroy(&ep->held_cond);
@@ -740,6 +746,7 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	struct ref_srq *srq = NULL;
 	struct ref_evd *recv, *req, *conn;
 	struct ref_ep *ep;
+	DAT_EP_HANDLE discard;	/* mutants only */
 	DAT_EP_ATTR a;
 	DAT_RETURN rc;
 	DAT_RETURN_SUBTYPE attr_arg = with_srq ? DAT_INVALID_ARG7
@@ -749,6 +756,8 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
+	if (ref_mutant("ep-create-null-ep-handle-accepted") && !out && !with_srq)
+		out = &discard;	/* the EP is made, its handle dropped */
 	if (!out)
 		return REF_INVALID_PARAM(with_srq ? DAT_INVALID_ARG8
 						  : DAT_INVALID_ARG7);
@@ -828,6 +837,12 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 			goto out;
 		}
 	}
+	if (ref_mutant("ep-create-qos-beyond-best-effort-refused") && attr &&
+	    !with_srq && attr->qos != DAT_QOS_BEST_EFFORT) {
+		/* only best effort really offered, whatever dat_ia_query says */
+		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+		goto out;
+	}
 	if (attr) {
 		a = *attr;
 		rc = check_attr(ia, &a, with_srq, attr_arg);
@@ -881,6 +896,20 @@ DAT_RETURN ref_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			 DAT_EVD_HANDLE connect_evd,
 			 const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
 {
+	static int inside;	/* mutants only */
+
+	if (ref_mutant("ep-create-not-mt-safe")) {
+		/* refuses to run beside another thread in it */
+		DAT_RETURN rc;
+
+		if (!ref_mutant_enter("ep-create-not-mt-safe", &inside))
+			return REF_ERR(DAT_INTERNAL_ERROR, 0);
+		rc = ep_create_common(ia, pz, recv_evd, request_evd,
+				      connect_evd, DAT_HANDLE_NULL, attr, ep,
+				      false);
+		ref_mutant_leave("ep-create-not-mt-safe", &inside);
+		return rc;
+	}
 	return ep_create_common(ia, pz, recv_evd, request_evd, connect_evd,
 				DAT_HANDLE_NULL, attr, ep, false);
 }
@@ -1403,6 +1432,9 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	if ((DAT_UINT32)qos & DAT_QOS_PREMIUM &&
 	    ref_mutant("ia-query-qos-partial-but-accepted"))
 		qos &= ~DAT_QOS_PREMIUM;
+	if (ref_mutant("ep-connect-null-pdata-with-size-accepted") &&
+	    pdata_size > 0 && !pdata)
+		pdata_size = 0;	/* no buffer: taken as no private data */
 	if (!remote_addr) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
@@ -1411,6 +1443,12 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	    remote_addr->sa_family != AF_INET6) {
 		rc = REF_ERR(DAT_INVALID_ADDRESS,
 			     DAT_INVALID_ADDRESS_UNSUPPORTED);
+		goto out;
+	}
+	if (ref_mutant("ep-connect-qual-range-ends-refused") &&
+	    (remote_conn_qual == 1 || remote_conn_qual == 65535)) {
+		/* the bounds taken as exclusive */
+		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
 	if (remote_conn_qual == 0 || remote_conn_qual > 65535) {
@@ -1484,6 +1522,9 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		pdata_size = 0;
 	if (ref_mutant("ep-dup-connect-drops-private-data"))
 		pdata_size = 0;
+	if (ref_mutant("ep-dup-connect-null-pdata-with-size-accepted") &&
+	    pdata_size > 0 && !pdata)
+		pdata_size = 0;	/* no buffer: taken as no private data */
 	if (!dup->was_active) {
 		/* The remote end of a passive EP is no service point. */
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
@@ -1501,6 +1542,8 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
+	if (ref_mutant("ep-dup-connect-qos-not-sent"))
+		qos = DAT_QOS_BEST_EFFORT;	/* the request asks for the default */
 	addr = dup->remote_addr;
 	ep->dup_connecting = true;
 	ep->connect_qos = qos;
@@ -1573,6 +1616,12 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 		}
 		if (ref_mutant("ep-disconnect-no-event"))
 			ep->disconnect_event_posted = true;
+		if (ref_mutant("ep-disconnect-local-only") && ep->conn) {
+			/* the transport connection is left open: the peer
+			 * is never told */
+			ep->conn->ep = NULL;
+			ep->conn = NULL;
+		}
 		ep_drop_conn(ep, true);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
