@@ -327,12 +327,10 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	DAT_RETURN rc;
 	static int inside;	/* mutants only */
 
-	/* in and out again: it yields inside, so callers meet */
+	/* in and out again (it yields inside, so callers meet) */
 	if (ref_mutant("lmr-create-not-mt-safe") &&
-	    !ref_mutant_enter("lmr-create-not-mt-safe", &inside))
+	    ref_mutant_collides("lmr-create-not-mt-safe", &inside))
 		return REF_ERR(DAT_INTERNAL_ERROR, 0);
-	if (ref_mutant("lmr-create-not-mt-safe"))
-		ref_mutant_leave("lmr-create-not-mt-safe", &inside);
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
 	if (ref_mutant("lmr-create-closing-ia-invalid-state") && rc)

@@ -2275,6 +2275,14 @@ void ref_mutant_leave(const char *id, int *inside)
 		__atomic_fetch_sub(inside, 1, __ATOMIC_SEQ_CST);
 }
 
+bool ref_mutant_collides(const char *id, int *inside)
+{
+	if (!ref_mutant_enter(id, inside))
+		return true;
+	ref_mutant_leave(id, inside);
+	return false;
+}
+
 /* For dat_ia_query's provider-specific attribute "datcts.mutant". */
 const char *ref_mutant_active(void)
 {

@@ -25,12 +25,10 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 	DAT_RETURN rc;
 	static int inside;	/* mutants only */
 
-	/* in and out again: it yields inside, so callers meet */
+	/* in and out again (it yields inside, so callers meet) */
 	if (ref_mutant("pz-create-not-mt-safe") &&
-	    !ref_mutant_enter("pz-create-not-mt-safe", &inside))
+	    ref_mutant_collides("pz-create-not-mt-safe", &inside))
 		return REF_ERR(DAT_INTERNAL_ERROR, 0);
-	if (ref_mutant("pz-create-not-mt-safe"))
-		ref_mutant_leave("pz-create-not-mt-safe", &inside);
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
 	if (rc)

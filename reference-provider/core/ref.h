@@ -583,6 +583,9 @@ static inline bool ref_mutant(const char *id)
  */
 bool ref_mutant_enter(const char *id, int *inside);
 void ref_mutant_leave(const char *id, int *inside);
+/* ref_mutant_enter then ref_mutant_leave at once: true when another thread
+ * was inside, where a call that is not MT-safe fails. */
+bool ref_mutant_collides(const char *id, int *inside);
 /* The DATREF_MUTANT value in effect ("none"), for dat_ia_query. */
 const char *ref_mutant_active(void);
 
