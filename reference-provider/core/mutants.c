@@ -302,7 +302,7 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "evd-post-se-full-overwrites",
 	  "dat_evd_post_se.queue_full",
 	  "dat_evd_post_se on a full queue drops the oldest event and succeeds" },
-	/* H1 block: EP create / connect / disconnect */
+	/* EP create / connect / disconnect (clauses added by issue 38) */
 	{ "ep-create-null-ep-handle-accepted",
 	  "dat_ep_create.null_ep_handle",
 	  "dat_ep_create with a NULL ep_handle creates the EP and succeeds" },
@@ -1362,7 +1362,7 @@ static const struct ref_mutant_def ref_mutants[] = {
 	{ "post-rdma-read-pz-unchecked",
 	  "dat_ep_post_rdma_read.lmr_pz_mismatch",
 	  "an RDMA Read segment of an LMR of another PZ is accepted" },
-	/* H3: clauses that had a case but no hand-written mutant */
+	/* IA open / query / close, EVD, CNO (clauses added by issue 38) */
 	{ "ia-query-max-rmr-target-32bit",
 	  "dat_ia_query.limits_cover_use",
 	  "max_rmr_target_address is 0xffffffff although RMRs are bound over higher addresses" },
