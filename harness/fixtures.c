@@ -34,7 +34,7 @@ static void need_ia(struct dc_ctx *t, const char *file, int line)
 
 void dc_attrs_of_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE ia)
 {
-	DAT_EVD_HANDLE evd;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 	DAT_RETURN r = dat_ia_query(ia, &evd, DAT_IA_FIELD_ALL, &t->ia_attr,
 				    DAT_PROVIDER_FIELD_ALL, &t->prov_attr);
 
@@ -45,7 +45,6 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 {
 	struct dc_priv *p = t->priv;
 	struct dc_str why = { 0 };
-	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
 	DAT_RETURN r;
 	char b[200];
 	char reason[512];
@@ -68,9 +67,7 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 			  conf ? conf : "unset");
 	}
 	p->ia_open = true;
-	r = dat_ia_query(t->ia, &evd, DAT_IA_FIELD_ALL, &t->ia_attr,
-			 DAT_PROVIDER_FIELD_ALL, &t->prov_attr);
-	setup_ok(t, file, line, r, "dat_ia_query(DAT_IA_FIELD_ALL, DAT_PROVIDER_FIELD_ALL)");
+	dc_attrs_of_at(t, file, line, t->ia);
 	dc_attrs_find_unreported(t);
 	p->t_ia_open = dc_now_ms();
 	met = dc_requirements_met(t, t->c->requires, &why);
