@@ -273,6 +273,26 @@ bool dc_attr_reported(const struct dc_ctx *t, const char *name)
 	return a && !unreported(t, a);
 }
 
+void dc_attr_learn(struct dc_ctx *t, const char *name, long long value)
+{
+	const struct attr *a = find_attr(name, strlen(name));
+	unsigned char *base;
+
+	if (!a)
+		return;
+	base = a->ia ? (unsigned char *)&t->ia_attr : (unsigned char *)&t->prov_attr;
+	if (a->size == sizeof(int32_t)) {
+		int32_t v = (int32_t)value;
+
+		memcpy(base + a->off, &v, sizeof(v));
+	} else if (a->size == sizeof(int64_t)) {
+		int64_t v = value;
+
+		memcpy(base + a->off, &v, sizeof(v));
+	}
+	t->priv->attr_unreported &= ~(1ull << (a - attrs));
+}
+
 /*
  * Pages whose RETURN VALUES list DAT_MODEL_NOT_SUPPORTED (checked against
  * the illumos 1.2 pages).  Only these may turn that code into UNSUPPORTED.

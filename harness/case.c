@@ -908,6 +908,10 @@ static void send_verdict(struct dc_ctx *t)
 		dc_json_key(&s, &first, "cleanup_failures");
 		dc_str_printf(&s, "[%s]", dc_str_c(&p->cleanup));
 	}
+	if (p->nlearned) {
+		dc_json_key(&s, &first, "learned");
+		dc_json_learned(&s, p);
+	}
 	dc_str_puts(&s, "}}");
 	dc_ctl_write(t, dc_str_c(&s));
 	dc_str_free(&s);

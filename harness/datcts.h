@@ -357,6 +357,18 @@ const char *dc_provider_attr_find(const struct dc_ctx *t, const char *name);
 void dc_cause_needs(struct dc_ctx *t, const char *kind, const char *name);
 
 /*
+ * A case whose clause ties a behaviour to a Provider attribute both ways
+ * ("accepted if and only if the attribute says so") needs its reported
+ * value: when dat_ia_query did not write it, the case ends UNSUPPORTED as
+ * "unreported" (not demonstrated, never against the provider for lacking
+ * the feature; the unwritten attribute fails dat_ia_query's own clause).
+ * Never learned from a call (harness/learn.c): that call is the one the
+ * clause judges.
+ */
+void dc_need_reported_at(struct dc_ctx *t, const char *file, int line, const char *attr);
+#define DC_NEED_REPORTED(attr) dc_need_reported_at(t, __FILE__, __LINE__, (attr))
+
+/*
  * A bound of the case's own (how many objects it will create, how long it
  * will wait) stopped it before the state the clause speaks of was reached,
  * e.g. max_eps is larger than the EPs the case will make.  Ends the case

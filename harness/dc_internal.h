@@ -93,9 +93,20 @@ struct dc_cause {
 	char needs_name[96];
 };
 
+/* learn.c: an attribute dat_ia_query left unwritten, learned from a call */
+struct dc_learned {
+	const char *attr;
+	char call[32];
+	DAT_RETURN ret;
+	int value;		/* -1: the answer taught nothing */
+};
+#define DC_MAX_LEARNED 8
+
 struct dc_priv {
 	jmp_buf jb;
 	uint64_t attr_unreported;	/* attrs.c's table: fields dat_ia_query left unwritten */
+	struct dc_learned learned[DC_MAX_LEARNED];
+	int nlearned;
 	bool jb_armed;
 	double deadline_ms;	/* dc_now_ms() value */
 	int ctl_out;		/* JSON lines to the supervisor */
@@ -163,6 +174,14 @@ int dc_requirements_met(const struct dc_ctx *t, const char *requires,
  * into structures filled with a pattern (t->ia_attr and t->prov_attr keep the
  * zero-filled answer). */
 void dc_attrs_find_unreported(struct dc_ctx *t);
+/* An unreported attribute's value, learned from a call (learn.c): written
+ * into t->prov_attr, and no longer unreported. */
+void dc_attr_learn(struct dc_ctx *t, const char *name, long long value);
+
+/* learn.c: learns the unreported attributes @requires names (.requires
+ * syntax) from the calls of their pages; the "learned" array of a result. */
+void dc_learn_unreported(struct dc_ctx *t, const char *requires);
+void dc_json_learned(struct dc_str *s, const struct dc_priv *p);
 bool dc_page_documents_model_not_supported(const char *page);
 
 /* events.c: the teardown joins the waiter threads that have returned. */

@@ -69,6 +69,7 @@ void dc_open_ia_at(struct dc_ctx *t, const char *file, int line)
 	p->ia_open = true;
 	dc_attrs_of_at(t, file, line, t->ia);
 	dc_attrs_find_unreported(t);
+	dc_learn_unreported(t, t->c->requires);
 	p->t_ia_open = dc_now_ms();
 	met = dc_requirements_met(t, t->c->requires, &why);
 	/* the case ends here unless it applies: the reason outlives `why` */

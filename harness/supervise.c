@@ -689,6 +689,7 @@ struct half_result {
 	struct dc_str cleanup;		/* JSON array of failed DC_CLEANUP calls, or empty */
 	struct dc_str teardown_failure;	/* JSON object, or empty */
 	struct dc_str clause_at;	/* {"clause", "held"}: DC_FOR_CLAUSE, or empty */
+	struct dc_str learned;		/* JSON array: attributes learned from calls (learn.c) */
 };
 
 static void put_member(struct dc_str *s, bool *first, const struct dc_jv *obj,
@@ -859,6 +860,8 @@ static void build_half(const struct child *ch, double timeout_s,
 	}
 	if (dc_json_get(v, "cleanup_failures"))
 		dc_json_write(&h->cleanup, dc_json_get(v, "cleanup_failures"));
+	if (dc_json_get(v, "learned"))
+		dc_json_write(&h->learned, dc_json_get(v, "learned"));
 	if (ch->teardown) {
 		const struct dc_jv *td = dc_json_get(ch->teardown, "teardown");
 
@@ -924,6 +927,7 @@ static void free_half(struct half_result *h)
 	dc_str_free(&h->cleanup);
 	dc_str_free(&h->teardown_failure);
 	dc_str_free(&h->clause_at);
+	dc_str_free(&h->learned);
 	dc_str_free(&h->message);
 	dc_str_free(&h->output);
 	dc_str_free(&h->phases);
@@ -957,6 +961,10 @@ static void emit_reached(struct dc_str *s, bool *first, const struct half_result
 	if (h->clause_at.len) {
 		dc_json_key(s, first, "clause_at");
 		dc_str_add(s, h->clause_at.p, h->clause_at.len);
+	}
+	if (h->learned.len) {
+		dc_json_key(s, first, "learned");
+		dc_str_add(s, h->learned.p, h->learned.len);
 	}
 	if (!h->reached)
 		return;

@@ -164,6 +164,7 @@ DC_CASE(dat_ep_create_with_srq, pz_difference_per_attribute,
 	DAT_EP_HANDLE ep;
 	DAT_RETURN r;
 
+	DC_NEED_REPORTED("srq_ep_pz_difference_supported");
 	kit(&k);
 	k.pz = dc_pz(t);
 	r = make(t, &k, &ep);

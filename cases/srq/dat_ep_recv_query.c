@@ -380,6 +380,12 @@ DC_CASE(dat_ep_recv_query, model_not_supported,
 
 	rq_link(t, &l, 1);
 	r = dat_ep_recv_query(l.rx.ep, &n, &s);
+	if (!dc_attr_reported(t, "ep_recv_info_supported")) {
+		/* nothing advertised: a provider without either count answers
+		 * DAT_MODEL_NOT_SUPPORTED or succeeds (RETURN VALUES), no other code */
+		DC_ASSERT_RET_ANY(r, DAT_SUCCESS, DAT_MODEL_NOT_SUPPORTED);
+		return;
+	}
 	dc_note(t, "ep_recv_info_supported = %d: %s",
 		(int)t->prov_attr.ep_recv_info_supported, dc_ret_text(r));
 	if (t->prov_attr.ep_recv_info_supported) {

@@ -391,13 +391,19 @@ DC_CASE(dat_srq_create, pz_difference_per_attribute,
 	.summary = "an EP in another PZ than its SRQ is accepted iff srq_ep_pz_difference_supported",
 	.requires = "srq_supported")
 {
-	DAT_PZ_HANDLE pz = dc_pz(t), other = dc_pz(t);
-	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
-	DAT_EVD_HANDLE evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
-	DAT_EVD_HANDLE cevd = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
+	DAT_PZ_HANDLE pz, other;
+	DAT_SRQ_HANDLE srq;
+	DAT_EVD_HANDLE evd, cevd;
 	DAT_EP_ATTR a;
 	DAT_EP_HANDLE ep;
 	DAT_RETURN r;
+
+	DC_NEED_REPORTED("srq_ep_pz_difference_supported");
+	pz = dc_pz(t);
+	other = dc_pz(t);
+	srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
+	evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	cevd = dc_evd(t, 16, DAT_EVD_CONNECTION_FLAG);
 
 	dc_ep_attr_default(t, &a);
 	r = dat_ep_create_with_srq(t->ia, other, evd, evd, cevd, srq, &a, &ep);

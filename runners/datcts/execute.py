@@ -417,8 +417,10 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
 # What a half's record carries only when set: the verdict a teardown CRASH or
 # TIMEOUT came after, what decided a non-PASS result, a failed teardown close,
 # failed clean-up calls after the checks (DC_CLEANUP), the clause a multi-clause case was
-# checking when it missed (DC_FOR_CLAUSE).
-OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "cleanup_failures", "reached", "clause_at")
+# checking when it missed (DC_FOR_CLAUSE), the attributes learned from calls because
+# dat_ia_query did not write them (harness/learn.c).
+OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "cleanup_failures", "reached", "clause_at",
+                        "learned")
 
 
 def _reached(r: dict) -> dict:
