@@ -1,7 +1,16 @@
 """The join of a run's results with the clause catalog: per clause its cases
 and status, coverage (clauses with no case), and the verdict.
 
-Rules (docs/results-format.md, "Verdict").  datcts-verdict/3 (the default):
+Rules (docs/results-format.md, "Verdict").  datcts-verdict/4 (the default)
+decides a clause by what was observed: a check that failed fails it; a case
+whose checks passed and whose teardown then crashed holds it (the crash is
+charged to the clause of the call that crashed); a clause holds when every
+case that reached its checks passed, at least one did, and each case that did
+not reach them was stopped by something the clause is not about
+(attribution.excuse: another page's optional feature or failing call, a
+failing check of another clause); otherwise it is not demonstrated.  The
+verdict says how many of a clause's cases judged it.  datcts-verdict/3 (older
+bundles) is the same but for those three points:
 three outcomes per clause, fails > not demonstrated > holds, decided by
 attribution.py from the results' structured fields:
   holds              pass, unsupported (optional), waived (with a reason)
@@ -52,7 +61,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from datcts_reports import (BAD_STATES, STATES, VERDICT_SCHEMA, VERDICT_SCHEMA_V1,
-                            VERDICT_SCHEMA_V2)
+                            VERDICT_SCHEMA_V2, VERDICT_SCHEMA_V3)
 from datcts_reports import attribution, cluster
 from datcts_reports.catalog import SUBJECTS, Catalog, Clause
 
@@ -71,7 +80,7 @@ OUTCOME_OF = {"pass": "holds", "unsupported": "holds", "waived": "holds",
               "not-demonstrated": "not-demonstrated", "contested": "contested",
               "fail": "fails"}
 # The rules of each verdict schema: 2 (two outcomes) or 3 (three).
-RULES_OF = {VERDICT_SCHEMA: 3, VERDICT_SCHEMA_V2: 2, VERDICT_SCHEMA_V1: 2}
+RULES_OF = {VERDICT_SCHEMA: 4, VERDICT_SCHEMA_V3: 3, VERDICT_SCHEMA_V2: 2, VERDICT_SCHEMA_V1: 2}
 
 # Chart categories (per clause), in stacking order.
 CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "NOT DEMONSTRATED", "CONTESTED", "UNRESOLVED",
@@ -102,14 +111,14 @@ def outcome(result: dict, clause: Clause | None) -> str:
     return "fail"
 
 
-def outcome_v3(result: dict, clause: Clause | None) -> str:
-    """The datcts-verdict/3 status a result gives one of its clauses."""
+def outcome_v3(result: dict, clause: Clause | None, rules: int = 4) -> str:
+    """The datcts-verdict/4 (or /3) status a result gives one of its clauses."""
     if result["state"] in BAD_STATES and result.get("waived") and \
             str((result.get("waiver") or {}).get("reason", "")).strip():
         return "waived"
     return attribution.outcome(result, clause is None or clause.optional,
                                clause is not None and clause.subject == "registry",
-                               clause.id if clause is not None else None)[0]
+                               clause.id if clause is not None else None, rules)[0]
 
 
 @dataclass
@@ -121,10 +130,20 @@ class ClauseView:
     status: str = "no-case"
     chart: str = "NO CASE"
     why: str = ""
-    rules: int = 3
+    rules: int = 4
+    # datcts-verdict/4: the cases that did not reach the clause's checks, each
+    # with what stopped it, when none of that was about the clause
+    excused: list = field(default_factory=list)     # [(result, why)]
 
     def outcome(self, r: dict) -> str:
-        return outcome_v3(r, self.clause) if self.rules == 3 else outcome(r, self.clause)
+        return outcome_v3(r, self.clause, self.rules) if self.rules >= 3 else \
+            outcome(r, self.clause)
+
+    @property
+    def judged_by(self) -> tuple[int, int]:
+        """(cases that judged the clause, cases that ran)."""
+        n = len(self.results)
+        return n - sum(1 for r in self.results if self.outcome(r) == "not-demonstrated"), n
 
     @property
     def verdict_outcome(self) -> str:
@@ -211,7 +230,7 @@ def _resolve_holds(cv: ClauseView) -> None:
 
 
 def _resolve_v3(cv: ClauseView) -> None:
-    outs = [(outcome_v3(r, cv.clause), r) for r in cv.results]
+    outs = [(outcome_v3(r, cv.clause, cv.rules), r) for r in cv.results]
     ranked = [o for o, _ in outs] + (["not-run"] if cv.not_run else [])
     ranked += ["waived" if c.waived else "fail" for c in cv.charges]
     if not ranked:
@@ -234,7 +253,7 @@ def _resolve_v3(cv: ClauseView) -> None:
     elif cv.status == "not-demonstrated":
         cv.chart = "NOT DEMONSTRATED"
         cv.why = "; ".join(
-            f"{r['id']}: {attribution.outcome(r, cv.clause.optional, cv.clause.subject == 'registry', cv.id)[1]}"
+            f"{r['id']}: {attribution.outcome(r, cv.clause.optional, cv.clause.subject == 'registry', cv.id, cv.rules)[1]}"
             f" ({r['state']}" + (f": {r['message']}" if r["message"] else "") + ")"
             for o, r in outs if o == "not-demonstrated")
     elif cv.status == "not-run":
@@ -249,8 +268,56 @@ def _resolve_v3(cv: ClauseView) -> None:
         _resolve_holds(cv)
 
 
+def _excuse_v4(cv: ClauseView, failing_pages: set, failing_clauses: set) -> None:
+    """datcts-verdict/4: a not-demonstrated clause holds when each case that
+    did not reach its checks was stopped by something it is not about, and
+    at least one case judged it (attribution.excuse)."""
+    if cv.status != "not-demonstrated":
+        return
+    outs = [(cv.outcome(r), r) for r in cv.results]
+    judged = [o for o, _ in outs if o in ("pass", "unsupported", "waived")]
+    if not judged:
+        return
+    excused = []
+    for o, r in outs:
+        if o != "not-demonstrated":
+            continue
+        why = attribution.excuse(r, cv.clause.page, failing_pages, failing_clauses,
+                                 dc_documents_model_not_supported)
+        if why is None:
+            return
+        excused.append((r, why))
+    cv.excused = excused
+    ranked = judged + (["not-run"] if cv.not_run else [])
+    cv.status = max(ranked, key=_RANK.__getitem__)
+    if cv.status == "not-run":
+        cv.chart = "NOT RUN"
+        cv.why = "not run: " + ", ".join(cv.not_run)
+    elif cv.status == "waived":
+        cv.chart = "WAIVED"
+        cv.why = "; ".join(f"{r['id']} waived: {r['waiver']['reason']}"
+                           for o, r in outs if o == "waived")
+    else:
+        _resolve_holds(cv)
+    n, m = cv.judged_by
+    cv.why = (cv.why + "; " if cv.why else "") + f"judged by {n} of its {m} cases; " + \
+        "; ".join(f"{r['id']} not: {why}" for r, why in excused)
+
+
+# The pages whose RETURN VALUES list DAT_MODEL_NOT_SUPPORTED (the harness's
+# list, harness/attrs.c model_ns_pages; tests/reports checks they agree).
+MODEL_NOT_SUPPORTED_PAGES = frozenset((
+    "dat_ep_connect", "dat_ep_create", "dat_ep_create_with_srq", "dat_ep_dup_connect",
+    "dat_ep_recv_query", "dat_ep_set_watermark", "dat_lmr_create", "dat_psp_create",
+    "dat_psp_create_any", "dat_rmr_bind", "dat_srq_create", "dat_srq_set_lw"))
+
+
+def dc_documents_model_not_supported(page: str) -> bool:
+    return page in MODEL_NOT_SUPPORTED_PAGES
+
+
 def _resolve(cv: ClauseView) -> None:
-    if cv.rules == 3:
+    if cv.rules >= 3:
         _resolve_v3(cv)
         return
     outs = [(outcome(r, cv.clause), r) for r in cv.results]
@@ -288,7 +355,7 @@ class Analysis:
     ({"id","page","clauses"}), e.g. run.not_selected or a --list."""
 
     def __init__(self, catalog: Catalog, doc: dict | None = None, known_cases=None,
-                 rules: int = 3):
+                 rules: int = 4):
         self.catalog = catalog
         self.doc = doc
         self.rules = rules
@@ -330,7 +397,7 @@ class Analysis:
                     hit = True
             if not hit:
                 pv.orphans.append(r)
-            if rules == 3:
+            if rules >= 3:
                 for ch in attribution.charges(r):
                     cv = views.get(ch.clause)
                     if cv is not None:
@@ -346,6 +413,12 @@ class Analysis:
                     cv.not_run.append(k["id"])
         for cv in views.values():
             _resolve(cv)
+        if rules >= 4:
+            failing = [cv for cv in views.values() if cv.status in ("fail", "contested")]
+            failing_pages = {cv.clause.page for cv in failing}
+            failing_clauses = {cv.id for cv in failing}
+            for cv in views.values():
+                _excuse_v4(cv, failing_pages, failing_clauses)
         self.views = views
         self.pages = [pages[k] for k in sorted(pages)]
 
@@ -507,6 +580,7 @@ class Analysis:
             "label": VERDICT_LABEL[v],
             "explanation": expl,
             "shall": {"total": n, **{o.replace("-", "_"): len(fam[o]) for o in OUTCOMES},
+                      **({"judged": n - len(nd)} if self.rules >= 4 else {}),
                       "by_status": {k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
             "failing_shall": [{"clause": cv.id, "cases": evidence(cv)} for cv in fam["fails"]],
             "contested_shall": [{"clause": cv.id, "readings": dict(cv.clause.contested),
@@ -523,6 +597,11 @@ class Analysis:
             "unsupported_shall": [cv.id for cv in by["unsupported"]],
             "advisories": advisories,
             "blocking_causes": self.blocking_causes([cv for cv in views if cv.level == "shall"]),
+            **({"partly_judged_shall": [
+                {"clause": cv.id, "judged_by": list(cv.judged_by),
+                 "not_judging": [{"id": r["id"], "state": r["state"], "why": why}
+                                 for r, why in cv.excused]}
+                for cv in shall if cv.excused]} if self.rules >= 4 else {}),
         }
 
     def blocking_causes(self, views: list | None = None) -> list:
@@ -568,7 +647,7 @@ class Analysis:
         if RULES_OF[schema] != self.rules:
             return Analysis(self.catalog, self.doc, self._known_cases,
                             rules=RULES_OF[schema]).verdict(schema)
-        subject_verdict = self._subject_verdict_v3 if self.rules == 3 else self._subject_verdict
+        subject_verdict = self._subject_verdict_v3 if self.rules >= 3 else self._subject_verdict
         complete = bool(self.doc and self.doc["run"].get("complete"))
         views = list(self.views.values())
         run = (self.doc or {}).get("run") or {}
@@ -597,9 +676,9 @@ class Analysis:
                        "started": run.get("started"), "finished": run.get("finished")}}
         if schema != VERDICT_SCHEMA_V1:
             out["subjects"] = subjects
-        if self.rules == 3:
+        if self.rules >= 3:
             cl = cluster.cluster_verdict(self.doc, self.catalog,
-                                         lambda r, c: OUTCOME_OF[outcome_v3(r, c)])
+                                         lambda r, c: OUTCOME_OF[outcome_v3(r, c, self.rules)])
             if cl is not None:
                 # a cluster run: each node's and link's verdict; the worst named
                 out["cluster"] = cl

@@ -1,5 +1,5 @@
 """What a result says about which clause, and whose: the honest-verdict
-rules of datcts-verdict/3 (docs/results-format.md, "Verdict").
+rules of datcts-verdict/4 and /3 (docs/results-format.md, "Verdict").
 
 A clause *fails* only where a check of that clause was seen to fail, or the
 provider crashed or hung inside a call the case made; what could not be
@@ -97,10 +97,14 @@ def _needs_why(r: dict) -> str:
 
 
 def outcome(r: dict, optional: bool, is_registry_clause: bool,
-            clause: str | None = None) -> tuple[str, str]:
+            clause: str | None = None, rules: int = 4) -> tuple[str, str]:
     """The status a result gives one clause it names (@clause), and why (for
     not-demonstrated).  Waivers are applied by the caller."""
     status, why = _outcome(r, optional, is_registry_clause)
+    if rules >= 4 and status == "not-demonstrated" and _passed_then_charged(r):
+        # the checks were seen to pass; the crash after them is charged to
+        # the clause of the call that crashed (charges), not to this one
+        return "pass", ""
     at = r.get("clause_at") or {}
     if status == "fail" and clause and at.get("clause") and at["clause"] != clause:
         # a case of several clauses missed at a check of another one
@@ -154,6 +158,65 @@ def _outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, st
     if answered_by(r) == "registry" and not is_registry_clause:
         return "not-demonstrated", "the crash was inside the registry, not the provider"
     return "fail", ""
+
+
+def _passed_then_charged(r: dict) -> bool:
+    """A case that reached PASS (or passed its checks and crashed inside a
+    DC_CLEANUP abrupt close), whose later failure is charged elsewhere."""
+    if r["state"] not in ("CRASH", "TIMEOUT"):
+        return False
+    after_checks = r.get("reached") == "PASS" or \
+        (not r.get("reached") and phase(r) == "cleanup" and _abrupt_close(cause(r)))
+    return after_checks and bool(charges(r))
+
+
+def page_of_call(call: str | None) -> str | None:
+    """The man page of a DAT call as a result records it
+    ("dat_ia_query(DAT_IA_FIELD_ALL, ...)" -> "dat_ia_query"); None for a
+    helper or an expression."""
+    if not call:
+        return None
+    name = call.split("(", 1)[0].strip()
+    return name if name.startswith("dat_") and name.isidentifier() else None
+
+
+ABSENT_TYPES = ("DAT_MODEL_NOT_SUPPORTED", "DAT_NOT_IMPLEMENTED")
+
+
+def excuse(r: dict, page: str, failing_pages: set, failing_clauses: set,
+           documents_model_not_supported) -> str | None:
+    """datcts-verdict/4: why a case that did not reach a clause's checks was
+    stopped by something the clause is not about, or None when it was not
+    (docs/results-format.md, "Verdict").  @page: the clause's page;
+    @failing_pages / @failing_clauses: what fails in this run;
+    @documents_model_not_supported(page): the pages that list that code."""
+    c = cause(r)
+    needs = c.get("needs") or {}
+    kind = needs.get("kind")
+    st = r["state"]
+    if st == "UNSUPPORTED" or r.get("reached") == "UNSUPPORTED":
+        if kind == "attribute":
+            return f"the provider lacks {needs.get('name')}, so this way to the clause does not apply"
+        if kind == "model_not_supported":
+            return (f"{c.get('call') or needs.get('name')} answered DAT_MODEL_NOT_SUPPORTED, which "
+                    f"{needs.get('name')}(3DAT) allows: this way to the clause does not apply")
+        return None     # the suite's own hooks and bounds, an unreported attribute
+    at = r.get("clause_at") or {}
+    if at.get("clause") and at["clause"] in failing_clauses:
+        return f"stopped at a failing check of {at['clause']}, before this clause's checks"
+    if r.get("host_failure") or phase(r) not in ("setup",):
+        return None
+    call = page_of_call(c.get("call"))
+    if not call or call == page:
+        return None
+    rtype = (c.get("return") or {}).get("type")
+    if rtype == "DAT_MODEL_NOT_SUPPORTED" and documents_model_not_supported(call):
+        return f"the set-up's {call} answered DAT_MODEL_NOT_SUPPORTED, which {call}(3DAT) allows"
+    if call in failing_pages:
+        what = f"-> {rtype}" if rtype else ("crashed" if st == "CRASH" else
+                                             "hung" if st == "TIMEOUT" else "failed")
+        return f"the set-up's {call} {what}, a defect {call}'s own failing clauses judge"
+    return None
 
 
 def charges(r: dict) -> list[Charge]:

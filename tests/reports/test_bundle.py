@@ -259,10 +259,25 @@ def test_a_v2_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
     assert got.verdict["schema"] == "datcts-verdict/2"
 
 
-def test_v3_bundle_checks_the_registry_line(bundle, tmp_path):
+def test_a_v3_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
+    """Bundles made before datcts-verdict/4 (the worst case decided a clause);
+    verify re-derives their verdict by those rules."""
+    from datcts_reports.analysis import Analysis
+
+    real = Analysis.verdict
+    monkeypatch.setattr(Analysis, "verdict", lambda self, schema="datcts-verdict/3": real(self, schema))
+    path, _, v = build(run_dir, tmp_path / "v3.tar.gz", CATALOG)
+    monkeypatch.undo()
+    assert v["schema"] == "datcts-verdict/3" and "judged" not in v["shall"]
+    got = verify(path)
+    assert got.ok, got.problems
+    assert got.verdict["schema"] == "datcts-verdict/3"
+
+
+def test_v4_bundle_checks_the_registry_line(bundle, tmp_path):
     ms = members(bundle)
     assert json.loads(next(d for n, (_, d) in ms.items() if n.endswith("/verdict.json")))["schema"] \
-        == "datcts-verdict/3"
+        == "datcts-verdict/4"
     hname = next(n for n in ms if n.endswith("/report.html"))
     html = ms[hname][1].replace(b'name="datcts-verdict-registry" content="',
                              b'name="datcts-verdict-registry" content="x')

@@ -186,7 +186,7 @@ def subject_verdict(tmp_path, failing=(), **kw):
 
 def test_a_registry_failure_does_not_touch_the_provider_certificate(tmp_path):
     v = subject_verdict(tmp_path, failing={"dat_strerror.undefined_code", "dat_strerror.names_code"})
-    assert v["schema"] == "datcts-verdict/3"
+    assert v["schema"] == "datcts-verdict/4"
     assert v["verdict"] == "conformant" and v["shall"]["total"] == 2
     assert v["subjects"]["provider"]["verdict"] == "conformant"
     reg = v["subjects"]["registry"]
@@ -240,7 +240,7 @@ def test_the_real_catalog_gives_the_registry_its_pages():
     assert "dat_ia_query.dapl_version" not in reg and "dat_provider_init.no_other_names" not in reg
 
 
-# ---- datcts-verdict/3: every row of the outcome table, attribution, blocking causes
+# ---- datcts-verdict/4 (and /3): every row of the outcome table, attribution, blocking causes
 
 ATTR_CATALOG = {
     "dat_ep_free": [("frees", "shall", []), ("invalid_handle", "shall", [])],
@@ -265,11 +265,11 @@ def ret(type_, who="provider"):
     return {"code": "0x80000000", "type": type_, "subtype": None, "answered_by": who}
 
 
-def attr_analysis(tmp_path, changed):
+def attr_analysis(tmp_path, changed, rules=4, extra=()):
     from helpers import small_catalog
     cat = small_catalog(tmp_path, ATTR_CATALOG)
-    rs = [changed.get(c) or result(c) for c in ATTR_IDS]
-    return Analysis(cat, make_doc(rs))
+    rs = [changed.get(c) or result(c) for c in ATTR_IDS] + list(extra)
+    return Analysis(cat, make_doc(rs), rules=rules)
 
 
 def frees(state, **kw):
@@ -323,12 +323,14 @@ OUTCOME_ROWS = [
      lambda: with_cause(frees("UNSUPPORTED"), needs={"kind": "suite_bound",
                                                      "name": "131072 EPs"}),
      "not-demonstrated"),
-    ("checks passed, then the teardown crashed", lambda: teardown_crash(), "not-demonstrated"),
+    # the checks were seen to pass; the crash is charged to the close (below)
+    ("checks passed, then the teardown crashed", lambda: teardown_crash(), "pass"),
     ("checks passed, then the process died at its end",
-     lambda: teardown_crash(phase="exit"), "not-demonstrated"),
+     lambda: teardown_crash(phase="exit"), "pass"),
     ("a check failed, then the teardown crashed", lambda: teardown_crash(reached="FAIL"), "fail"),
-    ("checks passed, then a clean-up abrupt close crashed", lambda: cleanup_crash(),
-     "not-demonstrated"),
+    ("checks passed, then a clean-up abrupt close crashed", lambda: cleanup_crash(), "pass"),
+    ("checks passed, then a clean-up free crashed (charged nowhere)",
+     lambda: cleanup_crash("dat_ep_free(ep)"), "not-demonstrated"),
     ("a crash inside the registry", lambda: with_cause(frees("CRASH"), answered_by="registry"),
      "not-demonstrated"),
     ("waived failure", lambda: frees("FAIL", waiver="vendor bug 7"), "waived"),
@@ -342,9 +344,112 @@ def test_outcome_table(tmp_path, what, make, status):
     assert cv.status == status, (what, cv.why)
     v = a.verdict()
     want = {"fail": "not-conformant", "not-demonstrated": "incomplete"}.get(status, "conformant")
-    if what.endswith("crashed") and "then" in what or what.endswith("at its end"):
+    if ("crashed" in what and "then" in what and "charged nowhere" not in what) or \
+            what.endswith("at its end"):
         want = "not-conformant"     # the teardown's clause is charged: see below
     assert v["verdict"] == want, (what, v["explanation"])
+
+
+V3_ROWS = {"checks passed, then the teardown crashed": "not-demonstrated",
+           "checks passed, then the process died at its end": "not-demonstrated",
+           "checks passed, then a clean-up abrupt close crashed": "not-demonstrated"}
+
+
+@pytest.mark.parametrize("what,make,status", OUTCOME_ROWS, ids=[r[0] for r in OUTCOME_ROWS])
+def test_outcome_table_v3(tmp_path, what, make, status):
+    """datcts-verdict/3 (older bundles): a teardown crash after the checks
+    left the clause not demonstrated."""
+    a = attr_analysis(tmp_path, {"dat_ep_free.frees": make()}, rules=3)
+    cv = a.views["dat_ep_free.frees"]
+    assert cv.status == V3_ROWS.get(what, status), (what, cv.why)
+
+
+# ---- datcts-verdict/4: a clause decided by the cases that reached its checks
+
+def second_case(state="UNRESOLVED", clause="dat_ep_free.frees", **cause):
+    r = result("dat_ep_free.frees_other_way", state, clauses=[clause])
+    r["page"] = "dat_ep_free"
+    return with_cause(r, **cause) if cause else r
+
+
+def setup_stop(call, rtype, **kw):
+    return second_case(phase="setup", call=call, **{"return": ret(rtype)}, **kw)
+
+
+def failing_page_case(page="dat_cr_handoff"):
+    """A failing case of another page, so that page fails in the run."""
+    r = result(f"{page}.delivered", "FAIL", clauses=["dat_ia_close.no_leaks"])
+    r["page"] = page
+    return r
+
+
+EXCUSE_ROWS = [
+    # (the other case of a clause whose main case passed, the run's other failures, status)
+    ("lacks an optional feature (attribute)",
+     lambda: second_case("UNSUPPORTED", needs={"kind": "attribute", "name": "srq_supported"}),
+     (), "pass"),
+    ("another page's MODEL_NOT_SUPPORTED, which it documents",
+     lambda: setup_stop("dat_srq_create", "DAT_MODEL_NOT_SUPPORTED"), (), "pass"),
+    ("another page's call that fails in this run",
+     lambda: setup_stop("dat_ia_close", "DAT_NOT_IMPLEMENTED"),
+     (lambda: with_cause(result("dat_ia_close.abrupt_always_succeeds", "FAIL")),), "pass"),
+    ("another page's call, nothing charged for it",
+     lambda: setup_stop("dat_ia_close", "DAT_INSUFFICIENT_RESOURCES"), (), "not-demonstrated"),
+    ("the clause's own page's call in the set-up",
+     lambda: setup_stop("dat_ep_free", "DAT_NOT_IMPLEMENTED"),
+     (lambda: result("dat_ep_free.invalid_handle", "FAIL"),), "not-demonstrated"),
+    ("a helper, not a DAT call",
+     lambda: setup_stop("dc_connect", "DAT_INSUFFICIENT_RESOURCES"), (), "not-demonstrated"),
+    ("a test hook only the reference provider has",
+     lambda: second_case("UNSUPPORTED", needs={"kind": "hook", "name": "daplref_test_x"}),
+     (), "not-demonstrated"),
+    ("an attribute dat_ia_query did not write",
+     lambda: second_case("UNSUPPORTED", needs={"kind": "unreported", "name": "lmr_sync_req"}),
+     (), "not-demonstrated"),
+    ("a check of another clause failed first",
+     lambda: dict(second_case("FAIL", clause="dat_ep_free.frees"),
+                  clauses=["dat_ep_free.invalid_handle", "dat_ep_free.frees"],
+                  clause_at={"clause": "dat_ep_free.invalid_handle", "held": []}),
+     (), "pass"),
+]
+
+
+@pytest.mark.parametrize("what,make,others,status", EXCUSE_ROWS, ids=[r[0] for r in EXCUSE_ROWS])
+def test_one_case_of_several_does_not_decide(tmp_path, what, make, others, status):
+    changed = {}
+    for o in others:
+        r = o()
+        changed[r["id"]] = r
+    a = attr_analysis(tmp_path, changed, extra=[make()])
+    cv = a.views["dat_ep_free.frees"]
+    assert cv.status == status, (what, cv.why)
+    if status == "pass":
+        assert cv.judged_by == (1, 2)
+        assert "judged by 1 of its 2 cases" in cv.why
+        v = a.verdict()
+        row = next(p for p in v["partly_judged_shall"] if p["clause"] == "dat_ep_free.frees")
+        assert row["judged_by"] == [1, 2] and row["not_judging"][0]["why"]
+
+
+def test_no_case_judged_is_not_demonstrated(tmp_path):
+    """Every case excused and none judged: nothing was observed."""
+    only = with_cause(frees("UNRESOLVED"), phase="setup", call="dat_srq_create",
+                      **{"return": ret("DAT_MODEL_NOT_SUPPORTED")})
+    a = attr_analysis(tmp_path, {"dat_ep_free.frees": only})
+    assert a.views["dat_ep_free.frees"].status == "not-demonstrated"
+
+
+def test_v3_lets_one_case_of_several_decide(tmp_path):
+    a = attr_analysis(tmp_path, {}, rules=3, extra=[
+        second_case("UNSUPPORTED", needs={"kind": "attribute", "name": "srq_supported"})])
+    assert a.views["dat_ep_free.frees"].status == "not-demonstrated"
+
+
+def test_judged_count_in_the_verdict(tmp_path):
+    a = attr_analysis(tmp_path, {"dat_ep_free.invalid_handle":
+                                 result("dat_ep_free.invalid_handle", "UNRESOLVED")})
+    shall = a.verdict()["shall"]
+    assert shall["judged"] == shall["total"] - shall["not_demonstrated"] == 4
 
 
 def test_unsupported_on_an_optional_clause_holds(tmp_path):
@@ -372,7 +477,7 @@ def test_teardown_crash_is_charged_to_the_abrupt_close(tmp_path):
     ev = v["failing_shall"][0]["cases"]
     assert ev == [{"id": "dat_ep_free.frees", "state": "CRASH", "charged": True,
                    "why": "SIGSEGV in the teardown's abrupt dat_ia_close (case dat_ep_free.frees)"}]
-    assert a.views["dat_ep_free.frees"].status == "not-demonstrated"
+    assert a.views["dat_ep_free.frees"].status == "pass"
     assert v["subjects"]["registry"]["verdict"] == "conformant"
 
 
@@ -397,8 +502,14 @@ def test_cleanup_crash_is_charged_to_that_close_not_the_clause(tmp_path):
     a = attr_analysis(tmp_path, {"dat_ep_free.frees": cleanup_crash(),
                                  "dat_ep_free.invalid_handle":
                                      cleanup_crash("dat_ep_free(ep)")})
+    # (both results carry the id dat_ep_free.frees) the free is charged
+    # nowhere, so it leaves the clause not demonstrated; the abrupt close alone
+    # is charged, and then the case's own checks hold
     assert a.views["dat_ep_free.frees"].status == "not-demonstrated"
-    assert "clean-up dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG)" in a.views["dat_ep_free.frees"].why
+    alone = attr_analysis(tmp_path, {"dat_ep_free.frees": cleanup_crash()})
+    assert alone.views["dat_ep_free.frees"].status == "pass"
+    a3 = attr_analysis(tmp_path, {"dat_ep_free.frees": cleanup_crash()}, rules=3)
+    assert "clean-up dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG)" in a3.views["dat_ep_free.frees"].why
     cv = a.views["dat_ia_close.abrupt_always_succeeds"]
     assert cv.status == "fail"
     # only the abrupt close is charged: a free may fail for reasons its page allows
@@ -486,7 +597,7 @@ def test_old_results_without_causes(tmp_path):
     a = attr_analysis(tmp_path, {"dat_ep_free.frees": torn,
                                  "dat_ep_free.invalid_handle":
                                      result("dat_ep_free.invalid_handle", "UNRESOLVED")})
-    assert a.views["dat_ep_free.frees"].status == "not-demonstrated"
+    assert a.views["dat_ep_free.frees"].status == "pass"     # charged to the close
     assert a.views["dat_ep_free.invalid_handle"].status == "not-demonstrated"
     assert a.views["dat_ia_close.abrupt_always_succeeds"].status == "fail"
     a = attr_analysis(tmp_path, {"dat_ep_free.frees": frees("CRASH")})
