@@ -82,6 +82,12 @@ OUTCOME_OF = {"pass": "holds", "unsupported": "holds", "waived": "holds",
 # The rules of each verdict schema: 2 (two outcomes) or 3 (three).
 RULES_OF = {VERDICT_SCHEMA: 4, VERDICT_SCHEMA_V3: 3, VERDICT_SCHEMA_V2: 2, VERDICT_SCHEMA_V1: 2}
 
+# Who could change what leaves a clause not demonstrated (a blocking cause's
+# side): the provider (a defect or lack that blocks), the registry, the suite
+# (a test hook only the reference provider has, a case not run), the device
+# (a limit the IA reports).
+SIDES = ("provider", "registry", "suite", "device")
+
 # Chart categories (per clause), in stacking order.
 CHART_KEYS = ("PASS", "UNSUPPORTED", "WAIVED", "NOT DEMONSTRATED", "CONTESTED", "UNRESOLVED",
               "FAIL", "TIMEOUT", "CRASH", "NOT RUN", "NO CASE")
@@ -575,12 +581,18 @@ class Analysis:
                     out.append({"id": x["id"], "state": x["state"]})
             return out
 
+        causes = self.blocking_causes([cv for cv in views if cv.level == "shall"])
+        not_judged_by = {side: 0 for side in SIDES}
+        for g in causes:
+            if g["outcome"] == "not-demonstrated":
+                not_judged_by[g["side"]] = not_judged_by.get(g["side"], 0) + g["count"]
         return {
             "verdict": v,
             "label": VERDICT_LABEL[v],
             "explanation": expl,
             "shall": {"total": n, **{o.replace("-", "_"): len(fam[o]) for o in OUTCOMES},
-                      **({"judged": n - len(nd)} if self.rules >= 4 else {}),
+                      **({"judged": n - len(nd), "not_judged_by": not_judged_by}
+                         if self.rules >= 4 else {}),
                       "by_status": {k.replace("-", "_"): len(by[k]) for k in STATUS_ORDER}},
             "failing_shall": [{"clause": cv.id, "cases": evidence(cv)} for cv in fam["fails"]],
             "contested_shall": [{"clause": cv.id, "readings": dict(cv.clause.contested),
@@ -596,7 +608,7 @@ class Analysis:
                 for cv in by["waived"]],
             "unsupported_shall": [cv.id for cv in by["unsupported"]],
             "advisories": advisories,
-            "blocking_causes": self.blocking_causes([cv for cv in views if cv.level == "shall"]),
+            "blocking_causes": causes,
             **({"partly_judged_shall": [
                 {"clause": cv.id, "judged_by": list(cv.judged_by),
                  "not_judging": [{"id": r["id"], "state": r["state"], "why": why}
@@ -624,7 +636,9 @@ class Analysis:
                 if isinstance(first, attribution.Charge):
                     key, side, case = first.cause, first.subject, first.case
                 else:
-                    key, side = attribution.blocking_cause(first, cv.clause.subject)
+                    key, side = attribution.blocking_cause(
+                        first, cv.clause.subject,
+                        getattr(cv.clause, "expect", None) or cv.clause.text)
                     case = first["id"]
             g = groups.setdefault((oc, key), {"cause": key, "outcome": oc, "side": side,
                                               "clauses": [], "cases": []})

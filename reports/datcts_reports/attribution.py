@@ -301,11 +301,14 @@ def _where(f: dict | None) -> str:
     return f"{f['symbol']} ({f['object']})" if f.get("symbol") else f["object"]
 
 
-def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
+def blocking_cause(r: dict, default_side: str = "provider",
+                   check: str | None = None) -> tuple[str, str]:
     """A result's cause as one line that many results can share, and the
     side that answered (provider, registry, or "suite" for what the suite
     itself lacks): "dat_ep_connect -> DAT_INSUFFICIENT_RESOURCES",
-    "SIGSEGV in dapl_ep_free (libdaplofa.so.2)"."""
+    "SIGSEGV in dapl_ep_free (libdaplofa.so.2)".  A cause names a call and
+    its answer, or the check the clause makes (@check: the catalog's
+    `expect`), never a source line or a variable of the case."""
     c = cause(r)
     st = r["state"]
     if r.get("reached") == "FAIL":
@@ -329,7 +332,10 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
         if kind == "suite_bound":
             return f"beyond the case's own bound: {needs.get('name')}", "suite"
         if kind == "attribute":
-            return f"the provider lacks {needs.get('name')}", "provider"
+            # a limit the IA reports is the device's; a feature is the provider's
+            name = needs.get("name") or ""
+            return (f"the provider lacks {name}",
+                    "device" if name.startswith(("max_", "ia.max_")) else "provider")
         if kind == "unreported":
             return f"dat_ia_query did not report an attribute of {needs.get('name')}", "provider"
         return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"
@@ -349,12 +355,16 @@ def blocking_cause(r: dict, default_side: str = "provider") -> tuple[str, str]:
                 + stage), who
     ret = c.get("return") or {}
     ev = c.get("event") or {}
-    call = c.get("call") or c.get("expr")
+    # the DAT call that answered; a variable the case kept the answer in
+    # ("r") stands for the call of the case's own page
+    call = page_of_call(c.get("call")) or page_of_call(c.get("expr")) or \
+        page_of_call(r.get("page"))
     if ev:
         got = ev.get("got") or ret.get("type") or "nothing"
         return f"{ev.get('expected')} expected{stage}, {got} came", who
     if ret:
         return f"{call or 'a call'} -> {ret.get('type') or ret.get('code')}{stage}", who
     if st == "FAIL":
-        return f"check at {r.get('file')}:{r.get('line')}", who
-    return f"{st.lower()}{stage} at {r.get('file')}:{r.get('line')}", who
+        return (f"the check of the clause ({check})" if check else
+                f"a check of case {r['id']}"), who
+    return f"{st.lower()}{stage} in case {r['id']}", who

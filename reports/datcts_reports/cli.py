@@ -97,6 +97,12 @@ def write_run_report(results, output=None, catalog=None) -> tuple:
 def print_report_lines(path, v, stream=None) -> None:
     stream = stream or sys.stderr
     print(f"datcts: verdict {v['label']}: {v['explanation']}", file=stream)
+    shall = v.get("shall") or {}
+    if "judged" in shall and shall.get("not_demonstrated"):
+        by = ", ".join(f"{side} {n}" for side, n in (shall.get("not_judged_by") or {}).items()
+                       if n)
+        print(f"datcts: judged {shall['judged']} of {shall['total']} shall clauses; "
+              f"not judged, by who could change that: {by}", file=stream)
     causes = v.get("blocking_causes") or []
     for g in causes[:5]:
         print(f"datcts:   {g['count']:>4} clause{'s' if g['count'] != 1 else ' '} "
