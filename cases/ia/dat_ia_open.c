@@ -510,15 +510,12 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	.summary = "with no descriptor left an open fails with DAT_INSUFFICIENT_RESOURCES; the open IA keeps working")
 {
 	struct xend a, b;
-	/* a Consumer-made async EVD, passed to the second refused open */
-	DAT_EVD_HANDLE mine = evd_on(t->ia, 8, DAT_EVD_ASYNC_FLAG);
-	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL, passed = mine;
-	DAT_IA_HANDLE ia = DAT_HANDLE_NULL, ia2 = DAT_HANDLE_NULL;
-	DAT_RETURN r, r2;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_RETURN r;
 
 	dc_exhaust_fds(t);
 	r = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia);
-	r2 = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &passed, &ia2);
 	dc_exhaust_end(t);
 	if (r == DAT_SUCCESS) {
 		dc_note(t, "the open needed no new descriptor and succeeded");
@@ -526,6 +523,34 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	} else {
 		DC_ASSERT_RET(r, DAT_INSUFFICIENT_RESOURCES);
 	}
+	/* the instance open before still works: a connection with a message */
+	xend_make(t->ia, &a);
+	xend_make(t->ia, &b);
+	xconnect(&a, &b);
+	/* and the refusal left nothing in the way of the next open */
+	evd = DAT_HANDLE_NULL;
+	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
+	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/*
+ * The same refusal for an open given a Consumer-made async EVD: the
+ * refused open keeps nothing of it.  A case of its own, so that a provider
+ * that cannot make that EVD (dat_evd_create's own clauses judge it) does not
+ * stop the plain refusal above from being judged.
+ */
+DC_CASE(dat_ia_open, insufficient_resources_passed_evd,
+	.clauses = "dat_ia_open.insufficient_resources",
+	.summary = "with no descriptor left an open given an async EVD fails with DAT_INSUFFICIENT_RESOURCES and leaves the EVD as it was")
+{
+	DAT_EVD_HANDLE mine = evd_on(t->ia, 8, DAT_EVD_ASYNC_FLAG);
+	DAT_EVD_HANDLE passed = mine;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_RETURN r2;
+
+	dc_exhaust_fds(t);
+	r2 = dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &passed, &ia2);
+	dc_exhaust_end(t);
 	if (r2 == DAT_SUCCESS) {
 		dc_note(t, "the open with a passed async EVD needed no new descriptor");
 		opened_ia_works(t, ia2);
@@ -537,14 +562,6 @@ DC_CASE(dat_ia_open, insufficient_resources,
 	 * (dat_evd_free(3DAT): refused only while streams feed it) */
 	/* collateral: dat_ia_open(3DAT) RETURN VALUES: a refused open keeps nothing of what it was given, so the passed EVD frees */
 	DC_ASSERT_SUCCESS(dat_evd_free(mine));
-	/* the instance open before still works: a connection with a message */
-	xend_make(t->ia, &a);
-	xend_make(t->ia, &b);
-	xconnect(&a, &b);
-	/* and the refusal left nothing in the way of the next open */
-	evd = DAT_HANDLE_NULL;
-	DC_ASSERT_SUCCESS(dat_ia_open((DAT_NAME_PTR)t->ia_name, 16, &evd, &ia));
-	DC_CLEANUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
 /*

@@ -99,14 +99,24 @@ DC_CASE(dat_rmr_query, invalid_mask,
 }
 
 DC_CASE(dat_rmr_query, invalid_handle,
-	.summary = "NULL, a PZ handle and a freed RMR give DAT_INVALID_HANDLE/RMR")
+	.summary = "NULL and a PZ handle give DAT_INVALID_HANDLE/RMR")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	DAT_RMR_HANDLE rmr = dc_rmr(t, pz);
 	DAT_RMR_PARAM q;
 
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_query(DAT_HANDLE_NULL, DAT_RMR_FIELD_ALL, &q), 1, RMR);
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_query((DAT_RMR_HANDLE)pz, DAT_RMR_FIELD_ALL, &q), 1, RMR);
+}
+
+/* The same for a freed RMR: a case of its own, since only a provider that
+ * makes RMRs has one to free (dat_ia_query(3DAT): max_rmrs may be 0). */
+DC_CASE(dat_rmr_query, invalid_handle_freed,
+	.clauses = "dat_rmr_query.invalid_handle",
+	.summary = "a freed RMR gives DAT_INVALID_HANDLE/RMR")
+{
+	DAT_RMR_HANDLE rmr = dc_rmr(t, dc_pz(t));
+	DAT_RMR_PARAM q;
+
 	DC_SETUP(dat_rmr_free(rmr));
 	DC_ASSERT_INVALID_HANDLE(dat_rmr_query(rmr, DAT_RMR_FIELD_ALL, &q), 1, RMR);
 }
