@@ -490,25 +490,26 @@ DC_CASE(dat_ep_modify, specific_attrs_keep_ep_modifiable,
 }
 
 /* One-bit modifies of ep, every other member of ep_param garbage: only that one changes. */
-static void modify_only_masked(struct dc_ctx *t, DAT_EP_HANDLE ep,
-			       const struct mparam *const *which, size_t n)
+static void modify_only_masked(struct dc_ctx *t, DAT_EP_HANDLE ep, const struct mparam *p)
 {
-	for (size_t i = 0; i < n; i++) {
-		DAT_EP_PARAM cur = dc_ep_param(t, ep), nv, q;
-		struct dc_snap before;
+	DAT_EP_PARAM cur = dc_ep_param(t, ep), nv, q;
+	struct dc_snap before;
 
-		/* Every byte garbage: handles, pointers, counts, flags. */
-		memset(&nv, 0x5A, sizeof(nv));
-		which[i]->new_value(t, &cur, &nv);
-		dc_snapshot(t, DC_OBJ_EP, ep, &before);
-		DC_ASSERT_SUCCESS(dat_ep_modify(ep, which[i]->mask, &nv));
-		q = DC_EP_PARAM(ep);
-		DC_ASSERT(which[i]->shows(&q, &nv), "%s does not show the new value",
-			  which[i]->name);
-		DC_ASSERT_UNCHANGED_EXCEPT(&before, which[i]->name);
-	}
+	/* Every byte garbage: handles, pointers, counts, flags. */
+	memset(&nv, 0x5A, sizeof(nv));
+	p->new_value(t, &cur, &nv);
+	dc_snapshot(t, DC_OBJ_EP, ep, &before);
+	DC_ASSERT_SUCCESS(dat_ep_modify(ep, p->mask, &nv));
+	q = DC_EP_PARAM(ep);
+	DC_ASSERT(p->shows(&q, &nv), "%s does not show the new value", p->name);
+	DC_ASSERT_UNCHANGED_EXCEPT(&before, p->name);
 }
 
+/*
+ * One modify per EP: the clause speaks of what one call changes, so a
+ * provider whose second modify of an EP goes wrong is judged by the clauses
+ * about using a modified EP, not charged here.
+ */
 DC_CASE(dat_ep_modify, only_masked_modified,
 	.summary = "only the parameter named by the mask changes; garbage elsewhere is ignored")
 {
@@ -519,14 +520,21 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 	static const struct mparam *const after_recv[] = {
 		&P_max_request_dtos, &P_connect_evd_handle,
 	};
-	struct dc_endpoint e, f;
-	struct dc_lmr m;
 
-	modify_only_masked(t, plain_ep(t, &e), which, sizeof(which) / sizeof(which[0]));
-	dc_endpoint(t, &f, NULL);
-	dc_lmr(t, f.pz, 4096, DC_PRIV_LOCAL, &m);
-	DC_SETUP(post_recv1(f.ep, &m, 0, 256, 1));
-	modify_only_masked(t, f.ep, after_recv, sizeof(after_recv) / sizeof(after_recv[0]));
+	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+		struct dc_endpoint e;
+
+		modify_only_masked(t, plain_ep(t, &e), which[i]);
+	}
+	for (size_t i = 0; i < sizeof(after_recv) / sizeof(after_recv[0]); i++) {
+		struct dc_endpoint f;
+		struct dc_lmr m;
+
+		dc_endpoint(t, &f, NULL);
+		dc_lmr(t, f.pz, 4096, DC_PRIV_LOCAL, &m);
+		DC_SETUP(post_recv1(f.ep, &m, 0, 256, 1));
+		modify_only_masked(t, f.ep, after_recv[i]);
+	}
 }
 
 /* Read-only parameters: asking to change them is an invalid parameter. */
