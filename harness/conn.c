@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* conn.c - dc_conn.h: qualifiers, service points, self-connects, pairs. */
-#include "datcts.h"
+#include "dc_internal.h"
 
 #include <netinet/in.h>
 #include <stdio.h>
@@ -141,6 +141,24 @@ DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
 			      timeout_us ? timeout_us : dc_case_timeout_us(t),
 			      pd_size, (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT,
 			      DAT_CONNECT_DEFAULT_FLAG);
+}
+
+void dc_connect_short_for_real_at(struct dc_ctx *t, const char *file, int line, DAT_RETURN r)
+{
+	struct dc_endpoint e;
+	DAT_RETURN valid;
+
+	if (DAT_GET_TYPE(r) != DAT_INSUFFICIENT_RESOURCES)
+		return;
+	dc_endpoint_at(t, file, line, &e, NULL);
+	valid = dc_connect_to_self(t, e.ep, dc_free_conn_qual(t), 0, 0, NULL);
+	if (DAT_GET_TYPE(valid) != DAT_INSUFFICIENT_RESOURCES)
+		return;
+	dc_cause_call(t, "setup", "dat_ep_connect", &valid);
+	dc_end_at(t, DC_UNRESOLVED, file, line, false,
+		  "the call answered %s, and so does a valid dat_ep_connect from a fresh EP: the "
+		  "provider connects nothing here, so the refusal says nothing of the clause",
+		  dc_ret_text(r));
 }
 
 void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,

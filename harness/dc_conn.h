@@ -82,6 +82,19 @@ DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
 			      DAT_COUNT pd_size, const void *pd);
 
 /*
+ * A dat_ep_connect (or dat_ep_dup_connect) that the clause wants refused for
+ * one reason answered @r.  DAT_INSUFFICIENT_RESOURCES is what
+ * dat_ep_connect(3DAT) RETURN VALUES give for want of resources, so where
+ * two reasons apply the provider may give either: that answer says nothing
+ * of the clause unless a valid connect from a fresh EP gets through.  So on
+ * that code alone this makes one (no private data, to a qualifier nobody
+ * serves); refused the same way, the case ends UNRESOLVED (the provider
+ * connects nothing here); otherwise it returns and the case's check judges @r.
+ */
+void dc_connect_short_for_real_at(struct dc_ctx *t, const char *file, int line, DAT_RETURN r);
+#define DC_CONNECT_SHORT_FOR_REAL(r) dc_connect_short_for_real_at(t, __FILE__, __LINE__, (r))
+
+/*
  * Same IP host: the same family and, for AF_INET / AF_INET6, the same address
  * (the port of an IA address carries no meaning); false for other families
  * and for NULL.

@@ -462,10 +462,13 @@ static void refused_connect(struct dc_ctx *t, DAT_TIMEOUT tmo, DAT_COUNT pn, con
 {
 	struct dc_endpoint e;
 
+	DAT_RETURN r;
+
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_RET(dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, dc_free_conn_qual(t), tmo, pn,
-				     (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, flags),
-		      DAT_INVALID_PARAMETER);
+	r = dat_ep_connect(e.ep, t->ia_attr.ia_address_ptr, dc_free_conn_qual(t), tmo, pn,
+			   (DAT_PVOID)pd, DAT_QOS_BEST_EFFORT, flags);
+	DC_CONNECT_SHORT_FOR_REAL(r);
+	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_UNCONNECTED);
 	DC_ASSERT_NO_EVENT(e.conn_evd);
 }

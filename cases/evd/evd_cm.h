@@ -419,6 +419,7 @@ static inline void cm_private_data_too_large(struct dc_ctx *t, enum take mode)
 	cm_setup(c, mode);
 	r = dc_connect_to_self(t, c->a.ep, c->qual, 0, n + 1, buf);
 	note_ret(t, "dat_ep_connect(max_private_data_size + 1 bytes)", r);
+	DC_CONNECT_SHORT_FOR_REAL(r);
 	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
 	DC_ASSERT_SUCCESS(dat_ep_get_status(c->a.ep, &st, &in_dto, &out_dto));
 	DC_ASSERT(st == DAT_EP_STATE_UNCONNECTED,
