@@ -13,6 +13,7 @@ result's structured fields (`state`, `reached`, `cause`, `teardown_failure`,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # The clause a failure outside the case's checks breaks, by where it struck
@@ -204,7 +205,17 @@ def excuse(r: dict, page: str, failing_pages: set, failing_clauses: set,
     at = r.get("clause_at") or {}
     if at.get("clause") and at["clause"] in failing_clauses:
         return f"stopped at a failing check of {at['clause']}, before this clause's checks"
-    if r.get("host_failure") or phase(r) not in ("setup",):
+    if r.get("host_failure"):
+        return None
+    if kind == "state":
+        return (f"the provider never showed the EP in {needs.get('name')}, which it may pass "
+                "through at once: the clause's checks in that state do not apply")
+    if st in ("CRASH", "TIMEOUT") and answered_by(r) == "registry" and \
+            not r.get("reached") and phase(r) in ("check", None):
+        return ("the registry " + ("crashed" if st == "CRASH" else "hung")
+                + f" in {entry_symbol(r) or 'its dispatch'} before the provider was reached "
+                "(a DAT 2.0 registry reads the handle to find its provider)")
+    if phase(r) not in ("setup",):
         return None
     call = page_of_call(c.get("call"))
     if not call or call == page:
@@ -338,6 +349,8 @@ def blocking_cause(r: dict, default_side: str = "provider",
                     "device" if name.startswith(("max_", "ia.max_")) else "provider")
         if kind == "unreported":
             return f"dat_ia_query did not report an attribute of {needs.get('name')}", "provider"
+        if kind == "state":
+            return f"the provider never showed the EP in {needs.get('name')}", "provider"
         return f"DAT_MODEL_NOT_SUPPORTED from {c.get('call') or needs.get('name')}", "provider"
     if st in ("CRASH", "TIMEOUT"):
         # where it struck (a hang: where the case's thread waited when the
@@ -367,4 +380,7 @@ def blocking_cause(r: dict, default_side: str = "provider",
     if st == "FAIL":
         return (f"the check of the clause ({check})" if check else
                 f"a check of case {r['id']}"), who
+    msg = re.sub(r" at [\w./-]+:\d+$", "", (r.get("message") or "").strip())
+    if st == "UNRESOLVED" and msg:
+        return msg, who
     return f"{st.lower()}{stage} in case {r['id']}", who
