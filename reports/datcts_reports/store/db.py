@@ -171,8 +171,9 @@ class _SQLite:
         return sum(f.stat().st_size for f in (p, p.with_name(p.name + "-wal")) if f.exists())
 
     def compact(self) -> None:
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.conn.execute("VACUUM")
+        # VACUUM writes the whole file through the WAL: fold it back in
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 class _Postgres:
