@@ -99,7 +99,7 @@ MIGRATIONS = [
              run_id {id_ref} NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
              case_id TEXT NOT NULL, page TEXT NOT NULL, state TEXT NOT NULL,
              waived INTEGER NOT NULL, message TEXT, duration_ms REAL,
-             cause_json TEXT, detail_json TEXT NOT NULL, output TEXT,
+             cause_json TEXT, output TEXT,
              PRIMARY KEY (run_id, case_id))""",
         """CREATE TABLE clause_outcomes (
              run_id {id_ref} NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

@@ -141,14 +141,12 @@ def clause_rows(a: Analysis) -> list[tuple]:
 
 
 def case_rows(doc: dict) -> list[tuple]:
-    rows = []
-    for r in doc["results"]:
-        detail = {k: v for k, v in r.items() if k != "output"}
-        rows.append((r["id"], r["page"], r["state"], int(bool(r.get("waived"))),
-                     r.get("message"), r.get("duration_ms"),
-                     json.dumps(r["cause"]) if r.get("cause") else None,
-                     json.dumps(detail, ensure_ascii=False), r.get("output")))
-    return rows
+    """What is asked of a case across runs; the rest of its result (phases,
+    halves, hosts...) stays in the raw results.json, where the web view
+    reads it (a copy here would double the store's size)."""
+    return [(r["id"], r["page"], r["state"], int(bool(r.get("waived"))), r.get("message"),
+             r.get("duration_ms"), json.dumps(r["cause"]) if r.get("cause") else None,
+             r.get("output")) for r in doc["results"]]
 
 
 def _verdict_fields(a: Analysis) -> tuple:
@@ -222,8 +220,8 @@ def ingest(store: Store, src: Source) -> Ingested:
             run_id = store.q(f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(row))}) "
                              "RETURNING id", list(row.values())).fetchone()[0]
             store.many("INSERT INTO case_results (run_id, case_id, page, state, waived, message, "
-                       "duration_ms, cause_json, detail_json, output) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *r) for r in cases])
+                       "duration_ms, cause_json, output) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(run_id, *r) for r in cases])
             store.many("INSERT INTO clause_outcomes (run_id, clause_id, page, level, subject, "
                        "status, outcome, why, cases_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        [(run_id, *r) for r in clauses])

@@ -127,14 +127,13 @@ def case_list(store: Store, run_id: int) -> list[dict]:
 
 
 def case_result(store: Store, run_id: int, case_id: str) -> dict | None:
-    """The case's result as results.json had it (output included)."""
-    rows = store.read("SELECT detail_json, output FROM case_results "
-                      "WHERE run_id = ? AND case_id = ?", (run_id, case_id))
-    if not rows:
+    """The case's result as results.json had it (output included), from the
+    raw results.json; None once the run is pruned."""
+    rows = store.read("SELECT results_z FROM runs WHERE id = ?", (run_id,))
+    if not rows or rows[0][0] is None:
         return None
-    r = json.loads(rows[0][0])
-    r["output"] = rows[0][1] or ""
-    return r
+    return next((r for r in json.loads(unpack(rows[0][0]))["results"] if r["id"] == case_id),
+                None)
 
 
 def report_html(store: Store, run_id: int) -> bytes | None:
