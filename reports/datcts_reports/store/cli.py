@@ -31,7 +31,15 @@ def add_store_opt(p, *, suppress=False) -> None:
 
 def register(sub) -> None:
     p = sub.add_parser("store", help="keep every run in a database (SQLite or PostgreSQL): "
-                       "ingest, list, info, prune, recompute")
+                       "ingest, list, info, prune, recompute",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="actions:\n"
+                       "  ingest [--catalog PATH] PATH...   run directories, results.json, bundles\n"
+                       "  list [--provider KEY] [--host HOST] [--json]\n"
+                       "  info [--json]                     schema version, runs, size\n"
+                       "  prune --keep N                    older runs: clause outcomes only\n"
+                       "  recompute                         outcomes again, by this datcts's rules\n"
+                       "(docs/store.md)")
     add_store_opt(p)
     acts = p.add_subparsers(dest="store_cmd", required=True)
     a = acts.add_parser("ingest", help="store run directories, results.json files or bundles "
