@@ -153,9 +153,13 @@ def cmd_recompute(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from werkzeug.serving import make_server
+    try:
+        from werkzeug.serving import make_server
 
-    from datcts_reports.store.web import create_app
+        from datcts_reports.store.web import create_app
+    except ImportError as e:
+        raise StoreError(f"datcts serve needs Flask ({e}; Debian: apt install python3-flask, "
+                         "which tools/deps.sh installs)")
 
     url = store_url(args)
     Store(url, readonly=True).close()  # a missing or newer store: say so now, not per request
