@@ -356,14 +356,14 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
 def _store_run(url: str, out_dir: Path) -> bool:
     """The run into the store; False (and why) when it could not be stored:
     the run itself is on disk either way, to store later."""
-    from datcts_reports.store.db import Store
+    from datcts_reports.store.db import Store, database_errors
     from datcts_reports.store.ingest import ingest_path
 
     try:
         with Store(url) as st:
             store_cli.print_ingested(ingest_path(st, out_dir))
         return True
-    except ReportError as e:
+    except (ReportError, *database_errors()) as e:
         print(f"datcts: error: not stored: {e} (store it later: datcts store --store URL "
               f"ingest {out_dir})", file=sys.stderr)
         return False

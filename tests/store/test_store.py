@@ -118,6 +118,27 @@ def test_results_of_an_unknown_schema_or_truncated_are_refused(tmp_path):
         assert count(st, "runs") == 0
 
 
+def test_results_of_the_unnamed_schema_1_are_upgraded_and_stored(tmp_path):
+    """results.json from before the format had a name ("schema": 1, no run
+    metadata) is read as the reports read it: datcts-results/1 with the
+    metadata unknown."""
+    doc = make_run(started="2026-11-20T01:00:00+00:00")
+    doc["schema"] = 1
+    del doc["tool"]["git_revision"], doc["tool"]["git_dirty"]
+    for k in ("system", "not_selected", "not_finished", "dat"):
+        doc["run"].pop(k, None)
+    for k in ("dat_conf_line", "library_resolved", "library_sha256", "attributes",
+              "attributes_error"):
+        doc["run"]["provider"].pop(k, None)
+    d = write_run(tmp_path / "old", doc, report=False)
+    with Store(str(tmp_path / "s.sqlite")) as st:
+        got = ingest_path(st, d, CATALOG)
+        r = queries.run(st, got.run_id)
+        assert got.new and r["suite_commit"] is None and r["library_sha256"] is None
+        assert r["cases"] == len(doc["results"]) and r["host"] == doc["run"]["host"]
+        assert b"<html" in queries.report_html(st, got.run_id)  # rendered, as none was there
+
+
 def test_a_store_of_a_newer_datcts_is_refused(store_url):
     with Store(store_url) as st:
         with st.transaction():

@@ -14,7 +14,7 @@ import sys
 from datcts_reports import ReportError
 from datcts_reports.store import ingest as ingest_mod
 from datcts_reports.store import queries
-from datcts_reports.store.db import Store, StoreError
+from datcts_reports.store.db import Store, StoreError, database_errors
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -183,6 +183,9 @@ def dispatch(args) -> int | None:
                     "prune": cmd_prune, "recompute": cmd_recompute}[args.store_cmd](args)
     except ReportError as e:
         print(f"datcts: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except database_errors() as e:
+        print(f"datcts: error: the store {store_url(args)}: {str(e).strip()}", file=sys.stderr)
         return EXIT_USAGE
     return None
 

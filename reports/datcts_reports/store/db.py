@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
+import urllib.parse
 import zlib
 from pathlib import Path
 
@@ -133,7 +134,8 @@ class _SQLite:
         if readonly:
             if not Path(path).is_file():
                 raise StoreError(f"{path}: no such store")
-            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60,
+            self.conn = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True,
+                                        timeout=60,
                                         isolation_level=None, check_same_thread=False)
         else:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -230,6 +232,16 @@ class _Postgres:
             self.conn.cursor().execute("VACUUM")
         finally:
             self.conn.autocommit = False
+
+
+def database_errors() -> tuple:
+    """The exceptions either database raises (a lock held too long, a server
+    gone, a disk full): the commands report them as errors, not tracebacks."""
+    try:
+        import psycopg2
+    except ImportError:
+        return (sqlite3.Error,)
+    return (sqlite3.Error, psycopg2.Error)
 
 
 def _dialect(url: str, readonly: bool):

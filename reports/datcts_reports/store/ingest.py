@@ -261,16 +261,12 @@ def prune(store: Store, keep: int) -> list[int]:
         raise StoreError("--keep must be at least 1")
     pruned = []
     with store.transaction():
-        runs = store.q("SELECT id, provider_key FROM runs ORDER BY provider_key, "
-                       "started DESC, id DESC").fetchall()
+        runs = store.q("SELECT id, provider_key, pruned FROM runs ORDER BY provider_key, "
+                       "COALESCE(started, '') DESC, id DESC").fetchall()
         seen: dict[str, int] = {}
-        old = []
-        for run_id, key in runs:
+        for run_id, key, already in runs:
             seen[key] = seen.get(key, 0) + 1
-            if seen[key] > keep:
-                old.append(run_id)
-        for run_id in old:
-            if store.q("SELECT pruned FROM runs WHERE id = ?", (run_id,)).fetchone()[0]:
+            if seen[key] <= keep or already:
                 continue
             store.q("DELETE FROM case_results WHERE run_id = ?", (run_id,))
             store.q("UPDATE runs SET results_z = NULL, report_z = NULL, pruned = 1 WHERE id = ?",
