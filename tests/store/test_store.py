@@ -8,9 +8,9 @@ import json
 import multiprocessing
 import os
 import subprocess
-import sys
 import tarfile
 import time
+from pathlib import Path
 
 import pytest
 from conftest import CATALOG, REPO, make_run, passing_cases, write_run
@@ -281,8 +281,7 @@ def test_cli_ingest_list_info_and_a_refused_bundle(tmp_path, three_runs):
     assert (info["runs"], info["schema_version"]) == (3, SCHEMA_VERSION)
 
 
-def _build() -> "Path | None":
-    from pathlib import Path
+def _build() -> Path | None:
     root = os.environ.get("DATCTS_TEST_BUILD_ROOT")
     b = Path(root) if root else REPO / "build"
     return b if (b / "cases" / "datcts-cases-pz").is_file() else None

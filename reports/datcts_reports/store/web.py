@@ -24,6 +24,8 @@ from datcts_reports.html import COLORS, STATUS_KEY, VERDICT_COLORS, _env
 from datcts_reports.store import queries
 from datcts_reports.store.db import Store
 
+# runs of each provider on the index page (all of them under ?provider=)
+RUNS_SHOWN = 20
 # a clause outcome -> the report's badge key
 OUTCOME_KEY = {"holds": "PASS", "fails": "FAIL", "not-demonstrated": "NOT DEMONSTRATED",
                "contested": "CONTESTED"}
@@ -68,7 +70,8 @@ def create_app(url: str) -> flask.Flask:
         hosts = sorted({h["hostname"] or h["name"] for r in rs for h in r["hosts"]})
         return page("index.html.j2", regressions=queries.regressions_now(store()),
                     by_provider=by_provider, hosts=hosts, provider=provider, host=host,
-                    latest=queries.latest_runs(store()))
+                    # a nightly provider's years of runs: its latest here, all on its own page
+                    shown=None if provider else RUNS_SHOWN)
 
     @app.route("/run/<int:run_id>")
     def run(run_id: int):
