@@ -17,6 +17,7 @@ packages=(
 	valgrind iproute2 procps openssh-client   # ip netns + ssh -G: tests/hosts
 	debhelper dh-python dpkg-dev lintian man-db   # tests/install: the Debian packages, man pages
 	slurmctld slurmd slurm-client munge       # tests/slurm: a real Slurm cluster on network namespaces
+	python3-flask python3-psycopg2 postgresql # datcts store/serve: the web view, PostgreSQL stores
 	# (daemons the packages may start are left alone: tools/slurm/cluster.py runs its own, with
 	# its own configuration, munge socket and network namespaces, so nothing clashes)
 )

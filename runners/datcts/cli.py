@@ -1,5 +1,6 @@
 """The datcts command line: list, run, bench-overhead; and the report tools
-of reports/datcts_reports: report, diff, bundle, verify, coverage."""
+of reports/datcts_reports: report, diff, bundle, verify, coverage, and the
+results store: store, serve."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ except ImportError:
 
 from datcts_reports import ReportError, runmeta
 from datcts_reports import cli as reports_cli
+from datcts_reports.store import cli as store_cli
 
 from datcts import __version__
 from datcts import bench_transport
@@ -94,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expectations", help="TOML file of waivers")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="without a terminal: print only failures")
+    p.add_argument("--store", metavar="URL",
+                   help="when the run completes, store it (datcts store ingest): a file path, "
+                        "sqlite:///PATH or postgresql://...")
     multihost.add_options(p)
     slurm.add_options(p)
 
@@ -111,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_transport.add_parser(sub, _add_build_opts)
 
     reports_cli.register(sub, with_build_opts=_add_build_opts)
+    store_cli.register(sub)
     mutate.add_parser(sub, _add_build_opts)
     variants.add_parser(sub, _add_build_opts)
     fuzz.add_parser(sub)
@@ -335,8 +341,32 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
     except (ReportError, OSError) as e:
         print(f"datcts: error: no HTML report: {e}", file=sys.stderr)
         return rc or EXIT_USAGE
+    # --store: every host's and every Slurm node's results are in this one
+    # results.json by now, so one ingest covers them all
+    if args.store and not (interrupted or session.interrupted):
+        if not _store_run(args.store, out_dir):
+            rc = rc or EXIT_USAGE
+    elif args.store:
+        print("datcts: not stored: the run was interrupted (run again with --resume; the "
+              "completed run is stored)", file=sys.stderr)
     reports_cli.print_report_lines(path, verdict)
     return rc
+
+
+def _store_run(url: str, out_dir: Path) -> bool:
+    """The run into the store; False (and why) when it could not be stored:
+    the run itself is on disk either way, to store later."""
+    from datcts_reports.store.db import Store, database_errors
+    from datcts_reports.store.ingest import ingest_path
+
+    try:
+        with Store(url) as st:
+            store_cli.print_ingested(ingest_path(st, out_dir))
+        return True
+    except (ReportError, *database_errors()) as e:
+        print(f"datcts: error: not stored: {e} (store it later: datcts store --store URL "
+              f"ingest {out_dir})", file=sys.stderr)
+        return False
 
 
 def _coverage_cases(args) -> list:
@@ -368,6 +398,8 @@ def main(argv=None) -> int:
             return mutate.cmd_mutate(args, lambda api: _cases_dir(args, api))
         if args.cmd in reports_cli.COMMANDS:
             return reports_cli.dispatch(args, discover=_coverage_cases)
+        if args.cmd in store_cli.COMMANDS:
+            return store_cli.dispatch(args)
     except (UsageError, ProviderError, DiscoveryError, ExpectationsError,
             mutate.MutateError, fuzz.FuzzError, variants.VariantsError) as e:
         print(f"datcts: error: {e}", file=sys.stderr)

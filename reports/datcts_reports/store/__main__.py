@@ -1,0 +1,5 @@
+import sys
+
+from datcts_reports.store.cli import main
+
+sys.exit(main())
