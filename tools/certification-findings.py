@@ -6,18 +6,23 @@ section) and, per IA, what its case saw (state, the case's message, the
 provider's or the harness's last output line), the case id being the
 reproduction. Sorted by page; one table per page.
 
-    tools/certification-findings.py [--title TEXT] OUT_DIR/<ia> [...] > FILE.md
-    tools/certification-findings.py --check OUT_DIR/<ia> [...]
+    tools/certification-findings.py [--title TEXT] RUN [...] > FILE.md
+    tools/certification-findings.py --check RUN [...]
+    tools/certification-findings.py --summary RUN [...]
 
 --check prints only the failing provider clauses that map to no finding and exits 1 when
 there are any (docs/clauses.md, "Failing clauses of a certification").
+--summary prints the figures per IA (the generated section of the certification document):
+the shall clauses by outcome, how many were judged, what was not by who could change it,
+and the seed pages alone.
 
-Each OUT_DIR/<ia> is a `datcts run` output directory (results.json,
-verdict.json), as tools/certify-ofa.sh leaves them.
+Each RUN is a `datcts run` output directory (results.json, verdict.json), as
+tools/certify-ofa.sh leaves them, or a bundle (`datcts bundle`, *.tar.gz) holding them.
 """
 import argparse
 import json
 import sys
+import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reports"))
@@ -64,20 +69,88 @@ def check(failing: dict, findings: dict, catalog) -> int:
     return 1 if missing else 0
 
 
+# The seed pages (DESIGN.md): their SRQ clauses are the ones whose page is an SRQ page or
+# whose gates name srq_supported.
+SEED_PAGES = ("dat_srq_resize", "dat_srq_query", "dat_srq_post_recv", "dat_ep_recv_query",
+              "dat_ep_modify")
+
+
+def load_run(path: Path) -> tuple[str, dict, dict]:
+    """(IA, results.json, verdict.json) of a run directory or a bundle."""
+    if path.is_dir():
+        res = json.loads((path / "results.json").read_text())
+        ver = json.loads((path / "verdict.json").read_text())
+        return path.name, res, ver
+    with tarfile.open(path) as tar:
+        docs = {}
+        for m in tar.getmembers():
+            name = m.name.rsplit("/", 1)[-1]
+            if name in ("results.json", "verdict.json") and m.isfile():
+                docs[name] = json.loads(tar.extractfile(m).read())
+    res, ver = docs["results.json"], docs["verdict.json"]
+    ia = (ver.get("run") or {}).get("ia") or path.name.split(".", 1)[0]
+    return ia, res, ver
+
+
+def summary(runs, catalog) -> str:
+    """The figures per IA, and the seed pages alone."""
+    out = ["| IA | verdict | shall | fail | contested | not demonstrated | hold | judged "
+           "| not judged: provider / registry / suite / device | cases: PASS / UNSUPPORTED / "
+           "FAIL / CRASH / TIMEOUT / UNRESOLVED | suite commit |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for ia, res, ver in runs:
+        s = ver.get("shall", {})
+        by = s.get("not_judged_by") or {}
+        cs = ver.get("case_states") or {}
+        out.append(
+            f"| `{ia}` | {ver.get('label')} | {s.get('total')} | {s.get('fails')} | "
+            f"{s.get('contested', 0)} | {s.get('not_demonstrated')} | {s.get('holds')} | "
+            f"{s.get('judged', '—')} | " + " / ".join(str(by.get(k, 0)) for k in
+                                                      ("provider", "registry", "suite", "device"))
+            + " | " + " / ".join(str(cs.get(k, 0)) for k in
+                                 ("PASS", "UNSUPPORTED", "FAIL", "CRASH", "TIMEOUT", "UNRESOLVED"))
+            + f" | `{(res.get('tool') or {}).get('git_revision', '?')[:10]}` |")
+    seed = [c for c in catalog.clauses.values() if c.page in SEED_PAGES and c.level == "shall"]
+    srq = {c.id for c in seed if c.page.startswith(("dat_srq_", "dat_ep_recv_query"))
+           or "srq_supported" in (c.gates or [])}
+    out += ["", f"The seed pages ({', '.join(SEED_PAGES)}): {len(seed)} shall clauses, "
+            f"{len(srq)} of them about SRQs.", "",
+            "| IA | seed: fail / contested / not demonstrated / hold | SRQ clauses: fail / "
+            "contested / not demonstrated / hold | SRQ clauses not demonstrated |",
+            "|---|---|---|---|"]
+    for ia, res, ver in runs:
+        outcome = {}
+        for f in ver.get("failing_shall", []):
+            outcome[f["clause"]] = "fails"
+        for f in ver.get("contested_shall", []):
+            outcome[f["clause"]] = "contested"
+        for f in ver.get("not_demonstrated_shall", []):
+            outcome[f["clause"]] = "nd"
+
+        def tally(ids):
+            n = [sum(1 for i in ids if outcome.get(i) == k) for k in ("fails", "contested", "nd")]
+            return " / ".join(str(x) for x in n + [len(ids) - sum(n)])
+        nd = sorted(i for i in srq if outcome.get(i) == "nd")
+        out.append(f"| `{ia}` | {tally([c.id for c in seed])} | {tally(sorted(srq))} | "
+                   + (", ".join(f"`{i}`" for i in nd) or "none") + " |")
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--title", default="Failing shall clauses, per IA")
     ap.add_argument("--check", action="store_true",
                     help="print only the failing provider clauses with no finding; exit 1 if any")
+    ap.add_argument("--summary", action="store_true",
+                    help="print the figures per IA and the seed pages' (Markdown)")
     ap.add_argument("runs", nargs="+", type=Path)
     args = ap.parse_args()
     repo = Path(__file__).resolve().parent.parent
     catalog = load_dir(repo / "clauses")
-    runs = []
-    for d in args.runs:
-        res = json.loads((d / "results.json").read_text())
-        ver = json.loads((d / "verdict.json").read_text())
-        runs.append((d.name, res, ver))
+    runs = [load_run(d) for d in args.runs]
+    if args.summary:
+        sys.stdout.write(summary(runs, catalog))
+        return 0
 
     failing = {}     # clause id -> {ia: [results, or charges {id, state, why}]}
     for ia, res, ver in runs:
@@ -98,7 +171,7 @@ def main() -> int:
 
     out = [f"# {args.title}", "",
            "Generated by `tools/certification-findings.py` from the runs' results.json and",
-           "verdict.json (datcts-verdict/3: fails, contested, not demonstrated, holds); the clause",
+           "verdict.json (datcts-verdict/4: fails, contested, not demonstrated, holds); the clause",
            "text is the catalog's paraphrase (cite the page, never quote it). Each case id",
            "reproduces its finding: `tools/certify-ofa.sh IA -- -k CASE_ID`; a clause with a",
            "standalone reproducer links its finding.", ""]

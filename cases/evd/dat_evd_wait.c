@@ -351,7 +351,9 @@ DC_CASE(dat_evd_wait, threshold_reached_without_stdin,
  * full and unchanged, and evd_qlen itself is met by the full queue.  The
  * length is the EVD's current one (dat_evd_query), however it got it.
  */
-static void threshold_at_qlen(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *how)
+/* resized: the queue was given its length by dat_evd_resize, whose clause
+ * (the queue holds the new number of events) is checked first, apart */
+static void threshold_at_qlen(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *how, bool resized)
 {
 	DAT_COUNT q = dc_evd_param(t, evd).evd_qlen, nmore = -1;
 	DAT_EVENT ev;
@@ -359,7 +361,11 @@ static void threshold_at_qlen(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *
 
 	dc_note(t, "%s: evd_qlen %d", how, (int)q);
 	DC_SETUP_ASSERT(q >= 4 && q <= 4096, "%s: evd_qlen %d", how, (int)q);
+	if (resized)
+		DC_FOR_CLAUSE("dat_evd_resize.resizes");
 	post_n(evd, 0, q);
+	if (resized)
+		DC_FOR_CLAUSE("dat_evd_wait.threshold_above_qlen");
 	r = dat_evd_wait(evd, 1000000, q + 1, &ev, &nmore);
 	note_ret(t, "dat_evd_wait(threshold evd_qlen + 1)", r);
 	DC_ASSERT_RET(r, DAT_INVALID_PARAMETER);
@@ -372,22 +378,30 @@ static void threshold_at_qlen(struct dc_ctx *t, DAT_EVD_HANDLE evd, const char *
 	EXPECT_SW_N(evd, 1, q - 1);
 }
 
-/*
- * The queue length reached each way the pages give: at dat_evd_create, and
- * moved up and down by dat_evd_resize(3DAT) (the limit is the length the
- * EVD has now, not the one it was created with).
- */
 DC_CASE(dat_evd_wait, threshold_above_qlen,
-	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works (as created, after a resize up and down)")
+	.summary = "threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER; evd_qlen itself works")
+{
+	threshold_at_qlen(t, dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG), "a 4-entry EVD", false);
+}
+
+/*
+ * The queue length moved up and down by dat_evd_resize(3DAT): the limit is
+ * the length the EVD has now, not the one it was created with.  A case of
+ * its own, whose resize checks come first under dat_evd_resize's clause, so
+ * that a provider whose resize breaks the queue is charged there and this
+ * clause is judged by the case above.
+ */
+DC_CASE(dat_evd_wait, threshold_above_qlen_resized,
+	.clauses = "dat_evd_resize.resizes dat_evd_wait.threshold_above_qlen",
+	.summary = "after a resize up and down, threshold evd_qlen + 1 gives DAT_INVALID_PARAMETER and evd_qlen works")
 {
 	DAT_EVD_HANDLE up = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
 	DAT_EVD_HANDLE down = dc_evd(t, 24, DAT_EVD_SOFTWARE_FLAG);
 
-	threshold_at_qlen(t, dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG), "a 4-entry EVD");
 	DC_SETUP(dat_evd_resize(up, 12));
-	threshold_at_qlen(t, up, "a 4-entry EVD resized to 12");
+	threshold_at_qlen(t, up, "a 4-entry EVD resized to 12", true);
 	DC_SETUP(dat_evd_resize(down, 6));
-	threshold_at_qlen(t, down, "a 24-entry EVD resized to 6");
+	threshold_at_qlen(t, down, "a 24-entry EVD resized to 6", true);
 }
 
 DC_CASE(dat_evd_wait, threshold_not_positive,
