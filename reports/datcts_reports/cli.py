@@ -101,7 +101,7 @@ def print_report_lines(path, v, stream=None) -> None:
     if "judged" in shall and shall.get("not_demonstrated"):
         by = ", ".join(f"{side} {n}" for side, n in (shall.get("not_judged_by") or {}).items()
                        if n)
-        print(f"datcts: judged {shall['judged']} of {shall['total']} shall clauses; "
+        print(f"datcts:   judged {shall['judged']} of {shall['total']} shall clauses; "
               f"not judged, by who could change that: {by}", file=stream)
     causes = v.get("blocking_causes") or []
     for g in causes[:5]:
