@@ -5,6 +5,20 @@
 #include "cm_common.h"
 
 DC_CASE(dat_psp_free, handle_unusable_after_free,
+	.summary = "dat_psp_free frees a listening PSP")
+{
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+
+	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
+	DC_ASSERT_SUCCESS(dat_psp_free(psp));
+}
+
+/* The dead handle: a case of its own, so that a call that does not
+ * survive the handle of a destroyed PSP (a registry that dispatches
+ * through the handle) leaves the checks above judged. */
+DC_CASE(dat_psp_free, handle_unusable_after_free_freed,
+	.clauses = "dat_psp_free.handle_unusable_after_free",
 	.summary = "after dat_psp_free the handle is dead")
 {
 	DAT_EVD_HANDLE evd;
@@ -12,7 +26,7 @@ DC_CASE(dat_psp_free, handle_unusable_after_free,
 	DAT_PSP_PARAM p;
 
 	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
-	DC_ASSERT_SUCCESS(dat_psp_free(psp));
+	DC_SETUP(dat_psp_free(psp));
 	/* collateral: dat_psp_free(3DAT) DESCRIPTION: operations on the destroyed PSP's handle fail */
 	DC_ASSERT_INVALID_HANDLE(dat_psp_query(psp, DAT_PSP_FIELD_ALL, &p), 1, PSP);
 }
@@ -132,12 +146,21 @@ DC_CASE(dat_psp_free, qual_reusable,
 }
 
 DC_CASE(dat_psp_free, invalid_handle,
-	.summary = "a handle of another type, or a freed PSP, is an invalid handle")
+	.summary = "a handle of another type is an invalid handle")
+{
+	DC_ASSERT_INVALID_HANDLE(dat_psp_free((DAT_PSP_HANDLE)dc_pz(t)), 1, PSP);
+}
+
+/* The same for a freed PSP: a case of its own, so that a call that does not
+ * survive the handle of a destroyed object (a registry that dispatches
+ * through the handle) leaves the checks above judged. */
+DC_CASE(dat_psp_free, invalid_handle_freed,
+	.clauses = "dat_psp_free.invalid_handle",
+	.summary = "a freed PSP is an invalid handle")
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
 
-	DC_ASSERT_INVALID_HANDLE(dat_psp_free((DAT_PSP_HANDLE)dc_pz(t)), 1, PSP);
 	dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 	DC_SETUP(dat_psp_free(psp));
 	DC_ASSERT_INVALID_HANDLE(dat_psp_free(psp), 1, PSP);

@@ -670,15 +670,26 @@ DC_CASE(dat_ep_create, invalid_ia_handle,
 }
 
 DC_CASE(dat_ep_create, invalid_pz_handle,
-	.summary = "a freed PZ or a handle of another type as pz_handle is an invalid handle")
+	.summary = "a handle of another type as pz_handle is an invalid handle")
+{
+	DAT_EP_HANDLE ep;
+
+	DC_ASSERT_INVALID_HANDLE(create(t, (DAT_PZ_HANDLE)dc_evd(t, 4, DAT_EVD_DTO_FLAG),
+					DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL,
+					&ep), 2, PZ);
+}
+
+/* The same for a freed PZ: a case of its own, so that a call that does not
+ * survive the handle of a destroyed object (a registry that dispatches
+ * through the handle) leaves the checks above judged. */
+DC_CASE(dat_ep_create, invalid_pz_handle_freed,
+	.clauses = "dat_ep_create.invalid_pz_handle",
+	.summary = "a freed PZ as pz_handle is an invalid handle")
 {
 	DAT_EP_HANDLE ep;
 
 	DC_ASSERT_INVALID_HANDLE(create(t, dc_freed_pz(t), DAT_HANDLE_NULL, DAT_HANDLE_NULL,
 					DAT_HANDLE_NULL, NULL, &ep), 2, PZ);
-	DC_ASSERT_INVALID_HANDLE(create(t, (DAT_PZ_HANDLE)dc_evd(t, 4, DAT_EVD_DTO_FLAG),
-					DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL, NULL,
-					&ep), 2, PZ);
 }
 
 DC_CASE(dat_ep_create, invalid_evd_handle,

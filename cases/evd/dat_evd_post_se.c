@@ -140,12 +140,13 @@ DC_CASE(dat_evd_post_se, invalid_event,
 	DC_ASSERT_NO_EVENT(evd);
 }
 
-DC_CASE(dat_evd_post_se, invalid_handle,
-	.summary = "NULL, a PZ handle and a freed EVD handle give DAT_INVALID_HANDLE")
+/* Clause: dat_evd_post_se refuses each handle of bad_evd_handles(freed) with
+ * DAT_INVALID_HANDLE. */
+static void refuses_bad_handles(struct dc_ctx *t, bool freed)
 {
 	DAT_EVD_HANDLE bad[3];
 	const char *names[3];
-	int n = bad_evd_handles(t, bad, names, true);
+	int n = bad_evd_handles(t, bad, names, freed);
 	DAT_EVENT ev = sw_event(TAG(1));
 	DAT_RETURN r;
 
@@ -158,4 +159,20 @@ DC_CASE(dat_evd_post_se, invalid_handle,
 		DC_ASSERT(dc_ret_is(r, DAT_INVALID_HANDLE, DC_ANY_SUBTYPE),
 			  "%s returned %s, expected DAT_INVALID_HANDLE", what, dc_ret_text(r));
 	}
+}
+
+DC_CASE(dat_evd_post_se, invalid_handle,
+	.summary = "NULL and a PZ handle give DAT_INVALID_HANDLE")
+{
+	refuses_bad_handles(t, false);
+}
+
+/* The same for a freed EVD: a case of its own, so that a call that does not
+ * survive the handle of a destroyed object (a registry that dispatches
+ * through the handle) leaves the checks above judged. */
+DC_CASE(dat_evd_post_se, invalid_handle_freed,
+	.clauses = "dat_evd_post_se.invalid_handle",
+	.summary = "a freed EVD handle gives DAT_INVALID_HANDLE")
+{
+	refuses_bad_handles(t, true);
 }

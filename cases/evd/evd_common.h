@@ -240,26 +240,29 @@ static inline void note_ret(struct dc_ctx *t, const char *what, DAT_RETURN r)
 }
 
 /*
- * Set-up: handles that name no EVD: DAT_HANDLE_NULL, a PZ handle and (when
- * with_freed) the handle of an EVD that was freed (dat_evd_free(3DAT): any
- * later use of it fails).  Returns how many it wrote.
+ * Set-up: handles that name no EVD: DAT_HANDLE_NULL and a PZ handle, or
+ * (when freed) the handle of an EVD that was freed (dat_evd_free(3DAT): any
+ * later use of it fails), which the cases check apart (a registry that
+ * dispatches through the handle may not survive it).  Returns how many it
+ * wrote.
  */
 static inline int bad_evd_handles(struct dc_ctx *t, DAT_EVD_HANDLE out[3],
-				  const char *names[3], bool with_freed)
+				  const char *names[3], bool freed)
 {
 	int n = 0;
 
-	out[n] = DAT_HANDLE_NULL;
-	names[n++] = "DAT_HANDLE_NULL";
-	out[n] = (DAT_EVD_HANDLE)dc_pz(t);
-	names[n++] = "a PZ handle";
-	if (with_freed) {
+	if (freed) {
 		DAT_EVD_HANDLE e = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
 
 		DC_SETUP(dat_evd_free(e));
 		out[n] = e;
 		names[n++] = "a freed EVD handle";
+		return n;
 	}
+	out[n] = DAT_HANDLE_NULL;
+	names[n++] = "DAT_HANDLE_NULL";
+	out[n] = (DAT_EVD_HANDLE)dc_pz(t);
+	names[n++] = "a PZ handle";
 	return n;
 }
 

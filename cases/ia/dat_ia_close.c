@@ -10,15 +10,24 @@
 #include <sched.h>
 #include <time.h>
 
-/* After the close the IA handle is dead. */
 DC_CASE(dat_ia_close, destroys_instance,
+	.summary = "an open IA is closed")
+{
+	DC_ASSERT_SUCCESS(dat_ia_close(ia_open_plain(), DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/* After the close the IA handle is dead: a case of its own, so that a call
+ * that does not survive the handle of a destroyed IA (a registry that
+ * dispatches through the handle) leaves the checks above judged. */
+DC_CASE(dat_ia_close, destroys_instance_freed,
+	.clauses = "dat_ia_close.destroys_instance",
 	.summary = "a closed IA handle is refused by dat_ia_query and dat_pz_create")
 {
 	DAT_IA_HANDLE ia = ia_open_plain();
 	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
 	DAT_IA_ATTR a;
 
-	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	/* collateral: dat_ia_close(3DAT) DESCRIPTION: the closed IA's handle is no longer valid, which the IA's query refuses */
 	DC_ASSERT_INVALID_HANDLE(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &a,
 				   DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
@@ -48,70 +57,95 @@ static void listen_again(struct dc_ctx *t, DAT_CONN_QUAL qual, DAT_EVD_HANDLE cr
 	DC_CLEANUP(dat_psp_free(psp));
 }
 
-DC_CASE(dat_ia_close, abrupt_destroys_all,
-	.summary = "abrupt close with objects of every kind: peer disconnected, handles dead (Service Points too)")
-{
-	DAT_IA_HANDLE ia = ia_open_plain();
+/* An IA of the case's own with objects of every kind alive. */
+struct every_kind {
+	DAT_IA_HANDLE ia;
 	struct xend a, b, other;
-	DAT_CNO_HANDLE cno = cno_on(ia);
+	DAT_CNO_HANDLE cno;
 	DAT_RMR_HANDLE rmr;
 	DAT_RSP_HANDLE rsp;
-	DAT_CONN_QUAL rsp_qual = 0;
-	DAT_PSP_PARAM psp_param;
-	DAT_RSP_PARAM rsp_param;
+	DAT_CONN_QUAL rsp_qual;
 	struct dc_lmr m;
-	DAT_EVD_HANDLE cr2;
-	DAT_PZ_PARAM pp;
-	DAT_EVD_PARAM ep;
-	DAT_LMR_PARAM lp;
-	DAT_CNO_PARAM cp;
-	DAT_EVENT ev;
-	DAT_RETURN r;
+};
 
+static void every_kind_up(struct dc_ctx *t, struct every_kind *k)
+{
+	k->ia = ia_open_plain();
+	k->cno = cno_on(k->ia);
+	k->rsp_qual = 0;
 	/* a on the closing IA, connected to b on the harness's IA */
-	xend_make(ia, &a);
-	xend_make(t->ia, &b);
-	xconnect(&a, &b);
-	lmr_on(ia, a.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &m);
+	xend_make(k->ia, &k->a);
+	xend_make(t->ia, &k->b);
+	xconnect(&k->a, &k->b);
+	lmr_on(k->ia, k->a.pz, BUF, DAT_MEM_PRIV_ALL_FLAG, &k->m);
 	/* an RMR where the IA has them (dat_ia_query(3DAT): Max RMRs has no
 	 * floor; the clause speaks of whatever objects there are) */
 	if (t->ia_attr.max_rmrs > 0)
-		SETUP_AT(__FILE__, __LINE__, dat_rmr_create(a.pz, &rmr), "dat_rmr_create");
+		SETUP_AT(__FILE__, __LINE__, dat_rmr_create(k->a.pz, &k->rmr), "dat_rmr_create");
 	else
 		dc_note(t, "no RMR: the IA reports max_rmrs = 0");
 	/* a PSP listening, and an RSP on a second EP */
-	xlisten(&a);
-	xend_make(ia, &other);
-	dc_rsp_any_on(t, ia, other.ep, evd_on(ia, 4, DAT_EVD_CR_FLAG), &rsp_qual, &rsp);
+	xlisten(&k->a);
+	xend_make(k->ia, &k->other);
+	dc_rsp_any_on(t, k->ia, k->other.ep, evd_on(k->ia, 4, DAT_EVD_CR_FLAG), &k->rsp_qual, &k->rsp);
+}
 
-	DC_ASSERT_SUCCESS(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+DC_CASE(dat_ia_close, abrupt_destroys_all,
+	.summary = "abrupt close with objects of every kind: peer disconnected, qualifiers listened on again")
+{
+	struct every_kind k;
+	DAT_EVD_HANDLE cr2;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	every_kind_up(t, &k);
+	DC_ASSERT_SUCCESS(dat_ia_close(k.ia, DAT_CLOSE_ABRUPT_FLAG));
 
 	/* the connection ended for the peer */
-	r = dc_wait_event(t, b.conn, -1, &ev);
+	r = dc_wait_event(t, k.b.conn, -1, &ev);
 	DC_ASSERT_SUCCESS(r);
 	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
 		  ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
 		  "the peer of the destroyed EP got %s", dc_event_name(ev.event_number));
-	/* the handles are dead */
-	/* collateral: dat_ia_close(3DAT) DESCRIPTION: every object is destroyed, so each handle is invalid and its query refuses it */
-	DC_ASSERT_INVALID_HANDLE(dat_pz_query(a.pz, DAT_PZ_FIELD_ALL, &pp), 1, PZ);
-	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
-	DC_ASSERT_INVALID_HANDLE(dat_evd_query(a.dto, DAT_EVD_FIELD_ALL, &ep), 1, EVD);
-	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
-	DC_ASSERT_INVALID_HANDLE(dat_lmr_query(m.lmr, DAT_LMR_FIELD_ALL, &lp), 1, LMR);
-	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
-	DC_ASSERT_INVALID_HANDLE(dat_cno_query(cno, DAT_CNO_FIELD_ALL, &cp), 1, CNO);
-	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above, the public and reserved Service Points */
-	DC_ASSERT_INVALID_HANDLE(dat_psp_query(a.psp, DAT_PSP_FIELD_ALL, &psp_param), 1, PSP);
-	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
-	DC_ASSERT_INVALID_HANDLE(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &rsp_param), 1, RSP);
 	/* the qualifiers of the PSP and the RSP, listened on again: the page
 	 * does not say when a destroyed Service Point's qualifier is released
 	 * (as dat_psp_free.qual_reusable, contested), and on a busy host
 	 * another process may take it meanwhile, so IN_USE is not judged */
 	cr2 = dc_evd(t, 4, DAT_EVD_CR_FLAG);
-	listen_again(t, a.qual, cr2, "the PSP's");
-	listen_again(t, rsp_qual, cr2, "the RSP's");
+	listen_again(t, k.a.qual, cr2, "the PSP's");
+	listen_again(t, k.rsp_qual, cr2, "the RSP's");
+}
+
+/* The dead handle: a case of its own, so that a call that does not
+ * survive the handle of a destroyed object (a registry that dispatches
+ * through the handle) leaves the checks above judged. */
+DC_CASE(dat_ia_close, abrupt_destroys_all_freed,
+	.clauses = "dat_ia_close.abrupt_destroys_all",
+	.summary = "after an abrupt close with objects of every kind their handles are dead (Service Points too)")
+{
+	struct every_kind k;
+	DAT_PSP_PARAM psp_param;
+	DAT_RSP_PARAM rsp_param;
+	DAT_PZ_PARAM pp;
+	DAT_EVD_PARAM ep;
+	DAT_LMR_PARAM lp;
+	DAT_CNO_PARAM cp;
+
+	every_kind_up(t, &k);
+	DC_SETUP(dat_ia_close(k.ia, DAT_CLOSE_ABRUPT_FLAG));
+	/* the handles are dead */
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: every object is destroyed, so each handle is invalid and its query refuses it */
+	DC_ASSERT_INVALID_HANDLE(dat_pz_query(k.a.pz, DAT_PZ_FIELD_ALL, &pp), 1, PZ);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+	DC_ASSERT_INVALID_HANDLE(dat_evd_query(k.a.dto, DAT_EVD_FIELD_ALL, &ep), 1, EVD);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+	DC_ASSERT_INVALID_HANDLE(dat_lmr_query(k.m.lmr, DAT_LMR_FIELD_ALL, &lp), 1, LMR);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+	DC_ASSERT_INVALID_HANDLE(dat_cno_query(k.cno, DAT_CNO_FIELD_ALL, &cp), 1, CNO);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above, the public and reserved Service Points */
+	DC_ASSERT_INVALID_HANDLE(dat_psp_query(k.a.psp, DAT_PSP_FIELD_ALL, &psp_param), 1, PSP);
+	/* collateral: dat_ia_close(3DAT) DESCRIPTION: as above */
+	DC_ASSERT_INVALID_HANDLE(dat_rsp_query(k.rsp, DAT_RSP_FIELD_ALL, &rsp_param), 1, RSP);
 }
 
 /*
@@ -471,6 +505,23 @@ DC_CASE(dat_ia_close, graceful_ignores_provider_ep,
 }
 
 DC_CASE(dat_ia_close, created_async_evd_destroyed,
+	.summary = "an IA whose open created the async EVD is closed abruptly and gracefully")
+{
+	DAT_CLOSE_FLAGS modes[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
+
+	for (int i = 0; i < 2; i++) {
+		DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+		DAT_IA_HANDLE ia = ia_open(16, &async);
+
+		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+	}
+}
+
+/* The dead handle: a case of its own, so that a call that does not
+ * survive the handle of a destroyed EVD (a registry that dispatches
+ * through the handle) leaves the checks above judged. */
+DC_CASE(dat_ia_close, created_async_evd_destroyed_freed,
+	.clauses = "dat_ia_close.created_async_evd_destroyed",
 	.summary = "the async EVD the open created is gone after an abrupt and after a graceful close")
 {
 	DAT_CLOSE_FLAGS modes[] = { DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG };
@@ -481,7 +532,7 @@ DC_CASE(dat_ia_close, created_async_evd_destroyed,
 		DAT_EVD_PARAM p;
 
 		DC_SETUP(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p));
-		DC_ASSERT_SUCCESS(dat_ia_close(ia, modes[i]));
+		DC_SETUP(dat_ia_close(ia, modes[i]));
 		/* collateral: dat_ia_close(3DAT) DESCRIPTION: the async EVD the open made is destroyed, so its handle is invalid and its query refuses it */
 		DC_ASSERT_INVALID_HANDLE(dat_evd_query(async, DAT_EVD_FIELD_ALL, &p), 1, EVD);
 	}
@@ -532,15 +583,26 @@ DC_CASE(dat_ia_close, passed_async_evd_released,
 }
 
 DC_CASE(dat_ia_close, invalid_handle,
-	.summary = "NULL, a PZ handle and a closed IA give DAT_INVALID_HANDLE/IA")
+	.summary = "NULL and a PZ handle give DAT_INVALID_HANDLE/IA")
 {
-	DAT_IA_HANDLE ia = ia_open_plain();
-	DAT_PZ_HANDLE pz = dc_pz(t);
+	DAT_PZ_HANDLE pz;
 	DAT_PZ_PARAM p;
 
 	DC_ASSERT_INVALID_HANDLE(dat_ia_close(DAT_HANDLE_NULL, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
+	pz = dc_pz(t);
 	DC_ASSERT_INVALID_HANDLE(dat_ia_close((DAT_IA_HANDLE)pz, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
 	DC_SETUP(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &p));
+}
+
+/* The same for a closed IA: a case of its own, so that a call that does
+ * not survive the handle of a destroyed IA leaves the checks above
+ * judged. */
+DC_CASE(dat_ia_close, invalid_handle_freed,
+	.clauses = "dat_ia_close.invalid_handle",
+	.summary = "a closed IA gives DAT_INVALID_HANDLE/IA")
+{
+	DAT_IA_HANDLE ia = ia_open_plain();
+
 	DC_SETUP(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_INVALID_HANDLE(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), 1, IA);
 }

@@ -620,16 +620,26 @@ DC_CASE(dat_ia_query, stream_merging_all,
 }
 
 DC_CASE(dat_ia_query, invalid_handle,
-	.summary = "NULL, a PZ handle and a closed IA give DAT_INVALID_HANDLE/IA")
+	.summary = "NULL and a PZ handle give DAT_INVALID_HANDLE/IA")
 {
-	DAT_IA_HANDLE ia2 = ia_open_plain();
-	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_IA_ATTR a;
 
 	DC_ASSERT_INVALID_HANDLE(dat_ia_query(DAT_HANDLE_NULL, NULL, DAT_IA_FIELD_ALL, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
-	DC_ASSERT_INVALID_HANDLE(dat_ia_query((DAT_IA_HANDLE)pz, NULL, DAT_IA_FIELD_ALL, &a,
+	DC_ASSERT_INVALID_HANDLE(dat_ia_query((DAT_IA_HANDLE)dc_pz(t), NULL, DAT_IA_FIELD_ALL, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);
+}
+
+/* The same for a closed IA: a case of its own, so that a call that does
+ * not survive the handle of a destroyed IA leaves the checks above
+ * judged. */
+DC_CASE(dat_ia_query, invalid_handle_freed,
+	.clauses = "dat_ia_query.invalid_handle",
+	.summary = "a closed IA gives DAT_INVALID_HANDLE/IA")
+{
+	DAT_IA_HANDLE ia2 = ia_open_plain();
+	DAT_IA_ATTR a;
+
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_INVALID_HANDLE(dat_ia_query(ia2, NULL, DAT_IA_FIELD_ALL, &a,
 				       DAT_PROVIDER_FIELD_NONE, NULL), 1, IA);

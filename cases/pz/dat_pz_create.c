@@ -81,11 +81,9 @@ DC_CASE(dat_pz_create, protects_remote_access,
 }
 
 DC_CASE(dat_pz_create, invalid_handle,
-	.summary = "NULL, an EVD handle and a closed IA give DAT_INVALID_HANDLE/IA")
+	.summary = "NULL and an EVD handle give DAT_INVALID_HANDLE/IA")
 {
 	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_SOFTWARE_FLAG);
-	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
-	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
 	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
 	struct dc_snap s;
 
@@ -93,6 +91,19 @@ DC_CASE(dat_pz_create, invalid_handle,
 	DC_ASSERT_INVALID_HANDLE(dat_pz_create(DAT_HANDLE_NULL, &pz), 1, IA);
 	DC_ASSERT_INVALID_HANDLE(dat_pz_create((DAT_IA_HANDLE)evd, &pz), 1, IA);
 	DC_ASSERT_UNCHANGED(&s);
+}
+
+/* The same for a closed IA: a case of its own, so that a call that does
+ * not survive the handle of a destroyed IA leaves the checks above
+ * judged. */
+DC_CASE(dat_pz_create, invalid_handle_freed,
+	.clauses = "dat_pz_create.invalid_handle",
+	.summary = "a closed IA gives DAT_INVALID_HANDLE/IA")
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia2 = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+
 	DC_SETUP(dat_ia_open((DAT_NAME_PTR)t->ia_name, 8, &async, &ia2));
 	DC_SETUP(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
 	DC_ASSERT_INVALID_HANDLE(dat_pz_create(ia2, &pz), 1, IA);
