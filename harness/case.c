@@ -431,6 +431,8 @@ static char self_obj[512], registry_obj[512];
 /* The clean-up call under way (DC_CLEANUP), so that a crash or hang in it is
  * told apart from one in the clause's checks. */
 static const char *volatile cleanup_expr;
+/* The same for a set-up call under way (DC_SETUP). */
+static const char *volatile setup_expr;
 
 static const char *base_name(const char *path)
 {
@@ -545,11 +547,13 @@ static void describe_stack(const char *key, int sig)
 	dc_json_str(&s, sig ? dc_signal_name(sig) : NULL);
 	if (cleanup_expr && !fixture)
 		phase = "cleanup";
+	else if (setup_expr && !fixture)
+		phase = "setup";
 	dc_json_key(&s, &first, "phase");
 	dc_json_str(&s, phase);
-	if (!strcmp(phase, "cleanup")) {
+	if (!strcmp(phase, "cleanup") || (setup_expr && !fixture && !strcmp(phase, "setup"))) {
 		dc_json_key(&s, &first, "expr");
-		dc_json_str(&s, cleanup_expr);
+		dc_json_str(&s, cleanup_expr ? cleanup_expr : setup_expr);
 	}
 	dc_json_key(&s, &first, "answered_by");
 	dc_json_str(&s, side);
@@ -842,6 +846,19 @@ void dc_assert_success_unless_short_at(struct dc_ctx *t, const char *file, int l
 void dc_cleanup_begin(const char *expr)
 {
 	cleanup_expr = expr;
+}
+
+void dc_setup_begin(const char *expr)
+{
+	setup_expr = expr;
+}
+
+void dc_setup_at(struct dc_ctx *t, const char *file, int line, const char *expr,
+		 DAT_RETURN got)
+{
+	setup_expr = NULL;
+	dc_assert_ret_at(t, file, line, expr, got, DC_UNRESOLVED, 1,
+			 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
 }
 
 void dc_cleanup_at(struct dc_ctx *t, const char *file, int line,

@@ -726,7 +726,9 @@ static void supervisor_cause(struct dc_str *s, const struct child *ch,
 	if (!strcmp(phase, "teardown")) {
 		call = "dat_ia_close";
 		expr = "dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG)";
-	} else if (!strcmp(phase, "cleanup")) {
+	} else if (!strcmp(phase, "cleanup") ||
+		   (!strcmp(phase, "setup") && dc_json_get_str(cr, "expr"))) {
+		/* a DC_CLEANUP or DC_SETUP call under way */
 		expr = dc_json_get_str(cr, "expr");
 		/* "dat_ia_close(ia2, ...)": the call is the name before '(' */
 		snprintf(cleanup_call, sizeof(cleanup_call), "%.*s",
