@@ -25,6 +25,41 @@ JSON_REWRITE_INTERVAL_S = 1.0
 REWRITE_COST_FACTOR = 20
 
 
+# Expected case durations for the scheduler, the longest started first: the
+# previous run's journal in the out dir, else this table shipped with the
+# runner (cases that took 100 ms or more on ref-sock; tools/durations.py).
+DURATIONS_TABLE = Path(__file__).with_name("durations.json")
+
+
+def expected_durations(out_dir: Path) -> dict[str, float]:
+    """Case id -> expected milliseconds: the shipped table, overridden by
+    what the last run in out_dir took (its results.jsonl, read before this
+    run's journal replaces it).  Unknown cases are absent (short)."""
+    ms: dict[str, float] = {}
+    try:
+        ms.update(json.loads(DURATIONS_TABLE.read_text()))
+    except (OSError, ValueError):
+        pass
+    try:
+        lines = (out_dir / "results.jsonl").read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            r = json.loads(line)
+            ms[r["id"]] = float(r["duration_ms"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ms
+
+
+def longest_first(cases: list, ms: dict[str, float]) -> list:
+    """The order in which to start cases: the longest expected first (a
+    long case started last would run alone at the end), the rest in their
+    discovery order (stable sort)."""
+    return sorted(cases, key=lambda c: -ms.get(c.id, 0.0))
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -168,6 +203,7 @@ class RunSession:
         self.runner = runner
         self.jobs = max(1, jobs)
         self.out_dir = out_dir
+        self.expected_ms = expected_durations(out_dir)
         self.journal = Journal(out_dir, resume)
         self.waivers = waivers
         self.meta = meta
@@ -197,7 +233,7 @@ class RunSession:
             return
         self.pool = cf.ThreadPoolExecutor(max_workers=self.jobs,
                                           thread_name_prefix="datcts")
-        for c in self.cases:
+        for c in longest_first(self.cases, self.expected_ms):
             if c.id in self.resumed:
                 f = cf.Future()
                 f.set_result(self.results[c.id])
