@@ -20,7 +20,7 @@ from datcts_reports import ReportError, runmeta
 from datcts_reports import cli as reports_cli
 
 from datcts import __version__
-from datcts import bench_transport
+from datcts import bench_instructions, bench_transport
 from datcts import hosts as multihost
 from datcts import layout
 from datcts import fuzz, mutate, slurm, variants
@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     bench_transport.add_parser(sub, _add_build_opts)
+    bench_instructions.add_parser(sub, _add_build_opts)
 
     reports_cli.register(sub, with_build_opts=_add_build_opts)
     mutate.add_parser(sub, _add_build_opts)
@@ -360,6 +361,8 @@ def main(argv=None) -> int:
             return cmd_bench(args)
         if args.cmd == "bench-transport":
             return bench_transport.bench_transport(args)
+        if args.cmd == "bench-instructions":
+            return bench_instructions.bench_instructions(args)
         if args.cmd == "variants":
             return variants.cmd_variants(args)
         if args.cmd == "fuzz":
