@@ -4,6 +4,7 @@ of reports/datcts_reports: report, diff, bundle, verify, coverage."""
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import json
 import os
 import signal
@@ -298,6 +299,10 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
 
     old_term = signal.signal(signal.SIGTERM, on_term)
     interrupted = False
+    # The report's catalog loads while the cases run (a run's fixed cost).
+    preload = cf.ThreadPoolExecutor(max_workers=1)
+    catalog_future = preload.submit(reports_cli.load_report_catalog)
+    preload.shutdown(wait=False)
     try:
         rc = _run_pytest(session, out_dir)
         interrupted = rc == 2 or session.interrupted
@@ -332,7 +337,12 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
     # Every run ends with its HTML report (an interrupted one too); the
     # report's path is the last line.
     try:
-        path, verdict = reports_cli.write_run_report(out_dir / "results.json")
+        try:
+            loaded = catalog_future.result()
+        except Exception:  # loaded again below, where its error is reported
+            loaded = None
+        path, verdict = reports_cli.write_run_report(out_dir / "results.json",
+                                                     loaded_catalog=loaded)
     except (ReportError, OSError) as e:
         print(f"datcts: error: no HTML report: {e}", file=sys.stderr)
         return rc or EXIT_USAGE
