@@ -176,7 +176,8 @@ def _env() -> jinja2.Environment:
 
 def _json_for_script(obj) -> str:
     # Safe inside <script type="application/json">: no "</" can close it.
-    return json.dumps(obj, indent=1, ensure_ascii=False).replace("</", "<\\/")
+    # No indent: json's C encoder (an indent selects the pure-Python one).
+    return json.dumps(obj, ensure_ascii=False).replace("</", "<\\/")
 
 
 MUTANTS_SCHEMA = "datcts-mutants/1"

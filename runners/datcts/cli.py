@@ -179,6 +179,9 @@ def _run_pytest(session, out_dir: Path) -> int:
             str(sentinel), "-c", str(ini), "--rootdir", str(tmp),
             "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings",
             "-p", "no:stepwise", "-p", "no:doctest", "-p", "no:pastebin",
+            # per-item hook wrappers the cases never need (the case output
+            # is the binary's, not Python logging): a run's fixed cost
+            "-p", "no:logging", "-p", "no:unraisableexception", "-p", "no:threadexception",
             "-s",
             "--junitxml", str(out_dir / "junit.xml"),
             "-o", "junit_family=xunit1", "-o", "junit_suite_name=datcts",
