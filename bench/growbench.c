@@ -104,14 +104,8 @@ static void open_side(struct side *s, int neps)
 	if (qlen > ia_attr.max_evd_qlen)
 		qlen = ia_attr.max_evd_qlen;
 	DIE(dat_pz_create(s->ia, &s->pz));
-	DIE(dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
-			   &s->req_evd));
-	DIE(dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
-			   &s->recv_evd));
-	DIE(dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL,
-			   DAT_EVD_CONNECTION_FLAG, &s->conn_evd));
-	DIE(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
-			   &s->cr_evd));
+	bench_make_evds(s->ia, qlen, &s->req_evd, &s->recv_evd, &s->conn_evd,
+			&s->cr_evd);
 }
 
 static void open_ias(int neps)
@@ -138,15 +132,7 @@ static DAT_EP_HANDLE new_ep(struct side *s)
 /* Connects @a (IA A) to @b (IA B, listening on @q). */
 static void connect_pair(DAT_EP_HANDLE a, DAT_EP_HANDLE b, DAT_CONN_QUAL q)
 {
-	DAT_EVENT ev;
-
-	DIE(dat_ep_connect(a, B.addr, q, DAT_TIMEOUT_INFINITE, 0, NULL,
-			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-	wait_ev(B.cr_evd, &ev, DAT_CONNECTION_REQUEST_EVENT);
-	DIE(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b,
-			  0, NULL));
-	wait_ev(B.conn_evd, &ev, DAT_CONNECTION_EVENT_ESTABLISHED);
-	wait_ev(A.conn_evd, &ev, DAT_CONNECTION_EVENT_ESTABLISHED);
+	bench_connect(a, b, B.addr, q, B.cr_evd, A.conn_evd, B.conn_evd);
 }
 
 static void disconnect_pair(DAT_EP_HANDLE a)

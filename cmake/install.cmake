@@ -83,7 +83,8 @@ include(\"${CMAKE_CURRENT_LIST_DIR}/install-layout.cmake\")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runners/datcts ${PROJECT_SOURCE_DIR}/reports/datcts_reports
         DESTINATION "\${DATCTS_PYDIR}"
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE PATTERN "templates" EXCLUDE)
-install(FILES ${_dci_gen}/_installed.py DESTINATION "\${DATCTS_PYDIR}/datcts")
+install(FILES ${_dci_gen}/_installed.py ${PROJECT_SOURCE_DIR}/runners/datcts/durations.json
+        DESTINATION "\${DATCTS_PYDIR}/datcts")
 install(FILES ${_dci_gen}/_installed.py DESTINATION "\${DATCTS_PYDIR}/datcts_reports")
 install(PROGRAMS ${_dci_gen}/datcts DESTINATION ${CMAKE_INSTALL_BINDIR})
 

@@ -202,50 +202,71 @@ DC_CASE(dat_srq_create, consumer_chosen_sizes,
 /*
  * What a Send does to an EP that has no receive buffer, observed as: the
  * first connection event on the receiver within a bounded window (0: none),
- * then, if none, the status of the receive once a buffer is posted.
+ * then, if none, the status of the receive once a buffer is posted.  The
+ * plain EP and the SRQ EP are probed at once, so one window covers both.
  */
 struct no_buffer_outcome {
 	DAT_EVENT_NUMBER conn_event;
 	int recv_status;	/* -1: no completion */
 };
 
-static struct no_buffer_outcome probe_no_buffer(struct dc_ctx *t, bool with_srq)
-{
-	struct no_buffer_outcome o = { 0, -1 };
+struct no_buffer_probe {
 	struct srq_link l;
+	bool with_srq;
+	struct no_buffer_outcome o;
+};
+
+static void probe_no_buffer_send(struct dc_ctx *t, struct no_buffer_probe *p, bool with_srq)
+{
 	struct link_opts lo = { .no_connect = true };
+
+	p->with_srq = with_srq;
+	p->o = (struct no_buffer_outcome){ 0, -1 };
+	if (with_srq)
+		link_up(&p->l, &lo);
+	else
+		plain_link_up(&p->l, false);
+	link_connect(&p->l);
+	link_send(&p->l, 7, 64);
+}
+
+/* The outcome, the window for a connection event ending at @until_ms. */
+static void probe_no_buffer_outcome(struct dc_ctx *t, struct no_buffer_probe *p, double until_ms)
+{
+	double left = until_ms - dc_now_ms();
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
-	if (with_srq)
-		link_up(&l, &lo);
-	else
-		plain_link_up(&l, false);
-	link_connect(&l);
-	link_send(&l, 7, 64);
-	r = dc_wait_event(t, l.rx.conn_evd, 1000, &ev);
+	r = dc_wait_event(t, p->l.rx.conn_evd, left > 0 ? (long)left : 0, &ev);
 	if (r == DAT_SUCCESS) {
-		o.conn_event = ev.event_number;
-		return o;
+		p->o.conn_event = ev.event_number;
+		return;
 	}
-	if (with_srq) {
-		post_slot(l.srq, &l.rbuf, 0);
-	} else {
-		dc_post_recv(t, l.rx.ep, &l.rbuf, 0, SLOT, 0);
-	}
-	r = dc_wait_event(t, l.rx.recv_evd, 5000, &ev);
+	if (p->with_srq)
+		post_slot(p->l.srq, &p->l.rbuf, 0);
+	else
+		dc_post_recv(t, p->l.rx.ep, &p->l.rbuf, 0, SLOT, 0);
+	r = dc_wait_event(t, p->l.rx.recv_evd, 5000, &ev);
 	if (r == DAT_SUCCESS && ev.event_number == DAT_DTO_COMPLETION_EVENT)
-		o.recv_status = (int)ev.event_data.dto_completion_event_data.status;
-	return o;
+		p->o.recv_status = (int)ev.event_data.dto_completion_event_data.status;
 }
 
 DC_CASE(dat_srq_create, empty_srq_like_empty_rq,
 	.summary = "a Send meeting an empty SRQ fares as one meeting a plain EP with no receive posted",
 	.requires = "srq_supported")
 {
-	struct no_buffer_outcome plain = probe_no_buffer(t, false);
-	struct no_buffer_outcome srq = probe_no_buffer(t, true);
+	struct no_buffer_probe plain_p, srq_p;
+	struct no_buffer_outcome plain, srq;
+	double until;
 
+	probe_no_buffer_send(t, &plain_p, false);
+	probe_no_buffer_send(t, &srq_p, true);
+	/* both Sends are out: a 1 s window from here covers each */
+	until = dc_now_ms() + 1000;
+	probe_no_buffer_outcome(t, &plain_p, until);
+	probe_no_buffer_outcome(t, &srq_p, until);
+	plain = plain_p.o;
+	srq = srq_p.o;
 	dc_note(t, "plain EP: connection event %s, receive status %d",
 		plain.conn_event ? dc_event_name(plain.conn_event) : "none",
 		plain.recv_status);

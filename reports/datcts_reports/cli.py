@@ -74,14 +74,25 @@ def _catalog(args):
     return catalog_mod.load(args.catalog or DEFAULT_CATALOG)
 
 
-def write_run_report(results, output=None, catalog=None) -> tuple:
-    """report.html and verdict.json for a run; returns (html path, verdict)."""
+def load_report_catalog(catalog=None):
+    """The clause catalog a run's report needs, with the report's modules
+    imported: `datcts run` calls it while the cases run, so that the report
+    at the end only renders."""
+    import datcts_reports.html  # noqa: F401  (imported now, not at the end)
+    import datcts_reports.schema  # noqa: F401
+
+    return catalog_mod.load(catalog or DEFAULT_CATALOG)
+
+
+def write_run_report(results, output=None, catalog=None, loaded_catalog=None) -> tuple:
+    """report.html and verdict.json for a run; returns (html path, verdict).
+    loaded_catalog: the catalog load_report_catalog returned, if at hand."""
     from datcts_reports.html import write_report
     from datcts_reports.schema import load_results, results_path
 
     rpath = results_path(Path(results))
     doc = load_results(rpath)
-    a = Analysis(catalog_mod.load(catalog or DEFAULT_CATALOG), doc)
+    a = Analysis(loaded_catalog or catalog_mod.load(catalog or DEFAULT_CATALOG), doc)
     out = Path(output) if output else rpath.parent / "report.html"
     if out.is_dir():    # a folder: the report goes in it, as for a run
         out = out / "report.html"

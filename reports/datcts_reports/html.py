@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import jinja2
@@ -139,9 +140,27 @@ def bar(counts: dict, keys=CHART_KEYS, width=100.0) -> list:
 # ---------------------------------------------------------------- rendering
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """The compiled templates, kept between runs (compiling them took most of
+    the time of a report): $XDG_CACHE_HOME/datcts/jinja, else
+    ~/.cache/datcts/jinja.  Each entry is checked against the template's
+    source, so an edited template is compiled again.  None when the folder
+    cannot be made (the report is then only slower)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    d = os.path.join(base, "datcts", "jinja")
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError:
+        return None
+    if not os.access(d, os.W_OK):
+        return None
+    return jinja2.FileSystemBytecodeCache(d)
+
+
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        bytecode_cache=_bytecode_cache(),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -157,7 +176,8 @@ def _env() -> jinja2.Environment:
 
 def _json_for_script(obj) -> str:
     # Safe inside <script type="application/json">: no "</" can close it.
-    return json.dumps(obj, indent=1, ensure_ascii=False).replace("</", "<\\/")
+    # No indent: json's C encoder (an indent selects the pure-Python one).
+    return json.dumps(obj, ensure_ascii=False).replace("</", "<\\/")
 
 
 MUTANTS_SCHEMA = "datcts-mutants/1"

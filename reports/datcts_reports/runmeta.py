@@ -136,15 +136,18 @@ def dat_fields(api: str, cases_dir: Path | None, env: dict | None = None) -> dic
 
     name, soname = REGISTRIES.get(api, REGISTRIES["1.2"])
     resolved = None
+    own = False
     if cases_dir:
         ours = Path(cases_dir).parent / "lib" / soname   # the build's own libdat
         if ours.is_file():
             resolved = str(ours.resolve())
+            own = True
     if resolved is None:
         resolved = resolve_library(soname, env)
         if resolved == soname:
             resolved = None
-    version = package_version(resolved)
+    # the build tree's own libdat belongs to no package: dpkg is not asked
+    version = None if own else package_version(resolved)
     if version is None and resolved and name == "libdat":
         version = f"datcts {__version__}"
     return {"api": api, "cases_build": str(cases_dir) if cases_dir else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import fnmatch
 import json
 import os
@@ -101,8 +102,13 @@ def discover(cases_dir: Path, env: dict | None = None) -> list[Case]:
     """All cases of all binaries; ids must be unique across binaries."""
     seen: dict[str, Case] = {}
     out = []
-    for b in find_binaries(cases_dir):
-        for c in list_binary(b, env):
+    binaries = find_binaries(cases_dir)
+    # the binaries are asked at once (each --list is a process start):
+    # the listing order stays the binaries' order
+    with cf.ThreadPoolExecutor(max_workers=min(8, max(1, len(binaries)))) as pool:
+        listings = list(pool.map(lambda b: list_binary(b, env), binaries))
+    for b, cases in zip(binaries, listings):
+        for c in cases:
             if c.id in seen:
                 raise DiscoveryError(
                     f"case id {c.id} is in both {seen[c.id].binary} and {c.binary}"

@@ -25,6 +25,41 @@ JSON_REWRITE_INTERVAL_S = 1.0
 REWRITE_COST_FACTOR = 20
 
 
+# Expected case durations for the scheduler, the longest started first: the
+# previous run's journal in the out dir, else this table shipped with the
+# runner (cases that took 100 ms or more on ref-sock; tools/durations.py).
+DURATIONS_TABLE = Path(__file__).with_name("durations.json")
+
+
+def expected_durations(out_dir: Path) -> dict[str, float]:
+    """Case id -> expected milliseconds: the shipped table, overridden by
+    what the last run in out_dir took (its results.jsonl, read before this
+    run's journal replaces it).  Unknown cases are absent (short)."""
+    ms: dict[str, float] = {}
+    try:
+        ms.update(json.loads(DURATIONS_TABLE.read_text()))
+    except (OSError, ValueError):
+        pass
+    try:
+        lines = (out_dir / "results.jsonl").read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            r = json.loads(line)
+            ms[r["id"]] = float(r["duration_ms"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ms
+
+
+def longest_first(cases: list, ms: dict[str, float]) -> list:
+    """The order in which to start cases: the longest expected first (a
+    long case started last would run alone at the end), the rest in their
+    discovery order (stable sort)."""
+    return sorted(cases, key=lambda c: -ms.get(c.id, 0.0))
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -73,11 +108,27 @@ class Journal:
             self._f.close()
 
 
-def atomic_write_json(path: Path, obj) -> None:
+def results_json_text(doc: dict) -> str:
+    """results.json's text: one line per top-level member and one per
+    result.  Written with json's C encoder (an indent selects its
+    pure-Python encoder, which took most of a second per write of a full
+    run's document); still one result per line for a reader or a diff."""
+    def one(v) -> str:
+        return json.dumps(v, ensure_ascii=False)
+
+    members = []
+    for k, v in doc.items():
+        if k == "results" and isinstance(v, list) and v:
+            members.append(f"{one(k)}: [\n  " + ",\n  ".join(one(r) for r in v) + "\n ]")
+        else:
+            members.append(f"{one(k)}: {one(v)}")
+    return "{\n " + ",\n ".join(members) + "\n}\n"
+
+
+def atomic_write_json(path: Path, obj: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, ensure_ascii=False, indent=1)
-        f.write("\n")
+        f.write(results_json_text(obj))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -168,6 +219,7 @@ class RunSession:
         self.runner = runner
         self.jobs = max(1, jobs)
         self.out_dir = out_dir
+        self.expected_ms = expected_durations(out_dir)
         self.journal = Journal(out_dir, resume)
         self.waivers = waivers
         self.meta = meta
@@ -197,7 +249,7 @@ class RunSession:
             return
         self.pool = cf.ThreadPoolExecutor(max_workers=self.jobs,
                                           thread_name_prefix="datcts")
-        for c in self.cases:
+        for c in longest_first(self.cases, self.expected_ms):
             if c.id in self.resumed:
                 f = cf.Future()
                 f.set_result(self.results[c.id])

@@ -7,6 +7,10 @@
 # perf: dapltest -T P for libdaplref2 and OFA's libdaplofa (IA ofa-v2-DEVICE, rdma_cm on the same
 #   netdev) side by side, medians of three rounds, ratios libdaplref2/libdaplofa; a measurement,
 #   so the caller runs it with nothing beside it.
+# instructions: datcts bench-instructions, libdaplref2 (ref-verbs-DEVICE) against libdaplofa
+#   (ofa-v2-DEVICE): user-space instructions per call under callgrind, ratios to libdaplofa; its
+#   table goes to OUT_DIR/DEVICE-instructions.txt (docs/reference-provider.md, "Instructions per
+#   call").
 # Appends its lines to BENCH_FILE. Exit status: non-zero when a program run is not as expected or
 # a figure is missing.
 set -uo pipefail
@@ -14,7 +18,7 @@ set -uo pipefail
 build=$(realpath "${1:?BUILD_DIR}")
 out=${2:?OUT_DIR}
 bench=${3:?BENCH_FILE}
-mode=${4:?programs|perf}
+mode=${4:?programs|perf|instructions}
 dev=${5:?DEVICE}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 programs=$repo/tools/ofa/programs.py
@@ -53,8 +57,16 @@ perf)
 	sed -n "s/^/$dev dapltest -T P /p" "$out/$dev-ofa-perf.txt" | grep -E 'median|ratio|no figure' >>"$bench"
 	exit "$rc"
 	;;
+instructions)
+	"$repo/bin/datcts" bench-instructions --build-dir "$build" \
+		--column "libdaplref2=ref-verbs-$dev@$conf" --column "libdaplofa=ofa-v2-$dev@$conf" \
+		>"$out/$dev-instructions.txt" 2>&1
+	r=$?
+	sed -n "s/^/$dev instructions /p" "$out/$dev-instructions.txt" | grep '| dat_' >>"$bench"
+	exit "$r"
+	;;
 *)
-	echo "ofa.sh: mode is programs or perf, not $mode" >&2
+	echo "ofa.sh: mode is programs, perf or instructions, not $mode" >&2
 	exit 2
 	;;
 esac
