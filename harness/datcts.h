@@ -243,6 +243,14 @@ void dc_assert_success_unless_short_at(struct dc_ctx *t, const char *file, int l
 	} while (0)
 
 /* Set-up call that must succeed, else UNRESOLVED. */
+/*
+ * A set-up call's answer @r, made by a helper (not through DC_SETUP): unless
+ * DAT_SUCCESS, the case ends UNRESOLVED with the call named in its cause
+ * (phase setup), so the reports can tell which page stopped it.
+ */
+void dc_setup_call_at(struct dc_ctx *t, const char *file, int line, DAT_RETURN r,
+		      const char *call);
+
 /* A crash or hang inside the set-up call is one of the set-up too (phase
  * "setup", the call named), never the clause's. */
 #define DC_SETUP(ret)							\

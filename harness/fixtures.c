@@ -12,18 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void setup_ok(struct dc_ctx *t, const char *file, int line,
-		     DAT_RETURN r, const char *what)
+void dc_setup_call_at(struct dc_ctx *t, const char *file, int line, DAT_RETURN r,
+		      const char *call)
 {
 	char b[200];
 
 	if (r == DAT_SUCCESS)
 		return;
-	dc_cause_call(t, t->priv->t_ia_open > 0 ? "setup" : "ia_open", what, &r);
-	dc_end_at(t, DC_UNRESOLVED, file, line, false,
-		  "set-up %s returned %s at %s:%d", what,
-			  dc_ret_str(r, b, sizeof(b)), file, line);
+	dc_cause_call(t, t->priv->t_ia_open > 0 ? "setup" : "ia_open", call, &r);
+	dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up %s returned %s", call,
+		  dc_ret_str(r, b, sizeof(b)));
 }
+
+#define setup_ok dc_setup_call_at
 
 static void need_ia(struct dc_ctx *t, const char *file, int line)
 {

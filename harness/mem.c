@@ -87,9 +87,7 @@ static DAT_DTO_COMPLETION_STATUS rdma_done(struct dc_ctx *t, const char *file, i
 					   const struct dc_endpoint *e, DAT_RETURN r,
 					   const char *call, uint64_t cookie)
 {
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up %s returned %s", call, dc_ret_text(r));
+	dc_setup_call_at(t, file, line, r, call);
 	return dc_expect_dto_at(t, file, line, DC_FAIL, e->req_evd, &cookie,
 				DC_ANY_STATUS).status;
 }

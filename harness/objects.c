@@ -29,13 +29,7 @@ DAT_DTO_COOKIE dc_cookie(uint64_t v)
 	return c;
 }
 
-static void setup_call(struct dc_ctx *t, const char *file, int line,
-		       DAT_RETURN r, const char *call)
-{
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up %s returned %s", call, dc_ret_text(r));
-}
+#define setup_call dc_setup_call_at
 
 DAT_CNO_HANDLE dc_cno_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_OS_WAIT_PROXY_AGENT agent)

@@ -79,13 +79,7 @@ static inline void way_endpoint_at(struct dc_ctx *t, const char *file, int line,
 			 &attr);
 }
 
-static inline void way_setup_at(struct dc_ctx *t, const char *file, int line,
-				DAT_RETURN r, const char *what)
-{
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up: %s returned %s", what,
-			  dc_ret_text(r));
-}
+#define way_setup_at dc_setup_call_at
 
 static inline DAT_CR_HANDLE way_request_at(struct dc_ctx *t, const char *file, int line,
 					   struct way_conn *w, struct dc_endpoint *from,

@@ -623,9 +623,8 @@ static inline DAT_EVD_HANDLE evd_on_cno_after_at(struct dc_ctx *t, const char *f
 	if (checked)
 		dc_assert_ret_at(t, file, line, what, r, DC_FAIL, 1,
 				 (const DAT_RETURN[]){ DAT_SUCCESS }, DC_ANY_SUBTYPE);
-	else if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false, "set-up %s returned %s",
-			  what, dc_ret_text(r));
+	else
+		dc_setup_call_at(t, file, line, r, what);
 	if (way == CNO_BY_MODIFY)
 		attach_cno_at(t, file, line, evd, cno);
 	return evd;

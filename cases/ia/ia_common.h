@@ -16,13 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define SETUP_AT(file, line, expr, what)				\
-	do {								\
-		DAT_RETURN r_ = (expr);					\
-		if (r_ != DAT_SUCCESS)					\
-			dc_end_at(t, DC_UNRESOLVED, file, line, false,	\
-				  "set-up %s returned %s", what, dc_ret_text(r_)); \
-	} while (0)
+#define SETUP_AT(file, line, expr, what) dc_setup_call_at(t, file, line, (expr), what)
 
 /* Opens another instance of the IA under test; *evd in/out as dat_ia_open. */
 static inline DAT_IA_HANDLE ia_open_at(struct dc_ctx *t, const char *file, int line,
