@@ -52,6 +52,17 @@ def load(manifest: Path = MANIFEST) -> list[dict]:
     return findings
 
 
+def load_open(manifest: Path = MANIFEST) -> dict:
+    """The failing clauses the manifest names as open (docs/clauses.md, "Failing clauses of a
+    certification": reviewed again, no finding yet): clause -> why."""
+    out = {}
+    for o in tomllib.loads(manifest.read_text()).get("open", []):
+        if not o.get("clause") or not str(o.get("why", "")).strip():
+            raise SystemExit(f"{manifest}: an [[open]] entry needs clause and why: {o}")
+        out[o["clause"]] = o["why"]
+    return out
+
+
 def run_one(binary: Path, ia: str, conf: Path, timeout: float) -> tuple[str, str]:
     """(answer, the reproducer's line) from its exit status and output, which must agree."""
     env = dict(os.environ, DAT_OVERRIDE=str(conf))
