@@ -624,16 +624,27 @@ DC_CASE(dat_ep_create, shared_evd_current_streams,
 }
 
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
-	.summary = "on an EVD that also takes connection events only threshold flags are allowed",
+	.summary = "on an EVD that also takes connection (or, where the IA merges those not, CR) events only threshold flags are allowed",
 	.requires = "completion_flags_supported&4")
 {
 	DAT_EP_ATTR a;
-	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_FLAGS other = DAT_EVD_CONNECTION_FLAG;
+	DAT_EVD_HANDLE x;
 	DAT_EP_HANDLE ep;
 
+	/* the other stream on the EVD: connection where the IA's merging
+	 * matrix allows it beside DTOs (dat_ia_query(3DAT)), else CR */
+	if (!dc_streams_merge(t, DAT_EVD_DTO_FLAG | other)) {
+		other = DAT_EVD_CR_FLAG;
+		dc_note(t, "DTO and connection streams share no EVD on this IA: the EVD carries CR events instead");
+	}
+	DC_NEED_STREAMS_MERGE(DAT_EVD_DTO_FLAG | other);
+	x = dc_evd(t, 16, DAT_EVD_DTO_FLAG | other);
 	dc_ep_attr_default(t, &a);
 	a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
-	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x, x, &a, &ep), DAT_INVALID_PARAMETER);
+	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x,
+			     other == DAT_EVD_CONNECTION_FLAG ? x : DAT_HANDLE_NULL, &a, &ep),
+		      DAT_INVALID_PARAMETER);
 }
 
 static void solicited_wait_exclusive(struct dc_ctx *t)
@@ -988,10 +999,12 @@ static void oom_ep_works(struct dc_ctx *t, void *arg, bool keep)
 		DC_CLEANUP(dat_ep_free(o->ep[o->n]));
 }
 
-static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o)
+/* Sweeps up to DC_ALLOC_FAULT_OBJECTS creates, leaving `spare` of the IA's
+ * Max EPs (dat_ia_query(3DAT)) for what the case checks afterwards. */
+static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o, DAT_COUNT spare)
 {
 	struct dc_alloc_call c = { "dat_ep_create", oom_ep_make, oom_ep_works, o, NULL };
-	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps);
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, dc_limit_less(t->ia_attr.max_eps, spare));
 
 	o->pz = dc_pz(t);
 	o->recv = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
@@ -1020,7 +1033,7 @@ DC_CASE(dat_ep_create, out_of_memory,
 {
 	struct oom_eps o;
 
-	oom_eps_make(t, &o);
+	oom_eps_make(t, &o, 0);
 	oom_eps_free(t, &o);
 	DC_ASSERT_IA_CLOSES_GRACEFULLY();
 }
@@ -1043,7 +1056,9 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 {
 	struct oom_eps o;
 
-	oom_eps_make(t, &o);
+	/* the checks below make up to 6 EPs of their own: a provider with few
+	 * EPs (Max EPs, dat_ia_query(3DAT)) sweeps fewer creates, not none */
+	oom_eps_make(t, &o, 6);
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_flags_must_match");
 	/* an unsignalled Request stream on an EVD of its own shares nothing
 	 * with the default streams made above: it is taken */

@@ -421,6 +421,7 @@ DC_CASE(dat_ep_disconnect, shared_evd_order,
 		attr.recv_completion_flags = attr.request_completion_flags =
 			DAT_COMPLETION_EVD_THRESHOLD_FLAG;
 	a.pz = dc_pz(t);
+	DC_NEED_STREAMS_MERGE(DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
 	ev = dc_evd(t, 64, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
 	a.recv_evd = a.req_evd = a.conn_evd = ev;
 	a.ep = dc_ep(t, a.pz, ev, ev, ev, &attr);

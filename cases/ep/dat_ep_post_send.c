@@ -91,7 +91,7 @@ DC_CASE(dat_ep_post_send, zero_length,
 }
 
 DC_CASE(dat_ep_post_send, completion_on_request_evd,
-	.summary = "the Send completes on the request EVD with EP, cookie, status and length")
+	.summary = "the Send completes on the request EVD with EP, cookie and status")
 {
 	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
@@ -102,7 +102,12 @@ DC_CASE(dat_ep_post_send, completion_on_request_evd,
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 333, 0xABCDEF01234ull));	/* the clause's own post */
 	d = DC_ASSERT_DTO(p.a.req_evd, 0xABCDEF01234ull, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
-	DC_ASSERT_EQ(d.transfered_length, 333);
+	/* dat_ep_post_send(3DAT) defines no transfered_length for the Send's
+	 * own completion (only a Receive's is: dat_ep_post_recv(3DAT)):
+	 * noted, not judged */
+	if (d.transfered_length != 333)
+		dc_note(t, "the Send's completion reports transfered_length %llu for 333 bytes sent",
+			(unsigned long long)d.transfered_length);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 }
 
