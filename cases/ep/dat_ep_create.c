@@ -8,15 +8,8 @@
 
 static DAT_EP_ATTR create_attr_request(struct dc_ctx *t)
 {
-	DAT_EP_ATTR a;
+	DAT_EP_ATTR a = ep_attr_unusual(t);
 
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = 7;
-	a.max_request_dtos = 9;
-	a.max_recv_iov = 2;
-	a.max_request_iov = 3;
-	a.max_message_size = 5000;
-	a.max_rdma_size = 7000;
 	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_UNSIGNALLED_FLAG)
 		a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	/* a QoS other than the default one, when the provider has one */
