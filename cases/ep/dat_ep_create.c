@@ -635,6 +635,7 @@ DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
 	x = dc_evd(t, 16, DAT_EVD_DTO_FLAG | other);
 	dc_ep_attr_default(t, &a);
 	a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	a.max_recv_dtos = 0;		/* no recv EVD: the refusal is the flags' alone */
 	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x,
 			     other == DAT_EVD_CONNECTION_FLAG ? x : DAT_HANDLE_NULL, &a, &ep),
 		      DAT_INVALID_PARAMETER);
@@ -647,12 +648,19 @@ static void solicited_wait_exclusive(struct dc_ctx *t)
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 
+	/* a stream with no EVD has no DTOs (a provider may refuse DTOs whose
+	 * completions have nowhere to go: dat_ep_create(3DAT) RETURN VALUES),
+	 * so each refusal below is the solicited-wait rule's alone */
 	dc_ep_attr_default(t, &a1);
 	a1.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+	a1.max_request_dtos = 0;
 	dc_ep(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a1);
 	dc_ep_attr_default(t, &a2);
+	a2.max_recv_dtos = 0;
 	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a2, &ep),
 		      DAT_INVALID_PARAMETER);
+	dc_ep_attr_default(t, &a2);
+	a2.max_request_dtos = 0;
 	DC_ASSERT_RET(create(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a2, &ep),
 		      DAT_INVALID_PARAMETER);
 }
@@ -1049,9 +1057,17 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 {
 	struct oom_eps o;
 
-	/* the checks below make up to 6 EPs of their own: a provider with few
-	 * EPs (Max EPs, dat_ia_query(3DAT)) sweeps fewer creates, not none */
+	/* the checks below make EPs of their own: a provider with few EPs
+	 * (Max EPs, dat_ia_query(3DAT)) sweeps fewer creates, and frees what
+	 * the sweep kept before them (they share no EVD with the checks) */
 	oom_eps_make(t, &o, 6);
+	if (t->ia_attr.max_eps > 0 && t->ia_attr.max_eps < DC_ALLOC_FAULT_OBJECTS + 16) {
+		dc_note(t, "max_eps %d: the %d EPs the sweep kept are freed before the checks",
+			(int)t->ia_attr.max_eps, o.n);
+		for (int i = 0; i < o.n; i++)
+			DC_CLEANUP(dat_ep_free(o.ep[i]));
+		o.n = 0;
+	}
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_flags_must_match");
 	/* an unsignalled Request stream on an EVD of its own shares nothing
 	 * with the default streams made above: it is taken */

@@ -179,6 +179,28 @@ static inline bool evd_kind_skipped(struct dc_ctx *t, int i)
 	return true;
 }
 
+/*
+ * Set-up: a software EVD of qlen for *n events; on an IA whose queues are
+ * shorter (dat_ia_query(3DAT) Max EVD queue size, no floor) the queue is
+ * as long as the IA has and *n lowered in proportion, noted: the order and
+ * the races are judged the same over fewer events.
+ */
+static inline DAT_EVD_HANDLE evd_for_n_at(struct dc_ctx *t, const char *file, int line,
+					  DAT_COUNT qlen, int *n)
+{
+	DAT_COUNT q = dc_within_limit(qlen, t->ia_attr.max_evd_qlen);
+
+	if (q < qlen) {
+		int want = *n;
+
+		*n = (int)((long)want * q / qlen);
+		dc_note(t, "max_evd_qlen %d: %d events on a queue of %d instead of %d on %d",
+			(int)q, *n, (int)q, want, (int)qlen);
+	}
+	return dc_evd_at(t, file, line, q, DAT_EVD_SOFTWARE_FLAG);
+}
+#define evd_for_n(qlen, n) evd_for_n_at(t, __FILE__, __LINE__, (qlen), (n))
+
 /* Set-up: an EVD of evd_kinds[i], with cno or none. */
 #define evd_of_kind(t, i, cno)						\
 	((cno) ? dc_evd_with_cno((t), 4, evd_kinds[i], (cno)) : dc_evd((t), 4, evd_kinds[i]))

@@ -615,6 +615,18 @@ static void receives_via_srq(struct dc_ctx *t, struct srq_link *l, unsigned seq)
 	DC_ASSERT_EQ(slot_seq(&l->rbuf, seq % NSLOTS), seq);
 }
 
+/* Between the parts of connect_paths on an IA of fewer than 3 SRQs
+ * (dat_ia_query(3DAT) Max SRQs, no floor): l's SRQ EP and SRQ freed, so
+ * the next part can make its own. */
+static void connect_path_done(struct dc_ctx *t, struct srq_link *l)
+{
+	if (t->ia_attr.max_srqs <= 0 || t->ia_attr.max_srqs >= 3)
+		return;
+	link_down(l);
+	DC_CLEANUP(dat_ep_free(l->rx.ep));
+	DC_CLEANUP(dat_srq_free(l->srq));
+}
+
 DC_CASE(dat_ep_create_with_srq, connect_paths,
 	.summary = "the SRQ EP connects actively, by accepting a request, and through an RSP",
 	.requires = "srq_supported")
@@ -630,6 +642,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	link_up(&pas, &o);
 	connect_checked(&pas);
 	receives_via_srq(t, &pas, 1);
+	connect_path_done(t, &pas);
 
 	/* active: the SRQ EP calls dat_ep_connect; its tx is the listener */
 	link_up(&act, &o);
@@ -645,6 +658,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	DC_ASSERT_EVENT(act.rx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	dc_await_event(t, act.tx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	receives_via_srq(t, &act, 2);
+	connect_path_done(t, &act);
 
 	/* reserved service point made with the SRQ EP */
 	link_up(&rsp, &o);
