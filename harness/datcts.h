@@ -419,6 +419,13 @@ static inline DAT_COUNT dc_within_limit(DAT_COUNT want, DAT_COUNT limit)
 	return limit > 0 && limit < want ? limit : want;
 }
 
+/* A reported limit less `spare` the case keeps for later, at least 1 (0, no
+ * limit reported, stays 0): for dc_within_limit. */
+static inline DAT_COUNT dc_limit_less(DAT_COUNT limit, DAT_COUNT spare)
+{
+	return limit <= 0 ? limit : limit > spare ? limit - spare : 1;
+}
+
 /* ---- fixtures (set-up; failure = UNRESOLVED) ------------------------------ */
 
 /* Opens the IA under test and queries it; done before the body unless DC_NO_IA. */

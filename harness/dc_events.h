@@ -79,11 +79,21 @@ void dc_expect_conn_end_at(struct dc_ctx *t, const char *file, int line,
 
 /* ---- asynchronous errors ------------------------------------------------------------ */
 
-/* Clause: the next event on the IA's async EVD names handle h with `reason`. */
+/* Clause: the next event of that reason on the IA's async EVD names handle h
+ * (asynchronous events of other reasons before it are noted, not judged). */
 void dc_expect_async_at(struct dc_ctx *t, const char *file, int line,
 			DAT_HANDLE h, int reason, long timeout_ms);
 #define DC_ASSERT_ASYNC_EVENT(h, reason)				\
 	dc_expect_async_at(t, __FILE__, __LINE__, (DAT_HANDLE)(h), (int)(reason), -1)
+
+/* Clause: of what is queued on the IA's async EVD (all dequeued), no event
+ * is of `reason` (e.g. DAT_SRQ_LOW_WATERMARK_EVENT): "no such event" is no
+ * event of that kind, and asynchronous events of other reasons, which the
+ * pages leave to the provider, are noted.  Anything not asynchronous fails. */
+void dc_assert_no_async_event_at(struct dc_ctx *t, const char *file, int line,
+				 int reason);
+#define DC_ASSERT_NO_ASYNC_EVENT(reason)					\
+	dc_assert_no_async_event_at(t, __FILE__, __LINE__, (int)(reason))
 
 /* ---- waiter threads ----------------------------------------------------------------- */
 

@@ -31,6 +31,32 @@ DAT_EVD_HANDLE dc_evd_with_cno_at(struct dc_ctx *t, const char *file, int line,
 #define dc_evd_with_cno(t, qlen, flags, cno)				\
 	dc_evd_with_cno_at((t), __FILE__, __LINE__, (qlen), (flags), (cno))
 
+/* Set-up: dat_evd_modify_cno(evd, cno): evd (made without a CNO) feeds cno. */
+void dc_evd_set_cno_at(struct dc_ctx *t, const char *file, int line,
+		       DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno);
+#define dc_evd_set_cno(t, evd, cno) dc_evd_set_cno_at((t), __FILE__, __LINE__, (evd), (cno))
+
+/* Set-up: a new CNO (no agent) made for evd and attached to it by
+ * dat_evd_modify_cno; returns the CNO. */
+DAT_CNO_HANDLE dc_evd_new_cno_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_EVD_HANDLE evd);
+#define dc_evd_new_cno(t, evd) dc_evd_new_cno_at((t), __FILE__, __LINE__, (evd))
+
+/*
+ * Whether one EVD may carry every stream of `flags` by the IA's EVD stream
+ * merging matrix (dat_ia_query(3DAT) DESCRIPTION).  The page does not name
+ * the rows; they are read in the order of the DAT_EVD_FLAGS bits (software,
+ * CR, DTO, connection, RMR bind, async), the order OFA's dapl fills and
+ * enforces.
+ */
+bool dc_streams_merge(struct dc_ctx *t, DAT_EVD_FLAGS flags);
+/* The same as a need: a case that needs an EVD carrying `flags` on an IA
+ * whose matrix forbids it ends UNSUPPORTED (not demonstrated, kind
+ * "attribute"): the Consumer should check the matrix first (same page). */
+void dc_need_streams_merge_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_EVD_FLAGS flags);
+#define DC_NEED_STREAMS_MERGE(flags) dc_need_streams_merge_at(t, __FILE__, __LINE__, (flags))
+
 /* dat_rmr_create in pz. */
 DAT_RMR_HANDLE dc_rmr_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_PZ_HANDLE pz);

@@ -555,6 +555,29 @@ void dc_assert_no_event_at(struct dc_ctx *t, const char *file, int line,
 		  dc_ret_str(r, b, sizeof(b)), file, line);
 }
 
+void dc_assert_no_async_event_at(struct dc_ctx *t, const char *file, int line,
+				 int reason)
+{
+	struct dc_str s = { 0 };
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	while (dat_evd_dequeue(t->async_evd, &ev) == DAT_SUCCESS) {
+		const DAT_ASYNCH_ERROR_EVENT_DATA *a = &ev.event_data.asynch_error_event_data;
+		bool async = ev.event_number >= DAT_ASYNC_ERROR_EVD_OVERFLOW &&
+			     ev.event_number <= DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR;
+
+		describe_event(&s, &ev);
+		if (!async || (int)a->reason == reason)
+			dc_end_at(t, DC_FAIL, file, line, false,
+				  "expected no asynchronous event of reason %d, dequeued %s at %s:%d",
+				  reason, dc_str_c(&s), file, line);
+		dc_note(t, "an asynchronous event of another kind (not judged): %s", dc_str_c(&s));
+		dc_str_free(&s);
+		memset(&ev, 0, sizeof(ev));
+	}
+}
+
 DAT_DTO_COMPLETION_EVENT_DATA dc_await_dto_at(struct dc_ctx *t,
 					      const char *file, int line,
 					      DAT_EVD_HANDLE evd,

@@ -41,13 +41,62 @@ DAT_CNO_HANDLE dc_cno_at(struct dc_ctx *t, const char *file, int line,
 	return cno;
 }
 
+void dc_evd_set_cno_at(struct dc_ctx *t, const char *file, int line,
+		       DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno)
+{
+	DAT_RETURN r = dat_evd_modify_cno(evd, cno);
+
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up dat_evd_modify_cno returned %s", dc_ret_text(r));
+}
+
+DAT_CNO_HANDLE dc_evd_new_cno_at(struct dc_ctx *t, const char *file, int line,
+				 DAT_EVD_HANDLE evd)
+{
+	DAT_CNO_HANDLE cno = dc_cno_at(t, file, line, DAT_OS_WAIT_PROXY_AGENT_NULL);
+
+	dc_evd_set_cno_at(t, file, line, evd, cno);
+	return cno;
+}
+
+bool dc_streams_merge(struct dc_ctx *t, DAT_EVD_FLAGS flags)
+{
+	static const DAT_EVD_FLAGS row[6] = {
+		DAT_EVD_SOFTWARE_FLAG, DAT_EVD_CR_FLAG, DAT_EVD_DTO_FLAG,
+		DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG, DAT_EVD_ASYNC_FLAG,
+	};
+
+	for (int i = 0; i < 6; i++)
+		for (int j = 0; j < 6; j++)
+			if ((flags & row[i]) && (flags & row[j]) &&
+			    t->prov_attr.evd_stream_merging_supported[i][j] != DAT_TRUE)
+				return false;
+	return true;
+}
+
+void dc_need_streams_merge_at(struct dc_ctx *t, const char *file, int line,
+			      DAT_EVD_FLAGS flags)
+{
+	char what[96];
+
+	if (dc_streams_merge(t, flags))
+		return;
+	snprintf(what, sizeof(what), "evd_stream_merging_supported for the streams of flags 0x%x",
+		 (unsigned int)flags);
+	dc_need_limit_at(t, file, line, what, 0, 1);
+}
+
 DAT_EVD_HANDLE dc_evd_with_cno_at(struct dc_ctx *t, const char *file, int line,
 				  DAT_COUNT qlen, DAT_EVD_FLAGS flags,
 				  DAT_CNO_HANDLE cno)
 {
 	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
-	DAT_RETURN r = dat_evd_create(t->ia, qlen, cno, flags, &evd);
+	DAT_RETURN r;
 
+	/* as dc_evd: a queue longer than the IA has is the case's need */
+	dc_need_reported_limit_at(t, file, line, "max_evd_qlen", t->ia_attr.max_evd_qlen, qlen);
+	r = dat_evd_create(t->ia, qlen, cno, flags, &evd);
 	if (r != DAT_SUCCESS)
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up dat_evd_create(qlen %d, flags 0x%x, cno %p) returned %s",

@@ -8,15 +8,8 @@
 
 static DAT_EP_ATTR create_attr_request(struct dc_ctx *t)
 {
-	DAT_EP_ATTR a;
+	DAT_EP_ATTR a = ep_attr_unusual(t);
 
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = 7;
-	a.max_request_dtos = 9;
-	a.max_recv_iov = 2;
-	a.max_request_iov = 3;
-	a.max_message_size = 5000;
-	a.max_rdma_size = 7000;
 	if (t->prov_attr.completion_flags_supported & DAT_COMPLETION_UNSIGNALLED_FLAG)
 		a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	/* a QoS other than the default one, when the provider has one */
@@ -624,16 +617,28 @@ DC_CASE(dat_ep_create, shared_evd_current_streams,
 }
 
 DC_CASE(dat_ep_create, mixed_stream_evd_threshold_only,
-	.summary = "on an EVD that also takes connection events only threshold flags are allowed",
+	.summary = "on an EVD that also takes connection (or, where the IA merges those not, CR) events only threshold flags are allowed",
 	.requires = "completion_flags_supported&4")
 {
 	DAT_EP_ATTR a;
-	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_FLAGS other = DAT_EVD_CONNECTION_FLAG;
+	DAT_EVD_HANDLE x;
 	DAT_EP_HANDLE ep;
 
+	/* the other stream on the EVD: connection where the IA's merging
+	 * matrix allows it beside DTOs (dat_ia_query(3DAT)), else CR */
+	if (!dc_streams_merge(t, DAT_EVD_DTO_FLAG | other)) {
+		other = DAT_EVD_CR_FLAG;
+		dc_note(t, "DTO and connection streams share no EVD on this IA: the EVD carries CR events instead");
+	}
+	DC_NEED_STREAMS_MERGE(DAT_EVD_DTO_FLAG | other);
+	x = dc_evd(t, 16, DAT_EVD_DTO_FLAG | other);
 	dc_ep_attr_default(t, &a);
 	a.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
-	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x, x, &a, &ep), DAT_INVALID_PARAMETER);
+	a.max_recv_dtos = 0;		/* no recv EVD: the refusal is the flags' alone */
+	DC_ASSERT_RET(create(t, dc_pz(t), DAT_HANDLE_NULL, x,
+			     other == DAT_EVD_CONNECTION_FLAG ? x : DAT_HANDLE_NULL, &a, &ep),
+		      DAT_INVALID_PARAMETER);
 }
 
 static void solicited_wait_exclusive(struct dc_ctx *t)
@@ -643,12 +648,19 @@ static void solicited_wait_exclusive(struct dc_ctx *t)
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep;
 
+	/* a stream with no EVD has no DTOs (a provider may refuse DTOs whose
+	 * completions have nowhere to go: dat_ep_create(3DAT) RETURN VALUES),
+	 * so each refusal below is the solicited-wait rule's alone */
 	dc_ep_attr_default(t, &a1);
 	a1.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+	a1.max_request_dtos = 0;
 	dc_ep(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a1);
 	dc_ep_attr_default(t, &a2);
+	a2.max_recv_dtos = 0;
 	DC_ASSERT_RET(create(t, pz, DAT_HANDLE_NULL, x, DAT_HANDLE_NULL, &a2, &ep),
 		      DAT_INVALID_PARAMETER);
+	dc_ep_attr_default(t, &a2);
+	a2.max_request_dtos = 0;
 	DC_ASSERT_RET(create(t, pz, x, DAT_HANDLE_NULL, DAT_HANDLE_NULL, &a2, &ep),
 		      DAT_INVALID_PARAMETER);
 }
@@ -999,10 +1011,12 @@ static void oom_ep_works(struct dc_ctx *t, void *arg, bool keep)
 		DC_CLEANUP(dat_ep_free(o->ep[o->n]));
 }
 
-static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o)
+/* Sweeps up to DC_ALLOC_FAULT_OBJECTS creates, leaving `spare` of the IA's
+ * Max EPs (dat_ia_query(3DAT)) for what the case checks afterwards. */
+static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o, DAT_COUNT spare)
 {
 	struct dc_alloc_call c = { "dat_ep_create", oom_ep_make, oom_ep_works, o, NULL };
-	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps);
+	int n = dc_within_limit(DC_ALLOC_FAULT_OBJECTS, dc_limit_less(t->ia_attr.max_eps, spare));
 
 	o->pz = dc_pz(t);
 	o->recv = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
@@ -1031,7 +1045,7 @@ DC_CASE(dat_ep_create, out_of_memory,
 {
 	struct oom_eps o;
 
-	oom_eps_make(t, &o);
+	oom_eps_make(t, &o, 0);
 	oom_eps_free(t, &o);
 	DC_ASSERT_IA_CLOSES_GRACEFULLY();
 }
@@ -1054,7 +1068,17 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 {
 	struct oom_eps o;
 
-	oom_eps_make(t, &o);
+	/* the checks below make EPs of their own: a provider with few EPs
+	 * (Max EPs, dat_ia_query(3DAT)) sweeps fewer creates, and frees what
+	 * the sweep kept before them (they share no EVD with the checks) */
+	oom_eps_make(t, &o, 6);
+	if (t->ia_attr.max_eps > 0 && t->ia_attr.max_eps < DC_ALLOC_FAULT_OBJECTS + 16) {
+		dc_note(t, "max_eps %d: the %d EPs the sweep kept are freed before the checks",
+			(int)t->ia_attr.max_eps, o.n);
+		for (int i = 0; i < o.n; i++)
+			DC_CLEANUP(dat_ep_free(o.ep[i]));
+		o.n = 0;
+	}
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_flags_must_match");
 	/* an unsignalled Request stream on an EVD of its own shares nothing
 	 * with the default streams made above: it is taken */

@@ -768,6 +768,59 @@ DC_CASE(dat_ep_modify, request_completion_flags_values,
 	DC_ASSERT_UNCHANGED(&before);
 }
 
+/*
+ * The EVDs dat_ep_modify gave an Unconnected EP are the ones its events go
+ * to (dat_ep_modify(3DAT) DESCRIPTION: the parameters are changed, and the
+ * EVD parameters are where the EP's streams are reported, dat_ep_create(3DAT)
+ * PARAMETERS): the connection's ESTABLISHED, a Receive's and a Send's
+ * completions each come on the new EVD, none on the one it had before.  A
+ * provider whose completion queues are fixed at creation and which only
+ * reports the new handles fails here.
+ */
+DC_CASE(dat_ep_modify, evd_handles_used,
+	.clauses = "dat_ep_modify.recv_evd_handle_allowed_states dat_ep_modify.request_evd_handle_allowed_states "
+		   "dat_ep_modify.connect_evd_handle_allowed_states",
+	.summary = "recv, request and connect EVDs changed while Unconnected: ESTABLISHED, Receive and Send completions come on the new EVDs, nothing on the old")
+{
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	DAT_EVD_HANDLE old_recv, old_req, old_conn, cr;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q;
+	DAT_EP_PARAM nv;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dc_endpoint(t, &a, NULL);
+	dc_endpoint(t, &b, NULL);
+	old_recv = a.recv_evd;
+	old_req = a.req_evd;
+	old_conn = a.conn_evd;
+	nv = dc_ep_param(t, a.ep);
+	nv.recv_evd_handle = a.recv_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	nv.request_evd_handle = a.req_evd = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	nv.connect_evd_handle = a.conn_evd = dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG);
+	DC_ASSERT_SUCCESS(dat_ep_modify(a.ep, DAT_EP_FIELD_RECV_EVD_HANDLE |
+					DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+					DAT_EP_FIELD_CONNECT_EVD_HANDLE, &nv));
+	dc_lmr(t, a.pz, 4096, DC_PRIV_LOCAL, &ma);
+	dc_lmr(t, b.pz, 4096, DC_PRIV_LOCAL, &mb);
+	dc_post_recv(t, a.ep, &ma, 0, 256, 1);
+	q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &cr, &psp);
+	DC_SETUP(dc_connect_to_self(t, a.ep, q, 0, 0, NULL));
+	DC_SETUP(dat_cr_accept(dc_await_cr(t, cr, NULL), b.ep, 0, NULL));
+	dc_await_event(t, b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	DC_ASSERT_CONN_EVENT(a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a.ep);
+	dc_post_recv(t, b.ep, &mb, 0, 256, 2);
+	dc_post_send(t, b.ep, &mb, 512, 64, 3);		/* into a's Receive */
+	DC_ASSERT_DTO(a.recv_evd, 1, DAT_DTO_SUCCESS);
+	dc_post_send(t, a.ep, &ma, 512, 64, 4);		/* a's own Send */
+	DC_ASSERT_DTO(a.req_evd, 4, DAT_DTO_SUCCESS);
+	DC_ASSERT_NO_EVENT(old_recv);
+	DC_ASSERT_NO_EVENT(old_req);
+	DC_ASSERT_NO_EVENT(old_conn);
+}
+
 DC_CASE(dat_ep_modify, invalid_handle,
 	.summary = "a handle of another type is an invalid handle")
 {

@@ -21,38 +21,59 @@ static DAT_RETURN read1(struct dc_pair *p, DAT_VLEN loff, DAT_VLEN len,
 				     DAT_COMPLETION_DEFAULT_FLAG);
 }
 
+/*
+ * As many local segments as a Read takes here, up to 3 (dat_ia_query(3DAT)
+ * Max IOV segments per RDMA Read, the EP's max_rdma_read_iov): with 2 the
+ * placement order is judged over two, with 1 that the data fills the
+ * segment from its start and no further; the parts that need 3 are
+ * skipped, noted.
+ */
 DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
-	.summary = "150 remote bytes fill 3 local segments of 100 in order: full, half, untouched",
-	.requires = "ia.max_iov_segments_per_rdma_read>=3")
+	.summary = "150 remote bytes fill up to 3 local segments of 100 (as many as a Read takes) in order: full, half, untouched")
 {
 	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_RMR_TRIPLET rem;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_VLEN len;
+	int n;
 
 	rdma_pair(&p);
-	DC_SETUP_ASSERT(dc_ep_param(t, p.a.ep).ep_attr.max_rdma_read_iov >= 3,
-			"set-up: the provider allows fewer than 3 RDMA Read segments");
+	n = (int)dc_within_limit(dc_within_limit(3, t->ia_attr.max_iov_segments_per_rdma_read),
+				 dc_ep_param(t, p.a.ep).ep_attr.max_rdma_read_iov);
+	if (n < 3)
+		dc_note(t, "a Read takes %d local segment(s) here: the placement is judged over %d", n, n);
+	len = n > 1 ? 150 : 50;
 	dc_fill(p.mb.buf + 2048, 150, 0x61);
 	iov[0] = dc_iov(&p.ma, 0, 100);
 	iov[1] = dc_iov(&p.ma, 200, 100);
 	iov[2] = dc_iov(&p.ma, 400, 100);
-	rem = dc_rmr_iov(&p.mb, 2048, 150);
-	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, 3, iov, dc_cookie(1), &rem,
+	rem = dc_rmr_iov(&p.mb, 2048, len);
+	DC_ASSERT_SUCCESS(dat_ep_post_rdma_read(p.a.ep, n, iov, dc_cookie(1), &rem,
 						DAT_COMPLETION_DEFAULT_FLAG));
 	d = DC_ASSERT_DTO(p.a.req_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf + 2048, 100), "segment 1 is not remote bytes 0..99");
-	DC_ASSERT(!memcmp(p.ma.buf + 200, p.mb.buf + 2148, 50), "segment 2 does not start with remote bytes 100..149");
-	DC_ASSERT_BYTES_ARE(p.ma.buf + 250, 50, CANARY, "the rest of segment 2");
+	if (n > 1) {
+		DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf + 2048, 100), "segment 1 is not remote bytes 0..99");
+		DC_ASSERT(!memcmp(p.ma.buf + 200, p.mb.buf + 2148, 50),
+			  "segment 2 does not start with remote bytes 100..149");
+		DC_ASSERT_BYTES_ARE(p.ma.buf + 250, 50, CANARY, "the rest of segment 2");
+	} else {
+		DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf + 2048, 50), "the segment does not start with remote bytes 0..49");
+		DC_ASSERT_BYTES_ARE(p.ma.buf + 50, 50, CANARY, "the rest of the segment");
+	}
 	DC_ASSERT_BYTES_ARE(p.ma.buf + 400, 100, CANARY, "segment 3");
 	DC_ASSERT_BYTES_ARE(p.ma.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
 	/* dat_ep_post_rdma_read(3DAT) DESCRIPTION speaks of the placement; no
 	 * page defines transfered_length for an RDMA Read: noted, not judged */
-	if (d.transfered_length != 150)
-		dc_note(t, "the completion reports transfered_length %llu for 150 bytes read",
-			(unsigned long long)d.transfered_length);
+	if (d.transfered_length != len)
+		dc_note(t, "the completion reports transfered_length %llu for %llu bytes read",
+			(unsigned long long)d.transfered_length, (unsigned long long)len);
 	/* a 1-byte Read into a 1-byte segment */
 	expect_rdma_one_byte(&p, true, 1000, 3000, 2);
+	if (n < 3) {
+		dc_note(t, "the empty middle segment needs 3 segments: that part skipped");
+		return;
+	}
 	/* local segments of 10, 0 and 10 bytes take 15 remote bytes: the
 	 * empty segment is a front one, the data goes on into segment 3 */
 	dc_fill(p.mb.buf + 6000, 15, 0x65);

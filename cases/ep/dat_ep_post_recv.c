@@ -10,56 +10,79 @@
 #include "ep_common.h"
 
 /*
- * b posts a Receive of three segments of mb (at off[k], len[k] bytes) and a
- * sends `msg` bytes of ma from moff (filled with `seed`); returns the
- * Receive's completion, which must be successful and `msg` long.
+ * b posts a Receive of n (<= 3) segments of mb (at off[k], len[k] bytes) and
+ * a sends `msg` bytes of ma from moff (filled with `seed`); the Receive's
+ * completion must be successful and `msg` long.
  */
-static void recv3_take(struct dc_ctx *t, struct dc_pair *p, const DAT_VLEN off[3],
-		       const DAT_VLEN len[3], DAT_VLEN moff, DAT_VLEN msg, unsigned int seed,
-		       uint64_t cookie)
+static void recv_take(struct dc_ctx *t, struct dc_pair *p, int n, const DAT_VLEN off[3],
+		      const DAT_VLEN len[3], DAT_VLEN moff, DAT_VLEN msg, unsigned int seed,
+		      uint64_t cookie)
 {
 	DAT_LMR_TRIPLET iov[4];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < n; k++)
 		iov[k] = dc_iov(&p->mb, off[k], len[k]);
-	iov[3] = poison_triplet(&p->mb);	/* past num_segments: never read */
-	DC_ASSERT_SUCCESS(dat_ep_post_recv(p->b.ep, 3, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
+	iov[n] = poison_triplet(&p->mb);	/* past num_segments: never read */
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p->b.ep, n, iov, dc_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
 	dc_fill(p->ma.buf + moff, (size_t)msg, seed);
 	DC_SETUP(post_send1(p->a.ep, &p->ma, moff, msg, cookie + 1));
 	d = DC_ASSERT_DTO(p->b.recv_evd, cookie, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, msg);
 }
 
+/*
+ * As many segments as the EP takes, up to 3 (dat_ep_post_recv(3DAT) RETURN
+ * VALUES: more than max_recv_iov is refused): with 2 the order is judged
+ * over two, with 1 that the message fills the segment from its start and
+ * no further; the parts that need 3 are skipped, noted.
+ */
 DC_CASE(dat_ep_post_recv, fills_in_iov_order,
-	.summary = "a message fills the Receive's segments in order: full, partial, untouched")
+	.summary = "a message fills the Receive's segments (up to 3, as many as the EP takes) in order: full, partial, untouched")
 {
 	struct dc_pair p;
+	int n;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_NEED_LIMIT("the EP's max_recv_iov", dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov, 3);
-	recv3_take(t, &p, (const DAT_VLEN[]){ 0, 200, 400 }, (const DAT_VLEN[]){ 100, 100, 100 },
-		   0, 150, 0x31, 1);
-	DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
-	DC_ASSERT(!memcmp(p.mb.buf + 200, p.ma.buf + 100, 50), "segment 2 does not start with bytes 100..149");
-	DC_ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
+	n = (int)dc_within_limit(3, dc_ep_param(t, p.b.ep).ep_attr.max_recv_iov);
+	if (n < 3)
+		dc_note(t, "the EP takes %d segment(s) per Receive: the fill order is judged over %d", n, n);
+	recv_take(t, &p, n, (const DAT_VLEN[]){ 0, 200, 400 }, (const DAT_VLEN[]){ 100, 100, 100 },
+		  0, n > 1 ? 150 : 50, 0x31, 1);
+	if (n > 1) {
+		DC_ASSERT(dc_check_fill(p.mb.buf, 100, 0x31), "segment 1 is not the first 100 bytes");
+		DC_ASSERT(!memcmp(p.mb.buf + 200, p.ma.buf + 100, 50),
+			  "segment 2 does not start with bytes 100..149");
+		DC_ASSERT_BYTES_ARE(p.mb.buf + 250, 50, CANARY, "the rest of segment 2");
+	} else {
+		DC_ASSERT(dc_check_fill(p.mb.buf, 50, 0x31), "the segment does not start with the 50 bytes");
+		DC_ASSERT_BYTES_ARE(p.mb.buf + 50, 50, CANARY, "the rest of the segment");
+	}
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 400, 100, CANARY, "segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 100, 100, CANARY, "the gap between segments 1 and 2");
-	/* segments of 1, 100 and 100 bytes take 102: the 1-byte segment is a
-	 * front one, and the message's last byte alone starts segment 3 */
-	recv3_take(t, &p, (const DAT_VLEN[]){ 1000, 1200, 1400 }, (const DAT_VLEN[]){ 1, 100, 100 },
-		   1000, 102, 0x32, 3);
+	if (n < 2)
+		return;
+	/* segments of 1, 100 (and 100) bytes take 102 (101 with two): the
+	 * 1-byte segment is a front one, and with three the message's last
+	 * byte alone starts segment 3 */
+	recv_take(t, &p, n, (const DAT_VLEN[]){ 1000, 1200, 1400 }, (const DAT_VLEN[]){ 1, 100, 100 },
+		  1000, n > 2 ? 102 : 101, 0x32, 3);
 	DC_ASSERT(p.mb.buf[1000] == p.ma.buf[1000], "the 1-byte segment 1 is not byte 0");
 	DC_ASSERT(!memcmp(p.mb.buf + 1200, p.ma.buf + 1001, 100), "segment 2 is not bytes 1..100");
-	DC_ASSERT(p.mb.buf[1400] == p.ma.buf[1101], "segment 3 does not start with byte 101");
-	DC_ASSERT_BYTES_ARE(p.mb.buf + 1401, 99, CANARY, "the rest of segment 3");
+	if (n > 2)
+		DC_ASSERT(p.mb.buf[1400] == p.ma.buf[1101], "segment 3 does not start with byte 101");
+	DC_ASSERT_BYTES_ARE(p.mb.buf + 1400 + (n > 2), 100 - (n > 2), CANARY, "the rest of segment 3");
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1001, 199, CANARY, "the gap between segments 1 and 2");
+	if (n < 3) {
+		dc_note(t, "the empty middle segment needs 3 segments: that part skipped");
+		return;
+	}
 	/* segments of 10, 0 and 10 bytes take 15: the empty segment is a
 	 * front one (completely filled by nothing), the message goes on into
 	 * segment 3 */
-	recv3_take(t, &p, (const DAT_VLEN[]){ 2000, 2100, 2200 }, (const DAT_VLEN[]){ 10, 0, 10 },
-		   2000, 15, 0x33, 5);
+	recv_take(t, &p, 3, (const DAT_VLEN[]){ 2000, 2100, 2200 }, (const DAT_VLEN[]){ 10, 0, 10 },
+		  2000, 15, 0x33, 5);
 	DC_ASSERT(!memcmp(p.mb.buf + 2000, p.ma.buf + 2000, 10), "segment 1 is not bytes 0..9");
 	DC_ASSERT(!memcmp(p.mb.buf + 2200, p.ma.buf + 2010, 5),
 		  "segment 3 does not start with bytes 10..14 (the empty segment 2 stopped the message?)");

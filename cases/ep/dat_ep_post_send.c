@@ -20,28 +20,37 @@ static void pair_with_recv(struct dc_ctx *t, struct dc_pair *p, const struct dc_
 }
 
 DC_CASE(dat_ep_post_send, transfers_all_data,
-	.summary = "a 3-segment Send arrives as one message, segments concatenated in order")
+	.summary = "a Send of up to 3 segments (as many as the EP takes) arrives as one message, segments concatenated in order")
 {
+	static const DAT_VLEN off[3] = { 100, 10000, 30000 }, len[3] = { 7, 4096, 1 };
 	struct dc_pair p;
 	DAT_LMR_TRIPLET iov[3];
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_VLEN total = 0;
+	int n;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_NEED_LIMIT("the EP's max_request_iov", dc_ep_param(t, p.a.ep).ep_attr.max_request_iov, 3);
+	/* as many segments as the EP takes, up to 3 (dat_ep_post_send(3DAT)
+	 * RETURN VALUES: more than max_request_iov is refused): the gather
+	 * order is judged over those */
+	n = (int)dc_within_limit(3, dc_ep_param(t, p.a.ep).ep_attr.max_request_iov);
+	if (n < 3)
+		dc_note(t, "the EP takes %d segment(s) per Send: the gather is judged over %d", n, n);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 8192, 1));
-	dc_fill(p.ma.buf + 100, 7, 1);
-	dc_fill(p.ma.buf + 10000, 4096, 2);
-	dc_fill(p.ma.buf + 30000, 1, 3);
-	iov[0] = dc_iov(&p.ma, 100, 7);
-	iov[1] = dc_iov(&p.ma, 10000, 4096);
-	iov[2] = dc_iov(&p.ma, 30000, 1);
-	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 3, iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	for (int k = 0; k < n; k++) {
+		dc_fill(p.ma.buf + off[k], (size_t)len[k], 1 + (unsigned int)k);
+		iov[k] = dc_iov(&p.ma, off[k], len[k]);
+	}
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, n, iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
 	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
 	d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
-	DC_ASSERT_EQ(d.transfered_length, 4104);
-	DC_ASSERT(dc_check_fill(p.mb.buf, 7, 1), "bytes 0..6 are not segment 1");
-	DC_ASSERT(dc_check_fill(p.mb.buf + 7, 4096, 2), "bytes 7..4102 are not segment 2");
-	DC_ASSERT(dc_check_fill(p.mb.buf + 4103, 1, 3), "byte 4103 is not segment 3");
+	for (int k = 0; k < n; k++) {
+		DC_ASSERT(dc_check_fill(p.mb.buf + total, (size_t)len[k], 1 + (unsigned int)k),
+			  "bytes %llu..%llu are not segment %d", (unsigned long long)total,
+			  (unsigned long long)(total + len[k] - 1), k + 1);
+		total += len[k];
+	}
+	DC_ASSERT_EQ(d.transfered_length, total);
 	/* a 1-byte message arrives whole too */
 	memset(p.mb.buf, CANARY, 8192);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 3));
@@ -56,6 +65,10 @@ DC_CASE(dat_ep_post_send, transfers_all_data,
 	DC_ASSERT_BYTES_ARE(p.mb.buf + 1, 63, CANARY, "the Receive beyond the 1-byte message");
 	/* a segment of length 0 between two others holds no data: the
 	 * gather goes on past it, and the message is the other two */
+	if (n < 3) {
+		dc_note(t, "the empty middle segment needs 3 segments: that part skipped");
+		return;
+	}
 	memset(p.mb.buf, CANARY, 8192);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 64, 5));
 	gather_past_empty(&p, iov);
@@ -91,7 +104,7 @@ DC_CASE(dat_ep_post_send, zero_length,
 }
 
 DC_CASE(dat_ep_post_send, completion_on_request_evd,
-	.summary = "the Send completes on the request EVD with EP, cookie, status and length")
+	.summary = "the Send completes on the request EVD with EP, cookie and status")
 {
 	struct dc_pair p;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
@@ -102,7 +115,12 @@ DC_CASE(dat_ep_post_send, completion_on_request_evd,
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 0, 333, 0xABCDEF01234ull));	/* the clause's own post */
 	d = DC_ASSERT_DTO(p.a.req_evd, 0xABCDEF01234ull, DAT_DTO_SUCCESS);
 	DC_ASSERT_PTR_EQ(d.ep_handle, p.a.ep);
-	DC_ASSERT_EQ(d.transfered_length, 333);
+	/* dat_ep_post_send(3DAT) defines no transfered_length for the Send's
+	 * own completion (only a Receive's is: dat_ep_post_recv(3DAT)):
+	 * noted, not judged */
+	if (d.transfered_length != 333)
+		dc_note(t, "the Send's completion reports transfered_length %llu for 333 bytes sent",
+			(unsigned long long)d.transfered_length);
 	DC_ASSERT_NO_EVENT(p.a.recv_evd);
 }
 
@@ -677,6 +695,78 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	DC_ASSERT_BYTES_ARE(mb.buf + max + 1, max + 1, CANARY, "the peer's second Receive buffer");
 }
 
+/*
+ * The limit a Send is held to is the EP's max_request_iov as it is now:
+ * one dat_ep_modify changed while the EP was Unconnected
+ * (dat_ep_modify(3DAT) DESCRIPTION) counts, not the one it was created
+ * with.  a is created with `created` and modified to `now`, then connected.
+ */
+static void modified_iov_pair(struct dc_ctx *t, struct dc_pair *p, DAT_COUNT created,
+			      DAT_COUNT now)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { 0 };
+	DAT_EP_PARAM nv;
+
+	dc_ep_attr_default(t, &attr);
+	attr.max_request_iov = created;
+	o.attr = &attr;
+	memset(p, 0, sizeof(*p));
+	dc_endpoint(t, &p->a, &o);
+	dc_endpoint(t, &p->b, &o);
+	dc_lmr(t, p->a.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
+	dc_lmr(t, p->b.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
+	nv = dc_ep_param(t, p->a.ep);
+	nv.ep_attr.max_request_iov = now;
+	DC_SETUP(dat_ep_modify(p->a.ep, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, &nv));
+	dc_connect_local(t, &p->a, &p->b, &o);
+	memset(p->ma.buf, CANARY, SUBJ_MEM);
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+}
+
+/* Lowered from l to 1: two segments are refused, nothing sent; raised from
+ * 1 to l: l segments are sent, in order.  Needs an IA of 2 segments or more
+ * (dat_ia_query(3DAT)): with one there is nothing to change, noted. */
+static void modified_limit_used(struct dc_ctx *t)
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+	DAT_COUNT l = dc_within_limit(4, t->ia_attr.max_iov_segments_per_dto);
+	DAT_LMR_TRIPLET iov[4];
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	struct dc_pair p;
+
+	if (l < 2) {
+		dc_note(t, "the IA takes one segment per DTO: no max_request_iov to change");
+		return;
+	}
+	dc_note(t, "max_request_iov lowered by dat_ep_modify from %d to 1", (int)l);
+	modified_iov_pair(t, &p, l, 1);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
+	iov[0] = dc_iov(&p.ma, 0, 8);
+	iov[1] = dc_iov(&p.ma, 8, 8);
+	dc_assert_ret_at(t, __FILE__, __LINE__, "dat_ep_post_send(2 segments, max_request_iov modified to 1)",
+			 dat_ep_post_send(p.a.ep, 2, iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG),
+			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+	prove_nothing_sent(&p, 0, RCOOKIE);
+	pair_down(t, &p);
+	dc_note(t, "max_request_iov raised by dat_ep_modify from 1 to %d", (int)l);
+	modified_iov_pair(t, &p, 1, l);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
+	for (DAT_COUNT i = 0; i < l; i++) {
+		dc_fill(p.ma.buf + i * 8, 8, (unsigned int)i + 1);
+		iov[i] = dc_iov(&p.ma, (DAT_VLEN)i * 8, 8);
+	}
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_send(p.a.ep, l, iov, dc_cookie(2),
+							DAT_COMPLETION_DEFAULT_FLAG));
+	DC_ASSERT_DTO(p.a.req_evd, 2, DAT_DTO_SUCCESS);
+	d = DC_ASSERT_DTO(p.b.recv_evd, RCOOKIE, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, (DAT_VLEN)l * 8);
+	for (DAT_COUNT i = 0; i < l; i++)
+		DC_ASSERT(dc_check_fill(p.mb.buf + i * 8, 8, (unsigned int)i + 1),
+			  "segment %d of the Send arrived altered", (int)i);
+	pair_down(t, &p);
+}
+
 DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
 	.summary = "more segments than max_request_iov is an invalid parameter; nothing is sent")
 {
@@ -713,6 +803,7 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
 				  "segment %d of the max_request_iov Send arrived altered", (int)i);
 		pair_down(t, &p);
 	}
+	modified_limit_used(t);
 }
 
 DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,

@@ -11,16 +11,7 @@
 
 static DAT_EP_ATTR query_attr_request(struct dc_ctx *t)
 {
-	DAT_EP_ATTR a;
-
-	dc_ep_attr_default(t, &a);
-	a.max_recv_dtos = 7;
-	a.max_request_dtos = 9;
-	a.max_recv_iov = 2;
-	a.max_request_iov = 3;
-	a.max_message_size = 5000;
-	a.max_rdma_size = 7000;
-	return a;
+	return ep_attr_unusual(t);
 }
 
 /* Clause helper: q reports the attributes a asked for (counts: at least). */

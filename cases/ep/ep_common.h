@@ -50,6 +50,25 @@
 #define CANARY 0xC5
 #define IOV_TRY 64			/* most segments a case builds */
 
+/*
+ * EP attributes of our own, unlike the defaults, to see them applied and
+ * reported: counts within what the IA reports (dat_ia_query(3DAT)), so a
+ * provider of one IOV segment or short DTO queues is judged the same.
+ */
+static inline DAT_EP_ATTR ep_attr_unusual(struct dc_ctx *t)
+{
+	DAT_EP_ATTR a;
+
+	dc_ep_attr_default(t, &a);
+	a.max_recv_dtos = dc_within_limit(7, t->ia_attr.max_dto_per_ep);
+	a.max_request_dtos = dc_within_limit(9, t->ia_attr.max_dto_per_ep);
+	a.max_recv_iov = dc_within_limit(2, t->ia_attr.max_iov_segments_per_dto);
+	a.max_request_iov = dc_within_limit(3, t->ia_attr.max_iov_segments_per_dto);
+	a.max_message_size = 5000;
+	a.max_rdma_size = 7000;
+	return a;
+}
+
 static inline const char *state_name(DAT_EP_STATE s)
 {
 	static const char *const n[] = {

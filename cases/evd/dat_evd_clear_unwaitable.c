@@ -129,9 +129,10 @@ DC_CASE(dat_evd_clear_unwaitable, invalid_handle_freed,
 DC_CASE(dat_evd_clear_unwaitable, mt_safe,
 	.summary = "two threads toggling set/clear_unwaitable 10000 times while a third dequeues: all calls succeed")
 {
-	enum { N = 2000, NT = 3 };
-	static DAT_PVOID seen[N];
-	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
+	enum { NMAX = 2000, NT = 3 };
+	static DAT_PVOID seen[NMAX];
+	int N = NMAX;
+	DAT_EVD_HANDLE evd = evd_for_n(2048, &N);
 	struct hammer h[NT];
 	struct dc_gate g;
 	DAT_EVD_PARAM p;

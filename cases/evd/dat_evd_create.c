@@ -88,6 +88,8 @@ DC_CASE(dat_evd_create, query_reports_creation,
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 
 	for (int i = 0; i < EVD_KINDS; i++) {
+		if (evd_kind_skipped(t, i))
+			continue;
 		for (int with_cno = 0; with_cno < 2; with_cno++) {
 			DAT_CNO_HANDLE want = with_cno ? cno : DAT_HANDLE_NULL;
 			DAT_EVD_HANDLE evd = evd_of_kind(t, i, want);
@@ -118,6 +120,8 @@ DC_CASE(dat_evd_create, starts_enabled_waitable,
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
 
 	for (int i = 0; i < EVD_KINDS; i++) {
+		if (evd_kind_skipped(t, i))
+			continue;
 		for (int with_cno = 0; with_cno < 2; with_cno++) {
 			DAT_EVD_HANDLE evd = evd_of_kind(t, i, with_cno ? cno : DAT_HANDLE_NULL);
 			DAT_EVD_PARAM p = DC_EVD_PARAM(evd);

@@ -74,10 +74,11 @@ DC_CASE(dat_evd_dequeue, private_data_too_large,
 DC_CASE(dat_evd_dequeue, stream_order,
 	.summary = "software events are dequeued in posting order")
 {
-	DAT_EVD_HANDLE evd = dc_evd(t, 128, DAT_EVD_SOFTWARE_FLAG);
+	int n = 100;
+	DAT_EVD_HANDLE evd = evd_for_n(128, &n);
 
-	post_n(evd, 0, 100);
-	EXPECT_SW_N(evd, 0, 100);
+	post_n(evd, 0, n);
+	EXPECT_SW_N(evd, 0, n);
 	DC_ASSERT_NO_EVENT(evd);
 }
 
@@ -187,9 +188,10 @@ static void assert_exactly_once(struct dc_ctx *t, struct hammer *h, int nh, int 
 DC_CASE(dat_evd_dequeue, exactly_once,
 	.summary = "4 threads dequeueing one EVD get every event exactly once")
 {
-	enum { N = 2000, NT = 4 };
-	static DAT_PVOID seen[NT][N];
-	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
+	enum { NMAX = 2000, NT = 4 };
+	static DAT_PVOID seen[NT][NMAX];
+	int N = NMAX;
+	DAT_EVD_HANDLE evd = evd_for_n(2048, &N);
 	struct hammer h[NT];
 	struct dc_gate g;
 
@@ -247,10 +249,11 @@ static void *serial_main(void *arg)
 DC_CASE(dat_evd_dequeue, serialized_order_kept,
 	.summary = "dequeues serialized by a lock across 3 threads keep the posting order")
 {
-	enum { N = 1000, NT = 3 };
-	static DAT_PVOID list[N];
+	enum { NMAX = 1000, NT = 3 };
+	static DAT_PVOID list[NMAX];
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	DAT_EVD_HANDLE evd = dc_evd(t, 1024, DAT_EVD_SOFTWARE_FLAG);
+	int N = NMAX;
+	DAT_EVD_HANDLE evd = evd_for_n(1024, &N);
 	struct serial s[NT];
 	struct dc_gate g;
 	int len = 0;
@@ -274,9 +277,10 @@ DC_CASE(dat_evd_dequeue, serialized_order_kept,
 DC_CASE(dat_evd_dequeue, mt_safe,
 	.summary = "dequeues run safely alongside enable/disable and set/clear_unwaitable on other threads")
 {
-	enum { N = 2000, NT = 4 };
-	static DAT_PVOID seen[2][N];
-	DAT_EVD_HANDLE evd = dc_evd(t, 2048, DAT_EVD_SOFTWARE_FLAG);
+	enum { NMAX = 2000, NT = 4 };
+	static DAT_PVOID seen[2][NMAX];
+	int N = NMAX;
+	DAT_EVD_HANDLE evd = evd_for_n(2048, &N);
 	struct hammer h[NT];
 	struct dc_gate g;
 	DAT_EVD_PARAM p;

@@ -62,9 +62,12 @@ DC_CASE(dat_evd_disable, already_disabled_noop,
 DC_CASE(dat_evd_disable, in_flight_wakeup,
 	.summary = "a disable racing posts may let one wake-up through; once settled the disabled EVD wakes nobody")
 {
-	enum { N = 200 };
+	/* 200 posts racing, fewer on an IA whose queues are shorter
+	 * (dat_ia_query(3DAT) Max EVD queue size): the race is the same */
+	const int N = (int)dc_within_limit(200, dc_limit_less(t->ia_attr.max_evd_qlen, 8));
 	DAT_CNO_HANDLE cno = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, cno);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, dc_within_limit(256, t->ia_attr.max_evd_qlen),
+					      DAT_EVD_SOFTWARE_FLAG, cno);
 	struct dc_waiter *w = dc_cno_waiter(t, cno, DAT_TIMEOUT_INFINITE);
 	struct poster p[1] = { { .evd = evd, .first = 0, .n = N } };
 	struct dc_gate g;

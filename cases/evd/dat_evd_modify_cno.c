@@ -78,9 +78,12 @@ static void check_woken_by(struct dc_ctx *t, struct dc_waiter *w,
 DC_CASE(dat_evd_modify_cno, change_while_enabled,
 	.summary = "events racing a CNO change on an enabled EVD notify the old or the new CNO")
 {
-	enum { N = 200 };
+	/* 200 posts racing, fewer on an IA whose queues are shorter
+	 * (dat_ia_query(3DAT) Max EVD queue size): the race is the same */
+	const int N = (int)dc_within_limit(200, dc_limit_less(t->ia_attr.max_evd_qlen, 8));
 	DAT_CNO_HANDLE c1 = dc_plain_cno(t), c2 = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, c1);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, dc_within_limit(256, t->ia_attr.max_evd_qlen),
+					      DAT_EVD_SOFTWARE_FLAG, c1);
 	struct dc_waiter *w1 = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
 	struct dc_waiter *w2 = dc_cno_waiter(t, c2, DAT_TIMEOUT_INFINITE);
 	double until;
@@ -131,9 +134,12 @@ DC_CASE(dat_evd_modify_cno, new_cno_only_when_disabled,
 DC_CASE(dat_evd_modify_cno, detach_in_flight,
 	.summary = "a detach racing posts may let one wake-up through; the events are then on the EVD")
 {
-	enum { N = 200 };
+	/* 200 posts racing, fewer on an IA whose queues are shorter
+	 * (dat_ia_query(3DAT) Max EVD queue size): the race is the same */
+	const int N = (int)dc_within_limit(200, dc_limit_less(t->ia_attr.max_evd_qlen, 8));
 	DAT_CNO_HANDLE c1 = dc_plain_cno(t);
-	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, 256, DAT_EVD_SOFTWARE_FLAG, c1);
+	DAT_EVD_HANDLE evd = dc_evd_with_cno(t, dc_within_limit(256, t->ia_attr.max_evd_qlen),
+					      DAT_EVD_SOFTWARE_FLAG, c1);
 	struct dc_waiter *w = dc_cno_waiter(t, c1, DAT_TIMEOUT_INFINITE);
 	int n;
 

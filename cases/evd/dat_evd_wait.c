@@ -520,12 +520,13 @@ DC_CASE(dat_evd_wait, nmore_on_success,
 DC_CASE(dat_evd_wait, stream_order,
 	.summary = "software events come out of dat_evd_wait in posting order")
 {
-	DAT_EVD_HANDLE evd = dc_evd(t, 128, DAT_EVD_SOFTWARE_FLAG);
+	int n = 100;
+	DAT_EVD_HANDLE evd = evd_for_n(128, &n);
 	DAT_COUNT nmore;
 	DAT_EVENT ev;
 
-	post_n(evd, 0, 100);
-	for (int i = 0; i < 100; i++) {
+	post_n(evd, 0, n);
+	for (int i = 0; i < n; i++) {
 		DC_ASSERT_SUCCESS(dat_evd_wait(evd, LONG_US, 1, &ev, &nmore));
 		check_sw_at(t, __FILE__, __LINE__, "dat_evd_wait", &ev, evd, TAG(i));
 	}

@@ -40,17 +40,6 @@ static inline const char *cno_way_name(enum cno_way way)
 	return way == CNO_AT_CREATE ? "given at dat_evd_create" : "given by dat_evd_modify_cno";
 }
 
-/* Set-up: dat_evd_modify_cno(evd, cno). */
-static inline void attach_cno_at(struct dc_ctx *t, const char *file, int line,
-				 DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno)
-{
-	DAT_RETURN r = dat_evd_modify_cno(evd, cno);
-
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up dat_evd_modify_cno returned %s", dc_ret_text(r));
-}
-
 /* Set-up: an EVD (qlen, flags) feeding cno, attached the way named. */
 static inline DAT_EVD_HANDLE evd_on_cno_at(struct dc_ctx *t, const char *file, int line,
 					   DAT_COUNT qlen, DAT_EVD_FLAGS flags,
@@ -61,7 +50,7 @@ static inline DAT_EVD_HANDLE evd_on_cno_at(struct dc_ctx *t, const char *file, i
 	if (way == CNO_AT_CREATE)
 		return dc_evd_with_cno_at(t, file, line, qlen, flags, cno);
 	evd = dc_evd_at(t, file, line, qlen, flags);
-	attach_cno_at(t, file, line, evd, cno);
+	dc_evd_set_cno_at(t, file, line, evd, cno);
 	return evd;
 }
 #define evd_on_cno(qlen, flags, cno, way) \
@@ -176,6 +165,42 @@ static const DAT_EVD_FLAGS evd_kinds[] __attribute__((unused)) = {
 };
 #define EVD_KINDS ((int)(sizeof(evd_kinds) / sizeof(evd_kinds[0])))
 
+/*
+ * A combination the IA's stream merging matrix forbids (dat_ia_query(3DAT)
+ * DESCRIPTION: the Consumer checks it before asking for a merged EVD) is
+ * skipped, with a note; the clause is judged by the kinds the IA has.
+ */
+static inline bool evd_kind_skipped(struct dc_ctx *t, int i)
+{
+	if (dc_streams_merge(t, evd_kinds[i]))
+		return false;
+	dc_note(t, "flags 0x%x skipped: the IA's stream merging matrix does not let those streams share an EVD",
+		(unsigned int)evd_kinds[i]);
+	return true;
+}
+
+/*
+ * Set-up: a software EVD of qlen for *n events; on an IA whose queues are
+ * shorter (dat_ia_query(3DAT) Max EVD queue size, no floor) the queue is
+ * as long as the IA has and *n lowered in proportion, noted: the order and
+ * the races are judged the same over fewer events.
+ */
+static inline DAT_EVD_HANDLE evd_for_n_at(struct dc_ctx *t, const char *file, int line,
+					  DAT_COUNT qlen, int *n)
+{
+	DAT_COUNT q = dc_within_limit(qlen, t->ia_attr.max_evd_qlen);
+
+	if (q < qlen) {
+		int want = *n;
+
+		*n = (int)((long)want * q / qlen);
+		dc_note(t, "max_evd_qlen %d: %d events on a queue of %d instead of %d on %d",
+			(int)q, *n, (int)q, want, (int)qlen);
+	}
+	return dc_evd_at(t, file, line, q, DAT_EVD_SOFTWARE_FLAG);
+}
+#define evd_for_n(qlen, n) evd_for_n_at(t, __FILE__, __LINE__, (qlen), (n))
+
 /* Set-up: an EVD of evd_kinds[i], with cno or none. */
 #define evd_of_kind(t, i, cno)						\
 	((cno) ? dc_evd_with_cno((t), 4, evd_kinds[i], (cno)) : dc_evd((t), 4, evd_kinds[i]))
@@ -196,6 +221,8 @@ static inline void unwaitable_each_kind(struct dc_ctx *t, bool clear, const char
 	for (int part = 0; part < 2; part++) {
 		DC_FOR_CLAUSE(clause[part]);
 		for (int i = 0; i < EVD_KINDS; i++) {
+			if (evd_kind_skipped(t, i))
+				continue;
 			for (int with_cno = 0; with_cno < 2; with_cno++) {
 				DAT_EVD_HANDLE evd = evd_of_kind(t, i, with_cno ? cno : DAT_HANDLE_NULL);
 				DAT_COUNT nmore;
@@ -626,7 +653,7 @@ static inline DAT_EVD_HANDLE evd_on_cno_after_at(struct dc_ctx *t, const char *f
 	else
 		dc_setup_call_at(t, file, line, r, what);
 	if (way == CNO_BY_MODIFY)
-		attach_cno_at(t, file, line, evd, cno);
+		dc_evd_set_cno_at(t, file, line, evd, cno);
 	return evd;
 }
 #define evd_on_cno_after(cno, way, prep, checked) \

@@ -569,8 +569,16 @@ DC_CASE(dat_ia_query, stream_merging_matrix,
 		}
 }
 
-DC_CASE(dat_ia_query, stream_merging_honoured,
-	.summary = "when allowed, one EVD serves as DTO and connection EVD of a connected EP")
+/*
+ * dat_ia_query(3DAT) DESCRIPTION, EVD stream merging support: streams whose
+ * entry is 1 can feed one EVD.  The page names no rows; they are read in
+ * DAT_EVD_FLAGS bit order (dc_streams_merge).  Of the pairs a connection
+ * makes, each the matrix allows is judged: DTO with connection (one EVD as
+ * an EP's receive, request and connect EVD) and CR with connection (one EVD
+ * as a PSP's CR EVD and the accepting EP's connect EVD).  A matrix that
+ * allows neither leaves the clause to other pairs (not demonstrated).
+ */
+static void merged_dto_conn(struct dc_ctx *t)
 {
 	DAT_EVD_HANDLE evd;
 	struct dc_endpoint a, b;
@@ -581,11 +589,6 @@ DC_CASE(dat_ia_query, stream_merging_honoured,
 	DAT_CONN_QUAL q = 0;
 	DAT_EVD_HANDLE cr = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 
-	/* which row is which stream is not defined by the page */
-	for (int i = 0; i < 6; i++)
-		for (int j = 0; j < 6; j++)
-			if (t->prov_attr.evd_stream_merging_supported[i][j] != DAT_TRUE)
-				DC_UNRESOLVED("the matrix has DAT_FALSE entries and the page does not say which row is the DTO or connection stream");
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	evd = dc_evd(t, 32, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
@@ -608,6 +611,51 @@ DC_CASE(dat_ia_query, stream_merging_honoured,
 	dc_post_send(t, a.ep, &m, 64, 64, 12);
 	DC_ASSERT_EVENT(evd, DAT_DTO_COMPLETION_EVENT, &ev);
 	DC_ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 12);
+}
+
+static void merged_cr_conn(struct dc_ctx *t)
+{
+	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
+	struct dc_endpoint a, b;
+	DAT_EVENT ev;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL q = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dc_endpoint(t, &a, NULL);
+	b.pz = dc_pz(t);
+	b.recv_evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	b.req_evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
+	b.conn_evd = evd;
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: streams the matrix marks 1 can feed one EVD */
+	DC_ASSERT_SUCCESS(dat_ep_create(t->ia, b.pz, b.recv_evd, b.req_evd, evd, NULL, &b.ep));
+	/* collateral: dat_ia_query(3DAT) DESCRIPTION: as above, the same EVD as a PSP's CR EVD */
+	DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &q, evd, DAT_PSP_CONSUMER_FLAG, &psp));
+	DC_SETUP(dat_ep_connect(a.ep, t->ia_attr.ia_address_ptr, q,
+				(DAT_TIMEOUT)dc_remaining_ms(t) * 1000u, 0, NULL,
+				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	DC_SETUP(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL));
+	DC_ASSERT_EVENT(evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+}
+
+DC_CASE(dat_ia_query, stream_merging_honoured,
+	.summary = "each of DTO+connection and CR+connection the matrix allows: one EVD serves both streams of a connection")
+{
+	bool dto_conn = dc_streams_merge(t, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	bool cr_conn = dc_streams_merge(t, DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
+
+	if (!dto_conn && !cr_conn)
+		DC_NEED_STREAMS_MERGE(DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	if (dto_conn)
+		merged_dto_conn(t);
+	else
+		dc_note(t, "the matrix does not let DTO and connection streams share an EVD: that pair skipped");
+	if (cr_conn)
+		merged_cr_conn(t);
+	else
+		dc_note(t, "the matrix does not let CR and connection streams share an EVD: that pair skipped");
 }
 
 DC_CASE(dat_ia_query, stream_merging_all,

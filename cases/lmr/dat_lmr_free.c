@@ -67,6 +67,15 @@ DC_CASE(dat_lmr_free, refused_while_rmr_rebound,
 	dc_pair_up(t, &p, 0, NULL);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m1);
 	dc_lmr(t, p.a.pz, BUF, DC_PRIV_LOCAL, &m2);
+	/* an IA may have no RMRs (dat_ia_query(3DAT) Max RMRs, no floor): the
+	 * RMR part is skipped, noted, and destroys_unused judged on an LMR no
+	 * RMR ever used */
+	if (t->ia_attr.max_rmrs <= 0) {
+		dc_note(t, "the IA has no RMRs (max_rmrs 0): only an unused LMR's free is judged");
+		DC_FOR_CLAUSE("dat_lmr_free.destroys_unused");
+		DC_ASSERT_SUCCESS(dat_lmr_free(m1.lmr));
+		return;
+	}
 	rmr = dc_rmr(t, p.a.pz);
 	dc_bind_rmr(t, rmr, &m1, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 1);
 	dc_bind_rmr(t, rmr, &m2, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &p.a, 2);

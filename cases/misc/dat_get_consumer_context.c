@@ -8,11 +8,16 @@
 
 DC_CASE(dat_get_consumer_context, returns_latest,
 	.clauses = "dat_get_consumer_context.returns_context",
-	.summary = "the value read is the value last set, all 64 bits, on an RMR and a CR")
+	.summary = "the value read is the value last set, all 64 bits, on an RMR (where the IA has RMRs) and a CR")
 {
-	DAT_HANDLE hs[2] = { make_handle(K_RMR), make_handle(K_CR) };
+	/* an IA may have no RMRs (dat_ia_query(3DAT) Max RMRs, no floor): that
+	 * kind is skipped, noted, and the rule judged on the CR */
+	bool rmrs = t->ia_attr.max_rmrs > 0;
+	DAT_HANDLE hs[2] = { rmrs ? make_handle(K_RMR) : DAT_HANDLE_NULL, make_handle(K_CR) };
 
-	for (int i = 0; i < 2; i++) {
+	if (!rmrs)
+		dc_note(t, "the IA has no RMRs (max_rmrs 0): the RMR kind is skipped");
+	for (int i = rmrs ? 0 : 1; i < 2; i++) {
 		DAT_CONTEXT c, got;
 
 		memset(&c, 0, sizeof(c));

@@ -67,10 +67,20 @@ DC_CASE(dat_pz_free, refused_while_lmr_uses,
 
 DC_CASE(dat_pz_free, refused_while_rmr_uses,
 	.clauses = "dat_pz_free.refused_while_in_use",
-	.summary = "a PZ an RMR uses: INVALID_STATE/PZ_IN_USE, still usable, frees after dat_rmr_free")
+	.summary = "a PZ an RMR uses (an LMR where the IA has no RMRs): INVALID_STATE/PZ_IN_USE, still usable, frees after dat_rmr_free")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 
+	/* an IA may have no RMRs (dat_ia_query(3DAT) Max RMRs, no floor): that
+	 * kind is skipped, noted, and the rule judged with an LMR */
+	if (t->ia_attr.max_rmrs <= 0) {
+		struct dc_lmr m;
+
+		dc_note(t, "the IA has no RMRs (max_rmrs 0): the rule is judged with an LMR instead");
+		dc_lmr(t, pz, BUF, DC_PRIV_LOCAL, &m);
+		refused_then_freed(t, pz, free_lmr, m.lmr);
+		return;
+	}
 	refused_then_freed(t, pz, free_rmr, dc_rmr(t, pz));
 }
 
@@ -114,14 +124,22 @@ DC_CASE(dat_pz_free, refused_while_lmr_over_lmr_uses,
 
 DC_CASE(dat_pz_free, refused_while_srq_ep_uses,
 	.clauses = "dat_pz_free.refused_while_in_use",
-	.summary = "the PZ of an EP made on an SRQ of another PZ: INVALID_STATE, frees after dat_ep_free",
-	.requires = "srq_supported srq_ep_pz_difference_supported")
+	.summary = "the PZ of an EP made on an SRQ of another PZ (a plain EP where the IA has no such EPs): INVALID_STATE, frees after dat_ep_free")
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT);
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE cevd = dc_evd(t, 4, DAT_EVD_CONNECTION_FLAG);
+	DAT_SRQ_HANDLE srq;
 
+	/* an IA may have no SRQs, or keep an SRQ's EPs in its PZ
+	 * (dat_ia_query(3DAT) SRQ supported, SRQ EP PZ difference supported):
+	 * that kind is skipped, noted, and the rule judged with a plain EP */
+	if (!t->prov_attr.srq_supported || !t->prov_attr.srq_ep_pz_difference_supported) {
+		dc_note(t, "the IA has no EP on an SRQ of another PZ: the rule is judged with a plain EP");
+		refused_then_freed(t, pz, free_ep, dc_ep(t, pz, evd, evd, cevd, NULL));
+		return;
+	}
+	srq = dc_srq(t, dc_pz(t), 4, 1, DAT_SRQ_LW_DEFAULT);
 	refused_then_freed(t, pz, free_ep, dc_ep_with_srq(t, pz, evd, evd, cevd, srq, NULL));
 }
 

@@ -601,7 +601,8 @@ DC_CASE(dat_rmr_bind, protection_violation,
 
 DC_TWO_NODE_CASE(dat_rmr_bind, remote_peer_uses_window,
 	.clauses = "dat_rmr_bind.binds_and_returns_context dat_rmr_bind.fences_later_requests",
-	.summary = "two nodes: the passive side binds and Sends the context at once; the active side RDMA-Writes with it");
+	.summary = "two nodes: the passive side binds and Sends the context at once; the active side RDMA-Writes with it",
+	.requires = "ia.max_rmrs>0");
 
 DC_PASSIVE(dat_rmr_bind, remote_peer_uses_window)
 {

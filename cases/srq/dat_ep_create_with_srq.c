@@ -616,6 +616,18 @@ static void receives_via_srq(struct dc_ctx *t, struct srq_link *l, unsigned seq)
 	DC_ASSERT_EQ(slot_seq(&l->rbuf, seq % NSLOTS), seq);
 }
 
+/* Between the parts of connect_paths on an IA of fewer than 3 SRQs
+ * (dat_ia_query(3DAT) Max SRQs, no floor): l's SRQ EP and SRQ freed, so
+ * the next part can make its own. */
+static void connect_path_done(struct dc_ctx *t, struct srq_link *l)
+{
+	if (t->ia_attr.max_srqs <= 0 || t->ia_attr.max_srqs >= 3)
+		return;
+	link_down(l);
+	DC_CLEANUP(dat_ep_free(l->rx.ep));
+	DC_CLEANUP(dat_srq_free(l->srq));
+}
+
 DC_CASE(dat_ep_create_with_srq, connect_paths,
 	.summary = "the SRQ EP connects actively, by accepting a request, and through an RSP",
 	.requires = "srq_supported")
@@ -631,6 +643,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	link_up(&pas, &o);
 	connect_checked(&pas);
 	receives_via_srq(t, &pas, 1);
+	connect_path_done(t, &pas);
 
 	/* active: the SRQ EP calls dat_ep_connect; its tx is the listener */
 	link_up(&act, &o);
@@ -646,6 +659,7 @@ DC_CASE(dat_ep_create_with_srq, connect_paths,
 	DC_ASSERT_EVENT(act.rx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	dc_await_event(t, act.tx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	receives_via_srq(t, &act, 2);
+	connect_path_done(t, &act);
 
 	/* reserved service point made with the SRQ EP */
 	link_up(&rsp, &o);
@@ -714,11 +728,13 @@ DC_CASE(dat_ep_create_with_srq, threshold_evd_takes_other_streams,
 	.requires = "srq_supported")
 {
 	struct srq_link l;
-	DAT_EVD_HANDLE both = dc_evd(t, 32, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	DAT_EVD_HANDLE both;
 	DAT_EP_ATTR a;
 	struct dc_conn_opts txo = { .evd_qlen = 32 };
 	DAT_RETURN r;
 
+	DC_NEED_STREAMS_MERGE(DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
+	both = dc_evd(t, 32, DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG);
 	memset(&l, 0, sizeof(l));
 	l.pz = dc_pz(t);
 	l.srq = dc_srq(t, l.pz, 8, 1, DAT_SRQ_LW_DEFAULT);
@@ -1058,10 +1074,13 @@ static void oom_srq_ep_works(struct dc_ctx *t, void *arg, bool keep)
 		DC_CLEANUP(dat_ep_free(o->ep[o->n]));
 }
 
-static void oom_srq_eps_make(struct dc_ctx *t, struct oom_srq_eps *o)
+/* Up to DC_ALLOC_FAULT_OBJECTS creates, leaving `spare` of the IA's Max EPs
+ * (dat_ia_query(3DAT)) for what the case checks afterwards. */
+static void oom_srq_eps_make(struct dc_ctx *t, struct oom_srq_eps *o, DAT_COUNT spare)
 {
 	struct dc_alloc_call c = { "dat_ep_create_with_srq", oom_srq_ep_make, oom_srq_ep_works, o, NULL };
-	int n = dc_within_limit(dc_within_limit(DC_ALLOC_FAULT_OBJECTS, t->ia_attr.max_eps),
+	int n = dc_within_limit(dc_within_limit(DC_ALLOC_FAULT_OBJECTS,
+						dc_limit_less(t->ia_attr.max_eps, spare)),
 				t->ia_attr.max_ep_per_srq);
 
 	o->pz = dc_pz(t);
@@ -1083,7 +1102,7 @@ DC_CASE(dat_ep_create_with_srq, out_of_memory,
 {
 	struct oom_srq_eps o;
 
-	oom_srq_eps_make(t, &o);
+	oom_srq_eps_make(t, &o, 0);
 	for (int i = 0; i < o.n; i++)
 		DC_CLEANUP(dat_ep_free(o.ep[i]));
 	DC_CLEANUP(dat_srq_free(o.srq));
@@ -1106,6 +1125,6 @@ DC_CASE(dat_ep_create_with_srq, threshold_after_out_of_memory,
 {
 	struct oom_srq_eps o;
 
-	oom_srq_eps_make(t, &o);
+	oom_srq_eps_make(t, &o, 3);	/* threshold_streams_only makes 3 EPs */
 	threshold_streams_only(t);
 }

@@ -82,12 +82,12 @@ SRQ_CASE(dat_ep_set_watermark, soft_event_when_exceeded,
 	staged(t, &l, &h, 3);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 2, INF));
 	take(&h, 0);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	take(&h, 1);
-	DC_ASSERT_NO_EVENT(t->async_evd);		/* 2 is not above 2 */
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);		/* 2 is not above 2 */
 	take(&h, 2);
 	expect_soft_event_now(t, l.rx.ep);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
 }
 
@@ -105,7 +105,7 @@ static void one_plain_arrival(struct dc_ctx *t, struct srq_link *l, DAT_COUNT so
 	link_up(l, NULL);
 	post_slots(l->srq, &l->rbuf, 0, 4);
 	DC_SETUP(dat_ep_set_watermark(l->rx.ep, soft, hard));
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	DC_ASSERT_NO_EVENT(l->rx.conn_evd);
 	link_send(l, 0, 64);
 }
@@ -132,7 +132,7 @@ DC_CASE(dat_ep_set_watermark, hard_breaks_on_plain_arrival,
 
 	one_plain_arrival(t, &l, INF, 0);
 	expect_broken(t, &l);
-	DC_ASSERT_NO_EVENT(t->async_evd);	/* no soft event: soft is infinite */
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);	/* no soft event: soft is infinite */
 }
 
 SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
@@ -151,7 +151,7 @@ SRQ_CASE(dat_ep_set_watermark, hard_breaks_connection,
 	DC_ASSERT_EQ(dc_ep_param(t, l.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
 	(void)hold_partial(&h, 2);	/* may fail: the connection is going */
 	expect_broken(t, &l);
-	DC_ASSERT_NO_EVENT(t->async_evd);		/* no soft event: soft is infinite */
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);		/* no soft event: soft is infinite */
 }
 
 /*
@@ -200,7 +200,7 @@ SRQ_CASE(dat_ep_set_watermark, hard_breaks_in_disconnect_pending,
 			       "completed" : "completed in error") : "still outstanding");
 	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
 		  "expected DAT_CONNECTION_EVENT_BROKEN, got %s", dc_event_name(ev.event_number));
-	DC_ASSERT_NO_EVENT(t->async_evd);		/* no soft event: soft is infinite */
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);		/* no soft event: soft is infinite */
 }
 
 SRQ_CASE(dat_ep_set_watermark, event_during_call,
@@ -215,7 +215,7 @@ SRQ_CASE(dat_ep_set_watermark, event_during_call,
 	take(&h, 0);
 	take(&h, 1);
 	take(&h, 2);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
 	expect_soft_event_now(t, l.rx.ep);
 }
@@ -241,7 +241,7 @@ DC_CASE(dat_ep_set_watermark, soft_hard_independent,
 	take(&hb, 0);
 	(void)hold_partial(&hb, 1);
 	expect_broken(t, &b);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 }
 
 SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
@@ -258,10 +258,10 @@ SRQ_CASE(dat_ep_set_watermark, soft_once_per_setting,
 	take(&h, 1);
 	expect_soft_event_now(t, l.rx.ep);
 	take(&h, 2);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));
 	expect_soft_event_now(t, l.rx.ep);	/* 3 > 1, re-armed */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 }
 
 SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
@@ -276,11 +276,11 @@ SRQ_CASE(dat_ep_set_watermark, infinite_means_none,
 	DC_ASSERT_EQ(dc_ep_param(t, l.rx.ep).ep_attr.srq_soft_hw, DAT_HW_DEFAULT);
 	take_unbroken(&l, &h, 0);
 	take_unbroken(&l, &h, 1);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, INF, INF));
 	take_unbroken(&l, &h, 2);
 	take_unbroken(&l, &h, 3);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);
 	hold_release(&h);
 	expect_in_send_order(t, &l, 0, 4);
@@ -308,7 +308,7 @@ DC_CASE(dat_ep_set_watermark, infinite_default_null_attributes,
 	dc_lmr(t, pz, 4096, DC_PRIV_LOCAL, &m);
 	for (DAT_COUNT i = 0; i < n; i++)
 		dc_post_recv(t, ep, &m, (DAT_VLEN)i * 256, 256, 1 + (uint64_t)i);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 }
 
 SRQ_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
@@ -444,7 +444,7 @@ SRQ_CASE(dat_ep_set_watermark, update_before_event,
 	take(&h, 0);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 2, INF));
 	take(&h, 1);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	take(&h, 2);
 	expect_soft_event_now(t, l.rx.ep);
 }
@@ -465,10 +465,10 @@ SRQ_CASE(dat_ep_set_watermark, rearm_after_event,
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 1, INF));	/* 2 > 1 */
 	expect_soft_event_now(t, l.rx.ep);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(l.rx.ep, 4, INF));	/* 2 <= 4 */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	take(&h, 2);
 	take(&h, 3);
-	DC_ASSERT_NO_EVENT(t->async_evd);		/* 4 is not above 4 */
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);		/* 4 is not above 4 */
 	take(&h, 4);
 	expect_soft_event_now(t, l.rx.ep);
 }

@@ -158,7 +158,7 @@ DC_CASE(dat_srq_create, default_lw_no_event_on_create,
 	DAT_SRQ_HANDLE srq = dc_srq(t, dc_pz(t), 8, 1, DAT_SRQ_LW_DEFAULT);
 
 	(void)dc_srq_param(t, srq);	/* the SRQ exists and is queryable */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 DC_CASE(dat_srq_create, nondefault_lw_at_create,
@@ -497,7 +497,7 @@ SRQ_CASE(dat_srq_create, default_lw_no_event_on_consume,
 	link_send(&l, 1, 64);
 	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 SRQ_CASE(dat_srq_create, ep_may_hold_several,

@@ -3,7 +3,7 @@
  * Cases for dat_srq_post_recv(3DAT); clauses in clauses/dat_srq_post_recv.toml.
  *
  * "Signalled" is observed as a notification event: the completion
- * triggers the CNO attached to the recv EVD (attach_cno / cno_fired).
+ * triggers the CNO attached to the recv EVD (dc_evd_new_cno / cno_fired).
  */
 #include "srq_common.h"
 #include "srq_hold.h"
@@ -546,7 +546,7 @@ SRQ_CASE(dat_srq_post_recv, solicited_wait_ep,
 	dc_ep_attr_default(t, &a);
 	a.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
 	link_up(&l, &o);
-	cno = attach_cno(l.rx.recv_evd);
+	cno = dc_evd_new_cno(t, l.rx.recv_evd);
 	post_slots(l.srq, &l.rbuf, 0, 2);
 	link_send(&l, 0, 64);				/* unsolicited */
 	link_sent(&l, 1);

@@ -153,6 +153,38 @@ SRQ_CASE(dat_srq_query, outstanding_count,
 	ASSERT_COUNT(p.outstanding_dto_count, 2);
 }
 
+/*
+ * The same accounting for a completion that failed: a message longer than
+ * the buffer it took completes that buffer with an error
+ * (dat_srq_post_recv(3DAT): transfered_length and the contents then
+ * undefined), and the buffer stays outstanding until that completion is
+ * reaped, like a successful one (dat_srq_query(3DAT) DESCRIPTION: entries in
+ * use include completions not yet reaped, whatever their status).
+ */
+SRQ_CASE(dat_srq_query, outstanding_counts_failed_completion,
+	.clauses = "dat_srq_query.outstanding_count",
+	.summary = "a failed (too long) arrival's buffer stays outstanding until its completion is dequeued, then one less",
+	.requires = "srq_supported srq_info_supported")
+{
+	struct srq_link l;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_SRQ_PARAM p;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 3);
+	link_send(&l, 0, SLOT + 64);		/* longer than the slot it lands in */
+	if (!srq_await_available(l.srq, 2))
+		dc_note(t, "arrival not observable through available_dto_count");
+	p = DC_SRQ_PARAM(l.srq);
+	ASSERT_COUNT(p.outstanding_dto_count, 3);	/* failed completion not reaped */
+	d = DC_ASSERT_DTO_EVENT(l.rx.recv_evd);
+	DC_ASSERT(d.status != DAT_DTO_SUCCESS,
+		  "a %u-byte message into a %u-byte buffer completed successfully",
+		  SLOT + 64, SLOT);
+	p = DC_SRQ_PARAM(l.srq);
+	ASSERT_COUNT(p.outstanding_dto_count, 2);
+}
+
 DC_CASE(dat_srq_query, invalid_mask,
 	.summary = "mask bits outside DAT_SRQ_FIELD_ALL give DAT_INVALID_PARAMETER",
 	.requires = "srq_supported")

@@ -36,7 +36,7 @@ DC_CASE(dat_srq_set_lw, sets_value,
 	post_slots(srq, &m, 0, 5);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
 	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 3);
-	DC_ASSERT_NO_EVENT(t->async_evd);		/* 5 buffers, not below 3 */
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);		/* 5 buffers, not below 3 */
 	/* the boundaries: only a value above max_recv_dtos is invalid
 	 * (dat_srq_set_lw(3DAT) RETURN VALUES), so max_recv_dtos itself and
 	 * 0 (DAT_SRQ_LW_DEFAULT, dat_srq_create(3DAT)) are set */
@@ -59,14 +59,14 @@ SRQ_CASE(dat_srq_set_lw, event_when_count_drops_below,
 	link_up(&l, NULL);
 	post_slots(l.srq, &l.rbuf, 0, 4);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	one_arrival(t, &l, 0);		/* 3 left */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	one_arrival(t, &l, 1);		/* 2 left: not below 2 */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	one_arrival(t, &l, 2);		/* 1 left: below */
 	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 DC_CASE(dat_srq_set_lw, event_during_call,
@@ -79,10 +79,10 @@ DC_CASE(dat_srq_set_lw, event_during_call,
 
 	dc_lmr(t, pz, 2 * SLOT, DC_PRIV_LOCAL, &m);
 	post_slots(srq, &m, 0, 2);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));
 	expect_async_now(t, srq);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 SRQ_CASE(dat_srq_set_lw, once_per_setting,
@@ -99,7 +99,7 @@ SRQ_CASE(dat_srq_set_lw, once_per_setting,
 	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	one_arrival(t, &l, 2);		/* 1 left */
 	one_arrival(t, &l, 3);		/* 0 left */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 SRQ_CASE(dat_srq_set_lw, rearm_for_another_event,
@@ -116,14 +116,14 @@ SRQ_CASE(dat_srq_set_lw, rearm_for_another_event,
 	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	post_slots(l.srq, &l.rbuf, 3, 3);	/* replenish: 4 on the SRQ */
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 2));
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	one_arrival(t, &l, 2);		/* 3 left */
 	one_arrival(t, &l, 3);		/* 2 left */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	one_arrival(t, &l, 4);		/* 1 left */
 	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	one_arrival(t, &l, 5);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 DC_CASE(dat_srq_set_lw, invalid_handle,
@@ -145,7 +145,7 @@ DC_CASE(dat_srq_set_lw, above_max_recv_dtos,
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_set_lw(srq, max + 1), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 DC_CASE(dat_srq_set_lw, model_not_supported,
@@ -206,12 +206,12 @@ DC_CASE(dat_srq_set_lw, set_regardless_of_prior_event,
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 3));	/* 2 < 3: an event is raised */
 	dc_expect_async_at(t, __FILE__, __LINE__, srq, LW_EVENT, -1);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 2));	/* 2 is not below 2 */
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 2);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 1));
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 	DC_ASSERT_EQ(DC_SRQ_PARAM(srq).low_watermark, 1);
 	DC_ASSERT_SUCCESS(dat_srq_set_lw(srq, 4));	/* 2 < 4: at once */
 	expect_async_now(t, srq);
-	DC_ASSERT_NO_EVENT(t->async_evd);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
 }

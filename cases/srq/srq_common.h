@@ -390,25 +390,10 @@ static inline void two_connections_interleaved(struct dc_ctx *t, bool shared_evd
 
 /*
  * A signalled completion is a notification event: it triggers the CNO of
- * its EVD.  attach_cno() gives evd a fresh CNO; cno_fired() waits up to
+ * its EVD.  dc_evd_new_cno() gives evd a fresh CNO; cno_fired() waits up to
  * timeout_ms for a trigger and returns dat_cno_wait's result (DAT_SUCCESS,
  * or DAT_QUEUE_EMPTY on a timeout without notification, per dat_cno_wait).
  */
-static inline DAT_CNO_HANDLE attach_cno_at(struct dc_ctx *t, const char *file,
-					   int line, DAT_EVD_HANDLE evd)
-{
-	DAT_CNO_HANDLE cno = DAT_HANDLE_NULL;
-	DAT_RETURN r = dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
-
-	if (r == DAT_SUCCESS)
-		r = dat_evd_modify_cno(evd, cno);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: attaching a CNO to the EVD: %s", dc_ret_text(r));
-	return cno;
-}
-#define attach_cno(evd) attach_cno_at(t, __FILE__, __LINE__, (evd))
-
 static inline DAT_RETURN cno_fired(struct dc_ctx *t, DAT_CNO_HANDLE cno,
 				   long timeout_ms, DAT_EVD_HANDLE *which)
 {
@@ -424,7 +409,7 @@ static inline DAT_RETURN cno_fired(struct dc_ctx *t, DAT_CNO_HANDLE cno,
 static inline void every_message_notifies(struct dc_ctx *t, struct srq_link *l,
 				   unsigned n)
 {
-	DAT_CNO_HANDLE cno = attach_cno(l->rx.recv_evd);
+	DAT_CNO_HANDLE cno = dc_evd_new_cno(t, l->rx.recv_evd);
 
 	post_slots(l->srq, &l->rbuf, 0, n);
 	for (unsigned i = 0; i < n; i++) {

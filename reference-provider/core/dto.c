@@ -378,6 +378,10 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		ev.event_data.dto_completion_event_data.status = st;
 		ev.event_data.dto_completion_event_data.transfered_length =
 			st == DAT_DTO_SUCCESS ? len : 0;
+		if (ref_profile.dto_length_where_defined &&
+		    (dto->op != REF_WR_RECV || st != DAT_DTO_SUCCESS))
+			ev.event_data.dto_completion_event_data.transfered_length =
+				0x5eed5eed;	/* no page defines it here */
 		ref_abi_fill_dto_event(&ev, dto->op);
 	}
 	if (dto->srq) {

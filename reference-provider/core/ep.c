@@ -1079,6 +1079,9 @@ void ref_ep_break(struct ref_ep *ep)
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
 	else
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_BROKEN);
+	if (ref_profile.async_on_broken)
+		ref_ia_post_async(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
+				  (DAT_HANDLE)ep, DAT_EP_OTHER_ERROR);
 }
 
 /* Hard high watermark: break once connected and above it. */
@@ -1403,6 +1406,7 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
+	ref_profile_connect_delay();
 	ia = ep->obj.ia;
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
@@ -1502,6 +1506,7 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 	ia = ep->obj.ia;
 	if (dup->obj.ia != ia)
 		return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ref_profile_connect_delay();
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)
 		return rc;
@@ -1763,6 +1768,7 @@ static struct sockaddr_storage zero_addr;
 DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 			DAT_EP_PARAM *p)
 {
+	DAT_EP_PARAM full, *out = NULL;
 	struct ref_ep *ep;
 	struct ref_ia *ia;
 	DAT_RETURN rc = ref_lookup_ep(eph, &ep);
@@ -1782,6 +1788,10 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		ref_ia_release(ia);
 		return DAT_SUCCESS;
 	}
+	if (ref_query_masked()) {
+		out = p;
+		p = &full;
+	}
 	/* The page lets us fill more than asked: fill everything. */
 	p->ia_handle = (DAT_IA_HANDLE)ia;
 	p->ep_state = reported_state(ep);
@@ -1800,6 +1810,8 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	p->ep_attr = ep->attr;
 	if (ref_mutant("ep-query-remote-address-zero"))
 		p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&zero_addr;
+	if (out)
+		ref_profile_masked_copy(REF_Q_EP, out, p, mask);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }

@@ -283,6 +283,8 @@ DAT_RETURN ref_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	else if (!flags || ((flags & ~REF_EVD_VALID_FLAGS) &&
 			    !ref_mutant("evd-create-flags-unchecked")))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	else if (!ref_profile_flags_merge(flags))
+		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	else if (!evd_handle)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (rc)
@@ -434,6 +436,7 @@ static DAT_EVD_STATE evd_state(struct ref_evd *evd)
 DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 			 DAT_EVD_PARAM *param)
 {
+	DAT_EVD_PARAM full, *out = NULL;
 	struct ref_obj *obj;
 	struct ref_evd *evd;
 	DAT_RETURN rc;
@@ -448,6 +451,10 @@ DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!rc && ref_query_masked()) {
+		out = param;
+		param = &full;
+	}
 	if (!rc && (mask == DAT_EVD_FIELD_ALL ||
 		    !ref_mutant("evd-query-only-all-mask"))) {
 		memset(param, 0, sizeof(*param));
@@ -461,6 +468,8 @@ DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 		if (ref_mutant("evd-query-flags-wrong"))
 			param->evd_flags |= DAT_EVD_SOFTWARE_FLAG |
 					    DAT_EVD_DTO_FLAG;
+		if (out)
+			ref_profile_masked_copy(REF_Q_EVD, out, param, mask);
 	}
 	ref_obj_release(obj);
 	return rc;

@@ -271,7 +271,7 @@ static void fill_provider_attr(struct ref_ia *ia)
 				      48 : ref_profile.optimal_buffer_alignment;
 	for (i = 0; i < 6; i++)
 		for (j = 0; j < 6; j++)
-			merge[i][j] = DAT_TRUE;
+			merge[i][j] = ref_profile_merge(i, j);
 	if (ref_mutant("ia-query-merging-asymmetric"))
 		merge[1][4] = DAT_FALSE;
 	if (ref_mutant("ia-query-merging-partial"))

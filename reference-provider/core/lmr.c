@@ -542,6 +542,7 @@ out:
 DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 			 DAT_LMR_PARAM *param)
 {
+	DAT_LMR_PARAM full, *out = NULL;
 	struct ref_obj *obj;
 	struct ref_lmr *lmr;
 	DAT_RETURN rc;
@@ -556,6 +557,10 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!rc && ref_query_masked()) {
+		out = param;
+		param = &full;
+	}
 	if (!rc) {
 		memset(param, 0, sizeof(*param));
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
@@ -570,6 +575,8 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 		param->rmr_context = lmr->rmr_context;
 		param->registered_size = lmr->registered_size;
 		param->registered_address = lmr->registered_address;
+		if (out)
+			ref_profile_masked_copy(REF_Q_LMR, out, param, mask);
 	}
 	ref_obj_release(obj);
 	return rc;

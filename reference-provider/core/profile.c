@@ -14,9 +14,11 @@
 #include "ref.h"
 #include "conn.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef REF_MAX_EPS
 #define REF_PROFILE_MAX_EPS REF_MAX_EPS
@@ -123,6 +125,14 @@ VARIANT(lmr_whole_pages, p->lmr_page_registration = DAT_TRUE)
 VARIANT(psp_any_from_40000, p->any_qual_lo = 40000)
 /* ---- timing: events and completions later, within any stated bound ---- */
 VARIANT(slow_transport, p->transport_delay_us = 3000)
+VARIANT(slow_connection_manager, p->connect_delay_ms = 60)
+/* ---- events the pages allow beside the ones they require ---- */
+VARIANT(async_on_broken, p->async_on_broken = DAT_TRUE)
+/* ---- capabilities given in part ---- */
+VARIANT(partial_merge_matrix, p->merge_no_dto_conn = DAT_TRUE)
+/* ---- fields written only where the pages define them ---- */
+VARIANT(query_masked_only, p->query_masked_only = DAT_TRUE)
+VARIANT(dto_length_where_defined, p->dto_length_where_defined = DAT_TRUE)
 /* ---- error precedence: two listed errors at once, answered the other way ---- */
 VARIANT(evd_resize_state_first, p->evd_resize_state_first = DAT_TRUE)
 VARIANT(null_evd_needs_no_dtos, p->null_evd_needs_no_dtos = DAT_TRUE)
@@ -208,12 +218,160 @@ static const struct ref_variant variants[] = {
 	      "dat_psp_create_any(3DAT) DESCRIPTION: any unused Connection Qualifier; here the lowest free one from 40000 up"),
 	ENTRY(slow_transport, "slow-transport", "timing",
 	      "dat_evd_wait(3DAT), dat_evd_dequeue(3DAT), dat_ep_connect(3DAT) DESCRIPTION: completions and connection events arrive asynchronously, with no bound on when; here every arrival is taken up 3 ms late"),
+	ENTRY(slow_connection_manager, "slow-connection-manager", "timing",
+	      "dat_ep_connect(3DAT), dat_ep_dup_connect(3DAT) DESCRIPTION: the connection is established asynchronously and no time is promised for it (only the Consumer's timeout bounds it); here each dat_ep_connect and dat_ep_dup_connect takes 60 ms longer"),
+	ENTRY(async_on_broken, "async-on-broken", "event",
+	      "dat_ia_open(3DAT) DESCRIPTION: every asynchronous notification of the IA goes to its async EVD, and no page lists which there are or forbids one; dat_ep_set_watermark(3DAT) DESCRIPTION: a broken connection is the connection broken event on the EP's connect EVD, which still comes; here a broken connection is also reported as DAT_ASYNC_ERROR_EP_BROKEN (reason DAT_EP_OTHER_ERROR) for the EP, as providers on verbs do for a QP error"),
+	ENTRY(partial_merge_matrix, "partial-merge-matrix", "feature",
+	      "dat_ia_query(3DAT) DESCRIPTION, EVD stream merging support: each entry says whether two streams may feed one EVD; merging all is a should, not a shall, and the Consumer should check the matrix before asking for a merged EVD; here, as OFA's dapl reports by default (rows in DAT_EVD_FLAGS bit order), the DTO and connection streams share no EVD and the async stream shares one with no other stream, and dat_evd_create refuses those combinations with DAT_INVALID_PARAMETER"),
+	ENTRY(query_masked_only, "query-masked-only", "value",
+	      "dat_ep_query(3DAT), dat_evd_query(3DAT), dat_srq_query(3DAT), dat_lmr_query(3DAT) PARAMETERS: the mask says which fields the Consumer asks for; the provider may fill more, here it fills only those (1.2 build)"),
+	ENTRY(dto_length_where_defined, "dto-length-where-defined", "value",
+	      "dat_ep_post_recv(3DAT), dat_srq_post_recv(3DAT) DESCRIPTION: transfered_length is what a Receive took, and is not defined when the status is not DAT_DTO_SUCCESS; dat_ep_post_send(3DAT), dat_ep_post_rdma_write(3DAT), dat_ep_post_rdma_read(3DAT) define no transfered_length; here every completion but a successful Receive's carries a meaningless one"),
 	ENTRY(evd_resize_state_first, "evd-resize-state-first", "precedence",
 	      "dat_evd_resize(3DAT) RETURN VALUES: DAT_INVALID_PARAMETER and DAT_INVALID_STATE both apply to a length below 1 and below the queued count; the page does not order them"),
 	ENTRY(null_evd_needs_no_dtos, "null-evd-needs-no-dtos", "precedence",
 	      "dat_ep_create(3DAT) RETURN VALUES: DAT_INVALID_PARAMETER for a combination of parameters; a NULL DTO EVD with a non-empty DTO queue is one"),
 	{ NULL, NULL, NULL, NULL },
 };
+
+/* A connection set-up that takes longer (slow-connection-manager). */
+void ref_profile_connect_delay(void)
+{
+	if (ref_profile.connect_delay_ms)
+		usleep(ref_profile.connect_delay_ms * 1000u);
+}
+
+/* ---- the stream merging matrix ---- */
+
+DAT_BOOLEAN ref_profile_merge(int i, int j)
+{
+	enum { SW, CR, DTO, CONN, BIND, ASYNC };
+
+	if (!ref_profile.merge_no_dto_conn || i == j)
+		return DAT_TRUE;
+	if (i == ASYNC || j == ASYNC)
+		return DAT_FALSE;
+	if ((i == DTO && j == CONN) || (i == CONN && j == DTO))
+		return DAT_FALSE;
+	return DAT_TRUE;
+}
+
+bool ref_profile_flags_merge(DAT_EVD_FLAGS flags)
+{
+	static const DAT_EVD_FLAGS bit[6] = {
+		DAT_EVD_SOFTWARE_FLAG, DAT_EVD_CR_FLAG, DAT_EVD_DTO_FLAG,
+		DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG, DAT_EVD_ASYNC_FLAG,
+	};
+
+	for (int i = 0; i < 6; i++)
+		for (int j = 0; j < 6; j++)
+			if ((flags & bit[i]) && (flags & bit[j]) && !ref_profile_merge(i, j))
+				return false;
+	return true;
+}
+
+/* ---- queries that write only the masked fields ---- */
+
+struct masked_field {
+	DAT_UINT64 bit;
+	size_t off, size;
+};
+
+#define MF(T, bit_, f) { (DAT_UINT64)(bit_), offsetof(T, f), sizeof(((T *)0)->f) }
+
+#ifndef REF_DAT2
+static const struct masked_field ep_fields[] = {
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_IA_HANDLE, ia_handle),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_STATE, ep_state),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR, local_ia_address_ptr),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_LOCAL_PORT_QUAL, local_port_qual),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR, remote_ia_address_ptr),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_REMOTE_PORT_QUAL, remote_port_qual),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_PZ_HANDLE, pz_handle),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_RECV_EVD_HANDLE, recv_evd_handle),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_REQUEST_EVD_HANDLE, request_evd_handle),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_CONNECT_EVD_HANDLE, connect_evd_handle),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_SRQ_HANDLE, srq_handle),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, ep_attr.service_type),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, ep_attr.max_message_size),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, ep_attr.max_rdma_size),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_QOS, ep_attr.qos),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, ep_attr.recv_completion_flags),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS,
+	   ep_attr.request_completion_flags),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, ep_attr.max_recv_dtos),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, ep_attr.max_request_dtos),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, ep_attr.max_recv_iov),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, ep_attr.max_request_iov),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, ep_attr.max_rdma_read_in),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, ep_attr.max_rdma_read_out),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, ep_attr.srq_soft_hw),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, ep_attr.max_rdma_read_iov),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, ep_attr.max_rdma_write_iov),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR,
+	   ep_attr.ep_transport_specific_count),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, ep_attr.ep_transport_specific),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, ep_attr.ep_provider_specific_count),
+	MF(DAT_EP_PARAM, DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR, ep_attr.ep_provider_specific),
+	{ 0, 0, 0 },
+};
+
+static const struct masked_field evd_fields[] = {
+	MF(DAT_EVD_PARAM, DAT_EVD_FIELD_IA_HANDLE, ia_handle),
+	MF(DAT_EVD_PARAM, DAT_EVD_FIELD_EVD_QLEN, evd_qlen),
+	MF(DAT_EVD_PARAM, DAT_EVD_FIELD_EVD_STATE, evd_state),
+	MF(DAT_EVD_PARAM, DAT_EVD_FIELD_CNO, cno_handle),
+	MF(DAT_EVD_PARAM, DAT_EVD_FIELD_EVD_FLAGS, evd_flags),
+	{ 0, 0, 0 },
+};
+
+static const struct masked_field srq_fields[] = {
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_IA_HANDLE, ia_handle),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_SRQ_STATE, srq_state),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_PZ_HANDLE, pz_handle),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_MAX_RECV_DTO, max_recv_dtos),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_MAX_RECV_IOV, max_recv_iov),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_LOW_WATERMARK, low_watermark),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_AVAILABLE_DTO_COUNT, available_dto_count),
+	MF(DAT_SRQ_PARAM, DAT_SRQ_FIELD_OUTSTANDING_DTO_COUNT, outstanding_dto_count),
+	{ 0, 0, 0 },
+};
+
+static const struct masked_field lmr_fields[] = {
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_IA_HANDLE, ia_handle),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_MEM_TYPE, mem_type),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_REGION_DESC, region_desc),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_LENGTH, length),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_PZ_HANDLE, pz_handle),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_MEM_PRIV, mem_priv),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_LMR_CONTEXT, lmr_context),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_RMR_CONTEXT, rmr_context),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_REGISTERED_SIZE, registered_size),
+	MF(DAT_LMR_PARAM, DAT_LMR_FIELD_REGISTERED_ADDRESS, registered_address),
+	{ 0, 0, 0 },
+};
+
+static const struct masked_field *const masked[] = {
+	[REF_Q_EP] = ep_fields,
+	[REF_Q_EVD] = evd_fields,
+	[REF_Q_SRQ] = srq_fields,
+	[REF_Q_LMR] = lmr_fields,
+};
+#endif
+
+void ref_profile_masked_copy(enum ref_query_kind k, void *out, const void *full,
+			     DAT_UINT64 mask)
+{
+#ifndef REF_DAT2
+	for (const struct masked_field *f = masked[k]; f->bit; f++)
+		if (mask & f->bit)
+			memcpy((char *)out + f->off, (const char *)full + f->off, f->size);
+#else
+	/* never called: ref_query_masked() is false in the 2.0 build */
+	(void)k; (void)out; (void)full; (void)mask;
+#endif
+}
 
 /* Before any entry point can run, so readers need no once-check. */
 __attribute__((constructor)) static void profile_init(void)

@@ -11,6 +11,8 @@
 
 #include "dat_abi.h"
 
+#include <stdbool.h>
+
 struct ref_profile {
 	/* limits: reported in DAT_IA_ATTR / DAT_PROVIDER_ATTR and enforced */
 	DAT_COUNT max_eps;
@@ -55,6 +57,13 @@ struct ref_profile {
 	DAT_BOOLEAN lmr_page_registration; /* registers whole 4 KiB pages */
 	DAT_CONN_QUAL any_qual_lo;	/* dat_psp_create_any: from here up; 0: the transport's */
 	unsigned int transport_delay_us; /* what arrives is taken up this much later */
+	unsigned int connect_delay_ms;	/* a connection set-up takes this much longer */
+	DAT_BOOLEAN async_on_broken;	/* a broken connection is also an async EP event */
+	DAT_BOOLEAN merge_no_dto_conn;	/* DTO and connection streams share no EVD,
+					 * the async stream none with another */
+	DAT_BOOLEAN query_masked_only;	/* the *_query calls write only masked fields */
+	DAT_BOOLEAN dto_length_where_defined; /* transfered_length only for received
+					 * successful completions */
 	/* which listed error answers a call that meets two */
 	DAT_BOOLEAN evd_resize_state_first; /* below the queued count before qlen < 1 */
 	DAT_BOOLEAN null_evd_needs_no_dtos; /* NULL DTO EVD with a DTO queue: invalid */
@@ -63,6 +72,34 @@ struct ref_profile {
 
 /* Resolved before any entry point runs (a constructor in profile.c). */
 extern struct ref_profile ref_profile;
+
+/* The EVD stream merging matrix (dat_ia_query(3DAT) "EVD stream merging
+ * support"), rows and columns in the order of the DAT_EVD_FLAGS bits:
+ * software, CR, DTO, connection, RMR bind, async. */
+DAT_BOOLEAN ref_profile_merge(int i, int j);
+/* Whether one EVD may carry every stream of flags, by that matrix. */
+bool ref_profile_flags_merge(DAT_EVD_FLAGS flags);
+
+/* query_masked_only: copy from a full answer `full` into the Consumer's
+ * `out` only the fields whose bit is in mask. */
+enum ref_query_kind { REF_Q_EP, REF_Q_EVD, REF_Q_SRQ, REF_Q_LMR };
+void ref_profile_masked_copy(enum ref_query_kind k, void *out, const void *full,
+			     DAT_UINT64 mask);
+/* slow-connection-manager: dat_ep_connect and dat_ep_dup_connect sleep this
+ * long before they take the lock. */
+void ref_profile_connect_delay(void);
+
+/* Whether the *_query calls answer through ref_profile_masked_copy (the
+ * 1.2 build only: the 2.0 build's parameter structures differ). */
+static inline bool ref_query_masked(void)
+{
+#ifdef REF_DAT2
+	return false;
+#else
+	return ref_profile.query_masked_only;
+#endif
+}
+
 
 /* For datref-variants: entry @i of the variant table; -1 past the end. */
 int daplref_test_variant(int i, const char **id, const char **allowed_by,

@@ -374,6 +374,7 @@ out:
 DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 			 DAT_SRQ_PARAM *p)
 {
+	DAT_SRQ_PARAM full, *out = NULL;
 	struct ref_srq *srq;
 	struct ref_ia *ia;
 	DAT_RETURN rc = lookup_srq(h, &srq);
@@ -392,6 +393,10 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	/* dat_srq_query(3DAT) counts a message that has arrived as having
 	 * taken its buffer: what the transport already has counts */
 	ref_conn_poll(ia);
+	if (ref_query_masked()) {
+		out = p;
+		p = &full;
+	}
 	p->ia_handle = (DAT_IA_HANDLE)ia;
 	p->srq_state = srq->state;
 	p->pz_handle = ref_mutant("srq-query-wrong-pz") ? DAT_HANDLE_NULL :
@@ -417,6 +422,8 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 		ref_list_for_each(pos, &srq->completed)
 			p->available_dto_count++;
 	}
+	if (out)
+		ref_profile_masked_copy(REF_Q_SRQ, out, p, mask);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
