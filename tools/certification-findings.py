@@ -117,7 +117,7 @@ def summary(runs, catalog) -> str:
                                                       ("provider", "registry", "suite", "device"))
             + " | " + " / ".join(str(cs.get(k, 0)) for k in
                                  ("PASS", "UNSUPPORTED", "FAIL", "CRASH", "TIMEOUT", "UNRESOLVED"))
-            + f" | `{(res.get('tool') or {}).get('git_revision', '?')[:10]}` |")
+            + f" | `{((res.get('tool') or {}).get('git_revision') or '?')[:10]}` |")
     seed = [c for c in catalog.clauses.values() if c.page in SEED_PAGES and c.level == "shall"]
     srq = {c.id for c in seed if c.page.startswith(("dat_srq_", "dat_ep_recv_query"))
            or "srq_supported" in (c.gates or [])}
