@@ -202,15 +202,7 @@ struct ref_ep {
 		DAT_COMPLETION_FLAGS flags;
 		bool srq;
 	} sreg[2];
-	/* mutants only (core/mutants.c) */
 	bool disconnect_event_posted;	/* DISCONNECTED already reported */
-	struct ref_dto *mut_held_recv;	/* a completion held back */
-	bool mut_held_solicited;
-	uint64_t mut_msn_skew;		/* msn-counts-rdma-writes */
-	uint64_t mut_last_cookie;	/* post-send-refuses-duplicate-cookie */
-	bool mut_last_cookie_set;
-	bool mut_was_reset;		/* post-after-reset-flushed */
-	bool mut_specific_attrs;	/* ep-modify-refused-after-specific-attrs */
 };
 
 /* ---- shared receive queue --------------------------------------------------- */
@@ -229,10 +221,7 @@ struct ref_srq {
 	DAT_COUNT users;		/* EPs created with this SRQ */
 	struct ref_list eps;		/* those EPs (ep->srq_link) */
 	struct ref_list completed;	/* completion queued, not yet reaped */
-	/* mutants only (core/mutants.c) */
 	bool lw_fired;			/* a low watermark event was raised */
-	struct ref_dto *mut_pending;	/* srq-post-recv-deferred */
-	bool lw_fired_mut_blocked;	/* srq-post-recv-blocks-without-ep */
 };
 
 /* ---- service points and connection requests -------------------------------- */
@@ -243,7 +232,6 @@ struct ref_psp {
 	struct ref_evd *evd;
 	DAT_PSP_FLAGS flags;
 	struct ref_tp_listener *listener;
-	unsigned int mut_requests;	/* mutant psp-one-request-only */
 };
 
 struct ref_rsp {
