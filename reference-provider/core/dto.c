@@ -773,7 +773,6 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 {
 	struct ref_dto *dto;
 
-	msn += ep->mut_msn_skew;	/* mutant msn-counts-rdma-writes */
 	ep->rx_cur_held = NULL;
 	ep->rx_cur_seq = seq;
 	ep->rx_cur_solicited = solicited;

@@ -461,9 +461,11 @@ def files_of(mutants: list, states: list) -> list:
     return sorted({e.file for m in mutants for e in m.edits} | {s.file for s in states})
 
 
-def schemata_sources(root: Path, mutants: list, states: list) -> dict:
+def schemata_sources(root: Path, mutants: list, states: list, shifts_out: dict | None = None) -> dict:
     """rel -> (text with state declarations, [Placement], [ids in index order],
-    environment variable) of every file a hand-written mutant edits."""
+    environment variable) of every file a hand-written mutant edits.
+    shifts_out, if given, gets rel -> the state insertions (for _shifted:
+    other ranges of the original, a generated mutant's, move with them)."""
     out, problems = {}, []
     for rel in files_of(mutants, states):
         path = root / rel
@@ -483,6 +485,8 @@ def schemata_sources(root: Path, mutants: list, states: list) -> dict:
             text2 = apply_states(rel, text, states, shifts)
             for p in places:
                 p.start, p.end = _shifted(p.start, p.end, shifts)
+            if shifts_out is not None:
+                shifts_out[rel] = shifts
         except HandError as e:
             problems.append(str(e))
             continue
@@ -492,13 +496,22 @@ def schemata_sources(root: Path, mutants: list, states: list) -> dict:
     return out
 
 
+def byte_ranges(text: str, places: list) -> list:
+    """places with their ranges in bytes of the UTF-8 text (mutgen.render's
+    unit; a comment may hold a non-ASCII character)."""
+    if text.isascii():
+        return list(places)
+    return [dataclasses.replace(p, start=len(text[:p.start].encode()),
+                                end=len(text[:p.end].encode())) for p in places]
+
+
 def render(text: str, places: list, ids: list, variable: str, generated=None,
            generated_prelude: bool = False) -> tuple:
     """The schemata of one file: hand-written placements (and the generated
     mutants of mutgen, if given) guarded; (bytes, [generated mutants left
     out])."""
     from datcts import mutgen
-    body, crossing = mutgen.render(text.encode(), list(generated or []) + list(places),
+    body, crossing = mutgen.render(text.encode(), list(generated or []) + byte_ranges(text, places),
                                    with_prelude=generated_prelude)
     return prelude(ids, variable).encode() + body, crossing
 

@@ -604,7 +604,14 @@ def hand_libraries(args, root: Path, out_dir: Path, setup, api: str, env: dict,
     if registry:
         env["LD_LIBRARY_PATH"] = str(lib_dir) + (
             ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    return library, env, runmeta.dat_fields(api, Path(cases_dir).resolve(), env)
+    dat = runmeta.dat_fields(api, Path(cases_dir).resolve(), env)
+    if registry and (dat.get("registry") or {}).get("name") == "libdat":
+        # the case binaries' RUNPATH names the build's libdat; the loader
+        # takes LD_LIBRARY_PATH's first, the copy's
+        copy = lib_dir / "libdat.so.1"
+        dat["registry"] = dict(dat["registry"], resolved=str(copy.resolve()),
+                               sha256=runmeta.sha256_file(str(copy)))
+    return library, env, dat
 
 
 def _guess_area_cases(m: dict, cases: list) -> list:

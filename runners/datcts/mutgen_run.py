@@ -38,7 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from datcts import mutgen
+from datcts import handmut, mutgen
 from datcts.discovery import discover, find_binaries, split_multi
 from datcts.execute import (SUPERVISOR_GRACE_S, LocalLauncher, ProcessTable, Runner,
                             communicate_supervised, normalize, synthesized)
@@ -416,11 +416,21 @@ COMPILE_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:(?:fa
                            r"note: in expansion of macro)", re.M)
 
 
-def schemata_for(path: Path, entry: dict, mutants: list, log: Path) -> tuple:
+def schemata_for(path: Path, entry: dict, mutants: list, log: Path, hand=None) -> tuple:
     """(schemata bytes, [mutants that do not compile]).  A mutant whose
     guarded code a compiler error points at is left out, and the file is
-    checked again, until it compiles."""
+    checked again, until it compiles.  hand: the file's hand-written
+    mutants (handmut.schemata_sources: text with their state, placements,
+    ids, variable; and the state insertions), guarded in the same copy."""
     source = path.read_bytes()
+    hand_pre = b""
+    places = []
+    if hand is not None:
+        (text, places, ids, variable), shifts = hand
+        source = text.encode()
+        hand_pre = handmut.prelude(ids, variable).encode() if places else b""
+        for m in mutants:
+            m.start, m.end = handmut._shifted(m.start, m.end, shifts)
     live = list(mutants)
     failed = []
     for i, m in enumerate(mutants):
@@ -428,7 +438,9 @@ def schemata_for(path: Path, entry: dict, mutants: list, log: Path) -> tuple:
     argv0 = (entry.get("arguments") or entry["command"].split())[0]
     args = [a for a in mutgen.compile_args(entry) if a != "-Werror"]
     for _ in range(50):
-        text, crossing = mutgen.render(source, live)
+        text, crossing = mutgen.render(source, live + handmut.byte_ranges(
+            source.decode(errors="replace"), places))
+        text = hand_pre + text if hand_pre else text
         failed.extend(crossing)
         live = [m for m in live if m not in crossing]
         p = subprocess.run([argv0, *args, "-Wno-error", "-fsyntax-only", "-x", "c",
@@ -1276,11 +1288,23 @@ def cmd_generated(args, cases_dir_for) -> int:
     by_file: dict = {}
     for m in selected:
         by_file.setdefault(m.file, []).append(m)
+    # the hand-written mutants go into the same copy (docs/mutants.md, "The
+    # switch"): off, they are the original code the generated ones mutate
+    shifts: dict = {}
+    try:
+        hand = handmut.schemata_sources(root, *handmut.load(root), shifts)
+    except handmut.HandError as e:
+        raise GeneratedError(str(e)) from e
     for rel, ms in by_file.items():
         path = root / rel
-        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log)
+        h = (hand[rel], shifts.get(rel, [])) if rel in hand else None
+        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log, h)
         replaced[rel] = text
         failed_ids.update(m.id for m in failed)
+    for rel, (text, places, ids, variable) in hand.items():
+        if rel not in replaced:
+            replaced[rel] = handmut.render(text, places, ids, variable)[0] if places \
+                else text.encode()
     src = out / "mutant-src"
     sync_tree(root, src, replaced)
     lib = build_library(src, out / "mutant-build", log, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
