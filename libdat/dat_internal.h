@@ -28,7 +28,6 @@ struct dat_sr_entry {
 	void			*dl;
 	DAT_PROVIDER_FINI_FUNC	fini;
 	int			refs;		/* IAs (and opens in flight) */
-	int			inits;		/* init calls (mutants only) */
 	bool			load_reported;
 	bool			reg_reported;
 	struct dat_sr_entry	*next;

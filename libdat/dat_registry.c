@@ -152,7 +152,6 @@ static bool sr_open(struct dat_sr_entry *e)
 	/* fini is optional: a provider may never unregister. */
 	e->fini = (DAT_PROVIDER_FINI_FUNC)(uintptr_t)dlsym(e->dl, DAT_PROVIDER_FINI_FUNC_STR);
 	e->refs = 1;
-	e->inits++;
 	init(&e->info, e->ia_params);
 	return true;
 }

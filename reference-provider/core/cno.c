@@ -65,8 +65,6 @@ void ref_cno_trigger(struct ref_cno *cno, struct ref_evd *evd)
 {
 	bool local = true;
 
-	if (!cno->first_evd)
-		cno->first_evd = evd;
 	if (local && !ref_list_empty(waiter_list(cno)))
 		deliver(cno, (DAT_EVD_HANDLE)evd);
 	else if (local && !cno->triggered)
@@ -82,8 +80,6 @@ void ref_cno_release_waiters(struct ref_cno *cno)
 
 void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed)
 {
-	if (cno->first_evd == evd)
-		cno->first_evd = NULL;
 	cno->users--;
 	if (cno->triggered == evd)
 		cno->triggered = NULL;
@@ -130,7 +126,6 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 		goto out;
 	}
 	cno->agent = agent;
-	cno->had_agent = agent.proxy_agent_func != NULL;
 	ref_list_init(&cno->waiter_list);
 	cno->obj.destroy = cno_destroy;
 	if (!ref_obj_register(&cno->obj, DAT_HANDLE_TYPE_CNO, ia)) {
@@ -168,7 +163,6 @@ DAT_RETURN ref_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 	if (!agent_valid(&agent))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else {
-		to_cno(obj)->old_agent = to_cno(obj)->agent;
 		to_cno(obj)->agent = agent;
 	}
 	ref_obj_release(obj);

@@ -116,8 +116,6 @@ struct ref_dto {
 	DAT_RMR_HANDLE rmr;		/* REF_WR_BIND */
 	bool issued;			/* request handed to the transport */
 	bool finished;			/* request done, waiting for its turn */
-	/* mutants only: the Consumer's own IOV list, read when issued */
-	const DAT_LMR_TRIPLET *mut_consumer_iov;
 	/* ref_dto_new clears the fields above; the post fills seg[] and
 	 * iov[] up to nseg */
 	struct ref_seg seg[REF_MAX_IOV];
@@ -157,7 +155,6 @@ struct ref_ep {
 	unsigned int spare_count;
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;
-	bool mut_pdata_shared;		/* mutants only: est_pdata is not ours to free */
 
 	/* Requests in post order (incl. REF_WR_BIND); completed from the head. */
 	struct ref_list req_q;
@@ -183,7 +180,6 @@ struct ref_ep {
 	DAT_COUNT held_count;
 	pthread_cond_t held_cond;	/* daplref_test_wait_held */
 	bool fail_next_bind;		/* daplref_test_fail_next_bind */
-	bool dup_connecting;		/* made by dat_ep_dup_connect (mutant) */
 
 	bool disconnect_requested;	/* graceful disconnect waits for req_q */
 	bool rx_stalled;		/* a Send waits for a receive buffer */

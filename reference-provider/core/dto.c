@@ -330,26 +330,6 @@ static bool can_issue(struct ref_ep *ep)
 			    ep->state == DAT_EP_STATE_DISCONNECT_PENDING);
 }
 
-/*
- * Mutant queued-request-reads-consumer-iov: a request that waited behind
- * others takes its segments from the Consumer's IOV list as it is now,
- * not as it was posted (the list is the Consumer's again once the post
- * returned: dat_ia_query(3DAT), iov_ownership_on_return).
- */
-static void reread_consumer_iov(struct ref_dto *dto)
-{
-	dto->length = 0;
-	for (DAT_COUNT i = 0; i < dto->nseg; i++) {
-		const DAT_LMR_TRIPLET *v = &dto->mut_consumer_iov[i];
-
-		dto->seg[i].ptr = (void *)(uintptr_t)v->virtual_address;
-		dto->seg[i].len = v->segment_length;
-		dto->length += v->segment_length;
-	}
-	if (dto->op != REF_WR_RDMA_READ)
-		dto->done = dto->length;
-}
-
 static void issue_requests(struct ref_ep *ep)
 {
 	struct ref_list *pos;
@@ -389,8 +369,6 @@ static void issue_requests(struct ref_ep *ep)
 		    ep->rdma_read_out >= read_limit)
 			return;
 		ops = ep->conn->tp->ops;
-		if (dto->mut_consumer_iov && dto != ep->posting)
-			reread_consumer_iov(dto);
 		dto->issued = true;
 		switch (dto->op) {
 		case REF_WR_SEND:

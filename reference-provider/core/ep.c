@@ -820,11 +820,9 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 
 static void free_peer_pdata(struct ref_ep *ep)
 {
-	if (!ep->mut_pdata_shared)
-		free(ep->est_pdata);
+	free(ep->est_pdata);
 	ep->est_pdata = NULL;
 	ep->est_pdata_len = 0;
-	ep->mut_pdata_shared = false;
 }
 
 /*
@@ -1190,7 +1188,6 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
-	ep->dup_connecting = false;
 	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, remote_addr, remote_conn_qual, timeout,
 			      pdata_size, pdata);
@@ -1245,7 +1242,6 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		goto out;
 	}
 	addr = dup->remote_addr;
-	ep->dup_connecting = true;
 	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, (struct sockaddr *)&addr,
 			      dup->remote_conn_qual +

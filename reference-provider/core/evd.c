@@ -436,7 +436,6 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 	if (!rc && cno != evd->cno) {
 		if (evd->cno)
 			ref_cno_evd_gone(evd->cno, evd, false);
-		evd->old_cno = evd->cno;
 		evd->cno = cno;
 		if (cno)
 			cno->users++;

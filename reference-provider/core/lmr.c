@@ -520,6 +520,7 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 	DAT_VLEN i;
 	DAT_RETURN rc;
 
+	(void)rd;	/* coherent memory: both syncs do the same here */
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
 	if (rc)
@@ -542,19 +543,6 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 		}
 		if (!pz0)
 			pz0 = lmr->pz;
-		if (lmr->shadow) {
-			/* keep the bounce copy in step (mutants only) */
-			size_t off = (size_t)(segs[i].virtual_address -
-					      lmr->registered_address);
-			void *mem = (void *)(uintptr_t)segs[i].virtual_address;
-
-			if (rd)
-				memcpy((char *)lmr->shadow + off, mem,
-				       (size_t)segs[i].segment_length);
-			else
-				memcpy(mem, (char *)lmr->shadow + off,
-				       (size_t)segs[i].segment_length);
-		}
 	}
 	ref_obj_release(obj);
 	return rc;

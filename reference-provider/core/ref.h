@@ -376,7 +376,6 @@ struct ref_lmr {
 	DAT_VLEN registered_size;
 	DAT_COUNT users;	/* RMRs bound into it */
 	void *tp_mem;		/* transport registration (verbs: ibv_mr) */
-	void *shadow;		/* mutants lmr-rdma-*-needs-sync only */
 };
 
 struct ref_rmr {
@@ -469,7 +468,6 @@ struct ref_evd {
 					 * clear_unwaitable does not undo it */
 	bool overflowed;		/* overflow reported, not yet drained */
 	struct ref_cno *cno;
-	struct ref_cno *old_cno;	/* before dat_evd_modify_cno (mutants) */
 	DAT_COUNT users;	/* EPs, PSPs, RSPs, SRQs, IAs that name it */
 	DAT_COUNT waiters;	/* 0 or 1: dat_evd_wait is exclusive */
 	DAT_COUNT threshold;	/* of the current waiter */
@@ -518,9 +516,6 @@ bool ref_evd_post_dto(struct ref_evd *evd, DAT_EP_HANDLE ep,
 struct ref_cno {
 	struct ref_obj obj;
 	DAT_OS_WAIT_PROXY_AGENT agent;
-	DAT_OS_WAIT_PROXY_AGENT old_agent;	/* mutants only */
-	struct ref_evd *first_evd;	/* mutants only */
-	bool had_agent;			/* mutants only: created with one */
 	DAT_COUNT users;	/* EVDs attached */
 	struct ref_evd *triggered;	/* pending trigger, for cno_wait */
 	DAT_COUNT waiters;
