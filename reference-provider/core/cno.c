@@ -38,9 +38,6 @@ static void fire_agent(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 	cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
 }
 
-/* Mutant cno-wait-shared-waiter-list: one waiter list for every CNO. */
-static struct ref_list cno_shared_waiters = REF_LIST_INIT(cno_shared_waiters);
-
 static struct ref_list *waiter_list(struct ref_cno *cno)
 {
 	return &cno->waiter_list;

@@ -78,9 +78,6 @@ static bool ring_alloc(DAT_COUNT qlen, DAT_EVENT **ring, void ***tags)
 
 /* ---- posting ---------------------------------------------------------------- */
 
-/* Mutant evd-wait-global-waiter-slot: the last waiter of any EVD. */
-static struct ref_waiter *evd_global_waiter;
-
 bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		     bool notify)
 {
@@ -766,8 +763,6 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			break;
 		}
 	}
-	if (evd_global_waiter == &w)
-		evd_global_waiter = NULL;
 	evd->waiter = NULL;
 	evd->waiters = 0;
 	evd->threshold = 0;

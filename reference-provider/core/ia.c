@@ -272,9 +272,6 @@ static void ia_free(struct ref_ia *ia)
 	ref_obj_free(ia);
 }
 
-/* IAs open in this process (mutant ia-open-single-instance). */
-static int ref_ia_open_count;
-
 /* Drops the IA's use of a Consumer-supplied async EVD (another IA's). */
 static void unuse_ext_evd(DAT_EVD_HANDLE h)
 {
@@ -406,7 +403,6 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 		ia->async_evd_ext = in;
 	}
 	*ia_handle = (DAT_IA_HANDLE)ia;
-	__atomic_fetch_add(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
 	return DAT_SUCCESS;
 
 fail_transport:
@@ -560,6 +556,5 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	ref_ia_drain_pins(ia);
 	if (!keep_ia)
 		ia_free(ia);
-	__atomic_fetch_sub(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
 	return DAT_SUCCESS;
 }

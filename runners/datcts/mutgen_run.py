@@ -127,6 +127,10 @@ def add_arguments(p) -> None:
                    help="do not re-run mutants the triage file lists: count them as it says "
                         "(equivalent/unspecified excluded, gap survived); for the CI sample, "
                         "where a survivor would run every case that reaches it")
+    g.add_argument("--recheck-triaged", type=int, default=None, metavar="N",
+                   help="with --trust-triage: still run N of the mutants triaged equivalent "
+                        "or unspecified (drawn with --seed); one that is killed is a triage "
+                        "error and fails the run")
     g.add_argument("--source-dir",
                    help="source tree to mutate (default: the tree bin/datcts belongs to)")
     g.add_argument("--config", action="append",
@@ -141,7 +145,8 @@ def add_arguments(p) -> None:
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
-                  "threshold", "triage", "trust_triage", "source_dir", "config")
+                  "threshold", "triage", "trust_triage", "recheck_triaged", "source_dir",
+                  "config")
 
 
 def refuse_generated_options(args) -> None:
@@ -933,6 +938,28 @@ def score(counts: dict, excluded: int) -> float | None:
     return round(100.0 * (counts.get("killed", 0) + counts.get("timed-out", 0)) / total, 2)
 
 
+# Triage kinds that take a mutant out of the score: it cannot be killed (or
+# the pages do not say what is right).  Only a mutant that then was not
+# killed is left out: a killed one counts once, as killed, and is a triage
+# error (the claim was wrong).
+EXCLUDING_KINDS = ("equivalent", "unspecified")
+DETECTED = ("killed", "timed-out")
+
+
+def excluded_by_triage(r: dict) -> bool:
+    return r["status"] not in ("build-failed",) + DETECTED and \
+        (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS
+
+
+def triage_errors(results: list) -> list:
+    """The mutants triaged as not killable that a case killed (or hung):
+    {id, kind, status, killed_by}."""
+    return [{"id": r["id"], "kind": r["triage"]["kind"], "status": r["status"],
+             "killed_by": (r.get("killed_by") or [None])[0]}
+            for r in results if r["status"] in DETECTED and
+            (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS]
+
+
 def summarise(results: list) -> dict:
     """Counts and score per file and per function."""
     files: dict = {}
@@ -943,8 +970,7 @@ def summarise(results: list) -> dict:
                                                        "excluded": 0})
         for node in (f, fn):
             node["counts"][r["status"]] += 1
-            if r["status"] != "build-failed" and (r.get("triage") or {}).get("kind") in \
-                    ("equivalent", "unspecified"):
+            if excluded_by_triage(r):
                 node["excluded"] += 1
     for f in files.values():
         f["score"] = score(f["counts"], f["excluded"])
@@ -1330,6 +1356,14 @@ def cmd_generated(args, cases_dir_for) -> int:
             elif t:
                 trusted.append(m)
         todo = [m for m in todo if m.id not in triage]
+        # a trusted claim is re-checked now and then: some excluded mutants
+        # of the sample run anyway, and a kill among them fails the run
+        excluded = sorted((m for m in trusted if triage[m.id]["kind"] in EXCLUDING_KINDS),
+                          key=lambda m: m.id)
+        recheck = random.Random(args.seed).sample(
+            excluded, min(getattr(args, "recheck_triaged", 0) or 0, len(excluded)))
+        trusted = [m for m in trusted if m not in recheck]
+        todo += recheck
 
     killers = Killers()
 
@@ -1395,9 +1429,9 @@ def cmd_generated(args, cases_dir_for) -> int:
     runs_s = time.monotonic() - t_start
 
     counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
-    excluded = sum(1 for r in results if r["status"] != "build-failed" and
-                   (r.get("triage") or {}).get("kind") in ("equivalent", "unspecified"))
+    excluded = sum(1 for r in results if excluded_by_triage(r))
     total_score = score(counts, excluded)
+    wrong_triage = triage_errors(results)
     untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
     unreached = [r["id"] for r in results if r["status"] == "not-reached" and not r.get("triage")]
     doc = {
@@ -1417,7 +1451,9 @@ def cmd_generated(args, cases_dir_for) -> int:
         "summary": {"generated": sum(map(len, generated.values())), "selected": len(selected),
                     **counts, "excluded_by_triage": excluded, "score": total_score,
                     "untriaged_survivors": len(untriaged),
-                    "untriaged_not_reached": len(unreached), "stale_triages": len(stale)},
+                    "untriaged_not_reached": len(unreached), "stale_triages": len(stale),
+                    "triage_errors": len(wrong_triage)},
+        "triage_errors": wrong_triage,
         "files": summarise(results),
         "stale_triages": stale,
         "untriaged_survivors": untriaged,
@@ -1429,6 +1465,8 @@ def cmd_generated(args, cases_dir_for) -> int:
     os.replace(tmp, out / "generated-mutants.json")
 
     print(text_summary(doc))
+    if wrong_triage:
+        return 1
     if args.threshold is not None:
         if total_score is None or total_score < args.threshold or untriaged:
             return 1
@@ -1450,6 +1488,10 @@ def text_summary(doc: dict) -> str:
                 if run.get("in_config_only") else ""),
              f"  untriaged: {s['untriaged_survivors']} survivor(s), "
              f"{s.get('untriaged_not_reached', 0)} not reached"]
+    for e in doc.get("triage_errors") or []:
+        lines.append(f"  triage error: {e['id']} is triaged {e['kind']} but was {e['status']}"
+                     + (f" by {e['killed_by']}" if e.get("killed_by") else "")
+                     + ": counted as detected; fix the triage")
     for name, c in (run.get("configs") or {}).items():
         lines.append(f"  config {name}: {c['mutants_run']} mutant(s) still alive ran the "
                      f"cases new to them there, {c['killed']} killed "
