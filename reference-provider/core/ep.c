@@ -1244,8 +1244,7 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 	addr = dup->remote_addr;
 	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, (struct sockaddr *)&addr,
-			      dup->remote_conn_qual +
-			      (0),
+			      dup->remote_conn_qual,
 			      timeout, pdata_size, pdata);
 out:
 	ref_ia_release(ia);

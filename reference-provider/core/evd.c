@@ -402,8 +402,7 @@ DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 	if (!rc) {
 		memset(param, 0, sizeof(*param));
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
-		param->evd_qlen = evd->qlen +
-				  (0);
+		param->evd_qlen = evd->qlen;
 		param->evd_state = evd_state(evd);
 		param->cno_handle = (DAT_CNO_HANDLE)evd->cno;
 		param->evd_flags = evd->flags;
@@ -642,7 +641,7 @@ DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 /* nmore after a successful wait (mutant: off by one). */
 static DAT_COUNT evd_nmore(const struct ref_evd *evd)
 {
-	return evd->count + (0);
+	return evd->count;
 }
 
 /* A waiter released by dat_ia_close or dat_evd_free: DAT_ABORT. */

@@ -206,8 +206,7 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->provider_version_minor = ref_profile.provider_version_minor;
 	/* the DAT version of the ABI this library was built for */
 	p->dapl_version_major = DAT_VERSION_MAJOR;
-	p->dapl_version_minor = DAT_VERSION_MINOR +
-				(0);
+	p->dapl_version_minor = DAT_VERSION_MINOR;
 	/* DAT_MEM_TYPE values are not bits: the "union" of 0, 1, 2 is 3 */
 	p->lmr_mem_types_supported = (DAT_MEM_TYPE)(DAT_MEM_TYPE_VIRTUAL |
 						    DAT_MEM_TYPE_LMR |

@@ -35,7 +35,7 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 		goto out;
 	}
 	if (ia->count[DAT_HANDLE_TYPE_PZ] >=
-	    ref_profile.max_pzs - (0)) {
+	    ref_profile.max_pzs) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
 			     DAT_RESOURCE_PROTECTION_DOMAIN);
 		goto out;
