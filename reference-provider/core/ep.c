@@ -699,7 +699,6 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		pz = ref_container_of(obj, struct ref_pz, obj);
 	}
 	{
-		/* mutant: the kind of EVD is not checked */
 		DAT_EVD_FLAGS any = 0;
 
 		rc = ref_lookup_evd(recvh, DAT_EVD_DTO_FLAG | any,
@@ -1345,7 +1344,7 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 
 /* ---- status, query, modify ----------------------------------------------------- */
 
-/* The state dat_ep_get_status and dat_ep_query report (mutants). */
+/* The state dat_ep_get_status and dat_ep_query report. */
 static DAT_EP_STATE reported_state(const struct ref_ep *ep)
 {
 	return ep->state;
@@ -1489,7 +1488,6 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	{
-		/* mutants: read-only parameters that are silently accepted */
 		DAT_EP_PARAM_MASK ro = F_READ_ONLY;
 
 		if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL) ||

@@ -638,7 +638,7 @@ DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	return rc;
 }
 
-/* nmore after a successful wait (mutant: off by one). */
+/* nmore after a successful wait. */
 static DAT_COUNT evd_nmore(const struct ref_evd *evd)
 {
 	return evd->count;

@@ -245,7 +245,6 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		rc = REF_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE);
 	if (rc)
 		goto out;
-	/* (with that mutant a refused bind still binds, below) */
 	priv_rc = rc;
 	rc = DAT_SUCCESS;
 
@@ -285,7 +284,7 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		rmr->rmr_context = ctx;
 	}
 	if (priv_rc)
-		goto out;	/* mutant rmr-bind-priv-refused-after-binding */
+		goto out;
 	ref_ep_bind_complete(ep, rmr_handle, cookie, flags);
 	if (rmr_context)
 		*rmr_context = ctx;

@@ -1218,7 +1218,6 @@ static void tx_answered(struct sock_conn *c, uint64_t upto)
 static int dto_iov(const struct ref_dto *dto, struct iovec *iov)
 {
 	int n = 0;
-	/* mutants: the segments are gathered last to first */
 	bool rev = dto->op == REF_WR_SEND ? false :
 		   dto->op == REF_WR_RDMA_WRITE ?
 		   false : false;
