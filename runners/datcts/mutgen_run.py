@@ -421,7 +421,8 @@ COMPILE_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:(?:fa
                            r"note: in expansion of macro)", re.M)
 
 
-def schemata_for(path: Path, entry: dict, mutants: list, log: Path, hand=None) -> tuple:
+def schemata_for(path: Path, entry: dict, mutants: list, log: Path, hand=None,
+                 include_first: Path | None = None) -> tuple:
     """(schemata bytes, [mutants that do not compile]).  A mutant whose
     guarded code a compiler error points at is left out, and the file is
     checked again, until it compiles.  hand: the file's hand-written
@@ -448,8 +449,10 @@ def schemata_for(path: Path, entry: dict, mutants: list, log: Path, hand=None) -
         text = hand_pre + text if hand_pre else text
         failed.extend(crossing)
         live = [m for m in live if m not in crossing]
+        # the copy's headers first: they hold the hand-written mutants' state
+        first = ["-iquote", str(include_first)] if include_first else []
         p = subprocess.run([argv0, *args, "-Wno-error", "-fsyntax-only", "-x", "c",
-                            "-iquote", str(path.parent), "-"],
+                            *first, "-iquote", str(path.parent), "-"],
                            input=text, capture_output=True, timeout=300)
         if p.returncode == 0:
             return text, failed
@@ -1321,17 +1324,22 @@ def cmd_generated(args, cases_dir_for) -> int:
         hand = handmut.schemata_sources(root, *handmut.load(root), shifts)
     except handmut.HandError as e:
         raise GeneratedError(str(e)) from e
+    src = out / "mutant-src"
+    # the headers with the state hand-written mutants declare, in the copy
+    # before the files are checked against them
+    sync_tree(root, src, {rel: text.encode() for rel, (text, places, _i, _v) in hand.items()
+                          if not places})
     for rel, ms in by_file.items():
         path = root / rel
         h = (hand[rel], shifts.get(rel, [])) if rel in hand else None
-        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log, h)
+        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log, h,
+                                    src / Path(rel).parent)
         replaced[rel] = text
         failed_ids.update(m.id for m in failed)
     for rel, (text, places, ids, variable) in hand.items():
         if rel not in replaced:
             replaced[rel] = handmut.render(text, places, ids, variable)[0] if places \
                 else text.encode()
-    src = out / "mutant-src"
     sync_tree(root, src, replaced)
     lib = build_library(src, out / "mutant-build", log, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
                         args.jobs, target)
