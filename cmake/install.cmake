@@ -5,7 +5,7 @@
 #   <pydir>/datcts, <pydir>/datcts_reports   its Python packages
 #   libexec/datcts/cases/              the case binaries (and any other build-tree
 #   libexec/datcts/bench/              folder of case binaries, e.g. a DAT 2.0 build's),
-#   libexec/datcts/bin/                datcts-probe and datref-mutants: the build
+#   libexec/datcts/bin/                datcts-probe: the build
 #                                      tree's layout, so this is the installed
 #                                      datcts's default --build-dir
 #   share/datcts/clauses/              the clause catalog
@@ -145,7 +145,7 @@ foreach(_t IN LISTS _dci_targets)
   if(NOT _name)
     set(_name ${_t})
   endif()
-  if(NOT _name MATCHES "^(datcts[^/]*-cases-.+|datcts-probe.*|datref-mutants.*)$")
+  if(NOT _name MATCHES "^(datcts[^/]*-cases-.+|datcts-probe.*)$")
     continue()
   endif()
   get_target_property(_outdir ${_t} RUNTIME_OUTPUT_DIRECTORY)
@@ -172,7 +172,7 @@ endif()
 if(TARGET dat-providers)
   _datcts_rpath(dat-providers ${CMAKE_INSTALL_BINDIR})
 endif()
-if(TARGET daplref)   # libdat.so.1 beside it, for a loader that has no libdat (datref-mutants)
+if(TARGET daplref)   # libdat.so.1 beside it, for a loader that has no libdat
   _datcts_rpath(daplref ${CMAKE_INSTALL_LIBDIR})
 endif()
 

@@ -34,9 +34,7 @@
 #define DISPATCH_IA(ia, func, ...)						\
 	do {									\
 		if (!dat_ia_is_open(ia))					\
-			return dat_mutant("ia-handle-invalid-is-parameter") ?	\
-				DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1) : \
-				DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA); \
+			return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA); \
 		DISPATCH(ia, DAT_INVALID_HANDLE_IA, func, __VA_ARGS__);		\
 	} while (0)
 

@@ -28,8 +28,6 @@ struct dat_sr_entry {
 	void			*dl;
 	DAT_PROVIDER_FINI_FUNC	fini;
 	int			refs;		/* IAs (and opens in flight) */
-	int			inits;		/* init calls (mutants only) */
-	bool			skipped_init;	/* mutants only */
 	bool			load_reported;
 	bool			reg_reported;
 	struct dat_sr_entry	*next;
@@ -63,9 +61,6 @@ bool dat_info_key_equal(const DAT_PROVIDER_INFO *a, const DAT_PROVIDER_INFO *b);
  * (dat_registry_add_provider(3DAT), RETURN VALUES).
  */
 #define DAT_DR_MAX_PROVIDERS 256
-
-/* A registry mutant is on (dat_mutants.c, docs/mutants.md). */
-bool dat_mutant(const char *id);
 
 /* True when @ia was returned by dat_ia_openv and is not closed yet. */
 bool dat_ia_is_open(DAT_IA_HANDLE ia);

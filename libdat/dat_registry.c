@@ -70,8 +70,7 @@ bool dat_info_key_equal(const DAT_PROVIDER_INFO *a, const DAT_PROVIDER_INFO *b)
 	return strcmp(a->ia_name, b->ia_name) == 0 &&
 	       a->dapl_version_major == b->dapl_version_major &&
 	       a->dapl_version_minor == b->dapl_version_minor &&
-	       (a->is_thread_safe == b->is_thread_safe ||
-		dat_mutant("registry-key-ignores-thread-safety"));
+	       a->is_thread_safe == b->is_thread_safe;
 }
 
 static const char *ts_word(DAT_BOOLEAN ts)
@@ -101,21 +100,8 @@ static struct dat_sr_entry *sr_find(const DAT_PROVIDER_INFO *key)
 	for (e = sr.entries; e; e = e->next) {
 		if (dat_info_key_equal(&e->info, key))
 			return e;
-		if (dat_mutant("open-first-entry-of-name") &&
-		    !strcmp(e->info.ia_name, key->ia_name))
-			return e;
 	}
 	return NULL;
-}
-
-static bool dr_has_provider(const DAT_PROVIDER *provider)
-{
-	struct dat_dr_entry *d;
-
-	for (d = dr_list; d; d = d->next)
-		if (d->provider == provider)
-			return true;
-	return false;
 }
 
 static struct dat_dr_entry *dr_find(const DAT_PROVIDER_INFO *key)
@@ -124,9 +110,6 @@ static struct dat_dr_entry *dr_find(const DAT_PROVIDER_INFO *key)
 
 	for (d = dr_list; d; d = d->next) {
 		if (dat_info_key_equal(&d->info, key))
-			return d;
-		if (dat_mutant("open-name-prefix-match") && key->ia_name[0] &&
-		    !strncmp(d->info.ia_name, key->ia_name, strlen(key->ia_name)))
 			return d;
 	}
 	return NULL;
@@ -139,10 +122,6 @@ static bool sr_open(struct dat_sr_entry *e)
 
 	if (e->refs > 0) {
 		e->refs++;
-		return true;
-	}
-	if (e->inits > 0 && dat_mutant("registry-init-once-per-process")) {
-		e->refs = 1;
 		return true;
 	}
 	if (!e->dl) {
@@ -173,11 +152,6 @@ static bool sr_open(struct dat_sr_entry *e)
 	/* fini is optional: a provider may never unregister. */
 	e->fini = (DAT_PROVIDER_FINI_FUNC)(uintptr_t)dlsym(e->dl, DAT_PROVIDER_FINI_FUNC_STR);
 	e->refs = 1;
-	if (dat_mutant("registry-init-skipped-on-first-open") && !e->skipped_init) {
-		e->skipped_init = true;
-		return true;
-	}
-	e->inits++;
 	init(&e->info, e->ia_params);
 	return true;
 }
@@ -189,19 +163,10 @@ static bool sr_open(struct dat_sr_entry *e)
  */
 static void sr_close(struct dat_sr_entry *e)
 {
-	if (dat_mutant("registry-fini-at-every-close") && e->refs > 1 && e->fini)
-		e->fini(&e->info);
 	if (--e->refs > 0)
 		return;
-	if (dat_mutant("registry-unloads-without-fini") && e->dl) {
-		dlclose(e->dl);
-		e->dl = NULL;
-		return;
-	}
 	if (e->fini) {
 		e->fini(&e->info);
-		if (dat_mutant("registry-fini-twice"))
-			e->fini(&e->info);
 	}
 }
 
@@ -305,8 +270,6 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 	}
 	dr = dr_find(&key);
-	if (dr && !e && dat_mutant("registry-open-static-only"))
-		dr = NULL;
 	if (!dr) {
 		if (e) {
 			if (!e->reg_reported)
@@ -322,8 +285,6 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 			st = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 		} else {
 			st = not_found(&key);
-			if (dat_mutant("open-unknown-name-wrong-code"))
-				st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 		}
 		reg_lock_drop();
 		return st;
@@ -354,8 +315,6 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 /* An IA handle that is not open (the same answer as dat_api.c's DISPATCH_IA). */
 static DAT_RETURN not_open(void)
 {
-	if (dat_mutant("ia-handle-invalid-is-parameter"))
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 }
 
@@ -381,10 +340,6 @@ DAT_RETURN dat_ia_closev(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	if (!close_func) {
 		reg_lock_drop();
 		return DAT_ERROR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-	}
-	if (dat_mutant("ia-close-skips-provider")) {
-		reg_lock_drop();
-		return DAT_SUCCESS;
 	}
 	o->closing = true;
 	reg_lock_drop();
@@ -423,20 +378,14 @@ DAT_RETURN dat_registry_add_provider(const DAT_PROVIDER *provider,
 
 	if (!provider || !provider->ia_open_func)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	if (!info || (strnlen(info->ia_name, DAT_NAME_MAX_LENGTH) >= DAT_NAME_MAX_LENGTH &&
-		      !dat_mutant("registry-add-long-name-truncated")))
+	if (!info || strnlen(info->ia_name, DAT_NAME_MAX_LENGTH) >= DAT_NAME_MAX_LENGTH)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 
 	reg_lock_take();
-	if (dr_find(info) && !dat_mutant("registry-add-duplicate-accepted")) {
-		st = DAT_ERROR(DAT_PROVIDER_ALREADY_REGISTERED, DAT_NO_SUBTYPE);
-	} else if (dat_mutant("registry-add-one-name-per-provider") &&
-		   dr_has_provider(provider)) {
+	if (dr_find(info)) {
 		st = DAT_ERROR(DAT_PROVIDER_ALREADY_REGISTERED, DAT_NO_SUBTYPE);
 	} else if (dr_count >= DAT_DR_MAX_PROVIDERS) {
-		st = dat_mutant("registry-full-wrong-code") ?
-			DAT_ERROR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE) :
-			DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		st = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	} else if (!(d = calloc(1, sizeof(*d)))) {
 		st = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	} else {
@@ -472,15 +421,13 @@ DAT_RETURN dat_registry_remove_provider(const DAT_PROVIDER *provider,
 		st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (d->provider != provider)
 		st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	else if (d->in_use > 0 && !dat_mutant("remove-ignores-in-use"))
+	else if (d->in_use > 0)
 		st = DAT_ERROR(DAT_PROVIDER_IN_USE, DAT_NO_SUBTYPE);
-	else if (!dat_mutant("remove-keeps-registration")) {
+	else {
 		*pp = d->next;
 		free(d);
 		dr_count--;
 	}
-	if (!d && dat_mutant("remove-unknown-succeeds"))
-		st = DAT_SUCCESS;
 	reg_lock_drop();
 	return st;
 }
@@ -491,8 +438,7 @@ static bool listed(const struct dat_sr_entry *e)
 {
 	const struct dat_sr_entry *f;
 
-	if (!dat_mutant("list-drops-same-name"))
-		return true;
+	return true;
 	for (f = sr.entries; f != e; f = f->next)
 		if (!strcmp(f->info.ia_name, e->info.ia_name))
 			return false;
@@ -525,17 +471,10 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return,
 	if (!sr.readable) {
 		/* the man page's "static registry is missing" */
 		*entries_returned = 0;
-		if (!dat_mutant("list-missing-registry-empty"))
-			st = DAT_ERROR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
-	} else if ((max_to_return <= 0 || max_to_return < count) &&
-		   dat_mutant("list-too-small-truncates") && dat_provider_list) {
-		for (e = sr.entries, i = 0; e && i < max_to_return; e = e->next)
-			if (listed(e) && dat_provider_list[i])
-				*dat_provider_list[i++] = e->info;
-		*entries_returned = i;
+		st = DAT_ERROR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
 	} else if (max_to_return <= 0 || max_to_return < count) {
 		/* Too small (0 included): tell the caller how many exist. */
-		*entries_returned = dat_mutant("list-too-small-count-zero") ? 0 : count;
+		*entries_returned = count;
 		st = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	} else {
 		/* A NULL list, or NULL entries, is "too small" as well. */
@@ -548,17 +487,10 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return,
 			if (!listed(e))
 				continue;
 			*dat_provider_list[i] = e->info;
-			if (dat_mutant("list-long-name-unterminated") &&
-			    strlen(e->info.ia_name) == DAT_NAME_MAX_LENGTH - 1)
-				dat_provider_list[i]->ia_name[DAT_NAME_MAX_LENGTH - 1] = '_';
-			if (dat_mutant("list-loads-providers"))
-				sr_open(e);
 			i++;
 		}
 		/* Success: entries filled; failure: the registry's size. */
 		*entries_returned = count;
-		if (st == DAT_SUCCESS && dat_mutant("list-count-one-short"))
-			*entries_returned = count - 1;
 	}
 	reg_lock_drop();
 	return st;

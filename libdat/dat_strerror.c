@@ -169,20 +169,12 @@ DAT_RETURN dat_strerror(DAT_RETURN value, const char **major_message,
 {
 	const char *major, *minor;
 
-	if (value == DAT_SUCCESS && dat_mutant("strerror-success-refused"))
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	major = lookup(types, sizeof(types) / sizeof(types[0]),
 		       DAT_GET_TYPE(value));
 	minor = lookup(subtypes, sizeof(subtypes) / sizeof(subtypes[0]),
 		       DAT_GET_SUBTYPE(value));
-	if ((!major || !minor) && dat_mutant("strerror-undefined-accepted")) {
-		major = major ? major : "unknown error";
-		minor = minor ? minor : "unknown error";
-	}
 	if (!major || !minor)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	if (dat_mutant("strerror-minor-is-major"))
-		minor = major;
 	if (major_message)
 		*major_message = major;
 	if (minor_message)

@@ -27,37 +27,20 @@ static struct ref_cno *to_cno(struct ref_obj *obj)
 static bool agent_valid(const DAT_OS_WAIT_PROXY_AGENT *agent)
 {
 	/* instance data without a function to pass it to makes no agent */
-	return agent->proxy_agent_func || !agent->instance_data ||
-	       ref_mutant("cno-agent-unchecked");
+	return agent->proxy_agent_func || !agent->instance_data;
 }
 
 static void fire_agent(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 {
-	if (cno->old_agent.proxy_agent_func &&
-	    ref_mutant("cno-modify-agent-keeps-old"))
-		ref_ia_defer_agent(cno->obj.ia, cno->old_agent, evd);
 	if (!cno->agent.proxy_agent_func)
 		return;
-	if (evd && ref_mutant("cno-agent-never-called"))
-		return;
-	if (!evd && cno->obj.ia->closing &&
-	    ref_mutant("ia-close-skips-cno-agent"))
-		return;
-	if (!evd && !cno->had_agent &&
-	    ref_mutant("cno-release-skips-modified-agent"))
-		return;
 	ref_ia_defer_agent(cno->obj.ia, cno->agent, evd);
-	if (!ref_mutant("cno-agent-kept-after-call"))
-		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
+	cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
 }
-
-/* Mutant cno-wait-shared-waiter-list: one waiter list for every CNO. */
-static struct ref_list cno_shared_waiters = REF_LIST_INIT(cno_shared_waiters);
 
 static struct ref_list *waiter_list(struct ref_cno *cno)
 {
-	return ref_mutant("cno-wait-shared-waiter-list") ? &cno_shared_waiters :
-							    &cno->waiter_list;
+	return &cno->waiter_list;
 }
 
 static void deliver(struct ref_cno *cno, DAT_EVD_HANDLE evd)
@@ -77,15 +60,8 @@ static void deliver(struct ref_cno *cno, DAT_EVD_HANDLE evd)
 
 void ref_cno_trigger(struct ref_cno *cno, struct ref_evd *evd)
 {
-	bool local = !(cno->agent.proxy_agent_func &&
-		       ref_mutant("cno-agent-replaces-local")) &&
-		     !(!cno->agent.proxy_agent_func && !cno->old_agent.proxy_agent_func &&
-		       !cno->had_agent && ref_mutant("cno-null-agent-drops-triggers"));
+	bool local = true;
 
-	if (!cno->first_evd)
-		cno->first_evd = evd;
-	if (ref_mutant("cno-wait-reports-first-evd"))
-		evd = cno->first_evd;
 	if (local && !ref_list_empty(waiter_list(cno)))
 		deliver(cno, (DAT_EVD_HANDLE)evd);
 	else if (local && !cno->triggered)
@@ -101,19 +77,14 @@ void ref_cno_release_waiters(struct ref_cno *cno)
 
 void ref_cno_evd_gone(struct ref_cno *cno, struct ref_evd *evd, bool freed)
 {
-	if (cno->first_evd == evd)
-		cno->first_evd = NULL;
-	if (freed || !ref_mutant("cno-detach-keeps-user"))
-		cno->users--;
+	cno->users--;
 	if (cno->triggered == evd)
 		cno->triggered = NULL;
 	/*
 	 * dat_cno_wait.3dat: all its EVDs freed -> waiters see NULL, the OS
 	 * Wait Proxy Agent included, even with no thread blocked.
 	 */
-	if (freed && cno->users == 0 &&
-	    !ref_mutant("cno-evds-freed-keeps-waiters") &&
-	    !(cno->waiters == 0 && ref_mutant("cno-evds-freed-skips-idle-agent")))
+	if (freed && cno->users == 0)
 		ref_cno_release_waiters(cno);
 }
 
@@ -152,11 +123,6 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 		goto out;
 	}
 	cno->agent = agent;
-	cno->had_agent = agent.proxy_agent_func != NULL;
-	if (ref_mutant("cno-create-ignores-agent"))
-		cno->agent = DAT_OS_WAIT_PROXY_AGENT_NULL;
-	if (ref_mutant("cno-create-counts-a-user"))
-		cno->users = 1;
 	ref_list_init(&cno->waiter_list);
 	cno->obj.destroy = cno_destroy;
 	if (!ref_obj_register(&cno->obj, DAT_HANDLE_TYPE_CNO, ia)) {
@@ -167,9 +133,6 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 	*cno_handle = (DAT_CNO_HANDLE)cno;
 out:
 	ref_obj_release(obj);
-	if (ref_mutant("cno-create-oom-internal-error") &&
-	    DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES)
-		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 	return rc;
 }
 
@@ -177,13 +140,9 @@ DAT_RETURN ref_cno_create(DAT_IA_HANDLE ia_handle,
 			  DAT_OS_WAIT_PROXY_AGENT agent,
 			  DAT_CNO_HANDLE *cno_handle)
 {
-	static int inside;
 	DAT_RETURN rc;
 
-	if (!ref_mutant_enter("cno-create-not-mt-safe", &inside))
-		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = cno_create(ia_handle, agent, cno_handle);
-	ref_mutant_leave("cno-create-not-mt-safe", &inside);
 	return rc;
 }
 
@@ -200,12 +159,7 @@ DAT_RETURN ref_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 		return rc;
 	if (!agent_valid(&agent))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (ref_mutant("cno-modify-agent-ignored") ||
-		 (!agent.proxy_agent_func &&
-		  ref_mutant("cno-modify-null-ignored")))
-		;
 	else {
-		to_cno(obj)->old_agent = to_cno(obj)->agent;
 		to_cno(obj)->agent = agent;
 	}
 	ref_obj_release(obj);
@@ -223,18 +177,13 @@ DAT_RETURN ref_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK mask,
 			     &obj);
 	if (rc)
 		return rc;
-	if (((unsigned int)mask & ~(unsigned int)REF_CNO_FIELD_VALID) &&
-	    !ref_mutant("cno-query-mask-unchecked"))
+	if (((unsigned int)mask & ~(unsigned int)REF_CNO_FIELD_VALID))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (!rc && (mask == DAT_CNO_FIELD_ALL ||
-		    !ref_mutant("cno-query-only-all-mask"))) {
+	if (!rc) {
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
-		if (to_cno(obj)->agent.proxy_agent_func ||
-		    to_cno(obj)->agent.instance_data ||
-		    !ref_mutant("cno-query-skips-null-agent"))
-			ref_abi_fill_cno_agent(param, &to_cno(obj)->agent);
+		ref_abi_fill_cno_agent(param, &to_cno(obj)->agent);
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -257,8 +206,8 @@ DAT_RETURN ref_cno_free(DAT_CNO_HANDLE cno_handle)
 		return rc;
 	cno = to_cno(obj);
 	ia = obj->ia;
-	if ((cno->users > 0 && !ref_mutant("cno-free-ignores-evds")) ||
-	    (cno->waiters > 0 && !ref_mutant("cno-free-ignores-waiters"))) {
+	if (cno->users > 0 ||
+	    cno->waiters > 0) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_CNO_IN_USE);
 	}
@@ -293,19 +242,15 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	cno = to_cno(obj);
 	ia = obj->ia;
 	if (!evd_handle) {
-		rc = ref_mutant("cno-wait-null-pointer-wrong-code") ?
-		     REF_ERR(DAT_QUEUE_EMPTY, 0) :
-		     REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;
 	}
 	if (cno->triggered) {
-		*evd_handle = ref_mutant("cno-wait-reports-null-evd") ?
-			      DAT_HANDLE_NULL : (DAT_EVD_HANDLE)cno->triggered;
+		*evd_handle = (DAT_EVD_HANDLE)cno->triggered;
 		cno->triggered = NULL;
 		goto out;
 	}
-	if (!ref_mutant("cno-wait-timeout-leaves-evd-handle"))
-		*evd_handle = DAT_HANDLE_NULL;
+	*evd_handle = DAT_HANDLE_NULL;
 	if (ia->closing) {
 		goto out;
 	}
@@ -321,15 +266,14 @@ DAT_RETURN ref_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	for (;;) {
 		r = ref_conn_wait(&w, ia, &deadline, infinite);
 		if (w.fired) {
-			*evd_handle = ref_mutant("cno-wait-reports-null-evd") ?
-				      DAT_HANDLE_NULL : w.evd;
+			*evd_handle = w.evd;
 			break;
 		}
 		if (r == ETIMEDOUT) {
 			rc = REF_ERR(DAT_QUEUE_EMPTY, 0);
 			break;
 		}
-		if (r == EINTR && !ref_mutant("cno-wait-restarts-on-eintr")) {
+		if (r == EINTR) {
 			rc = REF_ERR(DAT_INTERRUPTED_CALL, 0);
 			break;
 		}

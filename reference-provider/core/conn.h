@@ -116,8 +116,6 @@ struct ref_dto {
 	DAT_RMR_HANDLE rmr;		/* REF_WR_BIND */
 	bool issued;			/* request handed to the transport */
 	bool finished;			/* request done, waiting for its turn */
-	/* mutants only: the Consumer's own IOV list, read when issued */
-	const DAT_LMR_TRIPLET *mut_consumer_iov;
 	/* ref_dto_new clears the fields above; the post fills seg[] and
 	 * iov[] up to nseg */
 	struct ref_seg seg[REF_MAX_IOV];
@@ -157,7 +155,6 @@ struct ref_ep {
 	unsigned int spare_count;
 	void *est_pdata;		/* active side: peer's accept/reject pdata */
 	DAT_COUNT est_pdata_len;
-	bool mut_pdata_shared;		/* mutants only: est_pdata is not ours to free */
 
 	/* Requests in post order (incl. REF_WR_BIND); completed from the head. */
 	struct ref_list req_q;
@@ -183,7 +180,6 @@ struct ref_ep {
 	DAT_COUNT held_count;
 	pthread_cond_t held_cond;	/* daplref_test_wait_held */
 	bool fail_next_bind;		/* daplref_test_fail_next_bind */
-	bool dup_connecting;		/* made by dat_ep_dup_connect (mutant) */
 
 	bool disconnect_requested;	/* graceful disconnect waits for req_q */
 	bool rx_stalled;		/* a Send waits for a receive buffer */
@@ -202,15 +198,7 @@ struct ref_ep {
 		DAT_COMPLETION_FLAGS flags;
 		bool srq;
 	} sreg[2];
-	/* mutants only (core/mutants.c) */
 	bool disconnect_event_posted;	/* DISCONNECTED already reported */
-	struct ref_dto *mut_held_recv;	/* a completion held back */
-	bool mut_held_solicited;
-	uint64_t mut_msn_skew;		/* msn-counts-rdma-writes */
-	uint64_t mut_last_cookie;	/* post-send-refuses-duplicate-cookie */
-	bool mut_last_cookie_set;
-	bool mut_was_reset;		/* post-after-reset-flushed */
-	bool mut_specific_attrs;	/* ep-modify-refused-after-specific-attrs */
 };
 
 /* ---- shared receive queue --------------------------------------------------- */
@@ -229,10 +217,7 @@ struct ref_srq {
 	DAT_COUNT users;		/* EPs created with this SRQ */
 	struct ref_list eps;		/* those EPs (ep->srq_link) */
 	struct ref_list completed;	/* completion queued, not yet reaped */
-	/* mutants only (core/mutants.c) */
 	bool lw_fired;			/* a low watermark event was raised */
-	struct ref_dto *mut_pending;	/* srq-post-recv-deferred */
-	bool lw_fired_mut_blocked;	/* srq-post-recv-blocks-without-ep */
 };
 
 /* ---- service points and connection requests -------------------------------- */
@@ -243,7 +228,6 @@ struct ref_psp {
 	struct ref_evd *evd;
 	DAT_PSP_FLAGS flags;
 	struct ref_tp_listener *listener;
-	unsigned int mut_requests;	/* mutant psp-one-request-only */
 };
 
 struct ref_rsp {

@@ -44,15 +44,12 @@ static bool evd_full(const struct ref_evd *evd)
 static bool sp_ready(struct ref_obj *sp)
 {
 	if (sp->type == DAT_HANDLE_TYPE_PSP)
-		return !evd_full(ref_container_of(sp, struct ref_psp, obj)->evd) ||
-		       ref_mutant("psp-backlog-unbounded");
+		return !evd_full(ref_container_of(sp, struct ref_psp, obj)->evd);
 	if (sp->type == DAT_HANDLE_TYPE_RSP) {
 		struct ref_rsp *rsp = ref_container_of(sp, struct ref_rsp, obj);
 
 		return !evd_full(rsp->evd) && rsp->ep &&
-		       (rsp->ep->state == DAT_EP_STATE_RESERVED ||
-			ref_mutant("rsp-keeps-listening") ||
-			ref_mutant("rsp-create-ep-state-unchanged"));
+		       rsp->ep->state == DAT_EP_STATE_RESERVED;
 	}
 	return false;
 }
@@ -72,13 +69,6 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 
 	if (!sp_ready(sp))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_NO_SUBTYPE);
-	if (sp->type == DAT_HANDLE_TYPE_PSP && ref_mutant("psp-one-request-only")) {
-		struct ref_psp *p1 = ref_container_of(sp, struct ref_psp, obj);
-
-		if (p1->mut_requests++ > 0)
-			return REF_ERR(DAT_INSUFFICIENT_RESOURCES,
-				       DAT_NO_SUBTYPE);
-	}
 	if (sp->type == DAT_HANDLE_TYPE_PSP) {
 		psp = ref_container_of(sp, struct ref_psp, obj);
 		evd = psp->evd;
@@ -105,18 +95,12 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 	       peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 					   : sizeof(struct sockaddr_in));
 	cr->remote_port = peer_port;
-	if (ref_mutant("cr-query-remote-port-wrong"))
-		cr->remote_port ^= 1;
-	if (psp && ((psp->flags == DAT_PSP_PROVIDER_FLAG &&
-		     !ref_mutant("psp-provider-flag-no-ep")) ||
-		    (psp->flags == DAT_PSP_CONSUMER_FLAG &&
-		     ref_mutant("psp-consumer-flag-creates-ep")))) {
+	if (psp && psp->flags == DAT_PSP_PROVIDER_FLAG) {
 		DAT_EP_ATTR a;
 
 		ref_ep_default_attr(ia, &a);
 		/* attributes that match the active side's request */
-		if (c->tp->ops->peer_attr &&
-		    !ref_mutant("psp-provider-ep-attrs-default"))
+		if (c->tp->ops->peer_attr)
 			c->tp->ops->peer_attr(c, &a);
 		if (ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a, true,
 			       &ep) != DAT_SUCCESS) {
@@ -127,14 +111,9 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 		}
 		ep->state = DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING;
 		cr->provider_ep = true;
-		if (ref_mutant("psp-provider-ep-gets-evd")) {
-			ep->connect_evd = psp->evd;	/* "inherits" it */
-			psp->evd->users++;
-		}
 	} else if (rsp) {
 		ep = rsp->ep;
-		if (!ref_mutant("rsp-request-ep-not-pending"))
-			ep->state = DAT_EP_STATE_PASSIVE_CONNECTION_PENDING;
+		ep->state = DAT_EP_STATE_PASSIVE_CONNECTION_PENDING;
 	}
 	if (ep) {
 		cr->ep = ep;
@@ -169,8 +148,7 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 		(DAT_IA_ADDRESS_PTR)&ia->address;
 	ev.event_data.cr_arrival_event_data.conn_qual = qual;
 	ev.event_data.cr_arrival_event_data.cr_handle =
-		ref_mutant("cr-event-no-cr-handle") ? DAT_HANDLE_NULL :
-						      (DAT_CR_HANDLE)cr;
+		(DAT_CR_HANDLE)cr;
 	if (rsp)
 		ref_rsp_consumed(rsp);	/* at most one request per RSP */
 	ref_post_event(evd, &ev, NULL, true);
@@ -184,8 +162,7 @@ void ref_tp_conn_request(void *ctx, struct ref_tp_conn *c,
 {
 	/* A QoS this IA does not support: refused by the provider
 	 * (dat_ep_connect(3DAT) DESCRIPTION: non-peer rejection). */
-	if (((DAT_UINT32)qos & ~(DAT_UINT32)c->tp->ia->qos_supported) &&
-	    !ref_mutant("ep-connect-remote-qos-ignored")) {
+	if (((DAT_UINT32)qos & ~(DAT_UINT32)c->tp->ia->qos_supported)) {
 		c->tp->ops->reject(c, false, NULL, 0);
 		return;
 	}
@@ -202,25 +179,18 @@ DAT_RETURN ref_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_CR_FIELD_ALL) &&
-	    !ref_mutant("cr-query-mask-unchecked"))
+	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_CR_FIELD_ALL))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	rc = ref_enter(&cr->obj, DAT_HANDLE_TYPE_CR);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (mask != DAT_CR_FIELD_ALL && ref_mutant("cr-query-only-all-mask")) {
-		ref_ia_release(cr->obj.ia);
-		return DAT_SUCCESS;
-	}
 	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote_addr;
 	p->remote_port_qual = cr->remote_port;
-	p->private_data_size = ref_mutant("cr-query-private-data-size-zero") ?
-			       0 : cr->pdata_len;
+	p->private_data_size = cr->pdata_len;
 	p->private_data = cr->pdata;
-	p->local_ep_handle = ref_mutant("cr-query-local-ep-null") ?
-			     DAT_HANDLE_NULL : (DAT_EP_HANDLE)cr->ep;
+	p->local_ep_handle = (DAT_EP_HANDLE)cr->ep;
 	ref_ia_release(cr->obj.ia);
 	return DAT_SUCCESS;
 }
@@ -238,29 +208,16 @@ DAT_RETURN ref_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE eph,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = cr->obj.ia;
-	if (pdata_size > REF_MAX_PRIVATE_DATA &&
-	    ref_mutant("cr-accept-pdata-limit-unchecked"))
-		pdata_size = REF_MAX_PRIVATE_DATA;
 	if (pdata_size < 0 || pdata_size > ia->max_pdata)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	if (pdata_size > 0 && !pdata)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
-	if (pdata_size == 0 && !pdata && ref_mutant("cr-accept-null-pdata-refused"))
-		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
-	if (pdata_size > 16 && ref_mutant("cr-accept-private-data-truncated"))
-		pdata_size = 16;
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)
 		return rc;
 	if (cr->ep) {
 		ep = cr->ep;
-		if (eph == DAT_HANDLE_NULL && !cr->provider_ep &&
-		    ref_mutant("cr-accept-null-ep-refused-for-rsp")) {
-			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-			goto out;
-		}
-		if (eph != DAT_HANDLE_NULL && eph != (DAT_EP_HANDLE)ep &&
-		    !ref_mutant("cr-accept-other-ep-for-implicit-accepted")) {
+		if (eph != DAT_HANDLE_NULL && eph != (DAT_EP_HANDLE)ep) {
 			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 			goto out;
 		}
@@ -270,17 +227,6 @@ DAT_RETURN ref_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE eph,
 			goto out;
 		}
 	} else {
-		if (eph == DAT_HANDLE_NULL &&
-		    ref_mutant("cr-accept-null-ep-creates-one")) {
-			DAT_EP_ATTR a;
-
-			ref_ep_default_attr(ia, &a);
-			rc = ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a,
-					true, &ep);
-			if (rc != DAT_SUCCESS)
-				goto out;
-			eph = (DAT_EP_HANDLE)ep;
-		}
 		if (eph == DAT_HANDLE_NULL) {
 			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 			goto out;
@@ -313,18 +259,8 @@ DAT_RETURN ref_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE eph,
 	ep->cr = NULL;
 	ep->state = DAT_EP_STATE_COMPLETION_PENDING;
 	cr->ep = NULL;
-	if (!ref_mutant("cr-accept-keeps-cr"))
-		ref_cr_delete(cr);
+	ref_cr_delete(cr);
 out:
-	if (rc != DAT_SUCCESS && DAT_GET_TYPE(rc) != DAT_INVALID_HANDLE &&
-	    ref_obj_live(cr) && cr->conn &&
-	    ref_mutant("cr-accept-failure-consumes-cr")) {
-		/* a refused accept still uses the request up */
-		cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
-		cr->conn = NULL;
-		cr_release_ep(cr);
-		ref_cr_delete(cr);
-	}
 	ref_ia_release(ia);
 	return rc;
 }
@@ -343,8 +279,6 @@ static void cr_release_ep(struct ref_cr *cr)
 		ref_ep_delete(ep);
 		return;
 	}
-	if (ref_mutant("cr-reject-keeps-rsp-ep-pending"))
-		return;
 	/* RSP EP: back to the Consumer, Unconnected (dat_rsp_create USAGE) */
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
@@ -365,24 +299,11 @@ static DAT_RETURN cr_reject(DAT_CR_HANDLE h, const void *pdata, DAT_COUNT len)
 		return rc;
 	if (cr->conn)
 		cr->conn->tp->ops->reject(cr->conn,
-					  !ref_mutant("cr-reject-is-non-peer"),
+					  true,
 					  pdata, len);
 	cr->conn = NULL;
-	if (cr->provider_ep && ref_mutant("cr-reject-stops-psp")) {
-		struct ref_obj *sp = ref_sp_find(ia, cr->conn_qual);
-
-		if (sp && sp->type == DAT_HANDLE_TYPE_PSP) {
-			struct ref_psp *psp = ref_container_of(sp,
-							struct ref_psp, obj);
-
-			if (psp->listener)
-				ia->transport->ops->unlisten(psp->listener);
-			psp->listener = NULL;
-		}
-	}
 	cr_release_ep(cr);
-	if (!ref_mutant("cr-reject-keeps-cr"))
-		ref_cr_delete(cr);
+	ref_cr_delete(cr);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
@@ -432,26 +353,10 @@ DAT_RETURN ref_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	rc = ref_enter(&cr->obj, DAT_HANDLE_TYPE_CR);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	sp = ref_sp_find(ia, ref_mutant("cr-handoff-to-same-sp") ?
-			     cr->conn_qual : qual);
+	sp = ref_sp_find(ia, qual);
 	if (!sp || !sp_ready(sp) || !cr->conn) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
-		if (cr->conn && ref_mutant("cr-handoff-bad-qual-consumes-cr")) {
-			cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
-			cr->conn = NULL;
-			cr_release_ep(cr);
-			ref_cr_delete(cr);
-		}
 		goto out;
-	}
-	if (ref_mutant("cr-handoff-keeps-cr")) {
-		c = cr->conn;
-		cr->conn = NULL;
-		if (ref_cr_deliver(sp, c, (struct sockaddr *)&cr->remote_addr,
-				   cr->remote_port, qual, cr->pdata,
-				   cr->pdata_len) != DAT_SUCCESS)
-			c->tp->ops->reject(c, false, NULL, 0);
-		goto out;	/* the original CR stays */
 	}
 	c = cr->conn;
 	cr->conn = NULL;

@@ -105,83 +105,6 @@ void ref_ep_free_spare_dtos(struct ref_ep *ep)
 		     DAT_COMPLETION_BARRIER_FENCE_FLAG | \
 		     DAT_COMPLETION_EVD_THRESHOLD_FLAG)
 
-/*
- * Mutants that break one rule of one post call: @which names the rule,
- * the id is the one of the DTO's operation.
- */
-enum op_rule {
-	R_BOUNDS, R_PZ, R_PRIV, R_INVALID_LMR, R_IOV, R_UNSIGNALLED,
-	R_ANY_STATE, R_REFUSED_DISCONNECTED, R_NO_FLUSH, R_COOKIE,
-	R_GATHER, R_NEG_NSEG,
-};
-
-static const char *const op_mutants[][4] = {
-	/*	 SEND, RDMA_READ, RDMA_WRITE, RECV */
-	[R_BOUNDS] = { REF_MUTANT_ID("post-send-bounds-unchecked"),
-		       REF_MUTANT_ID("post-rdma-read-bounds-unchecked"),
-		       REF_MUTANT_ID("post-rdma-write-bounds-unchecked"),
-		       REF_MUTANT_ID("post-recv-bounds-unchecked") },
-	[R_PZ] = { REF_MUTANT_ID("post-send-pz-unchecked"),
-		   REF_MUTANT_ID("post-rdma-read-pz-unchecked"),
-		   REF_MUTANT_ID("post-rdma-write-pz-unchecked"),
-		   REF_MUTANT_ID("post-recv-pz-unchecked") },
-	[R_PRIV] = { REF_MUTANT_ID("post-send-read-priv-unchecked"),
-		     REF_MUTANT_ID("post-rdma-read-write-priv-unchecked"),
-		     REF_MUTANT_ID("post-rdma-write-read-priv-unchecked"),
-		     REF_MUTANT_ID("post-recv-priv-unchecked") },
-	[R_INVALID_LMR] = { REF_MUTANT_ID("post-send-invalid-lmr-is-protection"),
-			    REF_MUTANT_ID("post-rdma-read-invalid-lmr-is-protection"),
-			    REF_MUTANT_ID("post-rdma-write-invalid-lmr-is-protection"),
-			    REF_MUTANT_ID("post-recv-invalid-lmr-is-protection") },
-	[R_IOV] = { REF_MUTANT_ID("post-send-iov-limit-unchecked"),
-		    REF_MUTANT_ID("post-rdma-read-iov-limit-unchecked"),
-		    REF_MUTANT_ID("post-rdma-write-iov-limit-unchecked"),
-		    REF_MUTANT_ID("post-recv-iov-limit-unchecked") },
-	[R_UNSIGNALLED] = { REF_MUTANT_ID("post-send-unsignalled-unchecked"),
-			    REF_MUTANT_ID("post-rdma-read-unsignalled-unchecked"),
-			    REF_MUTANT_ID("post-rdma-write-unsignalled-unchecked"),
-			    REF_MUTANT_ID("post-recv-unsignalled-unchecked") },
-	[R_ANY_STATE] = { REF_MUTANT_ID("post-send-any-state"),
-			  REF_MUTANT_ID("post-rdma-read-any-state"),
-			  REF_MUTANT_ID("post-rdma-write-any-state"),
-			  REF_MUTANT_ID("post-recv-refused-when-unconnected") },
-	[R_REFUSED_DISCONNECTED] = {
-		REF_MUTANT_ID("post-send-refused-when-disconnected"),
-		REF_MUTANT_ID("post-rdma-read-refused-when-disconnected"),
-		REF_MUTANT_ID("post-rdma-write-refused-when-disconnected"),
-		REF_MUTANT_ID("post-recv-refused-when-disconnected") },
-	[R_NO_FLUSH] = { REF_MUTANT_ID("post-send-disconnected-no-flush"),
-			 REF_MUTANT_ID("post-rdma-read-disconnected-no-flush"),
-			 REF_MUTANT_ID("post-rdma-write-disconnected-no-flush"),
-			 REF_MUTANT_ID("post-recv-disconnected-no-flush") },
-	[R_COOKIE] = { REF_MUTANT_ID("send-completion-cookie-lost"),
-		       REF_MUTANT_ID("rdma-read-completion-cookie-lost"),
-		       REF_MUTANT_ID("rdma-write-completion-cookie-lost"),
-		       REF_MUTANT_ID("recv-completion-cookie-lost") },
-	[R_GATHER] = { REF_MUTANT_ID("send-gather-reversed"),
-		       REF_MUTANT_ID("rdma-read-scatter-reversed"),
-		       REF_MUTANT_ID("rdma-write-gather-reversed"),
-		       REF_MUTANT_ID("recv-scatter-reversed") },
-	[R_NEG_NSEG] = { REF_MUTANT_ID("post-send-negative-nseg-accepted"),
-			 REF_MUTANT_ID("post-rdma-read-negative-nseg-accepted"),
-			 REF_MUTANT_ID("post-rdma-write-negative-nseg-accepted"),
-			 REF_MUTANT_ID("post-recv-negative-nseg-accepted") },
-};
-
-static bool op_mutant(enum ref_wr_op op, enum op_rule rule)
-{
-	int i;
-
-	switch (op) {
-	case REF_WR_SEND:	i = 0; break;
-	case REF_WR_RDMA_READ:	i = 1; break;
-	case REF_WR_RDMA_WRITE:	i = 2; break;
-	case REF_WR_RECV:	i = 3; break;
-	default:		return false;
-	}
-	return ref_mutant(op_mutants[rule][i]);
-}
-
 /* Checks the local segments and records them in @dto. */
 static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 			   struct ref_pz *pz, DAT_COUNT nseg,
@@ -190,11 +113,6 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 {
 	DAT_VLEN total = 0;
 
-	if (op_mutant(dto->op, R_PRIV))
-		need = 0;
-	if (dto->op == REF_WR_RECV &&
-	    ref_mutant("post-recv-accepts-read-only-lmr"))
-		need = DAT_MEM_PRIV_LOCAL_READ_FLAG;
 
 	dto->nseg = nseg;
 	for (DAT_COUNT i = 0; i < nseg; i++) {
@@ -214,38 +132,6 @@ static DAT_RETURN dto_fill(struct ref_dto *dto, struct ref_ia *ia,
 				       DAT_PROTECTION_READ :
 				       DAT_PROTECTION_WRITE);
 		rc = ref_mem_check_local(ia, pz, &iov[i], need, &ptr, &tp_mem);
-		if (DAT_GET_TYPE(rc) == DAT_PROTECTION_VIOLATION &&
-		    op_mutant(dto->op, R_PZ)) {
-			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
-							   REF_CTX_LMR);
-
-			if (lmr)	/* checked against its own PZ */
-				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
-							 need, &ptr, &tp_mem);
-		}
-		if (DAT_GET_TYPE(rc) == DAT_PRIVILEGES_VIOLATION &&
-		    ref_mutant("dto-local-priv-satisfied-by-remote")) {
-			/* local read/write taken from the remote bit */
-			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
-							   REF_CTX_LMR);
-			DAT_MEM_PRIV_FLAGS rbit =
-				need == DAT_MEM_PRIV_LOCAL_READ_FLAG ?
-				DAT_MEM_PRIV_REMOTE_READ_FLAG :
-				DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
-
-			if (lmr && (lmr->priv & rbit))
-				rc = ref_mem_check_local(ia, pz, &iov[i], 0,
-							 &ptr, &tp_mem);
-		}
-		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
-		    op_mutant(dto->op, R_BOUNDS)) {
-			rc = DAT_SUCCESS;	/* whatever the range */
-			ptr = (void *)(uintptr_t)iov[i].virtual_address;
-		}
-		if (DAT_GET_TYPE(rc) == DAT_PRIVILEGES_VIOLATION &&
-		    !ref_ctx_issued(ia, iov[i].lmr_context, REF_CTX_LMR) &&
-		    op_mutant(dto->op, R_INVALID_LMR))
-			rc = REF_ERR(DAT_PROTECTION_VIOLATION, 0);
 		if (rc != DAT_SUCCESS)
 			return rc;
 		dto->seg[i].ptr = ptr;
@@ -264,8 +150,7 @@ static int dto_iov(const struct ref_dto *dto, uint64_t len, struct iovec *iov,
 		   int max)
 {
 	int n = 0;
-	bool rev = dto->srq ? ref_mutant("srq-recv-scatter-reversed") :
-			      op_mutant(dto->op, R_GATHER);
+	bool rev = false;
 
 	for (int j = 0; j < dto->nseg && len > 0 && n < max; j++) {
 		int i = rev ? dto->nseg - 1 - j : j;
@@ -311,49 +196,22 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 	memset(&ev, 0, sizeof(ev));
 	if (dto->op == REF_WR_RECV) {
 		evd = ep ? ep->recv_evd : NULL;
-		if (ep && (dto->srq ?
-			   ref_mutant("srq-recv-completion-on-request-evd") :
-			   ref_mutant("dto-recv-completion-on-request-evd")))
-			evd = ep->request_evd;
 		if (st == DAT_DTO_SUCCESS && ep &&
 		    ep->attr.recv_completion_flags ==
-			    DAT_COMPLETION_SOLICITED_WAIT_FLAG && !solicited &&
-		    !(dto->srq && ref_mutant("srq-recv-ignores-solicited-wait")))
+			    DAT_COMPLETION_SOLICITED_WAIT_FLAG && !solicited)
 			notify = false;
 		if (st == DAT_DTO_SUCCESS && !dto->srq &&
 		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
 			notify = false;
-		if (ref_mutant("recv-unsignalled-notifies") && !dto->srq &&
-		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
-			notify = true;
-		if (st == DAT_DTO_SUCCESS && dto->srq && ep &&
-		    ep->attr.recv_completion_flags ==
-			    DAT_COMPLETION_UNSIGNALLED_FLAG &&
-		    ref_mutant("srq-recv-honours-unsignalled"))
-			notify = false;
-		if (st == DAT_DTO_SUCCESS && dto->srq && ep &&
-		    ep->attr.recv_completion_flags ==
-			    DAT_COMPLETION_DEFAULT_FLAG &&
-		    ref_mutant("srq-recv-not-notifying"))
-			notify = false;
 	} else {
 		evd = ep ? ep->request_evd : NULL;
-		if (ep && dto->op != REF_WR_BIND &&
-		    ref_mutant("dto-request-completion-on-recv-evd"))
-			evd = ep->recv_evd;
-		if (ep && dto->op == REF_WR_BIND &&
-		    ref_mutant("rmr-bind-completion-on-recv-evd"))
-			evd = ep->recv_evd;
-		if ((st == DAT_DTO_SUCCESS ||
-		     ref_mutant("dto-suppress-hides-errors")) &&
-		    (dto->flags & DAT_COMPLETION_SUPPRESS_FLAG) &&
-		    !ref_mutant("send-suppress-ignored")) {
+		if (st == DAT_DTO_SUCCESS &&
+		    (dto->flags & DAT_COMPLETION_SUPPRESS_FLAG)) {
 			ref_dto_free(dto);
 			return;
 		}
 		if (st == DAT_DTO_SUCCESS &&
-		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-		    !ref_mutant("send-unsignalled-notifies"))
+		    (dto->flags & DAT_COMPLETION_UNSIGNALLED_FLAG))
 			notify = false;
 	}
 	ev.evd_handle = (DAT_EVD_HANDLE)evd;
@@ -367,14 +225,8 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 		ev.event_number = DAT_DTO_COMPLETION_EVENT;
 		ev.event_data.dto_completion_event_data.ep_handle =
 			(DAT_EP_HANDLE)ep;
-		if (dto->srq && ref_mutant("srq-recv-completion-names-no-ep"))
-			ev.event_data.dto_completion_event_data.ep_handle =
-				DAT_HANDLE_NULL;
 		ev.event_data.dto_completion_event_data.user_cookie =
 			dto->cookie;
-		if (dto->srq ? ref_mutant("srq-recv-cookie-lost") :
-			       op_mutant(dto->op, R_COOKIE))
-			ev.event_data.dto_completion_event_data.user_cookie.as_64 = 0;
 		ev.event_data.dto_completion_event_data.status = st;
 		ev.event_data.dto_completion_event_data.transfered_length =
 			st == DAT_DTO_SUCCESS ? len : 0;
@@ -391,18 +243,10 @@ void ref_dto_complete(struct ref_dto *dto, DAT_DTO_COMPLETION_STATUS st,
 
 		dto->where = REF_DTO_COMPLETED;
 		ref_list_add_tail(&srq->completed, &dto->link);
-		if (ref_mutant("srq-recv-overflow-not-reported") && evd &&
-		    evd->count >= evd->qlen)
-			evd->overflowed = true;	/* as if already reported */
 		if (!ref_post_event(evd, &ev, dto, notify)) {
 			ref_list_del(&dto->link);
 			srq->outstanding--;
 			ref_dto_free(dto);
-		} else if (ref_mutant("srq-outstanding-ignores-unreaped")) {
-			/* the event is queued, but the buffer is no longer
-			 * counted (ref_srq_event_reaped does not count it
-			 * down again) */
-			srq->outstanding--;
 		}
 		return;
 	}
@@ -417,8 +261,7 @@ void ref_srq_event_reaped(void *tag, bool reaped)
 
 	(void)reaped;
 	if (dto->srq) {
-		if (!ref_mutant("srq-outstanding-ignores-unreaped"))
-			dto->srq->outstanding--;
+		dto->srq->outstanding--;
 		ref_list_del(&dto->link);
 	}
 	ref_dto_free(dto);
@@ -455,18 +298,10 @@ void ref_ep_flush(struct ref_ep *ep)
 	while (!ref_list_empty(&ep->req_q)) {
 		struct ref_dto *dto = ref_container_of(ep->req_q.next,
 						       struct ref_dto, link);
-		bool last = dto->link.next == &ep->req_q;
 		DAT_DTO_COMPLETION_STATUS st = DAT_DTO_ERR_FLUSHED;
 
 		ref_list_del(&dto->link);
 		ep->req_count--;
-		if (ref_mutant("ep-flush-requests-succeed") ||
-		    (last && ref_mutant("ep-flush-last-request-succeeds")))
-			st = DAT_DTO_SUCCESS;
-		if (last && ref_mutant("ep-flush-drops-last-request")) {
-			ref_dto_free(dto);
-			continue;
-		}
 		ref_dto_complete(dto, st, 0, true);
 	}
 	ep->rdma_read_out = 0;
@@ -478,30 +313,14 @@ void ref_ep_flush(struct ref_ep *ep)
 						       struct ref_dto, link);
 
 		rx_unalloc(ep, dto);
-		if (dto->srq && ref_mutant("srq-disconnect-returns-taken-to-srq")) {
-			/* back on the SRQ instead of flushed */
-			dto->ep = NULL;
-			dto->where = REF_DTO_POSTED;
-			ref_list_add_tail(&dto->srq->free_q, &dto->link);
-			dto->srq->available++;
-			continue;
-		}
-		if (ref_mutant("flush-drops-taken-buffers")) {
-			if (dto->srq)
-				dto->srq->outstanding--;
-			ref_dto_free(dto);
-			continue;
-		}
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
 	}
 	while (!ref_list_empty(&ep->recv_q)) {
 		struct ref_dto *dto = ref_container_of(
-			ref_mutant("ep-flush-recvs-reverse-order") ?
-			ep->recv_q.prev : ep->recv_q.next, struct ref_dto, link);
+			ep->recv_q.next, struct ref_dto, link);
 
 		ref_list_del(&dto->link);
-		if (!ref_mutant("ep-flush-recvs-still-counted"))
-			ep->recv_count--;
+		ep->recv_count--;
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
 	}
 	ep->ack_deferred = 0;
@@ -513,26 +332,6 @@ static bool can_issue(struct ref_ep *ep)
 {
 	return ep->conn && (ep->state == DAT_EP_STATE_CONNECTED ||
 			    ep->state == DAT_EP_STATE_DISCONNECT_PENDING);
-}
-
-/*
- * Mutant queued-request-reads-consumer-iov: a request that waited behind
- * others takes its segments from the Consumer's IOV list as it is now,
- * not as it was posted (the list is the Consumer's again once the post
- * returned: dat_ia_query(3DAT), iov_ownership_on_return).
- */
-static void reread_consumer_iov(struct ref_dto *dto)
-{
-	dto->length = 0;
-	for (DAT_COUNT i = 0; i < dto->nseg; i++) {
-		const DAT_LMR_TRIPLET *v = &dto->mut_consumer_iov[i];
-
-		dto->seg[i].ptr = (void *)(uintptr_t)v->virtual_address;
-		dto->seg[i].len = v->segment_length;
-		dto->length += v->segment_length;
-	}
-	if (dto->op != REF_WR_RDMA_READ)
-		dto->done = dto->length;
 }
 
 static void issue_requests(struct ref_ep *ep)
@@ -568,22 +367,19 @@ static void issue_requests(struct ref_ep *ep)
 		if (dto->issued)
 			continue;
 		if ((dto->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG) &&
-		    ep->rdma_read_out > 0 && !ref_mutant("fence-ignored"))
+		    ep->rdma_read_out > 0)
 			return;
 		if (dto->op == REF_WR_RDMA_READ &&
 		    ep->rdma_read_out >= read_limit)
 			return;
 		ops = ep->conn->tp->ops;
-		if (dto->mut_consumer_iov && dto != ep->posting)
-			reread_consumer_iov(dto);
 		dto->issued = true;
 		switch (dto->op) {
 		case REF_WR_SEND:
 			dto->seq = ep->next_req_seq++;
 			rc = ops->send(ep->conn, dto->seq, ep->tx_next_msn++,
 				       (dto->flags &
-					DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
-				       !ref_mutant("send-solicited-flag-dropped"),
+					DAT_COMPLETION_SOLICITED_WAIT_FLAG),
 				       dto);
 			break;
 		case REF_WR_RDMA_WRITE:
@@ -605,13 +401,11 @@ static void issue_requests(struct ref_ep *ep)
 
 static bool request_precheck_state(const struct ref_ep *ep, enum ref_wr_op op)
 {
+	(void)op;	/* a rule that differs per post call would ask it */
 	if (ep->state == DAT_EP_STATE_CONNECTED ||
 	    ep->state == DAT_EP_STATE_DISCONNECTED)
 		return true;
-	if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING &&
-	    ref_mutant("ep-post-in-disconnect-pending"))
-		return true;
-	return op_mutant(op, R_ANY_STATE);
+	return false;
 }
 
 void ref_ep_req_progress(struct ref_ep *ep)
@@ -628,8 +422,7 @@ void ref_ep_req_progress(struct ref_ep *ep)
 			/* dat_rmr_bind.3dat: a bind failing after the call
 			 * returned breaks the connection */
 			ref_dto_complete(dto, dto->status, dto->done, true);
-			if (!ref_mutant("rmr-bind-late-failure-keeps-connection"))
-				ref_ep_break(ep);
+			ref_ep_break(ep);
 			continue;
 		}
 		ref_dto_complete(dto, dto->status, dto->done, true);
@@ -647,27 +440,17 @@ static DAT_RETURN request_precheck(struct ref_ep *ep, enum ref_wr_op op,
 {
 	if (!request_precheck_state(ep, op))
 		return ref_ep_state_error(ep);
-	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    op_mutant(op, R_REFUSED_DISCONNECTED))
-		return ref_ep_state_error(ep);
 	if ((DAT_UINT32)flags & ~(DAT_UINT32)KNOWN_FLAGS)
 		return REF_INVALID_PARAM(flags_arg);
 	if ((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
 	    ep->attr.request_completion_flags !=
-		    DAT_COMPLETION_UNSIGNALLED_FLAG &&
-	    !op_mutant(op, R_UNSIGNALLED))
+		    DAT_COMPLETION_UNSIGNALLED_FLAG)
 		return REF_INVALID_PARAM(flags_arg);
-	if (op_mutant(op, R_IOV))
-		max_iov = ref_profile.max_iov;
 	if (nseg < 0 || nseg > max_iov || nseg > ref_profile.max_iov)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (nseg > 0 && !iov)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (op == REF_WR_SEND && nseg == 0 &&
-	    ref_mutant("post-send-refuses-empty"))
-		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
-	if (ep->req_count >= ep->attr.max_request_dtos &&
-	    !(op == REF_WR_SEND && ref_mutant("post-send-queue-unbounded")))
+	if (ep->req_count >= ep->attr.max_request_dtos)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	return DAT_SUCCESS;
 }
@@ -676,10 +459,6 @@ static DAT_RETURN request_precheck(struct ref_ep *ep, enum ref_wr_op op,
 static void request_post(struct ref_ep *ep, struct ref_dto *dto)
 {
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
-		if (op_mutant(dto->op, R_NO_FLUSH)) {
-			ref_dto_free(dto);	/* never completes */
-			return;
-		}
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
 		return;
 	}
@@ -708,29 +487,11 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	max_iov = op == REF_WR_SEND ? ep->attr.max_request_iov :
 		  op == REF_WR_RDMA_WRITE ? ep->attr.max_rdma_write_iov :
 					    ep->attr.max_rdma_read_iov;
-	if (op_mutant(op, R_NEG_NSEG) && nseg < 0)
-		nseg = 1;	/* the segment loop runs at least once */
 	rc = request_precheck(ep, op, flags, nseg, iov, max_iov, flags_arg);
 	if (rc != DAT_SUCCESS)
 		goto out;
-	if (op == REF_WR_SEND && ref_mutant("post-send-refuses-duplicate-cookie")) {
-		/* "the same cookie twice in a row is a resend": refused */
-		if (ep->mut_last_cookie_set &&
-		    ep->mut_last_cookie == cookie.as_64) {
-			rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
-			goto out;
-		}
-		ep->mut_last_cookie = cookie.as_64;
-		ep->mut_last_cookie_set = true;
-	}
 	if (op != REF_WR_SEND && !remote) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG5);
-		goto out;
-	}
-	if (op == REF_WR_RDMA_READ && nseg > 1 &&
-	    ref_mutant("rdma-read-one-segment-only")) {
-		/* no resources reserved for scattering RDMA Reads */
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto out;
 	}
 	dto = ref_dto_new(ep, op);
@@ -746,24 +507,19 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	if (rc == DAT_SUCCESS) {
 		switch (op) {
 		case REF_WR_SEND:
-			if (dto->length > ep->attr.max_message_size &&
-			    !ref_mutant("send-length-unchecked"))
+			if (dto->length > ep->attr.max_message_size)
 				rc = REF_ERR(DAT_LENGTH_ERROR, 0);
 			break;
 		case REF_WR_RDMA_WRITE:
 			dto->remote = *remote;
-			if ((dto->length > ep->attr.max_rdma_size &&
-			     !ref_mutant("rdma-write-max-size-unchecked")) ||
-			    (dto->length > remote->segment_length &&
-			     !ref_mutant("rdma-write-remote-length-unchecked")))
+			if (dto->length > ep->attr.max_rdma_size ||
+			    dto->length > remote->segment_length)
 				rc = REF_ERR(DAT_LENGTH_ERROR, 0);
 			break;
 		case REF_WR_RDMA_READ:
 			dto->remote = *remote;
-			if ((remote->segment_length > ep->attr.max_rdma_size &&
-			     !ref_mutant("rdma-read-max-size-unchecked")) ||
-			    (remote->segment_length > dto->length &&
-			     !ref_mutant("rdma-read-local-length-unchecked")))
+			if (remote->segment_length > ep->attr.max_rdma_size ||
+			    remote->segment_length > dto->length)
 				rc = REF_ERR(DAT_LENGTH_ERROR, 0);
 			break;
 		default:
@@ -778,8 +534,6 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 		dto->done = remote->segment_length;
 	else
 		dto->done = dto->length;
-	if (ref_mutant("queued-request-reads-consumer-iov"))
-		dto->mut_consumer_iov = iov;
 	ep->posting = dto;
 	request_post(ep, dto);
 	ep->posting = NULL;
@@ -854,16 +608,9 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	if (ep->srq && !ref_mutant("ep-post-recv-srq-ep-accepted")) {
+	if (ep->srq) {
 		/* dat_ep_create_with_srq: receives go to the SRQ only */
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		goto out;
-	}
-	if ((ep->state == DAT_EP_STATE_UNCONNECTED &&
-	     op_mutant(REF_WR_RECV, R_ANY_STATE)) ||
-	    (ep->state == DAT_EP_STATE_DISCONNECTED &&
-	     op_mutant(REF_WR_RECV, R_REFUSED_DISCONNECTED))) {
-		rc = ref_ep_state_error(ep);
 		goto out;
 	}
 	if (((DAT_UINT32)flags & ~(DAT_UINT32)KNOWN_FLAGS) ||
@@ -871,20 +618,12 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 		      DAT_COMPLETION_BARRIER_FENCE_FLAG)) ||
 	    ((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
 	     ep->attr.recv_completion_flags !=
-		     DAT_COMPLETION_UNSIGNALLED_FLAG &&
-	     !op_mutant(REF_WR_RECV, R_UNSIGNALLED))) {
+		     DAT_COMPLETION_UNSIGNALLED_FLAG)) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG5);
 		goto out;
 	}
-	if (op_mutant(REF_WR_RECV, R_NEG_NSEG) && nseg < 0)
-		nseg = 1;	/* the segment loop runs at least once */
-	if (nseg < 0 || (nseg > ep->attr.max_recv_iov &&
-			 !op_mutant(REF_WR_RECV, R_IOV)) ||
+	if (nseg < 0 || nseg > ep->attr.max_recv_iov ||
 	    nseg > ref_profile.max_iov) {
-		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
-		goto out;
-	}
-	if (nseg == 0 && ref_mutant("post-recv-refuses-empty")) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
 	}
@@ -909,16 +648,9 @@ DAT_RETURN ref_ep_post_recv(DAT_EP_HANDLE eph, DAT_COUNT nseg,
 		ref_dto_free(dto);
 		goto out;
 	}
-	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    op_mutant(REF_WR_RECV, R_NO_FLUSH)) {
-		ref_dto_free(dto);	/* never completes */
-		goto out;
-	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		/* dat_ep_post_recv(3DAT): flushed at once */
 		ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
-		if (ref_mutant("ep-flush-recvs-deferred"))
-			ref_ep_flush(ep);	/* the earlier ones, late */
 		goto out;
 	}
 	ref_list_add_tail(&ep->recv_q, &dto->link);
@@ -971,9 +703,6 @@ struct ref_dto *ref_ep_take_buffer(struct ref_ep *ep, uint64_t msn)
 		     ep->state != DAT_EP_STATE_DISCONNECT_PENDING) ||
 		    ref_list_empty(&srq->free_q))
 			return NULL;
-		if (ref_mutant("srq-buffers-for-first-ep-only") &&
-		    srq->eps.next != &ep->srq_link)
-			return NULL;	/* "reserved" for another EP */
 		dto = ref_container_of(srq->free_q.next, struct ref_dto, link);
 		ref_list_del(&dto->link);
 		srq->available--;
@@ -1013,9 +742,7 @@ static void rx_length_error(struct ref_ep *ep, struct ref_dto *dto,
 			    uint64_t seq)
 {
 	rx_unalloc(ep, dto);
-	ref_dto_complete(dto, dto->srq &&
-			 ref_mutant("srq-recv-overflow-wrong-status") ?
-			 DAT_DTO_ERR_FLUSHED : DAT_DTO_ERR_LOCAL_LENGTH, 0, true);
+	ref_dto_complete(dto, DAT_DTO_ERR_LOCAL_LENGTH, 0, true);
 	if (ep->conn)
 		ep->conn->tp->ops->nak(ep->conn, seq,
 				       DAT_DTO_ERR_REMOTE_RESPONDER);
@@ -1028,7 +755,6 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 {
 	struct ref_dto *dto;
 
-	msn += ep->mut_msn_skew;	/* mutant msn-counts-rdma-writes */
 	ep->rx_cur_held = NULL;
 	ep->rx_cur_seq = seq;
 	ep->rx_cur_solicited = solicited;
@@ -1054,16 +780,6 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 		return 1;
 	}
 	dto = ref_ep_take_buffer(ep, msn);
-	if (!dto && ep->srq && ref_mutant("srq-empty-breaks-connection")) {
-		ref_ep_break(ep);
-		return 0;
-	}
-	if (ref_mutant("recv-early-message-dropped") && !dto && !ep->srq) {
-		/* no Receive posted: the message is acknowledged and dropped */
-		*rx = NULL;
-		ep_ack(ep, seq);
-		return 0;
-	}
 	if (!dto) {
 		ep->rx_stalled = true;	/* wait for a buffer (RNR) */
 		return -1;
@@ -1072,7 +788,7 @@ int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 	if (ep->state != DAT_EP_STATE_CONNECTED &&
 	    ep->state != DAT_EP_STATE_DISCONNECT_PENDING)
 		return 0;
-	if (len > dto->length && !ref_mutant("recv-length-unchecked")) {
+	if (len > dto->length) {
 		rx_length_error(ep, dto, seq);
 		return 0;
 	}
@@ -1086,23 +802,6 @@ static void rx_complete(struct ref_ep *ep, struct ref_dto *dto,
 {
 	rx_unalloc(ep, dto);
 	ep->rx_next_msn = dto->seq + 1;
-	if (dto->srq && ref_mutant("srq-completions-pairwise-swapped")) {
-		/* every other completion is held back behind the next one */
-		if (!ep->mut_held_recv) {
-			ep->mut_held_recv = dto;
-			ep->mut_held_solicited = solicited;
-		} else {
-			struct ref_dto *first = ep->mut_held_recv;
-
-			ep->mut_held_recv = NULL;
-			ref_dto_complete(dto, DAT_DTO_SUCCESS, dto->done,
-					 solicited);
-			ref_dto_complete(first, DAT_DTO_SUCCESS, first->done,
-					 ep->mut_held_solicited);
-		}
-		ep_ack(ep, seq);
-		return;
-	}
 	ref_dto_complete(dto, DAT_DTO_SUCCESS, dto->done, solicited);
 	ep_ack(ep, seq);
 }
@@ -1193,8 +892,6 @@ int ref_tp_rx_write_begin(struct ref_ep *ep, uint64_t seq,
 	void *ptr = NULL;
 
 	(void)max;
-	if (data_state(ep) && ref_mutant("msn-counts-rdma-writes"))
-		ep->mut_msn_skew++;	/* an RDMA Write "takes" an MSN */
 	if (!data_state(ep) || len == 0)
 		return 0;
 	/* The window is checked before a single byte is placed. */

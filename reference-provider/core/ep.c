@@ -105,35 +105,12 @@ void ref_ep_conn_event(struct ref_ep *ep, DAT_EVENT_NUMBER num,
 	struct ref_evd *evd = ep->connect_evd;
 	DAT_EVENT ev;
 
-	if (ep->request_evd && ref_mutant("ep-conn-events-on-request-evd"))
-		evd = ep->request_evd;
 	if (!evd)
 		return;
-	if (num == DAT_CONNECTION_EVENT_PEER_REJECTED &&
-	    ref_mutant("ep-peer-reject-reported-non-peer"))
-		num = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
-	else if (num == DAT_CONNECTION_EVENT_NON_PEER_REJECTED &&
-		 ref_mutant("ep-non-peer-reject-reported-unreachable"))
-		num = DAT_CONNECTION_EVENT_UNREACHABLE;
-	else if (num == DAT_CONNECTION_EVENT_UNREACHABLE && ep->dup_connecting &&
-		 ref_mutant("ep-dup-connect-unreachable-non-peer"))
-		num = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
-	else if (num == DAT_CONNECTION_EVENT_UNREACHABLE &&
-		 ref_mutant("ep-unreachable-reported-timed-out"))
-		num = DAT_CONNECTION_EVENT_TIMED_OUT;
-	else if (num == DAT_CONNECTION_EVENT_TIMED_OUT &&
-		 ref_mutant("ep-timed-out-reported-unreachable"))
-		num = DAT_CONNECTION_EVENT_UNREACHABLE;
-	else if (num == DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR &&
-		 ref_mutant("ep-accept-error-reported-disconnected"))
-		num = DAT_CONNECTION_EVENT_DISCONNECTED;
 	memset(&ev, 0, sizeof(ev));
 	ev.event_number = num;
 	ev.evd_handle = (DAT_EVD_HANDLE)evd;
 	ev.event_data.connect_event_data.ep_handle = (DAT_EP_HANDLE)ep;
-	if (num == DAT_CONNECTION_EVENT_ESTABLISHED && ep->was_active &&
-	    ref_mutant("ep-established-event-no-ep"))
-		ev.event_data.connect_event_data.ep_handle = DAT_HANDLE_NULL;
 	ev.event_data.connect_event_data.private_data_size = len;
 	ev.event_data.connect_event_data.private_data = (DAT_PVOID)pdata;
 	ref_post_event(evd, &ev, NULL, true);
@@ -188,10 +165,8 @@ void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *a)
 	a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	/* a default the IA could not honour would refuse its own EPs */
-	a->max_recv_dtos = ref_mutant("ep-default-no-dtos") ? 0 :
-			   min_count(REF_DEF_DTOS, max_dtos(ia));
-	a->max_request_dtos = ref_mutant("ep-default-no-dtos") ? 0 :
-			      min_count(REF_DEF_DTOS, max_dtos(ia));
+	a->max_recv_dtos = min_count(REF_DEF_DTOS, max_dtos(ia));
+	a->max_request_dtos = min_count(REF_DEF_DTOS, max_dtos(ia));
 	a->max_recv_iov = min_count(REF_DEF_IOV, max_iov(ia));
 	a->max_request_iov = min_count(REF_DEF_IOV, max_iov(ia));
 	a->max_rdma_read_in = min_count(REF_DEF_RDMA_READ, max_read_in(ia));
@@ -206,10 +181,6 @@ void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *a)
 
 static bool recv_flags_ok(DAT_COMPLETION_FLAGS f)
 {
-	if ((f == DAT_COMPLETION_SUPPRESS_FLAG ||
-	     f == DAT_COMPLETION_BARRIER_FENCE_FLAG) &&
-	    ref_mutant("ep-recv-flags-request-only-accepted"))
-		return true;
 	return f == DAT_COMPLETION_DEFAULT_FLAG ||
 	       f == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	       f == DAT_COMPLETION_SOLICITED_WAIT_FLAG ||
@@ -218,8 +189,6 @@ static bool recv_flags_ok(DAT_COMPLETION_FLAGS f)
 
 static bool request_flags_ok(DAT_COMPLETION_FLAGS f)
 {
-	if (ref_mutant("ep-request-flags-unchecked"))
-		return true;
 	return f == DAT_COMPLETION_DEFAULT_FLAG ||
 	       f == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	       f == DAT_COMPLETION_EVD_THRESHOLD_FLAG;
@@ -234,11 +203,9 @@ static bool count_ok(DAT_COUNT v, DAT_COUNT max)
 static DAT_RETURN check_attr(const struct ref_ia *ia, const DAT_EP_ATTR *a,
 			     bool srq, DAT_RETURN_SUBTYPE arg)
 {
-	if (a->service_type != DAT_SERVICE_TYPE_RC &&
-	    !ref_mutant("ep-service-type-unchecked"))
+	if (a->service_type != DAT_SERVICE_TYPE_RC)
 		return REF_INVALID_PARAM(arg);
-	if ((a->max_message_size > REF_MAX_MESSAGE_SIZE &&
-	     !ref_mutant("ep-max-message-size-unchecked")) ||
+	if (a->max_message_size > REF_MAX_MESSAGE_SIZE ||
 	    a->max_rdma_size > REF_MAX_RDMA_SIZE)
 		return REF_INVALID_PARAM(arg);
 	/* the classes dat_ia_query reports in dat_qos_supported */
@@ -256,12 +223,11 @@ static DAT_RETURN check_attr(const struct ref_ia *ia, const DAT_EP_ATTR *a,
 	if (!count_ok(a->max_recv_dtos, max_dtos(ia)) ||
 	    !count_ok(a->max_request_dtos, max_dtos(ia)))
 		return REF_INVALID_PARAM(arg);
-	if ((!srq || ref_mutant("ep-create-with-srq-checks-recv-iov")) &&
+	if (!srq &&
 	    !count_ok(a->max_recv_iov, max_iov(ia)))
 		return REF_INVALID_PARAM(arg);
 	if (!count_ok(a->max_request_iov, max_iov(ia)) ||
-	    (!count_ok(a->max_rdma_read_iov, max_read_iov(ia)) &&
-	     !ref_mutant("ep-rdma-read-iov-unchecked")) ||
+	    !count_ok(a->max_rdma_read_iov, max_read_iov(ia)) ||
 	    !count_ok(a->max_rdma_write_iov, max_write_iov(ia)))
 		return REF_INVALID_PARAM(arg);
 	if (!count_ok(a->max_rdma_read_in, max_read_in(ia)) ||
@@ -303,14 +269,11 @@ static bool consumer_controlled(DAT_COMPLETION_FLAGS f)
 static bool streams_compatible(const struct stream *a, const struct stream *b)
 {
 	if ((a->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG ||
-	     b->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
-	    !ref_mutant("ep-streams-solicited-unchecked"))
+	     b->flags == DAT_COMPLETION_SOLICITED_WAIT_FLAG))
 		return a->recv && b->recv && a->flags == b->flags;
 	if (a->flags == DAT_COMPLETION_UNSIGNALLED_FLAG ||
 	    b->flags == DAT_COMPLETION_UNSIGNALLED_FLAG)
 		return a->flags == b->flags;
-	if (ref_mutant("ep-streams-srq-threshold-unchecked"))
-		return true;	/* only the unsignalled/solicited rules kept */
 	if ((a->srq && a->recv &&
 	     a->flags == DAT_COMPLETION_EVD_THRESHOLD_FLAG) ||
 	    (b->srq && b->recv &&
@@ -324,12 +287,6 @@ static bool stream_fits_evd(const struct stream *s)
 	DAT_EVD_FLAGS other = s->evd->flags &
 			      ~(DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG);
 
-	if (other && s->srq && s->recv &&
-	    s->flags == DAT_COMPLETION_EVD_THRESHOLD_FLAG &&
-	    ref_mutant("ep-streams-srq-threshold-refused"))
-		return false;
-	if (ref_mutant("ep-streams-evd-kind-unchecked"))
-		return true;
 	return !(other && consumer_controlled(s->flags));
 }
 
@@ -373,8 +330,6 @@ static bool streams_count(struct ref_ia *ia, const struct stream *s, int delta)
 	if (delta < 0) {
 		if (!e || i == e->nkinds)
 			return false;
-		if (ref_mutant("ep-streams-kind-dropped-on-first-leave"))
-			e->kind[i].n = 1;	/* a set of kinds, not a count */
 		if ((e->kind[i].n += delta) > 0)
 			return true;
 		e->kind[i] = e->kind[--e->nkinds];
@@ -537,8 +492,6 @@ static DAT_RETURN check_streams(struct ref_ia *ia, struct ref_ep *self,
 			    !streams_compatible(&mine[i], &mine[j]))
 				return REF_INVALID_PARAM(DAT_NO_SUBTYPE);
 	}
-	if (ref_mutant("ep-streams-ignore-other-eps"))
-		return DAT_SUCCESS;
 	clash = ia->streams_walk ? streams_clash_walk(ia, self, mine, n) :
 		streams_clash(ia, self, mine, n);
 #ifdef REF_STREAMS_VERIFY
@@ -562,32 +515,17 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 	struct ref_ep *ep;
 
 	if (ia->count[DAT_HANDLE_TYPE_EP] >= ref_profile.max_eps)
-		return ref_mutant("ep-create-limit-wrong-code") ?
-		       REF_ERR(DAT_INTERNAL_ERROR, 0) :
-		       REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	ep = ref_obj_alloc(sizeof(*ep));
 	if (!ep)
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	ep->state = ref_mutant("ep-create-starts-unconfigured") ?
-		    DAT_EP_STATE_UNCONFIGURED_UNCONNECTED :
-		    DAT_EP_STATE_UNCONNECTED;
+	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->pz = pz;
 	ep->recv_evd = recv;
 	ep->request_evd = req;
 	ep->connect_evd = conn;
 	ep->srq = srq;
 	ep->attr = *attr;
-	if (ref_mutant("ep-create-ignores-qos"))
-		ep->attr.qos = DAT_QOS_BEST_EFFORT;
-	if (ref_mutant("ep-create-request-dtos-short") &&
-	    ep->attr.max_request_dtos > 1)
-		ep->attr.max_request_dtos--;
-	if (srq && ref_mutant("ep-create-with-srq-rounds-up"))
-		ep->attr.max_recv_dtos++;	/* not exactly as asked */
-	if (ref_mutant("ep-modify-refused-after-specific-attrs") &&
-	    (attr->ep_transport_specific_count > 0 ||
-	     attr->ep_provider_specific_count > 0))
-		ep->mut_specific_attrs = true;
 	ep->attr.ep_transport_specific_count = 0;
 	ep->attr.ep_transport_specific = NULL;
 	ep->attr.ep_provider_specific_count = 0;
@@ -673,12 +611,6 @@ static void free_peer_pdata(struct ref_ep *ep);
 
 void ref_ep_delete(struct ref_ep *ep)
 {
-	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->conn &&
-	    ref_mutant("ep-free-pending-keeps-connection")) {
-		/* the transport connection is left to finish on its own */
-		ep->conn->ep = NULL;
-		ep->conn = NULL;
-	}
 	ep_drop_conn(ep, true);
 	ep_drop_dtos(ep);
 	if (ep->cr)
@@ -687,20 +619,16 @@ void ref_ep_delete(struct ref_ep *ep)
 		ep->rsp->ep = NULL;
 	if (ep->pz)
 		ep->pz->users--;
-	if (!ref_mutant("ep-free-keeps-evd-users")) {
-		if (ep->recv_evd)
-			ep->recv_evd->users--;
-		if (ep->request_evd)
-			ep->request_evd->users--;
-		if (ep->connect_evd)
-			ep->connect_evd->users--;
-	}
+	if (ep->recv_evd)
+		ep->recv_evd->users--;
+	if (ep->request_evd)
+		ep->request_evd->users--;
+	if (ep->connect_evd)
+		ep->connect_evd->users--;
 	if (ep->srq) {
 		ep->srq->users--;
 		ref_list_del(&ep->srq_link);
 	}
-	if (ref_mutant("ep-free-keeps-streams"))
-		ep->sreg[0].evd = ep->sreg[1].evd = NULL;	/* not unregistered */
 	streams_forget(ep);
 	ref_obj_unregister(&ep->obj);
 	pthread_cond_destroy(&ep->held_cond);
@@ -717,11 +645,6 @@ static void ep_destroy_cb(struct ref_obj *obj)
 {
 	struct ref_ep *ep = ref_container_of(obj, struct ref_ep, obj);
 
-	if (ref_mutant("ia-close-abrupt-leaves-connections") && ep->conn) {
-		/* forgotten, not aborted: the transport keeps it open */
-		ep->conn->ep = NULL;
-		ep->conn = NULL;
-	}
 	ep_drop_conn(ep, false);
 	ep_drop_dtos(ep);
 	if (ep->srq) {
@@ -746,7 +669,6 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	struct ref_srq *srq = NULL;
 	struct ref_evd *recv, *req, *conn;
 	struct ref_ep *ep;
-	DAT_EP_HANDLE discard;	/* mutants only */
 	DAT_EP_ATTR a;
 	DAT_RETURN rc;
 	DAT_RETURN_SUBTYPE attr_arg = with_srq ? DAT_INVALID_ARG7
@@ -756,22 +678,13 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if (ref_mutant("ep-create-null-ep-handle-accepted") && !out && !with_srq)
-		out = &discard;	/* the EP is made, its handle dropped */
 	if (!out)
 		return REF_INVALID_PARAM(with_srq ? DAT_INVALID_ARG8
 						  : DAT_INVALID_ARG7);
-	if (with_srq && !attr && !ref_mutant("ep-create-with-srq-null-attr-accepted"))
+	if (with_srq && !attr)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG7);
-	if (with_srq && attr && attr->qos == DAT_QOS_BEST_EFFORT &&
-	    ref_mutant("ep-create-with-srq-best-effort-unsupported"))
-		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (with_srq && !ref_profile.srq_supported) {
-		if (ref_mutant("ep-create-with-srq-without-srq-succeeds") &&
-		    srqh == DAT_HANDLE_NULL)
-			with_srq = false;	/* an EP without an SRQ */
-		else
-			return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
@@ -780,30 +693,14 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	if (pzh != DAT_HANDLE_NULL || with_srq) {
 		rc = ref_obj_lookup(pzh, DAT_HANDLE_TYPE_PZ, &obj);
 		if (rc != DAT_SUCCESS || obj->ia != ia) {
-			rc = ref_mutant("ep-create-bad-pz-is-parameter") ?
-			     REF_INVALID_PARAM(DAT_INVALID_ARG2) :
-			     REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 			goto out;
 		}
 		pz = ref_container_of(obj, struct ref_pz, obj);
 	}
-	if (((recvh && (recvh == connh || recvh == reqh)) ||
-	     (reqh && reqh == connh)) &&
-	    ref_mutant("ep-create-evd-shared-streams-refused")) {
-		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
-		goto out;
-	}
 	{
-		/* mutant: the kind of EVD is not checked */
-		DAT_EVD_FLAGS any = ref_mutant("ep-create-evd-kind-unchecked") ?
-				    (DAT_EVD_FLAGS)~0u : 0;
+		DAT_EVD_FLAGS any = 0;
 
-		if ((recvh == DAT_HANDLE_NULL || reqh == DAT_HANDLE_NULL ||
-		     connh == DAT_HANDLE_NULL) &&
-		    ref_mutant("ep-create-null-evd-refused")) {
-			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-			goto out;
-		}
 		rc = ref_lookup_evd(recvh, DAT_EVD_DTO_FLAG | any,
 				    DAT_INVALID_HANDLE_EVD_RECV, ia, &recv);
 		if (rc == DAT_SUCCESS)
@@ -816,41 +713,27 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 					    DAT_INVALID_HANDLE_EVD_CONN, ia,
 					    &conn);
 		if (rc != DAT_SUCCESS) {
-			if (ref_mutant("ep-create-bad-evd-is-parameter"))
-				rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 			goto out;
 		}
 	}
 	if (with_srq) {
 		rc = ref_obj_lookup(srqh, DAT_HANDLE_TYPE_SRQ, &obj);
 		if (rc != DAT_SUCCESS || obj->ia != ia) {
-			rc = ref_mutant("ep-create-with-srq-bad-srq-is-parameter") ?
-			     REF_INVALID_PARAM(DAT_INVALID_ARG6) :
-			     REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+			rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 			goto out;
 		}
 		srq = ref_container_of(obj, struct ref_srq, obj);
 		if (pz && srq->pz != pz &&
-		    (!ia->provider_attr.srq_ep_pz_difference_supported ||
-		     ref_mutant("ep-create-with-srq-pz-difference-refused"))) {
+		    !ia->provider_attr.srq_ep_pz_difference_supported) {
 			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 			goto out;
 		}
-	}
-	if (ref_mutant("ep-create-qos-beyond-best-effort-refused") && attr &&
-	    !with_srq && attr->qos != DAT_QOS_BEST_EFFORT) {
-		/* only best effort really offered, whatever dat_ia_query says */
-		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
-		goto out;
 	}
 	if (attr) {
 		a = *attr;
 		rc = check_attr(ia, &a, with_srq, attr_arg);
 		if (rc != DAT_SUCCESS)
 			goto out;
-	} else if (ref_mutant("ep-create-null-attr-refused")) {
-		rc = REF_INVALID_PARAM(attr_arg);
-		goto out;
 	} else {
 		ref_ep_default_attr(ia, &a);
 	}
@@ -872,14 +755,8 @@ static DAT_RETURN ep_create_common(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 		if (rc != DAT_SUCCESS)
 			goto out;
 	}
-	if (srq && srq->users >= 1 &&
-	    ref_mutant("ep-create-with-srq-one-ep-per-srq")) {
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
-		goto out;
-	}
 	if (srq && ia->ia_attr.max_ep_per_srq > 0 &&
-	    srq->users >= ia->ia_attr.max_ep_per_srq &&
-	    !ref_mutant("ep-create-with-srq-ep-limit-unchecked")) {
+	    srq->users >= ia->ia_attr.max_ep_per_srq) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 		goto out;
 	}
@@ -896,20 +773,6 @@ DAT_RETURN ref_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			 DAT_EVD_HANDLE connect_evd,
 			 const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
 {
-	static int inside;	/* mutants only */
-
-	if (ref_mutant("ep-create-not-mt-safe")) {
-		/* refuses to run beside another thread in it */
-		DAT_RETURN rc;
-
-		if (!ref_mutant_enter("ep-create-not-mt-safe", &inside))
-			return REF_ERR(DAT_INTERNAL_ERROR, 0);
-		rc = ep_create_common(ia, pz, recv_evd, request_evd,
-				      connect_evd, DAT_HANDLE_NULL, attr, ep,
-				      false);
-		ref_mutant_leave("ep-create-not-mt-safe", &inside);
-		return rc;
-	}
 	return ep_create_common(ia, pz, recv_evd, request_evd, connect_evd,
 				DAT_HANDLE_NULL, attr, ep, false);
 }
@@ -937,27 +800,6 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if ((ep->state == DAT_EP_STATE_RESERVED &&
-	     ref_mutant("ep-free-reserved-allowed")) ||
-	    (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING &&
-	     ref_mutant("ep-free-passive-pending-allowed")) ||
-	    (ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING &&
-	     ref_mutant("ep-free-tentative-allowed"))) {
-		/* freed anyway: whoever held it lets go first */
-		if (ep->rsp) {
-			ep->rsp->ep = NULL;
-			ep->rsp = NULL;
-		}
-		ref_ep_delete(ep);
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (ep->state == DAT_EP_STATE_CONNECTED &&
-	    ref_mutant("ep-free-refused-when-connected")) {
-		rc = ref_ep_state_error(ep);
-		ref_ia_release(ia);
-		return rc;
-	}
 	switch (ep->state) {
 	case DAT_EP_STATE_RESERVED:
 	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
@@ -966,10 +808,6 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 		rc = ref_ep_state_error(ep);
 		break;
 	default:
-		if (ref_mutant("ep-free-keeps-handle")) {
-			ep_drop_conn(ep, true);
-			break;
-		}
 		ref_ep_delete(ep);
 		break;
 	}
@@ -981,11 +819,9 @@ DAT_RETURN ref_ep_free(DAT_EP_HANDLE eph)
 
 static void free_peer_pdata(struct ref_ep *ep)
 {
-	if (!ep->mut_pdata_shared)
-		free(ep->est_pdata);
+	free(ep->est_pdata);
 	ep->est_pdata = NULL;
 	ep->est_pdata_len = 0;
-	ep->mut_pdata_shared = false;
 }
 
 /*
@@ -996,18 +832,7 @@ static void free_peer_pdata(struct ref_ep *ep)
 static void keep_peer_pdata(struct ref_ep *ep, const void *pdata,
 			    DAT_COUNT pdata_len)
 {
-	/* mutant: one buffer of the provider for every connection's */
-	static unsigned char shared_pdata[REF_MAX_PRIVATE_DATA];
-
 	free_peer_pdata(ep);
-	if (pdata_len > 0 && pdata_len <= REF_MAX_PRIVATE_DATA &&
-	    ref_mutant("ep-established-pdata-one-buffer")) {
-		memcpy(shared_pdata, pdata, (size_t)pdata_len);
-		ep->est_pdata = shared_pdata;
-		ep->est_pdata_len = pdata_len;
-		ep->mut_pdata_shared = true;
-		return;
-	}
 	if (pdata_len > 0) {
 		ep->est_pdata = malloc((size_t)pdata_len);
 		if (ep->est_pdata) {
@@ -1019,26 +844,12 @@ static void keep_peer_pdata(struct ref_ep *ep, const void *pdata,
 
 void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev)
 {
-	DAT_EP_STATE was = ep->state;
 	struct ref_list keep;
 
 	ref_list_init(&keep);
 	ep->state = DAT_EP_STATE_DISCONNECTED;
 	ep->disconnect_requested = false;
 	ep->rx_stalled = false;
-	if ((was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
-	     ref_mutant("ep-abort-active-pending-keeps-recvs")) ||
-	    (was == DAT_EP_STATE_COMPLETION_PENDING &&
-	     ref_mutant("ep-abort-completion-pending-keeps-recvs")) ||
-	    ref_mutant("ep-flush-recvs-deferred")) {
-		/* the posted receives are not flushed (now) */
-		while (!ref_list_empty(&ep->recv_q)) {
-			struct ref_list *n = ep->recv_q.next;
-
-			ref_list_del(n);
-			ref_list_add_tail(&keep, n);
-		}
-	}
 	ref_ep_flush(ep);
 	while (!ref_list_empty(&keep)) {
 		struct ref_list *n = keep.next;
@@ -1046,9 +857,6 @@ void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev)
 		ref_list_del(n);
 		ref_list_add_tail(&ep->recv_q, n);
 	}
-	if (ep->est_pdata && ep->est_pdata_len > 0 &&
-	    ref_mutant("ep-established-pdata-scrubbed-on-disconnect"))
-		memset(ep->est_pdata, 0, (size_t)ep->est_pdata_len);
 	if (ev == DAT_CONNECTION_EVENT_PEER_REJECTED)
 		ref_ep_conn_event(ep, ev, ep->est_pdata, ep->est_pdata_len);
 	else if (!(ev == DAT_CONNECTION_EVENT_DISCONNECTED &&
@@ -1089,11 +897,6 @@ static void check_hard_hw(struct ref_ep *ep)
 {
 	DAT_COUNT hard = ep->hard_hw;
 
-	if (hard == DAT_WATERMARK_INFINITE &&
-	    ref_mutant("ep-watermark-infinite-is-zero"))
-		hard = 0;
-	if (ref_mutant("ep-hard-hw-ignored"))
-		return;
 	if (hard != DAT_WATERMARK_INFINITE &&
 	    (ep->state == DAT_EP_STATE_CONNECTED ||
 	     ep->state == DAT_EP_STATE_DISCONNECT_PENDING) &&
@@ -1112,18 +915,11 @@ void ref_ep_check_watermarks(struct ref_ep *ep)
 	DAT_COUNT held = ref_ep_recv_held(ep);
 
 	if (ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
-	    (held > ep->soft_hw ||
-	     (held == ep->soft_hw && held > 0 &&
-	      ref_mutant("ep-soft-hw-fires-at-equal")))) {
-		if (!ref_mutant("ep-soft-hw-rearms-itself"))
-			ep->soft_hw_armed = false;
+	    held > ep->soft_hw) {
+		ep->soft_hw_armed = false;
 		ref_ia_post_async(ep->obj.ia, REF_ASYNC_EP_EVENT,
 				  (DAT_HANDLE)ep,
 				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
-		if (ref_mutant("ep-soft-hw-also-breaks")) {
-			ref_ep_break(ep);
-			return;
-		}
 	}
 	check_hard_hw(ep);
 }
@@ -1136,30 +932,6 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 	if (c)
 		c->tp->ops->addresses(c, &ep->local_addr, &ep->local_port,
 				      &ep->remote_addr, &ep->remote_port);
-	if (ref_mutant("ep-connect-changes-attrs")) {
-		/* "negotiated" on establishment */
-		if (ep->attr.max_rdma_read_in < 1)
-			ep->attr.max_rdma_read_in = 1;
-		if (ep->attr.max_rdma_read_out < 1)
-			ep->attr.max_rdma_read_out = 1;
-		if (ep->attr.max_request_dtos > 1)
-			ep->attr.max_request_dtos--;
-	}
-	if (ref_mutant("ep-hard-hw-armed-late"))
-		ep->hard_hw = DAT_WATERMARK_INFINITE;
-	if (!ref_list_empty(&ep->recv_q) &&
-	    ref_mutant("post-recv-unconnected-discarded")) {
-		/* receives posted before the connection are dropped */
-		while (!ref_list_empty(&ep->recv_q)) {
-			struct ref_dto *dto = ref_container_of(ep->recv_q.next,
-							       struct ref_dto,
-							       link);
-
-			ref_list_del(&dto->link);
-			ep->recv_count--;
-			ref_dto_complete(dto, DAT_DTO_ERR_FLUSHED, 0, true);
-		}
-	}
 	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		ep->remote_port = ep->remote_conn_qual;
 		keep_peer_pdata(ep, pdata, pdata_len);
@@ -1169,12 +941,7 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 	} else if (ep->state == DAT_EP_STATE_COMPLETION_PENDING) {
 		ep->state = DAT_EP_STATE_CONNECTED;
 		/* dat_evd_wait(3DAT): passive side gets no private data */
-		if (ref_mutant("ep-passive-established-carries-pdata")) {
-			static const char junk[16] = "accepted-pdata";
-
-			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
-					  junk, sizeof(junk));
-		} else if (!ref_mutant("ep-passive-established-no-event")) {
+		{
 			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
 					  NULL, 0);
 		}
@@ -1213,23 +980,6 @@ void ref_tp_conn_closed(struct ref_ep *ep, bool graceful)
 	if (ep->state != DAT_EP_STATE_CONNECTED &&
 	    ep->state != DAT_EP_STATE_DISCONNECT_PENDING)
 		return;
-	if (!graceful && ref_mutant("ep-broken-requests-lost")) {
-		/* the outstanding requests vanish with the connection */
-		while (!ref_list_empty(&ep->req_q)) {
-			struct ref_dto *dto = ref_container_of(ep->req_q.next,
-							       struct ref_dto, link);
-
-			ref_list_del(&dto->link);
-			ep->req_count--;
-			ref_dto_free(dto);
-		}
-	}
-	if (!graceful && ref_mutant("ep-broken-no-event")) {
-		/* DISCONNECTED and flushed, but the Consumer is not told */
-		ep->disconnect_event_posted = true;
-		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
-		return;
-	}
 	ref_ep_disconnected(ep, graceful ? DAT_CONNECTION_EVENT_DISCONNECTED
 					 : DAT_CONNECTION_EVENT_BROKEN);
 }
@@ -1242,8 +992,6 @@ static DAT_RETURN check_pdata(const struct ref_ia *ia, DAT_COUNT size,
 	if (size < 0 || size > ia->max_pdata)
 		return REF_INVALID_PARAM(size_arg);
 	if (size > 0 && !pdata)
-		return REF_INVALID_PARAM(ptr_arg);
-	if (size == 0 && !pdata && ref_mutant("ep-connect-null-pdata-refused"))
 		return REF_INVALID_PARAM(ptr_arg);
 	return DAT_SUCCESS;
 }
@@ -1347,8 +1095,6 @@ static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 	bool vanished = host_vanished(ia, addr);
 	DAT_RETURN rc;
 
-	if (pdata_size > 64 && ref_mutant("ep-connect-pdata-truncated"))
-		pdata_size = 64;
 	if (vanished) {
 		/* a host that is gone: the request goes where nobody answers */
 		memset(&nowhere, 0, sizeof(nowhere));
@@ -1387,11 +1133,6 @@ static DAT_RETURN ep_start_connect(struct ref_ep *ep,
 						   : sizeof(struct sockaddr_in));
 	ep->remote_port = qual;
 	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
-	if (ep->srq && ep->srq->available > 0 &&
-	    ref_mutant("srq-unconnected-ep-takes"))
-		ep->srq->available--;	/* "reserved" for the connection */
-	if (ref_mutant("ep-local-port-wrong"))
-		ep->local_port ^= 1;
 	return DAT_SUCCESS;
 }
 
@@ -1411,34 +1152,10 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    ref_mutant("ep-connect-from-disconnected"))
-		ep->state = DAT_EP_STATE_UNCONNECTED;	/* implicit reset */
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = ref_ep_state_error(ep);
 		goto out;
 	}
-	if (ep->attr.max_rdma_read_in == 0 && ep->attr.max_rdma_read_out == 0 &&
-	    ref_mutant("ep-connect-needs-rdma-read")) {
-		rc = REF_INVALID_PARAM(DAT_INVALID_ARG1);
-		goto out;
-	}
-	if (timeout == 0 && ref_mutant("ep-connect-zero-timeout-accepted"))
-		timeout = DAT_TIMEOUT_INFINITE;
-	if (pdata_size < 0 && ref_mutant("ep-connect-negative-pdata-accepted"))
-		pdata_size = 0;
-	if (pdata_size > REF_MAX_PRIVATE_DATA &&
-	    ref_mutant("ep-connect-pdata-limit-unchecked"))
-		pdata_size = REF_MAX_PRIVATE_DATA;
-	if ((flags & DAT_CONNECT_MULTIPATH_FLAG) &&
-	    ref_mutant("ep-connect-multipath-accepted"))
-		flags &= ~DAT_CONNECT_MULTIPATH_FLAG;
-	if ((DAT_UINT32)qos & DAT_QOS_PREMIUM &&
-	    ref_mutant("ia-query-qos-partial-but-accepted"))
-		qos &= ~DAT_QOS_PREMIUM;
-	if (ref_mutant("ep-connect-null-pdata-with-size-accepted") &&
-	    pdata_size > 0 && !pdata)
-		pdata_size = 0;	/* no buffer: taken as no private data */
 	if (!remote_addr) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
@@ -1447,12 +1164,6 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 	    remote_addr->sa_family != AF_INET6) {
 		rc = REF_ERR(DAT_INVALID_ADDRESS,
 			     DAT_INVALID_ADDRESS_UNSUPPORTED);
-		goto out;
-	}
-	if (ref_mutant("ep-connect-qual-range-ends-refused") &&
-	    (remote_conn_qual == 1 || remote_conn_qual == 65535)) {
-		/* the bounds taken as exclusive */
-		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
 	if (remote_conn_qual == 0 || remote_conn_qual > 65535) {
@@ -1480,7 +1191,6 @@ DAT_RETURN ref_ep_connect(DAT_EP_HANDLE eph, DAT_IA_ADDRESS_PTR remote_addr,
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
-	ep->dup_connecting = false;
 	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, remote_addr, remote_conn_qual, timeout,
 			      pdata_size, pdata);
@@ -1514,22 +1224,10 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		rc = ref_ep_state_error(ep);
 		goto out;
 	}
-	if (dup == ep || (dup->state != DAT_EP_STATE_CONNECTED &&
-			  !(dup->state == DAT_EP_STATE_DISCONNECTED &&
-			    ref_mutant("ep-dup-connect-disconnected-dup")))) {
+	if (dup == ep || dup->state != DAT_EP_STATE_CONNECTED) {
 		rc = ref_ep_state_error(dup);
 		goto out;
 	}
-	if (timeout == 0 && ref_mutant("ep-dup-connect-zero-timeout-accepted"))
-		timeout = DAT_TIMEOUT_INFINITE;
-	if (pdata_size < 0 &&
-	    ref_mutant("ep-dup-connect-negative-pdata-accepted"))
-		pdata_size = 0;
-	if (ref_mutant("ep-dup-connect-drops-private-data"))
-		pdata_size = 0;
-	if (ref_mutant("ep-dup-connect-null-pdata-with-size-accepted") &&
-	    pdata_size > 0 && !pdata)
-		pdata_size = 0;	/* no buffer: taken as no private data */
 	if (!dup->was_active) {
 		/* The remote end of a passive EP is no service point. */
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
@@ -1547,14 +1245,10 @@ DAT_RETURN ref_ep_dup_connect(DAT_EP_HANDLE eph, DAT_EP_HANDLE duph,
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 		goto out;
 	}
-	if (ref_mutant("ep-dup-connect-qos-not-sent"))
-		qos = DAT_QOS_BEST_EFFORT;	/* the request asks for the default */
 	addr = dup->remote_addr;
-	ep->dup_connecting = true;
 	ep->connect_qos = qos;
 	rc = ep_start_connect(ep, (struct sockaddr *)&addr,
-			      dup->remote_conn_qual +
-			      (ref_mutant("ep-dup-connect-wrong-qual") ? 1 : 0),
+			      dup->remote_conn_qual,
 			      timeout, pdata_size, pdata);
 out:
 	ref_ia_release(ia);
@@ -1580,9 +1274,6 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG &&
-	    ref_mutant("ep-disconnect-flags-unchecked"))
-		flags = DAT_CLOSE_ABRUPT_FLAG;
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	ia = ep->obj.ia;
@@ -1591,58 +1282,30 @@ DAT_RETURN ref_ep_disconnect(DAT_EP_HANDLE eph, DAT_CLOSE_FLAGS flags)
 		return rc;
 	switch (ep->state) {
 	case DAT_EP_STATE_DISCONNECTED:
-		if (ref_mutant("ep-disconnect-disconnected-repeats-event"))
-			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
-					  NULL, 0);
 		break;		/* no-op */
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		/* aborts establishment; both flags behave the same */
-		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
-		    ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
-		    ref_mutant("ep-graceful-waits-in-active-pending"))
-			break;	/* "waits for the peer" */
 		ep_drop_conn(ep, false);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
 	case DAT_EP_STATE_CONNECTED:
 		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
-		    !ref_list_empty(&ep->req_q) &&
-		    !ref_mutant("ep-graceful-is-abrupt")) {
+		    !ref_list_empty(&ep->req_q)) {
 			ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
 			ep->disconnect_requested = true;
-			if (ref_mutant("ep-disconnect-event-before-completions")) {
-				ref_ep_conn_event(ep,
-					DAT_CONNECTION_EVENT_DISCONNECTED,
-					NULL, 0);
-				ep->disconnect_event_posted = true;
-			}
 			break;
-		}
-		if (ref_mutant("ep-disconnect-no-event"))
-			ep->disconnect_event_posted = true;
-		if (ref_mutant("ep-disconnect-local-only") && ep->conn) {
-			/* the transport connection is left open: the peer
-			 * is never told */
-			ep->conn->ep = NULL;
-			ep->conn = NULL;
 		}
 		ep_drop_conn(ep, true);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
-		    !ref_mutant("ep-graceful-in-pending-aborts"))
+		if (flags == DAT_CLOSE_GRACEFUL_FLAG)
 			break;	/* no effect */
-		if (flags == DAT_CLOSE_ABRUPT_FLAG &&
-		    ref_mutant("ep-abrupt-in-pending-ignored"))
-			break;
 		ep_drop_conn(ep, true);
 		ref_ep_disconnected(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 		break;
 	case DAT_EP_STATE_UNCONNECTED:
-		if (ref_mutant("ep-disconnect-unconnected-accepted"))
-			break;
 		rc = ref_ep_state_error(ep);
 		break;
 	default:
@@ -1665,38 +1328,6 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
-	    ref_mutant("ep-reset-unconnected-clears-attrs"))
-		ref_ep_default_attr(ia, &ep->attr);
-	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
-	    ref_mutant("ep-reset-unconnected-flushes-recvs"))
-		ref_ep_flush(ep);
-	if (ep->state != DAT_EP_STATE_DISCONNECTED &&
-	    ep->state != DAT_EP_STATE_UNCONNECTED &&
-	    ref_mutant("ep-reset-any-state")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;	/* nothing done */
-	}
-	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    ref_mutant("ep-reset-ignored")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (ep->state == DAT_EP_STATE_DISCONNECTED && ep->srq &&
-	    ref_mutant("ep-reset-detaches-srq")) {
-		ep->srq->users--;
-		ref_list_del(&ep->srq_link);
-		ep->srq = NULL;
-		ref_ep_streams_sync(ep);
-	}
-	if (ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    ref_mutant("post-after-reset-flushed")) {
-		/* reported Unconnected, still Disconnected inside: Requests
-		 * are taken and flushed instead of refused */
-		ep->mut_was_reset = true;
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 		free_peer_pdata(ep);
@@ -1718,20 +1349,9 @@ DAT_RETURN ref_ep_reset(DAT_EP_HANDLE eph)
 
 /* ---- status, query, modify ----------------------------------------------------- */
 
-/* The state dat_ep_get_status and dat_ep_query report (mutants). */
+/* The state dat_ep_get_status and dat_ep_query report. */
 static DAT_EP_STATE reported_state(const struct ref_ep *ep)
 {
-	if (ep->mut_was_reset && ref_mutant("post-after-reset-flushed"))
-		return DAT_EP_STATE_UNCONNECTED;
-	if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
-	    ref_mutant("ep-active-pending-reported-unconnected"))
-		return DAT_EP_STATE_UNCONNECTED;
-	if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING &&
-	    ref_mutant("ep-disconnect-pending-reported-connected"))
-		return DAT_EP_STATE_CONNECTED;
-	if (ep->state == DAT_EP_STATE_RESERVED &&
-	    ref_mutant("ep-get-status-reserved-as-unconnected"))
-		return DAT_EP_STATE_UNCONNECTED;
 	return ep->state;
 }
 
@@ -1751,19 +1371,14 @@ DAT_RETURN ref_ep_get_status(DAT_EP_HANDLE eph, DAT_EP_STATE *state,
 	if (state)
 		*state = reported_state(ep);
 	if (recv_idle)
-		*recv_idle = ((ep->recv_count == 0 ||
-			       ref_mutant("ep-recv-idle-ignores-posted")) &&
+		*recv_idle = (ep->recv_count == 0 &&
 			      ep->rx_alloc_count == 0) ? DAT_TRUE : DAT_FALSE;
 	if (request_idle)
-		*request_idle = ref_list_empty(&ep->req_q) ||
-				ref_mutant("ep-request-idle-always-true") ?
+		*request_idle = ref_list_empty(&ep->req_q) ?
 				DAT_TRUE : DAT_FALSE;
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }
-
-/* mutant ep-query-remote-address-zero */
-static struct sockaddr_storage zero_addr;
 
 DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 			DAT_EP_PARAM *p)
@@ -1775,8 +1390,7 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL) &&
-	    !ref_mutant("ep-query-mask-unchecked"))
+	if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -1784,10 +1398,6 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (mask != DAT_EP_FIELD_ALL && ref_mutant("ep-query-only-all-mask")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
 	if (ref_query_masked()) {
 		out = p;
 		p = &full;
@@ -1800,16 +1410,11 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->remote_addr;
 	p->remote_port_qual = ep->remote_port;
 	p->pz_handle = (DAT_PZ_HANDLE)ep->pz;
-	if (ref_mutant("ep-query-wrong-pz"))
-		p->pz_handle = DAT_HANDLE_NULL;
 	p->recv_evd_handle = (DAT_EVD_HANDLE)ep->recv_evd;
 	p->request_evd_handle = (DAT_EVD_HANDLE)ep->request_evd;
 	p->connect_evd_handle = (DAT_EVD_HANDLE)ep->connect_evd;
-	p->srq_handle = ref_mutant("ep-query-srq-null") ? DAT_HANDLE_NULL :
-			(DAT_SRQ_HANDLE)ep->srq;
+	p->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
 	p->ep_attr = ep->attr;
-	if (ref_mutant("ep-query-remote-address-zero"))
-		p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&zero_addr;
 	if (out)
 		ref_profile_masked_copy(REF_Q_EP, out, p, mask);
 	ref_ia_release(ia);
@@ -1844,78 +1449,6 @@ DAT_RETURN ref_ep_query(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		     DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR | \
 		     DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE)
 
-/*
- * Mutants of the per-parameter state rules of dat_ep_modify: for each
- * parameter, one that lets it change in any state (its *_forbidden_states
- * clause) and one that refuses it outside UNCONNECTED (or always, for the
- * ones only UNCONNECTED allows: its *_allowed_states clause).
- */
-static const struct {
-	DAT_EP_PARAM_MASK bit;
-	const char *any_state, *restricted;
-} modify_state_mutants[] = {
-	{ DAT_EP_FIELD_PZ_HANDLE,
-	  REF_MUTANT_ID("ep-modify-pz-while-connected"),
-	  REF_MUTANT_ID("ep-modify-pz-only-unconnected") },
-	{ DAT_EP_FIELD_RECV_EVD_HANDLE,
-	  REF_MUTANT_ID("ep-modify-recv-evd-any-state"),
-	  REF_MUTANT_ID("ep-modify-recv-evd-only-unconnected") },
-	{ DAT_EP_FIELD_REQUEST_EVD_HANDLE,
-	  REF_MUTANT_ID("ep-modify-request-evd-any-state"),
-	  REF_MUTANT_ID("ep-modify-request-evd-only-unconnected") },
-	{ DAT_EP_FIELD_CONNECT_EVD_HANDLE,
-	  REF_MUTANT_ID("ep-modify-connect-evd-any-state"),
-	  REF_MUTANT_ID("ep-modify-connect-evd-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE,
-	  REF_MUTANT_ID("ep-modify-service-type-any-state"),
-	  REF_MUTANT_ID("ep-modify-service-type-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE,
-	  REF_MUTANT_ID("ep-modify-max-message-size-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-message-size-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE,
-	  REF_MUTANT_ID("ep-modify-max-rdma-size-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-rdma-size-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_QOS,
-	  REF_MUTANT_ID("ep-modify-qos-any-state"),
-	  REF_MUTANT_ID("ep-modify-qos-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS,
-	  REF_MUTANT_ID("ep-modify-recv-flags-any-state"),
-	  REF_MUTANT_ID("ep-modify-recv-flags-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS,
-	  REF_MUTANT_ID("ep-modify-request-flags-any-state"),
-	  REF_MUTANT_ID("ep-modify-request-flags-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS,
-	  REF_MUTANT_ID("ep-modify-max-recv-dtos-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-recv-dtos-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS,
-	  REF_MUTANT_ID("ep-modify-max-request-dtos-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-request-dtos-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV,
-	  REF_MUTANT_ID("ep-modify-max-recv-iov-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-recv-iov-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV,
-	  REF_MUTANT_ID("ep-modify-max-request-iov-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-request-iov-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN,
-	  REF_MUTANT_ID("ep-modify-max-rdma-read-in-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-rdma-read-in-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
-	  REF_MUTANT_ID("ep-modify-max-rdma-read-out-any-state"),
-	  REF_MUTANT_ID("ep-modify-max-rdma-read-out-only-unconnected") },
-	{ DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR,
-	  REF_MUTANT_ID("ep-modify-num-transport-attr-any-state"),
-	  REF_MUTANT_ID("ep-modify-num-transport-attr-never") },
-	{ DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
-	  REF_MUTANT_ID("ep-modify-transport-attr-any-state"),
-	  REF_MUTANT_ID("ep-modify-transport-attr-never") },
-	{ DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR,
-	  REF_MUTANT_ID("ep-modify-num-provider-attr-any-state"),
-	  REF_MUTANT_ID("ep-modify-num-provider-attr-never") },
-	{ DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
-	  REF_MUTANT_ID("ep-modify-provider-attr-any-state"),
-	  REF_MUTANT_ID("ep-modify-provider-attr-never") },
-};
-
 static bool state_pre_connection(DAT_EP_STATE s)
 {
 	/* dat_ep_modify(3DAT): "prior to a request for a connection for an
@@ -1945,13 +1478,6 @@ static void recheck_recv_pz(struct ref_ep *ep, struct ref_pz *pz)
 						 &ptr, NULL) == DAT_SUCCESS &&
 			     ptr == dto->seg[i].ptr;
 		}
-		if (ref_mutant("ep-modify-pz-fails-empty-recvs") && ok) {
-			/* matches only when one of its segments was checked */
-			ok = false;
-			for (int i = 0; i < dto->nseg; i++)
-				if (dto->iov[i].segment_length != 0)
-					ok = true;
-		}
 		if (!ok) {
 			ref_list_del(&dto->link);
 			ep->recv_count--;
@@ -1974,25 +1500,8 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	{
-		/* mutants: read-only parameters that are silently accepted */
 		DAT_EP_PARAM_MASK ro = F_READ_ONLY;
 
-		if (ref_mutant("ep-modify-ia-handle-writable"))
-			ro &= ~DAT_EP_FIELD_IA_HANDLE;
-		if (ref_mutant("ep-modify-ep-state-writable"))
-			ro &= ~DAT_EP_FIELD_EP_STATE;
-		if (ref_mutant("ep-modify-local-address-writable"))
-			ro &= ~DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR;
-		if (ref_mutant("ep-modify-local-port-writable"))
-			ro &= ~DAT_EP_FIELD_LOCAL_PORT_QUAL;
-		if (ref_mutant("ep-modify-remote-address-writable"))
-			ro &= ~DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR;
-		if (ref_mutant("ep-modify-remote-port-writable"))
-			ro &= ~DAT_EP_FIELD_REMOTE_PORT_QUAL;
-		if (ref_mutant("ep-modify-srq-writable"))
-			ro &= ~DAT_EP_FIELD_SRQ_HANDLE;
-		if (ref_mutant("ep-modify-mask-unchecked"))
-			mask &= DAT_EP_FIELD_ALL;
 		if ((mask & ~(DAT_EP_PARAM_MASK)DAT_EP_FIELD_ALL) ||
 		    (mask & ro))
 			return REF_INVALID_PARAM(DAT_INVALID_ARG2);
@@ -2004,49 +1513,24 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if ((mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS) &&
-	    ref_mutant("ep-modify-partial-commit"))
-		ep->attr.max_recv_dtos = p->ep_attr.max_recv_dtos;
-	if (ep->provider_created && ref_mutant("ep-modify-provider-ep-refused"))
-		goto bad_state;
-	if (ref_mutant("ep-modify-refused-after-specific-attrs") &&
-	    ep->mut_specific_attrs)
-		goto bad_state;	/* "the specific attributes fixed the EP" */
 
 	/* Per-parameter state rules first (DAT_INVALID_STATE). */
 	{
-		DAT_EP_PARAM_MASK free_bits = 0;
-
-		for (size_t i = 0; i < sizeof(modify_state_mutants) /
-				       sizeof(modify_state_mutants[0]); i++) {
-			DAT_EP_PARAM_MASK bit = modify_state_mutants[i].bit;
-			bool quiescent = (bit & F_QUIESCENT_ONLY) != 0;
-
-			if (!(mask & bit))
-				continue;
-			if (ref_mutant(modify_state_mutants[i].any_state))
-				free_bits |= bit;
-			if (ref_mutant(modify_state_mutants[i].restricted) &&
-			    (quiescent ||
-			     ep->state != DAT_EP_STATE_UNCONNECTED))
-				goto bad_state;
-		}
-		if ((mask & DAT_EP_FIELD_PZ_HANDLE & ~free_bits) &&
+		if ((mask & DAT_EP_FIELD_PZ_HANDLE) &&
 		    ep->state != DAT_EP_STATE_UNCONNECTED &&
 		    ep->state != DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
 			goto bad_state;
-		if ((mask & F_PRECONN_STATES & ~free_bits) &&
+		if ((mask & F_PRECONN_STATES) &&
 		    !state_pre_connection(ep->state))
 			goto bad_state;
-		if ((mask & F_QUIESCENT_ONLY & ~free_bits) &&
+		if ((mask & F_QUIESCENT_ONLY) &&
 		    ep->state != DAT_EP_STATE_UNCONNECTED)
 			goto bad_state;
 	}
 	if ((mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) &&
 	    p->ep_attr.recv_completion_flags !=
 		    ep->attr.recv_completion_flags &&
-	    (ep->recv_count > 0 || ep->rx_alloc_count > 0) &&
-	    !ref_mutant("ep-modify-recv-flags-after-post"))
+	    (ep->recv_count > 0 || ep->rx_alloc_count > 0))
 		goto bad_state;	/* "before posting of any Recvs" */
 
 	/* New values. */
@@ -2065,10 +1549,7 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 			if (ref_obj_lookup(p->pz_handle, DAT_HANDLE_TYPE_PZ,
 					   &obj) != DAT_SUCCESS ||
 			    obj->ia != ia) {
-				rc = ref_mutant("ep-modify-bad-handle-in-param-is-handle") ?
-				     REF_ERR(DAT_INVALID_HANDLE,
-					     DAT_INVALID_HANDLE_PZ) :
-				     REF_INVALID_PARAM(DAT_INVALID_ARG3);
+				rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 				goto out;
 			}
 			pz = ref_container_of(obj, struct ref_pz, obj);
@@ -2089,15 +1570,12 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	}
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
 		rc = ref_lookup_evd(p->connect_evd_handle,
-				    ref_mutant("ep-modify-connect-evd-kind-unchecked") ?
-				    (DAT_EVD_FLAGS)~0u : DAT_EVD_CONNECTION_FLAG,
+				    DAT_EVD_CONNECTION_FLAG,
 				    DAT_INVALID_HANDLE_EVD_CONN, ia, &conn);
 		if (rc != DAT_SUCCESS)
 			goto bad_param;
 	}
 	a = ep->attr;
-	if (ref_mutant("ep-modify-takes-all-attrs"))
-		mask |= DAT_EP_FIELD_EP_ATTR_ALL & ~F_QUIESCENT_ONLY;
 #define TAKE(bit, field) \
 	do { if (mask & (bit)) a.field = p->ep_attr.field; } while (0)
 	TAKE(DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, service_type);
@@ -2125,8 +1603,7 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	TAKE(DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR,
 	     ep_provider_specific);
 #undef TAKE
-	rc = ref_mutant("ep-modify-values-unchecked") ? DAT_SUCCESS :
-	     check_attr(ia, &a, ep->srq != NULL, DAT_INVALID_ARG3);
+	rc = check_attr(ia, &a, ep->srq != NULL, DAT_INVALID_ARG3);
 	if (rc != DAT_SUCCESS) {
 		if (DAT_GET_TYPE(rc) == DAT_MODEL_NOT_SUPPORTED)
 			rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -2154,14 +1631,12 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 		if (pz)
 			pz->users++;
 		ep->pz = pz;
-		if (!ref_mutant("ep-modify-pz-keeps-recvs"))
-			recheck_recv_pz(ep, pz);
+		recheck_recv_pz(ep, pz);
 	}
 #define SWAP_EVD(field, val) \
 	do { \
 		if (ep->field != (val)) { \
-			if (ep->field && \
-			    !ref_mutant("ep-modify-keeps-old-evd-user")) \
+			if (ep->field) \
 				ep->field->users--; \
 			if (val) \
 				(val)->users++; \
@@ -2172,10 +1647,6 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	SWAP_EVD(request_evd, req);
 	SWAP_EVD(connect_evd, conn);
 #undef SWAP_EVD
-	if (ref_mutant("ep-modify-refused-after-specific-attrs") &&
-	    (a.ep_transport_specific_count > 0 ||
-	     a.ep_provider_specific_count > 0))
-		ep->mut_specific_attrs = true;
 	a.ep_transport_specific_count = 0;
 	a.ep_transport_specific = NULL;
 	a.ep_provider_specific_count = 0;
@@ -2184,8 +1655,7 @@ DAT_RETURN ref_ep_modify(DAT_EP_HANDLE eph, DAT_EP_PARAM_MASK mask,
 	ref_ep_streams_sync(ep);
 	goto out;
 bad_param:
-	rc = ref_mutant("ep-modify-bad-handle-in-param-is-handle") ? rc :
-	     REF_INVALID_PARAM(DAT_INVALID_ARG3);
+	rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	goto out;
 bad_state:
 	rc = ref_ep_state_error(ep);
@@ -2202,7 +1672,7 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	struct ref_ep *ep;
 	struct ref_ia *ia;
 	struct ref_list *pos;
-	DAT_COUNT count = 0, mut_first_count = 0;
+	DAT_COUNT count = 0;
 	uint64_t max_msn = 0;
 	bool any = false;
 	DAT_RETURN rc = ref_lookup_ep(eph, &ep);
@@ -2213,13 +1683,7 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if ((!nbufs || !span) && ref_mutant("recv-query-null-output-refused")) {
-		ref_ia_release(ia);
-		return REF_INVALID_PARAM(nbufs ? DAT_INVALID_ARG3 :
-					 DAT_INVALID_ARG2);
-	}
-	if (ref_mutant("recv-query-model-not-supported") ||
-	    !ref_profile.ep_recv_info_supported) {
+	if (!ref_profile.ep_recv_info_supported) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
@@ -2233,16 +1697,6 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	 */
 	ref_list_for_each(pos, &ep->rx_alloc)
 		count++;
-	if (ref_mutant("recv-query-not-atomic")) {
-		/* count and span from two looks: not one snapshot */
-		ref_ia_unlock(ia);
-		sched_yield();
-		ref_ia_lock(ia);
-		if (!ref_obj_live(ep)) {
-			ref_ia_release(ia);
-			return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		}
-	}
 	ref_list_for_each(pos, &ep->rx_alloc) {
 		struct ref_dto *dto = ref_container_of(pos, struct ref_dto,
 						       link);
@@ -2252,14 +1706,9 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 		any = true;
 	}
 	{
-		/* the count that goes with the span (the second look) */
-		DAT_COUNT first = count;
-
 		count = 0;
 		ref_list_for_each(pos, &ep->rx_alloc)
 			count++;
-		if (ref_mutant("recv-query-not-atomic"))
-			mut_first_count = first;
 	}
 	{
 		DAT_COUNT posted = ep->srq ? 0 : ep->recv_count -
@@ -2267,26 +1716,11 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 		DAT_COUNT sp = any ? (DAT_COUNT)(max_msn + 1 - ep->rx_next_msn)
 				   : 0;
 
-		if (ref_mutant("recv-query-span-from-zero"))	/* MSN 0 on */
-			sp = any ? (DAT_COUNT)(max_msn + 1) :
-			     (DAT_COUNT)ep->rx_next_msn;
 
-		if (ep->srq && ref_mutant("recv-query-srq-counts-available"))
-			posted = ep->srq->available;
-		if (!ep->srq && ref_mutant("recv-query-plain-counts-only-taken"))
-			posted = 0;
-		if (ref_mutant("recv-query-span-is-count"))
-			sp = count;
 		if (sp < count)
 			sp = count;	/* never fewer than the count */
-		if (count > 0 && ref_mutant("recv-query-count-off-by-one"))
-			count++;
-		if (ref_mutant("recv-query-not-atomic"))
-			count = mut_first_count;	/* from the first look */
 		count += posted;
 		sp += posted;
-		if (ref_mutant("recv-query-span-below-count") && sp > 0)
-			sp = count - 1;
 		if (nbufs)
 			*nbufs = count;
 		if (span)
@@ -2305,43 +1739,21 @@ DAT_RETURN ref_ep_set_watermark(DAT_EP_HANDLE eph, DAT_COUNT soft_hw,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ref_mutant("ep-set-watermark-negative-accepted")) {
-		if (soft_hw < 0)
-			soft_hw = DAT_WATERMARK_INFINITE;
-		if (hard_hw < 0)
-			hard_hw = DAT_WATERMARK_INFINITE;
-	}
 	if (soft_hw < 0 && soft_hw != DAT_WATERMARK_INFINITE)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (hard_hw < 0 && hard_hw != DAT_WATERMARK_INFINITE)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (ref_mutant("ep-set-watermark-model-not-supported") ||
-	    !ref_profile.srq_watermarks_supported)
+	if (!ref_profile.srq_watermarks_supported)
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	ia = ep->obj.ia;
 	rc = ref_enter(&ep->obj, DAT_HANDLE_TYPE_EP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ep->state == DAT_EP_STATE_UNCONNECTED &&
-	    ref_mutant("ep-set-watermark-refused-unconnected")) {
-		rc = ref_ep_state_error(ep);
-		ref_ia_release(ia);
-		return rc;
-	}
-	if (ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
-	    ref_mutant("ep-set-watermark-keeps-first"))
-		soft_hw = ep->soft_hw;	/* armed: the old value stays */
-	if (!ep->soft_hw_armed && ep->soft_hw != DAT_WATERMARK_INFINITE &&
-	    ref_mutant("ep-set-watermark-no-rearm")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;	/* fired once: ignored from now on */
-	}
 	ep->soft_hw = soft_hw;
 	ep->soft_hw_armed = soft_hw != DAT_WATERMARK_INFINITE;
 	ep->hard_hw = hard_hw;
 	/* Above a new watermark already: the event comes from this call. */
-	if (!ref_mutant("ep-set-watermark-no-check-in-call"))
-		ref_ep_check_watermarks(ep);
+	ref_ep_check_watermarks(ep);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
 }

@@ -39,21 +39,8 @@ static void ring_pop(struct ref_evd *evd, DAT_EVENT *ev)
 	DAT_COUNT s = evd->head;
 	void *tag;
 
-	if (ref_mutant("evd-lifo") && evd->count > 1) {
-		/* the newest event leaves first */
-		DAT_COUNT last = slot_of(evd, evd->count - 1);
-		DAT_EVENT t = evd->ring[s];
-		void *tt = evd->tags[s];
-
-		evd->ring[s] = evd->ring[last];
-		evd->tags[s] = evd->tags[last];
-		evd->ring[last] = t;
-		evd->tags[last] = tt;
-	}
 	tag = evd->tags[s];
 	*ev = evd->ring[s];
-	if (ref_mutant("evd-event-no-evd-handle"))
-		ev->evd_handle = DAT_HANDLE_NULL;
 	evd->tags[s] = NULL;
 	evd->head = (evd->head + 1) % evd->qlen;
 	evd->count--;
@@ -73,8 +60,6 @@ static void ring_discard(struct ref_evd *evd)
 		evd->tags[s] = NULL;
 		evd->head = (evd->head + 1) % evd->qlen;
 		evd->count--;
-		if (ref_mutant("srq-evd-free-keeps-unreaped-counted") && tag)
-			continue;	/* the SRQ never hears of it */
 		if (tag)
 			ref_srq_event_reaped(tag, false);
 	}
@@ -93,9 +78,6 @@ static bool ring_alloc(DAT_COUNT qlen, DAT_EVENT **ring, void ***tags)
 
 /* ---- posting ---------------------------------------------------------------- */
 
-/* Mutant evd-wait-global-waiter-slot: the last waiter of any EVD. */
-static struct ref_waiter *evd_global_waiter;
-
 bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		     bool notify)
 {
@@ -109,8 +91,7 @@ bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		 */
 		if (!evd->overflowed) {
 			evd->overflowed = true;
-			if (evd != ia->async_evd &&
-			    !ref_mutant("evd-overflow-not-reported"))
+			if (evd != ia->async_evd)
 				ref_ia_post_async(ia,
 						  DAT_ASYNC_ERROR_EVD_OVERFLOW,
 						  (DAT_HANDLE)evd,
@@ -127,21 +108,13 @@ bool ref_evd_post_ex(struct ref_evd *evd, const DAT_EVENT *event, void *tag,
 		return true;
 	if (evd->waiter) {
 		/* "Waited" state: the direct waiter owns it, no CNO */
-		if (evd->count >= evd->threshold &&
-		    !(!evd->enabled && ref_mutant("evd-disabled-mutes-waiter")))
-			ref_waiter_wake(evd_global_waiter && ref_mutant(
-						"evd-wait-global-waiter-slot") ?
-					evd_global_waiter : evd->waiter);
-		if (!ref_mutant("evd-waiter-does-not-preempt-cno"))
-			return true;
+		if (evd->count >= evd->threshold)
+			ref_waiter_wake(evd->waiter);
+		return true;
 	}
-	if ((evd->enabled || ref_mutant("evd-disabled-still-triggers-cno")) &&
+	if (evd->enabled &&
 	    evd->cno)
 		ref_cno_trigger(evd->cno, evd);
-	if (evd->enabled && evd->old_cno && evd->old_cno != evd->cno &&
-	    ref_mutant("evd-modify-cno-old-still-notified") &&
-	    ref_obj_live(evd->old_cno))
-		ref_cno_trigger(evd->old_cno, evd);
 	return true;
 }
 
@@ -211,7 +184,7 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 	}
 	evd->flags = flags;
 	evd->qlen = qlen;
-	evd->enabled = !ref_mutant("evd-create-starts-disabled");
+	evd->enabled = true;
 	evd->waitable = true;
 	evd->is_async = (flags & DAT_EVD_ASYNC_FLAG) != 0;
 	evd->obj.destroy = evd_destroy;
@@ -222,7 +195,7 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 		ref_obj_free(evd);
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
-	if (cno && !ref_mutant("evd-create-ignores-cno")) {
+	if (cno) {
 		evd->cno = cno;
 		cno->users++;
 	}
@@ -273,15 +246,9 @@ DAT_RETURN ref_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	rc = cno_of_ia(ia, cno_handle, &cno);
 	if (rc)
 		goto out;
-	if (qlen <= 0 && ref_mutant("evd-create-qlen-unchecked"))
-		qlen = 1;
 	if (qlen <= 0 || qlen > ref_profile.max_evd_qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (qlen == ref_profile.max_evd_qlen &&
-		 ref_mutant("evd-create-max-qlen-refused"))
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
-	else if (!flags || ((flags & ~REF_EVD_VALID_FLAGS) &&
-			    !ref_mutant("evd-create-flags-unchecked")))
+	else if (!flags || (flags & ~REF_EVD_VALID_FLAGS))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	else if (!ref_profile_flags_merge(flags))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
@@ -317,14 +284,9 @@ DAT_RETURN ref_evd_free(DAT_EVD_HANDLE evd_handle)
 		return rc;
 	evd = to_evd(obj);
 	ia = obj->ia;
-	if ((evd->users > 0 && !ref_mutant("evd-free-ignores-users")) ||
-	    (evd->count > 0 && ref_mutant("evd-free-refuses-queued"))) {
+	if (evd->users > 0) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
-	}
-	if (ref_mutant("evd-free-keeps-handle") && !evd->waiter) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
 	}
 	if (evd->waiter) {
 		ref_evd_abort_waiter(evd);
@@ -378,9 +340,6 @@ static enum evd_config evd_config(struct ref_evd *evd, bool for_wait)
 		ep = ref_container_of(o, struct ref_ep, obj);
 		rf = ep->attr.recv_completion_flags;
 		qf = ep->attr.request_completion_flags;
-		if (for_wait && ep->srq && ep->recv_evd == evd &&
-		    ref_mutant("srq-threshold-ep-refuses-threshold"))
-			return CFG_UNSIGNALLED;
 		if (ep->recv_evd == evd) {
 			if (rf & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
 				return CFG_SOLICITED;
@@ -405,14 +364,7 @@ static DAT_EVD_STATE evd_state(struct ref_evd *evd)
 {
 	unsigned int st = 0;
 
-	if (ref_mutant("evd-query-state-always-initial"))
-		st |= DAT_EVD_STATE_ENABLED | DAT_EVD_STATE_WAITABLE;
-	else if (ref_mutant("evd-query-waitable-bits-swapped"))
-		st |= (evd->enabled ? DAT_EVD_STATE_ENABLED :
-				      DAT_EVD_STATE_DISABLED) |
-		      (evd->waitable ? DAT_EVD_STATE_UNWAITABLE :
-				       DAT_EVD_STATE_WAITABLE);
-	else {
+	{
 		st |= evd->enabled ? DAT_EVD_STATE_ENABLED :
 				     DAT_EVD_STATE_DISABLED;
 		st |= evd->waitable ? DAT_EVD_STATE_WAITABLE :
@@ -446,8 +398,7 @@ DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 	if (rc)
 		return rc;
 	evd = to_evd(obj);
-	if (((unsigned int)mask & ~(unsigned int)DAT_EVD_FIELD_ALL) &&
-	    !ref_mutant("evd-query-mask-unchecked"))
+	if (((unsigned int)mask & ~(unsigned int)DAT_EVD_FIELD_ALL))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
@@ -455,19 +406,13 @@ DAT_RETURN ref_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 		out = param;
 		param = &full;
 	}
-	if (!rc && (mask == DAT_EVD_FIELD_ALL ||
-		    !ref_mutant("evd-query-only-all-mask"))) {
+	if (!rc) {
 		memset(param, 0, sizeof(*param));
-		param->ia_handle = ref_mutant("evd-query-wrong-ia") ?
-				   DAT_HANDLE_NULL : (DAT_IA_HANDLE)obj->ia;
-		param->evd_qlen = evd->qlen +
-				  (ref_mutant("evd-query-qlen-overstated") ? 1 : 0);
+		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
+		param->evd_qlen = evd->qlen;
 		param->evd_state = evd_state(evd);
 		param->cno_handle = (DAT_CNO_HANDLE)evd->cno;
 		param->evd_flags = evd->flags;
-		if (ref_mutant("evd-query-flags-wrong"))
-			param->evd_flags |= DAT_EVD_SOFTWARE_FLAG |
-					    DAT_EVD_DTO_FLAG;
 		if (out)
 			ref_profile_masked_copy(REF_Q_EVD, out, param, mask);
 	}
@@ -483,7 +428,6 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			      DAT_CNO_HANDLE cno_handle)
 {
 	struct ref_obj *obj;
-	struct ref_obj *cobj;	/* mutant evd-modify-cno-other-ia-ignored */
 	struct ref_evd *evd;
 	struct ref_cno *cno;
 	DAT_RETURN rc;
@@ -494,22 +438,11 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 		return rc;
 	evd = to_evd(obj);
 	rc = cno_of_ia(obj->ia, cno_handle, &cno);
-	if (ref_mutant("evd-modify-cno-other-ia-ignored") && rc &&
-	    !ref_obj_lookup(cno_handle, DAT_HANDLE_TYPE_CNO, &cobj)) {
-		/* a live CNO of another IA: "taken", but nothing changes */
-		ref_obj_release(obj);
-		return DAT_SUCCESS;
-	}
-	if (!rc && cno && ref_mutant("evd-modify-cno-keeps-old"))
-		cno = evd->cno;
-	if (!rc && !cno && ref_mutant("evd-modify-cno-null-ignored"))
-		cno = evd->cno;
 	if (!rc && cno != evd->cno) {
 		if (evd->cno)
 			ref_cno_evd_gone(evd->cno, evd, false);
-		evd->old_cno = evd->cno;
 		evd->cno = cno;
-		if (cno && !ref_mutant("evd-modify-cno-not-counted"))
+		if (cno)
 			cno->users++;
 	}
 	ref_obj_release(obj);
@@ -523,28 +456,18 @@ DAT_RETURN ref_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
  */
 static DAT_RETURN set_enabled(DAT_EVD_HANDLE evd_handle, bool on)
 {
-	static int inside;
 	struct ref_obj *obj;
 	struct ref_evd *evd;
 	DAT_RETURN rc;
 
-	if (!ref_mutant_enter("evd-enable-disable-not-mt-safe", &inside))
-		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = ref_obj_acquire(evd_handle, DAT_HANDLE_TYPE_EVD, EVD_HANDLE_SUB,
 			     &obj);
 	if (rc)
 		goto out;
 	evd = to_evd(obj);
-	if (on && ref_mutant("evd-enable-ignored"))
-		;
-	else if ((on && evd->enabled && ref_mutant("evd-enable-toggles")) ||
-		 (!on && !evd->enabled && ref_mutant("evd-disable-toggles")))
-		evd->enabled = !on;
-	else
-		evd->enabled = on;
+	evd->enabled = on;
 	ref_obj_release(obj);
 out:
-	ref_mutant_leave("evd-enable-disable-not-mt-safe", &inside);
 	return rc;
 }
 
@@ -566,32 +489,22 @@ DAT_RETURN ref_evd_disable(DAT_EVD_HANDLE evd_handle)
  */
 static DAT_RETURN set_waitable(DAT_EVD_HANDLE evd_handle, bool on)
 {
-	static int inside;
 	struct ref_obj *obj;
 	struct ref_evd *evd;
 	DAT_RETURN rc;
 
-	if (!ref_mutant_enter("evd-unwaitable-toggle-not-mt-safe", &inside))
-		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = ref_obj_acquire(evd_handle, DAT_HANDLE_TYPE_EVD, EVD_HANDLE_SUB,
 			     &obj);
 	if (rc)
 		goto out;
 	evd = to_evd(obj);
-	if (!(on && ref_mutant("evd-clear-unwaitable-ignored")))
-		evd->waitable = on;
-	if (evd->cno && ((on && ref_mutant("evd-clear-unwaitable-detaches-cno")) ||
-			 (!on && ref_mutant("evd-set-unwaitable-detaches-cno")))) {
-		ref_cno_evd_gone(evd->cno, evd, false);
-		evd->cno = NULL;
-	}
-	if (!on && evd->waiter && !ref_mutant("evd-set-unwaitable-no-wake")) {
+	evd->waitable = on;
+	if (!on && evd->waiter) {
 		evd->waiter_released = true;
 		ref_waiter_wake(evd->waiter);
 	}
 	ref_obj_release(obj);
 out:
-	ref_mutant_leave("evd-unwaitable-toggle-not-mt-safe", &inside);
 	return rc;
 }
 
@@ -624,40 +537,11 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 	if (rc)
 		return rc;
 	evd = to_evd(obj);
-	if ((qlen <= 0 && ref_mutant("evd-resize-qlen-unchecked")) ||
-	    (qlen > 0 && ref_mutant("evd-resize-ignored"))) {
-		ref_obj_release(obj);
-		return DAT_SUCCESS;	/* nothing changes */
-	}
-	if (qlen > ref_profile.max_evd_qlen && ref_mutant("evd-resize-max-unchecked") &&
-	    qlen <= 4 * ref_profile.max_evd_qlen)
-		;
-	else if (ref_profile.evd_resize_state_first && qlen < evd->count &&
+	if (ref_profile.evd_resize_state_first && qlen < evd->count &&
 		 !ref_profile.evd_resize_below_queued_ok)
 		rc = REF_ERR(DAT_INVALID_STATE, 0);	/* profile: state first */
 	else if (qlen <= 0 || qlen > ref_profile.max_evd_qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!rc && evd->is_async && ref_mutant("evd-resize-refuses-async"))
-		rc = REF_ERR(DAT_INVALID_STATE, 0);
-	if (!rc && qlen < evd->count &&
-	    ref_mutant("evd-resize-below-queued-truncates")) {
-		while (evd->count > qlen) {	/* the newest are lost */
-			DAT_COUNT s = slot_of(evd, evd->count - 1);
-
-			if (evd->tags[s])
-				ref_srq_event_reaped(evd->tags[s], false);
-			evd->tags[s] = NULL;
-			evd->count--;
-		}
-	}
-	if (!rc && evd->count > 0 && ref_mutant("evd-resize-drops-newest")) {
-		DAT_COUNT s = slot_of(evd, evd->count - 1);
-
-		if (evd->tags[s])
-			ref_srq_event_reaped(evd->tags[s], false);
-		evd->tags[s] = NULL;
-		evd->count--;
-	}
 	if (!rc && ref_profile.evd_resize_granule > 1) {
 		/* profile: lengths in whole granules, within the maximum */
 		DAT_COUNT g = ref_profile.evd_resize_granule;
@@ -673,9 +557,6 @@ DAT_RETURN ref_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	else if (!ring_alloc(qlen, &ring, &tags))
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	if (ref_mutant("evd-resize-oom-internal-error") &&
-	    DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES)
-		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 	if (rc) {
 		ref_obj_release(obj);
 		return rc;
@@ -716,34 +597,13 @@ DAT_RETURN ref_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 	if (rc)
 		return rc;
 	evd = to_evd(obj);
-	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG) &&
-	    !ref_mutant("evd-post-se-any-evd"))
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	else if (!event || (event->event_number != DAT_SOFTWARE_EVENT &&
-			    !ref_mutant("evd-post-se-event-unchecked")))
+	else if (!event || event->event_number != DAT_SOFTWARE_EVENT)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (ref_mutant("evd-post-se-validates-pointer") &&
-		 ((uintptr_t)event->event_data.software_event_data.pointer % 8))
-		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (evd->count >= evd->qlen &&
-		 ref_mutant("evd-post-se-full-overwrites")) {
-		DAT_EVENT old;
-
-		ring_pop(evd, &old);
-		ref_evd_post(evd, event);
-	} else if (evd->count >= evd->qlen) {
+	else if (evd->count >= evd->qlen) {
 		rc = REF_ERR(DAT_QUEUE_FULL, 0);
-		if (ref_mutant("evd-post-se-full-reports-overflow"))
-			ref_ia_post_async(obj->ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
-					  (DAT_HANDLE)evd,
-					  DAT_EVD_OVERFLOW_ERROR);
-	} else if (ref_mutant("evd-post-se-drops-pointer")) {
-		DAT_EVENT ev = *event;
-
-		ev.event_data.software_event_data.pointer = NULL;
-		ref_evd_post(evd, &ev);
-	} else
-		ref_evd_post(evd, event);
+	} else ref_evd_post(evd, event);
 	ref_obj_release(obj);
 	return rc;
 }
@@ -752,13 +612,6 @@ DAT_RETURN ref_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
  * dat_evd_dequeue.3dat: the oldest event; DAT_QUEUE_EMPTY when none;
  * DAT_INVALID_STATE while a thread is blocked in dat_evd_wait on it.
  */
-/* Mutant evd-dequeue-per-thread-cache: one event prefetched per thread. */
-static __thread struct {
-	struct ref_evd *evd;
-	DAT_EVENT ev;
-	bool full;
-} evd_tcache;
-
 static DAT_RETURN evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
 	struct ref_obj *obj;
@@ -775,39 +628,12 @@ static DAT_RETURN evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		ref_conn_poll(obj->ia);
 	if (!event)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	else if (evd->waiters > 0 && !ref_mutant("evd-dequeue-ignores-waiter"))
+	else if (evd->waiters > 0)
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
-	else if (!evd->waitable && ref_mutant("evd-unwaitable-blocks-dequeue"))
-		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
-	else if (ref_mutant("evd-dequeue-per-thread-cache") &&
-		 evd_tcache.full && evd_tcache.evd == evd) {
-		*event = evd_tcache.ev;
-		evd_tcache.full = false;
-	} else if (evd->count == 0) {
+	else if (evd->count == 0) {
 		rc = REF_ERR(DAT_QUEUE_EMPTY, 0);
-		if (ref_mutant("evd-dequeue-empty-succeeds")) {
-			memset(event, 0, sizeof(*event));
-			event->evd_handle = evd_handle;
-			rc = DAT_SUCCESS;
-		}
-	} else if (ref_mutant("evd-dequeue-race")) {
-		/* read the head, then remove "it" later: not atomic */
-		struct ref_ia *ia = obj->ia;
-		DAT_EVENT junk;
-
-		*event = evd->ring[evd->head];
-		ref_ia_unlock(ia);
-		sched_yield();
-		ref_ia_lock(ia);
-		if (ref_obj_live(evd) && evd->count > 0)
-			ring_pop(evd, &junk);
 	} else {
 		ring_pop(evd, event);
-		if (ref_mutant("evd-dequeue-per-thread-cache") && evd->count > 0) {
-			ring_pop(evd, &evd_tcache.ev);
-			evd_tcache.evd = evd;
-			evd_tcache.full = true;
-		}
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -815,35 +641,25 @@ static DAT_RETURN evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 
 DAT_RETURN ref_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
-	static int inside;
 	DAT_RETURN rc;
 
-	if (!ref_mutant_enter("evd-dequeue-not-mt-safe", &inside))
-		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = evd_dequeue(evd_handle, event);
-	ref_mutant_leave("evd-dequeue-not-mt-safe", &inside);
 	return rc;
 }
 
-/* nmore after a successful wait (mutant: off by one). */
+/* nmore after a successful wait. */
 static DAT_COUNT evd_nmore(const struct ref_evd *evd)
 {
-	return evd->count + (ref_mutant("evd-wait-nmore-off-by-one") ? 1 : 0);
+	return evd->count;
 }
 
 /* A waiter released by dat_ia_close or dat_evd_free: DAT_ABORT. */
 static DAT_RETURN abort_code(const struct ref_evd *evd, const struct ref_ia *ia)
 {
-	if (ia->closing && ref_mutant("evd-wait-ia-close-not-abort"))
-		return REF_ERR(DAT_INVALID_STATE, 0);
-	if (!ia->closing && evd->aborting &&
-	    ref_mutant("evd-wait-free-not-abort"))
-		return REF_ERR(DAT_INVALID_HANDLE, EVD_HANDLE_SUB);
+	(void)evd;	/* the EVD and its IA: what a provider may look at */
+	(void)ia;
 	return REF_ERR(DAT_ABORT, 0);
 }
-
-/* Mutants only: see ref.h. */
-__thread bool ref_mut_abort_pending;
 
 /*
  * dat_evd_wait.3dat.  Checks: event/nmore pointers, 1 <= threshold <=
@@ -876,39 +692,17 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		return rc;
 	evd = to_evd(obj);
 	ia = obj->ia;
-	if (ref_mutant("ia-close-abort-left-in-thread") && ref_mut_abort_pending) {
-		/* meant for the closed IA's waits, taken by this one */
-		ref_mut_abort_pending = false;
-		ref_obj_release(obj);
-		return REF_ERR(DAT_ABORT, 0);
-	}
-	if (threshold <= 0 && ref_mutant("evd-wait-threshold-not-positive-accepted"))
-		threshold = 1;
-	if (threshold > evd->qlen &&
-	    ref_mutant("evd-wait-threshold-above-qlen-accepted"))
-		threshold = evd->qlen;
-	if (ref_mutant("evd-wait-ignores-threshold"))
-		threshold = 1;
-	if (timeout != DAT_TIMEOUT_INFINITE && ref_mutant("evd-wait-timeout-ms"))
-		timeout = timeout > DAT_TIMEOUT_INFINITE / 1000 ?
-			  DAT_TIMEOUT_INFINITE - 1 : timeout * 1000;
-	if (infinite && ref_mutant("evd-wait-infinite-clamped")) {
-		timeout = 20000;	/* "forever" became 20 ms */
-		infinite = false;
-	}
 	if (!event)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	else if (!nmore)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	else if (threshold <= 0 || threshold > evd->qlen)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	else if (!evd->waitable && !ref_mutant("evd-wait-ignores-unwaitable"))
+	else if (!evd->waitable)
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
-	else if (evd->waiters > 0 &&
-		 !ref_mutant("evd-wait-second-waiter-allowed"))
+	else if (evd->waiters > 0)
 		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
 	else if (threshold > 1 &&
-		 !ref_mutant("evd-wait-threshold-config-unchecked") &&
 		 (cfg = evd_config(evd, true)) != CFG_NOTIFY &&
 		 cfg != CFG_THRESHOLD)
 		rc = REF_ERR(DAT_INVALID_STATE,
@@ -933,17 +727,6 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		rc = REF_ERR(DAT_TIMEOUT_EXPIRED, 0);
 		goto out;
 	}
-	if (ref_mutant("evd-set-unwaitable-lost-wakeup")) {
-		/* the checks above and the sleep below are not atomic */
-		ref_ia_unlock(ia);
-		sched_yield();
-		ref_ia_lock(ia);
-		if (!ref_obj_live(evd)) {
-			rc = REF_ERR(DAT_INVALID_HANDLE, EVD_HANDLE_SUB);
-			goto out;
-		}
-		lost_wakeup = true;
-	}
 
 	deadline = ref_deadline(timeout);
 	ref_waiter_init(&w, ia);
@@ -951,16 +734,13 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	evd->waiter_released = false;
 	evd->waiters = 1;
 	evd->threshold = threshold;
-	if (ref_mutant("evd-wait-global-waiter-slot"))
-		evd_global_waiter = &w;
 	ia->sleepers++;
 	for (;;) {
 		if (evd->aborting || ia->closing) {
 			rc = abort_code(evd, ia);
 			break;
 		}
-		if ((!evd->waitable || evd->waiter_released) && !lost_wakeup &&
-		    !ref_mutant("evd-wait-ignores-unwaitable")) {
+		if ((!evd->waitable || evd->waiter_released) && !lost_wakeup) {
 			rc = REF_ERR(DAT_INVALID_STATE,
 				     DAT_INVALID_STATE_EVD_UNWAITABLE);
 			break;
@@ -980,20 +760,17 @@ DAT_RETURN ref_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			} else if (evd->aborting || ia->closing) {
 				rc = abort_code(evd, ia);
 			} else {
-				*nmore = ref_mutant("evd-wait-timeout-nmore-zero") ?
-					 0 : evd->count;
+				*nmore = evd->count;
 				rc = REF_ERR(DAT_TIMEOUT_EXPIRED, 0);
 			}
 			break;
 		}
-		if (r == EINTR && !ref_mutant("evd-wait-restarts-on-eintr")) {
+		if (r == EINTR) {
 			*nmore = evd->count;
 			rc = REF_ERR(DAT_INTERRUPTED_CALL, 0);
 			break;
 		}
 	}
-	if (evd_global_waiter == &w)
-		evd_global_waiter = NULL;
 	evd->waiter = NULL;
 	evd->waiters = 0;
 	evd->threshold = 0;

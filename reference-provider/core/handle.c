@@ -76,8 +76,7 @@ void *ref_obj_alloc(size_t size)
 		return h + 1;
 	}
 	pthread_mutex_lock(&pool.lock);
-	if (pool.nfree[cls] > (ref_mutant("handle-reuse-immediate") ?
-			       0u : REF_QUARANTINE)) {
+	if (pool.nfree[cls] > (REF_QUARANTINE)) {
 		h = pool.head[cls];
 		pool.head[cls] = h->next;
 		if (!pool.head[cls])
@@ -208,72 +207,11 @@ DAT_RETURN_SUBTYPE ref_invalid_handle_subtype(DAT_HANDLE_TYPE type)
 	}
 }
 
-/*
- * The error for a handle that names no object of @type.  Mutants: an
- * invalid handle of one type is reported as an invalid parameter (right
- * class of problem, wrong type), or with the generic subtype.
- */
+/* The error for a handle that names no object of @type. */
 static DAT_RETURN bad_handle(DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE subtype)
 {
-	bool wrong = false;
-
-	switch (type) {
-	case DAT_HANDLE_TYPE_IA:
-		wrong = ref_mutant("handle-ia-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_PZ:
-		wrong = ref_mutant("handle-pz-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_LMR:
-		wrong = ref_mutant("handle-lmr-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_RMR:
-		wrong = ref_mutant("handle-rmr-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_EVD:
-		wrong = ref_mutant("handle-evd-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_CNO:
-		wrong = ref_mutant("handle-cno-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_EP:
-		wrong = ref_mutant("handle-ep-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_SRQ:
-		wrong = ref_mutant("handle-srq-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_PSP:
-		wrong = ref_mutant("handle-psp-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_RSP:
-		wrong = ref_mutant("handle-rsp-invalid-is-parameter");
-		break;
-	case DAT_HANDLE_TYPE_CR:
-		wrong = ref_mutant("handle-cr-invalid-is-parameter");
-		break;
-	default:
-		if (type == REF_HANDLE_TYPE_ANY)
-			wrong = ref_mutant("handle-any-invalid-is-parameter");
-		break;
-	}
-	if (wrong)
-		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	if (subtype != DAT_INVALID_HANDLE1 &&
-	    ref_mutant("handle-invalid-generic-subtype"))
-		subtype = DAT_INVALID_HANDLE1;
-	/* the subtype names another kind of object than the one refused */
-	if (ref_mutant("handle-invalid-subtype-names-other-kind"))
-		subtype = subtype == DAT_INVALID_HANDLE_PZ ? DAT_INVALID_HANDLE_EP :
-							    DAT_INVALID_HANDLE_PZ;
+	(void)type;	/* the subtype says which kind was refused */
 	return REF_ERR(DAT_INVALID_HANDLE, subtype);
-}
-
-/* Mutant ia-close-keeps-created-async-evd: the EVD outlives its IA. */
-static bool mutant_orphan(const struct ref_obj *obj)
-{
-	return obj->type == DAT_HANDLE_TYPE_EVD &&
-	       ref_container_of(obj, struct ref_evd, obj)->mut_orphan &&
-	       ref_mutant("ia-close-keeps-created-async-evd");
 }
 
 static bool type_ok(const struct ref_obj *obj, DAT_HANDLE_TYPE type)
@@ -316,7 +254,7 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	pthread_mutex_lock(&table_lock);
 	obj = table_find(handle);
 	if (!obj || !type_ok(obj, type) ||
-	    (obj->ia->dead && !mutant_orphan(obj))) {
+	    obj->ia->dead) {
 		pthread_mutex_unlock(&table_lock);
 		return bad_handle(type, subtype);
 	}
@@ -335,7 +273,7 @@ DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	pthread_mutex_lock(&table_lock);
 	obj = table_find(handle);
 	if (!obj || !type_ok(obj, type) || obj->ia != ia ||
-	    (ia->dead && !mutant_orphan(obj)))
+	    ia->dead)
 		obj = NULL;
 	pthread_mutex_unlock(&table_lock);
 	if (!obj) {
@@ -419,32 +357,6 @@ DAT_RETURN ref_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT context)
 	rc = ref_obj_acquire(h, REF_HANDLE_TYPE_ANY, DAT_INVALID_HANDLE1, &obj);
 	if (rc)
 		return rc;
-	if (ref_mutant("context-rejects-odd-values") &&
-	    (context.as_64 >> 63 || (context.as_64 & 1))) {
-		ref_obj_release(obj);
-		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	}
-	if (ref_mutant("context-ignored-for-service-points") &&
-	    (obj->type == DAT_HANDLE_TYPE_PSP ||
-	     obj->type == DAT_HANDLE_TYPE_RSP ||
-	     obj->type == DAT_HANDLE_TYPE_CR)) {
-		ref_obj_release(obj);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("context-set-keeps-first") && obj->context_set) {
-		ref_obj_release(obj);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("context-null-ignored") && !context.as_ptr) {
-		ref_obj_release(obj);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("context-truncated-to-32-bits"))
-		context.as_64 &= 0xffffffffu;
-	if (ref_mutant("context-shared-by-ia")) {
-		obj->ia->obj.context = context;
-		obj->ia->obj.context_set = context.as_ptr != NULL;
-	}
 	obj->context = context;
 	obj->context_set = context.as_ptr != NULL;
 	ref_obj_release(obj);
@@ -468,8 +380,7 @@ DAT_RETURN ref_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *context)
 		ref_obj_release(obj);
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
-	*context = ref_mutant("context-shared-by-ia") ? obj->ia->obj.context :
-						       obj->context;
+	*context = obj->context;
 	ref_obj_release(obj);
 	return DAT_SUCCESS;
 }
@@ -488,15 +399,6 @@ DAT_RETURN ref_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	*type = obj->type;
-	if (obj->type == DAT_HANDLE_TYPE_RSP &&
-	    ref_mutant("handle-type-rsp-reported-as-psp"))
-		*type = DAT_HANDLE_TYPE_PSP;
-	if (obj->type == DAT_HANDLE_TYPE_IA &&
-	    ref_mutant("handle-type-ia-reported-as-pz"))
-		*type = DAT_HANDLE_TYPE_PZ;
-	if (obj->type == DAT_HANDLE_TYPE_EP &&
-	    ref_mutant("handle-type-ep-reported-as-rsp"))
-		*type = DAT_HANDLE_TYPE_RSP;
 	ref_obj_release(obj);
 	return DAT_SUCCESS;
 }

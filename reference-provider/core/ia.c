@@ -122,7 +122,7 @@ void ref_ia_post_async(struct ref_ia *ia, DAT_EVENT_NUMBER number,
 		ref_evd_post(ia->async_evd, &ev);
 		return;
 	}
-	if (!ia->async_evd_ext || ref_mutant("ia-async-ignores-passed-evd"))
+	if (!ia->async_evd_ext)
 		return;		/* DAT_EVD_ASYNC_EXISTS: out of our scope */
 	/* Another IA's EVD: never hold two IA locks; deliver after unlock. */
 	d = calloc(1, sizeof(*d));
@@ -143,7 +143,6 @@ static DAT_COUNT clamp_count(long long v)
 
 static void fill_ia_attr(struct ref_ia *ia)
 {
-	static int instances;
 	DAT_IA_ATTR *a = &ia->ia_attr;
 
 	memset(a, 0, sizeof(*a));
@@ -170,26 +169,6 @@ static void fill_ia_attr(struct ref_ia *ia)
 	a->max_rdma_size = REF_MAX_RDMA_SIZE;
 	a->max_rmrs = ref_profile.max_rmrs;
 	a->max_rmr_target_address = (DAT_VADDR)UINTPTR_MAX;
-	if (ref_mutant("ia-query-attrs-per-instance"))	/* varies per open */
-		a->max_pzs -= __atomic_fetch_add(&instances, 1,
-						 __ATOMIC_SEQ_CST) % 2;
-	if (ref_mutant("ia-query-adapter-name-wrong"))
-		snprintf(a->adapter_name, sizeof(a->adapter_name), "daplref");
-	if (ref_mutant("ia-query-address-unspec")) {
-		static struct sockaddr_storage unspec;	/* AF_UNSPEC */
-
-		a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&unspec;
-	}
-	if (ref_mutant("ia-query-max-dto-overstated"))
-		a->max_dto_per_ep *= 2;
-	if (ref_mutant("ia-query-max-evd-qlen-overstated"))
-		a->max_evd_qlen *= 2;
-	if (ref_mutant("ia-query-max-iov-overstated"))
-		a->max_iov_segments_per_dto *= 2;
-	if (ref_mutant("ia-query-max-lmr-va-small"))
-		a->max_lmr_virtual_address = 0xfffff;
-	if (ref_mutant("ia-query-max-rmr-target-32bit"))	/* a 32-bit field */
-		a->max_rmr_target_address = (DAT_VADDR)UINT32_MAX;
 	a->max_srqs = ref_profile.max_srqs;
 	a->max_ep_per_srq = ref_profile.max_ep_per_srq;
 	a->max_recv_per_srq = ref_profile.max_recv_per_srq;
@@ -209,8 +188,6 @@ static void fill_ia_attr(struct ref_ia *ia)
 	ia->transport_attr[1].value = ia->transport_arg;
 	a->num_transport_attr = 2;
 	a->transport_attr = ia->transport_attr;
-	if (ref_mutant("ia-query-named-attr-null-value"))
-		ia->transport_attr[1].value = NULL;
 	a->num_vendor_attr = 0;
 	a->vendor_attr = NULL;
 	ref_abi_fill_ia_attr(a);
@@ -229,53 +206,32 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->provider_version_minor = ref_profile.provider_version_minor;
 	/* the DAT version of the ABI this library was built for */
 	p->dapl_version_major = DAT_VERSION_MAJOR;
-	p->dapl_version_minor = DAT_VERSION_MINOR +
-				(ref_mutant("ia-query-dapl-version-wrong") ? 1 : 0);
+	p->dapl_version_minor = DAT_VERSION_MINOR;
 	/* DAT_MEM_TYPE values are not bits: the "union" of 0, 1, 2 is 3 */
 	p->lmr_mem_types_supported = (DAT_MEM_TYPE)(DAT_MEM_TYPE_VIRTUAL |
 						    DAT_MEM_TYPE_LMR |
 						    DAT_MEM_TYPE_SHARED_VIRTUAL);
 	p->iov_ownership_on_return = ref_profile.iov_ownership;
-	if (ref_mutant("ia-query-iov-ownership-invalid"))
-		p->iov_ownership_on_return = (DAT_IOV_OWNERSHIP)7;
 	p->dat_qos_supported = (DAT_QOS)((ia->qos_supported &
-					  ~(ref_mutant("ia-query-qos-partial-but-accepted") ?
-					    DAT_QOS_PREMIUM : 0)) |
-					 (ref_mutant("ia-query-qos-undefined-bits") ?
-					  0x100 : 0));
+					  ~(0)) |
+					 (0));
 	p->completion_flags_supported =
 		(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
 				       DAT_COMPLETION_SOLICITED_WAIT_FLAG |
 				       DAT_COMPLETION_UNSIGNALLED_FLAG |
 				       DAT_COMPLETION_BARRIER_FENCE_FLAG |
 				       DAT_COMPLETION_EVD_THRESHOLD_FLAG |
-				       (ref_mutant("ia-query-completion-flags-undefined-bits") ?
-					0x400 : 0));
+				       (0));
 	/* must match the registry key (dat.conf "nonthreadsafe") */
 	p->is_thread_safe = DAT_FALSE;
-	if (ref_mutant("ia-query-thread-safe-not-boolean"))
-		p->is_thread_safe = (DAT_BOOLEAN)2;
-	if (ref_mutant("ia-query-thread-safe-mismatch"))
-		p->is_thread_safe = DAT_TRUE;
 	p->max_private_data_size = ref_profile.max_private_data;
-	if (ref_mutant("ia-query-private-data-small"))
-		p->max_private_data_size = 32;
 	p->supports_multipath = DAT_FALSE;
 	p->ep_creator = ref_profile.ep_creator;
-	if (ref_mutant("ia-query-ep-creator-invalid"))
-		p->ep_creator = (DAT_EP_CREATOR_FOR_PSP)9;
-	if (ref_mutant("ia-query-ep-creator-never"))
-		p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
 	p->pz_support = DAT_PZ_UNIQUE;
-	p->optimal_buffer_alignment = ref_mutant("ia-query-alignment-bad") ?
-				      48 : ref_profile.optimal_buffer_alignment;
+	p->optimal_buffer_alignment = ref_profile.optimal_buffer_alignment;
 	for (i = 0; i < 6; i++)
 		for (j = 0; j < 6; j++)
 			merge[i][j] = ref_profile_merge(i, j);
-	if (ref_mutant("ia-query-merging-asymmetric"))
-		merge[1][4] = DAT_FALSE;
-	if (ref_mutant("ia-query-merging-partial"))
-		merge[0][5] = merge[5][0] = DAT_FALSE;
 	memcpy((void *)p->evd_stream_merging_supported, merge, sizeof(merge));
 	p->srq_supported = ref_profile.srq_supported;
 	p->srq_watermarks_supported = ref_profile.srq_watermarks_supported;
@@ -286,7 +242,7 @@ static void fill_provider_attr(struct ref_ia *ia)
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;
 	ia->provider_specific_attr[0].name = "datcts.mutant";
-	ia->provider_specific_attr[0].value = ref_mutant_active();
+	ia->provider_specific_attr[0].value = "none";
 	/* the qualifiers a Service Point may use: TCP / RDMA CM ports */
 	ia->provider_specific_attr[1].name = "datcts.conn_qual_range";
 	ia->provider_specific_attr[1].value = "1-65535";
@@ -314,14 +270,6 @@ static void ia_free(struct ref_ia *ia)
 	free((void *)ia->instance_data);
 	ref_obj_free(ia);
 }
-
-/* IAs open in this process (mutant ia-open-single-instance). */
-static int ref_ia_open_count;
-
-/* Mutants only: a thread inside dat_ia_open (ia-open-not-mt-safe); the
- * IA an abrupt close is destroying (ia-query-closing-invalid-state). */
-static int mut_open_inside;
-static struct ref_ia *mut_closing;
 
 /* Drops the IA's use of a Consumer-supplied async EVD (another IA's). */
 static void unuse_ext_evd(DAT_EVD_HANDLE h)
@@ -367,16 +315,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	if (!prov)
 		return REF_ERR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 
-	if (ref_mutant("ia-open-single-instance") &&
-	    __atomic_load_n(&ref_ia_open_count, __ATOMIC_SEQ_CST) > 0)
-		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
 	in = *async_evd_handle;
-	if (in == DAT_EVD_ASYNC_EXISTS && ref_mutant("ia-open-async-exists-creates"))
-		in = DAT_HANDLE_NULL;
-	if (in && in != DAT_EVD_ASYNC_EXISTS &&
-	    (async_qlen < 0 || async_qlen > ref_profile.max_evd_qlen) &&
-	    ref_mutant("ia-open-passed-evd-checks-qlen"))
-		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (in && in != DAT_EVD_ASYNC_EXISTS) {
 		rc = ref_obj_acquire(in, DAT_HANDLE_TYPE_EVD,
 				     DAT_INVALID_HANDLE_EVD_ASYNC, &obj);
@@ -385,21 +324,11 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 		evd = ref_container_of(obj, struct ref_evd, obj);
 		if (!(evd->flags & DAT_EVD_ASYNC_FLAG)) {
 			ref_obj_release(obj);
-			if (ref_mutant("ia-open-bad-async-evd-overwrites-handle"))
-				*async_evd_handle = DAT_HANDLE_NULL;
-			if (ref_mutant("ia-open-bad-async-evd-wrong-code"))
-				return REF_ERR(DAT_INVALID_PARAMETER,
-					       DAT_INVALID_ARG3);
 			return REF_ERR(DAT_INVALID_HANDLE,
-				       ref_mutant("ia-open-bad-async-evd-wrong-subtype") ?
-				       DAT_INVALID_HANDLE_EVD_CONN :
 				       DAT_INVALID_HANDLE_EVD_ASYNC);
 		}
 		evd->users++;
 		ref_obj_release(obj);
-	} else if (!in && async_qlen < 0 &&
-		   ref_mutant("ia-open-negative-qlen-accepted")) {
-		async_qlen = 0;
 	} else if (!in && (async_qlen < 0 || async_qlen > ref_profile.max_evd_qlen)) {
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
@@ -430,18 +359,8 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 			 inst.arg);
 	}
 
-	if (ref_mutant("ia-open-not-mt-safe") &&
-	    !ref_mutant_enter("ia-open-not-mt-safe", &mut_open_inside)) {
-		rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
-		ia_free(ia);
-		goto fail_ext;
-	}
 	rc = ref_conn_ia_open(ia, ia->instance_data);
-	ref_mutant_leave("ia-open-not-mt-safe", &mut_open_inside);
 	if (rc) {
-		if (DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES &&
-		    ref_mutant("ia-open-exhausted-internal-error"))
-			rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 		ia_free(ia);
 		goto fail_ext;
 	}
@@ -462,15 +381,6 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 			qlen = ref_profile.async_evd_min_qlen;
 		struct ref_cno *cno = NULL;
 
-		if (ref_mutant("ia-open-async-evd-small"))
-			qlen = REF_MIN_ASYNC_QLEN;
-		if (ref_mutant("ia-open-async-evd-with-cno")) {
-			DAT_CNO_HANDLE ch;
-
-			if (!ref_cno_create((DAT_IA_HANDLE)ia,
-					    DAT_OS_WAIT_PROXY_AGENT_NULL, &ch))
-				cno = (struct ref_cno *)ch;
-		}
 
 		ref_ia_lock(ia);
 		rc = ref_evd_create_locked(ia, qlen, cno, DAT_EVD_ASYNC_FLAG,
@@ -485,15 +395,13 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 			ref_obj_unregister(&ia->obj);
 			goto fail_transport;
 		}
-		if (!ref_mutant("ia-open-async-evd-not-returned"))
-			*async_evd_handle = (DAT_EVD_HANDLE)evd;
+		*async_evd_handle = (DAT_EVD_HANDLE)evd;
 	} else if (in == DAT_EVD_ASYNC_EXISTS) {
 		ia->async_evd_exists = true;
 	} else {
 		ia->async_evd_ext = in;
 	}
 	*ia_handle = (DAT_IA_HANDLE)ia;
-	__atomic_fetch_add(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
 	return DAT_SUCCESS;
 
 fail_transport:
@@ -522,21 +430,16 @@ DAT_RETURN ref_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd,
 	struct ref_ia *ia;
 	DAT_RETURN rc;
 
-	if (ref_mutant("ia-query-closing-invalid-state") && ia_handle &&
-	    ia_handle == (DAT_IA_HANDLE)__atomic_load_n(&mut_closing,
-							 __ATOMIC_SEQ_CST))
-		return REF_ERR(DAT_INVALID_STATE, 0);	/* "being closed" */
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if ((ia_mask & ~DAT_IA_FIELD_ALL) && !ref_mutant("ia-query-mask-unchecked"))
+	if ((ia_mask & ~DAT_IA_FIELD_ALL))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	else if (ia_mask && !ia_attr)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	else if ((pr_mask & ~DAT_PROVIDER_FIELD_ALL) &&
-		 !ref_mutant("ia-query-mask-unchecked"))
+	else if ((pr_mask & ~DAT_PROVIDER_FIELD_ALL))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	else if (pr_mask && !pr_attr)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
@@ -545,23 +448,18 @@ DAT_RETURN ref_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd,
 		return rc;
 	}
 	if (async_evd) {
-		if (ref_mutant("ia-query-async-evd-null"))
-			*async_evd = DAT_HANDLE_NULL;
-		else if (ia->async_evd)
+		if (ia->async_evd)
 			*async_evd = (DAT_EVD_HANDLE)ia->async_evd;
 		else if (ia->async_evd_ext && ref_obj_live(ia->async_evd_ext))
 			*async_evd = ia->async_evd_ext;
 		else if (ia->async_evd_exists)
-			*async_evd = ref_mutant("ia-query-exists-reports-null") ?
-				     DAT_HANDLE_NULL : DAT_EVD_OUT_OF_SCOPE;
+			*async_evd = DAT_EVD_OUT_OF_SCOPE;
 		else
 			*async_evd = DAT_HANDLE_NULL;
 	}
-	if (ia_attr && (ia_mask == DAT_IA_FIELD_ALL ||
-			!ref_mutant("ia-query-only-all-mask")))
+	if (ia_attr)
 		*ia_attr = ia->ia_attr;
-	if (pr_attr && (pr_mask == DAT_PROVIDER_FIELD_ALL ||
-			!ref_mutant("ia-query-only-all-mask")))
+	if (pr_attr)
 		memcpy(pr_attr, &ia->provider_attr, sizeof(*pr_attr));
 	ref_obj_release(obj);
 	return DAT_SUCCESS;
@@ -573,10 +471,6 @@ DAT_RETURN ref_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd,
 static bool provider_owned(struct ref_ia *ia, struct ref_obj *obj)
 {
 	if (ia->async_evd_created_by_open && obj == &ia->async_evd->obj)
-		return !ref_mutant("ia-close-graceful-counts-async-evd");
-	if (ia->async_evd_created_by_open && ia->async_evd->cno &&
-	    obj == &ia->async_evd->cno->obj &&
-	    ref_mutant("ia-open-async-evd-with-cno"))
 		return true;
 	return obj->type == DAT_HANDLE_TYPE_CR;
 }
@@ -602,25 +496,9 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG &&
-	    ref_mutant("ia-close-flags-unchecked"))
-		flags = DAT_CLOSE_ABRUPT_FLAG;
-	if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
-	    ref_mutant("ia-close-graceful-ignores-objects"))
-		flags = DAT_CLOSE_ABRUPT_FLAG;
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG) {
 		ref_obj_release(obj);
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	}
-	if (ref_mutant("ia-close-needs-descriptor")) {
-		/* a close that wants a fresh descriptor to wake its thread */
-		int fd = eventfd(0, EFD_CLOEXEC);
-
-		if (fd < 0) {
-			ref_obj_release(obj);
-			return REF_ERR(DAT_INTERNAL_ERROR, 0);
-		}
-		close(fd);
 	}
 	if (ia->closing) {
 		/* another thread is closing it (dat_ia_close is MT-unsafe) */
@@ -635,36 +513,11 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 			if (!provider_owned(ia, o)) {
 				ref_obj_release(obj);
 				return REF_ERR(DAT_INVALID_STATE,
-					       ref_mutant("ia-close-in-use-wrong-subtype") ?
-					       DAT_INVALID_STATE_EP_UNCONNECTED :
 					       DAT_INVALID_STATE_IA_IN_USE);
 			}
 		}
 	}
-	if (flags == DAT_CLOSE_ABRUPT_FLAG) {
-		ref_list_for_each(pos, &ia->objects) {
-			struct ref_obj *o =
-				ref_container_of(pos, struct ref_obj, ia_link);
 
-			if ((o->type == DAT_HANDLE_TYPE_EP &&
-			     ref_container_of(o, struct ref_ep, obj)->state ==
-			     DAT_EP_STATE_CONNECTED &&
-			     ref_mutant("ia-close-abrupt-refuses-connected")) ||
-			    (o->type == DAT_HANDLE_TYPE_EVD &&
-			     ref_container_of(o, struct ref_evd, obj)->count > 0 &&
-			     ref_mutant("ia-close-abrupt-refuses-queued-events"))) {
-				ref_obj_release(obj);
-				return REF_ERR(DAT_INVALID_STATE,
-					       DAT_INVALID_STATE_IA_IN_USE);
-			}
-		}
-	}
-	if (ref_mutant("ia-close-leaks-fd"))
-		(void)open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (ref_mutant("ia-close-abort-left-in-thread") &&
-	    flags == DAT_CLOSE_ABRUPT_FLAG)
-		ref_mut_abort_pending = true;	/* never taken back */
 	ia->closing = true;
 	/* Unblock everybody sleeping on an object of this IA. */
 	ref_list_for_each(pos, &ia->objects) {
@@ -686,57 +539,21 @@ DAT_RETURN ref_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 		struct ref_obj *o = ref_container_of(ia->objects.prev,
 						     struct ref_obj, ia_link);
 
-		if (ia->async_evd && o == &ia->async_evd->obj &&
-		    ref_mutant("ia-close-keeps-created-async-evd")) {
-			/* left alive, detached from the IA's list (the IA's
-			 * memory is kept for it below) */
-			ref_list_del(&o->ia_link);
-			ia->count[o->type]--;
-			ia->async_evd->mut_orphan = true;
-			keep_ia = true;
-			continue;
-		}
 		if (o->destroy)
 			o->destroy(o);
 		else
 			ref_obj_unregister(o);	/* leak rather than loop */
 	}
 	ia->async_evd = NULL;
-	if (ref_mutant("ia-close-keeps-handle")) {
-		/* "closed", but the handle still works */
-		ia->closing = false;
-		ref_ia_release(ia);
-		__atomic_fetch_sub(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("ia-query-closing-invalid-state"))
-		__atomic_store_n(&mut_closing, ia, __ATOMIC_SEQ_CST);
 	ref_obj_unregister(&ia->obj);	/* no new ref_obj_acquire from now */
 	ref_ia_unlock(ia);		/* runs the agents' last upcalls */
-	if (ref_mutant("ia-query-closing-invalid-state"))
-		__atomic_store_n(&mut_closing, NULL, __ATOMIC_SEQ_CST);
 
 	ref_conn_ia_close(ia);
-	if (ref_mutant("ia-close-keeps-using-passed-async-evd"))
-		ia->async_evd_ext = DAT_HANDLE_NULL;	/* its use never dropped */
 	if (ia->async_evd_ext) {
 		unuse_ext_evd(ia->async_evd_ext);
-		if (ref_mutant("ia-close-frees-passed-async-evd")) {
-			struct ref_obj *eo;
-
-			/* freed although its own IA still uses it */
-			if (!ref_obj_acquire(ia->async_evd_ext,
-					     DAT_HANDLE_TYPE_EVD, 0, &eo)) {
-				ref_container_of(eo, struct ref_evd,
-						 obj)->users = 0;
-				ref_obj_release(eo);
-				ref_evd_free(ia->async_evd_ext);
-			}
-		}
 	}
 	ref_ia_drain_pins(ia);
 	if (!keep_ia)
 		ia_free(ia);
-	__atomic_fetch_sub(&ref_ia_open_count, 1, __ATOMIC_SEQ_CST);
 	return DAT_SUCCESS;
 }

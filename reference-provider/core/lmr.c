@@ -225,40 +225,6 @@ static bool map_lookup(uintptr_t start, uint64_t len, struct map_info *mi)
 	return true;
 }
 
-/*
- * Mutant lmr-create-requires-resident-memory: the range must be resident
- * (a provider that cannot fault pages in).  True when every page is.
- */
-static bool range_resident(uintptr_t start, uint64_t len)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t a = start & ~((uintptr_t)pg - 1);
-	size_t n = (size_t)((start + len - a + (uint64_t)pg - 1) / (uint64_t)pg);
-	unsigned char *v = calloc(n ? n : 1, 1);
-	bool ok = true;
-
-	if (!v)
-		return true;
-	if (mincore((void *)a, n * (size_t)pg, v) == 0)
-		for (size_t i = 0; i < n && ok; i++)
-			ok = v[i] & 1;
-	free(v);
-	return ok;
-}
-
-/*
- * Mutants lmr-rdma-*-needs-sync / lmr-sync-*-no-op: a provider whose
- * RDMA goes through a bounce copy of the LMR (kept in step only by the
- * sync calls) while it advertises lmr_sync_req false.
- */
-static bool shadow_mutant(void)
-{
-	return ref_mutant("lmr-rdma-read-needs-sync") ||
-	       ref_mutant("lmr-rdma-write-needs-sync") ||
-	       ref_mutant("lmr-sync-read-no-op") ||
-	       ref_mutant("lmr-sync-write-no-op");
-}
-
 /* ---- objects ------------------------------------------------------------------- */
 
 static struct ref_lmr *to_lmr(struct ref_obj *obj)
@@ -276,9 +242,6 @@ static void lmr_release(struct ref_lmr *lmr)
 	else
 		ref_ctx_remove(ia, lmr->rmr_context);
 	ref_obj_unregister(&lmr->obj);
-	if (!ia->closing && (ref_mutant("lmr-free-keeps-local-context") ||
-			     ref_mutant("lmr-free-keeps-rmr-context")))
-		return;	/* a context still maps to it: keep the memory */
 	ref_obj_free(lmr);
 }
 
@@ -325,18 +288,10 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	DAT_VLEN size = 0;
 	struct map_info mi;
 	DAT_RETURN rc;
-	static int inside;	/* mutants only */
 
 	/* in and out again (it yields inside, so callers meet) */
-	if (ref_mutant("lmr-create-not-mt-safe") &&
-	    ref_mutant_collides("lmr-create-not-mt-safe", &inside))
-		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
-	if (ref_mutant("lmr-create-closing-ia-invalid-state") && rc)
-		/* an IA handle the registry still passes on is one being
-		 * closed: reported as the IA's state */
-		return REF_ERR(DAT_INVALID_STATE, 0);
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
@@ -348,19 +303,6 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	if (rc)
 		goto out;
 	pz = ref_container_of(o, struct ref_pz, obj);
-	if (type == DAT_MEM_TYPE_LMR && ref_mutant("lmr-create-type-lmr-refused")) {
-		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
-		goto out;
-	}
-	if (type == DAT_MEM_TYPE_SHARED_VIRTUAL &&
-	    ref_mutant("lmr-create-shared-unsupported")) {
-		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
-		goto out;
-	}
-	if (type != DAT_MEM_TYPE_VIRTUAL && type != DAT_MEM_TYPE_LMR &&
-	    type != DAT_MEM_TYPE_SHARED_VIRTUAL &&
-	    ref_mutant("lmr-create-unknown-type-as-virtual"))
-		type = DAT_MEM_TYPE_VIRTUAL;
 	if (type == DAT_MEM_TYPE_LMR) {
 		rc = ref_obj_lookup(region.for_lmr_handle, DAT_HANDLE_TYPE_LMR,
 				    &o);
@@ -381,13 +323,6 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		size = length;
 		break;
 	case DAT_MEM_TYPE_SHARED_VIRTUAL:
-		if (ref_mutant("lmr-create-shared-null-cookie-accepted") &&
-		    !region.for_shared_memory.shared_memory_id) {
-			/* a missing cookie taken as the all-zero cookie */
-			static char zero_cookie[DAT_LMR_COOKIE_SIZE];
-
-			region.for_shared_memory.shared_memory_id = &zero_cookie;
-		}
 		if (!region.for_shared_memory.virtual_address ||
 		    !region.for_shared_memory.shared_memory_id)
 			goto out;
@@ -397,12 +332,7 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		break;
 	case DAT_MEM_TYPE_LMR:
 		addr = orig->registered_address;
-		size = ref_mutant("lmr-create-type-lmr-uses-length") ? length :
-		       orig->registered_size;
-		if (ref_mutant("lmr-create-type-lmr-inherits")) {
-			pz = orig->pz;
-			priv = orig->priv;
-		}
+		size = orig->registered_size;
 		break;
 	default:
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
@@ -412,8 +342,7 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 	if (size == 0 || size > (DAT_VLEN)UINTPTR_MAX - addr)
 		goto out;
 	rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-	if (((unsigned int)priv & ~(unsigned int)DAT_MEM_PRIV_ALL_FLAG) &&
-	    !ref_mutant("lmr-create-priv-unchecked"))
+	if (((unsigned int)priv & ~(unsigned int)DAT_MEM_PRIV_ALL_FLAG))
 		goto out;
 	if (!lmr_handle) {
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
@@ -432,22 +361,14 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 			goto out;
 		/* state: the platform did not make it shared memory */
 		rc = REF_ERR(DAT_INVALID_STATE, 0);
-		if (type == DAT_MEM_TYPE_SHARED_VIRTUAL && !mi.shared &&
-		    !ref_mutant("lmr-create-shared-private-accepted"))
+		if (type == DAT_MEM_TYPE_SHARED_VIRTUAL && !mi.shared)
 			goto out;
-	}
-	if (ref_mutant("lmr-create-requires-resident-memory") &&
-	    type != DAT_MEM_TYPE_LMR && !range_resident((uintptr_t)addr, size)) {
-		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto out;
 	}
 
 	/* resources */
 	rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
 	if (ia->count[DAT_HANDLE_TYPE_LMR] >=
 	    ref_profile.max_lmrs - ref_profile.lmrs_taken_elsewhere) {
-		if (ref_mutant("lmr-create-limit-wrong-code"))
-			rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 		goto out;
 	}
 	lmr = ref_obj_alloc(sizeof(*lmr));
@@ -462,14 +383,6 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		memcpy(lmr->shared_id,
 		       *region.for_shared_memory.shared_memory_id,
 		       DAT_LMR_COOKIE_SIZE);
-		if (ref_mutant("lmr-shared-cookie-as-string")) {
-			/* taken as a C string, and reported from our copy */
-			size_t n = strnlen(lmr->shared_id, DAT_LMR_COOKIE_SIZE);
-
-			memset(lmr->shared_id + n, 0, DAT_LMR_COOKIE_SIZE - n);
-			lmr->region.for_shared_memory.shared_memory_id =
-				&lmr->shared_id;
-		}
 	}
 	lmr->length = size;
 	lmr->priv = priv;
@@ -482,14 +395,6 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 
 		lmr->registered_address = lo;
 		lmr->registered_size = (DAT_VLEN)(hi - lo);
-	}
-	if (ref_mutant("lmr-registered-range-short") && size > 1)
-		lmr->registered_size = size - 1;
-	if (shadow_mutant() && size <= ((DAT_VLEN)64 << 20)) {
-		lmr->shadow = malloc((size_t)size);
-		if (lmr->shadow)
-			memcpy(lmr->shadow, (void *)(uintptr_t)addr,
-			       (size_t)size);
 	}
 	{
 		/* a hardware transport registers the memory: its rkey is
@@ -507,12 +412,11 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 			lmr->rmr_context = rkey;
 	}
 	lmr->lmr_context = ref_ctx_new(ia, REF_CTX_LMR, lmr);
-	if (((priv & REF_REMOTE_PRIV) || ref_mutant("lmr-rmr-context-always")) &&
+	if ((priv & REF_REMOTE_PRIV) &&
 	    !lmr->tp_mem)
 		lmr->rmr_context = ref_ctx_new(ia, REF_CTX_LMR_RMR, lmr);
 	lmr->obj.destroy = lmr_destroy;
-	if (!lmr->lmr_context || (((priv & REF_REMOTE_PRIV) ||
-				   ref_mutant("lmr-rmr-context-always")) &&
+	if (!lmr->lmr_context || ((priv & REF_REMOTE_PRIV) &&
 				  !lmr->rmr_context) ||
 	    !ref_obj_register(&lmr->obj, DAT_HANDLE_TYPE_LMR, ia)) {
 		ref_ctx_remove(ia, lmr->lmr_context);
@@ -552,8 +456,7 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 	if (rc)
 		return rc;
 	lmr = to_lmr(obj);
-	if (((unsigned int)mask & ~(unsigned int)DAT_LMR_FIELD_ALL) &&
-	    !ref_mutant("lmr-query-mask-unchecked"))
+	if (((unsigned int)mask & ~(unsigned int)DAT_LMR_FIELD_ALL))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
@@ -569,8 +472,6 @@ DAT_RETURN ref_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 		param->length = lmr->length;
 		param->pz_handle = (DAT_PZ_HANDLE)lmr->pz;
 		param->mem_priv = lmr->priv;
-		if (ref_mutant("lmr-query-privileges-wrong"))
-			param->mem_priv ^= DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
 		param->lmr_context = lmr->lmr_context;
 		param->rmr_context = lmr->rmr_context;
 		param->registered_size = lmr->registered_size;
@@ -601,28 +502,12 @@ DAT_RETURN ref_lmr_free(DAT_LMR_HANDLE lmr_handle)
 		return rc;
 	lmr = to_lmr(obj);
 	ia = obj->ia;
-	if (lmr->users > 0 && !ref_mutant("lmr-free-ignores-rmr")) {
+	if (lmr->users > 0) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE,
-			       ref_mutant("lmr-free-in-use-wrong-subtype") ?
-			       DAT_INVALID_STATE_EP_UNCONNECTED :
 			       DAT_INVALID_STATE_LMR_IN_USE);
 	}
-	if (ref_mutant("lmr-free-keeps-handle")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (!ref_mutant("lmr-free-keeps-pz-user"))
-		lmr->pz->users--;
-	if (ref_mutant("lmr-free-scribbles") &&
-	    lmr->mem_type == DAT_MEM_TYPE_VIRTUAL &&
-	    (lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
-		memset((void *)(uintptr_t)lmr->registered_address, 0,
-		       (size_t)lmr->registered_size);
-	if (ref_mutant("lmr-free-keeps-local-context"))
-		lmr->lmr_context = 0;	/* stays in the map */
-	if (ref_mutant("lmr-free-keeps-rmr-context"))
-		lmr->rmr_context = 0;	/* stays in the map */
+	lmr->pz->users--;
 	lmr_release(lmr);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;
@@ -642,11 +527,9 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 	DAT_VLEN i;
 	DAT_RETURN rc;
 
+	(void)rd;	/* coherent memory: both syncs do the same here */
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
-	if (ref_mutant("lmr-sync-read-closing-ia-succeeds") && rc && rd)
-		/* the IA going away: coherent memory, nothing to sync */
-		return DAT_SUCCESS;
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
@@ -658,12 +541,6 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 		if (!segs[i].segment_length)
 			continue;
 		lmr = ref_ctx_find(ia, segs[i].lmr_context, REF_CTX_LMR);
-		if (!lmr && ref_mutant(rd ? "lmr-sync-read-context-unchecked" :
-					    "lmr-sync-write-context-unchecked"))
-			continue;
-		if (lmr && ref_mutant(rd ? "lmr-sync-read-bounds-unchecked" :
-					   "lmr-sync-write-bounds-unchecked"))
-			continue;
 		if (!lmr || !range_inside(segs[i].virtual_address,
 					  segs[i].segment_length,
 					  lmr->registered_address,
@@ -673,25 +550,6 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle,
 		}
 		if (!pz0)
 			pz0 = lmr->pz;
-		if (lmr->pz != pz0 && ref_mutant(rd ? "lmr-sync-read-one-pz" :
-						      "lmr-sync-write-one-pz")) {
-			rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-			break;
-		}
-		if (lmr->shadow && !ref_mutant(rd ? "lmr-sync-read-no-op" :
-						    "lmr-sync-write-no-op")) {
-			/* keep the bounce copy in step (mutants only) */
-			size_t off = (size_t)(segs[i].virtual_address -
-					      lmr->registered_address);
-			void *mem = (void *)(uintptr_t)segs[i].virtual_address;
-
-			if (rd)
-				memcpy((char *)lmr->shadow + off, mem,
-				       (size_t)segs[i].segment_length);
-			else
-				memcpy(mem, (char *)lmr->shadow + off,
-				       (size_t)segs[i].segment_length);
-		}
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -725,10 +583,6 @@ DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 	if (!seg->segment_length)
 		return DAT_SUCCESS;
 	lmr = ref_ctx_find(ia, seg->lmr_context, REF_CTX_LMR);
-	if (lmr && ref_mutant("lmr-local-context-refused"))
-		return REF_ERR(DAT_PRIVILEGES_VIOLATION,
-			       write ? DAT_PRIVILEGES_WRITE :
-				       DAT_PRIVILEGES_READ);
 	if (!lmr) {
 		if (ref_ctx_issued(ia, seg->lmr_context, REF_CTX_LMR))
 			return REF_ERR(DAT_PROTECTION_VIOLATION,
@@ -741,7 +595,7 @@ DAT_RETURN ref_mem_check_local(struct ref_ia *ia, struct ref_pz *pz,
 	if (!range_inside(seg->virtual_address, seg->segment_length,
 			  lmr->registered_address, lmr->registered_size))
 		return REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (lmr->pz != pz && !ref_mutant("lmr-local-pz-unchecked"))
+	if (lmr->pz != pz)
 		return REF_ERR(DAT_PROTECTION_VIOLATION,
 			       write ? DAT_PROTECTION_WRITE :
 				       DAT_PROTECTION_READ);
@@ -767,8 +621,11 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
 	DAT_MEM_PRIV_FLAGS priv;
 	struct ref_pz *wpz;
 	struct ref_rmr *rmr;
-	struct ref_lmr *lmr, *mem;
-	bool is_rmr = false;
+	struct ref_lmr *lmr;
+	/* the memory behind the window, and whether it is an RMR's: what a
+	 * provider checking more than the pages ask would look at */
+	struct ref_lmr *mem __attribute__((unused));
+	bool is_rmr __attribute__((unused)) = false;
 
 	*ptr = NULL;
 	if (!len)
@@ -779,73 +636,30 @@ DAT_DTO_COMPLETION_STATUS ref_mem_check_remote_pz(struct ref_ia *ia,
 		struct timespec now;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ref_mutant("rmr-bind-effective-late") &&
-		    (now.tv_sec < rmr->active_at.tv_sec ||
-		     (now.tv_sec == rmr->active_at.tv_sec &&
-		      now.tv_nsec < rmr->active_at.tv_nsec)))
-			return DAT_DTO_ERR_REMOTE_ACCESS;	/* not yet */
 		base = rmr->triplet.virtual_address;
 		size = rmr->triplet.segment_length;
 		priv = rmr->priv;
 		wpz = rmr->pz;
 		mem = rmr->lmr;
 		is_rmr = true;
-	} else if (rmr && rmr->bound && rmr->old_context == ctx &&
-		   ref_mutant("rmr-bind-old-context-kept")) {
-		base = rmr->old_triplet.virtual_address;
-		size = rmr->old_triplet.segment_length;
-		priv = rmr->priv;
-		wpz = rmr->pz;
-		mem = rmr->lmr;
-		is_rmr = true;
-	} else if (lmr && lmr->rmr_context == ctx &&
-		   !ref_mutant("lmr-rmr-context-unusable")) {
+	} else if (lmr && lmr->rmr_context == ctx) {
 		base = lmr->registered_address;
 		size = lmr->registered_size;
 		priv = lmr->priv;
 		wpz = lmr->pz;
 		mem = lmr;
-	} else if (lmr && !lmr->rmr_context &&
-		   ref_mutant("lmr-free-keeps-rmr-context")) {
-		base = lmr->registered_address;	/* a freed LMR's context */
-		size = lmr->registered_size;
-		priv = lmr->priv;
-		wpz = lmr->pz;
-		mem = NULL;
 	} else {
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	}
-	if (is_rmr && priv == DAT_MEM_PRIV_NONE_FLAG &&
-	    ref_mutant("rmr-no-priv-grants-all"))
-		priv = REF_REMOTE_PRIV;	/* "none" read as "no restriction" */
-	if (((unsigned int)priv & REF_REMOTE_PRIV) != REF_REMOTE_PRIV &&
-	    ref_mutant("mem-remote-priv-needs-both"))
-		return DAT_DTO_ERR_REMOTE_ACCESS;	/* one privilege alone: none */
-	if (((unsigned int)need & ~(unsigned int)priv & REF_REMOTE_PRIV) &&
-	    !ref_mutant(is_rmr ? "rmr-remote-priv-unchecked" :
-				 "lmr-remote-priv-unchecked"))
+	if (((unsigned int)need & ~(unsigned int)priv & REF_REMOTE_PRIV))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	if (!(need & REF_REMOTE_PRIV))
 		return DAT_DTO_ERR_REMOTE_ACCESS;	/* not a remote access */
-	if (wpz != pz && !ref_mutant("mem-remote-pz-unchecked"))
+	if (wpz != pz)
 		return DAT_DTO_ERR_REMOTE_ACCESS;
-	if (is_rmr && mem && ref_mutant("rmr-window-bounds-unchecked")) {
-		base = mem->registered_address;	/* the LMR's, not the window's */
-		size = mem->registered_size;
-	}
 	if (!range_inside(addr, len, base, size))
 		return DAT_DTO_ERR_REMOTE_ACCESS;
 	*ptr = (void *)(uintptr_t)addr;
-	if (mem && mem->shadow &&
-	    range_inside(addr, len, mem->registered_address,
-			 mem->registered_size) &&
-	    (((need & DAT_MEM_PRIV_REMOTE_READ_FLAG) &&
-	      (ref_mutant("lmr-rdma-read-needs-sync") ||
-	       ref_mutant("lmr-sync-read-no-op"))) ||
-	     ((need & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) &&
-	      (ref_mutant("lmr-rdma-write-needs-sync") ||
-	       ref_mutant("lmr-sync-write-no-op")))))
-		*ptr = (char *)mem->shadow + (addr - mem->registered_address);
 	return DAT_DTO_SUCCESS;
 }
 

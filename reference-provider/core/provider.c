@@ -139,20 +139,10 @@ REF_EXPORT void dat_provider_init(const DAT_PROVIDER_INFO *info,
 
 	pthread_mutex_lock(&recs_lock);
 	r = rec_find(info->ia_name);
-	if ((r && r->active) ||
-	    (r && ref_mutant("provider-init-ignores-reinit"))) {
+	if ((r && r->active)) {
 		pthread_mutex_unlock(&recs_lock);
 		free(copy);
 		return;		/* already registered: nothing to do */
-	}
-	if (ref_mutant("provider-init-forgets-earlier-names") && !r) {
-		/* one name at a time: a new name replaces those before */
-		for (struct ref_provider_rec *o = recs; o; o = o->next) {
-			if (o->active) {
-				dat_registry_remove_provider(&o->prov, &o->info);
-				o->active = false;
-			}
-		}
 	}
 	if (!r) {
 		r = calloc(1, sizeof(*r));
@@ -162,9 +152,6 @@ REF_EXPORT void dat_provider_init(const DAT_PROVIDER_INFO *info,
 			return;
 		}
 		snprintf(r->name, sizeof(r->name), "%s", info->ia_name);
-		if (ref_mutant("provider-init-registers-other-name"))
-			snprintf(r->name, sizeof(r->name), "%.*s_",
-				 (int)sizeof(r->name) - 2, info->ia_name);
 		r->prov = ref_provider;
 		r->prov.device_name = r->name;
 		r->next = recs;
@@ -174,19 +161,9 @@ REF_EXPORT void dat_provider_init(const DAT_PROVIDER_INFO *info,
 	free(r->instance);
 	r->instance = copy;
 	r->info = *info;
-	if (ref_mutant("provider-init-registers-other-name"))
-		snprintf(r->info.ia_name, sizeof(r->info.ia_name), "%s", r->name);
 	rc = dat_registry_add_provider(&r->prov, &r->info);
 	r->active = rc == DAT_SUCCESS;
 	pthread_mutex_unlock(&recs_lock);
-	if (rc == DAT_SUCCESS && strcmp(info->ia_name, "ref-sock") &&
-	    ref_mutant("provider-init-registers-extra-name")) {
-		/* also the name of "the" default configuration */
-		DAT_PROVIDER_INFO extra = *info;
-
-		snprintf(extra.ia_name, sizeof(extra.ia_name), "ref-sock");
-		dat_provider_init(&extra, instance_data);
-	}
 	if (rc != DAT_SUCCESS)
 		fprintf(stderr,
 			"libdaplref: %s: dat_registry_add_provider failed (0x%08x)\n",
@@ -202,7 +179,7 @@ REF_EXPORT void dat_provider_fini(const DAT_PROVIDER_INFO *info)
 		return;
 	pthread_mutex_lock(&recs_lock);
 	r = rec_find(info->ia_name);
-	if (r && r->active && !ref_mutant("provider-fini-keeps-registration")) {
+	if (r && r->active) {
 		dat_registry_remove_provider(&r->prov, &r->info);
 		r->active = false;
 	}

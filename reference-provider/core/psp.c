@@ -32,8 +32,6 @@ static void psp_destroy_cb(struct ref_obj *obj)
 {
 	struct ref_psp *psp = ref_container_of(obj, struct ref_psp, obj);
 
-	if (ref_mutant("ia-close-keeps-listeners"))
-		psp->listener = NULL;	/* left to the transport, which keeps it */
 	psp_teardown(psp);
 }
 
@@ -57,8 +55,6 @@ static DAT_RETURN listen_in_space(struct ref_ia *ia, struct ref_psp *psp,
 			*q = tq;
 			return DAT_SUCCESS;
 		}
-		if (ref_mutant("psp-create-any-listen-error-skipped"))
-			continue;	/* any failure: try the next one */
 		if (DAT_GET_TYPE(rc) != DAT_CONN_QUAL_IN_USE)
 			return rc;
 	}
@@ -109,19 +105,11 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if (!qual && any && ref_mutant("psp-create-any-null-qual-accepted"))
-		return DAT_SUCCESS;	/* nothing made, nothing said */
 	if (!qual)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	q = any ? 0 : *qual;
-	if (!any && (q == 0 || q > 65535) &&
-	    ref_mutant("psp-create-qual-range-unchecked"))
-		q &= 0xffff;	/* the port number's bits; 0 listens anywhere */
-	else if (!any && (q == 0 || q > 65535))
+	if (!any && (q == 0 || q > 65535))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
-	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG &&
-	    ref_mutant("psp-create-flags-unchecked"))
-		flags = DAT_PSP_CONSUMER_FLAG;
 	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
 	/* dat_psp_create(3DAT) DESCRIPTION: a request it cannot satisfy */
@@ -137,34 +125,15 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 		rc = REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
 		goto out;
 	}
-	rc = ref_lookup_evd(evdh, ref_mutant("psp-create-evd-kind-unchecked") ?
-				  (DAT_EVD_FLAGS)~0u : DAT_EVD_CR_FLAG,
+	rc = ref_lookup_evd(evdh, DAT_EVD_CR_FLAG,
 			    DAT_INVALID_HANDLE_EVD_CR, ia, &evd);
 	if (rc != DAT_SUCCESS) {
-		if (ref_mutant("psp-create-bad-evd-is-parameter"))
-			rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
 	psp = ref_obj_alloc(sizeof(*psp));
 	if (!psp) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		if (ref_mutant("psp-create-oom-wrong-code") && !any)
-			rc = REF_ERR(DAT_INTERNAL_ERROR, 0);
 		goto out;
-	}
-	if (any && ref_mutant("psp-create-any-privileged-qual")) {
-		/* picks from the privileged range first */
-		for (DAT_CONN_QUAL t = 900; t < 1024; t++) {
-			DAT_CONN_QUAL tq = t;
-
-			if (ia->transport->ops->listen(ia->transport, &tq,
-						       &psp->obj,
-						       &psp->listener) ==
-			    DAT_SUCCESS) {
-				q = tq;
-				break;
-			}
-		}
 	}
 	if (any && ia->any_qual_lo)
 		rc = listen_in_space(ia, psp, &q);
@@ -172,19 +141,9 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 		rc = psp->listener ? DAT_SUCCESS :
 		     ia->transport->ops->listen(ia->transport, &q, &psp->obj,
 						&psp->listener);
-	if (DAT_GET_TYPE(rc) == DAT_CONN_QUAL_UNAVAILABLE &&
-	    ref_mutant("psp-create-any-exhausted-wrong-code"))
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	if (rc != DAT_SUCCESS) {
 		ref_obj_free(psp);
-		if (DAT_GET_TYPE(rc) == DAT_CONN_QUAL_IN_USE &&
-		    ref_mutant("psp-create-qual-in-use-wrong-code"))
-			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
-	}
-	if (ref_mutant("psp-create-not-listening")) {
-		ia->transport->ops->unlisten(psp->listener);
-		psp->listener = NULL;
 	}
 	if (!ref_obj_register(&psp->obj, DAT_HANDLE_TYPE_PSP, ia)) {
 		ia->transport->ops->unlisten(psp->listener);
@@ -197,13 +156,12 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 	psp->flags = flags;
 	evd->users++;
 	psp->obj.destroy = psp_destroy_cb;
-	if (any && !ref_mutant("psp-create-any-qual-not-returned")) {
+	if (any) {
 		static DAT_CONN_QUAL first;
 
 		if (!first)
 			first = q;
-		*qual = ref_mutant("psp-create-any-reports-first-qual") ? first
-									 : q;
+		*qual = q;
 	}
 	*out = (DAT_PSP_HANDLE)psp;
 out:
@@ -233,8 +191,7 @@ DAT_RETURN ref_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_PSP_FIELD_ALL) &&
-	    !ref_mutant("psp-query-mask-unchecked"))
+	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_PSP_FIELD_ALL))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -245,9 +202,6 @@ DAT_RETURN ref_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
 	p->conn_qual = psp->conn_qual;
 	p->evd_handle = (DAT_EVD_HANDLE)psp->evd;
 	p->psp_flags = psp->flags;
-	if (ref_mutant("psp-query-flags-wrong"))
-		p->psp_flags = psp->flags == DAT_PSP_CONSUMER_FLAG ?
-			       DAT_PSP_PROVIDER_FLAG : DAT_PSP_CONSUMER_FLAG;
 	ref_ia_release(psp->obj.ia);
 	return DAT_SUCCESS;
 }
@@ -266,36 +220,7 @@ DAT_RETURN ref_psp_free(DAT_PSP_HANDLE h)
 		return rc;
 	/* Later requests are refused like with nobody listening; earlier
 	 * Connection Requests stay valid (dat_psp_free(3DAT)). */
-	if (ref_mutant("psp-free-keeps-handle")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("psp-free-rejects-pending-crs")) {
-		struct ref_list *pos, *tmp;
-
-		ref_list_for_each_safe(pos, tmp, &ia->objects) {
-			struct ref_obj *o = ref_container_of(pos, struct ref_obj,
-							     ia_link);
-			struct ref_cr *cr;
-
-			if (o->type != DAT_HANDLE_TYPE_CR)
-				continue;
-			cr = ref_container_of(o, struct ref_cr, obj);
-			if (cr->conn_qual != psp->conn_qual)
-				continue;
-			if (cr->conn)
-				cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
-			cr->conn = NULL;
-			ref_cr_delete(cr);	/* gone with the PSP */
-		}
-	}
 	psp->evd->users--;
-	if (ref_mutant("psp-free-keeps-listening")) {
-		/* unregistered, but still listening on the qualifier */
-		ref_obj_unregister(&psp->obj);
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
 	psp_teardown(psp);
 	ref_ia_release(ia);
 	return DAT_SUCCESS;

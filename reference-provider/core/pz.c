@@ -23,39 +23,20 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 	struct ref_ia *ia;
 	struct ref_pz *pz;
 	DAT_RETURN rc;
-	static int inside;	/* mutants only */
 
 	/* in and out again (it yields inside, so callers meet) */
-	if (ref_mutant("pz-create-not-mt-safe") &&
-	    ref_mutant_collides("pz-create-not-mt-safe", &inside))
-		return REF_ERR(DAT_INTERNAL_ERROR, 0);
 	rc = ref_obj_acquire(ia_handle, DAT_HANDLE_TYPE_IA,
 			     DAT_INVALID_HANDLE_IA, &obj);
 	if (rc)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if (!pz_handle && !ref_mutant("pz-create-leaks-on-null-pointer")) {
+	if (!pz_handle) {
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
 	}
-	if (pz_handle && ref_mutant("pz-create-singleton")) {
-		struct ref_list *pos;
-
-		ref_list_for_each(pos, &ia->objects) {
-			struct ref_obj *o = ref_container_of(pos, struct ref_obj,
-							     ia_link);
-
-			if (o->type == DAT_HANDLE_TYPE_PZ) {
-				*pz_handle = (DAT_PZ_HANDLE)o;
-				goto out;
-			}
-		}
-	}
 	if (ia->count[DAT_HANDLE_TYPE_PZ] >=
-	    ref_profile.max_pzs - (ref_mutant("pz-create-limit-off-by-one") ? 1 : 0)) {
-		rc = ref_mutant("pz-create-limit-wrong-code") ?
-		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
-		     REF_ERR(DAT_INSUFFICIENT_RESOURCES,
+	    ref_profile.max_pzs) {
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES,
 			     DAT_RESOURCE_PROTECTION_DOMAIN);
 		goto out;
 	}
@@ -91,21 +72,12 @@ DAT_RETURN ref_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
 			     DAT_INVALID_HANDLE_PZ, &obj);
 	if (rc)
 		return rc;
-	if (((unsigned int)mask & ~(unsigned int)DAT_PZ_FIELD_ALL) &&
-	    !ref_mutant("pz-query-mask-unchecked"))
+	if (((unsigned int)mask & ~(unsigned int)DAT_PZ_FIELD_ALL))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	else
-		param->ia_handle = ref_mutant("pz-query-wrong-ia") ?
-				   DAT_HANDLE_NULL : (DAT_IA_HANDLE)obj->ia;
-	if (!rc && ref_mutant("pz-query-reports-first-ia")) {
-		static struct ref_ia *first;
-
-		if (!first)
-			first = obj->ia;
-		param->ia_handle = (DAT_IA_HANDLE)first;
-	}
+		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
 	ref_obj_release(obj);
 	return rc;
 }
@@ -127,16 +99,10 @@ DAT_RETURN ref_pz_free(DAT_PZ_HANDLE pz_handle)
 		return rc;
 	pz = to_pz(obj);
 	ia = obj->ia;
-	if (pz->users > 0 && !ref_mutant("pz-free-ignores-users")) {
+	if (pz->users > 0) {
 		ref_ia_release(ia);
 		return REF_ERR(DAT_INVALID_STATE,
-			       ref_mutant("pz-free-in-use-wrong-subtype") ?
-			       DAT_INVALID_STATE_EP_UNCONNECTED :
 			       DAT_INVALID_STATE_PZ_IN_USE);
-	}
-	if (ref_mutant("pz-free-keeps-handle")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
 	}
 	ref_obj_unregister(obj);
 	ref_obj_free(pz);

@@ -5,7 +5,7 @@
  *
  * Ownership (two people write the provider side by side):
  *   this file, ia.c pz.c lmr.c rmr.c evd.c cno.c handle.c provider.c
- *   time.c mutants.c
+ *   time.c
  *       - handles, IA, PZ, LMR, RMR (incl. bind), EVD, CNO, the dispatch
  *         table and dat_provider_init/fini;
  *   conn.h, ep.c srq.c psp.c rsp.c cr.c dto.c and transport/
@@ -274,9 +274,6 @@ int ref_waiter_sleep(struct ref_waiter *w, struct ref_ia *ia,
  * wait (ref_conn_wait); waking it needs no eventfd round trip.
  */
 extern __thread struct ref_waiter *ref_waiter_running;
-/* Mutants only (ia-close-abort-left-in-thread): an abort an abrupt
- * dat_ia_close left pending in its thread (evd.c). */
-extern __thread bool ref_mut_abort_pending;
 
 /* ---- IA ----------------------------------------------------------------- */
 
@@ -379,7 +376,6 @@ struct ref_lmr {
 	DAT_VLEN registered_size;
 	DAT_COUNT users;	/* RMRs bound into it */
 	void *tp_mem;		/* transport registration (verbs: ibv_mr) */
-	void *shadow;		/* mutants lmr-rdma-*-needs-sync only */
 };
 
 struct ref_rmr {
@@ -392,10 +388,6 @@ struct ref_rmr {
 	DAT_RMR_CONTEXT rmr_context;
 	struct ref_ep *ep;		/* EP the bind was posted on */
 	void *tp_mem;			/* transport registration of the window */
-	/* mutants only: the binding before the last rebind, activation */
-	DAT_RMR_CONTEXT old_context;
-	DAT_LMR_TRIPLET old_triplet;
-	struct timespec active_at;
 };
 
 /*
@@ -476,8 +468,6 @@ struct ref_evd {
 					 * clear_unwaitable does not undo it */
 	bool overflowed;		/* overflow reported, not yet drained */
 	struct ref_cno *cno;
-	struct ref_cno *old_cno;	/* before dat_evd_modify_cno (mutants) */
-	bool mut_orphan;		/* kept by a closed IA (mutants) */
 	DAT_COUNT users;	/* EPs, PSPs, RSPs, SRQs, IAs that name it */
 	DAT_COUNT waiters;	/* 0 or 1: dat_evd_wait is exclusive */
 	DAT_COUNT threshold;	/* of the current waiter */
@@ -526,9 +516,6 @@ bool ref_evd_post_dto(struct ref_evd *evd, DAT_EP_HANDLE ep,
 struct ref_cno {
 	struct ref_obj obj;
 	DAT_OS_WAIT_PROXY_AGENT agent;
-	DAT_OS_WAIT_PROXY_AGENT old_agent;	/* mutants only */
-	struct ref_evd *first_evd;	/* mutants only */
-	bool had_agent;			/* mutants only: created with one */
 	DAT_COUNT users;	/* EVDs attached */
 	struct ref_evd *triggered;	/* pending trigger, for cno_wait */
 	DAT_COUNT waiters;
@@ -553,41 +540,6 @@ bool ref_deadline_passed(const struct timespec *deadline);
 int ref_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
 		  const struct timespec *deadline, bool infinite);
 void ref_cond_init(pthread_cond_t *cond);
-
-/* ---- mutants (proof that the suite can fail) ----------------------------- */
-
-/*
- * True when the run-time mutant switch (environment DATREF_MUTANT, read
- * when the library is loaded; a comma separated list) names @id.  Costs
- * one pointer compare when no mutant is set: it is asked dozens of times
- * per data transfer.  Mutant ids and the clause each one breaks are
- * listed in mutants.c.
- */
-extern const char **ref_mutants_on;	/* NULL while no mutant is set */
-bool ref_mutant_named(const char *id);
-static inline bool ref_mutant(const char *id)
-{
-	return __builtin_expect(ref_mutants_on != NULL, 0) &&
-	       ref_mutant_named(id);
-}
-/*
- * Marks a mutant id kept in a table (e.g. one per EP parameter) so that
- * tests/mutants/check_table.py finds it; expands to the string itself.
- */
-#define REF_MUTANT_ID(id) (id)
-/*
- * For mutants of the MT-Level "Safe" rules: with @id on, returns false
- * (the call must then fail) when another thread is between
- * ref_mutant_enter and ref_mutant_leave of the same @inside counter.
- * Always pair a true return with ref_mutant_leave(@id, @inside).
- */
-bool ref_mutant_enter(const char *id, int *inside);
-void ref_mutant_leave(const char *id, int *inside);
-/* ref_mutant_enter then ref_mutant_leave at once: true when another thread
- * was inside, where a call that is not MT-safe fails. */
-bool ref_mutant_collides(const char *id, int *inside);
-/* The DATREF_MUTANT value in effect ("none"), for dat_ia_query. */
-const char *ref_mutant_active(void);
 
 /* ---- provider records (provider.c) ---------------------------------------- */
 

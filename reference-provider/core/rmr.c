@@ -75,9 +75,7 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 	}
 	if (obj->ia->count[DAT_HANDLE_TYPE_RMR] >=
 	    ref_profile.max_rmrs - ref_profile.rmrs_taken_elsewhere) {
-		rc = ref_mutant("rmr-create-limit-wrong-code") ?
-		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
-		     REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
 		goto out;
 	}
 	rmr = ref_obj_alloc(sizeof(*rmr));
@@ -92,8 +90,7 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
-	if (!ref_mutant("rmr-create-skips-pz-user"))
-		pz->users++;
+	pz->users++;
 	*rmr_handle = (DAT_RMR_HANDLE)rmr;
 out:
 	ref_obj_release(obj);
@@ -116,13 +113,10 @@ DAT_RETURN ref_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
 	if (rc)
 		return rc;
 	rmr = to_rmr(obj);
-	if (((unsigned int)mask & ~(unsigned int)DAT_RMR_FIELD_ALL) &&
-	    !ref_mutant("rmr-query-mask-unchecked"))
+	if (((unsigned int)mask & ~(unsigned int)DAT_RMR_FIELD_ALL))
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	else if (!param)
 		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	else if (!rmr->bound && ref_mutant("rmr-query-unbound-refused"))
-		rc = REF_ERR(DAT_INVALID_STATE, 0);
 	if (!rc) {
 		memset(param, 0, sizeof(*param));
 		param->ia_handle = (DAT_IA_HANDLE)obj->ia;
@@ -131,8 +125,6 @@ DAT_RETURN ref_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
 		param->mem_priv = rmr->priv;
 		param->rmr_context = rmr->rmr_context;
 		ref_abi_fill_rmr_param(param);
-		if (ref_mutant("rmr-query-context-wrong"))
-			param->rmr_context = rmr->rmr_context ^ 1;
 	}
 	ref_obj_release(obj);
 	return rc;
@@ -152,23 +144,8 @@ DAT_RETURN ref_rmr_free(DAT_RMR_HANDLE rmr_handle)
 		return rc;
 	rmr = to_rmr(obj);
 	ia = obj->ia;
-	if (ref_mutant("rmr-free-keeps-handle")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("rmr-free-keeps-context") && rmr->bound) {
-		/* the window stays reachable: context mapped, memory kept */
-		rmr->lmr->users--;
-		rmr->pz->users--;
-		ref_obj_unregister(obj);
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("rmr-free-keeps-lmr-user") && rmr->bound)
-		rmr->lmr->users++;	/* rmr_unbind's decrement is undone */
 	rmr_unbind(rmr, true);
-	if (!ref_mutant("rmr-free-keeps-pz-user"))
-		rmr->pz->users--;
+	rmr->pz->users--;
 	ref_obj_unregister(obj);
 	ref_obj_free(rmr);
 	ref_ia_release(ia);
@@ -206,8 +183,7 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	struct ref_lmr *lmr = NULL;
 	struct ref_ia *ia;
 	bool unbind;
-	DAT_RMR_CONTEXT ctx = 0, old_ctx;
-	DAT_LMR_TRIPLET old_triplet;
+	DAT_RMR_CONTEXT ctx = 0;
 	DAT_RETURN rc, priv_rc = DAT_SUCCESS;
 
 	rc = ref_obj_acquire(rmr_handle, DAT_HANDLE_TYPE_RMR, RMR_HANDLE_SUB,
@@ -249,32 +225,15 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		if ((triplet->virtual_address < lmr->registered_address ||
 		     triplet->segment_length > lmr->registered_size ||
 		     triplet->virtual_address - lmr->registered_address >
-		     lmr->registered_size - triplet->segment_length) &&
-		    !ref_mutant("rmr-bind-bounds-unchecked"))
+		     lmr->registered_size - triplet->segment_length))
 			goto out;	/* ARG2 */
-		if (!rmr->bound && ref_mutant("rmr-bind-refuses-fresh-rmr")) {
-			rc = REF_ERR(DAT_INVALID_STATE, 0);
-			goto out;
-		}
 	}
 
-	rc = ref_ep_bind_check(ep, ref_mutant("rmr-bind-unsignalled-unchecked") ?
-				   flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG :
-				   flags);
-	if (DAT_GET_TYPE(rc) == DAT_INVALID_STATE &&
-	    ref_mutant("rmr-bind-any-state"))
-		rc = DAT_SUCCESS;
-	if (DAT_GET_TYPE(rc) == DAT_INSUFFICIENT_RESOURCES &&
-	    ref_mutant("rmr-bind-queue-full-accepted"))
-		rc = DAT_SUCCESS;
-	if (!rc && ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    ref_mutant("rmr-bind-refused-when-disconnected"))
-		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
+	rc = ref_ep_bind_check(ep, flags);
 	if (rc)
 		goto out;
 
-	if ((rmr->pz != ep->pz || (lmr && lmr->pz != rmr->pz)) &&
-	    !ref_mutant("rmr-bind-pz-unchecked")) {
+	if ((rmr->pz != ep->pz || (lmr && lmr->pz != rmr->pz))) {
 		rc = REF_ERR(DAT_PROTECTION_VIOLATION, 0);
 		goto out;
 	}
@@ -284,9 +243,8 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	if (lmr && (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) &&
 	    !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
 		rc = REF_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE);
-	if (rc && !ref_mutant("rmr-bind-priv-refused-after-binding"))
+	if (rc)
 		goto out;
-	/* (with that mutant a refused bind still binds, below) */
 	priv_rc = rc;
 	rc = DAT_SUCCESS;
 
@@ -294,8 +252,6 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		/* flushed: the binding does not change */
 		if (!unbind)
 			ctx = ref_ctx_new_dead(ia, REF_CTX_RMR);
-	} else if (unbind && ref_mutant("rmr-unbind-keeps-window")) {
-		;
 	} else if (unbind) {
 		rmr_unbind(rmr, true);
 	} else {
@@ -317,57 +273,21 @@ DAT_RETURN ref_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 				     DAT_RESOURCE_MEMORY);
 			goto out;
 		}
-		old_ctx = rmr->bound && !rmr->tp_mem ? rmr->rmr_context : 0;
-		old_triplet = rmr->triplet;
 		rmr_unbind(rmr, true);
-		if (old_ctx && ref_mutant("rmr-bind-reuses-context")) {
-			/* the new binding gets the old context again */
-			ref_ctx_remove(ia, ctx);
-			ctx = old_ctx;
-			ref_ctx_put(ia, ctx, REF_CTX_RMR, rmr);
-		} else if (old_ctx && ref_mutant("rmr-bind-old-context-kept")) {
-			/* the old context keeps reaching the old window */
-			ref_ctx_put(ia, old_ctx, REF_CTX_RMR, rmr);
-			rmr->old_context = old_ctx;
-			rmr->old_triplet = old_triplet;
-		}
 		rmr->tp_mem = mem;
 		rmr->bound = true;
 		rmr->lmr = lmr;
 		lmr->users++;
 		rmr->ep = ep;
-		if (old_ctx && ref_mutant("rmr-rebind-keeps-old-range"))
-			rmr->triplet = old_triplet;	/* the first window stays */
-		else
-			rmr->triplet = *triplet;
+		rmr->triplet = *triplet;
 		rmr->priv = priv;
 		rmr->rmr_context = ctx;
-		if (ref_mutant("rmr-bind-effective-late")) {
-			/* the window works 300 ms after the call */
-			clock_gettime(CLOCK_MONOTONIC, &rmr->active_at);
-			rmr->active_at.tv_nsec += 300000000L;
-			if (rmr->active_at.tv_nsec >= 1000000000L) {
-				rmr->active_at.tv_sec++;
-				rmr->active_at.tv_nsec -= 1000000000L;
-			}
-		}
 	}
 	if (priv_rc)
-		goto out;	/* mutant rmr-bind-priv-refused-after-binding */
-	if (ref_mutant("rmr-bind-suppress-ignored"))
-		flags &= ~DAT_COMPLETION_SUPPRESS_FLAG;
-	if (flags == DAT_COMPLETION_DEFAULT_FLAG &&
-	    ref_mutant("rmr-bind-completion-unsignalled"))
-		flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
-	if (ref_mutant("rmr-bind-cookie-lost"))
-		cookie.as_64 = 0;
-	if (!(ep->state == DAT_EP_STATE_DISCONNECTED ?
-	      ref_mutant("rmr-bind-disconnected-not-flushed") :
-	      ref_mutant("rmr-bind-no-completion")))
-		ref_ep_bind_complete(ep, rmr_handle, cookie, flags);
+		goto out;
+	ref_ep_bind_complete(ep, rmr_handle, cookie, flags);
 	if (rmr_context)
-		*rmr_context = ref_mutant("rmr-bind-context-not-returned") ?
-			       0 : ctx;
+		*rmr_context = ctx;
 out:
 	if (priv_rc)
 		rc = priv_rc;

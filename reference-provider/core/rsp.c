@@ -40,18 +40,6 @@ static void rsp_destroy_cb(struct ref_obj *obj)
 
 void ref_rsp_consumed(struct ref_rsp *rsp)
 {
-	if (ref_mutant("rsp-keeps-listening"))
-		return;		/* takes further requests */
-	if (ref_mutant("rsp-free-rejects-its-request")) {
-		/* stays alive (not listening) until dat_rsp_free */
-		if (rsp->listener)
-			rsp->obj.ia->transport->ops->unlisten(rsp->listener);
-		rsp->listener = NULL;
-		if (rsp->ep)
-			rsp->ep->rsp = NULL;
-		rsp->ep = NULL;
-		return;
-	}
 	rsp->evd->users--;
 	if (rsp->ep)
 		rsp->ep->rsp = NULL;
@@ -73,16 +61,10 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ref_container_of(obj, struct ref_ia, obj);
-	if ((qual == 0 || qual > 65535) &&
-	    ref_mutant("rsp-create-qual-range-unchecked"))
-		q = qual = qual & 0xffff;	/* the port number's bits */
-	if ((qual == 0 || qual > 65535) &&
-	    !ref_mutant("rsp-create-qual-range-unchecked"))
+	if ((qual == 0 || qual > 65535))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!out)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG5);
-	if (eph == DAT_HANDLE_NULL && ref_mutant("rsp-null-ep-no-provider-ep"))
-		return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (eph != DAT_HANDLE_NULL) {
 		rc = ref_lookup_ep(eph, &ep);
 		if (rc != DAT_SUCCESS)
@@ -101,22 +83,10 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	rc = ref_lookup_evd(evdh, DAT_EVD_CR_FLAG, DAT_INVALID_HANDLE_EVD_CR,
 			    ia, &evd);
 	if (rc != DAT_SUCCESS) {
-		if (ref_mutant("rsp-create-bad-evd-is-parameter"))
-			rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
 		goto out;
 	}
-	if (ep && ep->state != DAT_EP_STATE_UNCONNECTED &&
-	    !ref_mutant("rsp-create-ep-state-unchecked")) {
+	if (ep && ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = ref_ep_state_error(ep);
-		goto out;
-	}
-	if (ep && !ep->was_active && !ep->conn && ep->next_req_seq == 0 &&
-	    ep->rx_next_msn == 0 && ref_mutant("rsp-create-refuses-fresh-ep")) {
-		rc = REF_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED);
-		goto out;
-	}
-	if (ep && ep->srq && ref_mutant("rsp-create-refuses-srq-ep")) {
-		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
 	rsp = ref_obj_alloc(sizeof(*rsp));
@@ -128,9 +98,6 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 					&rsp->listener);
 	if (rc != DAT_SUCCESS) {
 		ref_obj_free(rsp);
-		if (DAT_GET_TYPE(rc) == DAT_CONN_QUAL_IN_USE &&
-		    ref_mutant("rsp-create-qual-in-use-wrong-code"))
-			rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
 	}
 	if (!ep) {
@@ -139,8 +106,6 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 		ref_ep_default_attr(ia, &a);
 		rc = ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a, true,
 				&ep);
-		if (ref_mutant("rsp-create-no-ep-keeps-listening") && rc)
-			goto out;	/* listener (and its RSP memory) left */
 		if (rc != DAT_SUCCESS) {
 			ia->transport->ops->unlisten(rsp->listener);
 			ref_obj_free(rsp);
@@ -159,8 +124,7 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 	rsp->evd = evd;
 	rsp->ep = ep;
 	evd->users++;
-	if (!ref_mutant("rsp-create-ep-state-unchanged"))
-		ep->state = DAT_EP_STATE_RESERVED;
+	ep->state = DAT_EP_STATE_RESERVED;
 	ep->rsp = rsp;
 	rsp->obj.destroy = rsp_destroy_cb;
 	*out = (DAT_RSP_HANDLE)rsp;
@@ -177,8 +141,7 @@ DAT_RETURN ref_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_RSP_FIELD_ALL) &&
-	    !ref_mutant("rsp-query-mask-unchecked"))
+	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_RSP_FIELD_ALL))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -188,8 +151,7 @@ DAT_RETURN ref_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 	p->ia_handle = (DAT_IA_HANDLE)rsp->obj.ia;
 	p->conn_qual = rsp->conn_qual;
 	p->evd_handle = (DAT_EVD_HANDLE)rsp->evd;
-	p->ep_handle = ref_mutant("rsp-query-ep-wrong") ? DAT_HANDLE_NULL :
-		       (DAT_EP_HANDLE)rsp->ep;
+	p->ep_handle = (DAT_EP_HANDLE)rsp->ep;
 	ref_ia_release(rsp->obj.ia);
 	return DAT_SUCCESS;
 }
@@ -207,52 +169,13 @@ DAT_RETURN ref_rsp_free(DAT_RSP_HANDLE h)
 	rc = ref_enter(&rsp->obj, DAT_HANDLE_TYPE_RSP);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (ref_mutant("rsp-free-keeps-handle")) {
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
-	if (ref_mutant("rsp-free-rejects-its-request")) {
-		struct ref_list *pos;
-
-		ref_list_for_each(pos, &ia->objects) {
-			struct ref_obj *o = ref_container_of(pos, struct ref_obj,
-							     ia_link);
-			struct ref_cr *cr;
-
-			if (o->type != DAT_HANDLE_TYPE_CR)
-				continue;
-			cr = ref_container_of(o, struct ref_cr, obj);
-			if (cr->conn_qual == rsp->conn_qual && cr->conn) {
-				cr->conn->tp->ops->reject(cr->conn, false, NULL, 0);
-				cr->conn = NULL;
-				ref_cr_delete(cr);	/* gone with the RSP */
-				break;
-			}
-		}
-	}
 	ep = rsp->ep;
 	rsp->evd->users--;
 	rsp->ep = NULL;
-	if (ref_mutant("rsp-free-keeps-listening")) {
-		/* unregistered, still listening (and still holding its EP) */
-		ref_obj_unregister(&rsp->obj);
-		rsp->ep = ep;
-		ref_ia_release(ia);
-		return DAT_SUCCESS;
-	}
 	rsp_teardown(rsp);
-	if (ref_mutant("ia-close-graceful-counts-provider-ep") && ep &&
-	    ep->provider_created && ep->state == DAT_EP_STATE_RESERVED) {
-		/* kept for reuse, but left among the IA's objects, where a
-		 * graceful dat_ia_close counts it as the Consumer's */
-		ep->rsp = NULL;
-		ep->state = DAT_EP_STATE_UNCONNECTED;
-		ep = NULL;
-	}
 	if (ep) {
 		ep->rsp = NULL;
-		if (ep->state == DAT_EP_STATE_RESERVED &&
-		    !ref_mutant("rsp-free-keeps-ep-reserved")) {
+		if (ep->state == DAT_EP_STATE_RESERVED) {
 			/* back to the Consumer (dat_rsp_free(3DAT)); a
 			 * Provider-made EP goes back to the Provider */
 			if (ep->provider_created)

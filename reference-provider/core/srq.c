@@ -30,33 +30,19 @@ static DAT_RETURN lookup_srq(DAT_SRQ_HANDLE h, struct ref_srq **srq)
 
 static void lw_event(struct ref_srq *srq)
 {
-	if (srq->lw_armed && (srq->available < srq->low_watermark ||
-			      (srq->available == srq->low_watermark &&
-			       ref_mutant("srq-lw-fires-at-equal")))) {
-		if (!ref_mutant("srq-lw-fires-every-time"))
-			srq->lw_armed = false;
+	if (srq->lw_armed && srq->available < srq->low_watermark) {
+		srq->lw_armed = false;
 		srq->lw_fired = true;
 		ref_ia_post_async(srq->obj.ia, REF_ASYNC_SRQ_EVENT,
 				  (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	}
 }
 
-/* Mutant srq-query-stale-after-reuse: depths of freed SRQs, by address. */
-static struct {
-	const void *addr;
-	DAT_COUNT depth;
-} srq_graveyard[64];
-
 void ref_srq_buffer_taken(struct ref_srq *srq)
 {
 	/* dat_srq_set_lw(3DAT): once, when an EP's take leaves fewer
 	 * buffers than the watermark. */
-	if (!ref_mutant("srq-lw-never-fires"))
-		lw_event(srq);
-	if (srq->low_watermark == 0 && srq->available == 0 &&
-	    ref_mutant("srq-default-lw-fires-when-empty"))
-		ref_ia_post_async(srq->obj.ia, REF_ASYNC_SRQ_EVENT,
-				  (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+	lw_event(srq);
 }
 
 void ref_srq_resume_eps(struct ref_srq *srq)
@@ -124,37 +110,29 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	ia = ref_container_of(obj, struct ref_ia, obj);
 	rc = ref_obj_lookup(pzh, DAT_HANDLE_TYPE_PZ, &obj);
 	if (rc != DAT_SUCCESS || obj->ia != ia)
-		return ref_mutant("srq-create-bad-pz-is-parameter") ?
-		       REF_INVALID_PARAM(DAT_INVALID_ARG2) :
-		       REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return REF_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	pz = ref_container_of(obj, struct ref_pz, obj);
 	if (!attr)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
 	if (!out)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG4);
-	if (attr->max_recv_iov == 1 && ref_mutant("srq-create-model-not-supported"))
-		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (!ref_profile.srq_supported)	/* profile: no SRQs at all */
 		return REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (attr->max_recv_dtos <= 0 ||
-	    (attr->max_recv_iov < 0 && !ref_mutant("srq-create-attrs-unchecked")) ||
+	    attr->max_recv_iov < 0 ||
 	    attr->max_recv_iov > ref_ia_limit(ref_profile.max_iov,
 				ia->ia_attr.max_iov_segments_per_dto) ||
 	    attr->low_watermark < 0 ||
 	    attr->low_watermark > attr->max_recv_dtos)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
-	if (attr->max_recv_dtos > max_depth(ia) ||
-	    (attr->max_recv_dtos == max_depth(ia) &&
-	     ref_mutant("srq-create-max-depth-refused")))
+	if (attr->max_recv_dtos > max_depth(ia))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 
 	rc = ref_enter(&ia->obj, DAT_HANDLE_TYPE_IA);
 	if (rc != DAT_SUCCESS)
 		return rc;
 	if (ia->count[DAT_HANDLE_TYPE_SRQ] >= ref_profile.max_srqs) {
-		rc = ref_mutant("srq-create-limit-wrong-code") ?
-		     REF_ERR(DAT_INTERNAL_ERROR, 0) :
-		     REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 		goto out;
 	}
 	srq = ref_obj_alloc(sizeof(*srq));
@@ -172,13 +150,9 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 
 		srq->max_recv_dtos = up <= max_depth(ia) ? up : max_depth(ia);
 	}
-	if (srq->max_recv_dtos > 1 && ref_mutant("srq-create-depth-short"))
-		srq->max_recv_dtos--;
 	srq->max_recv_iov = attr->max_recv_iov > 0 ? attr->max_recv_iov : 1;
 	srq->low_watermark = attr->low_watermark;
 	srq->lw_armed = attr->low_watermark > 0;
-	if (ref_mutant("srq-create-counts-a-user"))
-		srq->users = 1;
 	ref_list_init(&srq->free_q);
 	ref_list_init(&srq->eps);
 	ref_list_init(&srq->completed);
@@ -192,9 +166,6 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	/* A non-default watermark on an empty SRQ fires at once
 	 * (dat_srq_create(3DAT) DESCRIPTION). */
 	lw_event(srq);
-	if (attr->low_watermark == 0 && ref_mutant("srq-create-default-lw-fires"))
-		ref_ia_post_async(ia, REF_ASYNC_SRQ_EVENT, (DAT_HANDLE)srq,
-				  DAT_SRQ_LOW_WATERMARK_EVENT);
 	*out = (DAT_SRQ_HANDLE)srq;
 out:
 	ref_ia_release(ia);
@@ -213,20 +184,11 @@ DAT_RETURN ref_srq_free(DAT_SRQ_HANDLE h)
 	rc = ref_enter(&srq->obj, DAT_HANDLE_TYPE_SRQ);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (srq->users > 0 && !ref_mutant("srq-free-ignores-eps")) {
+	if (srq->users > 0) {
 		rc = REF_ERR(DAT_INVALID_STATE,
-			     ref_mutant("srq-free-in-use-no-subtype") ? 0 :
 			     DAT_INVALID_STATE_SRQ_IN_USE);
 	} else {
-		if (!ref_mutant("srq-free-keeps-pz-user"))
-			srq->pz->users--;
-		if (ref_mutant("srq-query-stale-after-reuse")) {
-			static unsigned int next;
-
-			srq_graveyard[next % 64].addr = srq;
-			srq_graveyard[next % 64].depth = srq->max_recv_dtos;
-			next++;
-		}
+		srq->pz->users--;
 		if (srq->users > 0) {
 			/* freed under its EPs: they let go of it */
 			while (!ref_list_empty(&srq->eps)) {
@@ -259,8 +221,7 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 	rc = ref_enter(&srq->obj, DAT_HANDLE_TYPE_SRQ);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (nseg < 0 || nseg > srq->max_recv_iov ||
-	    (nseg == 0 && ref_mutant("srq-post-recv-refuses-empty"))) {
+	if (nseg < 0 || nseg > srq->max_recv_iov) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
 		goto out;
 	}
@@ -268,32 +229,7 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
 		goto out;
 	}
-	if (srq->users == 0 && ref_mutant("srq-post-recv-refused-without-eps")) {
-		rc = REF_ERR(DAT_INVALID_STATE, 0);
-		goto out;
-	}
-	if (srq->users == 0 && !srq->lw_fired_mut_blocked &&
-	    ref_mutant("srq-post-recv-blocks-without-ep")) {
-		srq->lw_fired_mut_blocked = true;	/* once per SRQ */
-		/* "waits for an EP to attach", for a while */
-		struct timespec ts = { 1, 100000000L };
-
-		ref_ia_unlock(ia);
-		nanosleep(&ts, NULL);
-		ref_ia_lock(ia);
-	}
-	if (ref_mutant("srq-post-recv-refuses-duplicate-cookie")) {
-		struct ref_list *pos;
-
-		ref_list_for_each(pos, &srq->free_q)
-			if (ref_container_of(pos, struct ref_dto, link)->cookie.as_64 ==
-			    cookie.as_64) {
-				rc = REF_INVALID_PARAM(DAT_INVALID_ARG4);
-				goto out;
-			}
-	}
-	if (srq->outstanding >= srq->max_recv_dtos &&
-	    !ref_mutant("srq-post-recv-overfills")) {
+	if (srq->outstanding >= srq->max_recv_dtos) {
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 		goto out;
 	}
@@ -314,34 +250,8 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		dto->seg[i].tp_mem = NULL;
 		if (iov[i].segment_length == 0)
 			continue;
-		if ((iov[i].virtual_address & 7) &&
-		    ref_mutant("srq-post-recv-requires-alignment")) {
-			ref_dto_free(dto);
-			rc = REF_INVALID_PARAM(DAT_INVALID_ARG3);
-			goto out;
-		}
 		rc = ref_mem_check_local(ia, srq->pz, &iov[i],
-					 ref_mutant("srq-post-recv-write-priv-unchecked") ?
-					 0 : DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ptr, NULL);
-		if (DAT_GET_TYPE(rc) == DAT_PROTECTION_VIOLATION &&
-		    ref_mutant("srq-post-recv-pz-unchecked")) {
-			struct ref_lmr *lmr = ref_ctx_find(ia, iov[i].lmr_context,
-							   REF_CTX_LMR);
-
-			if (lmr)
-				rc = ref_mem_check_local(ia, lmr->pz, &iov[i],
-						DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-						&ptr, NULL);
-		}
-		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER &&
-		    ref_mutant("srq-post-recv-bounds-unchecked")) {
-			rc = DAT_SUCCESS;
-			ptr = (void *)(uintptr_t)iov[i].virtual_address;
-		}
-		if (DAT_GET_TYPE(rc) == DAT_PRIVILEGES_VIOLATION &&
-		    !ref_ctx_issued(ia, iov[i].lmr_context, REF_CTX_LMR) &&
-		    ref_mutant("srq-post-recv-invalid-lmr-wrong-code"))
-			rc = REF_ERR(DAT_PROTECTION_VIOLATION, 0);
+					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ptr, NULL);
 		if (rc != DAT_SUCCESS) {
 			ref_dto_free(dto);
 			goto out;
@@ -350,20 +260,8 @@ DAT_RETURN ref_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT nseg,
 		dto->length += iov[i].segment_length;
 	}
 	dto->srq = srq;
-	if (ref_mutant("srq-post-recv-deferred")) {
-		/* each buffer becomes available with the next post */
-		struct ref_dto *prev = srq->mut_pending;
-
-		srq->mut_pending = dto;
-		srq->outstanding++;
-		if (!prev)
-			goto out;
-		dto = prev;
-		srq->outstanding--;
-	}
 	ref_list_add_tail(&srq->free_q, &dto->link);
-	if (!ref_mutant("srq-post-recv-available-not-raised"))
-		srq->available++;
+	srq->available++;
 	srq->outstanding++;
 	ref_srq_resume_eps(srq);
 out:
@@ -381,8 +279,7 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_SRQ_FIELD_ALL) &&
-	    !ref_mutant("srq-query-mask-unchecked"))
+	if (((DAT_UINT32)mask & ~(DAT_UINT32)DAT_SRQ_FIELD_ALL))
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	if (!p)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG3);
@@ -399,29 +296,12 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	}
 	p->ia_handle = (DAT_IA_HANDLE)ia;
 	p->srq_state = srq->state;
-	p->pz_handle = ref_mutant("srq-query-wrong-pz") ? DAT_HANDLE_NULL :
-		       (DAT_PZ_HANDLE)srq->pz;
+	p->pz_handle = (DAT_PZ_HANDLE)srq->pz;
 	p->max_recv_dtos = srq->max_recv_dtos;
-	if (ref_mutant("srq-query-stale-after-reuse"))
-		for (int i = 0; i < 64; i++)
-			if (srq_graveyard[i].addr == srq)
-				p->max_recv_dtos = srq_graveyard[i].depth;
 	p->max_recv_iov = srq->max_recv_iov;
 	p->low_watermark = srq->low_watermark;
 	p->available_dto_count = srq->available;
 	p->outstanding_dto_count = srq->outstanding;
-	if (ref_mutant("srq-query-outstanding-is-available"))
-		p->outstanding_dto_count = srq->available;
-	if (ref_mutant("srq-query-available-counts-taken")) {
-		/* a buffer counts as available until its event is reaped */
-		struct ref_list *pos;
-
-		ref_list_for_each(pos, &srq->eps)
-			p->available_dto_count += ref_container_of(pos,
-				struct ref_ep, srq_link)->rx_alloc_count;
-		ref_list_for_each(pos, &srq->completed)
-			p->available_dto_count++;
-	}
 	if (out)
 		ref_profile_masked_copy(REF_Q_SRQ, out, p, mask);
 	ref_ia_release(ia);
@@ -436,12 +316,10 @@ DAT_RETURN ref_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT n)
 
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (n < 0 && ref_mutant("srq-resize-negative-accepted"))
-		return DAT_SUCCESS;	/* and nothing happens */
 	if (n < 0)
 		return REF_INVALID_PARAM(DAT_INVALID_ARG2);
 	ia = srq->obj.ia;
-	if (n > max_depth(ia) && !ref_mutant("srq-resize-max-unchecked"))
+	if (n > max_depth(ia))
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 	rc = ref_enter(&srq->obj, DAT_HANDLE_TYPE_SRQ);
 	if (rc != DAT_SUCCESS)
@@ -450,36 +328,15 @@ DAT_RETURN ref_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT n)
 	 * at EPs, completed but unreaped), nor below the low watermark. */
 	{
 		DAT_COUNT counted = srq->outstanding;
-		struct ref_list *pos;
 
-		if (ref_mutant("srq-resize-counts-only-on-srq"))
-			counted = srq->available;
-		if (ref_mutant("srq-resize-ignores-unreaped"))
-			ref_list_for_each(pos, &srq->completed)
-				counted--;
-		if ((n < counted && !ref_mutant("srq-resize-loses")) ||
-		    (n < srq->low_watermark &&
-		     !ref_mutant("srq-resize-ignores-lw")))
+		if (n < counted ||
+		    n < srq->low_watermark)
 			rc = REF_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		else if (ref_mutant("srq-resize-ignored"))
-			;
 		else if (n < srq->max_recv_dtos &&
-			 (ref_mutant("srq-resize-shrink-partial") ||
-			  ref_profile.srq_shrink_part_way))
+			 ref_profile.srq_shrink_part_way)
 			srq->max_recv_dtos = n + (srq->max_recv_dtos - n) / 2;
 		else
 			srq->max_recv_dtos = n;
-		if (rc && !ref_list_empty(&srq->free_q) &&
-		    ref_mutant("srq-resize-refused-drops-buffer")) {
-			struct ref_dto *dto = ref_container_of(srq->free_q.prev,
-							       struct ref_dto,
-							       link);
-
-			ref_list_del(&dto->link);
-			srq->available--;
-			srq->outstanding--;
-			ref_dto_free(dto);
-		}
 	}
 	ref_ia_release(ia);
 	return rc;
@@ -497,24 +354,15 @@ DAT_RETURN ref_srq_set_lw(DAT_SRQ_HANDLE h, DAT_COUNT lw)
 	rc = ref_enter(&srq->obj, DAT_HANDLE_TYPE_SRQ);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	if (lw < 0 || (lw > srq->max_recv_dtos &&
-			!ref_mutant("srq-set-lw-above-max-accepted"))) {
+	if (lw < 0 || lw > srq->max_recv_dtos) {
 		rc = REF_INVALID_PARAM(DAT_INVALID_ARG2);
-	} else if (ref_mutant("srq-set-lw-model-not-supported") ||
-		   !ref_profile.srq_watermarks_supported) {
+	} else if (!ref_profile.srq_watermarks_supported) {
 		rc = REF_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
-	} else if (srq->lw_fired && ref_mutant("srq-set-lw-after-event-ignored")) {
-		;	/* fired once: later settings are ignored */
 	} else {
-		bool same = lw == srq->low_watermark;
-
-		if (!ref_mutant("srq-set-lw-not-stored"))
-			srq->low_watermark = lw;
-		if (!(same && ref_mutant("srq-set-lw-same-value-no-rearm")))
-			srq->lw_armed = true;
+		srq->low_watermark = lw;
+		srq->lw_armed = true;
 		/* Below it already: the event comes from this call. */
-		if (!ref_mutant("srq-set-lw-no-event-during-call"))
-			lw_event(srq);
+		lw_event(srq);
 	}
 	ref_ia_release(ia);
 	return rc;

@@ -1218,10 +1218,9 @@ static void tx_answered(struct sock_conn *c, uint64_t upto)
 static int dto_iov(const struct ref_dto *dto, struct iovec *iov)
 {
 	int n = 0;
-	/* mutants: the segments are gathered last to first */
-	bool rev = dto->op == REF_WR_SEND ? ref_mutant("send-gather-reversed") :
+	bool rev = dto->op == REF_WR_SEND ? false :
 		   dto->op == REF_WR_RDMA_WRITE ?
-		   ref_mutant("rdma-write-gather-reversed") : false;
+		   false : false;
 
 	for (int j = 0; j < dto->nseg; j++) {
 		int i = rev ? dto->nseg - 1 - j : j;
@@ -1453,8 +1452,7 @@ static void conn_broken(struct sock_conn *c)
 		conn_fail(c, REF_TP_NON_PEER_REJECTED);
 		return;
 	case C_REQ_SENT:
-		conn_fail(c, ref_mutant("ep-connect-peer-death-timed-out") ?
-			  REF_TP_TIMED_OUT : REF_TP_NON_PEER_REJECTED);
+		conn_fail(c, REF_TP_NON_PEER_REJECTED);
 		return;
 	case C_ACCEPT_SENT:
 		conn_fail(c, REF_TP_ACCEPT_ERROR);
@@ -2385,9 +2383,6 @@ static void sock_close(struct ref_transport *base)
 		struct sock_conn *c = ref_container_of(tp->conns.next,
 						       struct sock_conn, link);
 
-		if (ref_mutant("ia-close-abrupt-leaves-connections") &&
-		    !c->released)
-			c->fd = -1;	/* leaked: the peer never sees the end */
 		c->released = true;
 		conn_close_now(c);	/* retires it to tp->dead */
 	}
@@ -2396,8 +2391,7 @@ static void sock_close(struct ref_transport *base)
 		struct sock_listener *l = ref_container_of(tp->listeners.next,
 						struct sock_listener, link);
 
-		if (!ref_mutant("ia-close-keeps-listeners"))	/* else: leaked */
-			close(l->fd);
+		close(l->fd);
 		ref_list_del(&l->link);
 		free(l);
 	}

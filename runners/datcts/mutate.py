@@ -1,8 +1,9 @@
 """`datcts mutate`: proves that the suite can fail.
 
-Every mutant of the reference provider (reference-provider/core/mutants.c,
-switched on with DATREF_MUTANT=<id>) breaks one rule and names the
-clause(s) of that rule.  For each mutant the cases of those clauses run
+Every hand-written mutant (tests/mutants/hand/*.toml, applied to a copy of
+the sources that this command builds, OUT/hand-src; switched on with
+DATREF_MUTANT=<id>, DATLIB_MUTANT=<id> for libdat's) breaks one rule and
+names the clause(s) of that rule.  For each mutant the cases of those clauses run
 with the mutant on; the mutant is
 
   killed        a case of one of its own clauses ends FAIL, CRASH or TIMEOUT
@@ -85,11 +86,6 @@ def add_parser(sub, add_build_opts) -> None:
 
 # ---------------------------------------------------------------- the table
 
-def find_tool(build_dir: Path) -> Path | None:
-    p = build_dir / "bin" / "datref-mutants"
-    return p if p.is_file() and os.access(p, os.X_OK) else None
-
-
 # The two subjects' switches: the provider's (libdaplref, core/mutants.c) and
 # the registry's (libdat, libdat/dat_mutants.c).
 VARIABLES = {"provider": "DATREF_MUTANT", "registry": "DATLIB_MUTANT"}
@@ -119,46 +115,26 @@ def baseline_task(key: str, case_by_id: dict) -> tuple:
     return (VARIANT_BASELINE + variant if variant else None, case_by_id[cid])
 
 
-def load_mutants(build_dir: Path, library: str | None, registry: bool = False) -> dict:
-    """The mutant table, as datref-mutants prints it from the library (the
-    provider's, or with registry=True libdat's).  Each mutant gets its
-    `subject` and the environment `variable` that switches it on."""
-    tool = find_tool(build_dir)
-    if tool is None:
-        raise MutateError(f"no {build_dir}/bin/datref-mutants (build the project)")
-    argv = [str(tool)] + (["--registry"] if registry else []) + ([library] if library else [])
+def load_tables(root: Path) -> dict:
+    """subject -> the mutant table (tests/mutants/hand/*.toml): {"subject",
+    "variable", "mutants": [{"id", "clauses", "what", "quick", "survives",
+    "variant", "subject", "variable"}]}."""
+    from datcts import handmut
     try:
-        p = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise MutateError(f"{tool}: {e}") from e
-    if p.returncode != 0:
-        raise MutateError(f"{' '.join(argv)}: exit {p.returncode}: "
-                          f"{p.stderr.decode(errors='replace').strip()}")
-    try:
-        doc = json.loads(p.stdout)
-    except ValueError as e:
-        raise MutateError(f"{tool} printed no JSON: {e}") from e
-    if doc.get("schema") != "datref-mutants/1":
-        raise MutateError(f"{tool}: unknown schema {doc.get('schema')!r}")
-    subject = "registry" if registry else "provider"
-    for m in doc["mutants"]:
-        m["subject"] = subject
-        m["variable"] = VARIABLES[subject]
-    return doc
+        return handmut.table(root)
+    except handmut.HandError as e:
+        raise MutateError(str(e)) from e
 
 
-def load_registry_mutants(build_dir: Path, dat: dict) -> tuple:
-    """The registry's table from the libdat the case build loads (run.dat),
-    or (None, why not): OFA's libdat2 has no mutants."""
+def registry_tables(tables: dict, dat: dict) -> tuple:
+    """The registry's table when the case build loads datcts's libdat (the
+    mutants are built into a copy of it), or (None, why not): OFA's libdat2
+    is not ours to mutate."""
     reg = dat.get("registry") or {}
-    lib = reg.get("resolved")
-    if reg.get("name") != "libdat" or not lib:
-        return None, (f"the registry {reg.get('name') or '?'} ({lib or reg.get('library')}) "
-                      "carries no mutant table: only datcts's libdat does")
-    try:
-        return load_mutants(build_dir, lib, registry=True), None
-    except MutateError as e:
-        return None, f"no registry mutant table: {e}"
+    if reg.get("name") != "libdat":
+        return None, (f"the registry {reg.get('name') or '?'} ({reg.get('resolved') or reg.get('library')}) "
+                      "has no mutants: only datcts's libdat is built with them")
+    return tables["registry"], None
 
 
 def load_catalog():
@@ -415,10 +391,12 @@ def cmd_mutate(args, cases_dir_for) -> int:
     env = setup.env()
     for var in VARIABLES.values():
         env.pop(var, None)
-    library = runmeta.resolve_library(setup.library, env)
-    table = load_mutants(build_dir, library)
+    root = Path(args.source_dir).resolve() if getattr(args, "source_dir", None) else \
+        mutgen_run.repo_root()
+    tables = load_tables(root)
+    table = tables["provider"]
     dat = runmeta.dat_fields(api, Path(cases_dir).resolve(), env)
-    reg_table, reg_missing = load_registry_mutants(build_dir, dat)
+    reg_table, reg_missing = registry_tables(tables, dat)
     catalog = load_catalog()
     levels = catalog_clauses(catalog)
     subjects = catalog_subjects(catalog)
@@ -451,8 +429,14 @@ def cmd_mutate(args, cases_dir_for) -> int:
         print(f"{len(mutants)} mutant(s)", file=sys.stderr)
         return 0
 
-    # The provider must be the one with the table, honouring the switch.
-    # (The registry's table is read from the very libdat the cases load.)
+    # The libraries with the mutants in them: a copy of the sources with
+    # every hand-written mutant applied (guarded, off unless named), built
+    # once; the cases load them for the baseline and for every mutant.
+    library, env, dat = hand_libraries(args, root, out_dir, setup, api, env,
+                                       any(m["subject"] == "registry" for m in mutants),
+                                       cases_dir, runmeta)
+
+    # The provider must be the copy with the mutants, honouring the switch.
     first = next((m for m in mutants if m["subject"] == "provider"), None)
     if first:
         probe = runmeta.find_probe(build_dir, cases_dir, api)
@@ -589,6 +573,45 @@ def cmd_mutate(args, cases_dir_for) -> int:
           f"{out_dir / 'mutants.html'}", file=sys.stderr)
     bad = [m for m in results if m["status"] != "killed" and not m.get("survives")]
     return 1 if bad or doc["errors"] else 0
+
+
+def hand_libraries(args, root: Path, out_dir: Path, setup, api: str, env: dict,
+                   registry: bool, cases_dir, runmeta) -> tuple:
+    """Builds the mutant copy (handmut.build) and points env at it: its
+    provider through a dat.conf of its own (OUT/hand-dat.conf), its libdat
+    (when a registry mutant runs) first on LD_LIBRARY_PATH; (the provider
+    library, env, run.dat of the registry the cases then load)."""
+    from datcts import handmut, mutgen_run
+    from datcts.provider import write_dat_conf
+    target = mutgen_run.TARGETS.get(api)
+    if target is None:
+        raise MutateError(f"no reference provider library for DAT {api}")
+    log = out_dir / "hand-build.log"
+    log.write_text("")
+    _say(args, f"datcts mutate: building the hand-written mutants into a copy of the sources "
+               f"({out_dir / 'hand-src'})")
+    t0 = time.monotonic()
+    try:
+        lib_dir = handmut.build(root, out_dir, [target] + (["dat"] if registry else []),
+                                args.jobs, log)
+    except handmut.HandError as e:
+        raise MutateError(str(e)) from e
+    _say(args, f"datcts mutate: mutant build done ({time.monotonic() - t0:.0f} s)")
+    library = str(lib_dir / f"lib{target}.so")
+    conf = out_dir / "hand-dat.conf"
+    write_dat_conf(conf, setup.ia, Path(library), setup.instance_data or "", api)
+    env = dict(env, DAT_OVERRIDE=str(conf))
+    if registry:
+        env["LD_LIBRARY_PATH"] = str(lib_dir) + (
+            ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    dat = runmeta.dat_fields(api, Path(cases_dir).resolve(), env)
+    if registry and (dat.get("registry") or {}).get("name") == "libdat":
+        # the case binaries' RUNPATH names the build's libdat; the loader
+        # takes LD_LIBRARY_PATH's first, the copy's
+        copy = lib_dir / "libdat.so.1"
+        dat["registry"] = dict(dat["registry"], resolved=str(copy.resolve()),
+                               sha256=runmeta.sha256_file(str(copy)))
+    return library, env, dat
 
 
 def _guess_area_cases(m: dict, cases: list) -> list:

@@ -531,18 +531,27 @@ def one_line(code: str) -> str:
     return code.replace("\\\n", " ").replace("\n", " ")
 
 
-def render(source: bytes, mutants: list) -> tuple:
+def render(source: bytes, mutants: list, with_prelude: bool = True) -> tuple:
     """The schemata of one file: (text, [mutants left out]).  mutants: those
     of this file, with distinct index values.  Guards add no line breaks and
     the prelude ends in `#line 1`, so a line of the schemata is the same line
     of the original (a compiler error names the mutants on it).  A mutant
-    whose range crosses another's (code from a macro) is left out."""
+    whose range crosses another's (code from a macro) is left out.
+
+    A hand-written mutant's placement (handmut.Placement) guards itself
+    (its wrap()); it is never left out: a generated mutant whose range
+    crosses one is.  A placement of zero width (an insertion) goes before
+    the ranges that start where it is, never inside them."""
+    hand = [m for m in mutants if hasattr(m, "wrap")]
+    crossing = [m for m in mutants if not hasattr(m, "wrap") and
+                any(h.start < m.start < h.end < m.end or m.start < h.start < m.end < h.end
+                    for h in hand)]
     # group by range; ranges nest (an AST) or are disjoint
     groups: dict = {}
     for m in mutants:
-        groups.setdefault((m.start, m.end), []).append(m)
-    spans = sorted(groups, key=lambda r: (r[0], -r[1]))
-    crossing = []
+        if m not in crossing:
+            groups.setdefault((m.start, m.end), []).append(m)
+    spans = sorted(groups, key=lambda r: (r[0], r[1] > r[0], -r[1]))
     # build the containment forest
     roots, stack, children = [], [], {r: [] for r in spans}
     for r in spans:
@@ -567,15 +576,23 @@ def render(source: bytes, mutants: list) -> tuple:
     def guard(r) -> bytes:
         orig = emit(r[0], r[1], children[r])
         # a removed statement's other branch must be void too
-        void = any(m.replacement == STATEMENT_REMOVED for m in groups[r])
-        expr = (b"(void)(" if void else b"(") + orig + b")"
-        for m in reversed(groups[r]):
-            expr = (f"(DATCTS_MUT({m.index}) ? ({one_line(m.replacement)}) : ".encode() +
-                    expr + b")")
+        generated = [m for m in groups[r] if not hasattr(m, "wrap")]
+        if generated:
+            void = any(m.replacement == STATEMENT_REMOVED for m in generated)
+            expr = (b"(void)(" if void else b"(") + orig + b")"
+            for m in reversed(generated):
+                expr = (f"(DATCTS_MUT({m.index}) ? ({one_line(m.replacement)}) : ".encode() +
+                        expr + b")")
+        else:
+            expr = orig
+        for m in reversed([m for m in groups[r] if hasattr(m, "wrap")]):
+            expr = m.wrap(expr)
         return expr
 
     body = emit(0, len(source), roots)
-    pre = _prelude_indexed(mutants, crossing).encode()
+    if not with_prelude:
+        return body, crossing
+    pre = _prelude_indexed([m for m in mutants if not hasattr(m, "wrap")], crossing).encode()
     return pre + body, crossing
 
 

@@ -38,7 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from datcts import mutgen
+from datcts import handmut, mutgen
 from datcts.discovery import discover, find_binaries, split_multi
 from datcts.execute import (SUPERVISOR_GRACE_S, LocalLauncher, ProcessTable, Runner,
                             communicate_supervised, normalize, synthesized)
@@ -127,6 +127,10 @@ def add_arguments(p) -> None:
                    help="do not re-run mutants the triage file lists: count them as it says "
                         "(equivalent/unspecified excluded, gap survived); for the CI sample, "
                         "where a survivor would run every case that reaches it")
+    g.add_argument("--recheck-triaged", type=int, default=None, metavar="N",
+                   help="with --trust-triage: still run N of the mutants triaged equivalent "
+                        "or unspecified (drawn with --seed); one that is killed is a triage "
+                        "error and fails the run")
     g.add_argument("--source-dir",
                    help="source tree to mutate (default: the tree bin/datcts belongs to)")
     g.add_argument("--config", action="append",
@@ -141,7 +145,8 @@ def add_arguments(p) -> None:
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
-                  "threshold", "triage", "trust_triage", "source_dir", "config")
+                  "threshold", "triage", "trust_triage", "recheck_triaged", "source_dir",
+                  "config")
 
 
 def refuse_generated_options(args) -> None:
@@ -416,11 +421,22 @@ COMPILE_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:(?:fa
                            r"note: in expansion of macro)", re.M)
 
 
-def schemata_for(path: Path, entry: dict, mutants: list, log: Path) -> tuple:
+def schemata_for(path: Path, entry: dict, mutants: list, log: Path, hand=None,
+                 include_first: Path | None = None) -> tuple:
     """(schemata bytes, [mutants that do not compile]).  A mutant whose
     guarded code a compiler error points at is left out, and the file is
-    checked again, until it compiles."""
+    checked again, until it compiles.  hand: the file's hand-written
+    mutants (handmut.schemata_sources: text with their state, placements,
+    ids, variable; and the state insertions), guarded in the same copy."""
     source = path.read_bytes()
+    hand_pre = b""
+    places = []
+    if hand is not None:
+        (text, places, ids, variable), shifts = hand
+        source = text.encode()
+        hand_pre = handmut.prelude(ids, variable).encode() if places else b""
+        for m in mutants:
+            m.start, m.end = handmut._shifted(m.start, m.end, shifts)
     live = list(mutants)
     failed = []
     for i, m in enumerate(mutants):
@@ -428,11 +444,15 @@ def schemata_for(path: Path, entry: dict, mutants: list, log: Path) -> tuple:
     argv0 = (entry.get("arguments") or entry["command"].split())[0]
     args = [a for a in mutgen.compile_args(entry) if a != "-Werror"]
     for _ in range(50):
-        text, crossing = mutgen.render(source, live)
+        text, crossing = mutgen.render(source, live + handmut.byte_ranges(
+            source.decode(errors="replace"), places))
+        text = hand_pre + text if hand_pre else text
         failed.extend(crossing)
         live = [m for m in live if m not in crossing]
+        # the copy's headers first: they hold the hand-written mutants' state
+        first = ["-iquote", str(include_first)] if include_first else []
         p = subprocess.run([argv0, *args, "-Wno-error", "-fsyntax-only", "-x", "c",
-                            "-iquote", str(path.parent), "-"],
+                            *first, "-iquote", str(path.parent), "-"],
                            input=text, capture_output=True, timeout=300)
         if p.returncode == 0:
             return text, failed
@@ -921,6 +941,28 @@ def score(counts: dict, excluded: int) -> float | None:
     return round(100.0 * (counts.get("killed", 0) + counts.get("timed-out", 0)) / total, 2)
 
 
+# Triage kinds that take a mutant out of the score: it cannot be killed (or
+# the pages do not say what is right).  Only a mutant that then was not
+# killed is left out: a killed one counts once, as killed, and is a triage
+# error (the claim was wrong).
+EXCLUDING_KINDS = ("equivalent", "unspecified")
+DETECTED = ("killed", "timed-out")
+
+
+def excluded_by_triage(r: dict) -> bool:
+    return r["status"] not in ("build-failed",) + DETECTED and \
+        (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS
+
+
+def triage_errors(results: list) -> list:
+    """The mutants triaged as not killable that a case killed (or hung):
+    {id, kind, status, killed_by}."""
+    return [{"id": r["id"], "kind": r["triage"]["kind"], "status": r["status"],
+             "killed_by": (r.get("killed_by") or [None])[0]}
+            for r in results if r["status"] in DETECTED and
+            (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS]
+
+
 def summarise(results: list) -> dict:
     """Counts and score per file and per function."""
     files: dict = {}
@@ -931,8 +973,7 @@ def summarise(results: list) -> dict:
                                                        "excluded": 0})
         for node in (f, fn):
             node["counts"][r["status"]] += 1
-            if r["status"] != "build-failed" and (r.get("triage") or {}).get("kind") in \
-                    ("equivalent", "unspecified"):
+            if excluded_by_triage(r):
                 node["excluded"] += 1
     for f in files.values():
         f["score"] = score(f["counts"], f["excluded"])
@@ -1276,12 +1317,29 @@ def cmd_generated(args, cases_dir_for) -> int:
     by_file: dict = {}
     for m in selected:
         by_file.setdefault(m.file, []).append(m)
+    # the hand-written mutants go into the same copy (docs/mutants.md, "The
+    # switch"): off, they are the original code the generated ones mutate
+    shifts: dict = {}
+    try:
+        hand = handmut.schemata_sources(root, *handmut.load(root), shifts)
+    except handmut.HandError as e:
+        raise GeneratedError(str(e)) from e
+    src = out / "mutant-src"
+    # the headers with the state hand-written mutants declare, in the copy
+    # before the files are checked against them
+    sync_tree(root, src, {rel: text.encode() for rel, (text, places, _i, _v) in hand.items()
+                          if not places})
     for rel, ms in by_file.items():
         path = root / rel
-        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log)
+        h = (hand[rel], shifts.get(rel, [])) if rel in hand else None
+        text, failed = schemata_for(path, command_for(commands, root, rel), ms, log, h,
+                                    src / Path(rel).parent)
         replaced[rel] = text
         failed_ids.update(m.id for m in failed)
-    src = out / "mutant-src"
+    for rel, (text, places, ids, variable) in hand.items():
+        if rel not in replaced:
+            replaced[rel] = handmut.render(text, places, ids, variable)[0] if places \
+                else text.encode()
     sync_tree(root, src, replaced)
     lib = build_library(src, out / "mutant-build", log, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
                         args.jobs, target)
@@ -1306,6 +1364,14 @@ def cmd_generated(args, cases_dir_for) -> int:
             elif t:
                 trusted.append(m)
         todo = [m for m in todo if m.id not in triage]
+        # a trusted claim is re-checked now and then: some excluded mutants
+        # of the sample run anyway, and a kill among them fails the run
+        excluded = sorted((m for m in trusted if triage[m.id]["kind"] in EXCLUDING_KINDS),
+                          key=lambda m: m.id)
+        recheck = random.Random(args.seed).sample(
+            excluded, min(getattr(args, "recheck_triaged", 0) or 0, len(excluded)))
+        trusted = [m for m in trusted if m not in recheck]
+        todo += recheck
 
     killers = Killers()
 
@@ -1371,9 +1437,9 @@ def cmd_generated(args, cases_dir_for) -> int:
     runs_s = time.monotonic() - t_start
 
     counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
-    excluded = sum(1 for r in results if r["status"] != "build-failed" and
-                   (r.get("triage") or {}).get("kind") in ("equivalent", "unspecified"))
+    excluded = sum(1 for r in results if excluded_by_triage(r))
     total_score = score(counts, excluded)
+    wrong_triage = triage_errors(results)
     untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
     unreached = [r["id"] for r in results if r["status"] == "not-reached" and not r.get("triage")]
     doc = {
@@ -1393,7 +1459,9 @@ def cmd_generated(args, cases_dir_for) -> int:
         "summary": {"generated": sum(map(len, generated.values())), "selected": len(selected),
                     **counts, "excluded_by_triage": excluded, "score": total_score,
                     "untriaged_survivors": len(untriaged),
-                    "untriaged_not_reached": len(unreached), "stale_triages": len(stale)},
+                    "untriaged_not_reached": len(unreached), "stale_triages": len(stale),
+                    "triage_errors": len(wrong_triage)},
+        "triage_errors": wrong_triage,
         "files": summarise(results),
         "stale_triages": stale,
         "untriaged_survivors": untriaged,
@@ -1405,6 +1473,8 @@ def cmd_generated(args, cases_dir_for) -> int:
     os.replace(tmp, out / "generated-mutants.json")
 
     print(text_summary(doc))
+    if wrong_triage:
+        return 1
     if args.threshold is not None:
         if total_score is None or total_score < args.threshold or untriaged:
             return 1
@@ -1426,6 +1496,10 @@ def text_summary(doc: dict) -> str:
                 if run.get("in_config_only") else ""),
              f"  untriaged: {s['untriaged_survivors']} survivor(s), "
              f"{s.get('untriaged_not_reached', 0)} not reached"]
+    for e in doc.get("triage_errors") or []:
+        lines.append(f"  triage error: {e['id']} is triaged {e['kind']} but was {e['status']}"
+                     + (f" by {e['killed_by']}" if e.get("killed_by") else "")
+                     + ": counted as detected; fix the triage")
     for name, c in (run.get("configs") or {}).items():
         lines.append(f"  config {name}: {c['mutants_run']} mutant(s) still alive ran the "
                      f"cases new to them there, {c['killed']} killed "

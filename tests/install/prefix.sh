@@ -40,7 +40,6 @@ grep -q "\"cases_dir\": \"$P/libexec/datcts/cases\"" run/results.json || fail "t
 run "$P/bin/datcts" report run >/dev/null 2>&1 || fail "datcts report"
 run "$P/bin/datcts" bundle run -o run.tar.gz >/dev/null 2>&1 || fail "datcts bundle"
 run "$P/bin/datcts" verify run.tar.gz || fail "datcts verify"
-run "$P/bin/datcts" mutate --list >/dev/null 2>&1 || fail "datcts mutate --list (datref-mutants on the installed provider)"
 run env DAT_OVERRIDE="$P/share/datcts/ref-provider/dat.conf" "$P/bin/dat-providers" | grep -q '^ref-sock ' ||
 	fail "dat-providers does not list the installed ref-sock"
 echo "PASSED: cmake --install --prefix $P; the installed datcts ran, reported, bundled and verified"

@@ -1,55 +1,38 @@
 #!/usr/bin/env python3
-"""Checks the mutant tables of the reference provider and of libdat, the
-registry (docs/mutants.md), each:
+"""Checks the hand-written mutants, tests/mutants/hand/*.toml (docs/mutants.md,
+"The table"):
 
-- `datref-mutants` prints it from the built library (schema datref-mutants/1),
-  ids unique, each with at least one clause;
-- every clause id it names is in the catalog (clauses/*.toml);
-- every mutant id the provider sources test (ref_mutant("..."),
-  ref_mutant_enter/leave) is in the table, and every table id is tested
-  somewhere (no dead entry, no switch that can never be turned on);
-- the quick subset (CI) is not empty;
+- every entry is well formed, its id unique (over all the files), lower-case
+  words joined by '-', with at least one clause and a text;
+- every clause id it names is in the catalog (clauses/*.toml), and a mutant
+  of registry.toml names only registry clauses;
+- every edit applies to the sources as they are: its anchor occurs exactly
+  once in its function (or in its context), the state it declares has its
+  place (the same check the schemata build makes);
 - a mutant's variant (the conforming variant its cases run under) is one
   the provider has;
-and that no id is in both tables, and that the registry's mutants name only
-clauses of the registry (catalog subject "registry").
+- each subject's quick subset (CI) is not empty;
+- the provider and the registry hold no mutant code: no switch
+  (ref_mutant, op_mutant, shadow_mutant, REF_MUTANT_ID, dat_mutant) and no
+  member or static marked "mutants only".
 
 usage: check_table.py BUILD_DIR
 """
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
+sys.path.insert(0, str(REPO / "runners"))
 
+from datcts import handmut  # noqa: E402
 
-def source_ids(root: Path, calls: str) -> dict:
-    """mutant id -> first file:line that tests it (@calls: the regex of the
-    switch functions)."""
-    found: dict = {}
-    for path in sorted(root.rglob("*.c")):
-        text = path.read_text(errors="replace")
-        # comments out (kept as blanks so line numbers stay right)
-        text = re.sub(r"/\*.*?\*/|//[^\n]*",
-                      lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-        for m in re.finditer(r"\b(?:" + calls + r")\s*\(", text):
-            i, depth = m.end(), 1
-            while i < len(text) and depth:
-                depth += {"(": 1, ")": -1}.get(text[i], 0)
-                i += 1
-            args = text[m.end():i - 1]
-            for lit in re.findall(r'"([^"\\]*)"', args):
-                if ID.match(lit):
-                    line = text.count("\n", 0, m.start()) + 1
-                    found.setdefault(lit, f"{path.relative_to(REPO)}:{line}")
-    return found
+LEFTOVER = re.compile(r"ref_mutant|op_mutant|shadow_mutant|REF_MUTANT_ID|\bdat_mutant\b|"
+                      r"mutants only", re.I)
 
 
 def catalog_ids(root: Path) -> dict:
@@ -64,60 +47,21 @@ def catalog_ids(root: Path) -> dict:
 
 def variant_ids(build: Path) -> set:
     """The conforming variants of the built provider (core/profile.c)."""
-    sys.path.insert(0, str(REPO / "runners"))
     from datcts.variants import load_variants
     return {v["id"] for v in load_variants(build / "lib" / "libdaplref.so")}
 
 
-# subject -> (datref-mutants arguments, sources, switch functions)
-TABLES = {
-    "provider": ([], "reference-provider", r"ref_mutant(?:_enter|_leave)?|REF_MUTANT_ID"),
-    "registry": (["--registry"], "libdat", r"dat_mutant"),
-}
-
-
-def check(build: Path, subject: str, clauses: dict, errors: list) -> dict:
-    args, src, calls = TABLES[subject]
-    p = subprocess.run([str(build / "bin" / "datref-mutants")] + args, capture_output=True,
-                       text=True)
-    if p.returncode != 0:
-        print(p.stderr, file=sys.stderr)
-        errors.append(f"datref-mutants {' '.join(args)} exited with {p.returncode}")
-        return {}
-    doc = json.loads(p.stdout)
-    if doc.get("schema") != "datref-mutants/1":
-        errors.append(f"{subject}: schema {doc.get('schema')!r}")
-    if doc.get("subject") != subject:
-        errors.append(f"{subject}: the table says subject {doc.get('subject')!r}")
-    table = {m["id"]: m for m in doc["mutants"]}
-    if len(table) != len(doc["mutants"]):
-        errors.append(f"{subject}: duplicate mutant ids")
-    for m in doc["mutants"]:
-        if not ID.match(m["id"]):
-            errors.append(f"{m['id']}: id must be lower-case words joined by '-'")
-        if not m["clauses"]:
-            errors.append(f"{m['id']}: names no clause")
-        for c in m["clauses"]:
-            if c not in clauses:
-                errors.append(f"{m['id']}: clause {c} is not in clauses/*.toml")
-            elif subject == "registry" and clauses[c] != "registry":
-                errors.append(f"{m['id']}: a registry mutant names {c}, a provider clause")
-        if not m["what"]:
-            errors.append(f"{m['id']}: says nothing about what it breaks")
-        if m.get("variant") and m["variant"] not in variant_ids(build):
-            errors.append(f"{m['id']}: variant {m['variant']} is not a variant of the provider")
-    used = source_ids(REPO / src, calls)
-    for mid, where in sorted(used.items()):
-        if mid not in table:
-            errors.append(f"{where}: tests mutant {mid}, which is not in the table")
-    for mid in sorted(table):
-        if mid not in used:
-            errors.append(f"mutant {mid} is in the table but no source tests it")
-    if not any(m["quick"] for m in doc["mutants"]):
-        errors.append(f"{subject}: no mutant is marked .quick (the CI subset is empty)")
-    print(f"check_table: {subject}: {len(table)} mutants, {len(used)} ids in the sources, "
-          f"{sum(1 for m in doc['mutants'] if m['quick'])} quick")
-    return table
+def leftovers() -> list:
+    out = []
+    for folder in ("reference-provider", "libdat"):
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.suffix not in (".c", ".h", ".map", ".txt") or not path.is_file():
+                continue
+            for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if LEFTOVER.search(line):
+                    out.append(f"{path.relative_to(REPO)}:{n}: mutant code in the sources: "
+                               f"{line.strip()}")
+    return out
 
 
 def main(argv) -> int:
@@ -126,10 +70,48 @@ def main(argv) -> int:
         return 2
     build = Path(argv[1])
     errors: list = []
+    try:
+        mutants, states = handmut.load(REPO)
+    except handmut.HandError as e:
+        print(f"check_table: {e}", file=sys.stderr)
+        return 1
     clauses = catalog_ids(REPO / "clauses")
-    tables = {subj: check(build, subj, clauses, errors) for subj in TABLES}
-    for mid in sorted(set(tables["provider"]) & set(tables["registry"])):
-        errors.append(f"mutant id {mid} is in both tables")
+    seen: dict = {}
+    variants = None
+    for m in mutants:
+        if m.id in seen:
+            errors.append(f"{m.source}: mutant {m.id} is also in {seen[m.id]}")
+        seen[m.id] = m.source
+        if not handmut.ID.match(m.id):
+            errors.append(f"{m.id}: id must be lower-case words joined by '-'")
+        if not m.clauses:
+            errors.append(f"{m.id}: names no clause")
+        for c in m.clauses:
+            if c not in clauses:
+                errors.append(f"{m.id}: clause {c} is not in clauses/*.toml")
+            elif m.subject == "registry" and clauses[c] != "registry":
+                errors.append(f"{m.id}: a registry mutant names {c}, a provider clause")
+        if not m.text.strip():
+            errors.append(f"{m.id}: says nothing about what it breaks")
+        for e in m.edits:
+            want = handmut.SUBJECTS[m.subject][1] + "/"
+            if not e.file.startswith(want):
+                errors.append(f"{m.id}: edits {e.file}, outside {want} ({m.subject})")
+        if m.variant:
+            variants = variants if variants is not None else variant_ids(build)
+            if m.variant not in variants:
+                errors.append(f"{m.id}: variant {m.variant} is not a variant of the provider")
+    try:
+        handmut.schemata_files(REPO)
+    except handmut.HandError as e:
+        errors.extend(str(e).splitlines()[1:] or [str(e)])
+    for subject in handmut.SUBJECTS:
+        mine = [m for m in mutants if m.subject == subject]
+        if not any(m.quick for m in mine):
+            errors.append(f"{subject}: no mutant is marked quick (the CI subset is empty)")
+        print(f"check_table: {subject}: {len(mine)} mutants, "
+              f"{sum(len(m.edits) for m in mine)} edits, {sum(1 for m in mine if m.quick)} quick")
+    errors.extend(leftovers())
     for e in errors:
         print(f"check_table: {e}", file=sys.stderr)
     print(f"check_table: {len(errors)} problem(s)")

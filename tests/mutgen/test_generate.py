@@ -196,6 +196,23 @@ def test_score_excludes_build_failed_and_triaged():
     assert mutgen_run.score({"build-failed": 2}, 0) is None
 
 
+def test_killed_mutant_triaged_equivalent_counts_once_and_is_a_triage_error():
+    eq = {"kind": "equivalent"}
+    results = [
+        {"id": "a", "file": "f.c", "function": "g", "status": "killed", "triage": eq,
+         "killed_by": ["c1"]},
+        {"id": "b", "file": "f.c", "function": "g", "status": "survived", "triage": eq},
+        {"id": "c", "file": "f.c", "function": "g", "status": "survived", "triage": None},
+        {"id": "d", "file": "f.c", "function": "g", "status": "killed", "triage": None},
+    ]
+    # a: killed, so in the score as killed (not excluded); b: excluded
+    f = mutgen_run.summarise(results)["f.c"]
+    assert f["excluded"] == 1
+    assert f["score"] == round(100 * 2 / 3, 2)
+    assert mutgen_run.triage_errors(results) == [
+        {"id": "a", "kind": "equivalent", "status": "killed", "killed_by": "c1"}]
+
+
 def test_sample_is_fixed_by_its_seed(cindex):
     generated = {REL: generate(cindex)}
     ids = lambda ms: sorted(m.id for m in ms)

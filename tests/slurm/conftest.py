@@ -31,6 +31,21 @@ def build() -> Path:
 
 
 @pytest.fixture(scope="session")
+def mutant_provider(build) -> Path:
+    """libdaplref with the hand-written mutants in it: the copy of the
+    sources `datcts mutate` builds (docs/mutants.md, "The switch"); the
+    provider built from the sources has none."""
+    from datcts import handmut
+    out = Path(os.environ.get("DATCTS_TEST_OUT") or tempfile.mkdtemp()) / "mutant-copy"
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        lib_dir = handmut.build(REPO, out, ["daplref"], 2, out / "build.log")
+    except handmut.HandError as e:
+        pytest.fail(f"the mutant copy does not build: {e}")
+    return lib_dir / "libdaplref.so"
+
+
+@pytest.fixture(scope="session")
 def cluster():
     why = cluster_mod.unavailable()
     if why:

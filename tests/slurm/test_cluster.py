@@ -12,6 +12,7 @@ import time
 import pytest
 
 from conftest import NODES, allocate, jobs, listed, slurm, steps_of
+from datcts.provider import DEFAULT_IA_FOR_LIBRARY, write_dat_conf
 
 # Two pages with single-node and two-node cases (54 cases, 15 two-node, when written)
 # (connection establishment, rejections, private data, ...).
@@ -88,8 +89,14 @@ def test_all_pairs_on_an_allocation_of_its_own(cluster, run_datcts):
     assert left == []
 
 
-def test_a_node_whose_provider_is_a_mutant_is_singled_out(cluster, run_datcts, tmp_path):
-    cluster.set_node_env("node2", {"DATREF_MUTANT": MUTANT})
+def test_a_node_whose_provider_is_a_mutant_is_singled_out(cluster, run_datcts, tmp_path,
+                                                         mutant_provider):
+    # node2 loads the copy with the mutants (its own dat.conf, the same IA
+    # name and address the runner gives it) and switches two of them on
+    conf = tmp_path / "node2-dat.conf"
+    write_dat_conf(conf, DEFAULT_IA_FOR_LIBRARY, mutant_provider,
+                   f"sock:{cluster.addr['node2']}", "1.2")
+    cluster.set_node_env("node2", {"DATREF_MUTANT": MUTANT, "DAT_OVERRIDE": str(conf)})
     try:
         r = run_datcts(*FEW, "--nodes", NODES)
     finally:
