@@ -156,7 +156,8 @@ run datcts report run || fail "datcts report"
 run datcts bundle run -o run.tar.gz || fail "datcts bundle"
 run datcts verify run.tar.gz || fail "datcts verify"
 run datcts coverage >/dev/null || fail "datcts coverage"
-run datcts mutate --list >/dev/null 2>&1 || fail "datcts mutate --list"
+# (datcts mutate is not checked here: it applies the hand-written mutants to a copy of the
+# provider's sources, which a checkout has and the packages do not ship; docs/mutants.md)
 
 if ((${#installed[@]})) && [[ "${DATCTS_KEEP_INSTALLED:-0}" != 1 ]]; then
 	step "apt-get purge ${installed[*]}"
