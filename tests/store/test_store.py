@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CATALOG, REPO, make_run, passing_cases, write_run
+from datcts_reports import VERDICT_SCHEMA
 
 from datcts_reports import catalog as catalog_mod
 from datcts_reports.analysis import Analysis
@@ -251,7 +252,7 @@ def test_recompute_follows_the_current_rules(store_url, three_runs):
         assert recompute(st) == (1, 0)
         assert {o["clause"]: o["outcome"] for o in queries.outcomes(st, run_id)} == right
         r = queries.run(st, run_id)
-        assert r["verdict"] == "not-conformant" and r["rules"] == "datcts-verdict/3"
+        assert r["verdict"] == "not-conformant" and r["rules"] == VERDICT_SCHEMA
 
 
 def datcts(*args, env=None):
