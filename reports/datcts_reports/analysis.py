@@ -225,6 +225,19 @@ def _worst_bad_state(results: list) -> str:
     return max(bad, key=STATES.index) if bad else "FAIL"
 
 
+def _resolve_not_failing(cv: ClauseView, outs: list) -> None:
+    """not-run, waived, or holding (pass/unsupported): the chart and why."""
+    if cv.status == "not-run":
+        cv.chart = "NOT RUN"
+        cv.why = "not run: " + ", ".join(cv.not_run)
+    elif cv.status == "waived":
+        cv.chart = "WAIVED"
+        cv.why = "; ".join(f"{r['id']} waived: {r['waiver']['reason']}"
+                           for o, r in outs if o == "waived")
+    else:
+        _resolve_holds(cv)
+
+
 def _resolve_holds(cv: ClauseView) -> None:
     """pass or unsupported: the chart and why."""
     if cv.status == "unsupported":
@@ -296,15 +309,7 @@ def _excuse_v4(cv: ClauseView, failing_pages: set, failing_clauses: set) -> None
     cv.excused = excused
     ranked = judged + (["not-run"] if cv.not_run else [])
     cv.status = max(ranked, key=_RANK.__getitem__)
-    if cv.status == "not-run":
-        cv.chart = "NOT RUN"
-        cv.why = "not run: " + ", ".join(cv.not_run)
-    elif cv.status == "waived":
-        cv.chart = "WAIVED"
-        cv.why = "; ".join(f"{r['id']} waived: {r['waiver']['reason']}"
-                           for o, r in outs if o == "waived")
-    else:
-        _resolve_holds(cv)
+    _resolve_not_failing(cv, outs)
     n, m = cv.judged_by
     cv.why = (cv.why + "; " if cv.why else "") + f"judged by {n} of its {m} cases; " + \
         "; ".join(f"{r['id']} not: {why}" for r, why in excused)
@@ -344,15 +349,8 @@ def _resolve(cv: ClauseView) -> None:
             else:
                 parts.append(f"{r['id']}: {r['state']}" + (f": {r['message']}" if r["message"] else ""))
         cv.why = "; ".join(parts)
-    elif cv.status == "not-run":
-        cv.chart = "NOT RUN"
-        cv.why = "not run: " + ", ".join(cv.not_run)
-    elif cv.status == "waived":
-        cv.chart = "WAIVED"
-        cv.why = "; ".join(f"{r['id']} waived: {r['waiver']['reason']}"
-                           for o, r in outs if o == "waived")
     else:
-        _resolve_holds(cv)
+        _resolve_not_failing(cv, outs)
 
 
 class Analysis:
@@ -638,7 +636,7 @@ class Analysis:
                 else:
                     key, side = attribution.blocking_cause(
                         first, cv.clause.subject,
-                        getattr(cv.clause, "expect", None) or cv.clause.text)
+                        cv.clause.expect or cv.clause.text)
                     case = first["id"]
             g = groups.setdefault((oc, key), {"cause": key, "outcome": oc, "side": side,
                                               "clauses": [], "cases": []})

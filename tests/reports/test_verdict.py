@@ -680,3 +680,15 @@ def test_a_case_of_several_clauses_fails_only_the_clause_whose_check_missed(tmp_
     # without DC_FOR_CLAUSE a miss fails every clause the case names
     a = Analysis(cat, make_doc([result("dat_ep_free.a", "FAIL", clauses=clauses)]))
     assert [a.views[c].status for c in clauses] == ["fail"] * 3
+
+
+def test_model_not_supported_pages_match_the_harness():
+    """The verdict's list of pages that give DAT_MODEL_NOT_SUPPORTED is the
+    harness's (harness/attrs.c model_ns_pages): one fact, checked in two places."""
+    import re
+    from datcts_reports import REPO
+    from datcts_reports.analysis import MODEL_NOT_SUPPORTED_PAGES
+    src = (REPO / "harness" / "attrs.c").read_text()
+    table = src[src.index("model_ns_pages[]"):]
+    table = table[:table.index("};")]
+    assert set(re.findall(r'"(dat_[a-z_]+)"', table)) == set(MODEL_NOT_SUPPORTED_PAGES)
