@@ -150,17 +150,16 @@ static int dto_iov(const struct ref_dto *dto, uint64_t len, struct iovec *iov,
 		   int max)
 {
 	int n = 0;
-	bool rev = false;
 
 	for (int j = 0; j < dto->nseg && len > 0 && n < max; j++) {
-		int i = rev ? dto->nseg - 1 - j : j;
-		uint64_t k = dto->seg[i].len;
+		const struct ref_seg *seg = &dto->seg[j];
+		uint64_t k = seg->len;
 
 		if (k == 0)
 			continue;
 		if (k > len)
 			k = len;
-		iov[n].iov_base = dto->seg[i].ptr;
+		iov[n].iov_base = seg->ptr;
 		iov[n].iov_len = (size_t)k;
 		len -= k;
 		n++;
@@ -399,13 +398,10 @@ static void issue_requests(struct ref_ep *ep)
 	}
 }
 
-static bool request_precheck_state(const struct ref_ep *ep, enum ref_wr_op op)
+static bool request_precheck_state(const struct ref_ep *ep)
 {
-	(void)op;	/* a rule that differs per post call would ask it */
-	if (ep->state == DAT_EP_STATE_CONNECTED ||
-	    ep->state == DAT_EP_STATE_DISCONNECTED)
-		return true;
-	return false;
+	return ep->state == DAT_EP_STATE_CONNECTED ||
+	       ep->state == DAT_EP_STATE_DISCONNECTED;
 }
 
 void ref_ep_req_progress(struct ref_ep *ep)
@@ -431,14 +427,21 @@ void ref_ep_req_progress(struct ref_ep *ep)
 	issue_requests(ep);
 }
 
-/* Common checks of the four request posts. */
+/* Common checks of the four request posts (@op), against the EP's
+ * segment limit of that kind of request. */
 static DAT_RETURN request_precheck(struct ref_ep *ep, enum ref_wr_op op,
 				   DAT_COMPLETION_FLAGS flags,
-				   DAT_COUNT nseg, const DAT_LMR_TRIPLET *iov,
-				   DAT_COUNT max_iov,
-				   DAT_RETURN_SUBTYPE flags_arg)
+				   DAT_COUNT nseg, const DAT_LMR_TRIPLET *iov)
 {
-	if (!request_precheck_state(ep, op))
+	DAT_COUNT max_iov = op == REF_WR_SEND ? ep->attr.max_request_iov :
+			    op == REF_WR_RDMA_WRITE ? ep->attr.max_rdma_write_iov :
+			    op == REF_WR_RDMA_READ ? ep->attr.max_rdma_read_iov : 0;
+	/* dat_ep_post_send takes the flags fifth; the RDMA posts and
+	 * dat_rmr_bind sixth */
+	DAT_RETURN_SUBTYPE flags_arg = op == REF_WR_SEND ? DAT_INVALID_ARG5
+							 : DAT_INVALID_ARG6;
+
+	if (!request_precheck_state(ep))
 		return ref_ep_state_error(ep);
 	if ((DAT_UINT32)flags & ~(DAT_UINT32)KNOWN_FLAGS)
 		return REF_INVALID_PARAM(flags_arg);
@@ -476,18 +479,12 @@ static DAT_RETURN post_request(DAT_EP_HANDLE eph, enum ref_wr_op op,
 	struct ref_ep *ep;
 	struct ref_ia *ia;
 	struct ref_dto *dto;
-	DAT_COUNT max_iov;
 	DAT_RETURN rc = ref_acquire_ep(eph, &ep);
-	DAT_RETURN_SUBTYPE flags_arg = op == REF_WR_SEND ? DAT_INVALID_ARG5
-							 : DAT_INVALID_ARG6;
 
 	if (rc != DAT_SUCCESS)
 		return rc;
 	ia = ep->obj.ia;
-	max_iov = op == REF_WR_SEND ? ep->attr.max_request_iov :
-		  op == REF_WR_RDMA_WRITE ? ep->attr.max_rdma_write_iov :
-					    ep->attr.max_rdma_read_iov;
-	rc = request_precheck(ep, op, flags, nseg, iov, max_iov, flags_arg);
+	rc = request_precheck(ep, op, flags, nseg, iov);
 	if (rc != DAT_SUCCESS)
 		goto out;
 	if (op != REF_WR_SEND && !remote) {
@@ -569,8 +566,7 @@ DAT_RETURN ref_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT nseg,
 
 DAT_RETURN ref_ep_bind_check(struct ref_ep *ep, DAT_COMPLETION_FLAGS flags)
 {
-	return request_precheck(ep, REF_WR_BIND, flags, 0, NULL, 0,
-				DAT_INVALID_ARG6);
+	return request_precheck(ep, REF_WR_BIND, flags, 0, NULL);
 }
 
 void ref_ep_bind_complete(struct ref_ep *ep, DAT_RMR_HANDLE rmr,

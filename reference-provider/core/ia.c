@@ -212,16 +212,13 @@ static void fill_provider_attr(struct ref_ia *ia)
 						    DAT_MEM_TYPE_LMR |
 						    DAT_MEM_TYPE_SHARED_VIRTUAL);
 	p->iov_ownership_on_return = ref_profile.iov_ownership;
-	p->dat_qos_supported = (DAT_QOS)((ia->qos_supported &
-					  ~(0)) |
-					 (0));
+	p->dat_qos_supported = (DAT_QOS)ia->qos_supported;
 	p->completion_flags_supported =
 		(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
 				       DAT_COMPLETION_SOLICITED_WAIT_FLAG |
 				       DAT_COMPLETION_UNSIGNALLED_FLAG |
 				       DAT_COMPLETION_BARRIER_FENCE_FLAG |
-				       DAT_COMPLETION_EVD_THRESHOLD_FLAG |
-				       (0));
+				       DAT_COMPLETION_EVD_THRESHOLD_FLAG);
 	/* must match the registry key (dat.conf "nonthreadsafe") */
 	p->is_thread_safe = DAT_FALSE;
 	p->max_private_data_size = ref_profile.max_private_data;

@@ -8,7 +8,7 @@
  * only what the pages leave to the provider, reports it in dat_ia_query and
  * enforces it, and cites the text that allows the choice.  `datcts variants`
  * runs the suite on each: none may be judged NOT CONFORMANT
- * (docs/mutants.md, "Conforming variants").  Mutants (mutants.c) are the
+ * (docs/mutants.md, "Conforming variants").  Mutants (tests/mutants/hand) are the
  * opposite: illegal providers the suite must fail.
  */
 #include "ref.h"

@@ -51,10 +51,6 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
-	if (!pz_handle) {	/* mutant: the check came too late */
-		rc = REF_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto out;
-	}
 	*pz_handle = (DAT_PZ_HANDLE)pz;
 out:
 	ref_obj_release(obj);

@@ -1218,17 +1218,14 @@ static void tx_answered(struct sock_conn *c, uint64_t upto)
 static int dto_iov(const struct ref_dto *dto, struct iovec *iov)
 {
 	int n = 0;
-	bool rev = dto->op == REF_WR_SEND ? false :
-		   dto->op == REF_WR_RDMA_WRITE ?
-		   false : false;
 
 	for (int j = 0; j < dto->nseg; j++) {
-		int i = rev ? dto->nseg - 1 - j : j;
+		const struct ref_seg *seg = &dto->seg[j];
 
-		if (dto->seg[i].len == 0)
+		if (seg->len == 0)
 			continue;
-		iov[n].iov_base = dto->seg[i].ptr;
-		iov[n].iov_len = (size_t)dto->seg[i].len;
+		iov[n].iov_base = seg->ptr;
+		iov[n].iov_len = (size_t)seg->len;
 		n++;
 	}
 	return n;

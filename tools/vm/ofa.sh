@@ -52,7 +52,8 @@ programs)
 	;;
 perf)
 	rc=0
-	/usr/bin/python3 "$programs" --perf --dat-conf "$conf" --ia "ref-verbs-$dev,ofa-v2-$dev" --host "$ip" \
+	/usr/bin/python3 "$programs" --perf --rounds "${DATCTS_VM_BENCH_ROUNDS:-3}" \
+		--dat-conf "$conf" --ia "ref-verbs-$dev,ofa-v2-$dev" --host "$ip" \
 		>"$out/$dev-ofa-perf.txt" 2>&1 || rc=1
 	sed -n "s/^/$dev dapltest -T P /p" "$out/$dev-ofa-perf.txt" | grep -E 'median|ratio|no figure' >>"$bench"
 	exit "$rc"
