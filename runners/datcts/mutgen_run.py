@@ -331,15 +331,21 @@ def command_for(commands: dict, root: Path, rel: str) -> dict:
 def select(by_file: dict, functions: list, sample: int | None, seed: int,
            ids: list | None = None) -> list:
     """The mutants of the given functions and ids (globs; none: all), or a
-    sample of them fixed by the seed."""
+    sample of them fixed by the seed: the N whose ids rank first by a hash
+    of seed and id (a bottom-k sample), so that an edit which adds or
+    removes mutants changes the sample by about as many, not all of it."""
     chosen = [m for ms in by_file.values() for m in ms
               if (not functions or any(fnmatch.fnmatchcase(m.function, g) for g in functions))
               and (not ids or any(fnmatch.fnmatchcase(m.id, g) for g in ids))]
     if sample is not None and sample < len(chosen):
-        ids = sorted(m.id for m in chosen)
-        keep = set(random.Random(seed).sample(ids, sample))
+        keep = set(sorted((m.id for m in chosen), key=lambda i: sample_rank(seed, i))[:sample])
         chosen = [m for m in chosen if m.id in keep]
     return chosen
+
+
+def sample_rank(seed: int, mutant_id: str) -> str:
+    """Where a mutant falls in the sample's order (select)."""
+    return hashlib.sha256(f"{seed}:{mutant_id}".encode()).hexdigest()
 
 
 # ---------------------------------------------------------------- builds

@@ -1,5 +1,6 @@
 """Each operator's mutants on a small fixture, id stability, and the mutant
 schemata: it compiles, and DATCTS_GENMUT switches one mutant on at run time."""
+import dataclasses
 import os
 import re
 import shutil
@@ -228,6 +229,22 @@ def test_sample_is_fixed_by_its_seed(cindex):
     assert ids(mutgen_run.select(generated, [], None, 0, [one])) == [one]
     assert ids(mutgen_run.select(generated, [], None, 0, ["*:returns:*"])) == \
         ids(mutgen_run.select(generated, ["returns"], None, 0))
+
+
+def test_sample_survives_an_edit_elsewhere(cindex):
+    """A bottom-k sample: mutants added or removed by an edit change the
+    sample by at most as many, the rest of it stays (the CI gate's sample
+    is not redrawn by every change of core/)."""
+    generated = {REL: generate(cindex)}
+    every = [m for ms in generated.values() for m in ms]
+    before = {m.id for m in mutgen_run.select(generated, [], 10, 7)}
+    gone = sorted(before)[0]
+    after = {m.id for m in mutgen_run.select({REL: [m for m in every if m.id != gone]},
+                                             [], 10, 7)}
+    assert len(before - after) == 1 and len(after - before) == 1
+    extra = dataclasses.replace(every[0], id=every[0].id + "-new")
+    grown = {m.id for m in mutgen_run.select({REL: every + [extra]}, [], 10, 7)}
+    assert len(before - grown) <= 1
 
 
 def test_hand_written_mutant_code_is_left_alone(cindex):

@@ -341,3 +341,27 @@ def test_size_and_time_of_a_run_of_1153_cases(tmp_path, capsys):
               f"(best of 3); {full / 1024:.0f} KiB a run in full, {pruned / 1024:.0f} KiB "
               f"pruned (SQLite)")
     assert full > pruned > 0
+
+
+CERTIFICATION = REPO / "docs" / "certification" / "ofa-dapl-2.1.10" / "bundles"
+
+
+@pytest.mark.parametrize("bundle", sorted(p.name for p in CERTIFICATION.glob("*.tar.gz")))
+def test_the_committed_ofa_certification_is_stored_as_it_was_judged(tmp_path, bundle):
+    """A real run: the committed certification bundle of OFA dapl 2.1.10,
+    verified and stored; the stored shall-clause outcomes are the ones its
+    verdict counted."""
+    path = CERTIFICATION / bundle
+    with tarfile.open(path) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/verdict.json"))
+        verdict = json.load(tar.extractfile(member))
+    with Store(str(tmp_path / "cert.sqlite")) as st:
+        run_id = ingest_path(st, path).run_id
+        stored = dict(st.read("SELECT outcome, COUNT(*) FROM clause_outcomes WHERE run_id = ? "
+                              "AND level = 'shall' AND subject = 'provider' GROUP BY outcome",
+                              (run_id,)))
+        cases = count(st, "case_results", "WHERE run_id = ?", (run_id,))
+    shall = verdict["shall"]
+    assert stored == {"fails": shall["fails"], "contested": shall["contested"],
+                      "not-demonstrated": shall["not_demonstrated"], "holds": shall["holds"]}
+    assert cases == sum(verdict["case_states"].values())

@@ -15,6 +15,7 @@ Exit status 0 when every reproducer answered as expected, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -101,32 +102,36 @@ def main(argv=None) -> int:
     ap.add_argument("--ia", action="append", required=True)
     ap.add_argument("--expect", choices=("shows", "absent"), required=True)
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="reproducers run side by side (their qualifiers are their own); "
+                         "a second try runs alone")
     ap.add_argument("--allow-cannot", action="store_true",
                     help="with --expect absent: CANNOT passes too (a device on which the "
                          "reproducer cannot reach its calls; never SHOWS)")
     a = ap.parse_args(argv)
     bad = 0
+    runs = []   # (finding name, binary, ia), in the order they are reported
     for f in load():
         binary = a.build / "bin" / "ofa-repro" / f["name"]
         if not binary.exists():
             print(f"{f['name']}: no reproducer binary {binary}")
             bad += 1
             continue
-        for ia in a.ia:
-            if a.expect == "shows" and ia not in f["ias"]:
-                continue
+        runs += [(f["name"], binary, ia) for ia in a.ia
+                 if a.expect == "absent" or ia in f["ias"]]
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        first = list(pool.map(lambda r: run_one(r[1], r[2], a.dat_conf, a.timeout), runs))
+    want = a.expect.upper()
+    for (name, binary, ia), (answer, line) in zip(runs, first):
+        if a.expect == "shows" and answer != want:
+            # a defect that depends on timing still shows if a second try shows it (alone);
+            # a control gets no second try: a SHOWS there is never chance
+            print(f"     {name} on {ia}: {line} (first try; trying again)")
             answer, line = run_one(binary, ia, a.dat_conf, a.timeout)
-            want = a.expect.upper()
-            if a.expect == "shows" and answer != want:
-                # a defect that depends on timing still shows if a second try shows it;
-                # a control gets no second try: a SHOWS there is never chance
-                print(f"     {f['name']} on {ia}: {line} (first try; trying again)")
-                answer, line = run_one(binary, ia, a.dat_conf, a.timeout)
-            ok = answer == want or (a.allow_cannot and a.expect == "absent" and
-                                    answer == "CANNOT")
-            bad += not ok
-            print(f"{'ok  ' if ok else 'BAD '} {f['name']} on {ia}: {line}"
-                  + ("" if ok else f"  [expected {want}]"))
+        ok = answer == want or (a.allow_cannot and a.expect == "absent" and answer == "CANNOT")
+        bad += not ok
+        print(f"{'ok  ' if ok else 'BAD '} {name} on {ia}: {line}"
+              + ("" if ok else f"  [expected {want}]"))
     print(f"findings.py: {'every reproducer answered as expected' if not bad else f'{bad} did not'}")
     return 1 if bad else 0
 

@@ -178,7 +178,7 @@ if [[ "${DATCTS_VM_OFA:-1}" == 1 && $scope != bench ]]; then
 	start=$SECONDS
 	fr=0
 	if [[ -f $out/certify-ofa/dat.conf ]]; then
-		/usr/bin/python3 "$repo/tools/ofa/findings.py" --build "$build" --dat-conf "$out/certify-ofa/dat.conf" \
+		/usr/bin/python3 "$repo/tools/ofa/findings.py" --jobs 3 --build "$build" --dat-conf "$out/certify-ofa/dat.conf" \
 			"${findings_ias[@]}" --expect shows >"$out/ofa-findings.txt" 2>&1 || fr=1
 	else
 		echo "no $out/certify-ofa/dat.conf (the OFA certification subset did not run)" >"$out/ofa-findings.txt"
@@ -186,7 +186,7 @@ if [[ "${DATCTS_VM_OFA:-1}" == 1 && $scope != bench ]]; then
 	fi
 	controls=()
 	for dev in $DATCTS_VM_DEVICES; do controls+=(--ia "ref-verbs-$dev"); done
-	/usr/bin/python3 "$repo/tools/ofa/findings.py" --build "$build" --dat-conf "$build/dat2-verbs.conf" \
+	/usr/bin/python3 "$repo/tools/ofa/findings.py" --jobs 3 --build "$build" --dat-conf "$build/dat2-verbs.conf" \
 		"${controls[@]}" --expect absent --allow-cannot >>"$out/ofa-findings.txt" 2>&1 || fr=1
 	echo "ofa findings' reproducers: exit $fr, $((SECONDS - start)) s ($(grep -c '^ok' "$out/ofa-findings.txt") as expected, $(grep -c '^BAD' "$out/ofa-findings.txt") not)" >>"$bench"
 	((fr)) && { rc=1; cat "$out/ofa-findings.txt"; }
