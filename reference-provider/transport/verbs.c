@@ -100,7 +100,8 @@ struct v_conn {
 	bool released;			/* core let go: no more upcalls */
 	bool cq_ready;			/* completion event seen */
 	bool cq_armed;			/* a notification is requested */
-	bool polled;			/* tp_poll_cqs: done this sweep */
+	unsigned int swept;		/* tp_poll_cqs: the last sweep that
+					 * polled it */
 	int fail_pending;		/* enum ref_tp_fail to report, or -1 */
 	bool close_pending;		/* conn_closed(broken) to report */
 	DAT_CONN_QUAL qual;
@@ -139,6 +140,8 @@ struct v_tp {
 	 * each with its own object as epoll data (a round reads those that
 	 * are readable, non-blocking) */
 	struct ref_list conns, dead, listeners, pds, srqs;
+	unsigned int conns_gen;		/* changes when conns does */
+	unsigned int sweep;		/* tp_poll_cqs of every CQ */
 };
 
 static void conn_release(struct v_conn *c);
@@ -456,6 +459,7 @@ static struct v_conn *conn_new(struct v_tp *tp, struct rdma_cm_id *id)
 	if (id)
 		id->context = c;
 	ref_list_add_tail(&tp->conns, &c->link);
+	tp->conns_gen++;
 	return c;
 }
 
@@ -490,6 +494,7 @@ static void conn_kill(struct v_conn *c)
 	if (c->released) {
 		ref_list_del(&c->link);
 		ref_list_add_tail(&c->tp->dead, &c->link);
+		c->tp->conns_gen++;
 	}
 }
 
@@ -1036,32 +1041,28 @@ static void conn_poll_cq(struct v_conn *c, bool closing)
 	}
 }
 
-/* Polls every live connection's CQ (@all) or those that had an event. */
+/* Polls every live connection's CQ (@all) or those that had an event: one
+ * walk of the list, unless an upcall changed it. */
 static void tp_poll_cqs(struct v_tp *tp, bool all)
 {
-	for (bool again = true; again;) {
-		struct ref_list *pos;
+	struct ref_list *pos = tp->conns.next;
 
-		again = false;
-		ref_list_for_each(pos, &tp->conns) {
-			struct v_conn *c = ref_container_of(pos, struct v_conn,
-							    link);
+	if (all)
+		tp->sweep++;
+	while (pos != &tp->conns) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+		unsigned int gen = tp->conns_gen;
 
-			if (!c->cq_ready && !(all && c->cq && !c->polled))
-				continue;
-			c->cq_ready = false;
-			c->polled = all;
-			conn_poll_cq(c, false);
-			again = true;	/* upcalls may have changed the list */
-			break;
+		if (!c->cq_ready && !(all && c->cq && c->swept != tp->sweep)) {
+			pos = pos->next;
+			continue;
 		}
-	}
-	if (all) {
-		struct ref_list *pos;
-
-		ref_list_for_each(pos, &tp->conns)
-			ref_container_of(pos, struct v_conn, link)->polled =
-				false;
+		c->cq_ready = false;
+		if (all)
+			c->swept = tp->sweep;
+		conn_poll_cq(c, false);
+		/* changed: from the start again, past what this sweep polled */
+		pos = gen == tp->conns_gen ? pos->next : tp->conns.next;
 	}
 }
 
