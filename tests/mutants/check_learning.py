@@ -53,7 +53,7 @@ def needs_reported(case_ids: list) -> set:
             head, _, body = block.partition("{")
             page, _, name = head.partition(",")
             cid = f"{page.strip()}.{name.split(',')[0].split(')')[0].strip()}"
-            if "DC_NEED_REPORTED(" in body.split("DC_CASE(")[0]:
+            if "DC_NEED_REPORTED(" in body:
                 out.add(cid)
     return out & set(case_ids)
 

@@ -57,7 +57,7 @@ run_device() {
 		# and the status names them as flaky.
 		local again
 		if [[ $scope == ci ]]; then
-			again=$(for part in areas pages; do unwaived_failures "$out/$dev-$part/results.json"; done | paste -sd, | sed 's/^,//; s/,$//; s/,,*/,/g')
+			again=$(unwaived_failures "$out/$dev-areas/results.json" "$out/$dev-pages/results.json")
 		else
 			again=$(unwaived_failures "$out/$dev/results.json")
 		fi
@@ -69,18 +69,21 @@ run_device() {
 	echo "$dev suite ($scope): $((SECONDS - start)) s, exit $r$note" >"$out/$dev.status"
 	return "$r"
 }
-# unwaived_failures RESULTS_JSON: the ids of its unwaived FAIL/UNRESOLVED/CRASH/TIMEOUT
-# results, comma-separated (empty when the run did not finish).
+# unwaived_failures RESULTS_JSON...: the ids of their unwaived FAIL/UNRESOLVED/CRASH/TIMEOUT
+# results, comma-separated (none from a run that did not finish).
 unwaived_failures() {
-	/usr/bin/python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$@" <<'PY'
 import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except (OSError, ValueError):
-    sys.exit(0)
-if d["run"].get("complete"):
-    print(",".join(r["id"] for r in d["results"]
-                   if r["state"] in ("FAIL", "UNRESOLVED", "CRASH", "TIMEOUT") and not r["waived"]))
+ids = []
+for path in sys.argv[1:]:
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    if d["run"].get("complete"):
+        ids += [r["id"] for r in d["results"]
+                if r["state"] in ("FAIL", "UNRESOLVED", "CRASH", "TIMEOUT") and not r["waived"]]
+print(",".join(ids))
 PY
 }
 # The DAT 2.0 build of the cases (BUILD/cases2 through Debian's libdat2) on libdaplref2, the
@@ -109,8 +112,9 @@ run_device_dat2() {
 	done
 	local note=""
 	if ((r)); then
-		local again
-		again=$(for part in "${parts[@]}"; do unwaived_failures "$out/$dev-dat2-$part/results.json"; done | paste -sd, | sed 's/^,//; s/,$//; s/,,*/,/g')
+		local again files=()
+		for part in "${parts[@]}"; do files+=("$out/$dev-dat2-$part/results.json"); done
+		again=$(unwaived_failures "${files[@]}")
 		if [[ -n $again ]] && "$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2-retry" -k "$again"; then
 			r=0
 			note=", flaky (failed, then passed alone): $again"
