@@ -156,8 +156,12 @@ static inline void repro_sleep_ms(long ms)
 
 /*
  * A thread that makes one blocking call (wait, on handle), and what it
- * returned. repro_waiter_start says whether the thread is asleep in the
- * kernel within 2 s after announcing the call: then it is blocked in it.
+ * returned. repro_waiter_start says whether the thread is seen asleep in
+ * the kernel, without a break, for 200 ms within 3 s after announcing the
+ * call: then it is blocked in it. A single look could catch it asleep on a
+ * lock inside the call, before the call has begun to wait (on a loaded
+ * machine the reference provider's progress thread can hold the IA lock
+ * that long), and a control would then SHOW what is not there.
  */
 struct repro_waiter {
 	DAT_RETURN (*wait)(DAT_HANDLE handle);
@@ -188,13 +192,14 @@ static inline int repro_waiter_start(struct repro_waiter *w)
 	while (!w->tid)
 		repro_sleep_ms(1);
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)w->tid);
-	for (int i = 0; i < 200 && !w->done; i++, repro_sleep_ms(10)) {
+	for (int i = 0, asleep = 0; i < 300 && !w->done; i++, repro_sleep_ms(10)) {
 		f = fopen(path, "r");
 		if (!f)
 			continue;
 		state = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 		fclose(f);
-		if (state && state[1] == ' ' && state[2] == 'S')
+		asleep = state && state[1] == ' ' && state[2] == 'S' ? asleep + 1 : 0;
+		if (asleep >= 20)
 			return !w->done;
 	}
 	return 0;
