@@ -187,15 +187,17 @@ def git_revision(repo: Path = REPO) -> tuple:
     if not (Path(repo) / ".git").exists() or not shutil.which("git"):
         return None, None
     try:
+        # generous: in the VM the checkout is a 9p mount, and under software emulation a
+        # rev-parse has taken over 10 s (a certification bundle then named no commit)
         rev = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"],
-                             capture_output=True, text=True, timeout=10)
+                             capture_output=True, text=True, timeout=120)
         if rev.returncode != 0:
             return None, None
         # --no-optional-locks: never take the index lock (a concurrent
         # `git commit` must not fail because a run is looking).
         st = subprocess.run(["git", "--no-optional-locks", "-C", str(repo), "status",
                              "--porcelain", "--untracked-files=no"],
-                            capture_output=True, text=True, timeout=30)
+                            capture_output=True, text=True, timeout=300)
         dirty = bool(st.stdout.strip()) if st.returncode == 0 else None
         return rev.stdout.strip(), dirty
     except (OSError, subprocess.SubprocessError):
