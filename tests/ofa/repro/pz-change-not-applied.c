@@ -7,11 +7,33 @@
  * Receives that do not match the new PZ fail with a protection violation;
  * dat_ep_create(3DAT) DESCRIPTION: an EP reaches only memory of LMRs that
  * match its PZ. Whatever the failure's exact status, the Receive must not
- * succeed.
+ * succeed. First, the same cause seen from dat_pz_free(3DAT) DESCRIPTION: an
+ * EP moved out of a PZ that nothing else uses leaves that PZ unused, so it
+ * can be freed.
  */
 #include "repro.h"
 
 static char mine[4096], peers[4096];
+
+/*
+ * An EP with nothing posted moved out of PZ "from": "from" is then unused.
+ * Says SHOWS and returns 1 when it cannot be freed; silent otherwise (a
+ * set-up that fails leaves the judgement to the Receive below).
+ */
+static int old_pz_held(DAT_IA_HANDLE ia)
+{
+	struct repro_end e;
+	DAT_EP_PARAM param;
+	DAT_RETURN r;
+
+	if (repro_end(ia, &e) != DAT_SUCCESS || dat_pz_create(ia, &param.pz_handle) != DAT_SUCCESS ||
+	    dat_ep_modify(e.ep, DAT_EP_FIELD_PZ_HANDLE, &param) != DAT_SUCCESS ||
+	    (r = dat_pz_free(e.pz)) == DAT_SUCCESS)
+		return 0;
+	repro_say(REPRO_SHOWS, "the PZ an EP was moved out of (nothing else in it) cannot be "
+		  "freed: dat_pz_free returned %s", REPRO_RET(r));
+	return 1;
+}
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
@@ -23,6 +45,8 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
+	if (old_pz_held(ia))
+		return REPRO_SHOWS;
 	memset(peers, '.', sizeof(peers));
 	memset(mine, 'S', sizeof(mine));
 	if ((r = repro_end(ia, &b)) != DAT_SUCCESS ||
