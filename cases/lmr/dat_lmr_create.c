@@ -679,7 +679,11 @@ DC_CASE(dat_lmr_create, rmr_context_until_free,
  * (was a FAIL; variant lmrs-used-elsewhere).  More LMRs than the case will
  * make is a bound of its own.  Plain virtual registrations of one buffer:
  * LMR-type registration is optional (lmr_mem_types_supported).  Whether a
- * free makes room again the page does not say: noted, not judged.
+ * free makes room again the page does not say: noted, not judged.  No page
+ * bounds a registration's time either: where the registrations made so far
+ * say that max_lmrs of them, and freeing them again, would not fit in the
+ * case's deadline (a registration under software emulation), that is the
+ * case's own bound.
  */
 DC_CASE(dat_lmr_create, insufficient_resources,
 	.summary = "LMRs are registered up to max_lmrs or until the IA runs out; the refusal is DAT_INSUFFICIENT_RESOURCES")
@@ -689,6 +693,8 @@ DC_CASE(dat_lmr_create, insufficient_resources,
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	struct dc_lmr last = { 0 }, more;
 	DAT_RETURN r = DAT_SUCCESS;
+	/* registering may take two fifths of the time left, as long again to free */
+	double t0 = dc_now_ms(), budget = 0.4 * (double)dc_remaining_ms(t);
 
 	if (n > 65536)
 		DC_BEYOND_SUITE_BOUND("65536 LMRs", "the IA reports max_lmrs = %d", (int)n);
@@ -698,6 +704,10 @@ DC_CASE(dat_lmr_create, insufficient_resources,
 			break;
 		last = more;
 		made++;
+		if (made % 512 == 0 && (dc_now_ms() - t0) / made * n > budget)
+			DC_BEYOND_SUITE_BOUND("max_lmrs registrations inside the case's deadline",
+					      "%d of max_lmrs %d registered in %.0f ms: all of them would take "
+					      "over %.0f ms", (int)made, (int)n, dc_now_ms() - t0, budget);
 	}
 	if (made < n) {
 		dc_note(t, "registration stopped at %d of max_lmrs %d", (int)made, (int)n);

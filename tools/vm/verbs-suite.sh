@@ -26,14 +26,17 @@ rc=0
 # case's time under TCG is waiting (connection set-up, timeouts), so two runs fill the VM's
 # CPUs better than one; the full suite takes ~11 min per device alone, ~15 min for both.
 # The ci scope (what ctest vm.verbs_suite runs, inside CI's budget) is a representative subset
-# (~345 cases per device), the DAT 2.0 build's data-path pages on siw0 only (rxe0 runs the OFA
+# (444 cases per device), the DAT 2.0 build's data-path pages on siw0 only (rxe0 runs the OFA
 # certification subset in that time), and one round of each measurement instead of three. The
 # subset: the areas whose behaviour
 # rides on the transport (cm, lmr, rmr, pz) whole, plus the ep/srq pages of the data path,
 # connect/disconnect and the SRQ low watermark; the state matrices of dat_ep_modify /
 # dat_ep_query / dat_ep_free, evd/ia/cno and the rest of srq/ are core-only logic.
-ci_areas="cm,lmr,rmr,pz"
-ci_pages="dat_ep_post_send,dat_ep_post_recv,dat_ep_post_rdma_read,dat_ep_post_rdma_write,dat_ep_connect,dat_ep_disconnect,dat_srq_post_recv,dat_srq_set_lw"
+# (the areas as their pages: one run, so one report and no idle tail between two runs)
+ci_area_pages="dat_cr_*,dat_psp_*,dat_rsp_*,dat_lmr_*,dat_rmr_*,dat_pz_*"
+ci_data_pages="dat_ep_post_send,dat_ep_post_recv,dat_ep_post_rdma_read,dat_ep_post_rdma_write"
+ci_data_pages+=",dat_ep_connect,dat_ep_disconnect,dat_srq_post_recv,dat_srq_set_lw"
+ci_pages="$ci_area_pages,$ci_data_pages"
 run_device() {
 	local dev=$1 ia=ref-verbs-$1 start=$SECONDS r=0
 	# TCG emulation is slow (ibv_reg_mr-heavy cases need the time); the
@@ -42,13 +45,8 @@ run_device() {
 		--jobs "${DATCTS_VM_JOBS:-3}")
 	local waivers=$repo/tests/vm-suite/waivers-$dev.toml
 	[[ -f $waivers ]] && opts+=(--expectations "$waivers")
-	if [[ $scope == ci ]]; then
-		# two selections (areas, pages) OR'ed: run them one after the other
-		"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-areas" --area "$ci_areas" || r=1
-		"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-pages" --page "$ci_pages" || r=1
-	else
-		"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev" || r=1
-	fi
+	[[ $scope == ci ]] && opts+=(--page "$ci_pages")
+	"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev" || r=1
 	local note=""
 	if ((r)); then
 		# Emulation noise: a case that failed unwaived runs once more on its own.
@@ -56,11 +54,7 @@ run_device() {
 		# failure); the job passes when every such case passes the second time,
 		# and the status names them as flaky.
 		local again
-		if [[ $scope == ci ]]; then
-			again=$(unwaived_failures "$out/$dev-areas/results.json" "$out/$dev-pages/results.json")
-		else
-			again=$(unwaived_failures "$out/$dev/results.json")
-		fi
+		again=$(unwaived_failures "$out/$dev/results.json")
 		if [[ -n $again ]] && "$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-retry" -k "$again"; then
 			r=0
 			note=", flaky (failed, then passed alone): $again"
@@ -92,35 +86,27 @@ PY
 # give the same verdict there (issue 17: zero false FAILs in the 2.0 build on verbs too).
 run_device_dat2() {
 	local dev=$1 start=$SECONDS r=0 w=$out/$1-dat2-waivers.toml
-	local conf2=$build/dat2-verbs.conf parts=(areas pages)
+	local conf2=$build/dat2-verbs.conf pages=$ci_pages what="the ci subset"
 	if [[ $scope == ci ]]; then
 		[[ $dev == siw0 ]] || return 0
-		parts=(pages)
+		pages=$ci_data_pages what="the data-path pages of the ci subset"
 	fi
 	[[ -f $conf2 ]] || { echo "$dev suite (DAT 2.0): no $conf2 (no DAT 2.0 build)" >"$out/$dev-dat2.status"; return 1; }
 	cat "$repo/tests/dat2/libdat2-findings.toml" >"$w"
 	[[ -f $repo/tests/vm-suite/waivers-$dev.toml ]] && cat "$repo/tests/vm-suite/waivers-$dev.toml" >>"$w"
 	local opts=(--build-dir "$build" --ia "ref-verbs-$dev" --dat-conf "$conf2" -q --timeout 180
-		--jobs "${DATCTS_VM_JOBS:-3}" --expectations "$w")
-	local part
-	for part in "${parts[@]}"; do
-		if [[ $part == areas ]]; then
-			"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2-areas" --area "$ci_areas" || r=1
-		else
-			"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2-pages" --page "$ci_pages" || r=1
-		fi
-	done
+		--jobs "${DATCTS_VM_JOBS:-3}" --expectations "$w" --page "$pages")
+	"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2" || r=1
 	local note=""
 	if ((r)); then
-		local again files=()
-		for part in "${parts[@]}"; do files+=("$out/$dev-dat2-$part/results.json"); done
-		again=$(unwaived_failures "${files[@]}")
+		local again
+		again=$(unwaived_failures "$out/$dev-dat2/results.json")
 		if [[ -n $again ]] && "$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2-retry" -k "$again"; then
 			r=0
 			note=", flaky (failed, then passed alone): $again"
 		fi
 	fi
-	echo "$dev suite (DAT 2.0, ${parts[*]} of the ci subset): $((SECONDS - start)) s, exit $r$note" >"$out/$dev-dat2.status"
+	echo "$dev suite (DAT 2.0, $what): $((SECONDS - start)) s, exit $r$note" >"$out/$dev-dat2.status"
 	return "$r"
 }
 # on_each_device FUNCTION: FUNCTION DEV for every device, side by side; non-zero when one failed
