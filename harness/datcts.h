@@ -439,6 +439,14 @@ void dc_attrs_of_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE 
 
 DAT_PZ_HANDLE dc_pz_at(struct dc_ctx *t, const char *file, int line);
 #define dc_pz(t) dc_pz_at((t), __FILE__, __LINE__)
+/*
+ * A PZ for a fixture whose PZ the case did not name (dc_endpoint's, an SRQ
+ * link's): a new one, or where the IA has none left (Max PZs,
+ * dat_ia_query(3DAT)) the last one this made, said in a note. A case about
+ * distinct PZs makes them with dc_pz.
+ */
+DAT_PZ_HANDLE dc_pz_or_shared_at(struct dc_ctx *t, const char *file, int line);
+#define dc_pz_or_shared(t) dc_pz_or_shared_at((t), __FILE__, __LINE__)
 
 DAT_EVD_HANDLE dc_evd_at(struct dc_ctx *t, const char *file, int line,
 			 DAT_COUNT qlen, DAT_EVD_FLAGS flags);

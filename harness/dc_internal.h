@@ -118,6 +118,7 @@ struct dc_priv {
 	char peer_message[512];
 	bool announced;
 	bool ia_open;
+	DAT_PZ_HANDLE fixture_pz;	/* the last PZ dc_pz_or_shared made (fixtures.c) */
 	/* the verdict */
 	enum dc_state state;
 	bool by_peer;

@@ -237,6 +237,24 @@ static DAT_COUNT opt_qlen(const struct dc_conn_opts *o)
 	return o && o->evd_qlen > 0 ? o->evd_qlen : 16;
 }
 
+/* The Consumer chooses which PZs its EPs use (dat_pz_create(3DAT)). */
+DAT_PZ_HANDLE dc_pz_or_shared_at(struct dc_ctx *t, const char *file, int line)
+{
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+	DAT_RETURN r;
+
+	need_ia(t, file, line);
+	r = dat_pz_create(t->ia, &pz);
+	if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES && t->priv->fixture_pz) {
+		dc_note(t, "no PZ left (max_pzs %d): a fixture shares the PZ of the one before",
+			(int)t->ia_attr.max_pzs);
+		return t->priv->fixture_pz;
+	}
+	setup_ok(t, file, line, r, "dat_pz_create");
+	t->priv->fixture_pz = pz;
+	return pz;
+}
+
 void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 		    struct dc_endpoint *e, const struct dc_conn_opts *o)
 {
@@ -244,7 +262,7 @@ void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 	DAT_EP_ATTR attr;
 
 	memset(e, 0, sizeof(*e));
-	e->pz = o && o->pz ? o->pz : dc_pz_at(t, file, line);
+	e->pz = o && o->pz ? o->pz : dc_pz_or_shared_at(t, file, line);
 	e->recv_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
 	e->req_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
 	e->conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);

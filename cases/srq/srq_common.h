@@ -123,7 +123,7 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 		o = &def;
 	q = o->evd_qlen ? o->evd_qlen : 32;
 	memset(l, 0, sizeof(*l));
-	l->pz = o->pz ? o->pz : dc_pz_at(t, file, line);
+	l->pz = o->pz ? o->pz : dc_pz_or_shared_at(t, file, line);
 	l->srq = o->srq ? o->srq :
 		 dc_srq_at(t, file, line, l->pz,
 			   o->depth ? o->depth : dc_within_limit(16, t->ia_attr.max_recv_per_srq),
