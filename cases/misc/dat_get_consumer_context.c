@@ -1,10 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Cases for dat_get_consumer_context(3DAT); clauses in
- * clauses/dat_get_consumer_context.toml.  returns_context is checked per
- * kind by dat_set_consumer_context.associates_* (the same round trip).
+ * clauses/dat_get_consumer_context.toml.
  */
 #include "handles.h"
+
+/*
+ * returns_context, per kind: the set is set-up (its return is
+ * dat_set_consumer_context's clause: a provider that refuses it leaves this
+ * page's rule not judged on that kind, not failed), the get is the check.
+ */
+static void get_after_set(struct dc_ctx *t, enum kind k, DAT_HANDLE h)
+{
+	DAT_CONTEXT c, got;
+
+	memset(&c, 0, sizeof(c));
+	c.as_64 = 0xc0de000000000000ull | ((uint64_t)k << 8) | 0x22;
+	DC_SETUP(dat_set_consumer_context(h, c));
+	memset(&got, 0xee, sizeof(got));
+	DC_ASSERT_SUCCESS(dat_get_consumer_context(h, &got));
+	DC_ASSERT(got.as_64 == c.as_64, "context reads 0x%llx, set 0x%llx",
+		  (unsigned long long)got.as_64, (unsigned long long)c.as_64);
+}
+
+PER_KIND_CASES(dat_get_consumer_context, reads_back, "dat_get_consumer_context.returns_context",
+	       "the context set on the handle is the one read", get_after_set)
 
 DC_CASE(dat_get_consumer_context, returns_latest,
 	.clauses = "dat_get_consumer_context.returns_context",

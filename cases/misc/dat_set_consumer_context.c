@@ -35,8 +35,7 @@ static void set_then_get(struct dc_ctx *t, enum kind k, DAT_HANDLE h)
 	ASSERT_CTX(h, v);
 }
 
-PER_KIND_CASES(dat_set_consumer_context, associates,
-	       "dat_set_consumer_context.associates dat_get_consumer_context.returns_context",
+PER_KIND_CASES(dat_set_consumer_context, associates, "dat_set_consumer_context.associates",
 	       "a context set on the handle reads back", set_then_get)
 
 DC_CASE(dat_set_consumer_context, one_per_handle,

@@ -140,7 +140,11 @@ DC_CASE(dat_ep_recv_query, null_output_skipped,
 
 	rq_link(t, &l, 2);
 	both = dat_ep_recv_query(l.rx.ep, &n, &s);
-	DC_ASSERT_RET_ANY(both, DAT_SUCCESS, DAT_MODEL_NOT_SUPPORTED);
+	/* the answer with both outputs is model_not_supported's clause: where
+	 * it is neither the counts nor "unsupported", this rule has nothing to
+	 * compare with, and is not judged (set-up) */
+	if (!dc_ret_is(both, DAT_MODEL_NOT_SUPPORTED, DC_ANY_SUBTYPE))
+		dc_setup_at(t, __FILE__, __LINE__, "dat_ep_recv_query(ep, &n, &span)", both);
 	r = dat_ep_recv_query(l.rx.ep, NULL, &s);
 	DC_ASSERT_EQ(DAT_GET_TYPE(r), DAT_GET_TYPE(both));
 	r = dat_ep_recv_query(l.rx.ep, &n, NULL);
