@@ -964,7 +964,10 @@ static inline const char *state_ended_on_its_own(struct subject *s, DAT_EP_STATE
 	default:
 		return NULL;
 	}
-	if (!leads || !s->e.conn_evd || dat_evd_dequeue(s->e.conn_evd, &ev) != DAT_SUCCESS)
+	/* the ending's event may trail the state by a moment (cma-rxe0 showed
+	 * DISCONNECTED before the event was queued): waited for, 2 s at most */
+	if (!leads || !s->e.conn_evd ||
+	    dat_evd_wait(s->e.conn_evd, 2000000, 1, &ev, &(DAT_COUNT){ 0 }) != DAT_SUCCESS)
 		return NULL;
 	if ((ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) !=
 	    (now == DAT_EP_STATE_CONNECTED))
