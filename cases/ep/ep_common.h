@@ -975,6 +975,29 @@ static inline const char *state_ended_on_its_own(struct subject *s, DAT_EP_STATE
 	return dc_event_name(ev.event_number);
 }
 
+/*
+ * Clause: a call that must leave the EP's state alone (a refused post) left
+ * it in s->state. A transitional state that ended by itself meanwhile
+ * (state_ended_on_its_own) is the connection's doing: noted, not failed.
+ */
+static inline void assert_state_kept_at(struct dc_ctx *t, const char *file, int line,
+					struct subject *s)
+{
+	DAT_EP_STATE now = ep_state_at(t, file, line, s->ep, DC_FAIL);
+	const char *ended;
+
+	if (now == s->state)
+		return;
+	ended = state_ended_on_its_own(s, now);
+	if (ended) {
+		dc_note(t, "%s ended on its own meanwhile (%s)", state_name(s->state), ended);
+		return;
+	}
+	dc_end_at(t, DC_FAIL, file, line, false, "EP state is %s (%d), expected %s",
+		  state_name(now), (int)now, state_name(s->state));
+}
+#define ASSERT_STATE_KEPT(s) assert_state_kept_at(t, __FILE__, __LINE__, (s))
+
 static inline bool subject_on_passive(DAT_EP_STATE st)
 {
 	return st == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
