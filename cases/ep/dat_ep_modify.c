@@ -310,8 +310,6 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 	const struct mparam *mp = arg;
 	DAT_EP_PARAM cur = dc_ep_param(t, s->ep), nv = cur;
 	struct dc_snap before;
-	DAT_EP_STATE now;
-	const char *ended;
 
 	mp->new_value(t, &cur, &nv);
 	dc_snapshot(t, DC_OBJ_EP, s->ep, &before);
@@ -323,12 +321,7 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 	DC_FOR_CLAUSE(mp->forbidden);
 	/* dat_ep_modify(3DAT) forbids a change by the call; a transitional state
 	 * that ended by itself meanwhile is the connection's doing */
-	now = DC_EP_PARAM(s->ep).ep_state;
-	ended = now != s->state ? state_ended_on_its_own(s, now) : NULL;
-	if (ended)
-		dc_note(t, "%s ended on its own meanwhile (%s): the state is not compared",
-			state_name(s->state), ended);
-	DC_ASSERT_UNCHANGED_EXCEPT(&before, ended ? "ep_state" : NULL);
+	DC_ASSERT_UNCHANGED_EXCEPT(&before, state_ended_meanwhile(t, s));
 }
 
 #define FN_allowed modify_allowed
