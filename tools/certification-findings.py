@@ -57,23 +57,39 @@ def review_verdicts(folder: Path) -> dict:
     return out
 
 
+def unmapped_pairs(failing: dict, findings: dict) -> dict:
+    """clause id -> the IAs where it fails and no finding naming it lists that IA (a finding
+    proven on one IA does not account for the same clause failing on another)."""
+    out = {}
+    for cid, where in failing.items():
+        shown = set().union(*(f["ias"] for f in findings.get(cid, []))) if cid in findings else set()
+        rest = sorted(ia for ia in where if ia not in shown)
+        if rest:
+            out[cid] = rest
+    return out
+
+
 def check(failing: dict, findings: dict, catalog) -> int:
     """docs/clauses.md, "Failing clauses of a certification": the provider's failing clauses
-    that map to no finding and are not named open (findings.toml [[open]]), one line each with
-    the IAs; 1 when there is any. The open ones are listed too, as open."""
+    that, on some IA, map to no finding shown there and are not named open (findings.toml
+    [[open]]), one line each with those IAs; 1 when there is any. The open ones are listed
+    too, as open."""
     is_registry = lambda cid: catalog.clauses.get(cid) and \
         catalog.clauses[cid].subject == "registry"   # noqa: E731
     opened = load_open()
-    unmapped = sorted(cid for cid in failing if cid not in findings and not is_registry(cid))
-    missing = [cid for cid in unmapped if cid not in opened]
+    unmapped = {cid: ias for cid, ias in unmapped_pairs(failing, findings).items()
+                if not is_registry(cid)}
+    missing = [cid for cid in sorted(unmapped) if cid not in opened]
     for cid in missing:
-        print(f"{cid}: {', '.join(sorted(failing[cid]))}")
-    for cid in unmapped:
+        print(f"{cid}: {', '.join(unmapped[cid])}")
+    for cid in sorted(unmapped):
         if cid in opened:
-            print(f"open: {cid}: {opened[cid]}", file=sys.stderr)
-    print(f"{len(failing) - len(unmapped)} of {len(failing)} failing clauses map to a finding "
-          f"(registry clauses are the registry's); {len(unmapped) - len(missing)} are named "
-          f"open; {len(missing)} neither", file=sys.stderr)
+            print(f"open: {cid} ({', '.join(unmapped[cid])}): {opened[cid]}", file=sys.stderr)
+    pairs = sum(len(w) for w in failing.values())
+    print(f"{pairs - sum(len(w) for w in unmapped.values())} of {pairs} failing (clause, IA) "
+          f"pairs map to a finding shown on that IA (registry clauses are the registry's); "
+          f"{len(unmapped) - len(missing)} clauses are named open; {len(missing)} neither",
+          file=sys.stderr)
     return 1 if missing else 0
 
 
@@ -170,10 +186,10 @@ def main() -> int:
                     c if c.get("charged") else by_case[c["id"]] for c in f["cases"]
                     if c.get("charged") or c["id"] in by_case]
     # the findings with a reproducer (tests/ofa/repro/findings.toml), by clause
-    findings = {}
+    findings = {}   # clause id -> [{name, ias}]
     for f in findings_manifest():
         for cid in f["clauses"]:
-            findings.setdefault(cid, []).append(f["name"])
+            findings.setdefault(cid, []).append({"name": f["name"], "ias": set(f["ias"])})
     if args.check:
         return check(failing, findings, catalog)
 
@@ -192,10 +208,11 @@ def main() -> int:
                    f"{s.get('not_demonstrated')} | {s.get('holds')} | {reg.get('label', '—')} "
                    f"({(reg.get('shall') or {}).get('fails', 0)} failing) |")
     out.append("")
-    mapped = [cid for cid in failing if cid in findings]
-    out += [f"{len(mapped)} of the {len(failing)} clauses that fail on at least one IA map to a "
-            "finding with a standalone reproducer (linked in the tables below); the others are "
-            "listed at the end, with the review's verdict.", ""]
+    unmapped = unmapped_pairs(failing, findings)
+    out += [f"{len(failing) - len(unmapped)} of the {len(failing)} clauses that fail on at least "
+            "one IA map, on every IA where they fail, to a finding whose standalone reproducer "
+            "shows there (linked in the tables below); the others are listed at the end with "
+            "the IAs not accounted for, and the review's verdict.", ""]
     out += ["Top blocking causes per IA (the first failing call of each clause's deciding case):", ""]
     for ia, res, ver in runs:
         out.append(f"- `{ia}`: " + "; ".join(
@@ -248,24 +265,23 @@ def main() -> int:
                     case = "" if r["id"] == cid else f"`{r['id']}`: "
                     parts.append(f"{case}**{r['state']}** {cell(seen)}")
                 cols.append("<br>".join(parts) or "(no case result)")
-            links = "".join(f"<br>finding: [{n}](ofa-dapl-2.1.10/{n}.md)"
-                            for n in findings.get(cid, []))
+            links = "".join(f"<br>finding: [{f['name']}](ofa-dapl-2.1.10/{f['name']}.md)"
+                            for f in findings.get(cid, []))
             out.append(f"| `{cid.split('.', 1)[1]}`{subj} ({sect}){links} | {req} | " +
                        " | ".join(cols) + " |")
         out.append("")
-    unmapped = sorted(cid for cid in failing if cid not in findings)
     if unmapped:
         verdicts = review_verdicts(repo / "docs" / "certification" / "ofa-dapl-2.1.10" / "review")
         opened = load_open()
         out += ["## Failing clauses without a reproducer", "",
                 "| clause | IAs | the review's verdict |", "|---|---|---|"]
-        for cid in unmapped:
+        for cid in sorted(unmapped):
             c = catalog.clauses.get(cid)
             why = ("the registry's (`libdat2`): its findings are in the certification document, "
                    "\"The registry\"" if c and c.subject == "registry" else
                    "open: " + opened[cid] if cid in opened else
                    verdicts.get(cid, "not in the review (failed after it)"))
-            out.append(f"| `{cid}` | {', '.join(f'`{ia}`' for ia in sorted(failing[cid]))} | "
+            out.append(f"| `{cid}` | {', '.join(f'`{ia}`' for ia in unmapped[cid])} | "
                        f"{cell(why)} |")
         out.append("")
     sys.stdout.write("\n".join(out))
