@@ -9,6 +9,10 @@ tests/ofa/repro/), run against IAs and judged by their output line and exit stat
 must still show its defect (inside the VM, against OFA's providers): a reproducer that shows
 nothing is no longer a finding, and the finding has to be revisited.
 --expect absent: every finding must be absent (the control, on the reference provider).
+--rotate N: each finding on one IA only, not on every one: with --expect shows one of the
+IAs its entry lists (among the --ia given), with --expect absent one of the --ia; the k-th
+finding takes the (N + k)-th of them, so that N counting up (the VM job's ci scope gives the
+commit count) walks every (finding, IA) pair over successive commits. Without it, all of them.
 Exit status 0 when every reproducer answered as expected, 1 otherwise.
 """
 
@@ -105,20 +109,24 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1,
                     help="reproducers run side by side (their qualifiers are their own); "
                          "a second try runs alone")
+    ap.add_argument("--rotate", type=int, metavar="N",
+                    help="each finding on one of its IAs, the (N + k)-th for the k-th finding")
     ap.add_argument("--allow-cannot", action="store_true",
                     help="with --expect absent: CANNOT passes too (a device on which the "
                          "reproducer cannot reach its calls; never SHOWS)")
     a = ap.parse_args(argv)
     bad = 0
     runs = []   # (finding name, binary, ia), in the order they are reported
-    for f in load():
+    for k, f in enumerate(load()):
         binary = a.build / "bin" / "ofa-repro" / f["name"]
         if not binary.exists():
             print(f"{f['name']}: no reproducer binary {binary}")
             bad += 1
             continue
-        runs += [(f["name"], binary, ia) for ia in a.ia
-                 if a.expect == "absent" or ia in f["ias"]]
+        where = [ia for ia in a.ia if a.expect == "absent" or ia in f["ias"]]
+        if a.rotate is not None and where:
+            where = [where[(a.rotate + k) % len(where)]]
+        runs += [(f["name"], binary, ia) for ia in where]
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
         first = list(pool.map(lambda r: run_one(r[1], r[2], a.dat_conf, a.timeout), runs))
     want = a.expect.upper()
