@@ -407,17 +407,17 @@ static void flags_must_match(struct dc_ctx *t)
 	DAT_EVD_HANDLE y = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_PZ_HANDLE pz = dc_pz(t);
-	DAT_EP_HANDLE ep;
+	DAT_EP_HANDLE ep, on_x, on_y;
 
 	dc_ep_attr_default(t, &dflt);
 	unsig = dflt;
 	unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	/* the unsignalled stream first */
-	dc_ep(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &unsig);
+	on_x = dc_ep(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &unsig);
 	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &dflt, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* the default stream first */
-	dc_ep(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &dflt);
+	on_y = dc_ep(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &dflt);
 	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &unsig, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* one EP: default Receive and unsignalled Request streams on one EVD */
@@ -437,6 +437,11 @@ static void flags_must_match(struct dc_ctx *t)
 			      DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
+	/* its EPs go before the checks that may follow in the same case (an IA
+	 * may have few EPs, Max EPs, dat_ia_query(3DAT)) */
+	DC_CLEANUP(dat_ep_free(ep));
+	DC_CLEANUP(dat_ep_free(on_y));
+	DC_CLEANUP(dat_ep_free(on_x));
 }
 
 DC_CASE(dat_ep_create, shared_evd_flags_must_match,
@@ -1091,6 +1096,7 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 		DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, o.pz, own_recv_evd(t),
 						      dc_evd(t, 16, DAT_EVD_DTO_FLAG),
 						      DAT_HANDLE_NULL, &unsig, &ep));
+		DC_CLEANUP(dat_ep_free(ep));	/* as flags_must_match frees its own */
 	}
 	flags_must_match(t);
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_current_streams");
