@@ -212,9 +212,10 @@ void dc_endpoint_down(struct dc_ctx *t, struct dc_endpoint *e)
 		DC_CLEANUP(dat_evd_free(e->cr_evd));
 	if (e->conn_evd)
 		DC_CLEANUP(dat_evd_free(e->conn_evd));
-	if (e->req_evd)
+	/* DC_NO_DTOS: the case's one DTO EVD outlives each endpoint */
+	if (e->req_evd && e->req_evd != t->priv->no_dtos_evd)
 		DC_CLEANUP(dat_evd_free(e->req_evd));
-	if (e->recv_evd && e->recv_evd != e->req_evd)
+	if (e->recv_evd && e->recv_evd != e->req_evd && e->recv_evd != t->priv->no_dtos_evd)
 		DC_CLEANUP(dat_evd_free(e->recv_evd));
 	memset(e, 0, sizeof(*e));
 }

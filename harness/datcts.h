@@ -55,6 +55,14 @@ struct dc_ctx;
 
 /* Case flags (.flags). */
 #define DC_NO_IA	0x1u	/* do not open the IA before the body */
+/*
+ * The case's endpoints (dc_endpoint) carry no DTOs: their Receive and
+ * Request streams share one DTO EVD of the case's, so that a case of a
+ * few endpoints fits an IA of few EVDs (Max EVDs, dat_ia_query(3DAT): no
+ * floor given). Only for cases that never post on them nor look at
+ * those EVDs.
+ */
+#define DC_NO_DTOS	0x2u
 
 struct dc_case {
 	const char *id;		/* "<page>.<name>" */

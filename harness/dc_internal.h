@@ -119,6 +119,7 @@ struct dc_priv {
 	bool announced;
 	bool ia_open;
 	DAT_PZ_HANDLE fixture_pz;	/* the last PZ dc_pz_or_shared made (fixtures.c) */
+	DAT_EVD_HANDLE no_dtos_evd;	/* DC_NO_DTOS: the endpoints' one DTO EVD */
 	/* the verdict */
 	enum dc_state state;
 	bool by_peer;

@@ -263,8 +263,14 @@ void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 
 	memset(e, 0, sizeof(*e));
 	e->pz = o && o->pz ? o->pz : dc_pz_or_shared_at(t, file, line);
-	e->recv_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
-	e->req_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	if (t->c->flags & DC_NO_DTOS) {
+		if (!t->priv->no_dtos_evd)
+			t->priv->no_dtos_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+		e->recv_evd = e->req_evd = t->priv->no_dtos_evd;
+	} else {
+		e->recv_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+		e->req_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	}
 	e->conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);
 	if (!o || !o->attr)
 		dc_ep_attr_default(t, &attr);

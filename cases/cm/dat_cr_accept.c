@@ -131,7 +131,8 @@ static void accept_pdata_at_limits(struct dc_ctx *t)
 }
 
 DC_CASE(dat_cr_accept, private_data_delivered,
-	.summary = "accept's private data reaches the requester in its ESTABLISHED event")
+	.summary = "accept's private data reaches the requester in its ESTABLISHED event",
+	.flags = DC_NO_DTOS)
 {
 	static const unsigned char pd[24] = "accept private data 24b";
 	struct dc_endpoint a, b;
@@ -256,7 +257,8 @@ static void accepted_cr_gone(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE
 }
 
 DC_CASE(dat_cr_accept, cr_destroyed,
-	.summary = "a request is accepted, whatever its Service Point")
+	.summary = "a request is accepted, whatever its Service Point",
+	.flags = DC_NO_DTOS)
 {
 	cm_each_request(t, accept_succeeds);
 }
@@ -266,7 +268,8 @@ DC_CASE(dat_cr_accept, cr_destroyed,
  * through the handle) leaves the checks above judged. */
 DC_CASE(dat_cr_accept, cr_destroyed_freed,
 	.clauses = "dat_cr_accept.cr_destroyed",
-	.summary = "after a successful accept the CR handle is dead, whatever the request's Service Point")
+	.summary = "after a successful accept the CR handle is dead, whatever the request's Service Point",
+	.flags = DC_NO_DTOS)
 {
 	cm_each_request(t, accepted_cr_gone);
 }

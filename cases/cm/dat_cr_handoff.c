@@ -27,6 +27,16 @@ static void at_a(struct dc_ctx *t, struct two_sps *s)
 	DC_SETUP(dat_cr_query(s->cr, DAT_CR_FIELD_ALL, &s->c));
 }
 
+/* Between the parts of a case: s's objects freed (an IA may have few EVDs). */
+static void two_sps_down(struct dc_ctx *t, struct two_sps *s)
+{
+	dc_endpoint_down(t, &s->req);
+	DC_CLEANUP(dat_psp_free(s->psp_a));
+	DC_CLEANUP(dat_psp_free(s->psp_b));
+	DC_CLEANUP(dat_evd_free(s->evd_a));
+	DC_CLEANUP(dat_evd_free(s->evd_b));
+}
+
 /*
  * s's request handed off to qualifier q: it arrives on evd for q, whose
  * query (*c) the caller checks; returns the new request.
@@ -67,7 +77,8 @@ static void to_an_rsp(struct dc_ctx *t)
 }
 
 DC_CASE(dat_cr_handoff, delivered_to_other_sp,
-	.summary = "a handed-off request arrives at the other PSP (or RSP) and can be accepted there")
+	.summary = "a handed-off request arrives at the other PSP (or RSP) and can be accepted there",
+	.flags = DC_NO_DTOS)
 {
 	struct two_sps s;
 	struct dc_endpoint b;
@@ -88,6 +99,8 @@ DC_CASE(dat_cr_handoff, delivered_to_other_sp,
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_ASSERT_CONN_EVENT(s.req.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, s.req.ep);
 	DC_ASSERT_NO_EVENT(s.evd_a);
+	dc_endpoint_down(t, &b);
+	two_sps_down(t, &s);
 	to_an_rsp(t);
 }
 

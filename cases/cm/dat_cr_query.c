@@ -43,7 +43,8 @@ DC_CASE(dat_cr_query, remote_address_and_port,
 }
 
 DC_CASE(dat_cr_query, private_data,
-	.summary = "the request reports the requester's private data and size")
+	.summary = "the request reports the requester's private data and size",
+	.flags = DC_NO_DTOS)
 {
 	static const unsigned char pd[20] = "cr_query private 20";
 	struct dc_endpoint a, a0;
@@ -82,7 +83,8 @@ DC_CASE(dat_cr_query, private_data,
 }
 
 DC_CASE(dat_cr_query, local_ep,
-	.summary = "local_ep_handle: NULL for a consumer PSP, the Provider EP, the RSP's EP")
+	.summary = "local_ep_handle: NULL for a consumer PSP, the Provider EP, the RSP's EP",
+	.flags = DC_NO_DTOS)
 {
 	struct dc_endpoint a, a2, a3, e;
 	DAT_CR_PARAM c;

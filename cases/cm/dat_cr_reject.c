@@ -28,7 +28,8 @@ static void rejected(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
 }
 
 DC_CASE(dat_cr_reject, rejects,
-	.summary = "the requester of a rejected request gets PEER_REJECTED and is Disconnected, whatever the request's Service Point")
+	.summary = "the requester of a rejected request gets PEER_REJECTED and is Disconnected, whatever the request's Service Point",
+	.flags = DC_NO_DTOS)
 {
 	/* each kind of request the pages distinguish (consumer PSP, provider PSP, RSP) */
 	cm_each_request(t, rejected);
@@ -59,7 +60,8 @@ static void rejected_cr_gone(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE
 }
 
 DC_CASE(dat_cr_reject, cr_destroyed,
-	.summary = "a request is rejected, whatever its Service Point")
+	.summary = "a request is rejected, whatever its Service Point",
+	.flags = DC_NO_DTOS)
 {
 	cm_each_request(t, reject_succeeds);
 }
@@ -69,7 +71,8 @@ DC_CASE(dat_cr_reject, cr_destroyed,
  * through the handle) leaves the checks above judged. */
 DC_CASE(dat_cr_reject, cr_destroyed_freed,
 	.clauses = "dat_cr_reject.cr_destroyed",
-	.summary = "when reject returns, the CR handle is dead, whatever the request's Service Point")
+	.summary = "when reject returns, the CR handle is dead, whatever the request's Service Point",
+	.flags = DC_NO_DTOS)
 {
 	cm_each_request(t, rejected_cr_gone);
 }

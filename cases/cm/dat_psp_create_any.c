@@ -32,13 +32,15 @@ DC_CASE(dat_psp_create_any, qual_unused,
 	.summary = "the chosen qualifiers are distinct and never one already in use")
 {
 	DAT_CONN_QUAL used = dc_free_conn_qual(t), got[16];
+	/* one CR EVD for every PSP (an IA may have few EVDs, Max EVDs,
+	 * dat_ia_query(3DAT)); no request arrives here */
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 	DAT_PSP_HANDLE psp;
 
-	DC_SETUP(dat_psp_create(t->ia, used, dc_evd(t, 4, DAT_EVD_CR_FLAG), DAT_PSP_CONSUMER_FLAG,
-				&psp));
+	DC_SETUP(dat_psp_create(t->ia, used, evd, DAT_PSP_CONSUMER_FLAG, &psp));
 	for (int i = 0; i < 16; i++) {
-		DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &got[i], dc_evd(t, 4, DAT_EVD_CR_FLAG),
-						     DAT_PSP_CONSUMER_FLAG, &psp));
+		DC_ASSERT_SUCCESS(dat_psp_create_any(t->ia, &got[i], evd, DAT_PSP_CONSUMER_FLAG,
+						     &psp));
 		DC_ASSERT(got[i] != used, "create_any returned %llu, which a PSP already holds",
 			  (unsigned long long)used);
 		for (int k = 0; k < i; k++)
@@ -46,8 +48,7 @@ DC_CASE(dat_psp_create_any, qual_unused,
 				  (unsigned long long)got[i]);
 	}
 	/* collateral: dat_psp_create_any(3DAT) DESCRIPTION: the qualifier chosen was unused, which the PSP now holds */
-	DC_ASSERT_RET(dat_psp_create(t->ia, got[3], dc_evd(t, 4, DAT_EVD_CR_FLAG),
-				     DAT_PSP_CONSUMER_FLAG, &psp),
+	DC_ASSERT_RET(dat_psp_create(t->ia, got[3], evd, DAT_PSP_CONSUMER_FLAG, &psp),
 		      DAT_CONN_QUAL_IN_USE);
 }
 

@@ -53,7 +53,8 @@ static void request_by_handoff(struct dc_ctx *t)
 }
 
 DC_CASE(dat_rsp_create, request_carries_ep,
-	.summary = "the request, direct or handed off, names the reserved EP, which becomes Passive Connection Pending")
+	.summary = "the request, direct or handed off, names the reserved EP, which becomes Passive Connection Pending",
+	.flags = DC_NO_DTOS)
 {
 	struct rsp_fix f;
 	struct dc_endpoint a;
@@ -97,7 +98,8 @@ static void later_request_not_delivered(struct dc_ctx *t, struct dc_endpoint *re
 }
 
 DC_CASE(dat_rsp_create, at_most_one_request,
-	.summary = "an RSP produces one Connection Request, never a second, even with its EP reserved again")
+	.summary = "an RSP produces one Connection Request, never a second, even with its EP reserved again",
+	.flags = DC_NO_DTOS)
 {
 	struct rsp_fix f;
 	struct dc_endpoint a, b, c;
@@ -336,29 +338,33 @@ DC_CASE(dat_rsp_create, invalid_ep_handle_freed,
 }
 
 DC_CASE(dat_rsp_create, ep_not_unconnected,
-	.summary = "a Connected, Disconnected or already Reserved EP cannot be reserved")
+	.summary = "a Connected, Disconnected or already Reserved EP cannot be reserved",
+	.flags = DC_NO_DTOS)
 {
 	struct dc_pair p;
 	struct rsp_fix f;
 	DAT_CONN_QUAL q = dc_unprobed_conn_qual();
 	DAT_RSP_HANDLE rsp;
+	/* one CR EVD for the three creates, each refused (an IA may have few
+	 * EVDs, Max EVDs, dat_ia_query(3DAT)) */
+	DAT_EVD_HANDLE evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, evd, &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, p.a.ep, DAT_EP_STATE_CONNECTED, q);
 	/* Disconnected: not Unconnected until dat_ep_reset */
 	DC_SETUP(dat_ep_disconnect(p.a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	await_state(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
 	q = dc_unprobed_conn_qual();
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, p.a.ep, evd, &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, p.a.ep, DAT_EP_STATE_DISCONNECTED, q);
 	rsp_up(t, &f);
 	/* a qualifier free now: the fixture's RSP may have taken q, which
 	 * dat_psp_create_any(3DAT) is free to choose (variant psp-any-from-40000) */
 	q = dc_unprobed_conn_qual();
-	DC_ASSERT_RET(dat_rsp_create(t->ia, q, f.e.ep, dc_evd(t, 4, DAT_EVD_CR_FLAG), &rsp),
+	DC_ASSERT_RET(dat_rsp_create(t->ia, q, f.e.ep, evd, &rsp),
 		      DAT_INVALID_STATE);
 	nothing_taken(t, f.e.ep, DAT_EP_STATE_RESERVED, q);
 }

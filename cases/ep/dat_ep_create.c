@@ -362,7 +362,8 @@ DC_CASE(dat_ep_create, defaults_reasonable,
 }
 
 DC_CASE(dat_ep_create, usage_created_unconnected,
-	.summary = "a fresh EP can connect, accept a request without EP, and back an RSP")
+	.summary = "a fresh EP can connect, accept a request without EP, and back an RSP",
+	.flags = DC_NO_DTOS)
 {
 	struct dc_endpoint a, b, c;
 	DAT_CR_HANDLE cr;

@@ -346,7 +346,8 @@ static void reserved_either_side(struct dc_ctx *t, struct dc_pair *q, struct dc_
 }
 
 DC_CASE(dat_ep_dup_connect, invalid_state,
-	.summary = "the local EP must be Unconnected (not Connected, Disconnected, Reserved) and the duplicated one Connected (not Unconnected, Disconnected, Reserved)")
+	.summary = "the local EP must be Unconnected (not Connected, Disconnected, Reserved) and the duplicated one Connected (not Unconnected, Disconnected, Reserved)",
+	.flags = DC_NO_DTOS)
 {
 	struct dc_pair p, q;
 	struct dc_endpoint e, idle;

@@ -56,7 +56,8 @@ DC_CASE(dat_evd_wait, active_established_private_data,
 
 DC_CASE(dat_evd_wait, active_established_private_data_queued,
 	.clauses = "dat_evd_wait.active_established_private_data",
-	.summary = "the active Established event, left queued while a second connection is accepted with other private data, still carries its own")
+	.summary = "the active Established event, left queued while a second connection is accepted with other private data, still carries its own",
+	.flags = DC_NO_DTOS)
 {
 	cm_active_established_private_data_queued(t, TAKE_WAIT);
 }
