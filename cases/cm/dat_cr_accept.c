@@ -55,7 +55,8 @@ DC_CASE(dat_cr_accept, establishes_explicit_ep,
 }
 
 DC_CASE(dat_cr_accept, establishes_implicit_ep,
-	.summary = "a request that carries its EP (RSP; PSP with provider flag) is accepted with NULL")
+	.summary = "a request that carries its EP (RSP; PSP with provider flag) is accepted with NULL",
+	.flags = DC_NO_DTOS)
 {
 	struct dc_endpoint a, e;
 	DAT_EVD_HANDLE evd = dc_evd(t, 8, DAT_EVD_CR_FLAG);

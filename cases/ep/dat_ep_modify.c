@@ -518,6 +518,7 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 		struct dc_endpoint e;
 
 		modify_only_masked(t, plain_ep(t, &e), which[i]);
+		dc_endpoint_down(t, &e);	/* an IA may have few EVDs and EPs */
 	}
 	for (size_t i = 0; i < sizeof(after_recv) / sizeof(after_recv[0]); i++) {
 		struct dc_endpoint f;
@@ -527,6 +528,7 @@ DC_CASE(dat_ep_modify, only_masked_modified,
 		dc_lmr(t, f.pz, 4096, DC_PRIV_LOCAL, &m);
 		DC_SETUP(post_recv1(f.ep, &m, 0, 256, 1));
 		modify_only_masked(t, f.ep, after_recv[i]);
+		dc_endpoint_down(t, &f);
 	}
 }
 

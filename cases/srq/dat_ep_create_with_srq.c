@@ -616,15 +616,14 @@ static void receives_via_srq(struct dc_ctx *t, struct srq_link *l, unsigned seq)
 	DC_ASSERT_EQ(slot_seq(&l->rbuf, seq % NSLOTS), seq);
 }
 
-/* Between the parts of connect_paths on an IA of fewer than 3 SRQs
- * (dat_ia_query(3DAT) Max SRQs, no floor): l's SRQ EP and SRQ freed, so
- * the next part can make its own. */
+/* Between the parts of connect_paths: l's endpoints, their EVDs and its SRQ
+ * freed, so that the next part can make its own on an IA of few SRQs or
+ * EVDs (dat_ia_query(3DAT) Max SRQs, Max EVDs: no floor given). */
 static void connect_path_done(struct dc_ctx *t, struct srq_link *l)
 {
-	if (t->ia_attr.max_srqs <= 0 || t->ia_attr.max_srqs >= 3)
-		return;
 	link_down(l);
-	DC_CLEANUP(dat_ep_free(l->rx.ep));
+	dc_endpoint_down(t, &l->rx);
+	dc_endpoint_down(t, &l->tx);
 	DC_CLEANUP(dat_srq_free(l->srq));
 }
 
