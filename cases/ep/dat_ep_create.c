@@ -108,7 +108,7 @@ DC_CASE(dat_ep_create, pz_limits_local_access,
 	.summary = "a Receive into and a Send from an LMR of another PZ are refused or fail, and neither touches or carries its bytes")
 {
 	struct dc_pair rx, tx;
-	struct dc_lmr other, peer_src, peer_dst;
+	struct dc_lmr other, peer_src = { 0 }, peer_dst;
 	DAT_LMR_TRIPLET iov;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_EVENT ev;
@@ -142,6 +142,11 @@ DC_CASE(dat_ep_create, pz_limits_local_access,
 			  "the peer's bytes reached the LMR of another PZ");
 	}
 
+	/* the Receive's pair goes before the Send's (an IA may have few EVDs
+	 * and EPs, dat_ia_query(3DAT) Max EVDs, Max EPs) */
+	if (peer_src.lmr)
+		DC_CLEANUP(dat_lmr_free(peer_src.lmr));
+	dc_pair_down(t, &rx);
 	dc_pair_up(t, &tx, 0, NULL);
 	dc_lmr(t, tx.b.pz, 4096, DC_PRIV_LOCAL, &peer_dst);
 	dc_fill(other.buf, 64, 5);

@@ -411,6 +411,11 @@ DC_CASE(dat_lmr_create, remote_only_as_granted,
 	st = dc_rdma_write(t, &p.a, &src, 0, 256, dc_rmr_iov(&ro, 0, 256), 1);
 	DC_ASSERT_DTO_STATUS(st, DAT_DTO_ERR_REMOTE_ACCESS);
 	DC_ASSERT((dc_first_not(ro.buf, BUF, 0) < 0), "a remote-read-only LMR was written");
+	/* the first pair goes before the second (an IA may have few EVDs and
+	 * EPs, dat_ia_query(3DAT) Max EVDs, Max EPs) */
+	DC_CLEANUP(dat_lmr_free(src.lmr));
+	DC_CLEANUP(dat_lmr_free(ro.lmr));
+	dc_pair_down(t, &p);
 
 	dc_pair_up(t, &q, 0, NULL);
 	lmr_checked(t, q.b.pz, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &wo);
