@@ -949,6 +949,21 @@ static void send_teardown(struct dc_ctx *t, double ms, const DAT_RETURN *close)
 	dc_str_free(&s);
 }
 
+/* DC_NO_DTOS: the case said its endpoints carry no DTOs, so their shared DTO
+ * EVD (fixtures.c) must have seen nothing; an event there means the case
+ * reads EVDs it declared it would not. */
+static void no_dtos_kept(struct dc_ctx *t)
+{
+	DAT_EVENT ev;
+
+	if (!(t->c->flags & DC_NO_DTOS) || !t->priv->no_dtos_evd ||
+	    dat_evd_dequeue(t->priv->no_dtos_evd, &ev) != DAT_SUCCESS)
+		return;
+	dc_end_at(t, DC_UNRESOLVED, t->c->file, t->c->line, false,
+		  "case bug: a DC_NO_DTOS case's shared DTO EVD received %s (0x%x)",
+		  dc_event_name(ev.event_number), (unsigned int)ev.event_number);
+}
+
 int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 		      const char *ia_name, double deadline_ms, int ctl_out,
 		      int ctl_in)
@@ -994,6 +1009,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 		if (role == DC_ROLE_PASSIVE && !priv.announced)
 			dc_end_at(t, DC_UNRESOLVED, c->file, c->line, false,
 				  "case bug: the passive half returned without dc_announce()");
+		no_dtos_kept(t);
 	}
 	priv.jb_armed = false;
 	fflush(stdout);
