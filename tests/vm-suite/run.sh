@@ -14,6 +14,10 @@ mkdir -p "$out"
 [[ -f "$build/dat-verbs.conf" ]] || { echo "SKIPPED: $build has no dat-verbs.conf (built without rdma-core)"; exit 77; }
 cd "$repo"
 scope=${DATCTS_VERBS_SUITE:-ci}
+# the ci scope's rotation of the OFA findings (tools/vm/verbs-suite.sh), counted here where git
+# surely runs; 0 outside a git checkout
+DATCTS_VM_ROTATE=$(git -C "$repo" rev-list --count HEAD 2>/dev/null || echo 0)
+export DATCTS_VM_ROTATE
 timeout=2500	# inside ctest's 2700 s
 [[ $scope == full ]] && timeout=5400	# run it as run.sh, or ctest --timeout 5700
 exec tools/vm/run --rdma both --timeout "$timeout" --rw "$out" -- \
