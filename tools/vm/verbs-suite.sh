@@ -185,7 +185,7 @@ if [[ "${DATCTS_VM_OFA:-1}" == 1 && $scope != bench ]]; then
 	for dev in $DATCTS_VM_DEVICES; do controls+=(--ia "ref-verbs-$dev"); done
 	/usr/bin/python3 "$repo/tools/ofa/findings.py" --build "$build" --dat-conf "$build/dat2-verbs.conf" \
 		"${controls[@]}" "${rotate[@]}" --expect absent --allow-cannot >>"$out/ofa-findings.txt" 2>&1 || fr=1
-	echo "ofa findings' reproducers: exit $fr, $((SECONDS - start)) s ($(grep -c '^ok' "$out/ofa-findings.txt") as expected, $(grep -c '^BAD' "$out/ofa-findings.txt") not)" >>"$bench"
+	echo "ofa findings' reproducers: exit $fr, $((SECONDS - start)) s ($(grep -c '^ok' "$out/ofa-findings.txt") as expected, $(grep -c '^BAD' "$out/ofa-findings.txt") not${rotate[1]:+; rotation ${rotate[1]}})" >>"$bench"
 	((fr)) && { rc=1; cat "$out/ofa-findings.txt"; }
 fi
 for dev in $DATCTS_VM_DEVICES; do
