@@ -239,6 +239,7 @@ static void window_refuses(struct dc_ctx *t, const struct dc_conn_opts *o, DAT_M
 		if (DAT_GET_TYPE(r) == DAT_INSUFFICIENT_RESOURCES) {
 			dc_note(t, "a window granting no remote privilege: dat_rmr_bind returned %s; "
 				"not checked", dc_ret_text(r));
+			win_down_keep_pz(t, &w);
 			return;
 		}
 		DC_ALLOW_MODEL_NOT_SUPPORTED(r, "dat_rmr_bind", "RMR binding");
@@ -261,6 +262,8 @@ static void window_refuses(struct dc_ctx *t, const struct dc_conn_opts *o, DAT_M
 			  "bytes were read through a window granted 0x%x (no remote read)",
 			  (unsigned int)grant);
 	}
+	/* the next window's objects fit an IA of few EVDs, EPs or RMRs */
+	win_down_keep_pz(t, &w);
 }
 
 /* Each remote privilege alone, and none (the PARAMETERS default): what is
@@ -354,6 +357,7 @@ DC_CASE(dat_rmr_bind, unsignalled_needs_ep_config,
 	DC_ASSERT_RET(dc_dat_rmr_bind(w.rmr, w.m.lmr, &iov, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, w.p.a.ep, dc_cookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx), DAT_INVALID_PARAMETER);
 	DC_ASSERT_UNCHANGED(&s);
 	DC_ASSERT_NO_EVENT(w.p.a.req_evd);
+	win_down(t, &w);	/* an IA may have few EVDs, EPs or RMRs */
 
 	dc_ep_attr_default(t, &attr);
 	attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;

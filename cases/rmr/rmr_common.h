@@ -33,8 +33,10 @@ static inline void win_setup_at(struct dc_ctx *t, const char *file, int line,
 #define win_setup(w, priv, o) win_setup_at(t, __FILE__, __LINE__, (w), (priv), (o))
 
 /* Clean-up between the parts of a case that sets up one window after
- * another (few RMRs, EVDs or EPs: no floor): frees all win_setup made. */
-static inline void win_down(struct dc_ctx *t, struct win *w)
+ * another (few RMRs, EVDs or EPs: no floor): win_down frees all win_setup
+ * made; win_down_keep_pz all but the PZs, for windows made in a PZ the
+ * case gave (dc_conn_opts.pz) and uses again. */
+static inline void win_down_keep_pz(struct dc_ctx *t, struct win *w)
 {
 	if (w->rmr)
 		DC_CLEANUP(dat_rmr_free(w->rmr));
@@ -42,7 +44,19 @@ static inline void win_down(struct dc_ctx *t, struct win *w)
 		DC_CLEANUP(dat_lmr_free(w->m.lmr));
 	if (w->peer.lmr)
 		DC_CLEANUP(dat_lmr_free(w->peer.lmr));
-	dc_pair_down(t, &w->p);
+	dc_endpoint_down(t, &w->p.a);
+	dc_endpoint_down(t, &w->p.b);
+}
+
+static inline void win_down(struct dc_ctx *t, struct win *w)
+{
+	DAT_PZ_HANDLE pza = w->p.a.pz, pzb = w->p.b.pz;
+
+	win_down_keep_pz(t, w);
+	if (pza)
+		DC_CLEANUP(dat_pz_free(pza));
+	if (pzb && pzb != pza)
+		DC_CLEANUP(dat_pz_free(pzb));
 }
 
 /* The peer RDMA-Writes peer[0, len) to a's memory at `off` with `ctx`. */
