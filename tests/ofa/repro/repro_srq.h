@@ -59,6 +59,29 @@ static inline DAT_RETURN repro_srq_kit(DAT_IA_HANDLE ia, struct repro_srq_kit *k
 	return DAT_SUCCESS;
 }
 
+/* An SRQ of depth `depth` in pz with `posts` Receives of 64 bytes of buf (64 * posts bytes)
+ * on it, cookies 0, 1, ... */
+static inline DAT_RETURN repro_srq_posted(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_COUNT depth,
+					  int posts, char *buf, DAT_SRQ_HANDLE *srq)
+{
+	DAT_SRQ_ATTR a = { .max_recv_dtos = depth, .max_recv_iov = 1,
+			   .low_watermark = DAT_SRQ_LW_DEFAULT };
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_CONTEXT rctx;
+	DAT_RETURN r;
+
+	if ((r = dat_srq_create(ia, pz, &a, srq)) != DAT_SUCCESS)
+		return r;
+	for (int i = 0; i < posts; i++) {
+		if ((r = repro_lmr_iov(ia, pz, buf + 64 * i, 64, DAT_MEM_PRIV_ALL_FLAG, &iov,
+				       &rctx)) != DAT_SUCCESS ||
+		    (r = dat_srq_post_recv(*srq, 1, &iov, (DAT_DTO_COOKIE){ .as_64 = i })) !=
+			    DAT_SUCCESS)
+			return r;
+	}
+	return DAT_SUCCESS;
+}
+
 /* An EP on the kit's SRQ with the kit's attributes. */
 static inline DAT_RETURN repro_srq_ep(DAT_IA_HANDLE ia, struct repro_srq_kit *k, DAT_EP_HANDLE *ep)
 {

@@ -6,30 +6,19 @@
  * gives the SRQ the new depth (never less than asked), and dat_srq_query(3DAT)
  * reports the SRQ's max_recv_dtos.
  */
-#include "repro.h"
+#include "repro_srq.h"
 
 static char buf[3 * 64];
 
 static DAT_RETURN resize(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_COUNT from, DAT_COUNT to,
 			 int posts, DAT_COUNT *now)
 {
-	DAT_SRQ_ATTR a = { .max_recv_dtos = from, .max_recv_iov = 1,
-			   .low_watermark = DAT_SRQ_LW_DEFAULT };
 	DAT_SRQ_HANDLE srq;
-	DAT_LMR_TRIPLET iov;
-	DAT_RMR_CONTEXT rctx;
 	DAT_SRQ_PARAM p;
 	DAT_RETURN r;
 
-	if ((r = dat_srq_create(ia, pz, &a, &srq)) != DAT_SUCCESS)
+	if ((r = repro_srq_posted(ia, pz, from, posts, buf, &srq)) != DAT_SUCCESS)
 		return r;
-	for (int i = 0; i < posts; i++) {
-		if ((r = repro_lmr_iov(ia, pz, buf + 64 * i, 64, DAT_MEM_PRIV_ALL_FLAG, &iov,
-				       &rctx)) != DAT_SUCCESS ||
-		    (r = dat_srq_post_recv(srq, 1, &iov, (DAT_DTO_COOKIE){ .as_64 = i })) !=
-			    DAT_SUCCESS)
-			return r;
-	}
 	r = dat_srq_resize(srq, to);
 	printf("dat_srq_resize(depth %d -> %d) with %d posted: %s\n", from, to, posts,
 	       REPRO_RET(r));

@@ -9,7 +9,7 @@
  * a shrink below the outstanding buffers DAT_INVALID_STATE. DAT_INTERNAL_ERROR is
  * none of them.
  */
-#include "repro.h"
+#include "repro_srq.h"
 
 static char buf[3 * 64];
 
@@ -17,22 +17,11 @@ static char buf[3 * 64];
 static DAT_RETURN resized(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_COUNT from, DAT_COUNT to,
 			  int posts, DAT_RETURN *answer)
 {
-	DAT_SRQ_ATTR a = { .max_recv_dtos = from, .max_recv_iov = 1,
-			   .low_watermark = DAT_SRQ_LW_DEFAULT };
 	DAT_SRQ_HANDLE srq;
-	DAT_LMR_TRIPLET iov;
-	DAT_RMR_CONTEXT rctx;
-	DAT_RETURN r;
+	DAT_RETURN r = repro_srq_posted(ia, pz, from, posts, buf, &srq);
 
-	if ((r = dat_srq_create(ia, pz, &a, &srq)) != DAT_SUCCESS)
+	if (r != DAT_SUCCESS)
 		return r;
-	for (int i = 0; i < posts; i++) {
-		if ((r = repro_lmr_iov(ia, pz, buf + 64 * i, 64, DAT_MEM_PRIV_ALL_FLAG, &iov,
-				       &rctx)) != DAT_SUCCESS ||
-		    (r = dat_srq_post_recv(srq, 1, &iov, (DAT_DTO_COOKIE){ .as_64 = i })) !=
-			    DAT_SUCCESS)
-			return r;
-	}
 	*answer = dat_srq_resize(srq, to);
 	printf("dat_srq_resize(depth %d -> %d) with %d posted: %s\n", from, to, posts,
 	       REPRO_RET(*answer));
