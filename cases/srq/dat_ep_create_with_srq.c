@@ -77,9 +77,13 @@ DC_CASE(dat_ep_create_with_srq, handle_undefined_on_failure,
 	kit(&k);
 	r = dat_ep_create_with_srq(t->ia, k.pz, k.recv, k.req, k.conn, k.srq, NULL, &ep);
 	DC_SETUP_ASSERT(r != DAT_SUCCESS, "set-up: a create with NULL attributes succeeded");
-	k.attr.max_message_size = t->ia_attr.max_message_size + 1;
-	r = make(t, &k, &ep);
-	DC_SETUP_ASSERT(r != DAT_SUCCESS, "set-up: a create above max_message_size succeeded");
+	/* one above the IA's max_message_size, where the type has room for it
+	 * (an IA may report the type's maximum: +1 would be 0) */
+	if (t->ia_attr.max_message_size && DC_BELOW_TYPE_MAX(t->ia_attr.max_message_size)) {
+		k.attr.max_message_size = t->ia_attr.max_message_size + 1;
+		r = make(t, &k, &ep);
+		DC_SETUP_ASSERT(r != DAT_SUCCESS, "set-up: a create above max_message_size succeeded");
+	}
 	ASSERT_SRQ_FREE(k.srq);
 }
 
@@ -453,7 +457,10 @@ DC_CASE(dat_ep_create_with_srq, unsatisfiable_fails,
 				       "max_request_dtos", "max_request_iov" };
 
 		dc_ep_attr_default(t, &k.attr);
-		if (which == 0)
+		/* one above each where the type has room for it: an IA may report
+		 * the type's maximum (soft-iWARP's max_message_size under DAT 2.0's
+		 * 32-bit DAT_VLEN), and +1 would then ask for 0 */
+		if (which == 0 && ia->max_message_size && DC_BELOW_TYPE_MAX(ia->max_message_size))
 			k.attr.max_message_size = ia->max_message_size + 1;
 		else if (which == 1 && ia->max_rdma_size && DC_BELOW_TYPE_MAX(ia->max_rdma_size))
 			k.attr.max_rdma_size = ia->max_rdma_size + 1;
