@@ -45,6 +45,11 @@ DC_CASE(dat_ep_post_rdma_read, transfers_remote_data,
 		dc_note(t, "a Read takes %d local segment(s) here: the placement is judged over %d", n, n);
 	len = n > 1 ? 150 : 50;
 	dc_fill(p.mb.buf + 2048, 150, 0x61);
+	/* past the remote segment, bytes that are not the local canary: a Read
+	 * of more than the triplet's length (the local segments' total, say)
+	 * then shows in the local bytes it must leave alone (DESCRIPTION: the
+	 * Read moves the remote buffer the triplet describes) */
+	memset(p.mb.buf + 2048 + 150, CANARY ^ 0xff, 300);
 	iov[0] = dc_iov(&p.ma, 0, 100);
 	iov[1] = dc_iov(&p.ma, 200, 100);
 	iov[2] = dc_iov(&p.ma, 400, 100);
