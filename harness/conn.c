@@ -220,16 +220,21 @@ void dc_endpoint_down(struct dc_ctx *t, struct dc_endpoint *e)
 	memset(e, 0, sizeof(*e));
 }
 
-void dc_pair_down(struct dc_ctx *t, struct dc_pair *p)
+void dc_pair_ends_down(struct dc_ctx *t, struct dc_pair *p)
 {
-	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
-
 	if (p->ma.lmr)
 		DC_CLEANUP(dat_lmr_free(p->ma.lmr));
 	if (p->mb.lmr)
 		DC_CLEANUP(dat_lmr_free(p->mb.lmr));
 	dc_endpoint_down(t, &p->a);
 	dc_endpoint_down(t, &p->b);
+}
+
+void dc_pair_down(struct dc_ctx *t, struct dc_pair *p)
+{
+	DAT_PZ_HANDLE pza = p->a.pz, pzb = p->b.pz;
+
+	dc_pair_ends_down(t, p);
 	if (pza)
 		DC_CLEANUP(dat_pz_free(pza));
 	if (pzb && pzb != pza)

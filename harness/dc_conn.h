@@ -118,9 +118,11 @@ void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
  * (dat_ia_query(3DAT) maxima, no floor) still runs them all.  Failures are
  * clean-up failures (DC_CLEANUP), never the clause's.
  * dc_endpoint_down: e's EP, PSP and EVDs (not its PZ); e is zeroed.
- * dc_pair_down: p's LMRs, both endpoints and their PZs.
+ * dc_pair_down: p's LMRs, both endpoints and their PZs; dc_pair_ends_down
+ * the same but the PZs (a PZ the case gave in dc_conn_opts and uses again).
  */
 void dc_endpoint_down(struct dc_ctx *t, struct dc_endpoint *e);
 void dc_pair_down(struct dc_ctx *t, struct dc_pair *p);
+void dc_pair_ends_down(struct dc_ctx *t, struct dc_pair *p);
 
 #endif /* DC_CONN_H */

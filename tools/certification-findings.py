@@ -62,7 +62,7 @@ def unmapped_pairs(failing: dict, findings: dict) -> dict:
     proven on one IA does not account for the same clause failing on another)."""
     out = {}
     for cid, where in failing.items():
-        shown = set().union(*(f["ias"] for f in findings.get(cid, []))) if cid in findings else set()
+        shown = set().union(*(f["ias"] for f in findings.get(cid, [])))
         rest = sorted(ia for ia in where if ia not in shown)
         if rest:
             out[cid] = rest

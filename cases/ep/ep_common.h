@@ -979,10 +979,11 @@ static inline const char *state_ended_on_its_own(struct subject *s, DAT_EP_STATE
  * For a call that must leave the EP alone: "ep_state" when its transitional
  * state ended by itself meanwhile (state_ended_on_its_own: the connection's
  * doing, noted), else NULL. The field a snapshot comparison then leaves out.
+ * state_ended_by judges the state `now` the caller read; state_ended_meanwhile
+ * reads it.
  */
-static inline const char *state_ended_meanwhile(struct dc_ctx *t, struct subject *s)
+static inline const char *state_ended_by(struct dc_ctx *t, struct subject *s, DAT_EP_STATE now)
 {
-	DAT_EP_STATE now = DC_EP_PARAM(s->ep).ep_state;
 	const char *ended = now != s->state ? state_ended_on_its_own(s, now) : NULL;
 
 	if (!ended)
@@ -992,14 +993,20 @@ static inline const char *state_ended_meanwhile(struct dc_ctx *t, struct subject
 	return "ep_state";
 }
 
+static inline const char *state_ended_meanwhile(struct dc_ctx *t, struct subject *s)
+{
+	return state_ended_by(t, s, DC_EP_PARAM(s->ep).ep_state);
+}
+
 /* Clause: a call that must leave the EP's state alone (a refused post) left
- * it in s->state, or its transitional state ended by itself meanwhile. */
+ * it in s->state, or its transitional state ended by itself meanwhile (the
+ * state read once, judged as read). */
 static inline void assert_state_kept_at(struct dc_ctx *t, const char *file, int line,
 					struct subject *s)
 {
 	DAT_EP_STATE now = ep_state_at(t, file, line, s->ep, DC_FAIL);
 
-	if (now == s->state || state_ended_meanwhile(t, s))
+	if (now == s->state || state_ended_by(t, s, now))
 		return;
 	dc_end_at(t, DC_FAIL, file, line, false, "EP state is %s (%d), expected %s",
 		  state_name(now), (int)now, state_name(s->state));

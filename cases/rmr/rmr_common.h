@@ -36,7 +36,7 @@ static inline void win_setup_at(struct dc_ctx *t, const char *file, int line,
  * another (few RMRs, EVDs or EPs: no floor): win_down frees all win_setup
  * made; win_down_keep_pz all but the PZs, for windows made in a PZ the
  * case gave (dc_conn_opts.pz) and uses again. */
-static inline void win_down_keep_pz(struct dc_ctx *t, struct win *w)
+static inline void win_mem_down(struct dc_ctx *t, struct win *w)
 {
 	if (w->rmr)
 		DC_CLEANUP(dat_rmr_free(w->rmr));
@@ -44,19 +44,18 @@ static inline void win_down_keep_pz(struct dc_ctx *t, struct win *w)
 		DC_CLEANUP(dat_lmr_free(w->m.lmr));
 	if (w->peer.lmr)
 		DC_CLEANUP(dat_lmr_free(w->peer.lmr));
-	dc_endpoint_down(t, &w->p.a);
-	dc_endpoint_down(t, &w->p.b);
 }
 
 static inline void win_down(struct dc_ctx *t, struct win *w)
 {
-	DAT_PZ_HANDLE pza = w->p.a.pz, pzb = w->p.b.pz;
+	win_mem_down(t, w);
+	dc_pair_down(t, &w->p);
+}
 
-	win_down_keep_pz(t, w);
-	if (pza)
-		DC_CLEANUP(dat_pz_free(pza));
-	if (pzb && pzb != pza)
-		DC_CLEANUP(dat_pz_free(pzb));
+static inline void win_down_keep_pz(struct dc_ctx *t, struct win *w)
+{
+	win_mem_down(t, w);
+	dc_pair_ends_down(t, &w->p);
 }
 
 /* The peer RDMA-Writes peer[0, len) to a's memory at `off` with `ctx`. */
