@@ -47,6 +47,11 @@ def finished_run(path, build):
     return doc
 
 
+def beyond_own_bound(result: dict) -> bool:
+    """The case ended at a bound of its own (DC_BEYOND_SUITE_BOUND: not reached in its time)."""
+    return ((result.get("cause") or {}).get("needs") or {}).get("kind") == "suite_bound"
+
+
 def main():
     repo, build, out = (Path(a).resolve() for a in sys.argv[1:4])
     findings = Path(__file__).resolve().parent / "libdat2-findings.toml"
@@ -73,6 +78,12 @@ def main():
             bad.append(f"{cid}: waived as a libdat2 finding but passes now")
         elif b.get("waived"):
             continue
+        elif a["state"] != b["state"] and (beyond_own_bound(a) or beyond_own_bound(b)):
+            # a case that stopped at its own time bound gave no result of its build: the
+            # machine's load decides it (dat_ia_close.no_memory_growth_only_instance met it in
+            # the 1.2 run beside variants-quick, where the 2.0 run passed)
+            print(f"note: {cid}: 1.2 {a['state']}, 2.0 {b['state']}: stopped at its own bound "
+                  "in one build, not compared")
         elif a["state"] != b["state"]:
             bad.append(f"{cid}: 1.2 {a['state']}, 2.0 {b['state']}: {b['message'][:200]}")
     for cid in CLOSE_AFTER_CHECKS_REFUSED:
