@@ -949,18 +949,18 @@ static void send_teardown(struct dc_ctx *t, double ms, const DAT_RETURN *close)
 	dc_str_free(&s);
 }
 
-/* DC_NO_DTOS: the case said its endpoints carry no DTOs, so their shared DTO
- * EVD (fixtures.c) must have seen nothing; an event there means the case
- * reads EVDs it declared it would not. */
-static void no_dtos_kept(struct dc_ctx *t)
+/* The case said the streams on its idle DTO EVD (fixtures.c: DC_NO_DTOS,
+ * few_evds) carry nothing, so that EVD must have seen nothing; an event there
+ * means the case posts where it declared it would not. */
+static void idle_streams_kept(struct dc_ctx *t)
 {
 	DAT_EVENT ev;
 
-	if (!(t->c->flags & DC_NO_DTOS) || !t->priv->no_dtos_evd ||
-	    dat_evd_dequeue(t->priv->no_dtos_evd, &ev) != DAT_SUCCESS)
+	if (!t->priv->idle_dto_evd ||
+	    dat_evd_dequeue(t->priv->idle_dto_evd, &ev) != DAT_SUCCESS)
 		return;
 	dc_end_at(t, DC_UNRESOLVED, t->c->file, t->c->line, false,
-		  "case bug: a DC_NO_DTOS case's shared DTO EVD received %s (0x%x)",
+		  "case bug: the case's idle DTO EVD (streams it declared it posts nothing on) received %s (0x%x)",
 		  dc_event_name(ev.event_number), (unsigned int)ev.event_number);
 }
 
@@ -1009,7 +1009,7 @@ int dc_run_in_process(const struct dc_case *c, enum dc_role role,
 		if (role == DC_ROLE_PASSIVE && !priv.announced)
 			dc_end_at(t, DC_UNRESOLVED, c->file, c->line, false,
 				  "case bug: the passive half returned without dc_announce()");
-		no_dtos_kept(t);
+		idle_streams_kept(t);
 	}
 	priv.jb_armed = false;
 	fflush(stdout);

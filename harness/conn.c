@@ -164,10 +164,22 @@ void dc_connect_short_for_real_at(struct dc_ctx *t, const char *file, int line, 
 void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
 		   struct dc_pair *p, DAT_VLEN mem_len, const struct dc_conn_opts *o)
 {
+	struct dc_conn_opts oa = { 0 }, ob = { 0 };
+
 	memset(p, 0, sizeof(*p));
+	if (o && (o->few_evds & DC_PAIR_ONE_WAY)) {
+		oa = ob = *o;
+		oa.few_evds |= DC_IDLE_RECV;
+		ob.few_evds |= DC_IDLE_REQUEST;
+		o = &ob;	/* the passive end's, for its PSP */
+		dc_endpoint_at(t, file, line, &p->a, &oa);
+		dc_endpoint_at(t, file, line, &p->b, &ob);
+	}
 	if (mem_len) {
-		dc_endpoint_at(t, file, line, &p->a, o);
-		dc_endpoint_at(t, file, line, &p->b, o);
+		if (!p->a.ep)
+			dc_endpoint_at(t, file, line, &p->a, o);
+		if (!p->b.ep)
+			dc_endpoint_at(t, file, line, &p->b, o);
 		dc_lmr_at(t, file, line, p->a.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
 		dc_lmr_at(t, file, line, p->b.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
 	}
@@ -208,14 +220,14 @@ void dc_endpoint_down(struct dc_ctx *t, struct dc_endpoint *e)
 		DC_CLEANUP(dat_ep_free(e->ep));
 	if (e->psp)
 		DC_CLEANUP(dat_psp_free(e->psp));
-	if (e->cr_evd)
+	/* the case's shared EVDs (few_evds) outlive each endpoint */
+	if (e->cr_evd && e->cr_evd != t->priv->shared_cr_evd)
 		DC_CLEANUP(dat_evd_free(e->cr_evd));
 	if (e->conn_evd)
 		DC_CLEANUP(dat_evd_free(e->conn_evd));
-	/* DC_NO_DTOS: the case's one DTO EVD outlives each endpoint */
-	if (e->req_evd && e->req_evd != t->priv->no_dtos_evd)
+	if (e->req_evd && e->req_evd != t->priv->idle_dto_evd)
 		DC_CLEANUP(dat_evd_free(e->req_evd));
-	if (e->recv_evd && e->recv_evd != e->req_evd && e->recv_evd != t->priv->no_dtos_evd)
+	if (e->recv_evd && e->recv_evd != e->req_evd && e->recv_evd != t->priv->idle_dto_evd)
 		DC_CLEANUP(dat_evd_free(e->recv_evd));
 	memset(e, 0, sizeof(*e));
 }

@@ -57,10 +57,8 @@ struct dc_ctx;
 #define DC_NO_IA	0x1u	/* do not open the IA before the body */
 /*
  * The case's endpoints (dc_endpoint) carry no DTOs: their Receive and
- * Request streams share one DTO EVD of the case's, so that a case of a
- * few endpoints fits an IA of few EVDs (Max EVDs, dat_ia_query(3DAT): no
- * floor given). Only for cases that never post on them nor look at
- * those EVDs.
+ * Request streams are idle (DC_IDLE_RECV | DC_IDLE_REQUEST below, for every
+ * endpoint). Only for cases that never post on them nor look at those EVDs.
  */
 #define DC_NO_DTOS	0x2u
 
@@ -526,6 +524,19 @@ struct dc_endpoint {
 	DAT_CONN_QUAL conn_qual;	/* the passive side's qualifier */
 };
 
+/*
+ * dc_conn_opts.few_evds: streams of an endpoint the case never posts on, and
+ * its PSP's CR EVD, take EVDs the case shares among its endpoints, so that a
+ * case of several endpoints fits an IA of few EVDs (Max EVDs,
+ * dat_ia_query(3DAT), has no floor). An idle stream completes on the case's
+ * idle DTO EVD, which the harness checks is still empty when the body returns
+ * (an event there ends the case UNRESOLVED as a case bug).
+ */
+#define DC_IDLE_RECV	0x1u	/* the case posts no Receive on the EP */
+#define DC_IDLE_REQUEST	0x2u	/* nor any request (Send, RDMA) */
+#define DC_SHARE_CR_EVD	0x4u	/* the PSP reports to the case's one CR EVD */
+#define DC_PAIR_ONE_WAY	0x8u	/* dc_pair_up: a only sends, b only receives */
+
 /* Options; a zeroed struct (or NULL) gives the defaults. */
 struct dc_conn_opts {
 	DAT_PZ_HANDLE pz;		/* use this PZ instead of a new one */
@@ -534,7 +545,14 @@ struct dc_conn_opts {
 	DAT_COUNT evd_qlen;		/* default 16 */
 	DAT_COUNT private_data_size;	/* sent with connect / accept */
 	const void *private_data;
+	unsigned int few_evds;		/* DC_IDLE_* | DC_SHARE_CR_EVD | DC_PAIR_ONE_WAY */
 };
+
+/* The case's idle DTO EVD and shared CR EVD (above), made on first use. */
+DAT_EVD_HANDLE dc_idle_dto_evd_at(struct dc_ctx *t, const char *file, int line);
+DAT_EVD_HANDLE dc_shared_cr_evd_at(struct dc_ctx *t, const char *file, int line);
+#define dc_idle_dto_evd(t) dc_idle_dto_evd_at((t), __FILE__, __LINE__)
+#define dc_shared_cr_evd(t) dc_shared_cr_evd_at((t), __FILE__, __LINE__)
 
 /*
  * Creates the objects of an endpoint, unconnected (zeroes *e first).  The

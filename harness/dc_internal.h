@@ -119,7 +119,8 @@ struct dc_priv {
 	bool announced;
 	bool ia_open;
 	DAT_PZ_HANDLE fixture_pz;	/* the last PZ dc_pz_or_shared made (fixtures.c) */
-	DAT_EVD_HANDLE no_dtos_evd;	/* DC_NO_DTOS: the endpoints' one DTO EVD */
+	DAT_EVD_HANDLE idle_dto_evd;	/* the streams the case posts nothing on (fixtures.c) */
+	DAT_EVD_HANDLE shared_cr_evd;	/* DC_SHARE_CR_EVD: the endpoints' one CR EVD */
 	/* the verdict */
 	enum dc_state state;
 	bool by_peer;

@@ -255,22 +255,44 @@ DAT_PZ_HANDLE dc_pz_or_shared_at(struct dc_ctx *t, const char *file, int line)
 	return pz;
 }
 
+DAT_EVD_HANDLE dc_idle_dto_evd_at(struct dc_ctx *t, const char *file, int line)
+{
+	if (!t->priv->idle_dto_evd)
+		t->priv->idle_dto_evd = dc_evd_at(t, file, line, 16, DAT_EVD_DTO_FLAG);
+	return t->priv->idle_dto_evd;
+}
+
+DAT_EVD_HANDLE dc_shared_cr_evd_at(struct dc_ctx *t, const char *file, int line)
+{
+	if (!t->priv->shared_cr_evd)
+		t->priv->shared_cr_evd = dc_evd_at(t, file, line, 16, DAT_EVD_CR_FLAG);
+	return t->priv->shared_cr_evd;
+}
+
+static unsigned int few_evds(const struct dc_ctx *t, const struct dc_conn_opts *o)
+{
+	unsigned int f = o ? o->few_evds : 0;
+
+	if (t->c->flags & DC_NO_DTOS)
+		f |= DC_IDLE_RECV | DC_IDLE_REQUEST;
+	return f;
+}
+
 void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 		    struct dc_endpoint *e, const struct dc_conn_opts *o)
 {
 	DAT_COUNT q = opt_qlen(o);
+	unsigned int f = few_evds(t, o);
 	DAT_EP_ATTR attr;
 
 	memset(e, 0, sizeof(*e));
 	e->pz = o && o->pz ? o->pz : dc_pz_or_shared_at(t, file, line);
-	if (t->c->flags & DC_NO_DTOS) {
-		if (!t->priv->no_dtos_evd)
-			t->priv->no_dtos_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
-		e->recv_evd = e->req_evd = t->priv->no_dtos_evd;
-	} else {
-		e->recv_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
-		e->req_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
-	}
+	e->recv_evd = f & DC_IDLE_RECV ? dc_idle_dto_evd_at(t, file, line) :
+		      dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	e->req_evd = f & DC_IDLE_REQUEST ? dc_idle_dto_evd_at(t, file, line) :
+		     dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	if (f & DC_SHARE_CR_EVD)
+		e->cr_evd = dc_shared_cr_evd_at(t, file, line);
 	e->conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);
 	if (!o || !o->attr)
 		dc_ep_attr_default(t, &attr);
@@ -308,7 +330,12 @@ static void listen_any(struct dc_ctx *t, const char *file, int line,
 {
 	if (!e->ep)
 		dc_endpoint_at(t, file, line, e, o);
-	e->cr_evd = dc_evd_at(t, file, line, opt_qlen(o), DAT_EVD_CR_FLAG);
+	/* an endpoint made to share the CR EVD (dc_endpoint_at) keeps sharing it */
+	if ((e->cr_evd && e->cr_evd == t->priv->shared_cr_evd) ||
+	    few_evds(t, o) & DC_SHARE_CR_EVD)
+		e->cr_evd = dc_shared_cr_evd_at(t, file, line);
+	else
+		e->cr_evd = dc_evd_at(t, file, line, opt_qlen(o), DAT_EVD_CR_FLAG);
 	setup_ok(t, file, line,
 		 dat_psp_create_any(t->ia, &e->conn_qual, e->cr_evd,
 				    DAT_PSP_CONSUMER_FLAG, &e->psp),

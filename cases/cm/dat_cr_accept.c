@@ -6,24 +6,31 @@
  */
 #include "cm_common.h"
 
-/* A request on a consumer-flag PSP from a fresh requester a. */
-static DAT_CR_HANDLE request(struct dc_ctx *t, struct dc_endpoint *a, DAT_TIMEOUT tmo)
+/* A request on a consumer-flag PSP from a fresh requester a (made with o). */
+static DAT_CR_HANDLE request_with(struct dc_ctx *t, struct dc_endpoint *a, DAT_TIMEOUT tmo,
+				  const struct dc_conn_opts *o)
 {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_HANDLE psp;
 	DAT_CONN_QUAL q = dc_psp_any(t, DAT_PSP_CONSUMER_FLAG, &evd, &psp);
 
-	dc_endpoint(t, a, NULL);
+	dc_endpoint(t, a, o);
 	DC_SETUP(dc_connect_to_self(t, a->ep, q, tmo, 0, NULL));
 	return dc_await_cr(t, evd, NULL);
+}
+
+static DAT_CR_HANDLE request(struct dc_ctx *t, struct dc_endpoint *a, DAT_TIMEOUT tmo)
+{
+	return request_with(t, a, tmo, NULL);
 }
 
 /* Clause: the request still works: accepting it on a fresh EP connects. */
 static void still_acceptable(struct dc_ctx *t, DAT_CR_HANDLE cr, struct dc_endpoint *a)
 {
+	struct dc_conn_opts no_dtos = { .few_evds = DC_IDLE_RECV | DC_IDLE_REQUEST };
 	struct dc_endpoint b;
 
-	dc_endpoint(t, &b, NULL);
+	dc_endpoint(t, &b, &no_dtos);	/* it connects, and carries nothing */
 	DC_ASSERT_SUCCESS(dat_cr_accept(cr, b.ep, 0, NULL));
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, b.ep);
 	DC_ASSERT_CONN_EVENT(a->conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, a->ep);
@@ -193,13 +200,17 @@ DC_CASE(dat_cr_accept, no_ep_for_explicit,
 DC_CASE(dat_cr_accept, unsuitable_ep_no_effect,
 	.summary = "accepting on an EP that cannot take the request fails and changes nothing")
 {
+	/* a connection, a request and a fresh EP at once: as few EVDs as the
+	 * checks read (busy.a only sends, busy.b only receives, a carries nothing) */
+	struct dc_conn_opts one_way = { .few_evds = DC_PAIR_ONE_WAY | DC_SHARE_CR_EVD };
+	struct dc_conn_opts no_dtos = { .few_evds = DC_IDLE_RECV | DC_IDLE_REQUEST };
 	struct dc_endpoint a;
 	struct dc_pair busy;
 	DAT_CR_HANDLE cr;
 	struct dc_snap before;
 
-	dc_pair_up(t, &busy, SUBJ_MEM, NULL);
-	cr = request(t, &a, 0);
+	dc_pair_up(t, &busy, SUBJ_MEM, &one_way);
+	cr = request_with(t, &a, 0, &no_dtos);
 	dc_snapshot(t, DC_OBJ_EP, busy.b.ep, &before);
 	DC_ASSERT_RET_ANY(dat_cr_accept(cr, busy.b.ep, 0, NULL),
 			  DAT_INVALID_PARAMETER, DAT_INVALID_STATE);

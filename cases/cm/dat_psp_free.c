@@ -103,6 +103,9 @@ DC_CASE(dat_psp_free, previous_requests_unaffected,
 	dc_fill(ma.buf + 0, 64, 0x23);
 	DC_SETUP(post_send1(a.ep, &ma, 0, 64, 2));
 	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_SUCCESS);
+	/* the Provider EP's part makes a request of its own */
+	dc_endpoint_down(t, &a);
+	dc_endpoint_down(t, &b);
 	provider_ep_unaffected(t);
 }
 

@@ -412,19 +412,22 @@ static void flags_must_match(struct dc_ctx *t)
 	DAT_EVD_HANDLE x = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE y = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 	DAT_EVD_HANDLE z = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
+	DAT_EVD_HANDLE own[6];
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_EP_HANDLE ep, on_x, on_y;
 
+	for (int i = 0; i < 6; i++)
+		own[i] = own_recv_evd(t);
 	dc_ep_attr_default(t, &dflt);
 	unsig = dflt;
 	unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	/* the unsignalled stream first */
-	on_x = dc_ep(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &unsig);
-	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), x, DAT_HANDLE_NULL, &dflt, &ep),
+	on_x = dc_ep(t, pz, own[0], x, DAT_HANDLE_NULL, &unsig);
+	DC_ASSERT_RET(create(t, pz, own[1], x, DAT_HANDLE_NULL, &dflt, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* the default stream first */
-	on_y = dc_ep(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &dflt);
-	DC_ASSERT_RET(create(t, pz, own_recv_evd(t), y, DAT_HANDLE_NULL, &unsig, &ep),
+	on_y = dc_ep(t, pz, own[2], y, DAT_HANDLE_NULL, &dflt);
+	DC_ASSERT_RET(create(t, pz, own[3], y, DAT_HANDLE_NULL, &unsig, &ep),
 		      DAT_INVALID_PARAMETER);
 	/* one EP: default Receive and unsignalled Request streams on one EVD */
 	DC_ASSERT_RET(create(t, pz, z, z, DAT_HANDLE_NULL, &unsig, &ep), DAT_INVALID_PARAMETER);
@@ -433,8 +436,7 @@ static void flags_must_match(struct dc_ctx *t)
 		struct dc_snap before;
 		DAT_EP_PARAM nv;
 
-		ep = dc_ep(t, pz, own_recv_evd(t), dc_evd(t, 16, DAT_EVD_DTO_FLAG), DAT_HANDLE_NULL,
-			   &dflt);
+		ep = dc_ep(t, pz, own[4], own[5], DAT_HANDLE_NULL, &dflt);
 		nv = dc_ep_param(t, ep);
 		nv.request_evd_handle = x;
 		dc_snapshot(t, DC_OBJ_EP, ep, &before);
@@ -443,11 +445,18 @@ static void flags_must_match(struct dc_ctx *t)
 			      DAT_INVALID_PARAMETER);
 		DC_ASSERT_UNCHANGED(&before);
 	}
-	/* its EPs go before the checks that may follow in the same case (an IA
-	 * may have few EPs, Max EPs, dat_ia_query(3DAT)) */
+	/* its objects go before the checks that may follow in the same case
+	 * (an IA may have few EPs and EVDs, Max EPs and Max EVDs,
+	 * dat_ia_query(3DAT)) */
 	DC_CLEANUP(dat_ep_free(ep));
 	DC_CLEANUP(dat_ep_free(on_y));
 	DC_CLEANUP(dat_ep_free(on_x));
+	for (int i = 0; i < 6; i++)
+		DC_CLEANUP(dat_evd_free(own[i]));
+	DC_CLEANUP(dat_evd_free(x));
+	DC_CLEANUP(dat_evd_free(y));
+	DC_CLEANUP(dat_evd_free(z));
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_ep_create, shared_evd_flags_must_match,
@@ -1039,13 +1048,20 @@ static void oom_eps_make(struct dc_ctx *t, struct oom_eps *o, DAT_COUNT spare)
 			break;
 }
 
-static void oom_eps_free(struct dc_ctx *t, struct oom_eps *o)
+/* The sweep's EPs and EVDs; its PZ stays. */
+static void oom_eps_down_keep_pz(struct dc_ctx *t, struct oom_eps *o)
 {
 	for (int i = 0; i < o->n; i++)
 		DC_CLEANUP(dat_ep_free(o->ep[i]));
+	o->n = 0;
 	DC_CLEANUP(dat_evd_free(o->recv));
 	DC_CLEANUP(dat_evd_free(o->req));
 	DC_CLEANUP(dat_evd_free(o->conn));
+}
+
+static void oom_eps_free(struct dc_ctx *t, struct oom_eps *o)
+{
+	oom_eps_down_keep_pz(t, o);
 	DC_CLEANUP(dat_pz_free(o->pz));
 }
 
@@ -1079,11 +1095,16 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 {
 	struct oom_eps o;
 
-	/* the checks below make EPs of their own: a provider with few EPs
-	 * (Max EPs, dat_ia_query(3DAT)) sweeps fewer creates, and frees what
-	 * the sweep kept before them (they share no EVD with the checks) */
+	/* the checks below make EPs and EVDs of their own: a provider with few
+	 * EPs (Max EPs, dat_ia_query(3DAT)) sweeps fewer creates, and frees
+	 * what the sweep kept before them (they share no EVD with the checks);
+	 * one with few EVDs (Max EVDs) frees the sweep's EVDs too */
 	oom_eps_make(t, &o, 6);
-	if (t->ia_attr.max_eps > 0 && t->ia_attr.max_eps < DC_ALLOC_FAULT_OBJECTS + 16) {
+	if (t->ia_attr.max_evds > 0 && t->ia_attr.max_evds < 32) {
+		dc_note(t, "max_evds %d: the sweep's %d EPs and its EVDs are freed before the checks",
+			(int)t->ia_attr.max_evds, o.n);
+		oom_eps_down_keep_pz(t, &o);
+	} else if (t->ia_attr.max_eps > 0 && t->ia_attr.max_eps < DC_ALLOC_FAULT_OBJECTS + 16) {
 		dc_note(t, "max_eps %d: the %d EPs the sweep kept are freed before the checks",
 			(int)t->ia_attr.max_eps, o.n);
 		for (int i = 0; i < o.n; i++)
@@ -1094,15 +1115,18 @@ DC_CASE(dat_ep_create, shared_evd_after_out_of_memory,
 	/* an unsignalled Request stream on an EVD of its own shares nothing
 	 * with the default streams made above: it is taken */
 	{
+		DAT_EVD_HANDLE recv = own_recv_evd(t), req = dc_evd(t, 16, DAT_EVD_DTO_FLAG);
 		DAT_EP_ATTR unsig;
 		DAT_EP_HANDLE ep;
 
 		dc_ep_attr_default(t, &unsig);
 		unsig.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
-		DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, o.pz, own_recv_evd(t),
-						      dc_evd(t, 16, DAT_EVD_DTO_FLAG),
-						      DAT_HANDLE_NULL, &unsig, &ep));
-		DC_CLEANUP(dat_ep_free(ep));	/* as flags_must_match frees its own */
+		DC_ASSERT_SUCCESS_UNLESS_SHORT(create(t, o.pz, recv, req, DAT_HANDLE_NULL, &unsig,
+						      &ep));
+		/* as flags_must_match frees its own */
+		DC_CLEANUP(dat_ep_free(ep));
+		DC_CLEANUP(dat_evd_free(recv));
+		DC_CLEANUP(dat_evd_free(req));
 	}
 	flags_must_match(t);
 	DC_FOR_CLAUSE("dat_ep_create.shared_evd_current_streams");

@@ -959,6 +959,9 @@ static void reject_after_handoff(struct dc_ctx *t, DAT_IA_HANDLE ia, DAT_CR_HAND
 		cr = ev.event_data.cr_arrival_event_data.cr_handle;
 	}
 	DC_SETUP(dc_dat_cr_reject(cr, 0, NULL));
+	/* the cycle keeps no more EVDs at once than it needs (few EVDs: no floor) */
+	DC_SETUP(dat_psp_free(psp2));
+	DC_SETUP(dat_evd_free(cr2));
 }
 
 /*

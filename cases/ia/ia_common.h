@@ -111,11 +111,13 @@ static inline void await_on_at(struct dc_ctx *t, const char *file, int line,
 	dc_expect_event_at(t, file, line, DC_UNRESOLVED, evd, n, ev);
 }
 
-/* Passive half: a PSP on any free qualifier of b's IA. */
+/* Passive half: a PSP on any free qualifier of b's IA (on b's CR EVD when it
+ * listened before). */
 static inline void xlisten_at(struct dc_ctx *t, const char *file, int line,
 			      struct xend *b)
 {
-	b->cr = evd_on_at(t, file, line, b->ia, 8, DAT_EVD_CR_FLAG);
+	if (!b->cr)
+		b->cr = evd_on_at(t, file, line, b->ia, 8, DAT_EVD_CR_FLAG);
 	SETUP_AT(file, line, dat_psp_create_any(b->ia, &b->qual, b->cr,
 						DAT_PSP_CONSUMER_FLAG, &b->psp),
 		 "dat_psp_create_any");

@@ -52,14 +52,17 @@ DC_CASE(dat_rmr_create, bindable,
 DC_CASE(dat_rmr_create, pz_restricts_access,
 	.summary = "a window of PZ A is reachable through an EP of PZ A only; the peer of a PZ B EP gets REMOTE_ACCESS")
 {
+	/* two connections at once, as few EVDs as the checks read: no
+	 * endpoint posts a Receive (binds and RDMA Writes only) */
+	struct dc_conn_opts few = { .few_evds = DC_IDLE_RECV | DC_SHARE_CR_EVD };
 	struct win w;
 	struct dc_pair q;
 	struct dc_lmr src2;
 	DAT_RMR_CONTEXT ctx;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	win_setup(&w, DC_PRIV_LOCAL, NULL);
-	dc_pair_up(t, &q, 0, NULL);		/* q.a is in its own PZ, not w's */
+	win_setup(&w, DC_PRIV_LOCAL, &few);
+	dc_pair_up(t, &q, 0, &few);		/* q.a is in its own PZ, not w's */
 	ctx = dc_bind_rmr(t, w.rmr, &w.m, 0, BUF, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &w.p.a, 1);
 	dc_fill(w.peer.buf, 256, 3);
 	st = peer_write(&w, ctx, 0, 256, 2);

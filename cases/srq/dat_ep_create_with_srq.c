@@ -904,14 +904,15 @@ DC_CASE(dat_ep_create_with_srq, ready_to_connect,
 	.summary = "after a connection came and went, a new SRQ EP connects at once",
 	.requires = "srq_supported")
 {
+	struct link_opts few = { .few_evds = true };	/* two links at once */
 	struct srq_link a, b;
 	struct link_opts o;
 
-	link_up(&a, NULL);
+	link_up(&a, &few);
 	receives_via_srq(t, &a, 1);
 	link_down(&a);
 	DC_SETUP(dat_ep_free(a.rx.ep));
-	o = (struct link_opts){ .srq = a.srq, .pz = a.pz, .no_connect = true };
+	o = (struct link_opts){ .srq = a.srq, .pz = a.pz, .no_connect = true, .few_evds = true };
 	link_up(&b, &o);
 	connect_checked(&b);
 	receives_via_srq(t, &b, 2);

@@ -78,12 +78,12 @@ DC_CASE(dat_ep_recv_query, support_per_attribute,
 	.requires = "srq_supported")
 {
 	struct srq_link l, p;
-	struct link_opts o = { .no_connect = true };
+	struct link_opts o = { .no_connect = true, .few_evds = true };	/* two links */
 	DAT_COUNT n, s;
 	DAT_RETURN r[4];
 
 	link_up(&l, &o);
-	plain_link_up(&p, false);
+	plain_link_up(&p, &o);
 	r[0] = dat_ep_recv_query(l.rx.ep, &n, &s);
 	r[1] = dat_ep_recv_query(p.rx.ep, &n, &s);
 	link_connect(&l);
@@ -188,7 +188,7 @@ DC_CASE(dat_ep_recv_query, allocated_on_post_without_srq,
 	struct srq_link p;
 	DAT_COUNT n, s;
 
-	plain_link_up(&p, false);
+	plain_link_up(&p, &(struct link_opts){ .no_connect = true });
 	for (unsigned k = 0; k < 3; k++)
 		dc_post_recv(t, p.rx.ep, &p.rbuf, (DAT_VLEN)k * SLOT, SLOT, k);
 	rq(p.rx.ep, &n, &s);

@@ -17,15 +17,21 @@
 #define SOFT_EVENT DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT
 
 /* Set-up: connected link; n Sends held whole at rx (MSN 0..n-1). */
-static void staged(struct dc_ctx *t, struct srq_link *l, struct srq_hold *h,
-		   unsigned n)
+static void staged_with(struct dc_ctx *t, struct srq_link *l, struct srq_hold *h,
+			unsigned n, const struct link_opts *o)
 {
-	link_up(l, NULL);
+	link_up(l, o);
 	post_slots(l->srq, &l->rbuf, 0, 12);
 	hold_begin(h, l);
 	for (unsigned i = 0; i < n; i++)
 		link_send(l, i, 64);
 	hold_await_whole(h, (DAT_COUNT)n);
+}
+
+static void staged(struct dc_ctx *t, struct srq_link *l, struct srq_hold *h,
+		   unsigned n)
+{
+	staged_with(t, l, h, n, NULL);
 }
 
 /* Set-up: buffer for Send msn taken: one more buffer at the EP. */
@@ -225,10 +231,11 @@ DC_CASE(dat_ep_set_watermark, soft_hard_independent,
 	.summary = "soft 1 + hard infinite: event, no break; soft infinite + hard 1: break, no event",
 	.requires = "srq_supported srq_watermarks_supported")
 {
+	struct link_opts few = { .few_evds = true };	/* two links at once */
 	struct srq_link a, b;
 	struct srq_hold ha, hb;
 
-	staged(t, &a, &ha, 2);
+	staged_with(t, &a, &ha, 2, &few);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(a.rx.ep, 1, INF));
 	take(&ha, 0);
 	take(&ha, 1);
@@ -236,7 +243,7 @@ DC_CASE(dat_ep_set_watermark, soft_hard_independent,
 	DC_ASSERT_NO_EVENT(a.rx.conn_evd);
 	DC_ASSERT_EQ(dc_ep_param(t, a.rx.ep).ep_state, DAT_EP_STATE_CONNECTED);
 
-	staged(t, &b, &hb, 2);
+	staged_with(t, &b, &hb, 2, &few);
 	DC_ASSERT_SUCCESS(dat_ep_set_watermark(b.rx.ep, INF, 1));
 	take(&hb, 0);
 	(void)hold_partial(&hb, 1);

@@ -245,14 +245,15 @@ struct no_buffer_probe {
 
 static void probe_no_buffer_send(struct dc_ctx *t, struct no_buffer_probe *p, bool with_srq)
 {
-	struct link_opts lo = { .no_connect = true };
+	/* two links at once: as few EVDs as the probe reads */
+	struct link_opts lo = { .no_connect = true, .few_evds = true };
 
 	p->with_srq = with_srq;
 	p->o = (struct no_buffer_outcome){ 0, -1 };
 	if (with_srq)
 		link_up(&p->l, &lo);
 	else
-		plain_link_up(&p->l, false);
+		plain_link_up(&p->l, &lo);
 	link_connect(&p->l);
 	link_send(&p->l, 7, 64);
 }
@@ -500,9 +501,10 @@ DC_CASE(dat_srq_create, any_ep_takes_any_buffer,
 	.summary = "a single posted buffer is taken by whichever EP on the SRQ receives a Send",
 	.requires = "srq_supported")
 {
+	struct link_opts few = { .few_evds = true };	/* two links at once */
 	struct srq_link a, b;
 
-	link_up(&a, NULL);
+	link_up(&a, &few);
 	second_link(t, &b, &a, DAT_HANDLE_NULL);
 	/* one buffer at a time, alternating the EP that gets the message */
 	recv_on(t, &b, b.rx.recv_evd, 10, 0);

@@ -258,11 +258,13 @@ DC_CASE(dat_srq_post_recv, completion_as_for_ep_recv,
 	.summary = "an SRQ receive completes exactly as the same receive posted to a plain EP",
 	.requires = "srq_supported")
 {
+	/* two links at once; s.rx's request EVD is the case's idle one */
+	struct link_opts few = { .few_evds = true };
 	struct srq_link s, p;
 	DAT_DTO_COMPLETION_EVENT_DATA ds, dp;
 
-	link_up(&s, NULL);
-	plain_link_up(&p, true);
+	link_up(&s, &few);
+	plain_link_up(&p, &few);
 	post_slot(s.srq, &s.rbuf, 0);
 	dc_post_recv(t, p.rx.ep, &p.rbuf, 0, SLOT, 0);
 	link_send(&s, 5, 100);
@@ -385,6 +387,40 @@ DC_CASE(dat_srq_post_recv, insufficient_resources,
 	dc_snapshot(t, DC_OBJ_SRQ, srq, &s);
 	DC_ASSERT_RET(dat_srq_post_recv(srq, 1, &iov, dc_cookie(999)), DAT_INSUFFICIENT_RESOURCES);
 	DC_ASSERT_UNCHANGED(&s);
+}
+
+/*
+ * The same with entries occupied the other way the pages count: buffers
+ * whose messages arrived and whose completions are not reaped yet are
+ * outstanding (dat_srq_resize(3DAT) DESCRIPTION), and an outstanding entry
+ * is not available for a new posting (dat_srq_query(3DAT) DESCRIPTION,
+ * outstanding_dto_count).
+ */
+DC_CASE(dat_srq_post_recv, insufficient_resources_unreaped,
+	.clauses = "dat_srq_post_recv.insufficient_resources",
+	.summary = "every entry used, two by completions not yet reaped: one more post gives DAT_INSUFFICIENT_RESOURCES",
+	.requires = "srq_supported")
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 4 };
+	DAT_LMR_TRIPLET iov;
+	DAT_COUNT depth;
+
+	link_up(&l, &o);
+	depth = dc_srq_param(t, l.srq).max_recv_dtos;
+	if (depth > (DAT_COUNT)NSLOTS - 1)
+		DC_BEYOND_SUITE_BOUND("an SRQ of at most 63 entries",
+				      "asked for 4 entries, the SRQ reports %d", (int)depth);
+	DC_SETUP_ASSERT(depth >= 2, "set-up: the SRQ reports a depth of %d", (int)depth);
+	post_slots(l.srq, &l.rbuf, 0, (unsigned)depth);
+	link_arrive_unreaped(&l, 2, depth - 2);
+	iov = dc_iov(&l.rbuf, (DAT_VLEN)(NSLOTS - 1) * SLOT, SLOT);
+	DC_ASSERT_RET(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(NSLOTS - 1)),
+		      DAT_INSUFFICIENT_RESOURCES);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
+	dc_note(t, "after the two completions were reaped, a post returned %s (not judged)",
+		dc_ret_text(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(NSLOTS - 1))));
 }
 
 DC_CASE(dat_srq_post_recv, iov_outside_lmr,
@@ -519,10 +555,11 @@ DC_CASE(dat_srq_post_recv, size_for_any_ep,
 		   "they do in a plain EP's buffer of that size",
 	.requires = "srq_supported")
 {
+	struct link_opts few = { .few_evds = true };	/* two links at once */
 	struct srq_link s, p;
 
-	link_up(&s, NULL);
-	plain_link_up(&p, true);
+	link_up(&s, &few);
+	plain_link_up(&p, &few);
 	/* at the boundary: exactly the buffer's size */
 	DC_SETUP_ASSERT(same_as_plain(t, &s, &p, 0, 1, 16) == DAT_DTO_SUCCESS,
 			"set-up: the plain EP did not take 16 bytes into 16 bytes; nothing to compare against");
@@ -606,9 +643,10 @@ DC_CASE(dat_srq_post_recv, only_connected_eps_take,
 {
 	DAT_PZ_HANDLE pz = dc_pz(t);
 	DAT_SRQ_HANDLE srq = dc_srq(t, pz, 8, 1, DAT_SRQ_LW_DEFAULT);
-	struct link_opts share = { .srq = srq, .pz = pz, .no_connect = true };
+	/* two links at once, as few EVDs as the checks read */
+	struct link_opts share = { .srq = srq, .pz = pz, .no_connect = true, .few_evds = true };
 	struct srq_link idle, act;
-	struct dc_endpoint peer;
+	struct dc_endpoint *peer = &act.tx;	/* act's plain EP listens */
 	DAT_EVENT ev;
 	DAT_COUNT n;
 	DAT_EP_STATE st;
@@ -620,30 +658,26 @@ DC_CASE(dat_srq_post_recv, only_connected_eps_take,
 	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);
 	if (dat_ep_recv_query(idle.rx.ep, &n, NULL) == DAT_SUCCESS)
 		ASSERT_COUNT(n, 0);
-	/* act connects to a plain listener; while pending it takes nothing */
-	memset(&peer, 0, sizeof(peer));
-	dc_endpoint(t, &peer, NULL);
-	peer.cr_evd = dc_evd(t, 4, DAT_EVD_CR_FLAG);
-	DC_SETUP(dat_psp_create_any(t->ia, &peer.conn_qual, peer.cr_evd,
-				    DAT_PSP_CONSUMER_FLAG, &peer.psp));
-	DC_SETUP(dat_ep_connect(act.rx.ep, t->ia_attr.ia_address_ptr, peer.conn_qual,
+	/* act's EP on the SRQ connects to its plain EP; while pending it takes nothing */
+	peer->cr_evd = dc_shared_cr_evd(t);
+	DC_SETUP(dat_psp_create_any(t->ia, &peer->conn_qual, peer->cr_evd,
+				    DAT_PSP_CONSUMER_FLAG, &peer->psp));
+	DC_SETUP(dat_ep_connect(act.rx.ep, t->ia_attr.ia_address_ptr, peer->conn_qual,
 				DC_WAIT_MS * 1000, 0, NULL, DAT_QOS_BEST_EFFORT,
 				DAT_CONNECT_DEFAULT_FLAG));
-	dc_await_event(t, peer.cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	dc_await_event(t, peer->cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	DC_SETUP(dat_ep_get_status(act.rx.ep, &st, &ri, &qi));
 	dc_note(t, "active EP state while the request is pending: %d", (int)st);
 	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);
-	DC_SETUP(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, peer.ep, 0, NULL));
+	DC_SETUP(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, peer->ep, 0, NULL));
 	dc_await_event(t, act.rx.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	dc_await_event(t, peer.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	dc_await_event(t, peer->conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	ASSERT_COUNT(DC_SRQ_PARAM(srq).available_dto_count, 3);	/* connected, idle */
 	/* a message on the connection is taken by the connected EP */
 	{
-		struct dc_lmr sb;
 		DAT_DTO_COMPLETION_EVENT_DATA d;
 
-		dc_lmr(t, peer.pz, SLOT, DC_PRIV_LOCAL, &sb);
-		dc_post_send(t, peer.ep, &sb, 0, 64, 1);
+		dc_post_send(t, peer->ep, &act.sbuf, 0, 64, 1);
 		d = DC_ASSERT_DTO_SUCCESS(act.rx.recv_evd);
 		DC_ASSERT_PTR_EQ(d.ep_handle, act.rx.ep);
 	}

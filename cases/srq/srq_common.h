@@ -90,6 +90,7 @@ struct srq_link {
 	struct dc_lmr rbuf;		/* receive memory, SRQ's PZ */
 	struct dc_lmr sbuf;		/* send memory, tx's PZ (local tx only) */
 	bool remote;			/* tx is the other half of a two-node case */
+	bool few_evds;			/* made with link_opts.few_evds */
 };
 
 struct link_opts {
@@ -102,6 +103,9 @@ struct link_opts {
 	DAT_PZ_HANDLE ep_pz;		/* rx EP's PZ when not the SRQ's */
 	bool no_connect;		/* create only */
 	DAT_COUNT evd_qlen;		/* default 32 */
+	/* rx posts no request and tx no Receive: those streams and the PSP's
+	 * CR EVD take the case's shared EVDs (dc_conn_opts.few_evds) */
+	bool few_evds;
 };
 
 static inline void link_connect_at(struct dc_ctx *t, const char *file,
@@ -123,6 +127,7 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 		o = &def;
 	q = o->evd_qlen ? o->evd_qlen : 32;
 	memset(l, 0, sizeof(*l));
+	l->few_evds = o->few_evds;
 	l->pz = o->pz ? o->pz : dc_pz_or_shared_at(t, file, line);
 	l->srq = o->srq ? o->srq :
 		 dc_srq_at(t, file, line, l->pz,
@@ -133,7 +138,10 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	l->rx.pz = l->pz;
 	l->rx.recv_evd = o->rx_recv_evd ? o->rx_recv_evd :
 			 dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
-	l->rx.req_evd = dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	l->rx.req_evd = o->few_evds ? dc_idle_dto_evd_at(t, file, line) :
+			dc_evd_at(t, file, line, q, DAT_EVD_DTO_FLAG);
+	if (o->few_evds)
+		l->rx.cr_evd = dc_shared_cr_evd_at(t, file, line);
 	l->rx.conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);
 	if (!o->rx_attr)
 		dc_ep_attr_default(t, &attr);
@@ -148,6 +156,7 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 				  t->ia_attr.max_dto_per_ep : 64;
 	tx.attr = &txattr;
 	tx.evd_qlen = q > 64 ? q : 64;
+	tx.few_evds = o->few_evds ? DC_IDLE_RECV : 0;
 	if (t->role == DC_ROLE_PASSIVE) {
 		/* two-node: the sender is the active half (srq_servant) */
 		struct dc_conn_opts rxo = { .evd_qlen = q };
@@ -166,22 +175,27 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 }
 #define link_up(l, o) link_up_at(t, __FILE__, __LINE__, (l), (o))
 
-/* The same picture with a plain EP (no SRQ) as rx, for comparisons. */
+/* The same picture with a plain EP (no SRQ) as rx, for comparisons; of o,
+ * only no_connect and few_evds apply. */
 static inline void plain_link_up_at(struct dc_ctx *t, const char *file,
-				    int line, struct srq_link *l, bool connect)
+				    int line, struct srq_link *l, const struct link_opts *o)
 {
-	struct dc_conn_opts o = { .evd_qlen = 32 };
+	bool few = o && o->few_evds;
+	struct dc_conn_opts rx = { .evd_qlen = 32,
+				   .few_evds = few ? DC_IDLE_REQUEST | DC_SHARE_CR_EVD : 0 };
+	struct dc_conn_opts tx = { .evd_qlen = 32, .few_evds = few ? DC_IDLE_RECV : 0 };
 
 	memset(l, 0, sizeof(*l));
-	dc_endpoint_at(t, file, line, &l->rx, &o);
+	l->few_evds = few;
+	dc_endpoint_at(t, file, line, &l->rx, &rx);
 	l->pz = l->rx.pz;
 	dc_lmr_at(t, file, line, l->pz, LINK_BUF, DC_PRIV_LOCAL, &l->rbuf);
-	dc_endpoint_at(t, file, line, &l->tx, &o);
+	dc_endpoint_at(t, file, line, &l->tx, &tx);
 	dc_lmr_at(t, file, line, l->tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l->sbuf);
-	if (connect)
+	if (!o || !o->no_connect)
 		link_connect_at(t, file, line, l);
 }
-#define plain_link_up(l, connect) plain_link_up_at(t, __FILE__, __LINE__, (l), (connect))
+#define plain_link_up(l, o) plain_link_up_at(t, __FILE__, __LINE__, (l), (o))
 
 /* tx sends message `seq` (len bytes, seq in the first 4) from slot seq. */
 static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
@@ -317,7 +331,8 @@ static inline void link_arrive_unreaped_at(struct dc_ctx *t, const char *file,
 static inline void second_link(struct dc_ctx *t, struct srq_link *l2,
 			const struct srq_link *l1, DAT_EVD_HANDLE recv_evd)
 {
-	struct link_opts o = { .srq = l1->srq, .pz = l1->pz, .rx_recv_evd = recv_evd };
+	struct link_opts o = { .srq = l1->srq, .pz = l1->pz, .rx_recv_evd = recv_evd,
+			       .few_evds = l1->few_evds };
 
 	link_up(l2, &o);
 }
@@ -342,10 +357,11 @@ static inline void expect_in_send_order(struct dc_ctx *t, struct srq_link *l,
 static inline void two_connections_interleaved(struct dc_ctx *t, bool shared_evd)
 {
 	enum { N = 6 };
+	struct link_opts few = { .few_evds = true };	/* two links at once */
 	struct srq_link a, b;
 	unsigned next_a = 0, next_b = 0;
 
-	link_up(&a, NULL);
+	link_up(&a, &few);
 	second_link(t, &b, &a, shared_evd ? a.rx.recv_evd : DAT_HANDLE_NULL);
 	post_slots(a.srq, &a.rbuf, 0, 2 * N);
 	for (unsigned i = 0; i < N; i++) {
