@@ -14,7 +14,8 @@ __version__ = "0.1.0"
 # The results.json format this package reads and validates.
 RESULTS_SCHEMA = "datcts-results/1"
 CATALOG_SCHEMA = "datcts-catalog/1"
-VERDICT_SCHEMA = "datcts-verdict/4"     # three outcomes, decided by what was observed
+VERDICT_SCHEMA = "datcts-verdict/5"     # /4, and a crash after UNSUPPORTED leaves it unsupported
+VERDICT_SCHEMA_V4 = "datcts-verdict/4"  # three outcomes, decided by what was observed (older bundles)
 VERDICT_SCHEMA_V3 = "datcts-verdict/3"  # three outcomes, the worst case decides (older bundles)
 VERDICT_SCHEMA_V2 = "datcts-verdict/2"  # two outcomes, per subject (older bundles)
 VERDICT_SCHEMA_V1 = "datcts-verdict/1"  # one verdict over all clauses (older bundles)

@@ -1,7 +1,10 @@
 """The join of a run's results with the clause catalog: per clause its cases
 and status, coverage (clauses with no case), and the verdict.
 
-Rules (docs/results-format.md, "Verdict").  datcts-verdict/4 (the default)
+Rules (docs/results-format.md, "Verdict").  datcts-verdict/5 (the default) is
+/4 and one more point: a case that reached UNSUPPORTED (the provider lacks an
+optional feature) and whose teardown then crashed gives its clause what the
+UNSUPPORTED gave, the crash charged as after a PASS.  datcts-verdict/4
 decides a clause by what was observed: a check that failed fails it; a case
 whose checks passed and whose teardown then crashed holds it (the crash is
 charged to the clause of the call that crashed); a clause holds when every
@@ -61,7 +64,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from datcts_reports import (BAD_STATES, STATES, VERDICT_SCHEMA, VERDICT_SCHEMA_V1,
-                            VERDICT_SCHEMA_V2, VERDICT_SCHEMA_V3)
+                            VERDICT_SCHEMA_V2, VERDICT_SCHEMA_V3, VERDICT_SCHEMA_V4)
 from datcts_reports import attribution, cluster
 from datcts_reports.catalog import SUBJECTS, Catalog, Clause
 
@@ -80,7 +83,8 @@ OUTCOME_OF = {"pass": "holds", "unsupported": "holds", "waived": "holds",
               "not-demonstrated": "not-demonstrated", "contested": "contested",
               "fail": "fails"}
 # The rules of each verdict schema: 2 (two outcomes) or 3 (three).
-RULES_OF = {VERDICT_SCHEMA: 4, VERDICT_SCHEMA_V3: 3, VERDICT_SCHEMA_V2: 2, VERDICT_SCHEMA_V1: 2}
+RULES_OF = {VERDICT_SCHEMA: 5, VERDICT_SCHEMA_V4: 4, VERDICT_SCHEMA_V3: 3, VERDICT_SCHEMA_V2: 2,
+            VERDICT_SCHEMA_V1: 2}
 
 # Who could change what leaves a clause not demonstrated (a blocking cause's
 # side): the provider (a defect or lack that blocks), the registry, the suite
@@ -117,7 +121,7 @@ def outcome(result: dict, clause: Clause | None) -> str:
     return "fail"
 
 
-def outcome_v3(result: dict, clause: Clause | None, rules: int = 4) -> str:
+def outcome_v3(result: dict, clause: Clause | None, rules: int = 5) -> str:
     """The datcts-verdict/4 (or /3) status a result gives one of its clauses."""
     if result["state"] in BAD_STATES and result.get("waived") and \
             str((result.get("waiver") or {}).get("reason", "")).strip():
@@ -136,7 +140,7 @@ class ClauseView:
     status: str = "no-case"
     chart: str = "NO CASE"
     why: str = ""
-    rules: int = 4
+    rules: int = 5
     # datcts-verdict/4: the cases that did not reach the clause's checks, each
     # with what stopped it, when none of that was about the clause
     excused: list = field(default_factory=list)     # [(result, why)]
@@ -359,7 +363,7 @@ class Analysis:
     ({"id","page","clauses"}), e.g. run.not_selected or a --list."""
 
     def __init__(self, catalog: Catalog, doc: dict | None = None, known_cases=None,
-                 rules: int = 4):
+                 rules: int = 5):
         self.catalog = catalog
         self.doc = doc
         self.rules = rules

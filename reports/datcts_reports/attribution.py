@@ -1,5 +1,5 @@
 """What a result says about which clause, and whose: the honest-verdict
-rules of datcts-verdict/4 and /3 (docs/results-format.md, "Verdict").
+rules of datcts-verdict/5, /4 and /3 (docs/results-format.md, "Verdict").
 
 A clause *fails* only where a check of that clause was seen to fail, or the
 provider crashed or hung inside a call the case made; what could not be
@@ -98,7 +98,7 @@ def _needs_why(r: dict) -> str:
 
 
 def outcome(r: dict, optional: bool, is_registry_clause: bool,
-            clause: str | None = None, rules: int = 4) -> tuple[str, str]:
+            clause: str | None = None, rules: int = 5) -> tuple[str, str]:
     """The status a result gives one clause it names (@clause), and why (for
     not-demonstrated).  Waivers are applied by the caller."""
     status, why = _outcome(r, optional, is_registry_clause)
@@ -106,6 +106,10 @@ def outcome(r: dict, optional: bool, is_registry_clause: bool,
         # the checks were seen to pass; the crash after them is charged to
         # the clause of the call that crashed (charges), not to this one
         return "pass", ""
+    if rules >= 5 and status == "not-demonstrated" and _found_absent_then_charged(r):
+        # the same after the case found the provider without the feature:
+        # what the UNSUPPORTED gave the clause stands
+        return _outcome(dict(r, state="UNSUPPORTED"), optional, is_registry_clause)
     at = r.get("clause_at") or {}
     if status == "fail" and clause and at.get("clause") and at["clause"] != clause:
         # a case of several clauses missed at a check of another one
@@ -171,6 +175,13 @@ def _passed_then_charged(r: dict) -> bool:
     return after_checks and bool(charges(r))
 
 
+def _found_absent_then_charged(r: dict) -> bool:
+    """A case that reached UNSUPPORTED, whose later crash or hang (in the
+    teardown, at the process's end) is charged elsewhere."""
+    return r["state"] in ("CRASH", "TIMEOUT") and r.get("reached") == "UNSUPPORTED" and \
+        bool(charges(r))
+
+
 def page_of_call(call: str | None) -> str | None:
     """The man page of a DAT call as a result records it
     ("dat_ia_query(DAT_IA_FIELD_ALL, ...)" -> "dat_ia_query"); None for a
@@ -186,7 +197,7 @@ ABSENT_TYPES = ("DAT_MODEL_NOT_SUPPORTED", "DAT_NOT_IMPLEMENTED")
 
 def excuse(r: dict, page: str, failing_pages: set, failing_clauses: set,
            documents_model_not_supported) -> str | None:
-    """datcts-verdict/4: why a case that did not reach a clause's checks was
+    """datcts-verdict/4 and /5: why a case that did not reach a clause's checks was
     stopped by something the clause is not about, or None when it was not
     (docs/results-format.md, "Verdict").  @page: the clause's page;
     @failing_pages / @failing_clauses: what fails in this run;

@@ -45,7 +45,7 @@ import tarfile
 from pathlib import Path, PurePosixPath
 
 from datcts_reports import (BUNDLE_SCHEMA, DEFAULT_CATALOG, VERDICT_SCHEMA, VERDICT_SCHEMA_V1,
-                            VERDICT_SCHEMA_V2, VERDICT_SCHEMA_V3,
+                            VERDICT_SCHEMA_V2, VERDICT_SCHEMA_V3, VERDICT_SCHEMA_V4,
                             ReportError, __version__)
 from datcts_reports import catalog as catalog_mod
 from datcts_reports import html as html_mod
@@ -54,7 +54,8 @@ from datcts_reports.junit import junit_xml
 from datcts_reports.schema import load_results, results_path, validate
 
 # verdict schemas verify accepts: the current one, and that of older bundles
-VERDICT_SCHEMAS = (VERDICT_SCHEMA, VERDICT_SCHEMA_V3, VERDICT_SCHEMA_V2, VERDICT_SCHEMA_V1)
+VERDICT_SCHEMAS = (VERDICT_SCHEMA, VERDICT_SCHEMA_V4, VERDICT_SCHEMA_V3, VERDICT_SCHEMA_V2,
+                   VERDICT_SCHEMA_V1)
 
 REQUIRED = ("results.json", "report.html", "verdict.json", "catalog.json", "provider.json",
             "junit.xml")

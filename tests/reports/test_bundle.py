@@ -274,10 +274,25 @@ def test_a_v3_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
     assert got.verdict["schema"] == "datcts-verdict/3"
 
 
-def test_v4_bundle_checks_the_registry_line(bundle, tmp_path):
+def test_a_v4_bundle_still_verifies(run_dir, tmp_path, monkeypatch):
+    """Bundles made under datcts-verdict/4 (the committed certification of
+    2026-11-27 among them) verify by those rules."""
+    from datcts_reports.analysis import Analysis
+
+    real = Analysis.verdict
+    monkeypatch.setattr(Analysis, "verdict", lambda self, schema="datcts-verdict/4": real(self, schema))
+    path, _, v = build(run_dir, tmp_path / "v4.tar.gz", CATALOG)
+    monkeypatch.undo()
+    assert v["schema"] == "datcts-verdict/4"
+    got = verify(path)
+    assert got.ok, got.problems
+    assert got.verdict["schema"] == "datcts-verdict/4"
+
+
+def test_current_bundle_checks_the_registry_line(bundle, tmp_path):
     ms = members(bundle)
     assert json.loads(next(d for n, (_, d) in ms.items() if n.endswith("/verdict.json")))["schema"] \
-        == "datcts-verdict/4"
+        == "datcts-verdict/5"
     hname = next(n for n in ms if n.endswith("/report.html"))
     html = ms[hname][1].replace(b'name="datcts-verdict-registry" content="',
                              b'name="datcts-verdict-registry" content="x')

@@ -186,7 +186,7 @@ def subject_verdict(tmp_path, failing=(), **kw):
 
 def test_a_registry_failure_does_not_touch_the_provider_certificate(tmp_path):
     v = subject_verdict(tmp_path, failing={"dat_strerror.undefined_code", "dat_strerror.names_code"})
-    assert v["schema"] == "datcts-verdict/4"
+    assert v["schema"] == "datcts-verdict/5"
     assert v["verdict"] == "conformant" and v["shall"]["total"] == 2
     assert v["subjects"]["provider"]["verdict"] == "conformant"
     reg = v["subjects"]["registry"]
@@ -265,7 +265,7 @@ def ret(type_, who="provider"):
     return {"code": "0x80000000", "type": type_, "subtype": None, "answered_by": who}
 
 
-def attr_analysis(tmp_path, changed, rules=4, extra=()):
+def attr_analysis(tmp_path, changed, rules=5, extra=()):
     from helpers import small_catalog
     cat = small_catalog(tmp_path, ATTR_CATALOG)
     rs = [changed.get(c) or result(c) for c in ATTR_IDS] + list(extra)
@@ -525,6 +525,24 @@ def test_cleanup_crash_is_charged_to_that_close_not_the_clause(tmp_path):
     assert [(c.case, c.state) for c in cv.charges] == [("dat_ep_free.frees", "CRASH")]
     assert attribution.blocking_cause(cleanup_crash())[0] == \
         "SIGSEGV in dapls_ia_free (libdaplofa.so.2) in the clean-up dat_ia_close"
+
+
+def test_teardown_crash_after_unsupported_leaves_the_clause_unsupported(tmp_path):
+    """datcts-verdict/5: the case found the provider without the optional
+    feature, then the teardown crashed: the clause stays optional and
+    unsupported, the crash charged to the abrupt close (under /4 the clause
+    was not demonstrated)."""
+    r = teardown_crash("dat_srq_resize.grows", reached="UNSUPPORTED")
+    r["cause"]["needs"] = {"kind": "attribute", "name": "srq_supported"}
+    a = attr_analysis(tmp_path, {"dat_srq_resize.grows": r})
+    assert a.views["dat_srq_resize.grows"].status == "unsupported"
+    assert a.views["dat_ia_close.abrupt_always_succeeds"].status == "fail"
+    a4 = attr_analysis(tmp_path, {"dat_srq_resize.grows": r}, rules=4)
+    assert a4.views["dat_srq_resize.grows"].status == "not-demonstrated"
+    # a suite-only need stays not demonstrated, crash or not
+    r["cause"]["needs"] = {"kind": "hook", "name": "daplref_test_x"}
+    a = attr_analysis(tmp_path, {"dat_srq_resize.grows": r})
+    assert a.views["dat_srq_resize.grows"].status == "not-demonstrated"
 
 
 def test_exit_crash_is_charged_to_no_leaks(tmp_path):
