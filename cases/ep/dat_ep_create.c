@@ -318,16 +318,7 @@ DC_CASE(dat_ep_create, attributes_applied,
 				 dc_evd(t, 8, DAT_EVD_CONNECTION_FLAG), &a);
 	DAT_EP_ATTR q = DC_EP_PARAM(ep).ep_attr;
 
-	DC_ASSERT_EQ(q.service_type, a.service_type);
-	DC_ASSERT_EQ(q.qos, a.qos);
-	DC_ASSERT_EQ(q.recv_completion_flags, a.recv_completion_flags);
-	DC_ASSERT_EQ(q.request_completion_flags, a.request_completion_flags);
-	DC_ASSERT_GE(q.max_message_size, a.max_message_size);
-	DC_ASSERT_GE(q.max_rdma_size, a.max_rdma_size);
-	DC_ASSERT_GE(q.max_recv_dtos, a.max_recv_dtos);
-	DC_ASSERT_GE(q.max_request_dtos, a.max_request_dtos);
-	DC_ASSERT_GE(q.max_recv_iov, a.max_recv_iov);
-	DC_ASSERT_GE(q.max_request_iov, a.max_request_iov);
+	assert_attrs_as_asked(t, &q, &a);
 }
 
 DC_CASE(dat_ep_create, null_attributes_defaults,

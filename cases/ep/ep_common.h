@@ -64,9 +64,32 @@ static inline DAT_EP_ATTR ep_attr_unusual(struct dc_ctx *t)
 	a.max_request_dtos = dc_within_limit(9, t->ia_attr.max_dto_per_ep);
 	a.max_recv_iov = dc_within_limit(2, t->ia_attr.max_iov_segments_per_dto);
 	a.max_request_iov = dc_within_limit(3, t->ia_attr.max_iov_segments_per_dto);
+	/* the RDMA Read limits differ too, so that a provider that swaps the
+	 * two is seen (issue 54: asymmetric values where a swap is plausible) */
+	a.max_rdma_read_in = dc_within_limit(3, t->ia_attr.max_rdma_read_per_ep_in);
+	a.max_rdma_read_out = dc_within_limit(2, t->ia_attr.max_rdma_read_per_ep_out);
 	a.max_message_size = 5000;
 	a.max_rdma_size = 7000;
 	return a;
+}
+
+/* Clause helper: the EP reports the attributes @a asked for (the counts and
+ * sizes at least: a provider may give more, dat_ep_create(3DAT)). */
+static inline void assert_attrs_as_asked(struct dc_ctx *t, const DAT_EP_ATTR *q,
+					 const DAT_EP_ATTR *a)
+{
+	DC_ASSERT_EQ(q->service_type, a->service_type);
+	DC_ASSERT_EQ(q->qos, a->qos);
+	DC_ASSERT_EQ(q->recv_completion_flags, a->recv_completion_flags);
+	DC_ASSERT_EQ(q->request_completion_flags, a->request_completion_flags);
+	DC_ASSERT_GE(q->max_message_size, a->max_message_size);
+	DC_ASSERT_GE(q->max_rdma_size, a->max_rdma_size);
+	DC_ASSERT_GE(q->max_recv_dtos, a->max_recv_dtos);
+	DC_ASSERT_GE(q->max_request_dtos, a->max_request_dtos);
+	DC_ASSERT_GE(q->max_recv_iov, a->max_recv_iov);
+	DC_ASSERT_GE(q->max_request_iov, a->max_request_iov);
+	DC_ASSERT_GE(q->max_rdma_read_in, a->max_rdma_read_in);
+	DC_ASSERT_GE(q->max_rdma_read_out, a->max_rdma_read_out);
 }
 
 static inline const char *state_name(DAT_EP_STATE s)
