@@ -164,26 +164,25 @@ void dc_connect_short_for_real_at(struct dc_ctx *t, const char *file, int line, 
 void dc_pair_up_at(struct dc_ctx *t, const char *file, int line,
 		   struct dc_pair *p, DAT_VLEN mem_len, const struct dc_conn_opts *o)
 {
-	struct dc_conn_opts oa = { 0 }, ob = { 0 };
+	/* a zeroed struct is the defaults, as NULL is; a one-way pair's a
+	 * receives nothing and its b sends nothing */
+	struct dc_conn_opts oa = o ? *o : (struct dc_conn_opts){ 0 }, ob = oa;
+	bool one_way = oa.few_evds & DC_PAIR_ONE_WAY;
 
-	memset(p, 0, sizeof(*p));
-	if (o && (o->few_evds & DC_PAIR_ONE_WAY)) {
-		oa = ob = *o;
+	if (one_way) {
 		oa.few_evds |= DC_IDLE_RECV;
 		ob.few_evds |= DC_IDLE_REQUEST;
-		o = &ob;	/* the passive end's, for its PSP */
+	}
+	memset(p, 0, sizeof(*p));
+	if (mem_len || one_way) {
 		dc_endpoint_at(t, file, line, &p->a, &oa);
 		dc_endpoint_at(t, file, line, &p->b, &ob);
 	}
 	if (mem_len) {
-		if (!p->a.ep)
-			dc_endpoint_at(t, file, line, &p->a, o);
-		if (!p->b.ep)
-			dc_endpoint_at(t, file, line, &p->b, o);
 		dc_lmr_at(t, file, line, p->a.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
 		dc_lmr_at(t, file, line, p->b.pz, mem_len, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
 	}
-	dc_connect_local_at(t, file, line, &p->a, &p->b, o);
+	dc_connect_local_at(t, file, line, &p->a, &p->b, &ob);
 }
 
 void dc_conn_qual_range_at(struct dc_ctx *t, const char *file, int line,
