@@ -15,34 +15,24 @@
 
 static enum repro_answer body(DAT_IA_HANDLE ia)
 {
-	DAT_IA_ADDRESS_PTR self = repro_ia_address(ia);
-	struct repro_end a, b;
-	DAT_EVD_HANDLE cr_evd;
-	DAT_PSP_HANDLE psp;
-	DAT_CONN_QUAL q;
+	struct repro_pair p;
 	DAT_EP_STATE st;
 	DAT_BOOLEAN ri, qi;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 
-	if ((r = repro_end(ia, &a)) != DAT_SUCCESS || (r = repro_end(ia, &b)) != DAT_SUCCESS ||
-	    (r = repro_psp(ia, &q, &cr_evd, &psp)) != DAT_SUCCESS || !self ||
-	    (r = dat_ep_connect(a.ep, self, q, 200000, 0, NULL, DAT_QOS_BEST_EFFORT,
-				DAT_CONNECT_DEFAULT_FLAG)) != DAT_SUCCESS ||
-	    (r = repro_event(cr_evd, 10000, &ev)) != DAT_SUCCESS ||
-	    ev.event_number != DAT_CONNECTION_REQUEST_EVENT ||
-	    (r = repro_expect(a.conn, DAT_CONNECTION_EVENT_TIMED_OUT)) != DAT_SUCCESS)
+	if ((r = repro_timed_out(ia, &p)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "getting a request whose requester then timed out "
 				 "failed: %s", REPRO_RET(r));
-	r = dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, b.ep, 0, NULL);
+	r = dat_cr_accept(p.cr, p.b.ep, 0, NULL);
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_ABSENT, "the accept was refused at once (%s)", REPRO_RET(r));
-	if ((r = repro_event(b.conn, 10000, &ev)) != DAT_SUCCESS)
+	if ((r = repro_event(p.b.conn, 10000, &ev)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "the accepting EP got no event (%s)", REPRO_RET(r));
 	if (ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED)
 		return repro_say(REPRO_ABSENT, "the accepting EP got %s, not ESTABLISHED",
 				 REPRO_EVENT(ev.event_number));
-	if ((r = dat_ep_get_status(a.ep, &st, &ri, &qi)) != DAT_SUCCESS)
+	if ((r = dat_ep_get_status(p.a.ep, &st, &ri, &qi)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "dat_ep_get_status of the requester: %s",
 				 REPRO_RET(r));
 	if (st == DAT_EP_STATE_CONNECTED)

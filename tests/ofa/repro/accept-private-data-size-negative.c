@@ -11,13 +11,12 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	static char pd[64];
 	struct repro_pair p;
-	struct repro_end b;
 	DAT_RETURN r;
 
-	if ((r = repro_pending(ia, &p, 0)) != DAT_SUCCESS || (r = repro_end(ia, &b)) != DAT_SUCCESS)
+	if ((r = repro_pending_for(ia, &p)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "getting a Connection Request failed: %s",
 				 REPRO_RET(r));
-	r = dat_cr_accept(p.cr, b.ep, -1, pd);
+	r = dat_cr_accept(p.cr, p.b.ep, -1, pd);
 	if (DAT_GET_TYPE(r) == DAT_INVALID_PARAMETER)
 		return repro_say(REPRO_ABSENT, "private_data_size -1 was refused with %s",
 				 REPRO_RET(r));

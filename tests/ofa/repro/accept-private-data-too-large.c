@@ -14,20 +14,19 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 	DAT_PROVIDER_ATTR prov;
 	DAT_EVD_HANDLE async;
 	struct repro_pair p;
-	struct repro_end b;
 	DAT_COUNT size;
 	DAT_RETURN r;
 
 	if ((r = dat_ia_query(ia, &async, 0, NULL, DAT_PROVIDER_FIELD_MAX_PRIVATE_DATA_SIZE,
 			      &prov)) != DAT_SUCCESS ||
-	    (r = repro_pending(ia, &p, 0)) != DAT_SUCCESS || (r = repro_end(ia, &b)) != DAT_SUCCESS)
+	    (r = repro_pending_for(ia, &p)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "getting a Connection Request failed: %s",
 				 REPRO_RET(r));
 	size = prov.max_private_data_size + 1;
 	if (size <= 0 || (size_t)size > sizeof(pd))
 		return repro_say(REPRO_CANNOT, "max_private_data_size %d is out of this reproducer's "
 				 "range", (int)prov.max_private_data_size);
-	r = dat_cr_accept(p.cr, b.ep, size, pd);
+	r = dat_cr_accept(p.cr, p.b.ep, size, pd);
 	if (DAT_GET_TYPE(r) == DAT_INVALID_PARAMETER)
 		return repro_say(REPRO_ABSENT, "%d bytes (max_private_data_size %d + 1) were refused "
 				 "with %s", (int)size, (int)prov.max_private_data_size, REPRO_RET(r));

@@ -13,21 +13,20 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 {
 	static char pd[64];
 	struct repro_pair p;
-	struct repro_end b;
 	DAT_RETURN r;
 
-	if ((r = repro_pending(ia, &p, 0)) != DAT_SUCCESS || (r = repro_end(ia, &b)) != DAT_SUCCESS)
+	if ((r = repro_pending_for(ia, &p)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "getting a Connection Request failed: %s",
 				 REPRO_RET(r));
-	r = dat_cr_accept(p.cr, b.ep, -1, pd);
+	r = dat_cr_accept(p.cr, p.b.ep, -1, pd);
 	if (DAT_GET_TYPE(r) != DAT_INVALID_PARAMETER)
 		return repro_say(REPRO_CANNOT, "the refused accept answered %s (finding "
 				 "accept-private-data-size-negative)", REPRO_RET(r));
-	r = dat_cr_accept(p.cr, b.ep, 0, NULL);
+	r = dat_cr_accept(p.cr, p.b.ep, 0, NULL);
 	if (r != DAT_SUCCESS)
 		return repro_say(REPRO_SHOWS, "after a refused accept, accepting the same request "
 				 "returned %s", REPRO_RET(r));
-	if ((r = repro_expect(b.conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS)
+	if ((r = repro_expect(p.b.conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS)
 		return repro_say(REPRO_SHOWS, "after a refused accept, the accept of the same "
 				 "request did not establish: %s", REPRO_RET(r));
 	return repro_say(REPRO_ABSENT, "after the refused accept the request was accepted and "

@@ -274,11 +274,13 @@ static inline DAT_RETURN repro_psp(DAT_IA_HANDLE ia, DAT_CONN_QUAL *q, DAT_EVD_H
 }
 
 /*
- * a connects to the IA itself on q; the Connection Request that arrives on cr_evd.
- * DAT_TIMEOUT_EXPIRED or DAT_INTERNAL_ERROR (another event) when none arrived.
+ * a connects to the IA itself on q, with a connect timeout of timeout_us; the Connection
+ * Request that arrives on cr_evd. DAT_TIMEOUT_EXPIRED or DAT_INTERNAL_ERROR (another event)
+ * when none arrived. repro_request: a timeout (10 s) nothing here waits out.
  */
-static inline DAT_RETURN repro_request(DAT_IA_HANDLE ia, const struct repro_end *a,
-				       DAT_CONN_QUAL q, DAT_EVD_HANDLE cr_evd, DAT_CR_HANDLE *cr)
+static inline DAT_RETURN repro_request_within(DAT_IA_HANDLE ia, const struct repro_end *a,
+					      DAT_CONN_QUAL q, DAT_EVD_HANDLE cr_evd,
+					      DAT_TIMEOUT timeout_us, DAT_CR_HANDLE *cr)
 {
 	DAT_IA_ADDRESS_PTR self = repro_ia_address(ia);
 	DAT_EVENT ev;
@@ -286,7 +288,7 @@ static inline DAT_RETURN repro_request(DAT_IA_HANDLE ia, const struct repro_end 
 
 	if (!self)
 		return DAT_INTERNAL_ERROR;
-	if ((r = dat_ep_connect(a->ep, self, q, 10000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+	if ((r = dat_ep_connect(a->ep, self, q, timeout_us, 0, NULL, DAT_QOS_BEST_EFFORT,
 				DAT_CONNECT_DEFAULT_FLAG)) != DAT_SUCCESS ||
 	    (r = repro_event(cr_evd, 10000, &ev)) != DAT_SUCCESS)
 		return r;
@@ -294,6 +296,12 @@ static inline DAT_RETURN repro_request(DAT_IA_HANDLE ia, const struct repro_end 
 		return DAT_INTERNAL_ERROR;
 	*cr = ev.event_data.cr_arrival_event_data.cr_handle;
 	return DAT_SUCCESS;
+}
+
+static inline DAT_RETURN repro_request(DAT_IA_HANDLE ia, const struct repro_end *a,
+				       DAT_CONN_QUAL q, DAT_EVD_HANDLE cr_evd, DAT_CR_HANDLE *cr)
+{
+	return repro_request_within(ia, a, q, cr_evd, 10000000, cr);
 }
 
 /* Waits for event number want on evd: DAT_INTERNAL_ERROR when another came. */
@@ -354,8 +362,10 @@ static inline DAT_RETURN repro_post_recvs(DAT_IA_HANDLE ia, const struct repro_e
 
 /*
  * Two ends of one IA: a requests a connection to a PSP of the IA (repro_pending: the request
- * waits in cr), or a and b are connected over it (repro_pair: b accepted). repro_pending_rsp
- * and repro_pair_rsp do the same over an RSP that reserves b instead of the PSP.
+ * waits in cr; repro_pending_for: and b is made, to accept it on; repro_timed_out: the same
+ * after the requester's connect timed out), or a and b are connected over it (repro_pair: b
+ * accepted). repro_pending_rsp and repro_pair_rsp do the same over an RSP that reserves b
+ * instead of the PSP.
  */
 struct repro_pair {
 	struct repro_end a, b;
@@ -389,14 +399,30 @@ static inline DAT_RETURN repro_accept(struct repro_pair *p, DAT_EP_HANDLE ep)
 	return repro_expect(p->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED);
 }
 
-static inline DAT_RETURN repro_pair(DAT_IA_HANDLE ia, struct repro_pair *p)
+static inline DAT_RETURN repro_pending_for(DAT_IA_HANDLE ia, struct repro_pair *p)
+{
+	DAT_RETURN r = repro_pending(ia, p, 0);
+
+	return r != DAT_SUCCESS ? r : repro_end(ia, &p->b);
+}
+
+/* The requester's connect (200 ms) timed out while its request waited in cr. */
+static inline DAT_RETURN repro_timed_out(DAT_IA_HANDLE ia, struct repro_pair *p)
 {
 	DAT_RETURN r;
 
-	if ((r = repro_pending(ia, p, 0)) != DAT_SUCCESS ||
-	    (r = repro_end(ia, &p->b)) != DAT_SUCCESS)
+	if ((r = repro_end(ia, &p->a)) != DAT_SUCCESS || (r = repro_end(ia, &p->b)) != DAT_SUCCESS ||
+	    (r = repro_psp(ia, &p->q, &p->cr_evd, &p->psp)) != DAT_SUCCESS ||
+	    (r = repro_request_within(ia, &p->a, p->q, p->cr_evd, 200000, &p->cr)) != DAT_SUCCESS)
 		return r;
-	return repro_accept(p, p->b.ep);
+	return repro_expect(p->a.conn, DAT_CONNECTION_EVENT_TIMED_OUT);
+}
+
+static inline DAT_RETURN repro_pair(DAT_IA_HANDLE ia, struct repro_pair *p)
+{
+	DAT_RETURN r = repro_pending_for(ia, p);
+
+	return r != DAT_SUCCESS ? r : repro_accept(p, p->b.ep);
 }
 
 /*
