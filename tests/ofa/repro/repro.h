@@ -492,6 +492,55 @@ static inline DAT_RETURN repro_graceful_with_send(DAT_IA_HANDLE ia, struct repro
 	return dat_ep_get_status(p->a.ep, state, &recv_idle, &request_idle);
 }
 
+/*
+ * A reproducer of several parts, each a way to the same defect, each in a process (and IA) of
+ * its own, so that a crash of one leaves the others to run and one that cannot get to its calls
+ * on an IA does not hide another that can. repro_parts runs this program again once per part,
+ * REPRO_PART naming it in the environment (that run's body is the part's); each part's lines
+ * stay in the output, and the answer is SHOWS when a part showed the defect, ABSENT when every
+ * part found it absent, CANNOT otherwise. The caller's timeout_s must cover all parts.
+ */
+struct repro_part {
+	const char *name;
+	enum repro_answer (*body)(DAT_IA_HANDLE ia);
+};
+
+static inline enum repro_answer repro_parts(DAT_IA_HANDLE ia, const struct repro_part *parts,
+					    int n)
+{
+	const char *mine = getenv("REPRO_PART");
+	int shows = 0, absent = 0, st;
+	pid_t pid;
+
+	for (int i = 0; mine && i < n; i++)
+		if (!strcmp(mine, parts[i].name))
+			return parts[i].body(ia);
+	if (mine)
+		return repro_say(REPRO_CANNOT, "no part %s", mine);
+	for (int i = 0; i < n; i++) {
+		printf("part %s:\n", parts[i].name);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			setenv("REPRO_PART", parts[i].name, 1);
+			execl("/proc/self/exe", parts[i].name, repro_ia_name, (char *)NULL);
+			_exit(REPRO_CANNOT);
+		}
+		st = -1;
+		while (pid > 0 && waitpid(pid, &st, 0) < 0)
+			;
+		st = pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : REPRO_CANNOT;
+		shows += st == REPRO_SHOWS;
+		absent += st == REPRO_ABSENT;
+	}
+	if (shows)
+		return repro_say(REPRO_SHOWS, "%d of %d parts showed the defect (above)", shows, n);
+	if (absent == n)
+		return repro_say(REPRO_ABSENT, "no part showed the defect (above)");
+	return repro_say(REPRO_CANNOT, "%d of %d parts could not get to their calls (above)",
+			 n - absent, n);
+}
+
 static inline int repro_main(const struct repro *rp, int argc, char **argv)
 {
 	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
