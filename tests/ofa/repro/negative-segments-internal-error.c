@@ -6,6 +6,8 @@
  * so -1 is no count at all; RETURN VALUES give DAT_INVALID_PARAMETER for an invalid
  * parameter (DAT_LENGTH_ERROR is taken too): DAT_INTERNAL_ERROR (libdaplofa on RoCE) and
  * DAT_SUCCESS (on soft-iWARP, where the verbs post takes the count) are not refusals.
+ * Two parts (repro_parts): the posts of a connected pair, and a Receive alone on an
+ * unconnected EP of a fresh IA, for an IA that cannot connect a pair (ucm on RoCE).
  */
 #include "repro.h"
 
@@ -15,31 +17,29 @@ static int refused(DAT_RETURN r)
 	return DAT_GET_TYPE(r) == DAT_INVALID_PARAMETER || DAT_GET_TYPE(r) == DAT_LENGTH_ERROR;
 }
 
-/* Only the Receive on an unconnected EP, for an IA that cannot connect a pair (ucm on RoCE):
- * dat_ep_post_recv(3DAT) takes Receives before the connection. */
-static enum repro_answer unconnected_recv(DAT_IA_HANDLE ia, void *buf)
+/* The Receive alone, on an unconnected EP: dat_ep_post_recv(3DAT) takes Receives before the
+ * connection. In a process that has tried no connection: on ucm (RoCE), after a failed
+ * connect, the verbs post made other things of the count (DAT_INVALID_PARAMETER on a new EP,
+ * a crash on the EP whose connect failed). */
+static enum repro_answer unconnected_recv(DAT_IA_HANDLE ia)
 {
 	struct repro_end e;
 	DAT_LMR_TRIPLET iov;
-	DAT_RMR_CONTEXT rctx;
 	DAT_RETURN r;
 
 	if ((r = repro_end(ia, &e)) != DAT_SUCCESS ||
-	    (r = repro_lmr_iov(ia, e.pz, buf, 256, DAT_MEM_PRIV_ALL_FLAG, &iov, &rctx)) !=
-		    DAT_SUCCESS)
-		return repro_say(REPRO_CANNOT, "no connected pair, and no unconnected EP: %s",
-				 REPRO_RET(r));
+	    (r = repro_buffer(ia, e.pz, 256, &iov)) != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "making an unconnected EP failed: %s", REPRO_RET(r));
 	r = dat_ep_post_recv(e.ep, -1, &iov, (DAT_DTO_COOKIE){ .as_64 = 1 },
 			     DAT_COMPLETION_DEFAULT_FLAG);
-	printf("no connected pair; num_segments -1 on an unconnected EP: dat_ep_post_recv -> %s\n",
-	       REPRO_RET(r));
 	if (!refused(r))
-		return repro_say(REPRO_SHOWS, "dat_ep_post_recv with num_segments -1 returned %s",
-				 REPRO_RET(r));
-	return repro_say(REPRO_CANNOT, "no connected pair; the Receive alone was refused");
+		return repro_say(REPRO_SHOWS, "on an unconnected EP dat_ep_post_recv with "
+				 "num_segments -1 returned %s", REPRO_RET(r));
+	return repro_say(REPRO_ABSENT, "on an unconnected EP the Receive with num_segments -1 "
+			 "was refused: %s", REPRO_RET(r));
 }
 
-static enum repro_answer body(DAT_IA_HANDLE ia)
+static enum repro_answer connected_posts(DAT_IA_HANDLE ia)
 {
 	struct repro_pair p = { 0 };
 	DAT_LMR_TRIPLET iov;
@@ -56,8 +56,8 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 
 	if (!buf)
 		return repro_say(REPRO_CANNOT, "no memory");
-	if (repro_pair(ia, &p) != DAT_SUCCESS)
-		return unconnected_recv(ia, buf);
+	if ((r[0] = repro_pair(ia, &p)) != DAT_SUCCESS)
+		return repro_say(REPRO_CANNOT, "connecting a pair failed: %s", REPRO_RET(r[0]));
 	if ((r[0] = repro_lmr(ia, p.a.pz, buf, 4096, DAT_MEM_PRIV_ALL_FLAG, &lmr,
 			      &iov.lmr_context, &rctx)) != DAT_SUCCESS)
 		return repro_say(REPRO_CANNOT, "dat_lmr_create returned %s", REPRO_RET(r[0]));
@@ -93,6 +93,16 @@ static enum repro_answer body(DAT_IA_HANDLE ia)
 				 "neither DAT_INVALID_PARAMETER nor DAT_LENGTH_ERROR", what[n - 1],
 				 REPRO_RET(r[n - 1]));
 	return repro_say(REPRO_ABSENT, "each post with num_segments -1 was refused");
+}
+
+static enum repro_answer body(DAT_IA_HANDLE ia)
+{
+	static const struct repro_part parts[] = {
+		{ "connected", connected_posts },
+		{ "unconnected", unconnected_recv },
+	};
+
+	return repro_parts(ia, parts, 2);
 }
 
 REPRO_MAIN(.finding = "negative-segments-internal-error", .body = body, .timeout_s = 60)
