@@ -7,6 +7,12 @@
  * (dat_ep_post_send(3DAT), dat_ep_post_rdma_read(3DAT),
  * dat_ep_post_rdma_write(3DAT) DESCRIPTION); a broken connection flushes them.
  *
+ * The same requests then outstanding when this side disconnects abruptly
+ * while the peer process is stopped (SIGSTOP), with max_rdma_read_out 1 so
+ * that the second Read waits behind the first: dat_ep_disconnect(3DAT)
+ * DESCRIPTION, an abrupt disconnect completes the outstanding requests too.
+ * Each way is a part of its own (repro_parts).
+ *
  * The peer is this program again (exec'd, in a process group of its own, so
  * that one kill ends it and its child): it listens on a PSP, offers a
  * window of its memory, and says the qualifier and the window through a pipe.
@@ -17,7 +23,7 @@
 #define MEM (64u * 1024u)
 #define SEG (16u * 1024u)
 #define REQUESTS 4
-#define ROUNDS 12
+#define ROUNDS 12	/* killed; stopped: two thirds as many */
 
 struct window {
 	DAT_CONN_QUAL q;
@@ -115,15 +121,50 @@ static DAT_RETURN post_requests(const struct repro_end *a, const DAT_LMR_TRIPLET
 	return DAT_SUCCESS;
 }
 
+/* The active end; for a stopped peer with max_rdma_read_out 1 (the Provider's defaults else). */
+static DAT_RETURN active_end(DAT_IA_HANDLE ia, struct repro_end *a, int stopped)
+{
+	DAT_EP_PARAM param;
+	DAT_RETURN r;
+
+	if ((r = repro_end_param(ia, a, &param)) != DAT_SUCCESS || !stopped ||
+	    (r = dat_ep_free(a->ep)) != DAT_SUCCESS)
+		return r;
+	param.ep_attr.max_rdma_read_out = 1;
+	return dat_ep_create(ia, a->pz, a->dto, a->dto, a->conn, &param.ep_attr, &a->ep);
+}
+
 /*
- * One round: connect to a new peer, post, kill the peer, count the completions. log gets them
- * (cookie:status in arrival order).
+ * a connected to the peer pid and the requests posted; stopped: the peer's processes stopped
+ * before the posts and a disconnected abruptly after them.
  */
-static enum repro_answer one_round(DAT_IA_HANDLE ia, char *log, size_t len)
+static DAT_RETURN connect_and_post(DAT_IA_HANDLE ia, struct repro_end *a, pid_t pid,
+				   const struct window *w, int stopped)
+{
+	DAT_LMR_TRIPLET mem;
+	DAT_RETURN r;
+
+	if ((r = active_end(ia, a, stopped)) != DAT_SUCCESS ||
+	    (r = repro_buffer(ia, a->pz, MEM, &mem)) != DAT_SUCCESS ||
+	    (r = dat_ep_connect(a->ep, repro_ia_address(ia), w->q, 10000000, 0, NULL,
+				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG)) != DAT_SUCCESS ||
+	    (r = repro_expect(a->conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS)
+		return r;
+	if (stopped && kill(-pid, SIGSTOP))
+		return DAT_INTERNAL_ERROR;
+	if ((r = post_requests(a, &mem, w)) != DAT_SUCCESS || !stopped)
+		return r;
+	return dat_ep_disconnect(a->ep, DAT_CLOSE_ABRUPT_FLAG);
+}
+
+/*
+ * One round: connect to a new peer, post, kill the peer (stopped: stop it first, post, then
+ * disconnect abruptly), count the completions. log gets them (cookie:status in arrival order).
+ */
+static enum repro_answer one_round(DAT_IA_HANDLE ia, int stopped, char *log, size_t len)
 {
 	struct repro_end a;
 	struct window w;
-	DAT_LMR_TRIPLET mem;
 	DAT_EVENT ev;
 	DAT_RETURN r;
 	int seen[REQUESTS + 1] = { 0 }, completions = 0, wrong = 0;
@@ -134,19 +175,17 @@ static enum repro_answer one_round(DAT_IA_HANDLE ia, char *log, size_t len)
 		snprintf(log, len, "the peer process did not offer its window");
 		return REPRO_CANNOT;
 	}
-	if ((r = repro_end(ia, &a)) != DAT_SUCCESS ||
-	    (r = repro_buffer(ia, a.pz, MEM, &mem)) != DAT_SUCCESS ||
-	    (r = dat_ep_connect(a.ep, repro_ia_address(ia), w.q, 10000000, 0, NULL,
-				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG)) != DAT_SUCCESS ||
-	    (r = repro_expect(a.conn, DAT_CONNECTION_EVENT_ESTABLISHED)) != DAT_SUCCESS ||
-	    (r = post_requests(&a, &mem, &w)) != DAT_SUCCESS) {
+	if ((r = connect_and_post(ia, &a, pid, &w, stopped)) != DAT_SUCCESS) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		snprintf(log, len, "connecting to the peer and posting failed: %s", REPRO_RET(r));
+		snprintf(log, len, "connecting to the peer, posting or disconnecting failed: %s",
+			 REPRO_RET(r));
 		return REPRO_CANNOT;
 	}
-	kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	if (!stopped) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 	/* every completion within 10 s of the last one (half a second once all could have come) */
 	while (repro_event(a.dto, completions < REQUESTS ? 10000 : 500, &ev) == DAT_SUCCESS) {
 		DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
@@ -168,30 +207,57 @@ static enum repro_answer one_round(DAT_IA_HANDLE ia, char *log, size_t len)
 	for (int i = 1; i <= REQUESTS; i++)
 		if (seen[i] != 1)
 			wrong++;
+	if (stopped) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 	/* the EP is left as it is: a free after a broken connection is another page's */
 	return wrong ? REPRO_SHOWS : REPRO_ABSENT;
 }
 
-static enum repro_answer body(DAT_IA_HANDLE ia)
+static enum repro_answer rounds(DAT_IA_HANDLE ia, int stopped)
 {
-	const char *peer_fd = getenv(PEER_FD_ENV);
+	static const char *const how[] = {
+		"after the peer was killed",
+		"after an abrupt dat_ep_disconnect while the peer was stopped",
+	};
+	int n = stopped ? ROUNDS * 2 / 3 : ROUNDS;
 	char log[256];
 
-	if (peer_fd)
-		return peer(ia, atoi(peer_fd));
 	/* the loss depends on timing (one round in three or four on soft-iWARP): several rounds */
-	for (int round = 1; round <= ROUNDS; round++) {
-		enum repro_answer a = one_round(ia, log, sizeof(log));
+	for (int round = 1; round <= n; round++) {
+		enum repro_answer a = one_round(ia, stopped, log, sizeof(log));
 
 		if (a == REPRO_CANNOT)
 			return repro_say(a, "round %d: %s", round, log);
 		if (a == REPRO_SHOWS)
-			return repro_say(a, "round %d of %d: after the peer was killed with %d "
-					 "requests outstanding, the completions (cookie:status):%s",
-					 round, ROUNDS, REQUESTS, log);
+			return repro_say(a, "round %d of %d: %s with %d requests outstanding, the "
+					 "completions (cookie:status):%s", round, n, how[stopped],
+					 REQUESTS, log);
 	}
-	return repro_say(REPRO_ABSENT, "in %d rounds each of the %d requests completed once "
-			 "(the last round:%s)", ROUNDS, REQUESTS, log);
+	return repro_say(REPRO_ABSENT, "in %d rounds each of the %d requests completed once %s "
+			 "(the last round:%s)", n, REQUESTS, how[stopped], log);
 }
 
-REPRO_MAIN(.finding = "peer-death-requests-lost", .body = body, .timeout_s = 180)
+static enum repro_answer killed(DAT_IA_HANDLE ia)
+{
+	return rounds(ia, 0);
+}
+
+static enum repro_answer stopped(DAT_IA_HANDLE ia)
+{
+	return rounds(ia, 1);
+}
+
+static enum repro_answer body(DAT_IA_HANDLE ia)
+{
+	static const struct repro_part parts[] = {
+		{ "killed", killed },
+		{ "stopped", stopped },
+	};
+	const char *peer_fd = getenv(PEER_FD_ENV);
+
+	return peer_fd ? peer(ia, atoi(peer_fd)) : repro_parts(ia, parts, 2);
+}
+
+REPRO_MAIN(.finding = "peer-death-requests-lost", .body = body, .timeout_s = 240)
