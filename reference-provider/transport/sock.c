@@ -193,6 +193,8 @@ struct sock_conn {
 
 	/* send side */
 	struct ref_list txq;
+	struct ref_list spare_tx;	/* written frames kept for the next ones */
+	unsigned int nspare_tx;
 	/* Requests posted while earlier ones are in flight are held in txq
 	 * (not written) and go out together (send_request) */
 	uint64_t tx_next;		/* seq + 1 of the newest request queued */
@@ -441,10 +443,40 @@ static void conn_set_events(struct sock_conn *c)
 
 /* ---- output ------------------------------------------------------------- */
 
-static void txframe_free(struct txframe *t)
+/*
+ * A connection keeps a few written frames for its next ones: a post takes
+ * one and gives it back, and malloc plus free of a frame were a tenth of a
+ * post's instructions on this transport (and grew with the heap; docs/
+ * reference-provider.md, Instructions per call).  Under AddressSanitizer
+ * every frame goes back to malloc, so a use after free is still seen.
+ */
+#define SPARE_TX	8u
+
+static void txframe_free(struct sock_conn *c, struct txframe *t)
 {
 	free(t->owned);
+#if !defined(__SANITIZE_ADDRESS__)
+	if (c->nspare_tx < SPARE_TX) {
+		ref_list_add_tail(&c->spare_tx, &t->link);
+		c->nspare_tx++;
+		return;
+	}
+#else
+	(void)c;
+#endif
 	free(t);
+}
+
+static struct txframe *txframe_new(struct sock_conn *c)
+{
+	struct txframe *t;
+
+	if (ref_list_empty(&c->spare_tx))
+		return malloc(sizeof(*t));
+	t = ref_container_of(c->spare_tx.next, struct txframe, link);
+	ref_list_del(&t->link);
+	c->nspare_tx--;
+	return t;
 }
 
 /*
@@ -526,7 +558,7 @@ static int conn_flush(struct sock_conn *c)
 			if (t->cur < t->niov)
 				break;
 			ref_list_del(&t->link);
-			txframe_free(t);
+			txframe_free(c, t);
 		}
 		if (short_write)
 			break;	/* the socket is full: EPOLLOUT says when not */
@@ -550,7 +582,7 @@ static struct txframe *conn_queue_frame(struct sock_conn *c,
 		free(owned);
 		return NULL;
 	}
-	t = malloc(sizeof(*t));
+	t = txframe_new(c);
 	if (!t) {
 		free(owned);
 		return NULL;
@@ -671,6 +703,7 @@ static struct sock_conn *conn_new(struct sock_tp *tp, int fd)
 	c->fail_pending = -1;
 	c->rx = RX_HDR;
 	ref_list_init(&c->txq);
+	ref_list_init(&c->spare_tx);
 	ref_list_init(&c->resume_link);
 	ref_list_init(&c->ack_link);
 	ref_list_init(&c->hold_link);
@@ -742,7 +775,7 @@ static void conn_close_now(struct sock_conn *c)
 						     struct txframe, link);
 
 		ref_list_del(&t->link);
-		txframe_free(t);
+		txframe_free(c, t);
 	}
 	conn_unhold(c);
 	if (c->released)
@@ -751,6 +784,13 @@ static void conn_close_now(struct sock_conn *c)
 
 static void conn_free(struct sock_conn *c)
 {
+	while (!ref_list_empty(&c->spare_tx)) {
+		struct txframe *t = ref_container_of(c->spare_tx.next,
+						     struct txframe, link);
+
+		ref_list_del(&t->link);
+		free(t);
+	}
 	ref_list_del(&c->link);
 	ref_list_del(&c->resume_link);
 	ref_list_del(&c->ack_link);
@@ -787,7 +827,7 @@ static void conn_forget_user_memory(struct sock_conn *c)
 			/* requests go out in order: what remains of them
 			 * is a prefix, the peer sees no sequence gap */
 			ref_list_del(&t->link);
-			txframe_free(t);
+			txframe_free(c, t);
 			continue;
 		}
 		if (!t->user)
