@@ -25,6 +25,15 @@ struct mparam {
 	bool (*shows)(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv);
 	/* The clause of the states in which the page forbids the change. */
 	const char *forbidden;
+	/*
+	 * The transport- and provider-specific attributes: the page's entries
+	 * name Unconnected as the state they can be changed in, and leave the
+	 * others to the transport (the catalog marks their forbidden-states
+	 * clauses contested), so a change accepted there does not fail
+	 * state_not_allowing_change, which asks a refusal only where the
+	 * parameter may not change.
+	 */
+	bool states_left_to_transport;
 };
 
 static DAT_COUNT step_count(DAT_COUNT cur, DAT_COUNT lo, DAT_COUNT hi)
@@ -242,7 +251,12 @@ static bool sh_no_provider_attr(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
 
 #define MP(slug, field, bit, nvf, shf)					\
 	static const struct mparam P_##slug = {				\
-		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states" \
+		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states", false \
+	}
+/* dat_ep_modify(3DAT) DESCRIPTION, the transport- and provider-specific entries */
+#define MP_TRANSPORT(slug, field, bit, nvf, shf)			\
+	static const struct mparam P_##slug = {				\
+		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states", true \
 	}
 
 MP(pz_handle, "pz_handle", DAT_EP_FIELD_PZ_HANDLE, nv_pz, sh_pz);
@@ -274,13 +288,13 @@ MP(max_rdma_read_in, "max_rdma_read_in", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN,
    nv_max_rdma_read_in, sh_max_rdma_read_in);
 MP(max_rdma_read_out, "max_rdma_read_out", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
    nv_max_rdma_read_out, sh_max_rdma_read_out);
-MP(num_transport_attr, "ep_transport_specific_count",
+MP_TRANSPORT(num_transport_attr, "ep_transport_specific_count",
    DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, nv_no_transport_attr, sh_no_transport_attr);
-MP(transport_specific_attr, "ep_transport_specific_count",
+MP_TRANSPORT(transport_specific_attr, "ep_transport_specific_count",
    DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, nv_no_transport_attr, sh_no_transport_attr);
-MP(num_provider_attr, "ep_provider_specific_count",
+MP_TRANSPORT(num_provider_attr, "ep_provider_specific_count",
    DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, nv_no_provider_attr, sh_no_provider_attr);
-MP(provider_specific_attr, "ep_provider_specific_count",
+MP_TRANSPORT(provider_specific_attr, "ep_provider_specific_count",
    DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR, nv_no_provider_attr, sh_no_provider_attr);
 
 /* ---- one cell of the matrix --------------------------------------------------- */
@@ -317,7 +331,8 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 	 * all that state_not_allowing_change asks, so that clause's checks end
 	 * here, and only the row's "nothing moves" follows */
 	DC_ASSERT_RET(dat_ep_modify(s->ep, mp->mask, &nv), DAT_INVALID_STATE);
-	DC_FOR_CLAUSE("dat_ep_modify.state_not_allowing_change");
+	if (!mp->states_left_to_transport)
+		DC_FOR_CLAUSE("dat_ep_modify.state_not_allowing_change");
 	DC_FOR_CLAUSE(mp->forbidden);
 	/* dat_ep_modify(3DAT) forbids a change by the call; a transitional state
 	 * that ended by itself meanwhile is the connection's doing */
@@ -328,11 +343,17 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 #define FN_forbidden modify_forbidden
 #define CL_allowed(p) "dat_ep_modify." #p "_allowed_states"
 #define CL_forbidden(p) "dat_ep_modify." #p "_forbidden_states dat_ep_modify.state_not_allowing_change"
+#define FN_forbidden_by_transport modify_forbidden
+#define CL_forbidden_by_transport(p) "dat_ep_modify." #p "_forbidden_states"
+
+#define SAY_allowed "allowed"
+#define SAY_forbidden "forbidden"
+#define SAY_forbidden_by_transport "forbidden by the entry's heading (contested)"
 
 #define CELL(param, st, verdict)						\
 	STATE_CASE(dat_ep_modify, param##_in_##st, st, FN_##verdict,		\
 		   &P_##param, CL_##verdict(param),				\
-		   "changing " #param " in " #st " is " #verdict)
+		   "changing " #param " in " #st " is " SAY_##verdict)
 
 /* Parameters the page lets change in Unconnected, Reserved, Passive and
  * Tentative Connection Pending, and nowhere else. */
@@ -359,17 +380,19 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 	CELL(param, disconnect_pending, forbidden)			\
 	CELL(param, disconnected, forbidden)
 
-/* Transport- and provider-specific attributes: Unconnected only. */
+/* Transport- and provider-specific attributes: Unconnected only, as the
+ * entries' headings say (contested: the entries leave the other states to
+ * the transport, so these cells judge their own clauses alone). */
 #define ROW_UNCONNECTED_ONLY(param)					\
 	CELL(param, unconnected, allowed)				\
-	CELL(param, reserved, forbidden)				\
-	CELL(param, passive_connection_pending, forbidden)		\
-	CELL(param, tentative_connection_pending, forbidden)		\
-	CELL(param, active_connection_pending, forbidden)		\
-	CELL(param, completion_pending, forbidden)			\
-	CELL(param, connected, forbidden)				\
-	CELL(param, disconnect_pending, forbidden)			\
-	CELL(param, disconnected, forbidden)
+	CELL(param, reserved, forbidden_by_transport)			\
+	CELL(param, passive_connection_pending, forbidden_by_transport)	\
+	CELL(param, tentative_connection_pending, forbidden_by_transport) \
+	CELL(param, active_connection_pending, forbidden_by_transport)	\
+	CELL(param, completion_pending, forbidden_by_transport)		\
+	CELL(param, connected, forbidden_by_transport)			\
+	CELL(param, disconnect_pending, forbidden_by_transport)		\
+	CELL(param, disconnected, forbidden_by_transport)
 
 ROW_QUIESCENT(pz_handle)
 ROW_PRE_CONNECTION(recv_evd_handle)
