@@ -25,15 +25,6 @@ struct mparam {
 	bool (*shows)(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv);
 	/* The clause of the states in which the page forbids the change. */
 	const char *forbidden;
-	/*
-	 * The transport- and provider-specific attributes: the page's entries
-	 * name Unconnected as the state they can be changed in, and leave the
-	 * others to the transport (the catalog marks their forbidden-states
-	 * clauses contested), so a change accepted there does not fail
-	 * state_not_allowing_change, which asks a refusal only where the
-	 * parameter may not change.
-	 */
-	bool states_left_to_transport;
 };
 
 static DAT_COUNT step_count(DAT_COUNT cur, DAT_COUNT lo, DAT_COUNT hi)
@@ -251,12 +242,7 @@ static bool sh_no_provider_attr(const DAT_EP_PARAM *q, const DAT_EP_PARAM *nv)
 
 #define MP(slug, field, bit, nvf, shf)					\
 	static const struct mparam P_##slug = {				\
-		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states", false \
-	}
-/* dat_ep_modify(3DAT) DESCRIPTION, the transport- and provider-specific entries */
-#define MP_TRANSPORT(slug, field, bit, nvf, shf)			\
-	static const struct mparam P_##slug = {				\
-		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states", true \
+		field, bit, nvf, shf, "dat_ep_modify." #slug "_forbidden_states" \
 	}
 
 MP(pz_handle, "pz_handle", DAT_EP_FIELD_PZ_HANDLE, nv_pz, sh_pz);
@@ -288,13 +274,13 @@ MP(max_rdma_read_in, "max_rdma_read_in", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN,
    nv_max_rdma_read_in, sh_max_rdma_read_in);
 MP(max_rdma_read_out, "max_rdma_read_out", DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
    nv_max_rdma_read_out, sh_max_rdma_read_out);
-MP_TRANSPORT(num_transport_attr, "ep_transport_specific_count",
+MP(num_transport_attr, "ep_transport_specific_count",
    DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, nv_no_transport_attr, sh_no_transport_attr);
-MP_TRANSPORT(transport_specific_attr, "ep_transport_specific_count",
+MP(transport_specific_attr, "ep_transport_specific_count",
    DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, nv_no_transport_attr, sh_no_transport_attr);
-MP_TRANSPORT(num_provider_attr, "ep_provider_specific_count",
+MP(num_provider_attr, "ep_provider_specific_count",
    DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, nv_no_provider_attr, sh_no_provider_attr);
-MP_TRANSPORT(provider_specific_attr, "ep_provider_specific_count",
+MP(provider_specific_attr, "ep_provider_specific_count",
    DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR, nv_no_provider_attr, sh_no_provider_attr);
 
 /* ---- one cell of the matrix --------------------------------------------------- */
@@ -318,10 +304,13 @@ static void modify_allowed(struct dc_ctx *t, struct subject *s, const void *arg)
 	DC_ASSERT_UNCHANGED_EXCEPT(&before, mp->name);
 }
 
-/* The page does not allow the change in this state: refused, nothing moves. */
-static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *arg)
+/*
+ * The page does not allow the change in this state: refused, nothing moves.
+ * @also_state_clause: the refusal is state_not_allowing_change's too.
+ */
+static void forbid(struct dc_ctx *t, struct subject *s, const struct mparam *mp,
+		   bool also_state_clause)
 {
-	const struct mparam *mp = arg;
 	DAT_EP_PARAM cur = dc_ep_param(t, s->ep), nv = cur;
 	struct dc_snap before;
 
@@ -331,7 +320,7 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 	 * all that state_not_allowing_change asks, so that clause's checks end
 	 * here, and only the row's "nothing moves" follows */
 	DC_ASSERT_RET(dat_ep_modify(s->ep, mp->mask, &nv), DAT_INVALID_STATE);
-	if (!mp->states_left_to_transport)
+	if (also_state_clause)
 		DC_FOR_CLAUSE("dat_ep_modify.state_not_allowing_change");
 	DC_FOR_CLAUSE(mp->forbidden);
 	/* dat_ep_modify(3DAT) forbids a change by the call; a transitional state
@@ -339,11 +328,29 @@ static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *ar
 	DC_ASSERT_UNCHANGED_EXCEPT(&before, state_ended_meanwhile(t, s));
 }
 
+static void modify_forbidden(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	forbid(t, s, arg, true);
+}
+
+/*
+ * The transport- and provider-specific attributes: the page's entries name
+ * Unconnected as the state they can be changed in and leave the others to
+ * the transport (the catalog marks their forbidden-states clauses
+ * contested), so a change accepted there does not fail
+ * state_not_allowing_change, which asks a refusal only where the parameter
+ * may not change.
+ */
+static void modify_forbidden_by_transport(struct dc_ctx *t, struct subject *s, const void *arg)
+{
+	forbid(t, s, arg, false);
+}
+
 #define FN_allowed modify_allowed
 #define FN_forbidden modify_forbidden
 #define CL_allowed(p) "dat_ep_modify." #p "_allowed_states"
 #define CL_forbidden(p) "dat_ep_modify." #p "_forbidden_states dat_ep_modify.state_not_allowing_change"
-#define FN_forbidden_by_transport modify_forbidden
+#define FN_forbidden_by_transport modify_forbidden_by_transport
 #define CL_forbidden_by_transport(p) "dat_ep_modify." #p "_forbidden_states"
 
 #define SAY_allowed "allowed"
