@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
+import time
 import urllib.parse
 import zlib
 from pathlib import Path
@@ -142,11 +143,26 @@ class _SQLite:
             # autocommit mode: transactions are explicit (BEGIN IMMEDIATE);
             # writers wait up to a minute for each other's lock
             self.conn = sqlite3.connect(path, timeout=60, isolation_level=None)
+            self._enter_wal(path)
+        self.conn.execute("PRAGMA foreign_keys=ON")
+
+    def _enter_wal(self, path: str) -> None:
+        """WAL mode, so that readers never block the writer. Switching a new
+        file to WAL needs it alone and SQLite answers "locked" at once rather
+        than waiting out the busy timeout, so a store that other processes are
+        opening at the same moment is retried for the same minute."""
+        deadline = time.monotonic() + 60
+        while True:
             try:
-                self.conn.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                busy = "locked" in str(e) or "busy" in str(e)
+                if not busy or time.monotonic() > deadline:
+                    raise StoreError(f"{path}: cannot open the store ({e})")
+                time.sleep(0.05)
             except sqlite3.DatabaseError as e:
                 raise StoreError(f"{path}: not an SQLite database ({e})")
-        self.conn.execute("PRAGMA foreign_keys=ON")
 
     def sql(self, s: str) -> str:
         return s
