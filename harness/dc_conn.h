@@ -82,6 +82,17 @@ DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
 			      DAT_COUNT pd_size, const void *pd);
 
 /*
+ * The timeout to give a connection request the case leaves unanswered, so
+ * that it ends TIMED_OUT: long enough for the request to reach the listener
+ * on this provider, and no longer.  Measured once per case: a connection
+ * brought up in this process (its own PZ, EVDs and EPs, all freed again)
+ * takes ms; the timeout is ten times that, at least 50 ms.  Where that
+ * connection cannot be made (the IA has no room left, or connects nothing)
+ * it is 200 ms; noted either way.
+ */
+DAT_TIMEOUT dc_unanswered_timeout_us(struct dc_ctx *t);
+
+/*
  * A dat_ep_connect (or dat_ep_dup_connect) that the clause wants refused for
  * one reason answered @r.  DAT_INSUFFICIENT_RESOURCES is what
  * dat_ep_connect(3DAT) RETURN VALUES give for want of resources, so where

@@ -121,6 +121,7 @@ struct dc_priv {
 	DAT_PZ_HANDLE fixture_pz;	/* the last PZ dc_pz_or_shared made (fixtures.c) */
 	DAT_EVD_HANDLE idle_dto_evd;	/* the streams the case posts nothing on (fixtures.c) */
 	DAT_EVD_HANDLE shared_cr_evd;	/* DC_SHARE_CR_EVD: the endpoints' one CR EVD */
+	DAT_TIMEOUT unanswered_timeout_us;	/* dc_unanswered_timeout_us (0: not measured yet) */
 	/* the verdict */
 	enum dc_state state;
 	bool by_peer;

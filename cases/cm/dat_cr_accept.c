@@ -228,7 +228,7 @@ DC_CASE(dat_cr_accept, accept_completion_error,
 {
 	struct dc_endpoint a, b;
 	struct dc_lmr mb;
-	DAT_CR_HANDLE cr = request(t, &a, 200000);
+	DAT_CR_HANDLE cr = request(t, &a, dc_unanswered_timeout_us(t));
 	DAT_RETURN r;
 
 	dc_endpoint(t, &b, NULL);

@@ -307,7 +307,7 @@ DC_ACTIVE(dat_ep_connect, timed_out)
 	struct dc_endpoint e;
 
 	dc_endpoint(t, &e, NULL);
-	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, 200000, 0, NULL));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(connect_to(t, e.ep, dc_unanswered_timeout_us(t), 0, NULL));
 	DC_ASSERT_CONN_EVENT(e.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e.ep);
 	ASSERT_STATE(e.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");

@@ -188,7 +188,7 @@ DC_ACTIVE(dat_ep_dup_connect, timed_out)
 	struct dc_endpoint e1, e2;
 
 	first_up(t, &e1, &e2);
-	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, 200000, 0, NULL, DAT_QOS_BEST_EFFORT));
+	DC_ASSERT_SUCCESS(dat_ep_dup_connect(e2.ep, e1.ep, dc_unanswered_timeout_us(t), 0, NULL, DAT_QOS_BEST_EFFORT));
 	DC_ASSERT_CONN_EVENT(e2.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT, e2.ep);
 	ASSERT_STATE(e2.ep, DAT_EP_STATE_DISCONNECTED);
 	dc_peer_send(t, "done", "ok");

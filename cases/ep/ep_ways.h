@@ -116,9 +116,12 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 {
 	DAT_CONN_QUAL q, q2;
 	DAT_CR_HANDLE cr;
+	DAT_TIMEOUT unanswered_us;
 	DAT_RETURN r;
 
 	memset(w, 0, sizeof(*w));
+	/* timed before the way's own objects exist: its connection needs room */
+	unanswered_us = way == WAY_TIMED_OUT ? dc_unanswered_timeout_us(t) : 0;
 	if (way == WAY_ACCEPT_PROVIDER && t->prov_attr.ep_creator == DAT_PSP_CREATES_EP_NEVER) {
 		dc_note(t, "ep_creator is DAT_PSP_CREATES_EP_NEVER: no Provider EP to connect");
 		return false;
@@ -139,7 +142,7 @@ static inline bool way_reach_in(struct dc_ctx *t, const char *file, int line,
 			     "dat_psp_create_any");
 		way_endpoint_at(t, file, line, w, act);
 		cr = way_request_at(t, file, line, w, act, q, w->cr_evd,
-				    way == WAY_TIMED_OUT ? 200000 : 0);
+				    unanswered_us);
 		if (way == WAY_TIMED_OUT) {
 			/* the request is left unanswered */
 			dc_expect_event_at(t, file, line, DC_UNRESOLVED, w->s.conn_evd,

@@ -894,7 +894,7 @@ DC_CASE(dat_evd_wait, event_names_its_evd_timed_out,
 	.summary = "the Timed Out event of an unanswered request, and the Accept Completion Error of its late accept, name the EVD they were taken from")
 {
 	struct dc_endpoint a, b;
-	DAT_CR_HANDLE cr = REQUEST_TAKEN(&a, 200000);
+	DAT_CR_HANDLE cr = REQUEST_TAKEN(&a, dc_unanswered_timeout_us(t));
 	DAT_EVENT ev;
 
 	dc_endpoint(t, &b, NULL);
