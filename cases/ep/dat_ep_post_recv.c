@@ -164,6 +164,25 @@ DC_CASE(dat_ep_post_recv, unsignalled_allowed,
 	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 6), "the unsignalled Receive holds wrong bytes");
 }
 
+/*
+ * How long the case gives a message to arrive before the Receive is posted:
+ * ten times what one took on this connection with a Receive waiting for it
+ * (a message both ways, reaped), at least 20 ms.
+ */
+static long arrival_window_ms(struct dc_ctx *t, struct dc_pair *p)
+{
+	double t0, took;
+
+	DC_SETUP(post_recv1(p->b.ep, &p->mb, 0, 64, 90));
+	t0 = dc_now_ms();
+	DC_SETUP(post_send1(p->a.ep, &p->ma, 0, 64, 91));
+	DC_SETUP_DTO(p->b.recv_evd, 90, DAT_DTO_SUCCESS);
+	took = dc_now_ms() - t0;
+	DC_SETUP_DTO(p->a.req_evd, 91, DAT_DTO_SUCCESS);
+	dc_note(t, "a message took %.2f ms to arrive with a Receive waiting", took);
+	return took * 10 > 20 ? (long)(took * 10) : 20;
+}
+
 DC_CASE(dat_ep_post_recv, posted_after_arrival,
 	.summary = "a message that came before any Receive goes to the Receive posted later, or the "
 		   "connection breaks")
@@ -171,8 +190,10 @@ DC_CASE(dat_ep_post_recv, posted_after_arrival,
 	struct dc_pair p;
 	DAT_EVENT ev;
 	DAT_DTO_COMPLETION_EVENT_DATA d;
+	long window_ms;
 
 	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	window_ms = arrival_window_ms(t, &p);
 	memset(p.mb.buf, CANARY, SUBJ_MEM);
 	dc_fill(p.ma.buf + 0, 200, 0x71);
 	dc_fill(p.ma.buf + 1024, 100, 0x72);
@@ -182,7 +203,7 @@ DC_CASE(dat_ep_post_recv, posted_after_arrival,
 	 * broken is not said: a's provider may give up on the Send and end the
 	 * connection, and b then sees the peer's disconnect (verbs: RNR retries
 	 * exhausted on a). */
-	if (dc_wait_event(t, p.b.conn_evd, 200, &ev) == DAT_SUCCESS) {
+	if (dc_wait_event(t, p.b.conn_evd, window_ms, &ev) == DAT_SUCCESS) {
 		DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN ||
 			  ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED,
 			  "with the message waiting for a Receive, b's connection EVD got %s",

@@ -336,9 +336,10 @@ SRQ_CASE(dat_ep_set_watermark, no_buffer_still_breaks,
 	 * break is the receiver's (at once) or the sender's retries running out
 	 * (an RNR count: unlimited in the reference and OFA providers); one
 	 * that would come after the window is pre-empted by the buffer posted
-	 * then, and the Send's completion is judged instead.
+	 * then, and the Send's completion is judged instead.  So the window
+	 * need not be long: 50 ms.
 	 */
-	r = dc_wait_event(t, l.rx.conn_evd, 200, &ev);
+	r = dc_wait_event(t, l.rx.conn_evd, 50, &ev);
 	if (r == DAT_SUCCESS) {
 		dc_note(t, "the connection ended: %s", dc_event_name(ev.event_number));
 		DC_ASSERT_EQ(ev.event_number, DAT_CONNECTION_EVENT_BROKEN);
