@@ -513,8 +513,74 @@ DC_CASE(dat_ep_post_recv, invalid_lmr_context,
 	ASSERT_RECV_IDLE(l.e.ep, DAT_TRUE);
 }
 
+/*
+ * The limit a Receive is held to is the EP's max_recv_iov as it is now: one
+ * dat_ep_modify changed while the EP was Unconnected (dat_ep_modify(3DAT)
+ * DESCRIPTION, Maximum Recv IOV) counts, not the one it was created with
+ * (issue 54: a setting changed after creation is used afterwards).  Lowered
+ * from l to 1, a Receive of the reported limit + 1 segments is refused;
+ * raised from 1 to l, one of the reported limit (at most l) is taken, as a
+ * Receive is valid in UNCONNECTED (dat_ep_post_recv(3DAT) DESCRIPTION).  An
+ * IA of one segment per DTO has nothing to change (noted).
+ */
+static void modified_recv_iov_used(struct dc_ctx *t)
+{
+	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
+	DAT_COUNT l = dc_within_limit(4, t->ia_attr.max_iov_segments_per_dto);
+	DAT_LMR_TRIPLET iov[IOV_TRY];
+
+	if (l < 2) {
+		dc_note(t, "the IA takes one segment per DTO: no max_recv_iov to change");
+		return;
+	}
+	for (int raise = 0; raise < 2; raise++) {
+		DAT_COUNT created = raise ? 1 : l, now = raise ? l : 1, got;
+		DAT_EP_ATTR attr;
+		struct dc_conn_opts o = { .attr = &attr };
+		struct lone x;
+		DAT_EP_PARAM nv;
+
+		dc_note(t, "max_recv_iov changed by dat_ep_modify from %d to %d", (int)created,
+			(int)now);
+		dc_ep_attr_default(t, &attr);
+		attr.max_recv_iov = created;
+		dc_endpoint(t, &x.e, &o);
+		dc_lmr(t, x.e.pz, 4096, DC_PRIV_LOCAL, &x.m);
+		nv = dc_ep_param(t, x.e.ep);
+		nv.ep_attr.max_recv_iov = now;
+		DC_SETUP(dat_ep_modify(x.e.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, &nv));
+		got = dc_ep_param(t, x.e.ep).ep_attr.max_recv_iov;
+		for (DAT_COUNT i = 0; i < IOV_TRY; i++)
+			iov[i] = dc_iov(&x.m, (DAT_VLEN)i * 16, 16);
+		if (!raise) {
+			if (got + 1 > l) {
+				dc_note(t, "the EP reports max_recv_iov %d after the change to 1: no "
+					"smaller limit to exceed", (int)got);
+			} else {
+				dc_assert_ret_at(t, __FILE__, __LINE__,
+						 "dat_ep_post_recv(max_recv_iov + 1 segments, "
+						 "max_recv_iov lowered by dat_ep_modify)",
+						 dat_ep_post_recv(x.e.ep, got + 1, iov, dc_cookie(1),
+								  DAT_COMPLETION_DEFAULT_FLAG),
+						 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
+			}
+		} else {
+			DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_ep_post_recv(x.e.ep, got < l ? got : l, iov,
+									dc_cookie(2),
+									DAT_COMPLETION_DEFAULT_FLAG));
+		}
+		DC_CLEANUP(dat_lmr_free(x.m.lmr));
+		{
+			DAT_PZ_HANDLE pz = x.e.pz;
+
+			free_endpoint(t, &x.e);
+			DC_CLEANUP(dat_pz_free(pz));
+		}
+	}
+}
+
 DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
-	.summary = "more segments than max_recv_iov is an invalid parameter")
+	.summary = "more segments than max_recv_iov is an invalid parameter; the limit dat_ep_modify set is the one used")
 {
 	static const DAT_RETURN bad[] = { DAT_INVALID_PARAMETER, DAT_LENGTH_ERROR };
 	struct lone l;
@@ -551,6 +617,7 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 			DC_CLEANUP(dat_pz_free(pz));
 		}
 	}
+	modified_recv_iov_used(t);
 }
 
 DC_CASE(dat_ep_post_recv, exceeds_max_recv_dtos,

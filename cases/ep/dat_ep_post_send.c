@@ -648,6 +648,78 @@ DC_CASE(dat_ep_post_send, rmr_context_as_lmr_context,
 	prove_nothing_sent(&p, 0, RCOOKIE);
 }
 
+/*
+ * The size a Send is held to is the EP's max_message_size as it is now: one
+ * dat_ep_modify changed while the EP was Unconnected (dat_ep_modify(3DAT)
+ * DESCRIPTION, Maximum Message Size) counts, not the one it was created with
+ * (issue 54: a setting changed after creation is used afterwards).  Lowered
+ * from 8192 to 4096, a Send of the size the EP then reports + 1 is refused or
+ * fails and delivers nothing; raised from 4096 to 8192, a Send of the size it
+ * reports is transferred whole.  An IA whose max_message_size is below 8192
+ * has no such pair of sizes (noted).
+ */
+static void modified_message_size_used(struct dc_ctx *t)
+{
+	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
+	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
+
+	if (t->ia_attr.max_message_size < 8192) {
+		dc_note(t, "the IA's max_message_size %llu is below 8192: no change to try",
+			(unsigned long long)t->ia_attr.max_message_size);
+		return;
+	}
+	for (int raise = 0; raise < 2; raise++) {
+		DAT_VLEN created = raise ? 4096 : 8192, now = raise ? 8192 : 4096, max;
+		DAT_EP_ATTR attr;
+		struct dc_conn_opts oa = { .attr = &attr };
+		struct dc_pair p;
+		DAT_EP_PARAM nv;
+		DAT_DTO_COMPLETION_EVENT_DATA d;
+
+		dc_note(t, "max_message_size changed by dat_ep_modify from %llu to %llu",
+			(unsigned long long)created, (unsigned long long)now);
+		memset(&p, 0, sizeof(p));
+		dc_ep_attr_default(t, &attr);
+		attr.max_message_size = created;
+		dc_endpoint(t, &p.a, &oa);
+		dc_endpoint(t, &p.b, NULL);
+		nv = dc_ep_param(t, p.a.ep);
+		nv.ep_attr.max_message_size = now;
+		DC_SETUP(dat_ep_modify(p.a.ep, DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, &nv));
+		max = dc_ep_param(t, p.a.ep).ep_attr.max_message_size;
+		if (max < 1 || max > MSG_TRY) {
+			dc_note(t, "the EP reports max_message_size %llu after the change: beyond "
+				"the 16 KiB this part sends, left out", (unsigned long long)max);
+			pair_down(t, &p);
+			continue;
+		}
+		DC_SETUP_ASSERT(dc_ep_param(t, p.b.ep).ep_attr.max_message_size >= max,
+				"set-up: the receiving EP's max_message_size is below the sender's");
+		dc_lmr(t, p.a.pz, MSG_TRY + 1, DC_PRIV_LOCAL, &p.ma);
+		dc_lmr(t, p.b.pz, MSG_TRY + 1, DC_PRIV_LOCAL, &p.mb);
+		memset(p.mb.buf, CANARY, MSG_TRY + 1);
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, max + 1, 1));
+		dc_connect_local(t, &p.a, &p.b, NULL);
+		if (!raise) {
+			dc_fill(p.ma.buf + 0, max + 1, 5);
+			if (!REFUSED_OR_FAILED(post_send1(p.a.ep, &p.ma, 0, max + 1, 2), sync, &p.a, 2,
+					       async))
+				dc_drain(t, p.b.recv_evd);
+			DC_ASSERT_BYTES_ARE(p.mb.buf, max + 1, CANARY,
+					    "the peer's Receive buffer (max_message_size lowered)");
+		} else {
+			dc_fill(p.ma.buf + 0, max, 6);
+			DC_ASSERT_SUCCESS_UNLESS_SHORT(post_send1(p.a.ep, &p.ma, 0, max, 3));
+			DC_ASSERT_DTO(p.a.req_evd, 3, DAT_DTO_SUCCESS);
+			d = DC_ASSERT_DTO(p.b.recv_evd, 1, DAT_DTO_SUCCESS);
+			DC_ASSERT_EQ(d.transfered_length, max);
+			DC_ASSERT(dc_check_fill(p.mb.buf, max, 6),
+				  "the Send of the raised max_message_size arrived altered");
+		}
+		pair_down(t, &p);
+	}
+}
+
 DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	.summary = "a Send longer than max_message_size is a length error and delivers nothing")
 {
@@ -693,6 +765,12 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 	if (!REFUSED_OR_FAILED(post_send1(a.ep, &ma, 0, max + 1, 2), sync, &a, 2, async))
 		dc_drain(t, b.recv_evd);
 	DC_ASSERT_BYTES_ARE(mb.buf + max + 1, max + 1, CANARY, "the peer's second Receive buffer");
+	/* the pair of this part goes before the next part makes its own (few EVDs) */
+	DC_CLEANUP(dat_lmr_free(ma.lmr));
+	DC_CLEANUP(dat_lmr_free(mb.lmr));
+	free_endpoint(t, &a);
+	free_endpoint(t, &b);
+	modified_message_size_used(t);
 }
 
 /*
