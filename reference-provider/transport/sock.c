@@ -740,24 +740,10 @@ static void conn_timed(struct sock_conn *c)
 	ref_list_add_tail(pos->next, &c->timer_link);
 }
 
-/*
- * The progress thread starts with the first socket it is to watch (a
- * listener or a connection, whose timers it also runs): an IA that never
- * listens or connects has nothing for it to do, and most never do.
- */
-static int tp_engine_running(struct sock_tp *tp)
-{
-	if (tp->base.engine.thread_started)
-		return 0;
-	return ref_engine_start(&tp->base.engine);
-}
-
 static int conn_register(struct sock_conn *c, bool out)
 {
 	struct epoll_event ev = { 0 };
 
-	if (tp_engine_running(c->tp) < 0)
-		return -1;
 	ev.events = EPOLLIN | EPOLLRDHUP | (out ? EPOLLOUT : 0);
 	ev.data.ptr = &c->poll;
 	c->out_armed = out;
@@ -959,8 +945,7 @@ static DAT_RETURN sock_listen(struct ref_transport *base, DAT_CONN_QUAL *qual,
 	l->qual = sa_port(&ss);
 	ev.events = EPOLLIN;
 	ev.data.ptr = &l->poll;
-	if (tp_engine_running(tp) < 0 ||
-	    epoll_ctl(tp->base.engine.epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (epoll_ctl(tp->base.engine.epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		close(fd);
 		free(l);
 		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -2413,7 +2398,8 @@ static DAT_RETURN sock_open(struct ref_ia *ia, const char *params,
 			       DAT_INVALID_ADDRESS_MALFORMED);
 	}
 	if (ref_engine_init(&tp->base.engine, ia, TICK_MS, engine_round,
-			    engine_timeout_ms, engine_arm) < 0)
+			    engine_timeout_ms, engine_arm) < 0 ||
+	    ref_engine_start(&tp->base.engine) < 0)
 		goto fail;
 	memcpy(&ia->address, &tp->addr, sizeof(tp->addr));
 	*out = &tp->base;
