@@ -316,7 +316,7 @@ DC_CASE(dat_ep_post_rdma_read, local_buffer_too_small,
 }
 
 DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
-	.summary = "an RDMA Read longer than max_rdma_size is a length error and reads nothing")
+	.summary = "an RDMA Read longer than max_rdma_size is a length error and reads nothing; the limit dat_ep_modify set is the one used")
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
@@ -338,6 +338,9 @@ DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_size,
 	rem = dc_rmr_iov(&p.mb, 0, 4097);
 	REFUSED_OR_FAILED(read1(&p, 0, 4097, &rem, 1), sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(p.ma.buf, SUBJ_MEM, CANARY, "local memory");
+	/* the pair of this part goes before the next part makes its own (few EVDs) */
+	pair_down(t, &p);
+	modified_rdma_size_used(t, true);
 }
 
 DC_CASE(dat_ep_post_rdma_read, exceeds_max_rdma_read_iov,

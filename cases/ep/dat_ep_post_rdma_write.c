@@ -264,7 +264,7 @@ DC_CASE(dat_ep_post_rdma_write, remote_buffer_too_small,
 }
 
 DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
-	.summary = "an RDMA Write longer than max_rdma_size is a length error and moves nothing")
+	.summary = "an RDMA Write longer than max_rdma_size is a length error and moves nothing; the limit dat_ep_modify set is the one used")
 {
 	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
 	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
@@ -286,6 +286,9 @@ DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_size,
 	rem = dc_rmr_iov(&p.mb, 0, 8192);
 	REFUSED_OR_FAILED(write1(&p, 0, 4097, &rem, 1), sync, &p.a, 1, async);
 	DC_ASSERT_BYTES_ARE(p.mb.buf, SUBJ_MEM, CANARY, "remote memory");
+	/* the pair of this part goes before the next part makes its own (few EVDs) */
+	pair_down(t, &p);
+	modified_rdma_size_used(t, false);
 }
 
 DC_CASE(dat_ep_post_rdma_write, exceeds_max_rdma_write_iov,

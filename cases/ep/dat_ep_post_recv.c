@@ -162,6 +162,31 @@ DC_CASE(dat_ep_post_recv, unsignalled_allowed,
 	d = DC_ASSERT_DTO(p.b.recv_evd, 11, DAT_DTO_SUCCESS);
 	DC_ASSERT_EQ(d.transfered_length, 64);
 	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 6), "the unsignalled Receive holds wrong bytes");
+	/* the pair of this part goes before the next part makes its own (few EVDs) */
+	DC_CLEANUP(dat_evd_modify_cno(p.b.recv_evd, DAT_HANDLE_NULL));
+	DC_CLEANUP(dat_cno_free(cno));
+	dc_pair_down(t, &p);
+	/*
+	 * The same with the flag selected by dat_ep_modify after creation,
+	 * while Unconnected and before any Receive is posted (dat_ep_modify(3DAT)
+	 * DESCRIPTION, Recv Completion Flags; issue 54: a setting changed after
+	 * creation is used afterwards): the EP takes an unsignalled Receive as
+	 * if created so.
+	 */
+	dc_note(t, "recv_completion_flags set to unsignalled by dat_ep_modify");
+	cno = unsignalled_pair_by_modify(t, &p, true);
+	iov = dc_iov(&p.mb, 0, 1024);
+	DC_ASSERT_SUCCESS(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(12),
+					   DAT_COMPLETION_UNSIGNALLED_FLAG));
+	dc_fill(p.ma.buf + 0, 64, 7);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 3));
+	DC_SETUP_DTO(p.a.req_evd, 3, DAT_DTO_SUCCESS);
+	await_recv_idle(p.b.ep);
+	assert_cno_quiet(cno, "the unsignalled Receive's completion (flag set by dat_ep_modify)");
+	d = DC_ASSERT_DTO(p.b.recv_evd, 12, DAT_DTO_SUCCESS);
+	DC_ASSERT_EQ(d.transfered_length, 64);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 7),
+		  "the unsignalled Receive holds wrong bytes (flag set by dat_ep_modify)");
 }
 
 /*
@@ -363,6 +388,17 @@ static void lone_up(struct dc_ctx *t, struct lone *l)
 {
 	dc_endpoint(t, &l->e, NULL);
 	dc_lmr(t, l->e.pz, 4096, DC_PRIV_LOCAL, &l->m);
+}
+
+/* Frees what lone_up (or the same made by hand) made: the LMR, the EP and
+ * its EVDs, the PZ. */
+static void lone_down(struct dc_ctx *t, struct lone *l)
+{
+	DAT_PZ_HANDLE pz = l->e.pz;
+
+	DC_CLEANUP(dat_lmr_free(l->m.lmr));
+	free_endpoint(t, &l->e);
+	DC_CLEANUP(dat_pz_free(pz));
 }
 
 DC_CASE(dat_ep_post_recv, iov_outside_lmr,
@@ -569,13 +605,7 @@ static void modified_recv_iov_used(struct dc_ctx *t)
 									dc_cookie(2),
 									DAT_COMPLETION_DEFAULT_FLAG));
 		}
-		DC_CLEANUP(dat_lmr_free(x.m.lmr));
-		{
-			DAT_PZ_HANDLE pz = x.e.pz;
-
-			free_endpoint(t, &x.e);
-			DC_CLEANUP(dat_pz_free(pz));
-		}
+		lone_down(t, &x);
 	}
 }
 
@@ -620,8 +650,65 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_iov,
 	modified_recv_iov_used(t);
 }
 
+/*
+ * The count of outstanding Receives an EP is held to is its max_recv_dtos as
+ * it is now: one dat_ep_modify changed while the EP was Unconnected
+ * (dat_ep_modify(3DAT) DESCRIPTION, Maximum Recv DTO) counts, not the one it
+ * was created with (issue 54: a setting changed after creation is used
+ * afterwards).  Lowered from l (4, or the IA's limit) to l / 2, and raised
+ * from l / 2 to l: Receives up to the count the EP then reports are taken
+ * (Unconnected, so all stay outstanding: dat_ep_post_recv(3DAT)
+ * DESCRIPTION), one more is refused for lack of resources, as with the
+ * value of creation above.  An IA of one DTO per EP has nothing to change
+ * (noted).
+ */
+static void modified_recv_dtos_used(struct dc_ctx *t)
+{
+	DAT_COUNT l = dc_within_limit(4, t->ia_attr.max_dto_per_ep);
+
+	if (l < 2) {
+		dc_note(t, "the IA takes one DTO per EP: no max_recv_dtos to change");
+		return;
+	}
+	for (int raise = 0; raise < 2; raise++) {
+		DAT_COUNT created = raise ? l / 2 : l, now = raise ? l : l / 2, got;
+		DAT_EP_ATTR attr;
+		struct dc_conn_opts o = { .attr = &attr };
+		struct lone x;
+		DAT_EP_PARAM nv;
+
+		dc_note(t, "max_recv_dtos changed by dat_ep_modify from %d to %d", (int)created,
+			(int)now);
+		dc_ep_attr_default(t, &attr);
+		attr.max_recv_dtos = created;
+		dc_endpoint(t, &x.e, &o);
+		dc_lmr(t, x.e.pz, 4096, DC_PRIV_LOCAL, &x.m);
+		nv = dc_ep_param(t, x.e.ep);
+		nv.ep_attr.max_recv_dtos = now;
+		DC_SETUP(dat_ep_modify(x.e.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &nv));
+		got = dc_ep_param(t, x.e.ep).ep_attr.max_recv_dtos;
+		if (got < 1 || got > 32) {
+			dc_note(t, "the EP reports max_recv_dtos %d after the change: beyond the 32 "
+				"this part posts, left out", (int)got);
+		} else {
+			for (DAT_COUNT i = 0; i < got; i++)
+				DC_ASSERT_SUCCESS_UNLESS_SHORT(post_recv1(x.e.ep, &x.m,
+									  (DAT_VLEN)i * 64, 64,
+									  20 + (uint64_t)i));
+			dc_assert_ret_at(t, __FILE__, __LINE__,
+					 "dat_ep_post_recv(one Receive beyond the max_recv_dtos "
+					 "dat_ep_modify set)",
+					 post_recv1(x.e.ep, &x.m, 3000, 64, 98), DC_FAIL, 2,
+					 (const DAT_RETURN[]){ DAT_INSUFFICIENT_RESOURCES,
+							       DAT_QUEUE_FULL },
+					 DC_ANY_SUBTYPE);
+		}
+		lone_down(t, &x);
+	}
+}
+
 DC_CASE(dat_ep_post_recv, exceeds_max_recv_dtos,
-	.summary = "posting beyond max_recv_dtos outstanding is refused for lack of resources")
+	.summary = "posting beyond max_recv_dtos outstanding is refused for lack of resources; the limit dat_ep_modify set is the one used")
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { .attr = &attr };
@@ -642,6 +729,9 @@ DC_CASE(dat_ep_post_recv, exceeds_max_recv_dtos,
 							  10 + (uint64_t)i));
 	DC_ASSERT_RET_ANY(post_recv1(l.e.ep, &l.m, 3000, 64, 99),
 			  DAT_INSUFFICIENT_RESOURCES, DAT_QUEUE_FULL);
+	/* the EP of this part goes before the next part makes its own */
+	lone_down(t, &l);
+	modified_recv_dtos_used(t);
 }
 
 DC_CASE(dat_ep_post_recv, invalid_handle,

@@ -170,6 +170,29 @@ DC_CASE(dat_ep_post_send, unsignalled_allowed,
 	await_request_idle(p.a.ep);
 	assert_cno_quiet(cno, "the unsignalled completion");
 	DC_ASSERT_DTO(p.a.req_evd, 11, DAT_DTO_SUCCESS);
+	/* the pair of this part goes before the next part makes its own (few EVDs) */
+	DC_CLEANUP(dat_evd_modify_cno(p.a.req_evd, DAT_HANDLE_NULL));
+	DC_CLEANUP(dat_cno_free(cno));
+	pair_down(t, &p);
+	/*
+	 * The same with the flag selected by dat_ep_modify after creation,
+	 * while Unconnected (dat_ep_modify(3DAT) DESCRIPTION, Request
+	 * Completion Flags; issue 54: a setting changed after creation is used
+	 * afterwards): the EP takes an unsignalled Send as if created so.
+	 */
+	dc_note(t, "request_completion_flags set to unsignalled by dat_ep_modify");
+	cno = unsignalled_pair_by_modify(t, &p, false);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, 2));
+	dc_fill(p.ma.buf + 0, 64, 7);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_ASSERT_SUCCESS(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(12),
+					   DAT_COMPLETION_UNSIGNALLED_FLAG));
+	DC_ASSERT_DTO(p.b.recv_evd, 2, DAT_DTO_SUCCESS);
+	DC_ASSERT(dc_check_fill(p.mb.buf, 64, 7),
+		  "the unsignalled Send's data did not arrive (flag set by dat_ep_modify)");
+	await_request_idle(p.a.ep);
+	assert_cno_quiet(cno, "the unsignalled completion (flag set by dat_ep_modify)");
+	DC_ASSERT_DTO(p.a.req_evd, 12, DAT_DTO_SUCCESS);
 }
 
 DC_CASE(dat_ep_post_send, suppress_success,
@@ -884,8 +907,74 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_iov,
 	modified_limit_used(t);
 }
 
+/*
+ * The count of outstanding requests an EP is held to is its
+ * max_request_dtos as it is now: one dat_ep_modify changed while the EP was
+ * Unconnected (dat_ep_modify(3DAT) DESCRIPTION, Maximum Request DTO)
+ * counts, not the one it was created with (issue 54: a setting changed
+ * after creation is used afterwards).  Lowered from l (4, or the IA's
+ * limit) to l / 2, and raised from l / 2 to l, before the connection: Sends
+ * up to the count the EP then reports are taken (no Receive at the peer,
+ * so all stay outstanding), one more is refused for lack of resources, as
+ * with the value of creation above; with the peer's Receives posted, each
+ * taken Send completes.  An IA of one DTO per EP has nothing to change
+ * (noted).
+ */
+static void modified_request_dtos_used(struct dc_ctx *t)
+{
+	DAT_COUNT l = dc_within_limit(4, t->ia_attr.max_dto_per_ep);
+
+	if (l < 2) {
+		dc_note(t, "the IA takes one DTO per EP: no max_request_dtos to change");
+		return;
+	}
+	for (int raise = 0; raise < 2; raise++) {
+		DAT_COUNT created = raise ? l / 2 : l, now = raise ? l : l / 2, got;
+		DAT_EP_ATTR attr;
+		struct dc_conn_opts oa = { .attr = &attr };
+		struct dc_pair p;
+		DAT_EP_PARAM nv;
+
+		dc_note(t, "max_request_dtos changed by dat_ep_modify from %d to %d", (int)created,
+			(int)now);
+		memset(&p, 0, sizeof(p));
+		dc_ep_attr_default(t, &attr);
+		attr.max_request_dtos = created;
+		dc_endpoint(t, &p.a, &oa);
+		dc_endpoint(t, &p.b, NULL);
+		nv = dc_ep_param(t, p.a.ep);
+		nv.ep_attr.max_request_dtos = now;
+		DC_SETUP(dat_ep_modify(p.a.ep, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, &nv));
+		dc_lmr(t, p.a.pz, SUBJ_MEM, DC_PRIV_LOCAL, &p.ma);
+		dc_lmr(t, p.b.pz, SUBJ_MEM, DC_PRIV_LOCAL, &p.mb);
+		dc_connect_local(t, &p.a, &p.b, NULL);
+		got = dc_ep_param(t, p.a.ep).ep_attr.max_request_dtos;
+		if (got < 1 || got > 32 || dc_ep_param(t, p.b.ep).ep_attr.max_recv_dtos < got) {
+			dc_note(t, "the EP reports max_request_dtos %d after the change: beyond the "
+				"32 this part posts or the peer's Receives, left out", (int)got);
+			pair_down(t, &p);
+			continue;
+		}
+		for (DAT_COUNT i = 0; i < got; i++)
+			DC_ASSERT_SUCCESS_UNLESS_SHORT(post_send1(p.a.ep, &p.ma, (DAT_VLEN)i * 64, 64,
+								  60 + (uint64_t)i));
+		dc_assert_ret_at(t, __FILE__, __LINE__,
+				 "dat_ep_post_send(one Send beyond the max_request_dtos "
+				 "dat_ep_modify set)",
+				 post_send1(p.a.ep, &p.ma, 4096, 64, 510), DC_FAIL, 2,
+				 (const DAT_RETURN[]){ DAT_INSUFFICIENT_RESOURCES, DAT_QUEUE_FULL },
+				 DC_ANY_SUBTYPE);
+		for (DAT_COUNT i = 0; i < got; i++)
+			DC_SETUP(post_recv1(p.b.ep, &p.mb, (DAT_VLEN)i * 1024, 1024,
+					    800 + (uint64_t)i));
+		for (DAT_COUNT i = 0; i < got; i++)
+			DC_ASSERT_DTO(p.a.req_evd, 60 + (uint64_t)i, DAT_DTO_SUCCESS);
+		pair_down(t, &p);
+	}
+}
+
 DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
-	.summary = "posting beyond max_request_dtos outstanding is refused for lack of resources")
+	.summary = "posting beyond max_request_dtos outstanding is refused for lack of resources; the limit dat_ep_modify set is the one used")
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { 0 };
@@ -918,6 +1007,9 @@ DC_CASE(dat_ep_post_send, exceeds_max_request_dtos,
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 32768, 1024, 700));
 	DC_ASSERT_SUCCESS(post_send1(p.a.ep, &p.ma, 4096, 64, 501));
 	DC_ASSERT_DTO(p.a.req_evd, 501, DAT_DTO_SUCCESS);
+	/* the pair of this part goes before the next part makes its own (few EVDs) */
+	pair_down(t, &p);
+	modified_request_dtos_used(t);
 }
 
 DC_CASE(dat_ep_post_send, invalid_handle,

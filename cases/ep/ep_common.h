@@ -243,6 +243,22 @@ static inline void await_idle_at(struct dc_ctx *t, const char *file, int line,
 
 /* ---- events ---------------------------------------------------------------------- */
 
+/* Set-up: a new CNO on the EVD the pair's unsignalled completions go to
+ * (b's receive EVD for Receives, a's request EVD for Requests). */
+static inline DAT_CNO_HANDLE unsignalled_cno_at(struct dc_ctx *t, const char *file, int line,
+						struct dc_pair *p, bool recv)
+{
+	DAT_CNO_HANDLE cno;
+	DAT_RETURN r = dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
+
+	if (r == DAT_SUCCESS)
+		r = dat_evd_modify_cno(recv ? p->b.recv_evd : p->a.req_evd, cno);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the CNO for the unsignalled completions: %s", dc_ret_text(r));
+	return cno;
+}
+
 /*
  * Set-up: a pair whose EPs select unsignalled completions for Receives
  * (recv true) or Requests, and a new CNO on the EVD those complete on
@@ -253,8 +269,6 @@ static inline DAT_CNO_HANDLE unsignalled_pair_at(struct dc_ctx *t, const char *f
 {
 	DAT_EP_ATTR attr;
 	struct dc_conn_opts o = { .attr = &attr };
-	DAT_CNO_HANDLE cno;
-	DAT_RETURN r;
 
 	dc_ep_attr_default(t, &attr);
 	if (recv)
@@ -262,15 +276,46 @@ static inline DAT_CNO_HANDLE unsignalled_pair_at(struct dc_ctx *t, const char *f
 	else
 		attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
 	dc_pair_up_at(t, file, line, p, SUBJ_MEM, &o);
-	r = dat_cno_create(t->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno);
-	if (r == DAT_SUCCESS)
-		r = dat_evd_modify_cno(recv ? p->b.recv_evd : p->a.req_evd, cno);
-	if (r != DAT_SUCCESS)
-		dc_end_at(t, DC_UNRESOLVED, file, line, false,
-			  "set-up: the CNO for the unsignalled completions: %s", dc_ret_text(r));
-	return cno;
+	return unsignalled_cno_at(t, file, line, p, recv);
 }
 #define unsignalled_pair(t, p, recv) unsignalled_pair_at((t), __FILE__, __LINE__, (p), (recv))
+
+/*
+ * The same pair, but its EPs are created with the default completion flags
+ * and the one that completes the unsignalled DTOs (b for Receives, a for
+ * Requests) has DAT_COMPLETION_UNSIGNALLED_FLAG set by dat_ep_modify while
+ * Unconnected (dat_ep_modify(3DAT) DESCRIPTION, Recv and Request Completion
+ * Flags), before the connection.
+ */
+static inline DAT_CNO_HANDLE unsignalled_pair_by_modify_at(struct dc_ctx *t, const char *file,
+							   int line, struct dc_pair *p, bool recv)
+{
+	struct dc_endpoint *e;
+	DAT_EP_PARAM nv;
+	DAT_RETURN r;
+
+	memset(p, 0, sizeof(*p));
+	dc_endpoint_at(t, file, line, &p->a, NULL);
+	dc_endpoint_at(t, file, line, &p->b, NULL);
+	e = recv ? &p->b : &p->a;
+	nv = dc_ep_param(t, e->ep);
+	if (recv)
+		nv.ep_attr.recv_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	else
+		nv.ep_attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	r = dat_ep_modify(e->ep, recv ? DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS :
+				      DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, &nv);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ep_modify selecting unsignalled %s: %s",
+			  recv ? "Receives" : "Requests", dc_ret_text(r));
+	dc_lmr_at(t, file, line, p->a.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
+	dc_lmr_at(t, file, line, p->b.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
+	dc_connect_local_at(t, file, line, &p->a, &p->b, NULL);
+	return unsignalled_cno_at(t, file, line, p, recv);
+}
+#define unsignalled_pair_by_modify(t, p, recv)					\
+	unsignalled_pair_by_modify_at((t), __FILE__, __LINE__, (p), (recv))
 
 /*
  * Clause: `what` (a completion already queued) did not trigger cno: a
@@ -772,6 +817,102 @@ static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 }
 #define rdma_pair(p) rdma_pair_at(t, __FILE__, __LINE__, (p), 0)
+
+/*
+ * A pair for RDMA whose a was created with max_rdma_size `created` and then
+ * changed to `now` by dat_ep_modify while Unconnected (dat_ep_modify(3DAT)
+ * DESCRIPTION, Maximum RDMA Size), before the connection.  Returns the
+ * max_rdma_size a reports once connected: the limit its DTOs are held to.
+ */
+static inline DAT_VLEN rdma_pair_modified_at(struct dc_ctx *t, const char *file, int line,
+					     struct dc_pair *p, DAT_VLEN created, DAT_VLEN now)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	DAT_EP_PARAM nv;
+
+	memset(p, 0, sizeof(*p));
+	dc_ep_attr_default(t, &attr);
+	attr.max_rdma_size = created;
+	dc_endpoint_at(t, file, line, &p->a, &o);
+	dc_endpoint_at(t, file, line, &p->b, NULL);
+	nv = dc_ep_param(t, p->a.ep);
+	nv.ep_attr.max_rdma_size = now;
+	DC_SETUP(dat_ep_modify(p->a.ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, &nv));
+	dc_lmr_at(t, file, line, p->a.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
+	dc_lmr_at(t, file, line, p->b.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
+	memset(p->ma.buf, CANARY, SUBJ_MEM);
+	memset(p->mb.buf, CANARY, SUBJ_MEM);
+	dc_connect_local_at(t, file, line, &p->a, &p->b, NULL);
+	return dc_ep_param(t, p->a.ep).ep_attr.max_rdma_size;
+}
+#define rdma_pair_modified(p, c, n) rdma_pair_modified_at(t, __FILE__, __LINE__, (p), (c), (n))
+
+/*
+ * The RDMA size limit is the EP's max_rdma_size as it is now: one
+ * dat_ep_modify changed while Unconnected (dat_ep_modify(3DAT) DESCRIPTION,
+ * Maximum RDMA Size) counts, not the one of creation (issue 54: a setting
+ * changed after creation is used afterwards).  Lowered 8192 -> 4096, an RDMA
+ * Read (read) or Write of the reported limit + 1 is refused or fails and
+ * moves nothing into its target; raised 4096 -> 8192, one of the reported
+ * limit moves whole.  An IA whose max_rdma_size is below 8192 has no such
+ * pair of sizes (noted).  The target is local memory for a Read, the
+ * peer's for a Write (dat_ep_post_rdma_read(3DAT), dat_ep_post_rdma_write(3DAT)
+ * DESCRIPTION).
+ */
+static inline void modified_rdma_size_used(struct dc_ctx *t, bool read)
+{
+	static const DAT_RETURN sync[] = { DAT_LENGTH_ERROR, DAT_INVALID_PARAMETER };
+	static const DAT_DTO_COMPLETION_STATUS async[] = { DAT_DTO_ERR_LOCAL_LENGTH };
+	const char *op = read ? "Read" : "Write";
+
+	if (t->ia_attr.max_rdma_size < 8192) {
+		dc_note(t, "the IA's max_rdma_size %llu is below 8192: no change to try",
+			(unsigned long long)t->ia_attr.max_rdma_size);
+		return;
+	}
+	for (int raise = 0; raise < 2; raise++) {
+		DAT_VLEN created = raise ? 4096 : 8192, now = raise ? 8192 : 4096, max, len;
+		struct dc_pair p;
+		struct dc_lmr *src, *dst;
+		DAT_LMR_TRIPLET iov;
+		DAT_RMR_TRIPLET rem;
+		DAT_RETURN r;
+
+		dc_note(t, "max_rdma_size changed by dat_ep_modify from %llu to %llu",
+			(unsigned long long)created, (unsigned long long)now);
+		max = rdma_pair_modified(&p, created, now);
+		src = read ? &p.mb : &p.ma;
+		dst = read ? &p.ma : &p.mb;
+		if (max < 1 || max >= SUBJ_MEM) {
+			dc_note(t, "the EP reports max_rdma_size %llu after the change: beyond the "
+				"%u bytes this part moves, left out", (unsigned long long)max,
+				SUBJ_MEM);
+			pair_down(t, &p);
+			continue;
+		}
+		len = raise ? max : max + 1;
+		dc_fill(src->buf, len, 11 + (unsigned)raise);
+		iov = dc_iov(&p.ma, 0, len);
+		rem = dc_rmr_iov(&p.mb, 0, len);
+		r = read ? dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(3 + (uint64_t)raise),
+						 &rem, DAT_COMPLETION_DEFAULT_FLAG)
+			 : dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(3 + (uint64_t)raise),
+						  &rem, DAT_COMPLETION_DEFAULT_FLAG);
+		if (!raise) {
+			REFUSED_OR_FAILED(r, sync, &p.a, 3, async);
+			DC_ASSERT_BYTES_ARE(dst->buf, SUBJ_MEM, CANARY,
+					    read ? "local memory (max_rdma_size lowered by dat_ep_modify)"
+						 : "remote memory (max_rdma_size lowered by dat_ep_modify)");
+		} else {
+			DC_ASSERT_SUCCESS_UNLESS_SHORT(r);
+			DC_ASSERT_DTO(p.a.req_evd, 4, DAT_DTO_SUCCESS);
+			DC_ASSERT(!memcmp(p.ma.buf, p.mb.buf, max),
+				  "the %s of the raised max_rdma_size moved wrong bytes", op);
+		}
+		pair_down(t, &p);
+	}
+}
 
 /*
  * A pair for the IOV limit cases: each EP's IOV limits as large as the IA
