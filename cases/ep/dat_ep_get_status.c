@@ -52,8 +52,51 @@ STATE(connected)
 STATE(disconnect_pending)
 STATE(disconnected)
 
+/*
+ * A DTO that failed (not flushed) is no longer outstanding once its
+ * completion is dequeued (dat_ep_get_status(3DAT) DESCRIPTION: recv_idle and
+ * request_idle say whether any DTO is outstanding or in progress; issue 54:
+ * accounting tried with failed completions, not only successful ones).  The
+ * peer's Receive is one byte shorter than the message: the Receive fails
+ * with the length error and the connection breaks (dat_ep_post_recv(3DAT)
+ * DESCRIPTION), and the Send fails at the sender, or on a transport whose
+ * Send completes once sent, succeeds (noted).  recv (the Receive's EP) or
+ * request (the Send's): after the one completion is dequeued the EP is
+ * idle.  Whether a DTO whose completion is still queued counts as
+ * outstanding the page does not say (no synchronization with DTO
+ * processing is implied), so nothing is read before the dequeue but the
+ * idle flag while the DTO is surely outstanding.
+ */
+static void failed_dtos_leave_idle(struct dc_ctx *t, bool recv)
+{
+	struct dc_pair p;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 100, 5));
+	if (recv)
+		ASSERT_RECV_IDLE(p.b.ep, DAT_FALSE);
+	dc_fill(p.ma.buf + 0, 101, 7);
+	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 101, 6));
+	if (recv) {
+		d = dc_await_dto(t, p.b.recv_evd, 5);
+		DC_SETUP_ASSERT(d.status != DAT_DTO_SUCCESS,
+				"set-up: a Receive one byte shorter than its message succeeded");
+		dc_note(t, "the Receive too short for its message completed with %s",
+			dc_dto_status_name(d.status));
+		ASSERT_RECV_IDLE(p.b.ep, DAT_TRUE);
+	} else {
+		d = dc_await_dto(t, p.a.req_evd, 6);
+		dc_note(t, "the Send too long for the peer's Receive completed with %s%s",
+			dc_dto_status_name(d.status),
+			d.status == DAT_DTO_SUCCESS ? " (sent is done here): not a failed request" : "");
+		ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+	}
+	dc_pair_down(t, &p);
+}
+
 DC_CASE(dat_ep_get_status, recv_idle,
-	.summary = "recv_idle is false exactly while a Receive is outstanding")
+	.summary = "recv_idle is false exactly while a Receive is outstanding, and true again after a failed or flushed one is dequeued")
 {
 	struct dc_pair p;
 
@@ -76,6 +119,13 @@ DC_CASE(dat_ep_get_status, recv_idle,
 		ASSERT_RECV_IDLE(e.ep, DAT_TRUE);
 		DC_SETUP(post_recv1(e.ep, &m, 0, 256, 3));
 		ASSERT_RECV_IDLE(e.ep, DAT_FALSE);
+		DC_CLEANUP(dat_lmr_free(m.lmr));
+		{
+			DAT_PZ_HANDLE pz = e.pz;
+
+			dc_endpoint_down(t, &e);
+			DC_CLEANUP(dat_pz_free(pz));
+		}
 	}
 
 	/* A Receive that ends in error is no longer outstanding either: flushed
@@ -85,10 +135,12 @@ DC_CASE(dat_ep_get_status, recv_idle,
 	disconnect_pair_by(&p, DISC_BY_PEER);
 	dc_await_dto(t, p.a.recv_evd, 4);
 	ASSERT_RECV_IDLE(p.a.ep, DAT_TRUE);
+	dc_pair_down(t, &p);
+	failed_dtos_leave_idle(t, true);
 }
 
 DC_CASE(dat_ep_get_status, request_idle,
-	.summary = "request_idle is false exactly while a Send is outstanding")
+	.summary = "request_idle is false exactly while a Send (or an RDMA Write and Read behind it) is outstanding, and true again after a failed or flushed one is dequeued")
 {
 	struct dc_pair p;
 
@@ -105,11 +157,34 @@ DC_CASE(dat_ep_get_status, request_idle,
 	/* A Send that ends in error is no longer outstanding either: flushed
 	 * by the peer's disconnect, its completion dequeued (b has no
 	 * Receive left: the Send stays outstanding until then) */
+	/* An RDMA Write and an RDMA Read are requests too (DESCRIPTION): held
+	 * with a Send that waits for the peer's Receive (completions of one
+	 * EP's requests come in order), the EP is not idle; once the three
+	 * completions are dequeued it is */
+	{
+		DAT_LMR_TRIPLET iov = dc_iov(&p.ma, 1024, 256);
+		DAT_RMR_TRIPLET rem = dc_rmr_iov(&p.mb, 2048, 256);
+
+		DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 20));
+		DC_SETUP(dat_ep_post_rdma_write(p.a.ep, 1, &iov, dc_cookie(21), &rem,
+						DAT_COMPLETION_DEFAULT_FLAG));
+		iov = dc_iov(&p.ma, 4096, 256);
+		DC_SETUP(dat_ep_post_rdma_read(p.a.ep, 1, &iov, dc_cookie(22), &rem,
+					       DAT_COMPLETION_DEFAULT_FLAG));
+		ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
+		DC_SETUP(post_recv1(p.b.ep, &p.mb, 8192, 256, 23));
+		for (uint64_t c = 20; c <= 22; c++)
+			DC_SETUP_DTO(p.a.req_evd, c, DAT_DTO_SUCCESS);
+		ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+	}
+
 	DC_SETUP(post_send1(p.a.ep, &p.ma, 0, 64, 3));
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_FALSE);
 	disconnect_pair_by(&p, DISC_BY_PEER);
 	dc_await_dto(t, p.a.req_evd, 3);
 	ASSERT_REQUEST_IDLE(p.a.ep, DAT_TRUE);
+	dc_pair_down(t, &p);
+	failed_dtos_leave_idle(t, false);
 }
 
 DC_CASE(dat_ep_get_status, invalid_handle,
