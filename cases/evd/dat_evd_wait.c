@@ -272,6 +272,26 @@ DC_CASE(dat_evd_wait, threshold_reached,
  * came (set-up).
  */
 #define FLUSH_WAIT_MS 5000L
+
+/*
+ * A threshold-2 waiter (timeout FLUSH_WAIT_MS) whose second event has been
+ * made to come: one not woken within a second less is judged at its
+ * timeout; two events queued then (DAT_SUCCESS, or nmore 2) fail the clause,
+ * fewer mean the second never came (set-up: `unmet`).  `queued` names the
+ * two events for the message.
+ */
+static void judge_threshold_2_woken(struct dc_ctx *t, struct dc_waiter *w, const char *unmet,
+				    const char *queued)
+{
+	if (dc_waiter_returned_within(w, FLUSH_WAIT_MS - 1000))
+		return;
+	dc_waiter_join(t, w, "its own timeout");
+	DC_SETUP_ASSERT(w->ret == DAT_SUCCESS || w->nmore >= 2,
+			"set-up: at the waiter's timeout %d completion(s) were queued (%s): %s",
+			(int)w->nmore, dc_ret_text(w->ret), unmet);
+	DC_FAIL("%s were queued, but the threshold-2 waiter was not woken: it returned only at "
+		"its timeout (%s, nmore %d)", queued, dc_ret_text(w->ret), (int)w->nmore);
+}
 DC_CASE(dat_evd_wait, threshold_met_by_flushed_completions,
 	.clauses = "dat_evd_wait.threshold_reached",
 	.summary = "a threshold-2 waiter stays blocked on one flushed Receive completion and wakes with the second")
@@ -294,16 +314,8 @@ DC_CASE(dat_evd_wait, threshold_met_by_flushed_completions,
 	DC_ASSERT_STILL_WAITING(w, "one flushed Receive completion (threshold 2)");
 	iov = dc_iov(&p.ma, 64, 64);
 	DC_SETUP(dat_ep_post_recv(p.a.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
-	if (!dc_waiter_returned_within(w, FLUSH_WAIT_MS - 1000)) {
-		dc_waiter_join(t, w, "its own timeout");
-		DC_SETUP_ASSERT(w->ret == DAT_SUCCESS || w->nmore >= 2,
-				"set-up: at the waiter's timeout %d completion(s) were queued (%s): "
-				"the Receives posted on DISCONNECTED were not flushed",
-				(int)w->nmore, dc_ret_text(w->ret));
-		DC_FAIL("two flushed Receive completions were queued, but the threshold-2 waiter was "
-			"not woken: it returned only at its timeout (%s, nmore %d)",
-			dc_ret_text(w->ret), (int)w->nmore);
-	}
+	judge_threshold_2_woken(t, w, "the Receives posted on DISCONNECTED were not flushed",
+				"two flushed Receive completions");
 	DC_ASSERT(w->ret == DAT_SUCCESS, "dat_evd_wait returned %s after the second flushed "
 		  "completion, expected DAT_SUCCESS", dc_ret_text(w->ret));
 	DC_ASSERT(w->ev.event_number == DAT_DTO_COMPLETION_EVENT && d->user_cookie.as_64 == 1 &&
@@ -317,6 +329,114 @@ DC_CASE(dat_evd_wait, threshold_met_by_flushed_completions,
 	DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
 		  ev.event_data.dto_completion_event_data.user_cookie.as_64 == 2,
 		  "the event left after the waiter is not the second flushed completion");
+}
+
+/*
+ * Failed completions (not flushed ones) count as any event (issue 54:
+ * accounting tried with successful completions only).  The peer's second
+ * Send is one byte longer than the second Receive: that Receive completes
+ * with an error (the length error, dat_ep_post_recv(3DAT) DESCRIPTION) and
+ * no Receive is left to flush.  dat_evd_wait(3DAT) DESCRIPTION:
+ *  - threshold_reached: a threshold-2 waiter on the receive EVD stays
+ *    blocked with the first, successful, completion queued and is woken by
+ *    the failed one (not only at its timeout, as the flushed case above);
+ *  - nmore_on_success: it then reports the failed completion still queued,
+ *    nmore 1 (nothing else can come on this EVD);
+ *  - timeout_below_threshold: with the failed completion queued and not
+ *    reaped, a threshold-2 call of timeout 0 expires with nmore 1; once it
+ *    is dequeued, a threshold-1 call expires with nmore 0.
+ * Then the same for flushed completions (below).
+ */
+DC_CASE(dat_evd_wait, counts_completions_in_error,
+	.clauses = "dat_evd_wait.threshold_reached dat_evd_wait.nmore_on_success "
+		   "dat_evd_wait.timeout_below_threshold",
+	.summary = "a failed Receive completion wakes a threshold-2 waiter, is counted in its nmore "
+		   "and in a timed-out wait's nmore, and no longer once dequeued; flushed ones too")
+{
+	struct dc_pair p;
+	struct dc_waiter *w;
+	DAT_LMR_TRIPLET iov;
+	DAT_EVENT ev;
+	DAT_COUNT nmore = -1;
+	DAT_RETURN r;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	dc_pair_up(t, &p, 4096, NULL);
+	iov = dc_iov(&p.mb, 0, 1024);
+	DC_SETUP(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(1), DAT_COMPLETION_DEFAULT_FLAG));
+	iov = dc_iov(&p.mb, 1024, 100);
+	DC_SETUP(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
+	w = dc_evd_waiter(t, p.b.recv_evd, (DAT_TIMEOUT)FLUSH_WAIT_MS * 1000u, 2);
+	d = &w->ev.event_data.dto_completion_event_data;
+	DC_ASSERT_BLOCKS(w);
+	iov = dc_iov(&p.ma, 0, 64);
+	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(3), DAT_COMPLETION_DEFAULT_FLAG));
+	dc_await_dto(t, p.a.req_evd, 3);	/* the first Receive is complete, or nearly */
+	DC_FOR_CLAUSE("dat_evd_wait.threshold_reached");
+	DC_ASSERT_STILL_WAITING(w, "one successful Receive completion (threshold 2)");
+	iov = dc_iov(&p.ma, 0, 101);
+	DC_SETUP(dat_ep_post_send(p.a.ep, 1, &iov, dc_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
+	judge_threshold_2_woken(t, w, "the Receive too short for its message did not complete",
+				"a successful and a failed Receive completion");
+	DC_ASSERT(w->ret == DAT_SUCCESS, "dat_evd_wait returned %s after the failed completion, "
+		  "expected DAT_SUCCESS", dc_ret_text(w->ret));
+	DC_ASSERT(w->ev.event_number == DAT_DTO_COMPLETION_EVENT && d->user_cookie.as_64 == 1,
+		  "the woken waiter got event 0x%x cookie %llu, expected the first Receive's "
+		  "completion", (unsigned)w->ev.event_number,
+		  (unsigned long long)d->user_cookie.as_64);
+	DC_FOR_CLAUSE("dat_evd_wait.nmore_on_success");
+	DC_ASSERT_EQ(w->nmore, 1);
+	DC_FOR_CLAUSE("dat_evd_wait.timeout_below_threshold");
+	r = dat_evd_wait(p.b.recv_evd, 0, 2, &ev, &nmore);
+	note_ret(t, "dat_evd_wait(timeout 0, threshold 2) with the failed completion queued", r);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	DC_ASSERT_EQ(nmore, 1);
+	DC_SETUP(dat_evd_dequeue(p.b.recv_evd, &ev));
+	DC_SETUP_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			ev.event_data.dto_completion_event_data.user_cookie.as_64 == 2 &&
+			ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS,
+			"set-up: the event left is not the failed completion of the second Receive");
+	dc_note(t, "the second Receive completed with %s",
+		dc_dto_status_name(ev.event_data.dto_completion_event_data.status));
+	nmore = -1;
+	r = dat_evd_wait(p.b.recv_evd, 0, 1, &ev, &nmore);
+	note_ret(t, "dat_evd_wait(timeout 0, threshold 1) after the failed completion was dequeued", r);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	DC_ASSERT_EQ(nmore, 0);
+
+	/* flushed completions the same way: the broken connection flushes two
+	 * more Receives (dat_ep_post_recv(3DAT) DESCRIPTION); a threshold-2 wait
+	 * returns the first with nmore 1, and the one left, not reaped, makes a
+	 * threshold-2 call of timeout 0 expire with nmore 1 */
+	iov = dc_iov(&p.mb, 2048, 64);
+	DC_SETUP(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(5), DAT_COMPLETION_DEFAULT_FLAG));
+	iov = dc_iov(&p.mb, 3072, 64);
+	DC_SETUP(dat_ep_post_recv(p.b.ep, 1, &iov, dc_cookie(6), DAT_COMPLETION_DEFAULT_FLAG));
+	nmore = -1;
+	r = dat_evd_wait(p.b.recv_evd, (DAT_TIMEOUT)FLUSH_WAIT_MS * 1000u, 2, &ev, &nmore);
+	DC_SETUP_ASSERT(r == DAT_SUCCESS || DAT_GET_TYPE(r) == DAT_TIMEOUT_EXPIRED,
+			"set-up: dat_evd_wait for the two flushed Receives returned %s",
+			dc_ret_text(r));
+	if (r != DAT_SUCCESS) {
+		DC_SETUP_ASSERT(nmore >= 2, "set-up: the Receives posted after the connection broke "
+				"were not flushed within %ld ms (%d queued)", FLUSH_WAIT_MS,
+				(int)nmore);
+		DC_FOR_CLAUSE("dat_evd_wait.threshold_reached");
+		DC_FAIL("two flushed Receive completions were queued, but the threshold-2 wait "
+			"expired (nmore %d)", (int)nmore);
+	}
+	DC_SETUP_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			ev.event_data.dto_completion_event_data.user_cookie.as_64 == 5 &&
+			ev.event_data.dto_completion_event_data.status == DAT_DTO_ERR_FLUSHED,
+			"set-up: the first Receive posted after the break did not complete flushed");
+	DC_FOR_CLAUSE("dat_evd_wait.nmore_on_success");
+	DC_ASSERT_EQ(nmore, 1);
+	DC_FOR_CLAUSE("dat_evd_wait.timeout_below_threshold");
+	nmore = -1;
+	r = dat_evd_wait(p.b.recv_evd, 0, 2, &ev, &nmore);
+	note_ret(t, "dat_evd_wait(timeout 0, threshold 2) with one flushed completion queued", r);
+	DC_ASSERT_RET(r, DAT_TIMEOUT_EXPIRED);
+	DC_ASSERT_EQ(nmore, 1);
 }
 
 /*
