@@ -390,6 +390,25 @@ DC_CASE(dat_srq_post_recv, insufficient_resources,
 }
 
 /*
+ * Set-up: a link on an SRQ asked for 4 entries, every entry the SRQ reports
+ * posted; returns the segment of one more post (the link buffer's last
+ * slot, never posted here).
+ */
+static DAT_LMR_TRIPLET full_link_up(struct dc_ctx *t, struct srq_link *l)
+{
+	struct link_opts o = { .depth = 4 };
+	DAT_COUNT depth;
+
+	link_up(l, &o);
+	depth = dc_srq_param(t, l->srq).max_recv_dtos;
+	if (depth > (DAT_COUNT)NSLOTS - 1)
+		DC_BEYOND_SUITE_BOUND("an SRQ of at most 63 entries",
+				      "asked for 4 entries, the SRQ reports %d", (int)depth);
+	post_slots(l->srq, &l->rbuf, 0, (unsigned)depth);
+	return dc_iov(&l->rbuf, (DAT_VLEN)(NSLOTS - 1) * SLOT, SLOT);
+}
+
+/*
  * The same with entries occupied the other way the pages count: buffers
  * whose messages arrived and whose completions are not reaped yet are
  * outstanding (dat_srq_resize(3DAT) DESCRIPTION), and an outstanding entry
@@ -402,25 +421,59 @@ DC_CASE(dat_srq_post_recv, insufficient_resources_unreaped,
 	.requires = "srq_supported")
 {
 	struct srq_link l;
-	struct link_opts o = { .depth = 4 };
-	DAT_LMR_TRIPLET iov;
-	DAT_COUNT depth;
+	DAT_LMR_TRIPLET iov = full_link_up(t, &l);
+	DAT_COUNT depth = dc_srq_param(t, l.srq).max_recv_dtos;
 
-	link_up(&l, &o);
-	depth = dc_srq_param(t, l.srq).max_recv_dtos;
-	if (depth > (DAT_COUNT)NSLOTS - 1)
-		DC_BEYOND_SUITE_BOUND("an SRQ of at most 63 entries",
-				      "asked for 4 entries, the SRQ reports %d", (int)depth);
 	DC_SETUP_ASSERT(depth >= 2, "set-up: the SRQ reports a depth of %d", (int)depth);
-	post_slots(l.srq, &l.rbuf, 0, (unsigned)depth);
 	link_arrive_unreaped(&l, 2, depth - 2);
-	iov = dc_iov(&l.rbuf, (DAT_VLEN)(NSLOTS - 1) * SLOT, SLOT);
 	DC_ASSERT_RET(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(NSLOTS - 1)),
 		      DAT_INSUFFICIENT_RESOURCES);
 	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	(void)DC_ASSERT_DTO_SUCCESS(l.rx.recv_evd);
 	dc_note(t, "after the two completions were reaped, a post returned %s (not judged)",
 		dc_ret_text(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(NSLOTS - 1))));
+}
+
+/*
+ * The same with entries held by completions in error, not reaped (issue 54:
+ * accounting tried with successful completions only; dat_srq_query(3DAT)
+ * DESCRIPTION: the occupied entries include completions not reaped,
+ * whatever their status).  Failed: a message longer than the buffer it
+ * takes.  Flushed: a buffer an EP took for a message still arriving when it
+ * leaves the connection (dat_srq_post_recv(3DAT) DESCRIPTION: queued on its
+ * recv EVD), staged with the reference provider's hooks (srq_hold.h).
+ * Every other entry is on the SRQ: one more post gives
+ * DAT_INSUFFICIENT_RESOURCES.
+ */
+static void full_with_error_completion(struct dc_ctx *t, bool flushed)
+{
+	struct srq_link l;
+	DAT_LMR_TRIPLET iov = full_link_up(t, &l);
+
+	link_one_in_error(&l, flushed);
+	DC_ASSERT_RET(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(NSLOTS - 1)),
+		      DAT_INSUFFICIENT_RESOURCES);
+	link_reap_in_error(&l, flushed);
+	dc_note(t, "after the %s completion was reaped, a post returned %s (not judged)",
+		flushed ? "flushed" : "failed",
+		dc_ret_text(dat_srq_post_recv(l.srq, 1, &iov, dc_cookie(NSLOTS - 1))));
+}
+
+DC_CASE(dat_srq_post_recv, insufficient_resources_failed_unreaped,
+	.clauses = "dat_srq_post_recv.insufficient_resources",
+	.summary = "every entry used, one by a failed completion not yet reaped: one more post gives DAT_INSUFFICIENT_RESOURCES",
+	.requires = "srq_supported")
+{
+	full_with_error_completion(t, false);
+}
+
+DC_CASE(dat_srq_post_recv, insufficient_resources_flushed_unreaped,
+	.clauses = "dat_srq_post_recv.insufficient_resources",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "every entry used, one by a flushed completion not yet reaped: one more post gives DAT_INSUFFICIENT_RESOURCES",
+	.requires = "srq_supported")
+{
+	full_with_error_completion(t, true);
 }
 
 DC_CASE(dat_srq_post_recv, iov_outside_lmr,

@@ -303,3 +303,36 @@ SRQ_CASE(dat_srq_query, ep_ownership_accounting,
 	ASSERT_COUNT(p.available_dto_count, 3);
 	ASSERT_COUNT(p.outstanding_dto_count, 3);
 }
+
+/*
+ * The same accounting for a flushed buffer (issue 54: accounting tried with
+ * successful completions only).  A buffer an EP has taken for a message
+ * still arriving when the EP leaves the connection is flushed to the EP's
+ * recv EVD (dat_srq_post_recv(3DAT) DESCRIPTION: on the move to
+ * Disconnected the buffers the EP took are queued on its recv_evd), so it
+ * does not go back to the SRQ: not available, and outstanding until its
+ * completion is dequeued (dat_srq_query(3DAT) DESCRIPTION: the occupied
+ * entries include completions not reaped, whatever their status).  The
+ * counts are read once the EP is Disconnected, when the page has the
+ * completion queued.
+ */
+SRQ_CASE(dat_srq_query, outstanding_counts_flushed_buffer,
+	.clauses = "dat_srq_query.outstanding_count dat_srq_query.ep_ownership_accounting",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "a buffer held mid-arrival when the EP disconnects is flushed: outstanding, not available, until its completion is dequeued",
+	.requires = "srq_supported srq_info_supported")
+{
+	struct srq_link l;
+	DAT_SRQ_PARAM p;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_one_in_error(&l, true);
+	p = DC_SRQ_PARAM(l.srq);
+	ASSERT_COUNT(p.available_dto_count, 3);
+	ASSERT_COUNT(p.outstanding_dto_count, 4);	/* flushed completion not reaped */
+	link_reap_in_error(&l, true);
+	p = DC_SRQ_PARAM(l.srq);
+	ASSERT_COUNT(p.available_dto_count, 3);
+	ASSERT_COUNT(p.outstanding_dto_count, 3);
+}

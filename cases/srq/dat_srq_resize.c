@@ -116,6 +116,51 @@ SRQ_CASE(dat_srq_resize, below_outstanding_unreaped,
 }
 
 /*
+ * The same with a completion in error (issue 54: accounting tried with
+ * successful completions only): the completion, not reaped, keeps the
+ * entry outstanding whatever its status (dat_srq_resize(3DAT) DESCRIPTION
+ * counts the buffers posted to the SRQ whose completions are not reaped).
+ * Failed: a message longer than the buffer it takes.  Flushed: a buffer an
+ * EP took for a message still arriving when it leaves the connection
+ * (dat_srq_post_recv(3DAT) DESCRIPTION: queued on its recv EVD), staged with
+ * the reference provider's hooks (srq_hold.h).  4 posted, 1 in error and
+ * not reaped, 3 on the SRQ: resize to 3 is refused; once the completion is
+ * dequeued, it is not.
+ */
+static void below_outstanding_in_error(struct dc_ctx *t, bool flushed)
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 8 };
+	struct dc_snap s;
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_one_in_error(&l, flushed);
+	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
+	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
+	DC_ASSERT_UNCHANGED_EXCEPT(&s, "available_dto_count");
+	link_reap_in_error(&l, flushed);
+	DC_ASSERT_SUCCESS(dat_srq_resize(l.srq, 3));
+}
+
+SRQ_CASE(dat_srq_resize, below_outstanding_failed_unreaped,
+	.clauses = "dat_srq_resize.below_outstanding_unreaped",
+	.summary = "1 of 4 buffers completed in error (too long a message), not reaped: resize to 3 gives DAT_INVALID_STATE; after reaping it passes",
+	.requires = "srq_supported")
+{
+	below_outstanding_in_error(t, false);
+}
+
+SRQ_CASE(dat_srq_resize, below_outstanding_flushed_unreaped,
+	.clauses = "dat_srq_resize.below_outstanding_unreaped",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "1 of 4 buffers flushed at a disconnect, not reaped: resize to 3 gives DAT_INVALID_STATE; after reaping it passes",
+	.requires = "srq_supported")
+{
+	below_outstanding_in_error(t, true);
+}
+
+/*
  * The other way a completion leaves the recv EVD: with the EVD itself.
  * Once the EP is freed and then its recv EVD, the buffers whose
  * completions were queued there are in none of the places the page

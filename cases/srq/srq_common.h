@@ -325,6 +325,28 @@ static inline void link_arrive_unreaped_at(struct dc_ctx *t, const char *file,
 #define link_arrive_unreaped(l, n, left) \
 	link_arrive_unreaped_at(t, __FILE__, __LINE__, (l), (n), (left))
 
+/*
+ * Set-up: after a message longer than the buffer it takes was sent to rx,
+ * waits until rx's connection has ended: the Receive completes with an
+ * error and the connection breaks (dat_ep_post_recv(3DAT) DESCRIPTION), and
+ * once the EP is Disconnected every buffer it took is queued on its recv EVD
+ * (dat_srq_post_recv(3DAT) DESCRIPTION), the failed completion among them.
+ * A connection that does not end within the wait is noted: the completion
+ * may then still be on its way, which weakens the check, never fails it.
+ */
+static inline void link_await_failed_at(struct dc_ctx *t, const char *file, int line,
+					struct srq_link *l)
+{
+	DAT_EVENT ev;
+
+	(void)file;
+	(void)line;
+	if (dc_wait_event(t, l->rx.conn_evd, -1, &ev) != DAT_SUCCESS)
+		dc_note(t, "the connection did not end after the failed arrival: its completion "
+			"may not be queued yet");
+}
+#define link_await_failed(l) link_await_failed_at(t, __FILE__, __LINE__, (l))
+
 /* ---- scenarios shared by several pages ---------------------------------- */
 
 /* Two links on one SRQ: returns the second, sharing the first's SRQ and PZ. */

@@ -135,4 +135,53 @@ static inline void hold_release_at(struct dc_ctx *t, const char *file, int line,
 }
 #define hold_release(h) hold_release_at(t, __FILE__, __LINE__, (h))
 
+/*
+ * Set-up (issue 54: accounting with completions in error): one buffer of the
+ * SRQ (posted before) ends in error at rx and its completion is left on the
+ * recv EVD, not reaped.  Failed (flushed false): a message longer than the
+ * buffer it takes (link_await_failed).  Flushed: a buffer rx took for a
+ * message still arriving when it leaves the connection, queued on its recv
+ * EVD at the move to Disconnected (dat_srq_post_recv(3DAT) DESCRIPTION),
+ * staged with the hooks above (the case's .needs: SRQ_HOLD_NEEDS).
+ */
+static inline void link_one_in_error_at(struct dc_ctx *t, const char *file, int line,
+					struct srq_link *l, bool flushed)
+{
+	struct srq_hold h;
+
+	if (!flushed) {
+		link_send_flags_at(t, file, line, l, 0, SLOT + 64, DAT_COMPLETION_DEFAULT_FLAG);
+		link_await_failed_at(t, file, line, l);
+		return;
+	}
+	hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
+	link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
+	hold_await_at(t, file, line, &h, 1);	/* one buffer taken, message incomplete */
+	dc_setup_at(t, file, line, "dat_ep_disconnect(rx, DAT_CLOSE_ABRUPT_FLAG)",
+		    dat_ep_disconnect(l->rx.ep, DAT_CLOSE_ABRUPT_FLAG));
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->rx.conn_evd,
+			   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+}
+#define link_one_in_error(l, flushed) \
+	link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed))
+
+/* Set-up: dequeues the completion link_one_in_error left, which must be the
+ * error (or flush) it staged. */
+static inline void link_reap_in_error_at(struct dc_ctx *t, const char *file, int line,
+					 struct srq_link *l, bool flushed)
+{
+	DAT_EVENT ev;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->rx.recv_evd,
+			   DAT_DTO_COMPLETION_EVENT, &ev);
+	st = ev.event_data.dto_completion_event_data.status;
+	if (flushed ? st != DAT_DTO_ERR_FLUSHED : st == DAT_DTO_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the buffer taken completed with %s, expected %s",
+			  dc_dto_status_name(st), flushed ? "a flush" : "an error");
+}
+#define link_reap_in_error(l, flushed) \
+	link_reap_in_error_at(t, __FILE__, __LINE__, (l), (flushed))
+
 #endif /* SRQ_HOLD_H */
