@@ -336,6 +336,120 @@ DC_CASE(dat_ep_disconnect, graceful_disconnect_pending,
 	ASSERT_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED);
 }
 
+/*
+ * The peer acts while the EP waits in DISCONNECT_PENDING (issue 54: a state
+ * is reached but what follows it is not).  Receives stay valid in that state
+ * and are DTOs like any other: on disconnect each one gets exactly one
+ * completion (dat_ep_disconnect(3DAT) DESCRIPTION).  The page does not say
+ * whether a message arriving during the wait fills a Receive or is dropped
+ * with it flushed, so both are accepted: a Receive that succeeds holds the
+ * message whole; one for which no message came does not succeed; none
+ * completes twice, and they complete in posting order.
+ */
+static void collect_recvs_after_pending(struct dc_ctx *t, struct dc_pair *p, struct dto_log *l,
+					uint64_t first, int n, int with_msg, DAT_VLEN len,
+					unsigned fill)
+{
+	DAT_EVENT ev;
+
+	if (l->n < n)
+		dto_log_collect(l, p->a.recv_evd, n - l->n);
+	for (int i = 0; i < n; i++) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d = &l->d[i];
+
+		DC_ASSERT(d->user_cookie.as_64 == first + (uint64_t)i,
+			  "Receive completion %d has cookie %llu (%s), expected %llu: one lost, "
+			  "doubled or out of order", i, (unsigned long long)d->user_cookie.as_64,
+			  dc_dto_status_name(d->status), (unsigned long long)(first + (uint64_t)i));
+		dc_note(t, "Receive %llu completed with %s", (unsigned long long)d->user_cookie.as_64,
+			dc_dto_status_name(d->status));
+		if (i < with_msg && d->status == DAT_DTO_SUCCESS) {
+			DC_ASSERT_EQ(d->transfered_length, len);
+			DC_ASSERT(dc_check_fill(p->ma.buf + 4096 * (size_t)(i + 1), len, fill),
+				  "the message that arrived in DISCONNECT_PENDING was altered");
+		} else {
+			DC_ASSERT(d->status != DAT_DTO_SUCCESS,
+				  "Receive %llu succeeded, but no message was sent for it",
+				  (unsigned long long)d->user_cookie.as_64);
+		}
+	}
+	while (dat_evd_dequeue(p->a.recv_evd, &ev) == DAT_SUCCESS)
+		DC_ASSERT(ev.event_number != DAT_DTO_COMPLETION_EVENT,
+			  "a completion more than the %d Receives (cookie %llu)", n,
+			  (unsigned long long)ev.event_data.dto_completion_event_data.user_cookie.as_64);
+}
+
+DC_CASE(dat_ep_disconnect, peer_message_in_disconnect_pending,
+	.clauses = "dat_ep_disconnect.all_dtos_completed",
+	.summary = "a message of the peer arriving while the EP waits in DISCONNECT_PENDING completes its Receive once, whole or flushed; the wait then ends as usual")
+{
+	struct dc_pair p;
+	struct dto_log l = { 0 };
+	DAT_EVENT ev;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_SETUP(post_recv1(p.a.ep, &p.ma, 4096, 1024, 31));	/* for the peer's message */
+	DC_SETUP(post_recv1(p.a.ep, &p.ma, 8192, 1024, 32));	/* no message comes for it */
+	pair_disconnect_pending(t, &p);
+	dc_fill(p.mb.buf + 0, 100, 0x51);
+	DC_SETUP(post_send1(p.b.ep, &p.mb, 0, 100, 41));
+	/* the message had its chance to arrive while a waited: the first
+	 * Receive's completion, or (a provider that holds it) a bounded wait */
+	if (dc_wait_event(t, p.a.recv_evd, 2000, &ev) == DAT_SUCCESS &&
+	    ev.event_number == DAT_DTO_COMPLETION_EVENT)
+		l.d[l.n++] = ev.event_data.dto_completion_event_data;
+	else
+		dc_note(t, "no Receive completed while the EP waited in DISCONNECT_PENDING");
+	DC_SETUP_ASSERT(ep_state(p.a.ep) == DAT_EP_STATE_DISCONNECT_PENDING,
+			"set-up: the EP left DISCONNECT_PENDING before its Send could complete");
+	DC_SETUP(post_recv1(p.b.ep, &p.mb, 1024, 1024, 42));	/* the waiting Send may complete */
+	DC_SETUP_DTO(p.a.req_evd, 77, DAT_DTO_SUCCESS);
+	DC_FOR_CLAUSE("dat_ep_disconnect.all_dtos_completed");
+	DC_ASSERT_CONN_EVENT(p.a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, p.a.ep);
+	collect_recvs_after_pending(t, &p, &l, 31, 2, 1, 100, 0x51);
+}
+
+/*
+ * The peer disconnects while the EP waits in DISCONNECT_PENDING for a Send
+ * the peer never takes: the connection is gone, so the wait ends; the EP
+ * ends Disconnected with a connection event (DISCONNECTED, or BROKEN as the
+ * end of a connection the Consumer did not end itself), and each DTO, the
+ * waiting Send and a Receive no message came for, has exactly one
+ * completion (dat_ep_disconnect(3DAT) DESCRIPTION), the Receive not
+ * successful.
+ */
+DC_CASE(dat_ep_disconnect, peer_disconnects_in_disconnect_pending,
+	.clauses = "dat_ep_disconnect.all_dtos_completed",
+	.summary = "the peer disconnects while the EP waits in DISCONNECT_PENDING: the wait ends, the EP is Disconnected, its Send and Receive each complete once")
+{
+	struct dc_pair p;
+	DAT_EVENT ev;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	dc_pair_up(t, &p, SUBJ_MEM, NULL);
+	DC_SETUP(post_recv1(p.a.ep, &p.ma, 8192, 1024, 31));	/* no message comes for it */
+	pair_disconnect_pending(t, &p);
+	DC_SETUP(dat_ep_disconnect(p.b.ep, DAT_CLOSE_ABRUPT_FLAG));
+	if (dc_wait_event(t, p.a.conn_evd, -1, &ev) != DAT_SUCCESS)
+		DC_FAIL("the peer disconnected, but the EP waiting in DISCONNECT_PENDING got no "
+			"connection event within the wait (it stays %s)", state_name(ep_state(p.a.ep)));
+	DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+		  ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
+		  "the EP waiting in DISCONNECT_PENDING got %s when the peer disconnected",
+		  dc_event_name(ev.event_number));
+	dc_note(t, "the EP got %s", dc_event_name(ev.event_number));
+	ASSERT_REACHES_STATE(p.a.ep, DAT_EP_STATE_DISCONNECTED, 2000);
+	d = DC_ASSERT_DTO_EVENT(p.a.req_evd);
+	DC_ASSERT(d.user_cookie.as_64 == 77, "the request completion has cookie %llu, expected "
+		  "the waiting Send's (77)", (unsigned long long)d.user_cookie.as_64);
+	dc_note(t, "the waiting Send completed with %s", dc_dto_status_name(d.status));
+	while (dat_evd_dequeue(p.a.req_evd, &ev) == DAT_SUCCESS)
+		DC_ASSERT(ev.event_number != DAT_DTO_COMPLETION_EVENT,
+			  "a second request completion (cookie %llu)",
+			  (unsigned long long)ev.event_data.dto_completion_event_data.user_cookie.as_64);
+	collect_recvs_after_pending(t, &p, &(struct dto_log){ 0 }, 31, 1, 0, 0, 0);
+}
+
 DC_CASE(dat_ep_disconnect, abrupt_in_disconnect_pending,
 	.summary = "an abrupt disconnect in DISCONNECT_PENDING ends the wait at once")
 {
