@@ -29,6 +29,14 @@ The rows, derived here (the data file must have every one, and no other):
               free and the readers); every changer crossed with every reader.
               The data file may add pages of other objects that change the
               kind (a row of its own).
+  asymmetric  every pair of members of one struct of dat.h/udat.h, and of
+              parameters of one function, of the same type whose names
+              differ only by one word of a pair that names two sides of one
+              thing (ANTONYMS: recv/request, in/out, read/write,
+              local/remote, soft/hard): a swap of the two is a plausible
+              bug.  One cell: the cases that give the two different values
+              and would see them swapped.  The data file may add pairs no
+              name shows (`hand = true`, e.g. two counts of one query).
 
 A cell is a list of case ids (each must exist: DC_CASE and its wrappers in
 cases/, and `--list` of the case binaries of --build-dir; without binaries
@@ -67,6 +75,8 @@ FOLLOWS = [("dto_posted", "a DTO posted"), ("message_arrives", "a message arrive
            ("peer_disconnects", "the peer disconnects"),
            ("connection_request", "a connection request"),
            ("free", "dat_ep_free"), ("reset", "dat_ep_reset")]
+ANTONYMS = [("recv", "request"), ("in", "out"), ("read", "write"), ("local", "remote"),
+            ("soft", "hard")]
 READER = re.compile(r"^dat_\w+_(query|get_status)$|^dat_get_\w+$")
 NOT_CHANGER = re.compile(r"_(create\w*|free)$")
 HANDLE_KIND = {"DAT_CR_HANDLE": "CR", "DAT_EVD_HANDLE": "EVD", "DAT_EP_HANDLE": "EP",
@@ -117,7 +127,42 @@ def derive(root):
             ch.append(fn)
     kinds = {k: v for k, v in kinds.items() if v[0] and v[1]}
     return {"settings": settings, "setting_pages": setting_pages,
-            "accounting": accounting, "states": states}, kinds
+            "accounting": accounting, "states": states,
+            "asymmetric": asymmetric_pairs(hdr)}, kinds
+
+
+def declared(text):
+    """[(type, name)] of a struct body or a parameter list."""
+    out = []
+    for d in re.split(r"[;,]", re.sub(r"/\*.*?\*/", "", text, flags=re.S)):
+        d = re.sub(r"\b(IN|OUT|INOUT|const)\b", "", d).strip()
+        m = re.match(r"(\w+)\s*\**\s*(\w+)\s*(\[[^]]*\])?$", d)
+        if m:
+            out.append((m.group(1), m.group(2)))
+    return out
+
+
+def asymmetric_pairs(hdr):
+    """Row keys "STRUCT.a/b" and "function(a/b)": same-typed members or
+    parameters whose names differ by one ANTONYMS word."""
+    groups = [(name, body, ".") for body, name in
+              re.findall(r"typedef\s+struct\s+\w*\s*\{(.*?)\}\s*(\w+)\s*;", hdr, re.S)]
+    groups += [(fn, args, "()") for fn, args in
+               re.findall(r"extern DAT_RETURN\s+(dat_\w+)\s*\((.*?)\)\s*;", hdr, re.S)]
+    rows = []
+    for owner, text, how in groups:
+        typed = dict((n, t) for t, n in declared(text))
+        for a, b in ANTONYMS:
+            for n, typ in typed.items():
+                words = n.split("_")
+                if a not in words:
+                    continue
+                other = "_".join(b if w == a else w for w in words)
+                if typed.get(other) == typ:
+                    key = f"{owner}.{n}/{other}" if how == "." else f"{owner}({n}/{other})"
+                    if key not in rows:
+                        rows.append(key)
+    return rows
 
 
 def case_ids(root, build):
@@ -245,6 +290,16 @@ def build(root, build_dir):
               f"free and the readers ({', '.join(readers)}); rows added below them are pages "
               "of other objects that change it.",
               f"objects.{kind}", changers + extra, [(r, r) for r in readers])
+    given = data.get("asymmetric", {})
+    table("5. Asymmetric values: pairs where a swap is a plausible bug",
+          "Rows: the same-typed members of one struct, and parameters of one function, of "
+          "dat.h and udat.h whose names differ only by recv/request, in/out, read/write, "
+          "local/remote or soft/hard; below them, pairs the data file adds by hand (two "
+          "counts or contexts no name pairs). A case is named where it gives the two "
+          "different values and would see them swapped (reported or used).",
+          "asymmetric", rows["asymmetric"] + [k for k in given if given[k].get("hand")
+                                               and k not in rows["asymmetric"]],
+          [("used_by", "different values used by")])
     for kind in obj:
         if kind not in kinds:
             problems.append(f"[objects.{kind}] is no derived kind")

@@ -140,7 +140,7 @@ static DAT_COUNT max_write_iov(const struct ref_ia *ia)
 
 static DAT_COUNT max_read_in(const struct ref_ia *ia)
 {
-	return ref_ia_limit(ref_profile.max_rdma_read,
+	return ref_ia_limit(ref_profile_max_rdma_read_in(),
 			    ia->ia_attr.max_rdma_read_per_ep_in);
 }
 

@@ -155,7 +155,7 @@ static void fill_ia_attr(struct ref_ia *ia)
 	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->address;
 	a->max_eps = ref_profile.max_eps;
 	a->max_dto_per_ep = ref_profile.max_dto_per_ep;
-	a->max_rdma_read_per_ep_in = ref_profile.max_rdma_read;
+	a->max_rdma_read_per_ep_in = ref_profile_max_rdma_read_in();
 	a->max_rdma_read_per_ep_out = ref_profile.max_rdma_read;
 	a->max_evds = ref_profile.max_evds;
 	a->max_evd_qlen = ref_profile.max_evd_qlen;
@@ -178,8 +178,9 @@ static void fill_ia_attr(struct ref_ia *ia)
 					     ref_profile.max_rdma_write_iov : ref_profile.max_iov;
 	/* IA-wide: every EP may have its per-EP maximum outstanding */
 	a->max_rdma_read_in =
+		clamp_count((long long)ref_profile_max_rdma_read_in() * ref_profile.max_eps);
+	a->max_rdma_read_out =
 		clamp_count((long long)ref_profile.max_rdma_read * ref_profile.max_eps);
-	a->max_rdma_read_out = a->max_rdma_read_in;
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 	ia->transport_attr[0].name = "datcts.transport";

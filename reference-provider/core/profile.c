@@ -92,6 +92,7 @@ VARIANT(few_eps_per_srq, p->max_ep_per_srq = 2)
 VARIANT(one_iov_segment, p->max_iov = 1)
 VARIANT(two_iov_segments, p->max_iov = 2)
 VARIANT(one_rdma_read, p->max_rdma_read = 1)
+VARIANT(fewer_rdma_reads_in, p->max_rdma_read_in = 2)
 VARIANT(minimal_private_data, p->max_private_data = 64)
 /* ---- optional features absent ---- */
 VARIANT(no_rmr, p->max_rmrs = 0)
@@ -168,6 +169,8 @@ static const struct ref_variant variants[] = {
 	      "dat_ia_query(3DAT) DESCRIPTION, Max IOV segments per DTO: implicit in the transport's objects; dat_ep_post_send(3DAT), dat_ep_post_recv(3DAT) RETURN VALUES: more segments than the EP allows is DAT_INVALID_PARAMETER"),
 	ENTRY(one_rdma_read, "one-rdma-read", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max incoming/outgoing RDMA Reads per EP: the IA's own maxima"),
+	ENTRY(fewer_rdma_reads_in, "fewer-rdma-reads-in", "limit",
+	      "dat_ia_query(3DAT) DESCRIPTION, Max incoming and Max outgoing RDMA Reads per EP: two maxima of the IA's own, not one; here 2 in, the default out (issue 54: asymmetric values, so that a check of one against the other shows)"),
 	ENTRY(minimal_private_data, "minimal-private-data", "limit",
 	      "dat_ia_query(3DAT) DESCRIPTION, Max private data size: at least 64 bytes, so 64 is legal; dat_ep_connect(3DAT), dat_cr_accept(3DAT) RETURN VALUES: more is DAT_INVALID_PARAMETER"),
 	ENTRY(no_rmr, "no-rmr", "feature",

@@ -33,7 +33,8 @@ struct ref_profile {
 	DAT_COUNT max_iov;		/* per DTO, RDMA Read, RDMA Write, SRQ recv */
 	DAT_COUNT max_rdma_read_iov;	/* 0: max_iov */
 	DAT_COUNT max_rdma_write_iov;	/* 0: max_iov */
-	DAT_COUNT max_rdma_read;	/* per EP, in and out */
+	DAT_COUNT max_rdma_read;	/* per EP, out (and in unless below) */
+	DAT_COUNT max_rdma_read_in;	/* per EP, in; 0: max_rdma_read */
 	DAT_COUNT max_private_data;
 	DAT_COUNT optimal_buffer_alignment;
 	/* optional features */
@@ -104,5 +105,13 @@ static inline bool ref_query_masked(void)
 /* For datref-variants: entry @i of the variant table; -1 past the end. */
 int daplref_test_variant(int i, const char **id, const char **allowed_by,
 			 const char **kind);
+
+/* The per-EP maximum of incoming RDMA Reads (max_rdma_read unless the
+ * profile gives one of its own). */
+static inline DAT_COUNT ref_profile_max_rdma_read_in(void)
+{
+	return ref_profile.max_rdma_read_in > 0 ? ref_profile.max_rdma_read_in
+					       : ref_profile.max_rdma_read;
+}
 
 #endif
