@@ -248,6 +248,64 @@ DC_CASE(dat_cr_accept, accept_completion_error,
 	DC_ASSERT_DTO(b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
 }
 
+/*
+ * The same with the request's own EP (issue 54: a state is reached but what
+ * follows it is not): the reserved EP of an RSP waits in
+ * PASSIVE_CONNECTION_PENDING, the Provider EP in TENTATIVE_CONNECTION_PENDING,
+ * each with two Receives posted (valid there, dat_ep_post_recv(3DAT)), when
+ * the requester gives up (its own abrupt disconnect aborts the
+ * establishment, dat_ep_disconnect(3DAT) DESCRIPTION).  Accepting then cannot
+ * establish the connection: refused at once (noted), or
+ * ACCEPT_COMPLETION_ERROR on the EP's connect EVD, the EP Disconnected and
+ * its Receives flushed (dat_cr_accept(3DAT) DESCRIPTION).  A consumer-flag
+ * PSP's request carries no EP: the case above.
+ */
+static void requester_gave_up(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
+			      struct dc_endpoint *a, struct dc_endpoint *e)
+{
+	struct dc_lmr m;
+	DAT_EVENT ev;
+	DAT_RETURN r;
+
+	(void)k;
+	dc_lmr(t, e->pz, 4096, DC_PRIV_LOCAL, &m);
+	DC_SETUP(post_recv1(e->ep, &m, 0, 256, 1));
+	DC_SETUP(post_recv1(e->ep, &m, 256, 256, 2));
+	DC_SETUP(dat_ep_disconnect(a->ep, DAT_CLOSE_ABRUPT_FLAG));
+	if (dc_wait_event(t, a->conn_evd, -1, &ev) == DAT_SUCCESS)
+		dc_note(t, "the requester got %s", dc_event_name(ev.event_number));
+	await_state(a->ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	r = dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL);
+	if (r != DAT_SUCCESS) {
+		dc_note(t, "dat_cr_accept refused at once: %s", dc_ret_text(r));
+		return;
+	}
+	DC_ASSERT_CONN_EVENT(e->conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, e->ep);
+	ASSERT_REACHES_STATE(e->ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	DC_ASSERT_DTO(e->recv_evd, 1, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(e->recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+}
+
+DC_CASE(dat_cr_accept, accept_completion_error_pending_ep,
+	.clauses = "dat_cr_accept.accept_completion_error",
+	.summary = "the requester gives up while the request's own EP (RSP, Provider EP) waits: accepting gives ACCEPT_COMPLETION_ERROR, DISCONNECTED, Receives flushed")
+{
+	/* the two kinds whose request carries an EP; each requester is freed
+	 * before the next request (few EVDs) */
+	static const enum cm_req_kind kinds[] = { CM_REQ_PROVIDER_PSP, CM_REQ_RSP };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct dc_endpoint a, e;
+		DAT_CR_HANDLE cr = cm_request_of_kind(t, kinds[i], &a, &e);
+
+		if (cr == DAT_HANDLE_NULL)
+			continue;
+		dc_note(t, "request on a %s", cm_req_kind_name(kinds[i]));
+		requester_gave_up(t, kinds[i], cr, &a, &e);
+		dc_endpoint_down(t, &a);
+	}
+}
+
 static void accept_succeeds(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
 			    struct dc_endpoint *a, struct dc_endpoint *e)
 {

@@ -102,11 +102,6 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 		/* attributes that match the active side's request */
 		if (c->tp->ops->peer_attr)
 			c->tp->ops->peer_attr(c, &a);
-		/* within this IA's own per-EP limits (dat_ia_query(3DAT)) */
-		if (a.max_rdma_read_in > ia->ia_attr.max_rdma_read_per_ep_in)
-			a.max_rdma_read_in = ia->ia_attr.max_rdma_read_per_ep_in;
-		if (a.max_rdma_read_out > ia->ia_attr.max_rdma_read_per_ep_out)
-			a.max_rdma_read_out = ia->ia_attr.max_rdma_read_per_ep_out;
 		if (ref_ep_new(ia, NULL, NULL, NULL, NULL, NULL, &a, true,
 			       &ep) != DAT_SUCCESS) {
 			free(cr->pdata);

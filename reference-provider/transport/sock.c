@@ -1123,10 +1123,8 @@ static void sock_peer_attr(struct ref_tp_conn *cb, DAT_EP_ATTR *a)
 	if (c->req_msg_size > 0)
 		a->max_message_size = c->req_msg_size < REF_MAX_MESSAGE_SIZE ?
 				      c->req_msg_size : REF_MAX_MESSAGE_SIZE;
-	a->max_rdma_read_in = (DAT_COUNT)(c->req_rd_out < REF_MAX_RDMA_READ ?
-					  c->req_rd_out : REF_MAX_RDMA_READ);
-	a->max_rdma_read_out = (DAT_COUNT)(c->req_rd_in < REF_MAX_RDMA_READ ?
-					   c->req_rd_in : REF_MAX_RDMA_READ);
+	a->max_rdma_read_in = ref_peer_read_limit(c->req_rd_out, ref_profile_max_rdma_read_in());
+	a->max_rdma_read_out = ref_peer_read_limit(c->req_rd_in, ref_profile.max_rdma_read);
 }
 
 static void sock_reject(struct ref_tp_conn *cb, bool peer, const void *pdata,

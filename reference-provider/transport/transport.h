@@ -41,6 +41,18 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include <time.h>
+#include "profile.h"
+
+/* A Provider EP's Read depth from the requester's (@want, off the wire):
+ * within REF_MAX_RDMA_READ and this provider's per-EP maximum @own of that
+ * direction (dat_ia_query(3DAT): the IA's own maxima, which may differ for
+ * incoming and outgoing Reads). */
+static inline DAT_COUNT ref_peer_read_limit(uint32_t want, DAT_COUNT own)
+{
+	DAT_COUNT lim = own > 0 && own < REF_MAX_RDMA_READ ? own : REF_MAX_RDMA_READ;
+
+	return want < (uint32_t)lim ? (DAT_COUNT)want : lim;
+}
 
 struct ref_transport_ops;
 

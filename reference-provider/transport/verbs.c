@@ -781,10 +781,8 @@ static void v_peer_attr(struct ref_tp_conn *cb, DAT_EP_ATTR *a)
 {
 	struct v_conn *c = (struct v_conn *)cb;
 
-	a->max_rdma_read_in = c->req_rd_out < REF_MAX_RDMA_READ ?
-			      c->req_rd_out : REF_MAX_RDMA_READ;
-	a->max_rdma_read_out = c->req_rd_in < REF_MAX_RDMA_READ ?
-			       c->req_rd_in : REF_MAX_RDMA_READ;
+	a->max_rdma_read_in = ref_peer_read_limit(c->req_rd_out, ref_profile_max_rdma_read_in());
+	a->max_rdma_read_out = ref_peer_read_limit(c->req_rd_in, ref_profile.max_rdma_read);
 }
 
 static void v_reject(struct ref_tp_conn *cb, bool peer, const void *pdata,
