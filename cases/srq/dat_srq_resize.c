@@ -184,6 +184,46 @@ DC_CASE(dat_srq_resize, unreaped_lost_with_evd,
 	ASSERT_COUNT(DC_SRQ_PARAM(l.srq).outstanding_dto_count, 2);
 }
 
+/*
+ * The same with a completion in error among the lost ones (issue 54):
+ * one buffer failed (a message too long) or flushed (taken mid-arrival,
+ * the EP disconnected), its completion not reaped; once the EP and its
+ * recv EVD are freed, that entry is in none of the places the page counts
+ * either: only the 3 on the SRQ are outstanding, a resize to 3 is not
+ * refused.
+ */
+static void lost_with_evd_in_error(struct dc_ctx *t, bool flushed)
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 8 };
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_one_in_error(&l, flushed);
+	DC_SETUP(dat_ep_free(l.rx.ep));
+	DC_SETUP(dat_evd_free(l.rx.recv_evd));
+	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_srq_resize(l.srq, 3));
+	/* collateral: dat_srq_query(3DAT) DESCRIPTION: the occupied entries are the 3 still on the SRQ */
+	ASSERT_COUNT(DC_SRQ_PARAM(l.srq).outstanding_dto_count, 3);
+}
+
+DC_CASE(dat_srq_resize, unreaped_failed_lost_with_evd,
+	.clauses = "dat_srq_resize.unreaped_lost_with_evd",
+	.summary = "1 of 4 buffers completed in error, its EP and recv EVD freed: only the 3 on the SRQ are outstanding, a resize to 3 is not refused",
+	.requires = "srq_supported")
+{
+	lost_with_evd_in_error(t, false);
+}
+
+DC_CASE(dat_srq_resize, unreaped_flushed_lost_with_evd,
+	.clauses = "dat_srq_resize.unreaped_lost_with_evd",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "1 of 4 buffers flushed at a disconnect, its EP and recv EVD freed: only the 3 on the SRQ are outstanding, a resize to 3 is not refused",
+	.requires = "srq_supported")
+{
+	lost_with_evd_in_error(t, true);
+}
+
 DC_CASE(dat_srq_resize, below_low_watermark,
 	.summary = "depth 8, low watermark 4, resize to 3: DAT_INVALID_STATE, SRQ unchanged; resize to 4 accepted",
 	.requires = "srq_supported srq_watermarks_supported")

@@ -8,6 +8,7 @@
  * the receive can complete, so an event due at that take is queued by then.
  */
 #include "srq_common.h"
+#include "srq_hold.h"
 
 #define LW_EVENT DAT_SRQ_LOW_WATERMARK_EVENT
 
@@ -67,6 +68,33 @@ SRQ_CASE(dat_srq_set_lw, event_when_count_drops_below,
 	one_arrival(t, &l, 2);		/* 1 left: below */
 	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
 	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
+}
+
+/*
+ * A buffer an arrival takes counts the same when the arrival fails (issue
+ * 54: accounting tried with successful completions only): the low
+ * watermark compares the buffers left on the SRQ (dat_srq_set_lw(3DAT)
+ * DESCRIPTION), and a message longer than the buffer it takes still took it
+ * (the buffer completes with an error on the EP's recv EVD).  Watermark 4,
+ * 4 buffers: no event; the failed arrival leaves 3: one event, before its
+ * completion is reaped.
+ */
+SRQ_CASE(dat_srq_set_lw, event_for_failed_arrival,
+	.clauses = "dat_srq_set_lw.event_when_count_drops_below",
+	.summary = "watermark 4, 4 buffers: a message too long for the buffer it takes leaves 3, and the event comes",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	DC_ASSERT_SUCCESS(dat_srq_set_lw(l.srq, 4));
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
+	link_send(&l, 0, SLOT + 64);		/* longer than the slot it lands in */
+	link_await_failed(&l);
+	DC_ASSERT_ASYNC_EVENT(l.srq, LW_EVENT);
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_LOW_WATERMARK_EVENT);
+	link_reap_in_error(&l, false);
 }
 
 DC_CASE(dat_srq_set_lw, event_during_call,
