@@ -181,6 +181,75 @@ SRQ_CASE(dat_ep_recv_query, allocated_buffer_completes,
 	DC_ASSERT_PTR_EQ(d->ep_handle, l.rx.ep);
 }
 
+/*
+ * The counts with an arrival that fails and with one flushed (issue 54:
+ * accounting tried with successful completions only).  A buffer an EP of
+ * an SRQ takes is allocated to it until it completes, whatever the
+ * completion's status (dat_ep_recv_query(3DAT) DESCRIPTION: allocated and
+ * not completed), and completes on the EP's recv EVD.  Failed: a message
+ * longer than the SRQ buffer it takes, staged mid-arrival (count 1, span 1),
+ * then released: the buffer completes with an error, the connection
+ * breaks; the counts are 0 before and after the completion is reaped.
+ * Flushed: a buffer taken mid-arrival when the EP disconnects: 0 once the
+ * EP is Disconnected (dat_srq_post_recv(3DAT) DESCRIPTION: its buffers are
+ * then queued on its recv EVD).  Each read also holds span >= count.
+ */
+static void allocated_then_in_error(struct dc_ctx *t, bool flushed)
+{
+	struct srq_link l;
+	struct link_opts o = { .depth = 4 };	/* within any IA's SRQ depth here */
+	struct srq_hold h;
+	DAT_EVENT ev;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+
+	link_up(&l, &o);
+	post_slots(l.srq, &l.rbuf, 0, 3);
+	hold_begin(&h, &l);
+	link_send(&l, 0, flushed ? 64 : SLOT + 64);
+	hold_await(&h, 1);			/* the buffer taken, nothing completed */
+	DC_FOR_CLAUSE("dat_ep_recv_query.allocated_on_take_with_srq");
+	ASSERT_RQ(l.rx.ep, 1, 1);
+	if (flushed) {
+		DC_SETUP(dat_ep_disconnect(l.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
+		dc_await_event(t, l.rx.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	} else {
+		hold_release(&h);
+		link_await_failed(&l);
+	}
+	DC_FOR_CLAUSE("dat_ep_recv_query.nbufs_allocated_not_completed");
+	ASSERT_RQ(l.rx.ep, 0, 0);		/* completed, not yet reaped */
+	DC_FOR_CLAUSE("dat_ep_recv_query.allocated_buffer_completes");
+	DC_ASSERT_EVENT(l.rx.recv_evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	DC_ASSERT(flushed ? d->status == DAT_DTO_ERR_FLUSHED : d->status != DAT_DTO_SUCCESS,
+		  "the buffer taken completed with %s, expected %s", dc_dto_status_name(d->status),
+		  flushed ? "DAT_DTO_ERR_FLUSHED" : "an error");
+	DC_ASSERT_PTR_EQ(d->ep_handle, l.rx.ep);
+	DC_FOR_CLAUSE("dat_ep_recv_query.nbufs_allocated_not_completed");
+	ASSERT_RQ(l.rx.ep, 0, 0);
+}
+
+SRQ_CASE(dat_ep_recv_query, allocated_failed_arrival,
+	.clauses = "dat_ep_recv_query.allocated_on_take_with_srq "
+		   "dat_ep_recv_query.nbufs_allocated_not_completed "
+		   "dat_ep_recv_query.allocated_buffer_completes dat_ep_recv_query.span_not_below_count",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "a message too long for the SRQ buffer it takes: count and span 1 mid-arrival, 0 once it failed, reaped or not; the error completes on the EP's recv EVD",
+	.requires = "srq_supported ep_recv_info_supported")
+{
+	allocated_then_in_error(t, false);
+}
+
+SRQ_CASE(dat_ep_recv_query, allocated_flushed_buffer,
+	.clauses = "dat_ep_recv_query.allocated_on_take_with_srq "
+		   "dat_ep_recv_query.nbufs_allocated_not_completed "
+		   "dat_ep_recv_query.allocated_buffer_completes dat_ep_recv_query.span_not_below_count",
+	.needs = SRQ_HOLD_NEEDS,
+	.summary = "a buffer taken mid-arrival when the EP disconnects: count and span 1 before, 0 once flushed, reaped or not",
+	.requires = "srq_supported ep_recv_info_supported")
+{
+	allocated_then_in_error(t, true);
+}
+
 DC_CASE(dat_ep_recv_query, allocated_on_post_without_srq,
 	.summary = "a plain EP with 3 posted receives reports 3 allocated before any connection",
 	.requires = "ep_recv_info_supported")
