@@ -129,6 +129,31 @@ DC_CASE(dat_ep_set_watermark, soft_event_on_plain_arrival,
 	DC_ASSERT_NO_EVENT(l.rx.conn_evd);	/* the soft watermark breaks nothing */
 }
 
+/*
+ * The same with an arrival that fails (issue 54: accounting tried with
+ * successful completions only): a message longer than the SRQ buffer it
+ * takes still took it, and the soft event comes when the EP takes a buffer
+ * (dat_ep_set_watermark(3DAT) DESCRIPTION), whatever the arrival then does:
+ * soft 0, the event naming the EP, the buffer completing with an error on
+ * the recv EVD (dat_ep_post_recv(3DAT) DESCRIPTION).
+ */
+DC_CASE(dat_ep_set_watermark, soft_event_on_failed_arrival,
+	.summary = "soft 0: the buffer a Send too long for it takes raises the soft event naming the EP",
+	.clauses = "dat_ep_set_watermark.soft_event_when_exceeded",
+	.requires = "srq_supported srq_watermarks_supported")
+{
+	struct srq_link l;
+
+	link_up(&l, NULL);
+	post_slots(l.srq, &l.rbuf, 0, 4);
+	DC_SETUP(dat_ep_set_watermark(l.rx.ep, 0, INF));
+	DC_ASSERT_NO_ASYNC_EVENT(DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	link_send(&l, 0, SLOT + 64);		/* longer than the slot it lands in */
+	link_await_failed(&l);
+	DC_ASSERT_ASYNC_EVENT(l.rx.ep, SOFT_EVENT);
+	link_reap_in_error(&l, false);
+}
+
 DC_CASE(dat_ep_set_watermark, hard_breaks_on_plain_arrival,
 	.summary = "hard 0: the buffer an ordinary Send takes breaks the connection",
 	.clauses = "dat_ep_set_watermark.hard_breaks_connection",
