@@ -133,6 +133,7 @@ DC_CASE(dat_evd_free, in_use_refused_other_ways,
 	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
 	DAT_CONN_QUAL q = 0;
 	DAT_EP_PARAM p;
+	DAT_RETURN r;
 
 	memset(&p, 0, sizeof(p));
 	p.recv_evd_handle = recv;
@@ -144,10 +145,12 @@ DC_CASE(dat_evd_free, in_use_refused_other_ways,
 	DC_SETUP_ASSERT(p.recv_evd_handle == recv && p.request_evd_handle == req &&
 			p.connect_evd_handle == conn,
 			"set-up: dat_ep_modify did not give the EP the three new EVDs");
-	/* a qualifier nothing listens on, for the RSP */
+	/* a qualifier nothing listens on, for the RSP (free again when the
+	 * provider says so: dc_probed_qual_busy_at) */
 	DC_SETUP(dat_psp_create_any(t->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp));
 	DC_SETUP(dat_psp_free(psp));
-	DC_SETUP(dat_rsp_create(t->ia, q, ep2, cr, &rsp));
+	DC_ON_PROBED_QUAL(r, dat_rsp_create(t->ia, q, ep2, cr, &rsp));
+	DC_SETUP(r);
 	expect_in_use(t, recv, "the recv EVD given to an EP by dat_ep_modify");
 	expect_in_use(t, req, "the request EVD given to an EP by dat_ep_modify");
 	expect_in_use(t, conn, "the connect EVD given to an EP by dat_ep_modify");
