@@ -8,7 +8,7 @@ teardown's abrupt close, the process's end, a set-up call the registry
 answered) is charged to the clause of the call that failed, and to the
 subject (provider or registry) that answered it.  Everything here reads the
 result's structured fields (`state`, `reached`, `cause`, `teardown_failure`,
-`host_failure`), never its message.
+`host_failure`, `device_fault`), never its message.
 """
 
 from __future__ import annotations
@@ -101,6 +101,11 @@ def outcome(r: dict, optional: bool, is_registry_clause: bool,
             clause: str | None = None, rules: int = 5) -> tuple[str, str]:
     """The status a result gives one clause it names (@clause), and why (for
     not-demonstrated).  Waivers are applied by the caller."""
+    if r.get("device_fault") and r.get("reached") in ("PASS", "UNSUPPORTED"):
+        # the checks passed (or found the feature absent) before the kernel's
+        # fault stopped the process: what they showed stands, nothing is charged
+        return _outcome(dict(r, state=r["reached"], device_fault=None), optional,
+                        is_registry_clause)
     status, why = _outcome(r, optional, is_registry_clause)
     if rules >= 4 and status == "not-demonstrated" and _passed_then_charged(r):
         # the checks were seen to pass; the crash after them is charged to
@@ -135,6 +140,8 @@ def _outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, st
     if r.get("host_failure"):
         hf = r["host_failure"]
         return "not-demonstrated", f"host {hf.get('host')} failed: {hf.get('reason')}"
+    if r.get("device_fault"):
+        return "not-demonstrated", device_fault_text(r) + " (not the provider's failure)"
     if st == "FAIL":
         return "fail", ""
     if st == "UNRESOLVED":
@@ -163,6 +170,18 @@ def _outcome(r: dict, optional: bool, is_registry_clause: bool) -> tuple[str, st
     if answered_by(r) == "registry" and not is_registry_clause:
         return "not-demonstrated", "the crash was inside the registry, not the provider"
     return "fail", ""
+
+
+def device_fault_text(r: dict) -> str:
+    """A kernel fault while the case ran (`device_fault`, datcts run
+    --watch-kernel-log), named by where it struck, without addresses: the
+    same fault reads the same in every result."""
+    f = r.get("device_fault") or {}
+    where = re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+", "", f.get("where") or "")
+    first = re.sub(r"(, address:? [0-9a-fx]+| at [0-9a-fx]{8,}|: [0-9a-f]{4,} \[#\d+\].*)",
+                   "", f.get("first") or "a fault")
+    return f"the kernel faulted while the case ran ({first.strip()}" + \
+        (f" in {where}" if where else "") + ")"
 
 
 def _passed_then_charged(r: dict) -> bool:
@@ -216,7 +235,7 @@ def excuse(r: dict, page: str, failing_pages: set, failing_clauses: set,
     at = r.get("clause_at") or {}
     if at.get("clause") and at["clause"] in failing_clauses:
         return f"stopped at a failing check of {at['clause']}, before this clause's checks"
-    if r.get("host_failure"):
+    if r.get("host_failure") or r.get("device_fault"):
         return None
     if kind == "state":
         return (f"the provider never showed the EP in {needs.get('name')}, which it may pass "
@@ -243,6 +262,8 @@ def excuse(r: dict, page: str, failing_pages: set, failing_clauses: set,
 
 def charges(r: dict) -> list[Charge]:
     """The failures a result charges to clauses other than its own."""
+    if r.get("device_fault"):
+        return []       # what failed after the kernel faulted is the kernel's
     out = []
     st = r["state"]
     who = answered_by(r) or "provider"
@@ -345,6 +366,8 @@ def blocking_cause(r: dict, default_side: str = "provider",
              "exit": " as the process ended"}.get(phase(r) or "", "")
     if r.get("host_failure"):
         return f"host {r['host_failure'].get('host')} failed", "suite"
+    if r.get("device_fault"):
+        return device_fault_text(r), "device"
     needs = c.get("needs")
     if needs:
         kind = needs.get("kind")

@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="keep the results in OUT/results.jsonl and run only the rest")
     p.add_argument("--expectations", help="TOML file of waivers")
+    p.add_argument("--watch-kernel-log", action="store_true",
+                   help="read /dev/kmsg while the cases run: a case that fails while the "
+                        "kernel faults leaves its clause not demonstrated, the device's fault")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="without a terminal: print only failures")
     p.add_argument("--store", metavar="URL",
@@ -292,6 +295,14 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
                           **({"needs": list(c.needs)} if c.needs else {})}
                          for c in all_cases if c.id not in selected],
     }
+    kernel_log = None
+    if args.watch_kernel_log:
+        from datcts.kernel_log import KMSG, KernelLog
+        kernel_log = KernelLog(os.environ.get("DATCTS_KMSG") or KMSG)
+        why = kernel_log.start()
+        if why:
+            raise UsageError(f"--watch-kernel-log: {why} (run as root, or without the option)")
+        meta["kernel_log"] = kernel_log.path
     if hostrun:
         meta["hosts"] = hostrun.meta()  # fingerprints; kept current (deaths)
     if isinstance(hostrun, slurm.SlurmRun):
@@ -299,7 +310,8 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
     session = RunSession(cases=cases, runner=runner, jobs=args.jobs, out_dir=out_dir,
                          resume=args.resume, waivers=waivers, meta=meta,
                          progress=progress, warnings=warnings,
-                         tool={"git_revision": rev, "git_dirty": dirty})
+                         tool={"git_revision": rev, "git_dirty": dirty},
+                         kernel_log=kernel_log)
     got_signal = {"n": None}
 
     def on_term(signum, frame):

@@ -214,8 +214,10 @@ class Progress:
 class RunSession:
     def __init__(self, *, cases: list, runner: Runner, jobs: int, out_dir: Path,
                  resume: bool, waivers: dict, meta: dict, progress: Progress,
-                 warnings: list, tool: dict | None = None):
+                 warnings: list, tool: dict | None = None, kernel_log=None):
         self.cases = cases
+        # datcts.kernel_log.KernelLog when the run watches the kernel's log
+        self.kernel_log = kernel_log
         self.runner = runner
         self.jobs = max(1, jobs)
         self.out_dir = out_dir
@@ -261,10 +263,16 @@ class RunSession:
     def _run_one(self, case: Case):
         if self.runner.procs.stopping:
             return None
+        t0 = time.monotonic()
         r = self.runner.run(case)
         if r is None or self.runner.procs.stopping and r["state"] != "PASS":
             # Ended by the interrupt: not a result of the provider.
             return None
+        if self.kernel_log is not None and r["state"] not in ("PASS", "UNSUPPORTED"):
+            # the kernel faulted while the case ran: its failure is the device's
+            fault = self.kernel_log.fault_between(t0, time.monotonic())
+            if fault:
+                r["device_fault"] = fault
         self.journal.append(r)
         with self._lock:
             self.results[case.id] = r

@@ -165,6 +165,33 @@ def test_dead_host_makes_it_incomplete_not_failing(small_cat):
     assert "host b failed" in nd[0]["why"]
 
 
+def test_kernel_fault_makes_it_incomplete_on_the_device_side(small_cat):
+    # datcts run --watch-kernel-log: the kernel oopsed while the case ran and
+    # the case hung; the clause is not demonstrated, the device's, and the hang
+    # charges no teardown clause to the provider
+    hung = result("dat_ep_free.invalid_handle", "TIMEOUT")
+    hung["device_fault"] = {"first": "BUG: kernel NULL pointer dereference, address: "
+                                     "0000000000000030",
+                            "where": "siw_tx_hdt+0x5a/0x7c0 [siw]", "log": []}
+    v = verdict(small_cat, replace(all_passing(), "dat_ep_free.invalid_handle", hung))
+    assert v["verdict"] == "incomplete", v["explanation"]
+    assert not v["failing_shall"]
+    nd = v["not_demonstrated_shall"]
+    assert [(n["clause"], n["status"]) for n in nd] == \
+        [("dat_ep_free.invalid_handle", "not-demonstrated")]
+    assert "the kernel faulted while the case ran (BUG: kernel NULL pointer dereference " \
+        "in siw_tx_hdt [siw])" in nd[0]["why"]
+    assert v["shall"]["not_judged_by"]["device"] == 1
+    # checks that passed before the fault stand
+    v = verdict(small_cat, replace(all_passing(), "dat_ep_free.invalid_handle",
+                                   dict(hung, reached="PASS")))
+    assert v["verdict"] == "conformant", v["explanation"]
+    # without the fault the same hang is the provider's
+    del hung["device_fault"]
+    v = verdict(small_cat, replace(all_passing(), "dat_ep_free.invalid_handle", hung))
+    assert v["verdict"] == "not-conformant", v["explanation"]
+
+
 # ---- subjects: the provider's certificate, the registry beside it
 
 SUBJECT_CATALOG = {

@@ -42,7 +42,7 @@ run_device() {
 	# TCG emulation is slow (ibv_reg_mr-heavy cases need the time); the
 	# device's known differences are waived with reasons (tests/vm-suite)
 	local opts=(--build-dir "$build" --ia "$ia" --dat-conf "$conf" -q --timeout 180
-		--jobs "${DATCTS_VM_JOBS:-3}")
+		--jobs "${DATCTS_VM_JOBS:-3}" --watch-kernel-log)
 	local waivers=$repo/tests/vm-suite/waivers-$dev.toml
 	[[ -f $waivers ]] && opts+=(--expectations "$waivers")
 	[[ $scope == ci ]] && opts+=(--page "$ci_pages")
@@ -95,7 +95,7 @@ run_device_dat2() {
 	cat "$repo/tests/dat2/libdat2-findings.toml" >"$w"
 	[[ -f $repo/tests/vm-suite/waivers-$dev.toml ]] && cat "$repo/tests/vm-suite/waivers-$dev.toml" >>"$w"
 	local opts=(--build-dir "$build" --ia "ref-verbs-$dev" --dat-conf "$conf2" -q --timeout 180
-		--jobs "${DATCTS_VM_JOBS:-3}" --expectations "$w" --page "$pages")
+		--jobs "${DATCTS_VM_JOBS:-3}" --watch-kernel-log --expectations "$w" --page "$pages")
 	"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2" || r=1
 	local note=""
 	if ((r)); then
