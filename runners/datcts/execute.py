@@ -46,11 +46,16 @@ class ProcessTable:
     def __init__(self):
         self._lock = threading.Lock()
         self._procs: set = set()
+        # the pids each worker thread started since it last asked (started_here), and all
+        self._by_thread: dict = {}
+        self.started: set = set()
         self.stopping = False
 
     def add(self, p: subprocess.Popen) -> None:
         with self._lock:
             self._procs.add(p)
+            self._by_thread.setdefault(threading.get_ident(), []).append(p.pid)
+            self.started.add(p.pid)
             stopping = self.stopping
         if stopping:
             terminate(p)
@@ -58,6 +63,12 @@ class ProcessTable:
     def remove(self, p: subprocess.Popen) -> None:
         with self._lock:
             self._procs.discard(p)
+
+    def started_here(self) -> list:
+        """The pids this thread started since it last asked: a case's supervisors, each the
+        leader of its session (start_new_session), where the case's processes run too."""
+        with self._lock:
+            return self._by_thread.pop(threading.get_ident(), [])
 
     def stop_all(self) -> None:
         with self._lock:

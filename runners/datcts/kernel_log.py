@@ -30,6 +30,8 @@ FAULT_START = re.compile(r"^(BUG: |Oops: |Oops\b|general protection fault|kernel
 # Where it struck, from the register dump that follows ("RIP: 0010:siw_tx_hdt+0x5a/0x7c0 [siw]").
 WHERE = re.compile(r"^(?:RIP:|PC is at|pc :)\s*(?:[0-9a-f]{4}:)?\s*(\S+(?: \[\w+\])?)")
 END = re.compile(r"---\[ end trace")
+# The process the fault struck in ("CPU: 0 PID: 238 Comm: datcts-cases-ep ...").
+PID = re.compile(r"\bPID: (\d+) Comm: ")
 # Lines kept of one fault (the header, the registers, the call trace).
 KEEP_LINES = 40
 # How long the end of a case waits for records the kernel has but the reader has not read yet.
@@ -43,6 +45,9 @@ class Fault:
         self.arrival = arrival
         self.lines = [first]
         self.where = None
+        # the session of the process it struck in (the case binary's supervisor started one
+        # per case); None when unknown: a kernel thread, a process already gone
+        self.session = None
         self.done = False
 
     def add(self, text: str) -> None:
@@ -53,6 +58,12 @@ class Fault:
         m = WHERE.match(text.strip())
         if m and self.where is None:
             self.where = m.group(1)
+        m = PID.search(text)
+        if m and self.session is None:
+            try:
+                self.session = os.getsid(int(m.group(1)))
+            except OSError:
+                pass
         if END.search(text):
             self.done = True
 
@@ -124,8 +135,9 @@ class KernelLog:
     def _line(self, now: float, text: str) -> None:
         with self._lock:
             cur = self._current
-            # an oops reads "BUG: ..." then "Oops: ...": one fault
-            starts = FAULT_START.match(text) and (cur is None or cur.done or len(cur.lines) > 3)
+            # an oops reads "BUG: ...", "#PF: ...", "Oops: ...", registers, a trace: one fault
+            starts = FAULT_START.match(text) and (cur is None or cur.done or
+                                                  now - cur.arrival > 1.0)
             if starts:
                 self._current = Fault(now, text)
                 self.faults.append(self._current)
@@ -144,14 +156,19 @@ class KernelLog:
                 return
             time.sleep(0.005)
 
-    def fault_between(self, t0: float, t1: float) -> dict | None:
-        """The first fault that arrived in [t0, t1], as a result records it."""
+    def fault_between(self, t0: float, t1: float, sessions=(), case_sessions=()) -> dict | None:
+        """The first fault that arrived in [t0, t1], as a result records it, for a case whose
+        processes ran in @sessions, of all the run's @case_sessions: a fault that struck in
+        another case's process is that case's; one that struck elsewhere (a kernel thread, a
+        process gone before its pid was read) is every case's that ran then."""
         if self._fd is None:
             return None
         self.settle()
         with self._lock:
             for f in self.faults:
-                if t0 <= f.arrival <= t1 + LATE_S:
+                if t0 <= f.arrival <= t1 + LATE_S and \
+                        (f.session is None or f.session in sessions or
+                         f.session not in case_sessions):
                     return f.record()
         return None
 

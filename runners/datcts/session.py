@@ -264,13 +264,16 @@ class RunSession:
         if self.runner.procs.stopping:
             return None
         t0 = time.monotonic()
+        self.runner.procs.started_here()
         r = self.runner.run(case)
+        sessions = self.runner.procs.started_here()
         if r is None or self.runner.procs.stopping and r["state"] != "PASS":
             # Ended by the interrupt: not a result of the provider.
             return None
         if self.kernel_log is not None and r["state"] not in ("PASS", "UNSUPPORTED"):
             # the kernel faulted while the case ran: its failure is the device's
-            fault = self.kernel_log.fault_between(t0, time.monotonic())
+            fault = self.kernel_log.fault_between(t0, time.monotonic(), sessions,
+                                                  self.runner.procs.started)
             if fault:
                 r["device_fault"] = fault
         self.journal.append(r)
