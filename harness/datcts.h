@@ -563,6 +563,21 @@ void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 		    struct dc_endpoint *e, const struct dc_conn_opts *o);
 #define dc_endpoint(t, e, o) dc_endpoint_at((t), __FILE__, __LINE__, (e), (o))
 
+/*
+ * An endpoint (dc_endpoint, default attributes) created with one field of its
+ * DAT_EP_ATTR at @created, then changed to @now by dat_ep_modify with @mask
+ * while Unconnected (noted); returns the value the EP reports after the
+ * change.  For the cases that show the limit dat_ep_modify set is the one used.
+ */
+uint64_t dc_endpoint_modified_at(struct dc_ctx *t, const char *file, int line,
+				 struct dc_endpoint *e, const char *name, size_t off,
+				 size_t size, DAT_EP_PARAM_MASK mask, uint64_t created,
+				 uint64_t now);
+#define dc_endpoint_modified(t, e, field, mask, created, now)			\
+	dc_endpoint_modified_at((t), __FILE__, __LINE__, (e), #field,		\
+				offsetof(DAT_EP_ATTR, field),			\
+				sizeof(((DAT_EP_ATTR *)0)->field), (mask), (created), (now))
+
 /* Two-node: passive creates a PSP (any qualifier), announces, accepts. */
 void dc_connect_passive_at(struct dc_ctx *t, const char *file, int line,
 			   struct dc_endpoint *e, const struct dc_conn_opts *o);

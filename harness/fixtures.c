@@ -301,6 +301,42 @@ void dc_endpoint_at(struct dc_ctx *t, const char *file, int line,
 			 o && o->attr ? o->attr : &attr);
 }
 
+/* A DAT_EP_ATTR field of @size bytes (DAT_COUNT or DAT_VLEN) at @off, read or written. */
+static uint64_t ep_attr_field(DAT_EP_ATTR *a, size_t off, size_t size, const uint64_t *set)
+{
+	char *f = (char *)a + off;
+
+	if (size == sizeof(DAT_VLEN)) {
+		if (set)
+			*(DAT_VLEN *)f = (DAT_VLEN)*set;
+		return *(DAT_VLEN *)f;
+	}
+	if (set)
+		*(DAT_COUNT *)f = (DAT_COUNT)*set;
+	return (uint64_t)*(DAT_COUNT *)f;
+}
+
+uint64_t dc_endpoint_modified_at(struct dc_ctx *t, const char *file, int line,
+				 struct dc_endpoint *e, const char *name, size_t off,
+				 size_t size, DAT_EP_PARAM_MASK mask, uint64_t created,
+				 uint64_t now)
+{
+	DAT_EP_ATTR attr;
+	struct dc_conn_opts o = { .attr = &attr };
+	DAT_EP_PARAM nv;
+
+	dc_note(t, "%s changed by dat_ep_modify from %llu to %llu", name,
+		(unsigned long long)created, (unsigned long long)now);
+	dc_ep_attr_default(t, &attr);
+	ep_attr_field(&attr, off, size, &created);
+	dc_endpoint_at(t, file, line, e, &o);
+	nv = dc_ep_param_at(t, file, line, e->ep, DC_UNRESOLVED);
+	ep_attr_field(&nv.ep_attr, off, size, &now);
+	setup_ok(t, file, line, dat_ep_modify(e->ep, mask, &nv), "dat_ep_modify");
+	nv = dc_ep_param_at(t, file, line, e->ep, DC_UNRESOLVED);
+	return ep_attr_field(&nv.ep_attr, off, size, NULL);
+}
+
 static DAT_TIMEOUT wait_us(struct dc_ctx *t, long ms)
 {
 	long left = dc_remaining_ms(t);

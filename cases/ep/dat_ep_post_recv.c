@@ -401,31 +401,6 @@ static void lone_down(struct dc_ctx *t, struct lone *l)
 	DC_CLEANUP(dat_pz_free(pz));
 }
 
-/*
- * lone_up with the EP made with the DAT_COUNT attribute at @off of
- * DAT_EP_ATTR set to @created, then changed to @now by dat_ep_modify (@mask)
- * while Unconnected; returns the value the EP reports after the change.
- */
-static DAT_COUNT lone_up_modified(struct dc_ctx *t, struct lone *x, const char *name,
-				  size_t off, DAT_EP_PARAM_MASK mask, DAT_COUNT created,
-				  DAT_COUNT now)
-{
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
-	DAT_EP_PARAM nv;
-
-	dc_note(t, "%s changed by dat_ep_modify from %d to %d", name, (int)created, (int)now);
-	dc_ep_attr_default(t, &attr);
-	*(DAT_COUNT *)((char *)&attr + off) = created;
-	dc_endpoint(t, &x->e, &o);
-	dc_lmr(t, x->e.pz, 4096, DC_PRIV_LOCAL, &x->m);
-	nv = dc_ep_param(t, x->e.ep);
-	*(DAT_COUNT *)((char *)&nv.ep_attr + off) = now;
-	DC_SETUP(dat_ep_modify(x->e.ep, mask, &nv));
-	nv = dc_ep_param(t, x->e.ep);
-	return *(DAT_COUNT *)((char *)&nv.ep_attr + off);
-}
-
 DC_CASE(dat_ep_post_recv, iov_outside_lmr,
 	.summary = "a segment reaching outside its LMR is an invalid parameter")
 {
@@ -597,9 +572,11 @@ static void modified_recv_iov_used(struct dc_ctx *t)
 	for (int raise = 0; raise < 2; raise++) {
 		DAT_COUNT created = raise ? 1 : l, now = raise ? l : 1;
 		struct lone x;
-		DAT_COUNT got = lone_up_modified(t, &x, "max_recv_iov", offsetof(DAT_EP_ATTR, max_recv_iov),
-						 DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, created, now);
+		DAT_COUNT got = (DAT_COUNT)dc_endpoint_modified(t, &x.e, max_recv_iov,
+								DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV,
+								created, now);
 
+		dc_lmr(t, x.e.pz, 4096, DC_PRIV_LOCAL, &x.m);
 		for (DAT_COUNT i = 0; i < IOV_TRY; i++)
 			iov[i] = dc_iov(&x.m, (DAT_VLEN)i * 16, 16);
 		if (!raise) {
@@ -687,8 +664,11 @@ static void modified_recv_dtos_used(struct dc_ctx *t)
 	for (int raise = 0; raise < 2; raise++) {
 		DAT_COUNT created = raise ? l / 2 : l, now = raise ? l : l / 2;
 		struct lone x;
-		DAT_COUNT got = lone_up_modified(t, &x, "max_recv_dtos", offsetof(DAT_EP_ATTR, max_recv_dtos),
-						 DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, created, now);
+		DAT_COUNT got = (DAT_COUNT)dc_endpoint_modified(t, &x.e, max_recv_dtos,
+								DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS,
+								created, now);
+
+		dc_lmr(t, x.e.pz, 4096, DC_PRIV_LOCAL, &x.m);
 
 		if (got < 1 || got > 32) {
 			dc_note(t, "the EP reports max_recv_dtos %d after the change: beyond the 32 "

@@ -693,23 +693,13 @@ static void modified_message_size_used(struct dc_ctx *t)
 	}
 	for (int raise = 0; raise < 2; raise++) {
 		DAT_VLEN created = raise ? 4096 : 8192, now = raise ? 8192 : 4096, max;
-		DAT_EP_ATTR attr;
-		struct dc_conn_opts oa = { .attr = &attr };
 		struct dc_pair p;
-		DAT_EP_PARAM nv;
 		DAT_DTO_COMPLETION_EVENT_DATA d;
 
-		dc_note(t, "max_message_size changed by dat_ep_modify from %llu to %llu",
-			(unsigned long long)created, (unsigned long long)now);
 		memset(&p, 0, sizeof(p));
-		dc_ep_attr_default(t, &attr);
-		attr.max_message_size = created;
-		dc_endpoint(t, &p.a, &oa);
+		max = dc_endpoint_modified(t, &p.a, max_message_size,
+					   DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, created, now);
 		dc_endpoint(t, &p.b, NULL);
-		nv = dc_ep_param(t, p.a.ep);
-		nv.ep_attr.max_message_size = now;
-		DC_SETUP(dat_ep_modify(p.a.ep, DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, &nv));
-		max = dc_ep_param(t, p.a.ep).ep_attr.max_message_size;
 		if (max < 1 || max > MSG_TRY) {
 			dc_note(t, "the EP reports max_message_size %llu after the change: beyond "
 				"the 16 KiB this part sends, left out", (unsigned long long)max);
@@ -805,22 +795,13 @@ DC_CASE(dat_ep_post_send, exceeds_max_message_size,
 static void modified_iov_pair(struct dc_ctx *t, struct dc_pair *p, DAT_COUNT created,
 			      DAT_COUNT now)
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { 0 };
-	DAT_EP_PARAM nv;
-
-	dc_ep_attr_default(t, &attr);
-	attr.max_request_iov = created;
-	o.attr = &attr;
 	memset(p, 0, sizeof(*p));
-	dc_endpoint(t, &p->a, &o);
-	dc_endpoint(t, &p->b, &o);
+	dc_endpoint_modified(t, &p->a, max_request_iov, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV,
+			     created, now);
+	dc_endpoint(t, &p->b, NULL);
 	dc_lmr(t, p->a.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
 	dc_lmr(t, p->b.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
-	nv = dc_ep_param(t, p->a.ep);
-	nv.ep_attr.max_request_iov = now;
-	DC_SETUP(dat_ep_modify(p->a.ep, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, &nv));
-	dc_connect_local(t, &p->a, &p->b, &o);
+	dc_connect_local(t, &p->a, &p->b, NULL);
 	memset(p->ma.buf, CANARY, SUBJ_MEM);
 	memset(p->mb.buf, CANARY, SUBJ_MEM);
 }
@@ -840,7 +821,6 @@ static void modified_limit_used(struct dc_ctx *t)
 		dc_note(t, "the IA takes one segment per DTO: no max_request_iov to change");
 		return;
 	}
-	dc_note(t, "max_request_iov lowered by dat_ep_modify from %d to 1", (int)l);
 	modified_iov_pair(t, &p, l, 1);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
 	iov[0] = dc_iov(&p.ma, 0, 8);
@@ -850,7 +830,6 @@ static void modified_limit_used(struct dc_ctx *t)
 			 DC_FAIL, 2, bad, DC_ANY_SUBTYPE);
 	prove_nothing_sent(&p, 0, RCOOKIE);
 	pair_down(t, &p);
-	dc_note(t, "max_request_iov raised by dat_ep_modify from 1 to %d", (int)l);
 	modified_iov_pair(t, &p, 1, l);
 	DC_SETUP(post_recv1(p.b.ep, &p.mb, 0, 1024, RCOOKIE));
 	for (DAT_COUNT i = 0; i < l; i++) {
@@ -930,21 +909,12 @@ static void modified_request_dtos_used(struct dc_ctx *t)
 	}
 	for (int raise = 0; raise < 2; raise++) {
 		DAT_COUNT created = raise ? l / 2 : l, now = raise ? l : l / 2, got;
-		DAT_EP_ATTR attr;
-		struct dc_conn_opts oa = { .attr = &attr };
 		struct dc_pair p;
-		DAT_EP_PARAM nv;
 
-		dc_note(t, "max_request_dtos changed by dat_ep_modify from %d to %d", (int)created,
-			(int)now);
 		memset(&p, 0, sizeof(p));
-		dc_ep_attr_default(t, &attr);
-		attr.max_request_dtos = created;
-		dc_endpoint(t, &p.a, &oa);
+		dc_endpoint_modified(t, &p.a, max_request_dtos, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS,
+				     created, now);
 		dc_endpoint(t, &p.b, NULL);
-		nv = dc_ep_param(t, p.a.ep);
-		nv.ep_attr.max_request_dtos = now;
-		DC_SETUP(dat_ep_modify(p.a.ep, DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, &nv));
 		dc_lmr(t, p.a.pz, SUBJ_MEM, DC_PRIV_LOCAL, &p.ma);
 		dc_lmr(t, p.b.pz, SUBJ_MEM, DC_PRIV_LOCAL, &p.mb);
 		dc_connect_local(t, &p.a, &p.b, NULL);

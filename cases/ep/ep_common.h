@@ -827,18 +827,11 @@ static inline void rdma_pair_at(struct dc_ctx *t, const char *file, int line,
 static inline DAT_VLEN rdma_pair_modified_at(struct dc_ctx *t, const char *file, int line,
 					     struct dc_pair *p, DAT_VLEN created, DAT_VLEN now)
 {
-	DAT_EP_ATTR attr;
-	struct dc_conn_opts o = { .attr = &attr };
-	DAT_EP_PARAM nv;
-
 	memset(p, 0, sizeof(*p));
-	dc_ep_attr_default(t, &attr);
-	attr.max_rdma_size = created;
-	dc_endpoint_at(t, file, line, &p->a, &o);
+	dc_endpoint_modified_at(t, file, line, &p->a, "max_rdma_size",
+				offsetof(DAT_EP_ATTR, max_rdma_size), sizeof(DAT_VLEN),
+				DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, created, now);
 	dc_endpoint_at(t, file, line, &p->b, NULL);
-	nv = dc_ep_param(t, p->a.ep);
-	nv.ep_attr.max_rdma_size = now;
-	DC_SETUP(dat_ep_modify(p->a.ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, &nv));
 	dc_lmr_at(t, file, line, p->a.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->ma);
 	dc_lmr_at(t, file, line, p->b.pz, SUBJ_MEM, DAT_MEM_PRIV_ALL_FLAG, &p->mb);
 	memset(p->ma.buf, CANARY, SUBJ_MEM);
@@ -879,8 +872,6 @@ static inline void modified_rdma_size_used(struct dc_ctx *t, bool read)
 		DAT_RMR_TRIPLET rem;
 		DAT_RETURN r;
 
-		dc_note(t, "max_rdma_size changed by dat_ep_modify from %llu to %llu",
-			(unsigned long long)created, (unsigned long long)now);
 		max = rdma_pair_modified(&p, created, now);
 		src = read ? &p.mb : &p.ma;
 		dst = read ? &p.ma : &p.mb;
