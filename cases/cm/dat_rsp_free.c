@@ -75,17 +75,21 @@ DC_CASE(dat_rsp_free, ep_reverts_to_consumer,
 	struct rsp_fix f;
 	DAT_RSP_HANDLE rsp2;
 	DAT_CONN_QUAL q2;
+	DAT_RETURN r;
 
 	rsp_up(t, &f);
 	DC_ASSERT_SUCCESS(dat_rsp_free(f.rsp));
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_UNCONNECTED);
 	/*
 	 * A fresh qualifier: the page does not say when the old one is free
-	 * again, and the clause speaks of the EP only.
+	 * again, and the clause speaks of the EP only.  Nor when the probe's
+	 * freed PSP leaves it (DC_ON_PROBED_QUAL): scm-rxe0 answered
+	 * DAT_CONN_QUAL_IN_USE there once in the certification of 2026-11-27.
 	 */
 	q2 = dc_free_conn_qual(t);
 	/* collateral: dat_rsp_free(3DAT) DESCRIPTION: the EP is the Consumer's again, free to back a new RSP */
-	DC_ASSERT_SUCCESS(dat_rsp_create(t->ia, q2, f.e.ep, f.evd, &rsp2));
+	DC_ON_PROBED_QUAL(r, dat_rsp_create(t->ia, q2, f.e.ep, f.evd, &rsp2));
+	DC_ASSERT_SUCCESS(r);
 	ASSERT_STATE(f.e.ep, DAT_EP_STATE_RESERVED);
 }
 
