@@ -109,7 +109,7 @@ def outcome(result: dict, clause: Clause | None) -> str:
         return "pass"
     if st == "UNSUPPORTED":
         return "unsupported" if clause is None or clause.optional else "fail"
-    if result.get("device_fault") and st != "UNSUPPORTED":
+    if result.get("device_fault"):
         return "not-run"    # the kernel faulted while the case ran: not the provider's
     if st == "UNRESOLVED" and result.get("host_failure"):
         # A host of a multi-host run died: the clause went unchecked, which

@@ -10,8 +10,9 @@ demonstrated, on the device's side (reports/datcts_reports/attribution.py).
 The log is /dev/kmsg (one record per read: "PRIO,SEQ,USEC,FLAGS;TEXT"), read
 by one thread from the end it had when the watch began; a fault's arrival is
 the monotonic time its first line was read.  A result is marked when the
-fault arrived between its case's start and its end, and it did not pass: a
-case that passed was not stopped by it.
+fault arrived between its case's start and its end, struck in one of the
+case's processes (or in no case's, a kernel thread), and the case did not
+pass: a case that passed was not stopped by it.
 """
 
 from __future__ import annotations
