@@ -318,15 +318,15 @@ SRQ_CASE(dat_srq_query, ep_ownership_accounting,
  */
 SRQ_CASE(dat_srq_query, outstanding_counts_flushed_buffer,
 	.clauses = "dat_srq_query.outstanding_count dat_srq_query.ep_ownership_accounting",
-	.needs = SRQ_HOLD_NEEDS,
 	.summary = "a buffer held mid-arrival when the EP disconnects is flushed: outstanding, not available, until its completion is dequeued",
 	.requires = "srq_supported srq_info_supported")
 {
 	struct srq_link l;
+	struct link_opts o = { .long_msgs = true };
 	DAT_SRQ_PARAM p;
 
-	link_up(&l, NULL);
-	post_slots(l.srq, &l.rbuf, 0, 4);
+	link_up(&l, &o);
+	post_slots_catchable(&l, 4);
 	link_one_in_error(&l, true);
 	p = DC_SRQ_PARAM(l.srq);
 	ASSERT_COUNT(p.available_dto_count, 3);

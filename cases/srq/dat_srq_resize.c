@@ -122,19 +122,22 @@ SRQ_CASE(dat_srq_resize, below_outstanding_unreaped,
  * counts the buffers posted to the SRQ whose completions are not reaped).
  * Failed: a message longer than the buffer it takes.  Flushed: a buffer an
  * EP took for a message still arriving when it leaves the connection
- * (dat_srq_post_recv(3DAT) DESCRIPTION: queued on its recv EVD), staged with
- * the reference provider's hooks (srq_hold.h).  4 posted, 1 in error and
+ * (dat_srq_post_recv(3DAT) DESCRIPTION: queued on its recv EVD), frozen with
+ * the reference provider's hooks or caught by watching (srq_hold.h).  4 posted, 1 in error and
  * not reaped, 3 on the SRQ: resize to 3 is refused; once the completion is
  * dequeued, it is not.
  */
 static void below_outstanding_in_error(struct dc_ctx *t, bool flushed)
 {
 	struct srq_link l;
-	struct link_opts o = { .depth = 8 };
+	struct link_opts o = { .depth = 8, .long_msgs = flushed };
 	struct dc_snap s;
 
 	link_up(&l, &o);
-	post_slots(l.srq, &l.rbuf, 0, 4);
+	if (flushed)
+		post_slots_catchable(&l, 4);
+	else
+		post_slots(l.srq, &l.rbuf, 0, 4);
 	link_one_in_error(&l, flushed);
 	dc_snapshot(t, DC_OBJ_SRQ, l.srq, &s);
 	DC_ASSERT_RET(dat_srq_resize(l.srq, 3), DAT_INVALID_STATE);
@@ -153,7 +156,6 @@ SRQ_CASE(dat_srq_resize, below_outstanding_failed_unreaped,
 
 SRQ_CASE(dat_srq_resize, below_outstanding_flushed_unreaped,
 	.clauses = "dat_srq_resize.below_outstanding_unreaped",
-	.needs = SRQ_HOLD_NEEDS,
 	.summary = "1 of 4 buffers flushed at a disconnect, not reaped: resize to 3 gives DAT_INVALID_STATE; after reaping it passes",
 	.requires = "srq_supported")
 {
@@ -195,11 +197,17 @@ DC_CASE(dat_srq_resize, unreaped_lost_with_evd,
 static void lost_with_evd_in_error(struct dc_ctx *t, bool flushed)
 {
 	struct srq_link l;
-	struct link_opts o = { .depth = 8 };
+	struct link_opts o = { .depth = 8, .long_msgs = flushed };
 
-	link_up(&l, &o);
-	post_slots(l.srq, &l.rbuf, 0, 4);
-	link_one_in_error(&l, flushed);
+	for (int tries = 1;; tries++) {
+		link_up(&l, &o);
+		if (flushed)
+			post_slots_catchable(&l, 4);
+		else
+			post_slots(l.srq, &l.rbuf, 0, 4);
+		if (link_one_in_error_try(&l, flushed, tries))
+			break;
+	}
 	DC_SETUP(dat_ep_free(l.rx.ep));
 	DC_SETUP(dat_evd_free(l.rx.recv_evd));
 	DC_ASSERT_SUCCESS_UNLESS_SHORT(dat_srq_resize(l.srq, 3));
@@ -217,7 +225,6 @@ DC_CASE(dat_srq_resize, unreaped_failed_lost_with_evd,
 
 DC_CASE(dat_srq_resize, unreaped_flushed_lost_with_evd,
 	.clauses = "dat_srq_resize.unreaped_lost_with_evd",
-	.needs = SRQ_HOLD_NEEDS,
 	.summary = "1 of 4 buffers flushed at a disconnect, its EP and recv EVD freed: only the 3 on the SRQ are outstanding, a resize to 3 is not refused",
 	.requires = "srq_supported")
 {

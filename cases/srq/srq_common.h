@@ -91,6 +91,8 @@ struct srq_link {
 	struct dc_lmr sbuf;		/* send memory, tx's PZ (local tx only) */
 	bool remote;			/* tx is the other half of a two-node case */
 	bool few_evds;			/* made with link_opts.few_evds */
+	struct dc_lmr long_rbuf;	/* a watched arrival's buffer (srq_hold.h) */
+	struct dc_lmr long_sbuf;	/* ... and its message (local tx only) */
 };
 
 struct link_opts {
@@ -106,7 +108,23 @@ struct link_opts {
 	/* rx posts no request and tx no Receive: those streams and the PSP's
 	 * CR EVD take the case's shared EVDs (dc_conn_opts.few_evds) */
 	bool few_evds;
+	/* rx and tx carry messages of link_long_len bytes (srq_hold.h) */
+	bool long_msgs;
 };
+
+/*
+ * The length of the message a watched arrival catches under way
+ * (srq_hold.h): long enough that placing it takes a while on any transport,
+ * within what the IA reports.
+ */
+static inline DAT_VLEN link_long_len(const struct dc_ctx *t)
+{
+	DAT_VLEN len = 16u << 20;
+
+	if (t->ia_attr.max_message_size && t->ia_attr.max_message_size < len)
+		len = t->ia_attr.max_message_size;
+	return len;
+}
 
 static inline void link_connect_at(struct dc_ctx *t, const char *file,
 				   int line, struct srq_link *l)
@@ -145,6 +163,8 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	l->rx.conn_evd = dc_evd_at(t, file, line, q, DAT_EVD_CONNECTION_FLAG);
 	if (!o->rx_attr)
 		dc_ep_attr_default(t, &attr);
+	if (!o->rx_attr && o->long_msgs)
+		attr.max_message_size = link_long_len(t);
 	l->rx.pz = o->ep_pz ? o->ep_pz : l->pz;
 	l->rx.ep = dc_ep_at(t, file, line, l->rx.pz, l->rx.recv_evd, l->rx.req_evd,
 			    l->rx.conn_evd, l->srq, o->rx_attr ? o->rx_attr : &attr);
@@ -154,6 +174,8 @@ static inline void link_up_at(struct dc_ctx *t, const char *file, int line,
 	txattr.max_request_dtos = t->ia_attr.max_dto_per_ep > 0 &&
 				  t->ia_attr.max_dto_per_ep < 64 ?
 				  t->ia_attr.max_dto_per_ep : 64;
+	if (o->long_msgs)
+		txattr.max_message_size = link_long_len(t);
 	tx.attr = &txattr;
 	tx.evd_qlen = q > 64 ? q : 64;
 	tx.few_evds = o->few_evds ? DC_IDLE_RECV : 0;
@@ -228,6 +250,34 @@ static inline void link_send_flags_at(struct dc_ctx *t, const char *file,
 			   DAT_COMPLETION_DEFAULT_FLAG)
 #define link_send_flags(l, seq, len, flags) \
 	link_send_flags_at(t, __FILE__, __LINE__, (l), (seq), (len), (flags))
+
+/*
+ * tx sends one message of len bytes (0x5A), from an LMR of its own made
+ * for it, cookie LONG_COOKIE; nothing waits for its completion.
+ */
+#define LONG_COOKIE	9999u
+static inline void link_send_long_at(struct dc_ctx *t, const char *file, int line,
+				     struct srq_link *l, DAT_VLEN len)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_RETURN r;
+
+	if (l->remote) {
+		dc_peer_send(t, "cmd", "long %llu", (unsigned long long)len);
+		return;
+	}
+	if (!l->long_sbuf.lmr)
+		dc_lmr_at(t, file, line, l->tx.pz, len, DC_PRIV_LOCAL, &l->long_sbuf);
+	memset(l->long_sbuf.buf, 0x5A, (size_t)len);
+	iov = dc_iov(&l->long_sbuf, 0, len);
+	r = dat_ep_post_send(l->tx.ep, 1, &iov, dc_cookie(LONG_COOKIE),
+			     DAT_COMPLETION_DEFAULT_FLAG);
+	if (r != DAT_SUCCESS)
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: dat_ep_post_send(a message of %llu bytes) returned %s",
+			  (unsigned long long)len, dc_ret_text(r));
+}
+#define link_send_long(l, len) link_send_long_at(t, __FILE__, __LINE__, (l), (len))
 
 /*
  * The connection event rx's connection EVD holds, or 0: a loop waiting for
@@ -627,6 +677,7 @@ static inline void link_stream_done_at(struct dc_ctx *t, const char *file,
  *   sent N                 wait for N Send completions, answer "ack ok"
  *   stream N LEN           N Sends of LEN bytes (stream_sends), "ack ok"
  *   write SEQ LEN CTX ADDR RDMA Write of message SEQ to (CTX, ADDR)
+ *   long LEN               post one Send of LEN bytes (link_send_long, no wait)
  *   down                   disconnect, answer "ack ok" once DISCONNECTED
  *   done                   the passive half is finished
  */
@@ -641,6 +692,7 @@ static inline void srq_servant(struct dc_ctx *t)
 	a.max_request_dtos = t->ia_attr.max_dto_per_ep > 0 &&
 			     t->ia_attr.max_dto_per_ep < 64 ?
 			     t->ia_attr.max_dto_per_ep : 64;
+	a.max_message_size = link_long_len(t);	/* for "long" */
 	o.attr = &a;
 	dc_endpoint(t, &l.tx, &o);
 	dc_lmr(t, l.tx.pz, LINK_BUF, DC_PRIV_LOCAL, &l.sbuf);
@@ -676,6 +728,8 @@ static inline void srq_servant(struct dc_ctx *t)
 
 			stream_sends(t, &l, seq, (DAT_VLEN)len, err, sizeof(err));
 			dc_peer_send(t, "ack", "%s", *err ? err : "ok");
+		} else if (sscanf(cmd, "long %llu", &len) == 1) {
+			link_send_long(&l, (DAT_VLEN)len);
 		} else if (sscanf(cmd, "write %u %llu %u %llu", &seq, &len, &ctx, &addr) == 4) {
 			DAT_LMR_TRIPLET iov = dc_iov(&l.sbuf, (DAT_VLEN)(seq % NSLOTS) * SLOT, len);
 			DAT_RMR_TRIPLET rmr;

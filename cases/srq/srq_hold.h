@@ -18,10 +18,19 @@
  * MSNs number the Sends of the current connection from 0.
  *
  * A provider without these hooks makes the cases that need them
- * UNSUPPORTED (dc_provider_hook): the state cannot be staged there.
+ * UNSUPPORTED (dc_provider_hook): the state cannot be frozen there.
+ *
+ * One state can be caught without them: a buffer taken for a message still
+ * arriving when rx leaves the connection, which then completes flushed
+ * (link_one_in_error, disconnect_flushes_taken).  The cases that need only
+ * that one stage it with the hooks where the provider has them, and
+ * otherwise by watching a long message arrive (link_catch_mid_arrival).
  */
 #ifndef SRQ_HOLD_H
 #define SRQ_HOLD_H
+
+#include <sched.h>
+#include <time.h>
 
 #include "srq_common.h"
 
@@ -136,34 +145,174 @@ static inline void hold_release_at(struct dc_ctx *t, const char *file, int line,
 #define hold_release(h) hold_release_at(t, __FILE__, __LINE__, (h))
 
 /*
+ * True when the provider has the hooks above (the reference provider; on
+ * its verbs transport they answer DAT_MODEL_NOT_SUPPORTED, and the case is
+ * UNSUPPORTED there as before).
+ */
+static inline bool hold_hooks_present(const struct srq_link *l)
+{
+	(void)l;
+	return dc_provider_hook_find("daplref_test_hold_arrivals") != NULL;
+}
+
+/*
+ * Set-up: n buffers on the SRQ, cookies 0 .. n - 1, for a case that then
+ * catches one mid-arrival (link_one_in_error(l, true), link_take_mid_arrival).
+ * With the hooks they are n slots of l->rbuf.  Without them buffer 0 is a
+ * long one (link_long_len bytes, l->long_rbuf, zeroed), posted first so
+ * that the first message rx takes a buffer for lands in it (an SRQ that
+ * hands its buffers out in another order leaves the watch with nothing to
+ * see: UNRESOLVED, below); the link must be made with link_opts.long_msgs.
+ */
+static inline void post_slots_catchable_at(struct dc_ctx *t, const char *file, int line,
+					   struct srq_link *l, unsigned n)
+{
+	DAT_VLEN len = link_long_len(t);
+
+	if (hold_hooks_present(l)) {
+		post_slots_at(t, file, line, l->srq, &l->rbuf, 0, n);
+		return;
+	}
+	dc_lmr_at(t, file, line, l->pz, len, DC_PRIV_LOCAL, &l->long_rbuf);
+	memset(l->long_rbuf.buf, 0, (size_t)len);
+	dc_srq_post_recv_at(t, file, line, l->srq, &l->long_rbuf, 0, len, 0);
+	post_slots_at(t, file, line, l->srq, &l->rbuf, 1, n - 1);
+}
+#define post_slots_catchable(l, n) post_slots_catchable_at(t, __FILE__, __LINE__, (l), (n))
+
+/* The long buffer's last byte is written: its message arrived whole. */
+static inline bool link_long_arrived(const struct srq_link *l)
+{
+	return __atomic_load_n(&l->long_rbuf.buf[l->long_rbuf.len - 1], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Set-up without the hooks: tx sends a message as long as l->long_rbuf and
+ * rx is caught taking that buffer for it: the buffer's first byte is
+ * written and its last one not yet.  Reading a posted buffer changes
+ * nothing for the provider.  A provider that places a message only whole,
+ * out of order, or faster than the watch can see leaves the state
+ * unstaged; the case then says so (UNRESOLVED), never a failure.
+ */
+static inline void link_catch_mid_arrival_at(struct dc_ctx *t, const char *file, int line,
+					     struct srq_link *l)
+{
+	const unsigned char *first = l->long_rbuf.buf;
+	long budget = dc_remaining_ms(t) - 2000;
+	struct timespec start, now;
+
+	link_send_long_at(t, file, line, l, l->long_rbuf.len);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (unsigned long spin = 1;; spin++) {
+		bool begun = __atomic_load_n(first, __ATOMIC_ACQUIRE) != 0;
+
+		if (link_long_arrived(l))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: the %llu-byte message was placed whole before it "
+				  "was seen under way, so no buffer could be caught mid-arrival",
+				  (unsigned long long)l->long_rbuf.len);
+		if (begun)
+			return;
+		if (spin % 1024)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 +
+		    (now.tv_nsec - start.tv_nsec) / 1000000 > (budget > 1000 ? budget : 1000))
+			dc_end_at(t, DC_UNRESOLVED, file, line, false,
+				  "set-up: nothing of the %llu-byte message reached the "
+				  "buffer the SRQ got first", (unsigned long long)l->long_rbuf.len);
+		sched_yield();
+	}
+}
+
+/*
+ * Set-up: messages caught mid-arrival at rx, each holding a buffer taken
+ * from the SRQ (those of cookies 0 .. n - 1, posted by
+ * post_slots_catchable), none completed; returns n.  With the hooks two
+ * are frozen there; without them one is caught by watching.
+ */
+static inline unsigned link_take_mid_arrival_at(struct dc_ctx *t, const char *file, int line,
+						struct srq_link *l)
+{
+	struct srq_hold h;
+
+	if (!hold_hooks_present(l)) {
+		link_catch_mid_arrival_at(t, file, line, l);
+		return 1;
+	}
+	hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
+	link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
+	link_send_flags_at(t, file, line, l, 1, 64, DAT_COMPLETION_DEFAULT_FLAG);
+	hold_await_at(t, file, line, &h, 2);
+	return 2;
+}
+#define link_take_mid_arrival(l) link_take_mid_arrival_at(t, __FILE__, __LINE__, (l))
+
+/*
+ * Set-up, after rx left the connection with a watched message under way:
+ * the message must not have arrived whole (placed in order, its last byte
+ * unwritten means it never completed), else the state was not staged.
+ */
+static inline bool link_confirm_caught_at(struct dc_ctx *t, const char *file, int line,
+					  struct srq_link *l, bool may_retry)
+{
+	if (!l->long_rbuf.lmr || !link_long_arrived(l))
+		return true;
+	if (may_retry) {
+		dc_note(t, "the %llu-byte message arrived whole before rx left the connection; "
+			"tried again on a new link", (unsigned long long)l->long_rbuf.len);
+		return false;
+	}
+	dc_end_at(t, DC_UNRESOLVED, file, line, false,
+		  "set-up: the %llu-byte message arrived whole before rx left the "
+		  "connection, so its buffer was not caught mid-arrival",
+		  (unsigned long long)l->long_rbuf.len);
+	return false;
+}
+#define link_confirm_caught(l) (void)link_confirm_caught_at(t, __FILE__, __LINE__, (l), false)
+
+/* How many links a local case may make to catch a message under way. */
+#define CATCH_TRIES	3
+
+/*
  * Set-up (issue 54: accounting with completions in error): one buffer of the
  * SRQ (posted before) ends in error at rx and its completion is left on the
  * recv EVD, not reaped.  Failed (flushed false): a message longer than the
  * buffer it takes (link_await_failed).  Flushed: a buffer rx took for a
  * message still arriving when it leaves the connection, queued on its recv
  * EVD at the move to Disconnected (dat_srq_post_recv(3DAT) DESCRIPTION),
- * staged with the hooks above (the case's .needs: SRQ_HOLD_NEEDS).
+ * staged with the hooks above, or without them by watching (the SRQ's
+ * buffers posted by post_slots_catchable, the link made with long_msgs).
  */
-static inline void link_one_in_error_at(struct dc_ctx *t, const char *file, int line,
-					struct srq_link *l, bool flushed)
+static inline bool link_one_in_error_at(struct dc_ctx *t, const char *file, int line,
+					struct srq_link *l, bool flushed, bool may_retry)
 {
 	struct srq_hold h;
 
 	if (!flushed) {
 		link_send_flags_at(t, file, line, l, 0, SLOT + 64, DAT_COMPLETION_DEFAULT_FLAG);
 		link_await_failed_at(t, file, line, l);
-		return;
+		return true;
 	}
-	hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
-	link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
-	hold_await_at(t, file, line, &h, 1);	/* one buffer taken, message incomplete */
+	if (hold_hooks_present(l)) {
+		hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
+		link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
+		hold_await_at(t, file, line, &h, 1);	/* one buffer taken, message incomplete */
+	} else {
+		link_catch_mid_arrival_at(t, file, line, l);
+	}
 	dc_setup_at(t, file, line, "dat_ep_disconnect(rx, DAT_CLOSE_ABRUPT_FLAG)",
 		    dat_ep_disconnect(l->rx.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dc_expect_event_at(t, file, line, DC_UNRESOLVED, l->rx.conn_evd,
 			   DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	return link_confirm_caught_at(t, file, line, l, may_retry);
 }
 #define link_one_in_error(l, flushed) \
-	link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed))
+	(void)link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed), false)
+/* The same, false when a watched message outran the disconnect (the case
+ * may make a new link and try again, tries < CATCH_TRIES). */
+#define link_one_in_error_try(l, flushed, tries) \
+	link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed), (tries) < CATCH_TRIES)
 
 /* Set-up: dequeues the completion link_one_in_error left, which must be the
  * error (or flush) it staged. */
