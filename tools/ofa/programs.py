@@ -199,9 +199,9 @@ class Server:
     def ready(self, exchange, limit=30.0):
         deadline = time.monotonic() + limit
         self.seen.wait(limit)
-        while exchange and self.proc.poll() is None and not tcp_listening(EXCHANGE_PORT) \
-                and time.monotonic() < deadline:
-            time.sleep(0.01)    # polls a condition, bounded by the deadline
+        if exchange:
+            poll_until(lambda: self.proc.poll() is not None or tcp_listening(EXCHANGE_PORT),
+                       deadline - time.monotonic(), 0.01)
 
     def finish(self, limit=30.0):
         try:
@@ -219,9 +219,18 @@ def exchange_port_free(limit=30.0):
     """Waits (bounded) until no socket listens on the exchange port: a server of an earlier
     run that has not gone yet would take the client's connection (a VM run, 2026-11-27: siw0's
     dtest client waited 63 s, the kernel's SYN retries, and found no server)."""
+    poll_until(lambda: not tcp_listening(EXCHANGE_PORT), limit, 0.05)
+
+
+def poll_until(done, limit, every):
+    """Polls done() every `every` s until it is true or `limit` s have passed (a state of
+    another process, which nothing signals); returns its last answer."""
     deadline = time.monotonic() + limit
-    while tcp_listening(EXCHANGE_PORT) and time.monotonic() < deadline:
-        time.sleep(0.05)    # polls a condition, bounded by the deadline
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(every)
+    return True
 
 
 def exchange_failed(sc, cout):
