@@ -145,14 +145,15 @@ static inline void hold_release_at(struct dc_ctx *t, const char *file, int line,
 #define hold_release(h) hold_release_at(t, __FILE__, __LINE__, (h))
 
 /*
- * True when the provider has the hooks above (the reference provider; on
- * its verbs transport they answer DAT_MODEL_NOT_SUPPORTED, and the case is
- * UNSUPPORTED there as before).
+ * True when the hooks above work on rx's IA: the reference provider on
+ * sock (on verbs the device places arrivals itself, and the hook says
+ * DAT_MODEL_NOT_SUPPORTED).  Turning holding off is what a fresh EP has.
  */
-static inline bool hold_hooks_present(const struct srq_link *l)
+static inline bool hold_hooks_work(const struct srq_link *l)
 {
-	(void)l;
-	return dc_provider_hook_find("daplref_test_hold_arrivals") != NULL;
+	hold_fn hold = (hold_fn)dc_provider_hook_find("daplref_test_hold_arrivals");
+
+	return hold && hold(l->rx.ep, DAT_FALSE) == DAT_SUCCESS;
 }
 
 /*
@@ -169,7 +170,7 @@ static inline void post_slots_catchable_at(struct dc_ctx *t, const char *file, i
 {
 	DAT_VLEN len = link_long_len(t);
 
-	if (hold_hooks_present(l)) {
+	if (hold_hooks_work(l)) {
 		post_slots_at(t, file, line, l->srq, &l->rbuf, 0, n);
 		return;
 	}
@@ -236,7 +237,7 @@ static inline unsigned link_take_mid_arrival_at(struct dc_ctx *t, const char *fi
 {
 	struct srq_hold h;
 
-	if (!hold_hooks_present(l)) {
+	if (!hold_hooks_work(l)) {
 		link_catch_mid_arrival_at(t, file, line, l);
 		return 1;
 	}
@@ -294,7 +295,7 @@ static inline bool link_one_in_error_at(struct dc_ctx *t, const char *file, int 
 		link_await_failed_at(t, file, line, l);
 		return true;
 	}
-	if (hold_hooks_present(l)) {
+	if (hold_hooks_work(l)) {
 		hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
 		link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
 		hold_await_at(t, file, line, &h, 1);	/* one buffer taken, message incomplete */

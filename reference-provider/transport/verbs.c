@@ -111,6 +111,7 @@ struct v_conn {
 	struct timespec deadline;
 	uint64_t rx_msn;
 	struct ref_srq *srq;		/* SRQ of the EP the QP serves */
+	struct ref_ep *srq_ep;		/* that EP, until core drops the connection */
 	uint8_t req_rd_in, req_rd_out;	/* passive: the request's read depths */
 	uint32_t max_inline;		/* the QP's inline data limit */
 };
@@ -145,6 +146,7 @@ struct v_tp {
 };
 
 static void conn_release(struct v_conn *c);
+static bool srq_buffer_flushed(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto);
 static void tp_round(struct v_tp *tp);
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -502,6 +504,7 @@ static void conn_release(struct v_conn *c)
 {
 	c->released = true;
 	c->base.ep = NULL;
+	c->srq_ep = NULL;
 	c->fail_pending = -1;
 	c->close_pending = false;
 	conn_kill(c);
@@ -601,6 +604,7 @@ static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
 	c->max_inline = qa.cap.max_inline_data;
 	c->qp = c->id->qp;
 	c->srq = ep->srq;
+	c->srq_ep = ep->srq ? ep : NULL;
 	c->rx_msn = 0;
 	return post_recvs(c, ep);
 }
@@ -797,6 +801,45 @@ static void v_reject(struct ref_tp_conn *cb, bool peer, const void *pdata,
 	conn_release(c);
 }
 
+/*
+ * Core drops an SRQ EP's connection: before the CQ goes with it, the
+ * buffer the device had taken for a message still arriving is collected
+ * (srq_buffer_flushed).  After the disconnect the QP is moved to Error
+ * (rdma_disconnect does so on RoCE, not on iWARP); the device's flush of
+ * that request may trail the move, so the CQ is watched for a moment, until
+ * it comes.  Whatever else the CQ holds is dropped, as before: core
+ * flushes the EP's requests and receives itself.
+ */
+#define SRQ_FLUSH_WAIT_NS	(50 * 1000 * 1000L)
+static void srq_collect_taken(struct v_conn *c)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct timespec deadline = now_mono(), now;
+	bool found = false;
+
+	if (!c->srq_ep || !c->qp || !c->cq || c->state != V_ESTABLISHED)
+		return;
+	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE))
+		return;
+	deadline.tv_nsec += SRQ_FLUSH_WAIT_NS;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	do {
+		struct ibv_wc wc[16];
+		int n = ibv_poll_cq(c->cq, 16, wc);
+
+		for (int i = 0; i < n; i++) {
+			struct ref_dto *dto = (struct ref_dto *)(uintptr_t)wc[i].wr_id;
+
+			if (dto && srq_buffer_flushed(c, c->srq_ep, dto))
+				found = true;
+		}
+		now = now_mono();
+	} while (!found && ts_before(&now, &deadline));
+}
+
 static void v_disconnect(struct ref_tp_conn *cb)
 {
 	struct v_conn *c = (struct v_conn *)cb;
@@ -804,6 +847,7 @@ static void v_disconnect(struct ref_tp_conn *cb)
 	if (c->id && (c->state == V_ESTABLISHED || c->state == V_ACCEPTING ||
 		      c->state == V_REQ_SENT))
 		rdma_disconnect(c->id);
+	srq_collect_taken(c);
 	conn_release(c);
 }
 
@@ -818,6 +862,7 @@ static void v_abort(struct ref_tp_conn *cb)
 	} else if (c->id && c->state != V_DEAD) {
 		rdma_disconnect(c->id);
 	}
+	srq_collect_taken(c);
 	conn_release(c);
 }
 
@@ -960,18 +1005,10 @@ static void v_rx_resume(struct ref_tp_conn *cb)
 
 /* ---- completions -------------------------------------------------------------------- */
 
-static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
-		      const struct ibv_wc *wc)
+/* The HCA matched a receive to an arrival: it moves to the EP's allocated
+ * list (an SRQ's buffer becomes the EP's). */
+static void recv_taken(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto)
 {
-	DAT_DTO_COMPLETION_STATUS st = wc_status(wc->status);
-	bool solicited = true;
-
-	/* rxe reports a Send longer than the buffer as a local QP
-	 * operation error on the receive; it is DAT's local length error */
-	if (wc->status == IBV_WC_LOC_QP_OP_ERR)
-		st = DAT_DTO_ERR_LOCAL_LENGTH;
-
-	/* the HCA matched it: move it to the EP's allocated list */
 	ref_list_del(&dto->link);
 	if (dto->srq) {
 		dto->srq->available--;
@@ -983,6 +1020,20 @@ static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
 	ep->rx_alloc_count++;
 	if (dto->srq)
 		ref_srq_buffer_taken(dto->srq);
+}
+
+static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
+		      const struct ibv_wc *wc)
+{
+	DAT_DTO_COMPLETION_STATUS st = wc_status(wc->status);
+	bool solicited = true;
+
+	/* rxe reports a Send longer than the buffer as a local QP
+	 * operation error on the receive; it is DAT's local length error */
+	if (wc->status == IBV_WC_LOC_QP_OP_ERR)
+		st = DAT_DTO_ERR_LOCAL_LENGTH;
+
+	recv_taken(c, ep, dto);
 	ref_ep_check_watermarks(ep);
 	if (c->released || ep->conn != &c->base)
 		return;		/* hard watermark broke it: flushed */
@@ -997,6 +1048,20 @@ static void recv_done(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto,
 			 solicited);
 	if (st != DAT_DTO_SUCCESS && !c->released && ep->conn == &c->base)
 		ref_ep_break(ep);
+}
+
+/*
+ * A QP in Error flushes, of its SRQ's buffers, only the one it had taken
+ * for a message still arriving: that buffer is the EP's now, and core
+ * flushes it with the EP's own when the connection ends
+ * (dat_srq_post_recv(3DAT) DESCRIPTION).  Returns whether @dto was one.
+ */
+static bool srq_buffer_flushed(struct v_conn *c, struct ref_ep *ep, struct ref_dto *dto)
+{
+	if (dto->op != REF_WR_RECV || !dto->srq || dto->where == REF_DTO_ALLOCATED)
+		return false;
+	recv_taken(c, ep, dto);
+	return true;
 }
 
 /*
@@ -1021,8 +1086,10 @@ static void conn_poll_cq(struct v_conn *c, bool closing)
 
 			if (!ep || !dto)
 				continue;
-			if (closing && wc[i].status == IBV_WC_WR_FLUSH_ERR)
+			if (closing && wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+				srq_buffer_flushed(c, ep, dto);
 				continue;
+			}
 			if (dto->op == REF_WR_RECV) {
 				recv_done(c, ep, dto, &wc[i]);
 				continue;
