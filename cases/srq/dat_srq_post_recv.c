@@ -761,12 +761,13 @@ SRQ_CASE(dat_srq_post_recv, disconnect_flushes_taken,
 {
 	struct srq_link l;
 	struct link_opts o = { .long_msgs = true };
+	struct srq_hold h;
 	bool seen[4] = { false };
 	unsigned taken;
 
 	link_up(&l, &o);
 	post_slots_catchable(&l, 4);
-	taken = link_take_mid_arrival(&l);	/* buffers taken, messages incomplete */
+	taken = link_take_mid_arrival(&l, &h);	/* buffers taken, messages incomplete */
 	DC_SETUP(dat_ep_disconnect(l.rx.ep, DAT_CLOSE_ABRUPT_FLAG));
 	for (unsigned i = 0; i < taken; i++) {
 		DAT_EVENT ev;

@@ -230,24 +230,51 @@ static inline void link_catch_mid_arrival_at(struct dc_ctx *t, const char *file,
  * Set-up: messages caught mid-arrival at rx, each holding a buffer taken
  * from the SRQ (those of cookies 0 .. n - 1, posted by
  * post_slots_catchable), none completed; returns n.  With the hooks two
- * are frozen there; without them one is caught by watching.
+ * are frozen there (h holds them until link_release_held); without them
+ * one is caught by watching, and a check made while it arrives is
+ * confirmed afterwards with link_still_arriving.
  */
 static inline unsigned link_take_mid_arrival_at(struct dc_ctx *t, const char *file, int line,
-						struct srq_link *l)
+						struct srq_link *l, struct srq_hold *h)
 {
-	struct srq_hold h;
-
 	if (!hold_hooks_work(l)) {
+		memset(h, 0, sizeof(*h));
 		link_catch_mid_arrival_at(t, file, line, l);
 		return 1;
 	}
-	hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
+	hold_begin_ep_at(t, file, line, h, l->rx.ep, 0);
 	link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
 	link_send_flags_at(t, file, line, l, 1, 64, DAT_COMPLETION_DEFAULT_FLAG);
-	hold_await_at(t, file, line, &h, 2);
+	hold_await_at(t, file, line, h, 2);
 	return 2;
 }
-#define link_take_mid_arrival(l) link_take_mid_arrival_at(t, __FILE__, __LINE__, (l))
+#define link_take_mid_arrival(l, h) link_take_mid_arrival_at(t, __FILE__, __LINE__, (l), (h))
+
+/*
+ * Set-up, right after a check made while a watched message was arriving:
+ * it must still be arriving (placed in order, its last byte unwritten),
+ * else the check may have seen it completed instead of held.
+ */
+static inline void link_still_arriving_at(struct dc_ctx *t, const char *file, int line,
+					  struct srq_link *l)
+{
+	if (l->long_rbuf.lmr && link_long_arrived(l))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "set-up: the %llu-byte message completed while the check ran, so "
+			  "the check did not see its buffer held mid-arrival",
+			  (unsigned long long)l->long_rbuf.len);
+}
+#define link_still_arriving(l) link_still_arriving_at(t, __FILE__, __LINE__, (l))
+
+/* Set-up: what link_take_mid_arrival holds goes on (the hooks release it;
+ * a watched message arrives by itself). */
+static inline void link_release_held_at(struct dc_ctx *t, const char *file, int line,
+					struct srq_hold *h)
+{
+	if (h->release)
+		hold_release_at(t, file, line, h);
+}
+#define link_release_held(h) link_release_held_at(t, __FILE__, __LINE__, (h))
 
 /*
  * Set-up, after rx left the connection with a watched message under way:
@@ -310,10 +337,12 @@ static inline bool link_one_in_error_at(struct dc_ctx *t, const char *file, int 
 }
 #define link_one_in_error(l, flushed) \
 	(void)link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed), false)
-/* The same, false when a watched message outran the disconnect (the case
- * may make a new link and try again, tries < CATCH_TRIES). */
+/* The same, false when a watched message outran the disconnect (a local
+ * case may make a new link and try again, tries < CATCH_TRIES; a two-node
+ * one has one link). */
 #define link_one_in_error_try(l, flushed, tries) \
-	link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed), (tries) < CATCH_TRIES)
+	link_one_in_error_at(t, __FILE__, __LINE__, (l), (flushed), \
+			     (tries) < CATCH_TRIES && !(l)->remote)
 
 /* Set-up: dequeues the completion link_one_in_error left, which must be the
  * error (or flush) it staged. */

@@ -14,18 +14,38 @@ undeclared one is a case bug, UNRESOLVED), so this run checks that:
 """
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+
+# Without the hooks, seven SRQ cases catch a 16 MiB message under way by watching its
+# buffer (cases/srq/srq_hold.h); over loopback TCP the message is sometimes placed whole first,
+# and the case says so (UNRESOLVED). That is the staging's timing, not a case that needs a
+# facility it did not declare: such a run is made again, at most STAGING_TRIES in all.
+STAGING_TRIES = 3
+STAGING_MISSED = re.compile(r"caught mid-arrival|seen under way|completed while the check ran")
+
+
+def staging_missed(results: list) -> list:
+    return [r["id"] for r in results
+            if r["state"] == "UNRESOLVED" and STAGING_MISSED.search(r.get("message") or "")]
 
 
 def main() -> int:
     repo, build, out = (Path(a) for a in sys.argv[1:4])
     datcts = str(repo / "bin" / "datcts")
     env = dict(os.environ, DATCTS_NO_SUITE_FACILITIES="1")
-    run = subprocess.run([datcts, "run", "--build-dir", str(build), "--ia", "ref-sock",
-                          "--dat-conf", str(build / "dat.conf"), "--out", str(out), "--quiet"],
-                         env=env)
+    for attempt in range(1, STAGING_TRIES + 1):
+        run = subprocess.run([datcts, "run", "--build-dir", str(build), "--ia", "ref-sock",
+                              "--dat-conf", str(build / "dat.conf"), "--out", str(out),
+                              "--quiet"], env=env)
+        missed = staging_missed(json.loads((out / "results.json").read_text())["results"])
+        if not missed or attempt == STAGING_TRIES:
+            break
+        print(f"no_suite_facilities: run {attempt}: {', '.join(missed)} could not catch a "
+              "message under way (a matter of timing, not of the provider); the run again")
     problems = []
     if run.returncode != 0:
         problems.append(f"datcts run exited {run.returncode}: some case failed without "
