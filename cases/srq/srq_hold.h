@@ -21,10 +21,11 @@
  * UNSUPPORTED (dc_provider_hook): the state cannot be frozen there.
  *
  * One state can be caught without them: a buffer taken for a message still
- * arriving when rx leaves the connection, which then completes flushed
- * (link_one_in_error, disconnect_flushes_taken).  The cases that need only
- * that one stage it with the hooks where the provider has them, and
- * otherwise by watching a long message arrive (link_catch_mid_arrival).
+ * arriving, checked while it is (link_take_mid_arrival, link_still_arriving)
+ * or once rx has left the connection and the buffer completed flushed
+ * (link_one_in_error).  The cases that need only that one stage it with the
+ * hooks where they work, and otherwise by watching a long message arrive
+ * (link_catch_mid_arrival).
  */
 #ifndef SRQ_HOLD_H
 #define SRQ_HOLD_H
