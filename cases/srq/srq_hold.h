@@ -165,6 +165,8 @@ static inline bool hold_hooks_work(const struct srq_link *l)
  * that the first message rx takes a buffer for lands in it (an SRQ that
  * hands its buffers out in another order leaves the watch with nothing to
  * see: UNRESOLVED, below); the link must be made with link_opts.long_msgs.
+ * The helpers below follow the choice made here (l->long_rbuf.lmr set:
+ * watching).
  */
 static inline void post_slots_catchable_at(struct dc_ctx *t, const char *file, int line,
 					   struct srq_link *l, unsigned n)
@@ -238,7 +240,7 @@ static inline void link_catch_mid_arrival_at(struct dc_ctx *t, const char *file,
 static inline unsigned link_take_mid_arrival_at(struct dc_ctx *t, const char *file, int line,
 						struct srq_link *l, struct srq_hold *h)
 {
-	if (!hold_hooks_work(l)) {
+	if (l->long_rbuf.lmr) {		/* post_slots_catchable chose watching */
 		memset(h, 0, sizeof(*h));
 		link_catch_mid_arrival_at(t, file, line, l);
 		return 1;
@@ -323,12 +325,12 @@ static inline bool link_one_in_error_at(struct dc_ctx *t, const char *file, int 
 		link_await_failed_at(t, file, line, l);
 		return true;
 	}
-	if (hold_hooks_work(l)) {
+	if (l->long_rbuf.lmr) {		/* post_slots_catchable chose watching */
+		link_catch_mid_arrival_at(t, file, line, l);
+	} else {
 		hold_begin_ep_at(t, file, line, &h, l->rx.ep, 0);
 		link_send_flags_at(t, file, line, l, 0, 64, DAT_COMPLETION_DEFAULT_FLAG);
 		hold_await_at(t, file, line, &h, 1);	/* one buffer taken, message incomplete */
-	} else {
-		link_catch_mid_arrival_at(t, file, line, l);
 	}
 	dc_setup_at(t, file, line, "dat_ep_disconnect(rx, DAT_CLOSE_ABRUPT_FLAG)",
 		    dat_ep_disconnect(l->rx.ep, DAT_CLOSE_ABRUPT_FLAG));

@@ -159,6 +159,19 @@ static struct timespec now_mono(void)
 	return ts;
 }
 
+static struct timespec deadline_after_us(uint64_t us)
+{
+	struct timespec ts = now_mono();
+
+	ts.tv_sec += (time_t)(us / 1000000u);
+	ts.tv_nsec += (long)(us % 1000000u) * 1000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec ||
@@ -731,16 +744,8 @@ static DAT_RETURN v_connect(struct ref_transport *base, struct ref_ep *ep,
 	c->qual = qual;
 	c->state = V_ADDR;
 	if (timeout != DAT_TIMEOUT_INFINITE) {
-		struct timespec d = now_mono();
-
-		d.tv_sec += (time_t)(timeout / 1000000u);
-		d.tv_nsec += (long)(timeout % 1000000u) * 1000L;
-		if (d.tv_nsec >= 1000000000L) {
-			d.tv_sec++;
-			d.tv_nsec -= 1000000000L;
-		}
 		c->has_deadline = true;
-		c->deadline = d;
+		c->deadline = deadline_after_us(timeout);
 	}
 	/* bound first: the local port qualifier is known at once */
 	if (rdma_bind_addr(id, (struct sockaddr *)&src) ||
@@ -810,22 +815,18 @@ static void v_reject(struct ref_tp_conn *cb, bool peer, const void *pdata,
  * it comes.  Whatever else the CQ holds is dropped, as before: core
  * flushes the EP's requests and receives itself.
  */
-#define SRQ_FLUSH_WAIT_NS	(50 * 1000 * 1000L)
+#define SRQ_FLUSH_WAIT_US	50000u
 static void srq_collect_taken(struct v_conn *c)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-	struct timespec deadline = now_mono(), now;
+	struct timespec deadline, now;
 	bool found = false;
 
 	if (!c->srq_ep || !c->qp || !c->cq || c->state != V_ESTABLISHED)
 		return;
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE))
 		return;
-	deadline.tv_nsec += SRQ_FLUSH_WAIT_NS;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	deadline = deadline_after_us(SRQ_FLUSH_WAIT_US);
 	do {
 		struct ibv_wc wc[16];
 		int n = ibv_poll_cq(c->cq, 16, wc);
