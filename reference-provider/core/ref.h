@@ -453,6 +453,8 @@ void ref_conn_mem_dereg(struct ref_ia *ia, void *mem);
 void ref_conn_ia_attrs(struct ref_ia *ia);
 /* A DAT SRQ is being freed: the transport drops its resources (srq.c). */
 void ref_conn_srq_free(struct ref_ia *ia, struct ref_srq *srq);
+/* The SRQ's available_dto_count as the provider can know it now (srq.c). */
+DAT_COUNT ref_conn_srq_available(struct ref_ia *ia, const struct ref_srq *srq);
 
 /* ---- EVD ---------------------------------------------------------------- */
 

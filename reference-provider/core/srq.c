@@ -300,7 +300,7 @@ DAT_RETURN ref_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	p->max_recv_dtos = srq->max_recv_dtos;
 	p->max_recv_iov = srq->max_recv_iov;
 	p->low_watermark = srq->low_watermark;
-	p->available_dto_count = srq->available;
+	p->available_dto_count = ref_conn_srq_available(ia, srq);
 	p->outstanding_dto_count = srq->outstanding;
 	if (out)
 		ref_profile_masked_copy(REF_Q_SRQ, out, p, mask);

@@ -117,6 +117,26 @@ void ref_conn_srq_free(struct ref_ia *ia, struct ref_srq *srq)
 #endif
 }
 
+/*
+ * dat_srq_query(3DAT) USAGE: a buffer an EP has taken for a message still
+ * arriving is no longer available.  A device that places messages itself
+ * (verbs) tells of that buffer only when the message completes, so while a
+ * QP of the SRQ can receive the count cannot be given at this moment: the
+ * page's DAT_VALUE_UNKNOWN.  Once none can, every buffer is accounted for
+ * (a disconnect hands the taken ones to their EPs).
+ */
+DAT_COUNT ref_conn_srq_available(struct ref_ia *ia, const struct ref_srq *srq)
+{
+#ifdef REF_WITH_VERBS
+	if (ia->transport && ia->transport->ops == &ref_verbs_ops &&
+	    ref_verbs_srq_receiving(ia->transport, srq))
+		return DAT_VALUE_UNKNOWN;
+#else
+	(void)ia;
+#endif
+	return srq->available;
+}
+
 void ref_conn_ia_close(struct ref_ia *ia)
 {
 	if (ia->transport) {

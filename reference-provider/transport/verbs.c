@@ -371,6 +371,20 @@ void ref_verbs_srq_free(struct ref_transport *base, struct ref_srq *srq)
 	free(s);
 }
 
+bool ref_verbs_srq_receiving(struct ref_transport *base, const struct ref_srq *srq)
+{
+	struct v_tp *tp = (struct v_tp *)base;
+	struct ref_list *pos;
+
+	ref_list_for_each(pos, &tp->conns) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+
+		if (!c->released && c->qp && c->srq == srq)
+			return true;
+	}
+	return false;
+}
+
 /* ---- memory ------------------------------------------------------------------------ */
 
 static int mem_access(DAT_MEM_PRIV_FLAGS priv)

@@ -29,6 +29,8 @@ void ref_verbs_attrs(struct ref_transport *tp, DAT_IA_ATTR *ia,
 		     DAT_PROVIDER_ATTR *pr);
 /* An SRQ is going away: its hardware SRQ goes with it (srq.c). */
 void ref_verbs_srq_free(struct ref_transport *tp, struct ref_srq *srq);
+/* A QP of the SRQ can take its buffers (a message may be arriving into one). */
+bool ref_verbs_srq_receiving(struct ref_transport *tp, const struct ref_srq *srq);
 #endif
 
 #endif /* REF_VERBS_H */
