@@ -5,7 +5,8 @@
    under the rules of the schema it records);
 2. the per-clause table (docs/certification/ofa-dapl-2.1.10-clauses.md) and the figures in the
    certification document (between its `generated` markers) are what
-   tools/certification-findings.py makes of the bundles today;
+   tools/certification-findings.py makes of the bundles today, and the document's table of
+   findings is what tools/ofa/findings.py --table makes of tests/ofa/repro/findings.toml;
 3. no failing provider clause lacks a finding with a reproducer (`--check`).
 
     check_committed.py            check (exit 1 on any difference)
@@ -23,6 +24,8 @@ BUNDLES = CERT / "ofa-dapl-2.1.10" / "bundles"
 TABLE = CERT / "ofa-dapl-2.1.10-clauses.md"
 DOC = CERT / "ofa-dapl-2.1.10.md"
 TOOL = REPO / "tools" / "certification-findings.py"
+FINDINGS = REPO / "tools" / "ofa" / "findings.py"
+FINDINGS_HEAD = "| finding | clauses | shows on |"
 BEGIN = "<!-- begin: generated from bundles/ by tests/certification/check_committed.py --write -->"
 END = "<!-- end: generated -->"
 TITLE = "Failing shall clauses of OFA dapl 2.1.10, per IA"
@@ -49,6 +52,20 @@ def generated_doc(text: str, figures: str) -> str:
     return head + BEGIN + "\n\n" + figures + "\n" + END + tail
 
 
+def findings_doc(text: str) -> str:
+    """text with its table of findings (the rows under FINDINGS_HEAD) as findings.py makes it."""
+    p = subprocess.run([sys.executable, str(FINDINGS), "--table"], capture_output=True,
+                       text=True, check=True)
+    lines = text.split("\n")
+    if FINDINGS_HEAD not in lines:
+        raise SystemExit(f"{DOC}: no table of findings ({FINDINGS_HEAD!r})")
+    start = end = lines.index(FINDINGS_HEAD)
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    lines[start:end] = p.stdout.rstrip("\n").split("\n")
+    return "\n".join(lines)
+
+
 def main() -> int:
     write = "--write" in sys.argv[1:]
     bs = [str(b) for b in bundles()]
@@ -65,7 +82,7 @@ def main() -> int:
     rc2, figures = tool("--summary", *bs)
     if rc or rc2:
         problems.append(f"certification-findings.py failed:\n{table}{figures}")
-    doc = generated_doc(DOC.read_text(), figures)
+    doc = findings_doc(generated_doc(DOC.read_text(), figures))
     if write:
         TABLE.write_text(table)
         DOC.write_text(doc)
@@ -74,8 +91,9 @@ def main() -> int:
             problems.append(f"{TABLE.relative_to(REPO)} is not what the bundles say: run "
                             "tests/certification/check_committed.py --write")
         if DOC.read_text() != doc:
-            problems.append(f"the figures in {DOC.relative_to(REPO)} are not what the bundles "
-                            "say: run tests/certification/check_committed.py --write")
+            problems.append(f"the figures or the findings in {DOC.relative_to(REPO)} are not what "
+                            "the bundles and tests/ofa/repro/findings.toml say: run "
+                            "tests/certification/check_committed.py --write")
     rc3, unmapped = tool("--check", *bs)
     if rc3:
         problems.append("failing clauses without a finding (docs/clauses.md, \"Failing clauses "
