@@ -18,14 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct timespec now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts;
-}
-
 static long elapsed_ms(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) * 1000L +

@@ -360,33 +360,6 @@ int ref_sock_parse_header(const uint8_t *p, struct frame *f)
 	return 0;
 }
 
-static struct timespec now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts;
-}
-
-static struct timespec deadline_after_us(uint64_t us)
-{
-	struct timespec ts = now_mono();
-
-	ts.tv_sec += (time_t)(us / 1000000);
-	ts.tv_nsec += (long)(us % 1000000) * 1000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	return ts;
-}
-
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 static void tp_wake(struct sock_tp *tp)
 {
 	ref_engine_wake(&tp->base.engine);

@@ -54,6 +54,35 @@ static inline DAT_COUNT ref_peer_read_limit(uint32_t want, DAT_COUNT own)
 	return want < (uint32_t)lim ? (DAT_COUNT)want : lim;
 }
 
+/* CLOCK_MONOTONIC times of the transports' timers (handshakes, lingers, delayed
+ * acknowledgements, flush waits). */
+static inline struct timespec now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts;
+}
+
+static inline struct timespec deadline_after_us(uint64_t us)
+{
+	struct timespec ts = now_mono();
+
+	ts.tv_sec += (time_t)(us / 1000000u);
+	ts.tv_nsec += (long)(us % 1000000u) * 1000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+static inline bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 struct ref_transport_ops;
 
 /*

@@ -151,33 +151,6 @@ static void tp_round(struct v_tp *tp);
 
 /* ---- helpers ------------------------------------------------------------------- */
 
-static struct timespec now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts;
-}
-
-static struct timespec deadline_after_us(uint64_t us)
-{
-	struct timespec ts = now_mono();
-
-	ts.tv_sec += (time_t)(us / 1000000u);
-	ts.tv_nsec += (long)(us % 1000000u) * 1000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
-}
-
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 static void tp_wake(struct v_tp *tp)
 {
 	ref_engine_wake(&tp->base.engine);
