@@ -293,15 +293,8 @@ static struct v_srq *srq_get(struct v_tp *tp, struct ref_srq *srq)
 		 * one that no live QP uses and none of whose buffers were
 		 * posted is made afresh (nothing is lost: it holds none).
 		 */
-		bool keep = false;
+		bool keep = ref_verbs_srq_receiving(&tp->base, srq);
 
-		ref_list_for_each(pos, &tp->conns) {
-			struct v_conn *c = ref_container_of(pos, struct v_conn,
-							    link);
-
-			if (!c->released && c->qp && c->srq == srq)
-				keep = true;
-		}
 		ref_list_for_each(pos, &srq->free_q)
 			if (ref_container_of(pos, struct ref_dto, link)->issued)
 				keep = true;
