@@ -171,9 +171,8 @@ static void read_refused_in_state(struct dc_ctx *t, struct subject *s, const voi
 
 	(void)arg;
 	adopt(s);
-	DC_ASSERT_RET(dat_ep_post_rdma_read(s->ep, 1, &iov, dc_cookie(71), &rem,
-					    DAT_COMPLETION_DEFAULT_FLAG),
-		      DAT_INVALID_STATE);
+	ASSERT_POST_REFUSED(s, dat_ep_post_rdma_read(s->ep, 1, &iov, dc_cookie(71), &rem,
+						     DAT_COMPLETION_DEFAULT_FLAG));
 	ASSERT_STATE_KEPT(s);
 	/* the set-up's own Send may complete here; only the refused post's
 	 * completion is the clause's (dat_ep_post_rdma_read(3DAT) RETURN VALUES) */

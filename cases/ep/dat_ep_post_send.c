@@ -488,7 +488,7 @@ static void send_refused_in_state(struct dc_ctx *t, struct subject *s, const voi
 {
 	(void)arg;
 	adopt(s);
-	DC_ASSERT_RET(post_send1(s->ep, &s->mem, 0, 64, 41), DAT_INVALID_STATE);
+	ASSERT_POST_REFUSED(s, post_send1(s->ep, &s->mem, 0, 64, 41));
 	ASSERT_STATE_KEPT(s);
 	/* the set-up's own Send may complete here; only the refused post's
 	 * completion is the clause's (dat_ep_post_send(3DAT) RETURN VALUES) */

@@ -1168,6 +1168,32 @@ static inline void assert_state_kept_at(struct dc_ctx *t, const char *file, int 
 }
 #define ASSERT_STATE_KEPT(s) assert_state_kept_at(t, __FILE__, __LINE__, (s))
 
+/*
+ * Clause: a post that the page refuses in s->state (DAT_INVALID_STATE) was
+ * refused. A post taken instead is judged by the state it met: when s->state
+ * ended on its own meanwhile in DISCONNECTED, where the request pages take a
+ * post (and flush it), the post may have come after the ending, so the case
+ * cannot tell (UNRESOLVED with what it saw); otherwise the taken post fails.
+ */
+static inline void assert_post_refused_at(struct dc_ctx *t, const char *file, int line,
+					  struct subject *s, const char *expr, DAT_RETURN got)
+{
+	DAT_EP_STATE now;
+	char b[96];
+
+	if (DAT_GET_TYPE(got) != DAT_INVALID_STATE && s->state != DAT_EP_STATE_DISCONNECTED &&
+	    (now = ep_state_at(t, file, line, s->ep, DC_FAIL)) == DAT_EP_STATE_DISCONNECTED &&
+	    state_ended_on_its_own(s, now))
+		dc_end_at(t, DC_UNRESOLVED, file, line, false,
+			  "%s returned %s, and %s ended on its own in DISCONNECTED, where the "
+			  "post is valid: which of the two states it met cannot be told",
+			  expr, dc_ret_str(got, b, sizeof(b)), state_name(s->state));
+	dc_assert_ret_at(t, file, line, expr, got, DC_FAIL, 1,
+			 (const DAT_RETURN[]){ DAT_INVALID_STATE }, DC_ANY_SUBTYPE);
+}
+#define ASSERT_POST_REFUSED(s, post) \
+	assert_post_refused_at(t, __FILE__, __LINE__, (s), #post, (post))
+
 static inline bool subject_on_passive(DAT_EP_STATE st)
 {
 	return st == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
