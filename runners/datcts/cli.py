@@ -27,7 +27,8 @@ from datcts import bench_instructions, bench_transport
 from datcts import hosts as multihost
 from datcts import layout
 from datcts import fuzz, mutate, slurm, variants
-from datcts.discovery import DiscoveryError, Filters, discover, find_binaries, split_multi
+from datcts.discovery import (DiscoveryError, Filters, discover, find_binaries, parse_shard,
+                              split_multi)
 from datcts.execute import LocalLauncher, ProcessTable, Runner
 from datcts.provider import ProviderError, resolve
 from datcts.waivers import ExpectationsError, load as load_waivers
@@ -70,6 +71,9 @@ def _add_filter_opts(p):
     g.add_argument("--page", action="append", help="man page, e.g. dat_srq_resize")
     g.add_argument("--clause", action="append", help="clause id")
     g.add_argument("-k", dest="globs", action="append", help="case id glob, e.g. 'dat_srq_*' (repeat or comma-separate)")
+    g.add_argument("--shard", metavar="I/N",
+                   help="only shard I of N (0-based): the cases whose id hashes to I; "
+                        "the N shards of a selection are disjoint and cover it")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,11 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _filters(args) -> Filters:
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     return Filters(
         areas=split_multi(args.area),
         pages=split_multi(args.page),
         clauses=split_multi(args.clause),
         globs=split_multi(args.globs),
+        shard=shard,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import fnmatch
+import hashlib
 import json
 import os
 import subprocess
@@ -124,6 +125,7 @@ class Filters:
     pages: list = field(default_factory=list)
     clauses: list = field(default_factory=list)
     globs: list = field(default_factory=list)
+    shard: tuple | None = None  # (index, count): the cases whose id hashes to index mod count
 
     def describe(self) -> dict:
         return {
@@ -131,6 +133,7 @@ class Filters:
             "page": self.pages,
             "clause": self.clauses,
             "k": self.globs,
+            "shard": [f"{self.shard[0]}/{self.shard[1]}"] if self.shard else [],
         }
 
     def match(self, c: Case) -> bool:
@@ -147,7 +150,26 @@ class Filters:
             return False
         if self.globs and not any_match(self.globs, [c.id]):
             return False
+        if self.shard and shard_of(c.id, self.shard[1]) != self.shard[0]:
+            return False
         return True
+
+
+def shard_of(case_id: str, count: int) -> int:
+    """The shard of a case among count: a hash of its id alone, so a case keeps its shard
+    whatever else is added or selected."""
+    return int.from_bytes(hashlib.sha256(case_id.encode()).digest()[:8], "big") % count
+
+
+def parse_shard(spec: str) -> tuple:
+    """'I/N' (0 <= I < N) -> (I, N)"""
+    try:
+        i, n = (int(x) for x in spec.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {spec!r}: expected I/N, e.g. 0/4") from None
+    if not 0 <= i < n:
+        raise ValueError(f"--shard {spec!r}: I must be in 0..N-1")
+    return i, n
 
 
 def split_multi(values) -> list:

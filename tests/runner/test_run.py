@@ -210,6 +210,30 @@ def test_filters(datcts, args, ids):
     assert {c["id"] for c in json.loads(r.stdout)} == ids
 
 
+def test_shards_split_a_selection(datcts):
+    """--shard I/N: N disjoint parts that together are the selection, each a case's own
+    (adding a filter does not move a case to another shard)."""
+    def ids(*args):
+        r = datcts("list", "--json", "--area", "selftest", *args)
+        assert r.rc in (0, 5), r.stderr
+        return {c["id"] for c in json.loads(r.stdout)} if r.rc == 0 else set()
+
+    whole = ids()
+    parts = [ids("--shard", f"{i}/3") for i in range(3)]
+    assert set().union(*parts) == whole
+    assert sum(len(p) for p in parts) == len(whole)
+    assert all(parts), "three shards of 30 cases, none empty"
+    narrowed = ids("-k", "selftest.hook_*", "--shard", "1/3")
+    assert narrowed == parts[1] & ids("-k", "selftest.hook_*")
+
+
+@pytest.mark.parametrize("spec", ["3/3", "x/2", "1", "-1/2"])
+def test_bad_shard_is_a_usage_error(datcts, spec):
+    r = datcts("list", "--shard", spec)
+    assert r.rc == 2
+    assert "--shard" in r.stderr
+
+
 def test_provider_library_gets_a_generated_dat_conf(datcts, fakebuild):
     lib = fakebuild / "lib" / "libdatcts-fakeprov.so"
     r = datcts("--provider", lib, "--ia", "anyname", "--instance-data", 'a "quoted" arg',

@@ -2,7 +2,8 @@
 # The verbs transport of the reference provider, inside the VM (docs/verbs.md):
 #   tools/vm/run --rdma both -- tools/vm/verbs-suite.sh BUILD_DIR OUT_DIR [full|ci|bench|dat2]
 # For each device the VM brought up (rxe0, siw0), the two devices side by side: the conformance
-# suite on IA ref-verbs-<dev> (full: every case; ci: the representative subset below; bench: none;
+# suite on IA ref-verbs-<dev> (full: every case; ci: a turning shard of the representative subset
+# below; bench: none;
 # dat2: only the DAT 2.0 build's subset below, then exit), then the DAT 2.0 build's subset, then
 # OFA's programs (and on rxe0 the OFA certification subset). Then, with nothing beside them, the
 # measurements: datbench over verbs against perftest's ib_send_lat / ib_write_bw on the same
@@ -37,6 +38,21 @@ ci_area_pages="dat_cr_*,dat_psp_*,dat_rsp_*,dat_lmr_*,dat_rmr_*,dat_pz_*"
 ci_data_pages="dat_ep_post_send,dat_ep_post_recv,dat_ep_post_rdma_read,dat_ep_post_rdma_write"
 ci_data_pages+=",dat_ep_connect,dat_ep_disconnect,dat_srq_post_recv,dat_srq_set_lw"
 ci_pages="$ci_area_pages,$ci_data_pages"
+# The ci scope runs a shard of that subset on each device (datcts run --shard I/N, a case's shard
+# a hash of its id), the devices on different shards, turning with the commit count
+# (DATCTS_VM_ROTATE, from tests/vm-suite/run.sh): every commit runs 2/N of the subset, and N
+# successive commits run every case on every device. The whole subset on both devices took
+# 1475 s per device under TCG (a fresh-clone CI run, 2026-11-28), more than half of CI's budget.
+ci_shards=${DATCTS_VM_SHARDS:-4}
+# ci_shard DEV [OFFSET]: DEV's shard this commit, as I/N
+ci_shard() {
+	local i=0 d
+	for d in $DATCTS_VM_DEVICES; do
+		[[ $d == "$1" ]] && break
+		i=$((i + 1))
+	done
+	echo "$(((${DATCTS_VM_ROTATE:-0} + ${2:-0} + i * ci_shards / 2) % ci_shards))/$ci_shards"
+}
 run_device() {
 	local dev=$1 ia=ref-verbs-$1 start=$SECONDS r=0
 	# TCG emulation is slow (ibv_reg_mr-heavy cases need the time); the
@@ -45,7 +61,11 @@ run_device() {
 		--jobs "${DATCTS_VM_JOBS:-3}" --watch-kernel-log)
 	local waivers=$repo/tests/vm-suite/waivers-$dev.toml
 	[[ -f $waivers ]] && opts+=(--expectations "$waivers")
-	[[ $scope == ci ]] && opts+=(--page "$ci_pages")
+	local what=$scope
+	if [[ $scope == ci ]]; then
+		opts+=(--page "$ci_pages" --shard "$(ci_shard "$dev")")
+		what="ci, shard $(ci_shard "$dev")"
+	fi
 	"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev" || r=1
 	local note=""
 	if ((r)); then
@@ -60,7 +80,7 @@ run_device() {
 			note=", flaky (failed, then passed alone): $again"
 		fi
 	fi
-	echo "$dev suite ($scope): $((SECONDS - start)) s, exit $r$note" >"$out/$dev.status"
+	echo "$dev suite ($what): $((SECONDS - start)) s, exit $r$note" >"$out/$dev.status"
 	return "$r"
 }
 # unwaived_failures RESULTS_JSON...: the ids of their unwaived FAIL/UNRESOLVED/CRASH/TIMEOUT
@@ -86,16 +106,18 @@ PY
 # give the same verdict there (issue 17: zero false FAILs in the 2.0 build on verbs too).
 run_device_dat2() {
 	local dev=$1 start=$SECONDS r=0 w=$out/$1-dat2-waivers.toml
-	local conf2=$build/dat2-verbs.conf pages=$ci_pages what="the ci subset"
+	local conf2=$build/dat2-verbs.conf pages=$ci_pages what="the ci subset" shard=()
 	if [[ $scope == ci ]]; then
 		[[ $dev == siw0 ]] || return 0
-		pages=$ci_data_pages what="the data-path pages of the ci subset"
+		# a shard the device's 1.2 run did not have
+		shard=(--shard "$(ci_shard "$dev" 1)")
+		pages=$ci_data_pages what="the data-path pages of the ci subset, shard $(ci_shard "$dev" 1)"
 	fi
 	[[ -f $conf2 ]] || { echo "$dev suite (DAT 2.0): no $conf2 (no DAT 2.0 build)" >"$out/$dev-dat2.status"; return 1; }
 	cat "$repo/tests/dat2/libdat2-findings.toml" >"$w"
 	[[ -f $repo/tests/vm-suite/waivers-$dev.toml ]] && cat "$repo/tests/vm-suite/waivers-$dev.toml" >>"$w"
 	local opts=(--build-dir "$build" --ia "ref-verbs-$dev" --dat-conf "$conf2" -q --timeout 180
-		--jobs "${DATCTS_VM_JOBS:-3}" --watch-kernel-log --expectations "$w" --page "$pages")
+		--jobs "${DATCTS_VM_JOBS:-3}" --watch-kernel-log --expectations "$w" --page "$pages" "${shard[@]}")
 	"$repo/bin/datcts" run "${opts[@]}" --out "$out/$dev-dat2" || r=1
 	local note=""
 	if ((r)); then
@@ -147,10 +169,13 @@ device_chain() {
 		flock "$out/.ofa-programs.lock" \
 			"$repo/tools/vm/ofa.sh" "$build" "$out" "$out/$dev-ofa.status" programs "$dev" || r=1
 		if [[ $dev == rxe0 ]]; then
+			# in the ci scope, half of it, the halves turning with the commit count
+			local half=()
+			[[ $scope == ci ]] && half=(--shard "$((${DATCTS_VM_ROTATE:-0} % 2))/2")
 			"$repo/tools/vm/certify-ofa.sh" "$build" "$out/certify-ofa" ofa-v2-cma-rxe0 -- \
 				--timeout 60 --jobs 3 --page 'dat_srq_*,dat_ep_recv_query,dat_ep_set_watermark' \
-				--expectations "$repo/tests/vm-suite/ofa-waivers-cma-rxe0.toml" || r=1
-			sed 's/^/ofa certification subset: /' "$out/certify-ofa/summary.txt" >"$out/certify-ofa.status"
+				"${half[@]}" --expectations "$repo/tests/vm-suite/ofa-waivers-cma-rxe0.toml" || r=1
+			sed "s|^|ofa certification subset${half[1]:+, shard ${half[1]}}: |" "$out/certify-ofa/summary.txt" >"$out/certify-ofa.status"
 		fi
 	fi
 	return "$r"
@@ -204,6 +229,7 @@ export DAT_OVERRIDE=$conf
 # the guest's clock source: where it is not the TSC (an emulated HPET), every clock read of a
 # poll loop costs microseconds
 echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')" >>"$bench"
+bench_start=$SECONDS
 bench_rounds=3
 [[ $scope == ci ]] && bench_rounds=1
 export DATCTS_VM_BENCH_ROUNDS=$bench_rounds	# tools/vm/ofa.sh perf
@@ -255,5 +281,6 @@ if [[ "${DATCTS_VM_OFA:-1}" == 1 ]]; then
 		"$repo/tools/vm/ofa.sh" "$build" "$out" "$bench" perf "$dev" || rc=1
 	done
 fi
+echo "measurements: $((SECONDS - bench_start)) s; the whole job in the VM: $SECONDS s" >>"$bench"
 cat "$bench"
 exit "$rc"
