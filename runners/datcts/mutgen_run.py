@@ -38,7 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from datcts import handmut, mutgen
+from datcts import handmut, mutgen, tce
 from datcts.discovery import discover, find_binaries, split_multi
 from datcts.execute import (SUPERVISOR_GRACE_S, LocalLauncher, ProcessTable, Runner,
                             communicate_supervised, normalize, synthesized)
@@ -47,7 +47,9 @@ from datcts.provider import parse_dat_conf, resolve, write_dat_conf
 
 SCHEMA = "datcts-generated-mutants/1"
 COVERAGE_SCHEMA = "datcts-coverage-map/1"
-STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed")
+# identical: the mutant compiles to its file's original object code (tce.py), settled
+# without a run and out of the score
+STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed", "identical")
 # LEAK: the case passed, but LeakSanitizer found memory its process lost
 # (the asan configuration, leak_verdict below)
 # RACE: the case passed, but ThreadSanitizer saw a data race in its process
@@ -131,6 +133,11 @@ def add_arguments(p) -> None:
                    help="with --trust-triage: still run N of the mutants triaged equivalent "
                         "or unspecified (drawn with --seed); one that is killed is a triage "
                         "error and fails the run")
+    g.add_argument("--identical-code", choices=("triaged", "all", "none"), default=None,
+                   help="compile mutants alone and settle those whose object code is the "
+                        "original's without a run (trivial compiler equivalence): the triaged "
+                        "ones a run re-checks (default: not with --trust-triage), all selected, "
+                        "or none")
     g.add_argument("--source-dir",
                    help="source tree to mutate (default: the tree bin/datcts belongs to)")
     g.add_argument("--config", action="append",
@@ -145,7 +152,7 @@ def add_arguments(p) -> None:
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
-                  "threshold", "triage", "trust_triage", "recheck_triaged", "source_dir",
+                  "threshold", "triage", "trust_triage", "recheck_triaged", "identical_code", "source_dir",
                   "config")
 
 
@@ -940,8 +947,10 @@ SETUP_CALL = re.compile(r"\bset-up (dat_[a-z_]+)")
 def score(counts: dict, excluded: int) -> float | None:
     """Detected over everything that could be: killed and timed-out (a hang is
     a detection, as TIMEOUT in the hand-written kill matrix) over all mutants
-    but the build-failed and those triaged equivalent or unspecified."""
-    total = sum(counts.values()) - counts.get("build-failed", 0) - excluded
+    but the build-failed, the identical and those triaged equivalent or
+    unspecified."""
+    total = sum(counts.values()) - counts.get("build-failed", 0) - counts.get("identical", 0) \
+        - excluded
     if total <= 0:
         return None
     return round(100.0 * (counts.get("killed", 0) + counts.get("timed-out", 0)) / total, 2)
@@ -956,7 +965,7 @@ DETECTED = ("killed", "timed-out")
 
 
 def excluded_by_triage(r: dict) -> bool:
-    return r["status"] not in ("build-failed",) + DETECTED and \
+    return r["status"] not in ("build-failed", "identical") + DETECTED and \
         (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS
 
 
@@ -1309,6 +1318,24 @@ def cmd_generated(args, cases_dir_for) -> int:
     dat_entry = {"ia": setup.ia, "instance_data": setup.instance_data or "", "api": api}
     runner = CaseRunner(env, args.timeout, args.jobs, quiet)
 
+    # 0. identical code: before the mutant build, which moves the mutants' offsets
+    t0 = time.monotonic()
+    mode = args.identical_code or ("none" if args.trust_triage else "triaged")
+    compiled = {}
+    candidates = selected if mode == "all" else \
+        [m for m in selected if m.id in triage] if mode == "triaged" else []
+    if candidates:
+        try:
+            compiled = tce.identical(root, lambda rel: command_for(commands, root, rel),
+                                     candidates, args.jobs, tce.default_cache())
+        except RuntimeError as e:
+            raise GeneratedError(str(e)) from e
+    identical_ids = {mid for mid, same in compiled.items() if same}
+    tce_s = time.monotonic() - t0
+    if candidates:
+        say(f"identical code: {len(identical_ids)} of {len(candidates)} mutant(s) compiled "
+            f"alone ({mode}) compile to the original's object code ({tce_s:.1f} s)")
+
     # 1. coverage and baseline
     t0 = time.monotonic()
     cov = coverage_map(args, root, out, cases, runner, dat_entry, say)
@@ -1370,6 +1397,8 @@ def cmd_generated(args, cases_dir_for) -> int:
             elif t:
                 trusted.append(m)
         todo = [m for m in todo if m.id not in triage]
+        in_config = [m for m in in_config if m.id not in identical_ids]
+        trusted = [m for m in trusted if m.id not in identical_ids]
         # a trusted claim is re-checked now and then: some excluded mutants
         # of the sample run anyway, and a kill among them fails the run
         excluded = sorted((m for m in trusted if triage[m.id]["kind"] in EXCLUDING_KINDS),
@@ -1378,6 +1407,8 @@ def cmd_generated(args, cases_dir_for) -> int:
             excluded, min(getattr(args, "recheck_triaged", 0) or 0, len(excluded)))
         trusted = [m for m in trusted if m not in recheck]
         todo += recheck
+    settled = [m for m in todo if m.id in identical_ids]
+    todo = [m for m in todo if m.id not in identical_ids]
 
     killers = Killers()
 
@@ -1429,6 +1460,13 @@ def cmd_generated(args, cases_dir_for) -> int:
                    cases_reaching=len(reaching(m, cov)), cases_valid=0,
                    reason=f"triaged {triage[m.id]['kind']}: not re-run (--trust-triage)")
         results.append(rec)
+    for m in settled:
+        rec = m.listing()
+        rec.update(status="identical", runs=[], killed_by=[], kill_states=[],
+                   cases_reaching=len(reaching(m, cov)), cases_valid=0,
+                   reason="compiles alone to its file's original object code: no case "
+                          "can tell it apart (trivial compiler equivalence)")
+        results.append(rec)
     for m in selected:
         if m.id in failed_ids:
             rec = m.listing()
@@ -1448,6 +1486,9 @@ def cmd_generated(args, cases_dir_for) -> int:
     wrong_triage = triage_errors(results)
     untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
     unreached = [r["id"] for r in results if r["status"] == "not-reached" and not r.get("triage")]
+    # a mutant triaged as one a case could kill, that compiles to the original's code
+    identical_gaps = [r["id"] for r in results if r["status"] == "identical" and
+                      (r.get("triage") or {}).get("kind") in ("gap", "killed-in-config")]
     doc = {
         "schema": SCHEMA,
         "run": {"argv": sys.argv, "build_dir": str(build_dir), "source_dir": str(root),
@@ -1458,6 +1499,8 @@ def cmd_generated(args, cases_dir_for) -> int:
                 "configs": configs_s,
                 "elapsed_s": round(runs_s, 1), "coverage_s": round(coverage_s, 1),
                 "build_s": round(build_s, 1), "mutant_runs_s": round(time.monotonic() - t0, 1),
+                "identical_code": mode, "identical_code_s": round(tce_s, 1),
+                "compiled_alone": len(candidates),
                 "case_runs": runner.runs, "cases": len(cases),
                 "trust_triage": bool(args.trust_triage), "not_rerun": len(trusted),
                 "in_config_only": len(in_config),
@@ -1466,8 +1509,10 @@ def cmd_generated(args, cases_dir_for) -> int:
                     **counts, "excluded_by_triage": excluded, "score": total_score,
                     "untriaged_survivors": len(untriaged),
                     "untriaged_not_reached": len(unreached), "stale_triages": len(stale),
-                    "triage_errors": len(wrong_triage)},
+                    "triage_errors": len(wrong_triage),
+                    "identical_gaps": len(identical_gaps)},
         "triage_errors": wrong_triage,
+        "identical_gaps": identical_gaps,
         "files": summarise(results),
         "stale_triages": stale,
         "untriaged_survivors": untriaged,
@@ -1491,7 +1536,8 @@ def text_summary(doc: dict) -> str:
     s, run = doc["summary"], doc["run"]
     lines = [f"generated mutants: {s['selected']} selected of {s['generated']}: "
              f"{s['killed']} killed, {s['survived']} survived, {s['not-reached']} not reached, "
-             f"{s['timed-out']} timed out, {s['build-failed']} build-failed; score "
+             f"{s['timed-out']} timed out, {s['build-failed']} build-failed, "
+             f"{s.get('identical', 0)} identical code; score "
              f"{s['score'] if s['score'] is not None else '-'} % "
              f"({s['excluded_by_triage']} excluded by triage)",
              f"  {run['elapsed_s']} s in all: coverage {run['coverage_s']} s, build "
@@ -1506,6 +1552,13 @@ def text_summary(doc: dict) -> str:
         lines.append(f"  triage error: {e['id']} is triaged {e['kind']} but was {e['status']}"
                      + (f" by {e['killed_by']}" if e.get("killed_by") else "")
                      + ": counted as detected; fix the triage")
+    for mid in doc.get("identical_gaps") or []:
+        lines.append(f"  triage note: {mid} is triaged as a gap a case could close, but it "
+                     "compiles to the original's code: no case can kill it; triage it "
+                     "equivalent")
+    if run.get("compiled_alone"):
+        lines.append(f"  identical code ({run['identical_code']}): {s.get('identical', 0)} of "
+                     f"{run['compiled_alone']} compiled alone, {run['identical_code_s']} s")
     for name, c in (run.get("configs") or {}).items():
         lines.append(f"  config {name}: {c['mutants_run']} mutant(s) still alive ran the "
                      f"cases new to them there, {c['killed']} killed "

@@ -112,3 +112,14 @@ def test_report_has_generated_section_only_with_its_json(tmp_path):
     assert "gone:call-del:1:abcdef" in html                       # stale triage shown
     assert "call-del:1:222222" not in html.split('id="generated-mutants"')[1].split(
         "<details>")[0]                                           # killed: not a survivor row
+
+
+def test_generated_section_says_identical_code(tmp_path):
+    results = tmp_path / "results.json"
+    results.write_text(REF_RUN.read_text())
+    a = Analysis(catalog_mod.load(DEFAULT_CATALOG), json.loads(REF_RUN.read_text()))
+    doc = dict(GENERATED, summary=dict(GENERATED["summary"], identical=7))
+    (tmp_path / "generated-mutants.json").write_text(json.dumps(doc))
+    html = write_report(a, tmp_path / "report.html", results).read_text()
+    assert "7 compile to the original's object code" in html
+    assert "and the 7 of identical code" in html

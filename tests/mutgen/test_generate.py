@@ -1,6 +1,7 @@
 """Each operator's mutants on a small fixture, id stability, and the mutant
 schemata: it compiles, and DATCTS_GENMUT switches one mutant on at run time."""
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -281,3 +282,48 @@ def test_state_only_mutants_use_is_left_alone(cindex):
     got = pairs(generate(cindex), "mutant_state")
     assert got == {("s->live = 0", "(void)0"), ("0", "(0 + 1)"), ("0", "(0 - 1)"),
                    ("s->live = 2", "(void)0"), ("2", "(2 + 1)"), ("2", "(2 - 1)")}
+
+
+TCE_SOURCE = """\
+static void nothing(void)
+{
+}
+
+int decide(int a)
+{
+	nothing();
+	if (a < 10)
+		return 1;
+	return 0;
+}
+"""
+
+
+def test_identical_code_settles_only_what_compiles_the_same(cindex, tmp_path):
+    """tce.identical: a mutant that compiles to the original's object code
+    (a call to an empty function removed) is identical; one that changes a
+    decision is not; the digests are cached for the next run."""
+    from datcts import tce
+
+    path = tmp_path / "tce.c"
+    path.write_text(TCE_SOURCE)
+    mutants = mutgen.generate(path, ARGS, "tce.c", ["call-del", "rel-boundary"], cindex)
+    kinds = {m.operator: m for m in mutants}
+    assert set(kinds) == {"call-del", "rel-boundary"}, [m.id for m in mutants]
+    entry = {"directory": str(tmp_path), "file": str(path),
+             "command": f"cc -std=c11 -O2 -g -Wall -Werror -o tce.o -c {path}"}
+    cache = tmp_path / "cache.json"
+    first = tce.identical(tmp_path, lambda rel: entry, mutants, 2, cache)
+    assert first == {kinds["call-del"].id: True, kinds["rel-boundary"].id: False}
+    assert len(json.loads(cache.read_text())) == 3    # the original and two mutants
+    assert tce.identical(tmp_path, lambda rel: entry, mutants, 2, cache) == first
+    # the mutated text keeps the original's lines
+    m = kinds["rel-boundary"]
+    assert tce.mutated(path.read_bytes(), m).count(b"\n") == TCE_SOURCE.count("\n")
+
+
+def test_score_leaves_out_identical_code():
+    counts = {"killed": 6, "survived": 2, "identical": 3}
+    assert mutgen_run.score(counts, 0) == round(100 * 6 / 8, 2)
+    assert not mutgen_run.excluded_by_triage({"status": "identical",
+                                              "triage": {"kind": "equivalent"}})
