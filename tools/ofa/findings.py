@@ -13,6 +13,7 @@ nothing is no longer a finding, and the finding has to be revisited.
 IAs its entry lists (among the --ia given), with --expect absent one of the --ia; the k-th
 finding takes the (N + k)-th of them, so that N counting up (the VM job's ci scope gives the
 commit count) walks every (finding, IA) pair over successive commits. Without it, all of them.
+--shard I/N: only the findings whose place k in the manifest (counted from 0) is I modulo N.
 Exit status 0 when every reproducer answered as expected, 1 otherwise.
 """
 
@@ -111,13 +112,25 @@ def main(argv=None) -> int:
                          "a second try runs alone")
     ap.add_argument("--rotate", type=int, metavar="N",
                     help="each finding on one of its IAs, the (N + k)-th for the k-th finding")
+    ap.add_argument("--shard", metavar="I/N",
+                    help="only the k-th findings with k modulo N equal to I (0-based)")
     ap.add_argument("--allow-cannot", action="store_true",
                     help="with --expect absent: CANNOT passes too (a device on which the "
                          "reproducer cannot reach its calls; never SHOWS)")
     a = ap.parse_args(argv)
+    shard = None
+    if a.shard:
+        try:
+            shard = tuple(int(x) for x in a.shard.split("/"))
+            if len(shard) != 2 or not 0 <= shard[0] < shard[1]:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--shard {a.shard}: expected I/N with 0 <= I < N")
     bad = 0
     runs = []   # (finding name, binary, ia), in the order they are reported
     for k, f in enumerate(load()):
+        if shard and k % shard[1] != shard[0]:
+            continue
         binary = a.build / "bin" / "ofa-repro" / f["name"]
         if not binary.exists():
             print(f"{f['name']}: no reproducer binary {binary}")
