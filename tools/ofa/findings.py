@@ -28,6 +28,9 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "runners"))
+from datcts.discovery import parse_shard  # noqa: E402  (datcts run's --shard I/N)
+
 MANIFEST = REPO / "tests" / "ofa" / "repro" / "findings.toml"
 DOCS = REPO / "docs" / "certification" / "ofa-dapl-2.1.10"
 ANSWER = {0: "SHOWS", 1: "ABSENT", 77: "CANNOT"}
@@ -118,14 +121,10 @@ def main(argv=None) -> int:
                     help="with --expect absent: CANNOT passes too (a device on which the "
                          "reproducer cannot reach its calls; never SHOWS)")
     a = ap.parse_args(argv)
-    shard = None
-    if a.shard:
-        try:
-            shard = tuple(int(x) for x in a.shard.split("/"))
-            if len(shard) != 2 or not 0 <= shard[0] < shard[1]:
-                raise ValueError
-        except ValueError:
-            ap.error(f"--shard {a.shard}: expected I/N with 0 <= I < N")
+    try:
+        shard = parse_shard(a.shard) if a.shard else None
+    except ValueError as e:
+        ap.error(str(e))
     bad = 0
     runs = []   # (finding name, binary, ia), in the order they are reported
     for k, f in enumerate(load()):

@@ -44,14 +44,19 @@ ci_pages="$ci_area_pages,$ci_data_pages"
 # successive commits run every case on every device. The whole subset on both devices took
 # 1475 s per device under TCG (a fresh-clone CI run, 2026-11-28), more than half of CI's budget.
 ci_shards=${DATCTS_VM_SHARDS:-4}
-# ci_shard DEV: DEV's shard this commit, as I/N
-ci_shard() {
+rotation=${DATCTS_VM_ROTATE:-0}
+# device_index DEV: DEV's place among the VM's devices (0, 1)
+device_index() {
 	local i=0 d
 	for d in $DATCTS_VM_DEVICES; do
 		[[ $d == "$1" ]] && break
 		i=$((i + 1))
 	done
-	echo "$(((${DATCTS_VM_ROTATE:-0} + i * ci_shards / 2) % ci_shards))/$ci_shards"
+	echo "$i"
+}
+# ci_shard DEV: DEV's shard this commit, as I/N
+ci_shard() {
+	echo "$(((rotation + $(device_index "$1") * ci_shards / 2) % ci_shards))/$ci_shards"
 }
 run_device() {
 	local dev=$1 ia=ref-verbs-$1 start=$SECONDS r=0
@@ -110,7 +115,7 @@ run_device_dat2() {
 	if [[ $scope == ci ]]; then
 		[[ $dev == siw0 ]] || return 0
 		# an eighth, turning with the commit count (a quarter took 245 s in CI, 2026-11-28)
-		local part="$(((${DATCTS_VM_ROTATE:-0} + 1) % 8))/8"
+		local part="$(((rotation + 1) % 8))/8"
 		shard=(--shard "$part")
 		pages=$ci_data_pages what="the data-path pages of the ci subset, shard $part"
 	fi
@@ -168,8 +173,9 @@ device_chain() {
 		# one device's programs at a time: they use fixed ports (dtest's address exchange on TCP
 		# 15828); side by side, rxe0's dtest client found no server there. In the ci scope one
 		# device's per commit, the devices in turn (255-314 s each in CI, 2026-11-28).
-		local devs=($DATCTS_VM_DEVICES)
-		if [[ $scope != ci || $dev == "${devs[$((${DATCTS_VM_ROTATE:-0} % ${#devs[@]}))]}" ]]; then
+		local ndev
+		ndev=$(wc -w <<<"$DATCTS_VM_DEVICES")
+		if [[ $scope != ci ]] || (($(device_index "$dev") == rotation % ndev)); then
 			flock "$out/.ofa-programs.lock" \
 				"$repo/tools/vm/ofa.sh" "$build" "$out" "$out/$dev-ofa.status" programs "$dev" || r=1
 		else
@@ -178,7 +184,7 @@ device_chain() {
 		if [[ $dev == rxe0 ]]; then
 			# in the ci scope a quarter of it, turning with the commit count (half took 312 s)
 			local part=()
-			[[ $scope == ci ]] && part=(--shard "$((${DATCTS_VM_ROTATE:-0} % 4))/4")
+			[[ $scope == ci ]] && part=(--shard "$((rotation % 4))/4")
 			"$repo/tools/vm/certify-ofa.sh" "$build" "$out/certify-ofa" ofa-v2-cma-rxe0 -- \
 				--timeout 60 --jobs 3 --page 'dat_srq_*,dat_ep_recv_query,dat_ep_set_watermark' \
 				"${part[@]}" --expectations "$repo/tests/vm-suite/ofa-waivers-cma-rxe0.toml" || r=1
@@ -200,7 +206,7 @@ if [[ "${DATCTS_VM_OFA:-1}" == 1 && $scope != bench ]]; then
 	rotate=()
 	# DATCTS_VM_ROTATE: the commit count, from tests/vm-suite/run.sh on the host
 	# and half of the findings (297 s for all of them in CI, 2026-11-28), the halves in turn
-	[[ $scope == ci ]] && rotate=(--rotate "${DATCTS_VM_ROTATE:-0}" --shard "$((${DATCTS_VM_ROTATE:-0} % 2))/2")
+	[[ $scope == ci ]] && rotate=(--rotate "$rotation" --shard "$((rotation % 2))/2")
 	findings_ias=()
 	for dev in $DATCTS_VM_DEVICES; do
 		findings_ias+=(--ia "ofa-v2-cma-$dev")
