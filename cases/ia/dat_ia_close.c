@@ -1087,7 +1087,8 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
  * Runs cycle() warm times, then short and long times more, and fails when
  * the long run grows the heap in proportion: at least per_cycle bytes a
  * cycle, in each of its halves, and more than 3 times the growth of the
- * short run.  Open descriptors must not grow either.
+ * short run, and a second long run grows it by as much in each half again.
+ * Open descriptors must not grow either.
  *
  * A cycle that connects takes as long as the provider's connection set-up,
  * which no page bounds (dat_ep_connect(3DAT)): the first warm-up cycle is
@@ -1098,7 +1099,7 @@ static void churn_cycle(struct dc_ctx *t, void *buf, DAT_VLEN len)
 static void fit_cycles(struct dc_ctx *t, double cycle_ms, int *warm, int *shrt, int *lng)
 {
 	double budget = 0.6 * (double)dc_remaining_ms(t);
-	int all = *warm + *shrt + *lng;
+	int all = *warm + *shrt + 2 * *lng;	/* the long run may be repeated */
 	double scale = cycle_ms > 0 ? budget / (cycle_ms * all) : 1.0;
 
 	if (scale >= 1.0)
@@ -1114,13 +1115,30 @@ static void fit_cycles(struct dc_ctx *t, double cycle_ms, int *warm, int *shrt, 
 		"%d warm-up, %d short and %d long cycles instead", cycle_ms, *warm, *shrt, *lng);
 }
 
+/* Runs cycle() n times; the heap's growth over each half into *ga and *gb. */
+static void heap_growth_over(struct dc_ctx *t, void (*cycle)(struct dc_ctx *t, void *arg),
+			     void *arg, int n, long *ga, long *gb)
+{
+	size_t h0 = heap_in_use(), hm, h1;
+
+	for (int i = 0; i < n / 2; i++)
+		cycle(t, arg);
+	hm = heap_in_use();
+	for (int i = n / 2; i < n; i++)
+		cycle(t, arg);
+	h1 = heap_in_use();
+	*ga = (long)hm - (long)h0;
+	*gb = (long)h1 - (long)hm;
+}
+
 static void heap_flat_over(struct dc_ctx *t, const char *what,
 			   void (*cycle)(struct dc_ctx *t, void *arg), void *arg,
 			   int warm, int shrt, int lng, long per_cycle)
 {
-	size_t h0, h1, hm, h2;
-	long g1, g2, ga, gb;
-	int fds0, fds;
+	size_t h0, h1;
+	long g1, g2, ga, gb, ca = 0, cb = 0;
+	int fds0, fds, ran;
+	bool kept;
 
 	if (!heap_measurable())
 		DC_UNRESOLVED("neither mallinfo2 nor a sanitizer's statistics see this "
@@ -1139,17 +1157,10 @@ static void heap_flat_over(struct dc_ctx *t, const char *what,
 	for (int i = 0; i < shrt; i++)
 		cycle(t, arg);
 	h1 = heap_in_use();
-	for (int i = 0; i < lng / 2; i++)
-		cycle(t, arg);
-	hm = heap_in_use();
-	for (int i = lng / 2; i < lng; i++)
-		cycle(t, arg);
-	h2 = heap_in_use();
-	fds = proc_count("/proc/self/fd");
+	heap_growth_over(t, cycle, arg, lng, &ga, &gb);
+	ran = shrt + lng;
 	g1 = (long)h1 - (long)h0;
-	g2 = (long)h2 - (long)h1;
-	ga = (long)hm - (long)h1;
-	gb = (long)h2 - (long)hm;
+	g2 = ga + gb;
 	dc_note(t, "heap in use: %zu after %d warm-up cycles, %+ld after %d more, %+ld after %d more "
 		"(%+ld, then %+ld)", h0, warm, g1, shrt, g2, lng, ga, gb);
 	/*
@@ -1157,13 +1168,28 @@ static void heap_flat_over(struct dc_ctx *t, const char *what,
 	 * run; one step of the allocator's own (an arena or cache grown once,
 	 * more likely when the machine is loaded) lands in one half only.
 	 */
-	DC_ASSERT(!(g2 >= per_cycle * lng && g2 > 3 * g1 && ga >= per_cycle * (lng / 2) &&
-		    gb >= per_cycle * (lng - lng / 2)),
+	kept = g2 >= per_cycle * lng && g2 > 3 * g1 && ga >= per_cycle * (lng / 2) &&
+	       gb >= per_cycle * (lng - lng / 2);
+	/*
+	 * And it keeps growing it over a second long run, where growth that
+	 * levels off does not: a loaded CI machine once saw the reference
+	 * provider's heap grow by 80 bytes a cycle over the short run and by 39
+	 * over the long one, which stays under the bound here.
+	 */
+	if (kept) {
+		heap_growth_over(t, cycle, arg, lng, &ca, &cb);
+		ran += lng;
+		dc_note(t, "heap in use over %d cycles more: %+ld, then %+ld", lng, ca, cb);
+		kept = ca >= per_cycle * (lng / 2) && cb >= per_cycle * (lng - lng / 2);
+	}
+	fds = proc_count("/proc/self/fd");
+	DC_ASSERT(!kept,
 		  "the heap grew by %ld bytes over %d %s cycles "
-		  "(%ld a cycle; %ld, then %ld in its halves; %ld over the %d before): memory is "
-		  "kept for every cycle", g2, lng, what, g2 / lng, ga, gb, g1, shrt);
+		  "(%ld a cycle; %ld, then %ld in its halves; %ld over the %d before), and by %ld, "
+		  "then %ld over %d more: memory is kept for every cycle",
+		  g2, lng, what, g2 / lng, ga, gb, g1, shrt, ca, cb, lng);
 	DC_ASSERT(fds <= fds0, "open descriptors grew from %d to %d over %d cycles",
-		  fds0, fds, shrt + lng);
+		  fds0, fds, ran);
 }
 
 enum { CHURN_LEN = 4096 };
