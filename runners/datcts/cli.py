@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cases run in parallel (default: number of CPUs)")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds per case (default: 30)")
+    p.add_argument("--batch", type=int, default=8, metavar="N",
+                   help="short single-node cases of one binary started N at a time by one "
+                        "supervisor, which still forks each alone (default: 8; 1: one "
+                        "supervisor per case)")
     p.add_argument("--out", default="out", help="output directory (default: ./out)")
     p.add_argument("--resume", action="store_true",
                    help="keep the results in OUT/results.jsonl and run only the rest")
@@ -230,6 +234,8 @@ def cmd_run(args) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if getattr(args, "batch", 1) < 1:
+        raise UsageError("--batch must be 1 or more")
     warnings: list = []
     waivers, expired = {}, {}
     if args.expectations:
@@ -320,7 +326,7 @@ def _run_with(args, hostrun, build_dir, out_dir, warnings, waivers, expired) -> 
                          resume=args.resume, waivers=waivers, meta=meta,
                          progress=progress, warnings=warnings,
                          tool={"git_revision": rev, "git_dirty": dirty},
-                         kernel_log=kernel_log)
+                         kernel_log=kernel_log, batch=getattr(args, "batch", 1))
     got_signal = {"n": None}
 
     def on_term(signum, frame):

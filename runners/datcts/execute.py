@@ -115,6 +115,38 @@ def communicate_supervised(procs: "ProcessTable", p: subprocess.Popen,
         procs.remove(p)
 
 
+def result_line(line: str, ids) -> dict | None:
+    """The result a case binary printed on `line` for one of `ids`, else None."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(obj, dict) and obj.get("id") in ids and "state" in obj:
+        return obj
+    return None
+
+
+def stream_supervised(procs: "ProcessTable", p: subprocess.Popen, timeout: float,
+                      on_line) -> bool:
+    """Hands each line of a started case binary's stdout to on_line as it
+    comes; kills its process group when it overruns `timeout` (then returns
+    True); in `procs` meanwhile.  Its stderr is read to the end and dropped."""
+    procs.add(p)
+    guard = threading.Timer(timeout, kill_group, [p])
+    guard.start()
+    try:
+        for raw in p.stdout:
+            on_line(raw.decode(errors="replace"))
+        p.stderr.read()
+        p.wait()
+        return not guard.is_alive()
+    finally:
+        guard.cancel()
+        p.stdout.close()
+        p.stderr.close()
+        procs.remove(p)
+
+
 class LocalLauncher:
     """Starts case binaries on this host.  The launchers of datcts.hosts
     (local, netns, ssh) provide the same start() and host name, plus
@@ -146,6 +178,10 @@ class Runner:
     # `launcher` for both).  The multi-host placement plugs in here.
     placement: dict = field(default_factory=dict)
 
+    # One supervisor may run several single-node cases (run_batch); a runner
+    # that places cases on other hosts runs each alone.
+    batches = True
+
     # ---- single node ----
 
     def run(self, case: Case) -> dict:
@@ -171,12 +207,7 @@ class Runner:
         dur = (time.monotonic() - t0) * 1000.0
         result = None
         for line in out.decode(errors="replace").splitlines():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict) and obj.get("id") == case.id and "state" in obj:
-                result = obj
+            result = result_line(line, (case.id,)) or result
         stderr = err.decode(errors="replace")
         if result is None:
             result = self._no_result(case, p.returncode, timed_out, dur, stderr)
@@ -189,6 +220,45 @@ class Runner:
         if result is not None:
             result["hosts"] = [launcher.host]
         return normalize(case, result)
+
+    def run_batch(self, cases: list, on_result=None) -> dict:
+        """Single-node cases of one case binary through one supervisor
+        (``--run ID ID ...``): it forks each case from the same process, one
+        after the other, with the case timeout each, exactly as for one ID, so
+        a case sees what it would alone; the batch saves the binary's start
+        per case.  Each result is handed to on_result(case, result) as its
+        line arrives.  Returns id -> result (None: interrupted).  A case the
+        supervisor gives no result for (it could not start it, died, or
+        overran the batch's time) runs again alone, so a crash, a hang or a
+        supervisor's complaint is judged as without the batch."""
+        on_result = on_result or (lambda case, r: None)
+        by_id = {c.id: c for c in cases}
+        assert all(c.binary == cases[0].binary and not c.two_node for c in cases)
+        results: dict = {}
+
+        def line(text: str) -> None:
+            obj = result_line(text, by_id)
+            if obj is None:
+                return
+            case = by_id[obj["id"]]
+            results[case.id] = normalize(case, dict(obj, hosts=[self.launcher.host]))
+            on_result(case, results[case.id])
+
+        argv = [cases[0].binary, "--run", *by_id, "--timeout", f"{self.timeout:g}"]
+        try:
+            p = self.launcher.start(argv, stdin=subprocess.DEVNULL)
+        except OSError:
+            p = None
+        if p is not None:
+            stream_supervised(self.procs, p, len(cases) * self.timeout + SUPERVISOR_GRACE_S,
+                              line)
+        for c in cases:
+            if c.id in results:
+                continue
+            results[c.id] = None if self.procs.stopping else self.run_single(c)
+            if results[c.id] is not None:
+                on_result(c, results[c.id])
+        return results
 
     def _no_result(self, case, rc, timed_out, dur, stderr) -> dict:
         if self.procs.stopping:

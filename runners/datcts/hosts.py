@@ -757,6 +757,8 @@ class HostsRunner(Runner):
     of a cluster) and two-node cases in every direction of the placement,
     merging them into one result per case."""
 
+    batches = False
+
     def __init__(self, hosts: list[Host], single_on, directions: list, timeout: float,
                  procs):
         self.hosts = {h.spec.name: h for h in hosts}

@@ -41,7 +41,8 @@ from pathlib import Path
 from datcts import handmut, mutgen, tce
 from datcts.discovery import discover, find_binaries, split_multi
 from datcts.execute import (SUPERVISOR_GRACE_S, LocalLauncher, ProcessTable, Runner,
-                            communicate_supervised, normalize, synthesized)
+                            communicate_supervised, normalize, result_line,
+                            synthesized)
 from datcts.mutate import MutateError
 from datcts.provider import parse_dat_conf, resolve, write_dat_conf
 
@@ -562,14 +563,12 @@ class CaseRunner:
         p = LocalLauncher(env).start(argv, stdin=subprocess.DEVNULL)
         out, _, overran = communicate_supervised(self.procs, p,
                                                  len(cases) * timeout + SUPERVISOR_GRACE_S)
+        ids = {c.id for c in cases}
         got = {}
         for line in out.decode(errors="replace").splitlines():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict) and "state" in obj:
-                got[obj.get("id")] = obj
+            obj = result_line(line, ids)
+            if obj is not None:
+                got[obj["id"]] = obj
         results = []
         for c in cases:
             r = got.get(c.id)

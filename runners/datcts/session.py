@@ -60,6 +60,23 @@ def longest_first(cases: list, ms: dict[str, float]) -> list:
     return sorted(cases, key=lambda c: -ms.get(c.id, 0.0))
 
 
+def batched(order: list, ms: dict[str, float], size: int) -> list[list]:
+    """The cases in `order` as units of work: each case the durations table
+    names (a long one) and each two-node case alone; the rest, consecutive
+    single-node cases of one binary, in batches of up to `size`
+    (Runner.run_batch).  The order is kept."""
+    units: list[list] = []
+    for c in order:
+        last = units[-1] if units else None
+        if (size > 1 and not c.two_node and not ms.get(c.id) and last
+                and len(last) < size and not last[0].two_node
+                and not ms.get(last[0].id) and last[0].binary == c.binary):
+            last.append(c)
+        else:
+            units.append([c])
+    return units
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -214,12 +231,18 @@ class Progress:
 class RunSession:
     def __init__(self, *, cases: list, runner: Runner, jobs: int, out_dir: Path,
                  resume: bool, waivers: dict, meta: dict, progress: Progress,
-                 warnings: list, tool: dict | None = None, kernel_log=None):
+                 warnings: list, tool: dict | None = None, kernel_log=None,
+                 batch: int = 1):
         self.cases = cases
         # datcts.kernel_log.KernelLog when the run watches the kernel's log
         self.kernel_log = kernel_log
         self.runner = runner
         self.jobs = max(1, jobs)
+        # cases per supervisor (Runner.run_batch; 1: each case alone); alone
+        # too while the kernel's log is watched: a fault is charged to the
+        # cases that ran while it came, which must be one case's own time
+        self.batch = (max(1, batch) if getattr(runner, "batches", False)
+                      and kernel_log is None else 1)
         self.out_dir = out_dir
         self.expected_ms = expected_durations(out_dir)
         self.journal = Journal(out_dir, resume)
@@ -251,31 +274,47 @@ class RunSession:
             return
         self.pool = cf.ThreadPoolExecutor(max_workers=self.jobs,
                                           thread_name_prefix="datcts")
+        todo = []
         for c in longest_first(self.cases, self.expected_ms):
             if c.id in self.resumed:
                 f = cf.Future()
-                f.set_result(self.results[c.id])
+                f.set_result({c.id: self.results[c.id]})
                 self.futures[c.id] = f
                 self.progress.result(annotate(self.results[c.id], self.waivers), resumed=True)
             else:
-                self.futures[c.id] = self.pool.submit(self._run_one, c)
+                todo.append(c)
+        for unit in batched(todo, self.expected_ms, self.batch):
+            f = self.pool.submit(self._run_unit, unit)
+            for c in unit:
+                self.futures[c.id] = f
 
-    def _run_one(self, case: Case):
+    def _run_unit(self, unit: list) -> dict:
+        """id -> result of each case of the unit that has one (not one the
+        interrupt ended); each is journaled and shown as soon as it comes."""
+        done: dict = {}
         if self.runner.procs.stopping:
-            return None
+            return done
+        if len(unit) > 1:
+            self.runner.run_batch(unit, lambda case, r: self._finished(case, r, done))
+            return done
         t0 = time.monotonic()
         self.runner.procs.started_here()
-        r = self.runner.run(case)
+        r = self.runner.run(unit[0])
         sessions = self.runner.procs.started_here()
-        if r is None or self.runner.procs.stopping and r["state"] != "PASS":
-            # Ended by the interrupt: not a result of the provider.
-            return None
-        if self.kernel_log is not None and r["state"] not in ("PASS", "UNSUPPORTED"):
+        if r is not None and self.kernel_log is not None and \
+                r["state"] not in ("PASS", "UNSUPPORTED"):
             # the kernel faulted while the case ran: its failure is the device's
             fault = self.kernel_log.fault_between(t0, time.monotonic(), sessions,
                                                   self.runner.procs.started)
             if fault:
                 r["device_fault"] = fault
+        self._finished(unit[0], r, done)
+        return done
+
+    def _finished(self, case: Case, r: dict | None, done: dict) -> None:
+        if r is None or self.runner.procs.stopping and r["state"] != "PASS":
+            # Ended by the interrupt: not a result of the provider.
+            return
         self.journal.append(r)
         with self._lock:
             self.results[case.id] = r
@@ -283,10 +322,10 @@ class RunSession:
         self.progress.result(annotate(r, self.waivers))
         if due:
             self.write_json(complete=False)
-        return r
+        done[case.id] = r
 
     def wait(self, case_id: str):
-        return self.futures[case_id].result()
+        return self.futures[case_id].result().get(case_id)
 
     def stop(self) -> None:
         """Interrupt: end running cases, drop queued ones."""

@@ -62,6 +62,23 @@ def test_every_case_is_reported_with_its_state(full_run):
     assert got == EXPECTED, full_run.stderr
 
 
+def test_cases_alone_or_batched_give_the_same_results(full_run, fakebuild, tmp_path):
+    """--batch 1 starts a supervisor per case; the default runs several
+    through one, which forks each alone: crashes, hangs and output alike."""
+    import subprocess
+
+    out = tmp_path / "alone"
+    proc = subprocess.run(
+        datcts_cmd("run", "--build-dir", fakebuild, "--out", out, "--timeout", HANG_TIMEOUT,
+                   "--jobs", "2", "--batch", "1"),
+        capture_output=True, text=True, env=datcts_env(), timeout=300)
+    alone = Run(proc, out)
+    assert alone.rc == full_run.rc
+    keys = ("state", "message", "signal", "file", "line", "output")
+    assert {i: [r.get(k) for k in keys] for i, r in alone.results.items()} == \
+        {i: [r.get(k) for k in keys] for i, r in full_run.results.items()}
+
+
 def test_exit_code_reflects_failures(full_run):
     assert full_run.rc == 1
 
@@ -256,3 +273,29 @@ def test_missing_build_is_a_usage_error(datcts, tmp_path):
     r = datcts("run", "--build-dir", tmp_path / "nothing", "--out", tmp_path / "o", build=False)
     assert r.rc == 2
     assert "no datcts-cases-* binaries" in r.stderr
+
+
+def test_a_case_a_batch_leaves_without_result_runs_alone(tmp_path):
+    """A supervisor that dies in the middle of a batch: the cases it gave a
+    result for keep it, the rest run again, each with a supervisor of its own."""
+    from datcts.discovery import Case
+    from datcts.execute import LocalLauncher, ProcessTable, Runner
+
+    binary = tmp_path / "datcts-cases-fake"
+    binary.write_text(
+        "#!/bin/sh\n"
+        "# --run ID [ID ...] --timeout T: a result for the first ID, then the\n"
+        "# supervisor dies when it was given more than one\n"
+        "how=alone; [ \"$3\" = --timeout ] || how=batched\n"
+        "printf '{\"id\":\"%s\",\"state\":\"PASS\",\"message\":\"%s\"}\\n' \"$2\" \"$how\"\n"
+        "[ $how = alone ] || kill -9 $$\n")
+    binary.chmod(0o755)
+    cases = [Case(id=f"fake.{n}", page="fake", area="fake", clauses=(f"fake.{n}",),
+                  summary="", requires=(), two_node=False, file="", line=0,
+                  binary=str(binary), no_ia=False, needs=()) for n in ("a", "b", "c")]
+    seen = []
+    runner = Runner(LocalLauncher(dict(os.environ)), 5.0, ProcessTable())
+    got = runner.run_batch(cases, lambda case, r: seen.append((case.id, r["message"])))
+    assert {i: r["message"] for i, r in got.items()} == {
+        "fake.a": "batched", "fake.b": "alone", "fake.c": "alone"}
+    assert seen == [("fake.a", "batched"), ("fake.b", "alone"), ("fake.c", "alone")]

@@ -5,12 +5,12 @@ import json
 
 from datcts.bench_instructions import CALLS, COUNT_RE, TOTAL_RE, TRIGGER_RE
 from datcts.discovery import Case
-from datcts.session import expected_durations, longest_first, results_json_text
+from datcts.session import batched, expected_durations, longest_first, results_json_text
 
 
-def _case(cid: str) -> Case:
+def _case(cid: str, binary: str = "b", two_node: bool = False) -> Case:
     return Case(id=cid, page=cid.split(".")[0], area="x", clauses=(cid,), summary="",
-                requires=(), two_node=False, file="", line=0, binary="b", no_ia=False,
+                requires=(), two_node=two_node, file="", line=0, binary=binary, no_ia=False,
                 needs=())
 
 
@@ -28,6 +28,16 @@ def test_longest_first_keeps_discovery_order_otherwise():
     cases = [_case(c) for c in ("p.one", "p.two", "p.long", "p.three", "p.mid")]
     order = [c.id for c in longest_first(cases, {"p.long": 2000.0, "p.mid": 300.0})]
     assert order == ["p.long", "p.mid", "p.one", "p.two", "p.three"]
+
+
+def test_batches_hold_short_single_node_cases_of_one_binary():
+    cases = [_case("p.long"), _case("p.a"), _case("p.b"), _case("p.c"),
+             _case("p.two", two_node=True), _case("p.d"), _case("q.a", binary="q"),
+             _case("q.b", binary="q"), _case("p.e")]
+    units = [[c.id for c in u] for u in batched(cases, {"p.long": 900.0}, 2)]
+    assert units == [["p.long"], ["p.a", "p.b"], ["p.c"], ["p.two"], ["p.d"],
+                     ["q.a", "q.b"], ["p.e"]]
+    assert [[c.id for c in u] for u in batched(cases, {}, 1)] == [[c.id] for c in cases]
 
 
 def test_results_json_text_is_the_document_one_result_a_line():
