@@ -4,7 +4,8 @@ Runs the trivial cases of <build>/bench/datcts-cases-bench many times,
 --jobs at a time, through the same engine as ``datcts run`` (runner process
 spawn, the case binary's supervisor, the case process, IA open and query,
 teardown, result parsing; for two-node cases also the second process and
-the relay), and reports wall time per case.  It also times one whole
+the relay), and reports wall time per case, also with the single-node
+case --batch at a time through one supervisor.  It also times one whole
 ``datcts run`` of a single case, the fixed cost of an invocation."""
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 from datcts.discovery import find_binaries, list_binary
-from datcts.execute import LocalLauncher, ProcessTable, Runner
+from datcts.execute import (SUPERVISOR_GRACE_S, LocalLauncher, ProcessTable, Runner,
+                            result_line, stream_supervised)
 from datcts.provider import resolve
 
 GOALS_MS = {"bench.single": 20.0, "bench.two_node": 50.0, "bench.two_node_connect": 50.0}
@@ -37,17 +39,39 @@ def _mean_phase(results, key):
     return statistics.mean(vals) if vals else None
 
 
-def measure(runner: Runner, case, count: int, jobs: int) -> dict:
+def measure(runner: Runner, case, count: int, jobs: int, batch: int = 1) -> dict:
+    """`count` runs of `case`, `jobs` at a time; with `batch` > 1 that many
+    a supervisor (``--run ID ID ...``, as ``datcts run --batch``)."""
+    def batch_of_runs(_) -> list:
+        got: list = []
+
+        def line(text: str) -> None:
+            r = result_line(text, (case.id,))
+            if r is not None:
+                got.append(r)
+
+        p = runner.launcher.start([case.binary, "--run", *[case.id] * batch,
+                                   "--timeout", f"{runner.timeout:g}"],
+                                  stdin=subprocess.DEVNULL)
+        stream_supervised(runner.procs, p, batch * runner.timeout + SUPERVISOR_GRACE_S, line)
+        return got
+
+    def runs(_) -> list:
+        return [runner.run(case)] if batch == 1 else batch_of_runs(_)
+
     for _ in range(min(2, count)):  # warm the page cache and the loader
-        runner.run(case)
+        runs(_)
+    units = max(1, count // batch)
     t0 = time.monotonic()
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
-        results = list(ex.map(lambda _: runner.run(case), range(count)))
+        results = [r for unit in ex.map(runs, range(units)) for r in unit]
     wall = time.monotonic() - t0
+    count = units * batch
     states = Counter(r["state"] for r in results)
     bad = [r for r in results if r["state"] != "PASS"]
     return {
         "case": case.id,
+        "batch": batch,
         "count": count,
         "jobs": jobs,
         "wall_s": round(wall, 4),
@@ -80,6 +104,9 @@ def bench_overhead(args) -> int:
         if args.connect:
             ids.append("bench.two_node_connect")
         rows = [measure(runner, cases[i], args.count, args.jobs) for i in ids]
+        if args.batch > 1:
+            rows.insert(1, measure(runner, cases["bench.single"], args.count, args.jobs,
+                                   args.batch))
 
         # The fixed cost of one `datcts run` invocation (start-up, discovery,
         # pytest, JUnit), measured on a single trivial case.
@@ -110,7 +137,11 @@ def bench_overhead(args) -> int:
                 phases.append(f"IA open {r['mean_ia_open_ms']:.2f} ms")
             if r["mean_teardown_ms"] is not None:
                 phases.append(f"teardown {r['mean_teardown_ms']:.2f} ms")
-            print(f"  {LABELS.get(r['case'], r['case']):<34} {r['ms_per_case']:7.2f} ms/case"
+            label = LABELS.get(r["case"], r["case"])
+            if r["batch"] > 1:
+                label = f"single-node, {r['batch']} a supervisor"
+                verdict = ""
+            print(f"  {label:<34} {r['ms_per_case']:7.2f} ms/case"
                   f"  (one case alone: {r['mean_case_ms']:.2f} ms; {', '.join(phases)}){verdict}")
             if r["first_problem"]:
                 print(f"    not all runs passed: {r['states']}; first: {r['first_problem']}")

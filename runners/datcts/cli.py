@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_provider_opts(p)
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--count", type=int, default=200, help="runs of each kind (default: 200)")
+    p.add_argument("--batch", type=int, default=8, metavar="N",
+                   help="also the single-node case N at a time through one supervisor, as "
+                        "datcts run --batch (default: 8; 1: not)")
     p.add_argument("--timeout", type=float, default=30.0)
     p.add_argument("--connect", action="store_true",
                    help="also time a two-node case that makes a real connection")

@@ -50,8 +50,8 @@ def test_bench_overhead_runs(fakebuild, tmp_path):
         capture_output=True, text=True, env=datcts_env(), timeout=120, cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     rep = json.loads(p.stdout)
-    kinds = {k["case"]: k for k in rep["kinds"]}
-    assert set(kinds) == {"bench.single", "bench.two_node"}
+    kinds = {(k["case"], k["batch"]): k for k in rep["kinds"]}
+    assert set(kinds) == {("bench.single", 1), ("bench.single", 8), ("bench.two_node", 1)}
     for k in kinds.values():
         assert k["states"] == {"PASS": 8}
         assert k["ms_per_case"] > 0
