@@ -31,7 +31,6 @@ import datetime as dt
 import fnmatch
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -49,6 +48,9 @@ STATUSES = ("killed", "killed-other", "survived", "no-case")
 # does not apply to the provider as it is (UNSUPPORTED) - a mutant that
 # changes the provider's attributes can make it apply, and then fail.
 VALID_BASELINE = ("PASS", "UNSUPPORTED")
+# single-node cases of one binary run at most this many through one
+# supervisor under one mutant (Runner.run_batch, as datcts run --batch)
+BATCH = 8
 
 
 class MutateError(Exception):
@@ -224,10 +226,20 @@ class Executor:
                 env[VARIANT_VAR] = self.variants[mutant]
         return env
 
-    def _one(self, mutant: str | None, case: Case) -> dict:
+    def _unit(self, mutant: str | None, cases: list) -> list:
+        """Records of `cases` under `mutant`: one case alone, several
+        single-node cases of one binary through one supervisor
+        (Runner.run_batch, as datcts run --batch)."""
         t0 = time.monotonic()
-        r = self._runner(mutant).run(case)
-        dur = time.monotonic() - t0
+        runner = self._runner(mutant)
+        if len(cases) == 1:
+            got = {cases[0].id: runner.run(cases[0])}
+        else:
+            got = runner.run_batch(cases)
+        dur = (time.monotonic() - t0) / len(cases)
+        return [self._record(mutant, c, got.get(c.id), dur) for c in cases]
+
+    def _record(self, mutant: str | None, case: Case, r: dict | None, dur: float) -> dict:
         if r is None:  # interrupted
             return None
         rec = {"mutant": mutant, "id": case.id, "state": r["state"],
@@ -247,11 +259,21 @@ class Executor:
         if not tasks:
             return []
         out = [None] * len(tasks)
+        units: list = []   # [(mutant, [(index, case)])]
+        for i, (m, c) in enumerate(tasks):
+            last = units[-1] if units else None
+            if (last and last[0] == m and len(last[1]) < BATCH and not c.two_node
+                    and not last[1][0][1].two_node and last[1][0][1].binary == c.binary):
+                last[1].append((i, c))
+            else:
+                units.append((m, [(i, c)]))
         with cf.ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            futs = {pool.submit(self._one, m, c): i for i, (m, c) in enumerate(tasks)}
+            futs = {pool.submit(self._unit, m, [c for _, c in unit]): [i for i, _ in unit]
+                    for m, unit in units}
             try:
                 for f in cf.as_completed(futs):
-                    out[futs[f]] = f.result()
+                    for i, rec in zip(futs[f], f.result()):
+                        out[i] = rec
             except KeyboardInterrupt:
                 self.procs.stop_all()
                 for f in futs:

@@ -127,7 +127,7 @@ def test_figures_per_subject():
     assert subject_figures(results, levels, subjects, cases, False)["registry"]["shall_unproven"] == []
 
 
-def test_one_keeps_clause_at(tmp_path, monkeypatch):
+def test_record_keeps_clause_at(tmp_path, monkeypatch):
     """The record of a run keeps the result's clause_at, so a FAIL of a case
     of several clauses proves only the clause whose check missed."""
     from datcts import mutate
@@ -142,13 +142,50 @@ def test_one_keeps_clause_at(tmp_path, monkeypatch):
     ex = mutate.Executor({}, 1.0, 1, tmp_path / "j.jsonl", True)
     monkeypatch.setattr(ex, "_runner", lambda m: FakeRunner())
     c = case("p.ab", ["p.a", "p.b"])
-    r = ex._one("m", c)
+    [r] = ex._unit("m", [c])
     ex.close()
     assert r["clause_at"] == at
     m = classify(dict(M), [c], {"p.ab": r}, {}, {"p.ab": rec("PASS")}, {"p.ab": c},
                  {"p.a": "shall", "p.b": "shall"})
     assert m["clauses_killed"] == ["p.b"]
     assert m["clauses_detected_only"] == ["p.a"]
+
+
+def test_cases_of_one_mutant_and_binary_share_a_supervisor(tmp_path, monkeypatch):
+    """Single-node cases of one binary under one mutant go through one
+    supervisor (run_batch); two-node cases, another binary or another mutant
+    start a unit of their own; the records keep the tasks' order."""
+    from dataclasses import replace
+
+    from datcts import mutate
+
+    units = []
+
+    class FakeRunner:
+        def __init__(self, m):
+            self.m = m
+
+        def run(self, c):
+            units.append((self.m, [c.id]))
+            return dict(rec("PASS"), id=c.id)
+
+        def run_batch(self, cs):
+            units.append((self.m, [c.id for c in cs]))
+            return {c.id: dict(rec("FAIL"), id=c.id) for c in cs}
+
+    a, b, d = case("p.a", ["p.a"]), case("p.b", ["p.b"]), case("p.d", ["p.d"])
+    two = replace(case("p.two", ["p.two"]), two_node=True)
+    other = replace(case("q.a", ["q.a"]), binary="q")
+    ex = mutate.Executor({}, 1.0, 1, tmp_path / "j.jsonl", True)
+    monkeypatch.setattr(ex, "_runner", FakeRunner)
+    tasks = [("m", a), ("m", b), ("m", two), ("m", d), ("m", other), ("n", a), ("n", b)]
+    out = ex.run(tasks)
+    ex.close()
+    assert [(r["mutant"], r["id"], r["state"]) for r in out] == [
+        ("m", "p.a", "FAIL"), ("m", "p.b", "FAIL"), ("m", "p.two", "PASS"),
+        ("m", "p.d", "PASS"), ("m", "q.a", "PASS"), ("n", "p.a", "FAIL"), ("n", "p.b", "FAIL")]
+    assert sorted(units) == sorted([("m", ["p.a", "p.b"]), ("m", ["p.two"]), ("m", ["p.d"]),
+                                    ("m", ["q.a"]), ("n", ["p.a", "p.b"])])
 
 
 def test_a_variant_mutant_is_judged_against_its_variant(tmp_path):
