@@ -130,15 +130,18 @@ def stream_supervised(procs: "ProcessTable", p: subprocess.Popen, timeout: float
                       on_line) -> bool:
     """Hands each line of a started case binary's stdout to on_line as it
     comes; kills its process group when it overruns `timeout` (then returns
-    True); in `procs` meanwhile.  Its stderr is read to the end and dropped."""
+    True); in `procs` meanwhile.  Its stderr is drained meanwhile (so that a
+    full pipe cannot stop it) and dropped."""
     procs.add(p)
     guard = threading.Timer(timeout, kill_group, [p])
     guard.start()
+    drain = threading.Thread(target=p.stderr.read, daemon=True)
+    drain.start()
     try:
         for raw in p.stdout:
             on_line(raw.decode(errors="replace"))
-        p.stderr.read()
         p.wait()
+        drain.join()
         return not guard.is_alive()
     finally:
         guard.cancel()
