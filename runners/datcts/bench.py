@@ -42,7 +42,7 @@ def _mean_phase(results, key):
 def measure(runner: Runner, case, count: int, jobs: int, batch: int = 1) -> dict:
     """`count` runs of `case`, `jobs` at a time; with `batch` > 1 that many
     a supervisor (``--run ID ID ...``, as ``datcts run --batch``)."""
-    def batch_of_runs(_) -> list:
+    def batch_of_runs() -> list:
         got: list = []
 
         def line(text: str) -> None:
@@ -57,7 +57,7 @@ def measure(runner: Runner, case, count: int, jobs: int, batch: int = 1) -> dict
         return got
 
     def runs(_) -> list:
-        return [runner.run(case)] if batch == 1 else batch_of_runs(_)
+        return [runner.run(case)] if batch == 1 else batch_of_runs()
 
     for _ in range(min(2, count)):  # warm the page cache and the loader
         runs(_)
@@ -81,7 +81,7 @@ def measure(runner: Runner, case, count: int, jobs: int, batch: int = 1) -> dict
         "mean_teardown_ms": _mean_phase(results, "teardown_ms"),
         "states": dict(states),
         "first_problem": (bad[0]["state"] + ": " + bad[0]["message"]) if bad else None,
-        "goal_ms": GOALS_MS.get(case.id),
+        "goal_ms": GOALS_MS.get(case.id) if batch == 1 else None,
     }
 
 
@@ -140,7 +140,6 @@ def bench_overhead(args) -> int:
             label = LABELS.get(r["case"], r["case"])
             if r["batch"] > 1:
                 label = f"single-node, {r['batch']} a supervisor"
-                verdict = ""
             print(f"  {label:<34} {r['ms_per_case']:7.2f} ms/case"
                   f"  (one case alone: {r['mean_case_ms']:.2f} ms; {', '.join(phases)}){verdict}")
             if r["first_problem"]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as dt
 import fnmatch
+import itertools
 import json
 import os
 import sys
@@ -39,6 +40,7 @@ from pathlib import Path
 from datcts.discovery import Case, discover, find_binaries, split_multi
 from datcts.execute import LocalLauncher, ProcessTable, Runner
 from datcts.provider import resolve
+from datcts.session import batched
 
 SCHEMA = "datcts-mutants/1"
 KILL_STATES = ("FAIL", "CRASH", "TIMEOUT")
@@ -260,13 +262,11 @@ class Executor:
             return []
         out = [None] * len(tasks)
         units: list = []   # [(mutant, [(index, case)])]
-        for i, (m, c) in enumerate(tasks):
-            last = units[-1] if units else None
-            if (last and last[0] == m and len(last[1]) < BATCH and not c.two_node
-                    and not last[1][0][1].two_node and last[1][0][1].binary == c.binary):
-                last[1].append((i, c))
-            else:
-                units.append((m, [(i, c)]))
+        for m, run in itertools.groupby(enumerate(tasks), key=lambda t: t[1][0]):
+            run = [(i, c) for i, (_, c) in run]
+            for unit in batched([c for _, c in run], {}, BATCH):
+                units.append((m, run[:len(unit)]))
+                run = run[len(unit):]
         with cf.ThreadPoolExecutor(max_workers=self.jobs) as pool:
             futs = {pool.submit(self._unit, m, [c for _, c in unit]): [i for i, _ in unit]
                     for m, unit in units}
