@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * handle.c - the process-wide table of live DAT objects, the handle
- * allocator, and the handle-generic entry points (dat_set_consumer_context,
+ * handle.c - the handle allocator (slabs of slots that say whether their
+ * object is live, and of which type), handle validation and IA pins, and
+ * the handle-generic entry points (dat_set_consumer_context,
  * dat_get_consumer_context, dat_get_handle_type).
  *
- * Validation never dereferences a handle that is not in the table: NULL,
- * freed, foreign and wrong-type handles give DAT_INVALID_HANDLE with the
- * subtype of the expected type.  Freed handle memory is kept (never given
- * back to malloc) with its first word still pointing at the dispatch table,
- * because libdat reads that word before the provider sees the handle.
+ * Validation reads nothing at an address that is not a slot of one of our
+ * slabs, and takes no global lock: NULL, freed, foreign and wrong-type
+ * handles give DAT_INVALID_HANDLE with the subtype of the expected type.
+ * Freed handle memory is kept (never given back to the system) with its
+ * first word still pointing at the dispatch table, because libdat reads
+ * that word before the provider sees the handle.
  */
 #include "ref.h"
-#include "refmap.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * In a sanitizer build a pooled block is poisoned while it waits in the
@@ -24,77 +26,244 @@
  */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/lsan_interface.h>
 #define POOL_POISON(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
 #define POOL_UNPOISON(p, n)	ASAN_UNPOISON_MEMORY_REGION(p, n)
+#define SLAB_SCANNED(p, n)	__lsan_register_root_region(p, n)
+#define SLAB_UNSCANNED(p, n)	__lsan_unregister_root_region(p, n)
 #else
 #define POOL_POISON(p, n)	((void)(p), (void)(n))
 #define POOL_UNPOISON(p, n)	((void)(p), (void)(n))
+#define SLAB_SCANNED(p, n)	((void)(p), (void)(n))
+#define SLAB_UNSCANNED(p, n)	((void)(p), (void)(n))
 #endif
 
-/* ---- allocator ------------------------------------------------------------ */
+/* ---- slabs ------------------------------------------------------------------ */
 
 /*
- * Size classes of 64 bytes up to 8 KiB; bigger objects come from calloc
- * and go back to free (none of the provider's objects is that big).  A
- * freed block waits in a FIFO until REF_QUARANTINE more blocks of its
- * class were freed, so a stale handle does not alias a new object soon.
+ * Every handle object lives in a slot of a slab: 64 KiB of memory,
+ * 64 KiB-aligned, cut into slots of one power-of-two size (a 32-byte
+ * header, then the object).  Slabs are never given back while the library
+ * is loaded, so a slot stays readable whatever happens to its object, and
+ * a map from 64 KiB granules to slot sizes, written under pool.lock and
+ * read without any lock, says whether an address is ours before anything
+ * at it is read.  That is how a handle is checked without a global lock:
+ * the granule map, then the slot boundary, then the live state and type in
+ * the slot's header.  A freed slot waits in its class's FIFO until
+ * REF_QUARANTINE more slots of the class were freed, so a stale handle
+ * does not alias a new object soon.
  */
-#define REF_CLASS_SIZE	64
-#define REF_CLASSES	128
+#define REF_SLAB_SHIFT	16
+#define REF_SLAB_SIZE	((size_t)1 << REF_SLAB_SHIFT)
+#define REF_SLOT_SHIFT	6	/* class c: slots of 64 << c bytes */
+#define REF_CLASSES	9	/* up to 16 KiB (the IA, the biggest: ~2.5) */
 #define REF_QUARANTINE	32
-#define REF_HDR_MAGIC	0x52454648u	/* "REFH" */
-#define REF_CLASS_BIG	0xffffu
+#define REF_SLOT_LIVE	0x100u		/* hdr.state: live | its DAT_HANDLE_TYPE */
 
 struct ref_hdr {
-	uint32_t cls;
-	uint32_t magic;
+	uint32_t state;		/* 0 free, else REF_SLOT_LIVE | type (atomic) */
+	uint32_t pins;		/* of an IA slot: ref_obj_acquire holders */
+	struct ref_ia *ia;	/* the object's IA while live (atomic) */
 	struct ref_hdr *next;	/* free FIFO link */
+	uint64_t cls;
 };
 
-_Static_assert(sizeof(struct ref_hdr) == 16, "keeps objects 16-aligned");
+_Static_assert(sizeof(struct ref_hdr) == 32, "keeps objects 16-aligned");
+
+/* Granule (address >> REF_SLAB_SHIFT, 48-bit addresses) -> slot size: 12/10/10 bits. */
+#define MAP_L1	12
+#define MAP_L2	10
+#define MAP_L3	10
+struct map_leaf { uint32_t slot_size[1u << MAP_L3]; };
+struct map_mid { struct map_leaf *leaf[1u << MAP_L2]; };
+static struct map_mid *granules[1u << MAP_L1];
 
 static struct {
 	pthread_mutex_t lock;
-	struct ref_hdr *head[REF_CLASSES], *tail[REF_CLASSES];
+	struct ref_hdr *head[REF_CLASSES], *tail[REF_CLASSES];	/* freed */
 	unsigned int nfree[REF_CLASSES];
+	struct ref_hdr *fresh[REF_CLASSES];	/* never used yet */
+	struct owned {
+		void *mem;
+		bool slab;	/* mapped, REF_SLAB_SIZE */
+	} *owned;			/* slabs and map nodes, for the destructor */
+	size_t nowned, cap;
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void *ref_obj_alloc(size_t size)
+static size_t slot_size(size_t cls)
 {
-	struct ref_hdr *h = NULL;
-	size_t cls;
+	return (size_t)1 << (REF_SLOT_SHIFT + cls);
+}
 
-	if (!size)
-		size = 1;
-	cls = (size + REF_CLASS_SIZE - 1) / REF_CLASS_SIZE;
-	if (cls >= REF_CLASSES) {
-		h = calloc(1, sizeof(*h) + size);
-		if (!h)
+/*
+ * Inlined into the data path's handle check (ref_obj_acquire): a call
+ * there costs as much as the check.
+ */
+#define HOT static inline __attribute__((always_inline))
+
+/* The header of the slot whose object @h is, or NULL: @h is not ours. */
+HOT struct ref_hdr *hdr_of(const void *h)
+{
+	uintptr_t addr = (uintptr_t)h;
+	uintptr_t g = addr >> REF_SLAB_SHIFT;
+	const struct map_mid *mid;
+	const struct map_leaf *leaf;
+	uint32_t slot;
+
+	if (g >> (MAP_L1 + MAP_L2 + MAP_L3))
+		return NULL;
+	mid = __atomic_load_n(&granules[g >> (MAP_L2 + MAP_L3)],
+			      __ATOMIC_ACQUIRE);
+	if (!mid)
+		return NULL;
+	leaf = __atomic_load_n(&mid->leaf[(g >> MAP_L3) & ((1u << MAP_L2) - 1)],
+			       __ATOMIC_ACQUIRE);
+	if (!leaf)
+		return NULL;
+	slot = __atomic_load_n(&leaf->slot_size[g & ((1u << MAP_L3) - 1)],
+			       __ATOMIC_ACQUIRE);
+	/* slots are aligned to their size: the object is 32 bytes into one */
+	if (!slot || (addr & (slot - 1)) != sizeof(struct ref_hdr))
+		return NULL;
+	return (struct ref_hdr *)(addr - sizeof(struct ref_hdr));
+}
+
+/*
+ * Zeroed memory that stays until the library is unloaded (handles_release):
+ * @size bytes from malloc, or with @slab a slab of its own mapping,
+ * REF_SLAB_SIZE-aligned.  Slabs are mapped, not taken from malloc, so that
+ * they leave malloc's arenas as they were: a consumer that measures its
+ * heap across cycles (dat_ia_close.no_memory_growth) sees malloc's use, and
+ * 64 KiB-aligned blocks cut out of the heap moved it by a few bytes a cycle.
+ * pool.lock held.
+ */
+static void *owned_alloc(size_t size, bool slab)
+{
+	void *mem;
+
+	if (pool.nowned == pool.cap) {
+		size_t cap = pool.cap ? 2 * pool.cap : 16;
+		struct owned *grow = realloc(pool.owned, cap * sizeof(*grow));
+
+		if (!grow)
 			return NULL;
-		h->cls = REF_CLASS_BIG;
-		h->magic = REF_HDR_MAGIC;
-		return h + 1;
+		pool.owned = grow;
+		pool.cap = cap;
 	}
-	pthread_mutex_lock(&pool.lock);
+	if (slab) {
+		/* twice the size, then the unaligned ends unmapped */
+		char *map = mmap(NULL, 2 * REF_SLAB_SIZE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t head;
+
+		if (map == MAP_FAILED)
+			return NULL;
+		head = -(uintptr_t)map & (REF_SLAB_SIZE - 1);
+		if (head)
+			munmap(map, head);
+		munmap(map + head + REF_SLAB_SIZE, REF_SLAB_SIZE - head);
+		mem = map + head;
+		/* LeakSanitizer looks for pointers in malloc's blocks, not in mappings */
+		SLAB_SCANNED(mem, REF_SLAB_SIZE);
+	} else {
+		mem = calloc(1, size);
+		if (!mem)
+			return NULL;
+	}
+	pool.owned[pool.nowned++] = (struct owned){ mem, slab };
+	return mem;
+}
+
+/* Enters the slab at @base, of slots of @slot bytes, in the map.  pool.lock held. */
+static bool map_slab(void *base, size_t slot)
+{
+	uintptr_t g = (uintptr_t)base >> REF_SLAB_SHIFT;
+	struct map_mid **midp = &granules[g >> (MAP_L2 + MAP_L3)];
+	struct map_leaf **leafp;
+
+	if (g >> (MAP_L1 + MAP_L2 + MAP_L3))
+		return false;
+	if (!*midp) {
+		struct map_mid *mid = owned_alloc(sizeof(*mid), false);
+
+		if (!mid)
+			return false;
+		__atomic_store_n(midp, mid, __ATOMIC_RELEASE);
+	}
+	leafp = &(*midp)->leaf[(g >> MAP_L3) & ((1u << MAP_L2) - 1)];
+	if (!*leafp) {
+		struct map_leaf *leaf = owned_alloc(sizeof(*leaf), false);
+
+		if (!leaf)
+			return false;
+		__atomic_store_n(leafp, leaf, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&(*leafp)->slot_size[g & ((1u << MAP_L3) - 1)],
+			 (uint32_t)slot, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* A new slab of class @cls, its slots on the class's fresh list.  pool.lock held. */
+static bool slab_grow(size_t cls)
+{
+	size_t slot = slot_size(cls);
+	char *mem = owned_alloc(REF_SLAB_SIZE, true);
+
+	if (!mem || !map_slab(mem, slot))
+		return false;
+	for (size_t off = REF_SLAB_SIZE; off > 0;) {
+		struct ref_hdr *h = (struct ref_hdr *)(mem + (off -= slot));
+
+		h->cls = cls;
+		h->next = pool.fresh[cls];
+		pool.fresh[cls] = h;
+		/* as a freed slot: only the provider pointer readable */
+		POOL_POISON((char *)(h + 1) + sizeof(DAT_PROVIDER *),
+			    slot - sizeof(*h) - sizeof(DAT_PROVIDER *));
+	}
+	return true;
+}
+
+/*
+ * A freed slot is handed out again once REF_QUARANTINE more of its class
+ * were freed after it; until then a fresh slot is taken (a new slab when
+ * none is left).  pool.lock held.
+ */
+static struct ref_hdr *slot_take(size_t cls)
+{
+	struct ref_hdr *h;
+
 	if (pool.nfree[cls] > (REF_QUARANTINE)) {
 		h = pool.head[cls];
 		pool.head[cls] = h->next;
 		if (!pool.head[cls])
 			pool.tail[cls] = NULL;
 		pool.nfree[cls]--;
+		return h;
 	}
+	if (!pool.fresh[cls] && !slab_grow(cls))
+		return NULL;
+	h = pool.fresh[cls];
+	pool.fresh[cls] = h->next;
+	return h;
+}
+
+void *ref_obj_alloc(size_t size)
+{
+	struct ref_hdr *h;
+	size_t cls = 0;
+
+	while (cls < REF_CLASSES && slot_size(cls) < sizeof(*h) + size)
+		cls++;
+	if (cls == REF_CLASSES || ref_obj_alloc_fails())
+		return NULL;	/* too big for any class, or out of memory */
+	pthread_mutex_lock(&pool.lock);
+	h = slot_take(cls);
 	pthread_mutex_unlock(&pool.lock);
-	if (h) {
-		POOL_UNPOISON(h + 1, cls * REF_CLASS_SIZE);
-		memset(h + 1, 0, cls * REF_CLASS_SIZE);
-	} else {
-		h = calloc(1, sizeof(*h) + cls * REF_CLASS_SIZE);
-		if (!h)
-			return NULL;
-	}
-	h->cls = (uint32_t)cls;
-	h->magic = REF_HDR_MAGIC;
-	h->next = NULL;
+	if (!h)
+		return NULL;
+	POOL_UNPOISON(h + 1, slot_size(cls) - sizeof(*h));
+	memset(h + 1, 0, slot_size(cls) - sizeof(*h));
 	return h + 1;
 }
 
@@ -105,20 +274,17 @@ void ref_obj_free(void *obj)
 
 	if (!obj)
 		return;
-	h = (struct ref_hdr *)obj - 1;
-	if (h->magic != REF_HDR_MAGIC)
+	h = hdr_of(obj);
+	if (!h)
 		return;		/* not ours: leak rather than corrupt */
-	if (h->cls == REF_CLASS_BIG) {
-		h->magic = 0;
-		free(h);
-		return;
-	}
 	cls = h->cls;
-	/* Keep the provider pointer (first word); clear the rest. */
-	memset((char *)obj + sizeof(DAT_PROVIDER *), 0,
-	       cls * REF_CLASS_SIZE - sizeof(DAT_PROVIDER *));
+	/*
+	 * The provider pointer (first word) stays: libdat reads it.  Under
+	 * AddressSanitizer the rest is poisoned until the slot is taken again
+	 * (and cleared then).
+	 */
 	POOL_POISON((char *)obj + sizeof(DAT_PROVIDER *),
-		    cls * REF_CLASS_SIZE - sizeof(DAT_PROVIDER *));
+		    slot_size(cls) - sizeof(*h) - sizeof(DAT_PROVIDER *));
 	pthread_mutex_lock(&pool.lock);
 	h->next = NULL;
 	if (pool.tail[cls])
@@ -130,31 +296,43 @@ void ref_obj_free(void *obj)
 	pthread_mutex_unlock(&pool.lock);
 }
 
-/* ---- the live table ---------------------------------------------------------- */
+/* ---- live objects -------------------------------------------------------------- */
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long live_objects;	/* atomic */
+static pthread_mutex_t pins_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pins_cond = PTHREAD_COND_INITIALIZER;
-static struct ref_map table;	/* key: object address; value: the object */
 
-static struct ref_obj *table_find(DAT_HANDLE h)
+static uint32_t live_state(DAT_HANDLE_TYPE type)
 {
-	return h ? ref_map_get(&table, (uint64_t)(uintptr_t)h) : NULL;
+	return REF_SLOT_LIVE | ((uint32_t)type & 0xffu);
+}
+
+static struct ref_hdr *ia_hdr(const struct ref_ia *ia)
+{
+	return (struct ref_hdr *)ia - 1;
+}
+
+/* Unregistered: dat_ia_close has begun to tear the IA down. */
+HOT bool ia_dead(const struct ref_hdr *ih)
+{
+	return __atomic_load_n(&ih->state, __ATOMIC_SEQ_CST) !=
+	       live_state(DAT_HANDLE_TYPE_IA);
 }
 
 bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 		      struct ref_ia *ia)
 {
-	bool ok;
+	struct ref_hdr *h = hdr_of(obj);
 
+	if (!h)
+		return false;	/* not from ref_obj_alloc */
 	obj->provider = ia->obj.provider;
 	obj->type = type;
 	obj->ia = ia;
 	ref_list_init(&obj->ia_link);
-	pthread_mutex_lock(&table_lock);
-	ok = ref_map_put(&table, (uint64_t)(uintptr_t)obj, obj);
-	pthread_mutex_unlock(&table_lock);
-	if (!ok)
-		return false;
+	__atomic_store_n(&h->ia, ia, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->state, live_state(type), __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&live_objects, 1, __ATOMIC_RELAXED);
 	if (&ia->obj != obj) {
 		ref_list_add_tail(&ia->objects, &obj->ia_link);
 		if ((unsigned int)type < REF_HANDLE_TYPES)
@@ -166,12 +344,10 @@ bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 void ref_obj_unregister(struct ref_obj *obj)
 {
 	struct ref_ia *ia = obj->ia;
+	struct ref_hdr *h = hdr_of(obj);
 
-	pthread_mutex_lock(&table_lock);
-	ref_map_del(&table, (uint64_t)(uintptr_t)obj);
-	if (ia && &ia->obj == obj)
-		__atomic_store_n(&ia->dead, true, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&table_lock);
+	if (h && __atomic_exchange_n(&h->state, 0, __ATOMIC_SEQ_CST))
+		__atomic_sub_fetch(&live_objects, 1, __ATOMIC_RELAXED);
 	if (ia && &ia->obj != obj) {
 		ref_list_del(&obj->ia_link);
 		if ((unsigned int)obj->type < REF_HANDLE_TYPES)
@@ -179,14 +355,32 @@ void ref_obj_unregister(struct ref_obj *obj)
 	}
 }
 
+/*
+ * The slot of the live object of @type (or any type) that @handle names,
+ * its state in *@state; NULL when there is none.
+ */
+HOT struct ref_hdr *live_hdr(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			     uint32_t *statep)
+{
+	struct ref_hdr *h = hdr_of(handle);
+	uint32_t state;
+
+	if (!h)
+		return NULL;
+	state = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE);
+	if (!(state & REF_SLOT_LIVE))
+		return NULL;
+	if (type != REF_HANDLE_TYPE_ANY && state != live_state(type))
+		return NULL;
+	*statep = state;
+	return h;
+}
+
 bool ref_obj_live(const void *obj)
 {
-	bool live;
+	uint32_t state;
 
-	pthread_mutex_lock(&table_lock);
-	live = table_find((DAT_HANDLE)obj) != NULL;
-	pthread_mutex_unlock(&table_lock);
-	return live;
+	return live_hdr((DAT_HANDLE)obj, REF_HANDLE_TYPE_ANY, &state) != NULL;
 }
 
 DAT_RETURN_SUBTYPE ref_invalid_handle_subtype(DAT_HANDLE_TYPE type)
@@ -207,32 +401,23 @@ DAT_RETURN_SUBTYPE ref_invalid_handle_subtype(DAT_HANDLE_TYPE type)
 	}
 }
 
-/* The error for a handle that names no object of @type. */
+/* The error for a handle that names no object of @type (subtype 0: the type's). */
 static DAT_RETURN bad_handle(DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE subtype)
 {
-	(void)type;	/* the subtype says which kind was refused */
+	if (!subtype)
+		subtype = ref_invalid_handle_subtype(type);
 	return REF_ERR(DAT_INVALID_HANDLE, subtype);
-}
-
-static bool type_ok(const struct ref_obj *obj, DAT_HANDLE_TYPE type)
-{
-	return type == REF_HANDLE_TYPE_ANY || obj->type == type;
 }
 
 DAT_RETURN ref_obj_lookup_sub(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			      DAT_RETURN_SUBTYPE subtype,
 			      struct ref_obj **out)
 {
-	struct ref_obj *obj;
+	uint32_t state;
 
-	pthread_mutex_lock(&table_lock);
-	obj = table_find(handle);
-	if (obj && !type_ok(obj, type))
-		obj = NULL;
-	pthread_mutex_unlock(&table_lock);
-	if (!obj)
+	if (!live_hdr(handle, type, &state))
 		return bad_handle(type, subtype);
-	*out = obj;
+	*out = handle;
 	return DAT_SUCCESS;
 }
 
@@ -243,85 +428,99 @@ DAT_RETURN ref_obj_lookup(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 				  ref_invalid_handle_subtype(type), out);
 }
 
+/*
+ * Unpinning takes no lock.  Only ref_ia_drain_pins waits for pins: the
+ * closing thread, holding one pin itself, waits under pins_lock until that
+ * is the last.  So whoever leaves exactly one pin behind wakes it (under
+ * pins_lock: after the drainer is asleep, never lost), without touching
+ * the IA again - once the pins are down to the closer's own, the IA may be
+ * gone (its slot's header stays readable: slabs are never given back).
+ */
+static void unpin(struct ref_hdr *ih)
+{
+	if (__atomic_sub_fetch(&ih->pins, 1, __ATOMIC_SEQ_CST) == 1) {
+		pthread_mutex_lock(&pins_lock);
+		pthread_cond_broadcast(&pins_cond);
+		pthread_mutex_unlock(&pins_lock);
+	}
+}
+
+/*
+ * Pins the IA of the live object @h (of @state): once pinned, the IA is
+ * not freed until unpin (dat_ia_close drains the pins after it marks the
+ * IA dead).  A pin taken after the IA died, or after the object's slot
+ * changed hands, is given back: NULL.
+ */
+HOT struct ref_ia *pin_ia(struct ref_hdr *h, uint32_t state)
+{
+	struct ref_ia *ia = __atomic_load_n(&h->ia, __ATOMIC_ACQUIRE);
+	struct ref_hdr *ih;
+
+	if (!ia)
+		return NULL;
+	ih = ia_hdr(ia);
+	__atomic_add_fetch(&ih->pins, 1, __ATOMIC_SEQ_CST);
+	if (ia_dead(ih) ||
+	    __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) != state ||
+	    __atomic_load_n(&h->ia, __ATOMIC_SEQ_CST) != ia) {
+		unpin(ih);
+		return NULL;
+	}
+	return ia;
+}
+
 DAT_RETURN ref_obj_acquire(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			   DAT_RETURN_SUBTYPE subtype, struct ref_obj **out)
 {
-	struct ref_obj *obj;
+	uint32_t state;
+	struct ref_hdr *h = live_hdr(handle, type, &state);
 	struct ref_ia *ia;
 
-	if (!subtype)
-		subtype = ref_invalid_handle_subtype(type);
-	pthread_mutex_lock(&table_lock);
-	obj = table_find(handle);
-	if (!obj || !type_ok(obj, type) ||
-	    obj->ia->dead) {
-		pthread_mutex_unlock(&table_lock);
+	if (!h)
 		return bad_handle(type, subtype);
-	}
-	ia = obj->ia;
-	__atomic_add_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST);
-	if (ref_ia_trylock(ia)) {
-		/* locked while still found: nothing can have freed it */
-		pthread_mutex_unlock(&table_lock);
-		*out = obj;
-		return DAT_SUCCESS;
-	}
-	pthread_mutex_unlock(&table_lock);
-
+	ia = pin_ia(h, state);
+	if (!ia)
+		return bad_handle(type, subtype);
 	ref_ia_lock(ia);
-	/* It may have been freed (and its memory reused) while we waited. */
-	pthread_mutex_lock(&table_lock);
-	obj = table_find(handle);
-	if (!obj || !type_ok(obj, type) || obj->ia != ia ||
-	    ia->dead)
-		obj = NULL;
-	pthread_mutex_unlock(&table_lock);
-	if (!obj) {
+	/* Freed (its slot perhaps reused) or its IA closed while we waited? */
+	if (ia_dead(ia_hdr(ia)) ||
+	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != state ||
+	    __atomic_load_n(&h->ia, __ATOMIC_ACQUIRE) != ia) {
 		ref_ia_release(ia);
 		return bad_handle(type, subtype);
 	}
-	*out = obj;
+	*out = handle;
 	return DAT_SUCCESS;
 }
 
 /* ref_obj_acquire of an IA handle without waiting for its lock (ref.h). */
 int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out)
 {
-	struct ref_obj *obj;
+	uint32_t state;
+	struct ref_hdr *h = live_hdr(handle, DAT_HANDLE_TYPE_IA, &state);
 	struct ref_ia *ia;
-	int r = -1;
 
-	pthread_mutex_lock(&table_lock);
-	obj = table_find(handle);
-	if (obj && type_ok(obj, DAT_HANDLE_TYPE_IA) && !obj->ia->dead) {
-		ia = obj->ia;
-		r = 1;
-		if (ref_ia_trylock(ia)) {
-			__atomic_add_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST);
-			*out = ia;
-			r = 0;
-		}
+	if (!h)
+		return -1;
+	ia = pin_ia(h, state);
+	if (!ia)
+		return -1;
+	if (!ref_ia_trylock(ia)) {
+		unpin(ia_hdr(ia));
+		return 1;
 	}
-	pthread_mutex_unlock(&table_lock);
-	return r;
+	if (ia_dead(ia_hdr(ia))) {
+		ref_ia_release(ia);
+		return -1;
+	}
+	*out = ia;
+	return 0;
 }
 
-/*
- * Unpinning takes no lock on the data path.  Only ref_ia_drain_pins waits
- * for pins: the closing thread, holding one pin itself, waits under
- * table_lock until that is the last.  So whoever leaves exactly one pin
- * behind wakes it (under table_lock: after the drainer is asleep, never
- * lost), without touching the IA again - once the pins are down to the
- * closer's own, the IA may be gone.
- */
 void ref_ia_release(struct ref_ia *ia)
 {
 	ref_ia_unlock(ia);
-	if (__atomic_sub_fetch(&ia->pins, 1, __ATOMIC_SEQ_CST) == 1) {
-		pthread_mutex_lock(&table_lock);
-		pthread_cond_broadcast(&pins_cond);
-		pthread_mutex_unlock(&table_lock);
-	}
+	unpin(ia_hdr(ia));
 }
 
 void ref_obj_release(struct ref_obj *obj)
@@ -335,11 +534,18 @@ void ref_obj_release(struct ref_obj *obj)
  */
 void ref_ia_drain_pins(struct ref_ia *ia)
 {
-	pthread_mutex_lock(&table_lock);
-	while (__atomic_load_n(&ia->pins, __ATOMIC_SEQ_CST) > 1)
-		pthread_cond_wait(&pins_cond, &table_lock);
-	__atomic_store_n(&ia->pins, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&table_lock);
+	struct ref_hdr *ih = ia_hdr(ia);
+
+	pthread_mutex_lock(&pins_lock);
+	while (__atomic_load_n(&ih->pins, __ATOMIC_SEQ_CST) > 1)
+		pthread_cond_wait(&pins_cond, &pins_lock);
+	__atomic_store_n(&ih->pins, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&pins_lock);
+}
+
+unsigned int ref_ia_pins(const struct ref_ia *ia)
+{
+	return __atomic_load_n(&ia_hdr(ia)->pins, __ATOMIC_SEQ_CST);
 }
 
 /* ---- dat_set_consumer_context / dat_get_consumer_context ------------------- */
@@ -405,29 +611,29 @@ DAT_RETURN ref_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 
 bool ref_handles_idle(void)
 {
-	return table.used == 0;
+	return __atomic_load_n(&live_objects, __ATOMIC_RELAXED) == 0;
 }
 
 /*
  * When the registry unloads the library (libdat2 dlcloses its providers at
- * exit), no stale handle can reach this code any more: the quarantine has
- * done its job and goes back to malloc, with the live table.  Not while
- * objects live: a process may exit with IAs open and their threads running.
+ * exit), no stale handle can reach this code any more: the slabs and the
+ * granule map are given back (nothing runs in this copy of the library
+ * after its destructor).  Not while objects live: a process may exit with
+ * IAs open and their threads running.
  */
 __attribute__((destructor)) static void handles_release(void)
 {
 	if (!ref_handles_idle())
 		return;
-	ref_map_fini(&table);
-	for (size_t cls = 0; cls < REF_CLASSES; cls++) {
-		while (pool.head[cls]) {
-			struct ref_hdr *h = pool.head[cls];
+	while (pool.nowned > 0) {
+		struct owned *o = &pool.owned[--pool.nowned];
 
-			pool.head[cls] = h->next;
-			POOL_UNPOISON(h + 1, cls * REF_CLASS_SIZE);
-			free(h);
+		if (o->slab) {
+			SLAB_UNSCANNED(o->mem, REF_SLAB_SIZE);
+			munmap(o->mem, REF_SLAB_SIZE);
+		} else {
+			free(o->mem);
 		}
-		pool.tail[cls] = NULL;
-		pool.nfree[cls] = 0;
 	}
+	free(pool.owned);
 }

@@ -35,23 +35,6 @@
  *    the memory of a freed handle must stay readable and keep pointing at
  *    the dispatch table.  ref_obj_free() keeps it in a quarantine and
  *    never returns it to malloc.
- *
- * NOTE for conn (from core, answering your requests 1-3 - all three are
- * implemented: ref_evd_post_ex, ref_conn_ia_open/close calls in ia.c,
- * ref_ep_bind_check/complete in rmr.c).  Please adopt in ep.c srq.c psp.c
- * rsp.c cr.c dto.c and the transport:
- *  1. ep = ref_obj_alloc(sizeof(*ep)) / ref_obj_free(ep) instead of
- *     calloc/free for EP, SRQ, PSP, RSP, CR (a freed EP handle passed to
- *     libdat is otherwise a heap-use-after-free under ASan);
- *  2. ref_ia_unlock(ia) instead of pthread_mutex_unlock(&ia->lock), in the
- *     progress engine too - otherwise a CNO agent upcall caused by a DTO
- *     completion waits for the next ref_ia_unlock by anybody;
- *  3. entry points: ref_obj_acquire(h, type, subtype, &obj) ...
- *     ref_obj_release(obj) does lookup + pin + lock + re-check in one go
- *     (a concurrent dat_ia_close then waits for you instead of freeing the
- *     IA under you);
- *  4. ref_obj_register() now returns false when the table cannot grow;
- *     ia->count[type] counts live objects per handle type.
  */
 #ifndef REF_H
 #define REF_H
@@ -139,9 +122,10 @@ static inline void ref_list_del(struct ref_list *n)
  * with struct ref_obj, whose first member is the DAT_PROVIDER pointer
  * libdat dispatches through (DAT_HANDLE_TO_PROVIDER).
  *
- * Handles are validated against a process-wide table of live objects
- * (handle.c) before anything is dereferenced, so NULL, freed, foreign or
- * wrong-type handles give DAT_INVALID_HANDLE and never a crash.
+ * Handles are validated (handle.c: is the address a slot of one of the
+ * provider's slabs, and is its object live and of the type?) before
+ * anything is dereferenced, so NULL, freed, foreign or wrong-type handles
+ * give DAT_INVALID_HANDLE and never a crash.
  */
 struct ref_obj {
 	DAT_PROVIDER *provider;		/* must stay first */
@@ -169,17 +153,19 @@ struct ref_obj {
  */
 void *ref_obj_alloc(size_t size);
 void ref_obj_free(void *obj);
+/* The allocation fault hook's say on one object (testhooks/alloc_fault.c). */
+bool ref_obj_alloc_fails(void);
 
 /*
- * Adds obj to the live table and to the tail of ia->objects; sets
- * provider/type/ia and counts it in ia->count[type].  Abrupt close
- * destroys objects newest first.  For the IA itself pass ia == obj's IA;
- * it is put in the table only.  Returns false (nothing registered) when
- * the table cannot grow.
+ * Makes obj live (its handle valid) and adds it to the tail of
+ * ia->objects; sets provider/type/ia and counts it in ia->count[type].
+ * Abrupt close destroys objects newest first.  For the IA itself pass
+ * ia == obj's IA; it is made live only.  Returns false (nothing
+ * registered) for memory that ref_obj_alloc did not give.
  */
 bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 		      struct ref_ia *ia);
-/* Removes obj from the live table and ia->objects (memory stays caller's). */
+/* Makes obj dead (its handle invalid), off ia->objects (memory stays caller's). */
 void ref_obj_unregister(struct ref_obj *obj);
 /* True while obj is registered (no IA lock needed). */
 bool ref_obj_live(const void *obj);
@@ -222,6 +208,8 @@ int ref_ia_try_acquire(DAT_IA_HANDLE handle, struct ref_ia **out);
  * waits until the closing thread holds the last pin, and drops it.
  */
 void ref_ia_drain_pins(struct ref_ia *ia);
+/* How many ref_obj_acquire holders pin @ia now. */
+unsigned int ref_ia_pins(const struct ref_ia *ia);
 /*
  * The DAT_INVALID_HANDLE_* subtype that names a handle of this type.
  * EVD handles have no type-wide subtype (the EVD ones name a role):
@@ -323,8 +311,6 @@ struct ref_ia {
 	DAT_COUNT sleepers;		/* threads in evd_wait / cno_wait */
 	pthread_cond_t sleepers_cond;	/* signalled when one leaves */
 	struct ref_list deferred;	/* run by ref_ia_unlock */
-	unsigned int pins;		/* ref_obj_acquire holders (handle.c) */
-	bool dead;			/* unregistered, waiting for pins */
 	DAT_NAMED_ATTR transport_attr[2];
 	DAT_NAMED_ATTR provider_specific_attr[3];
 	/* provider test hooks (docs/reference-provider.md "Test hooks") */
