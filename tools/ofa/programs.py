@@ -10,7 +10,12 @@ dtestcm, dtestsrq, dtestx) against one IA of a dat.conf and judges each run.
 --perf runs dapltest's performance test (-T P, RDMA Write) for each IA in
 turn: latency with one operation in flight (64 bytes), bandwidth with a
 pipeline of 64 KiB writes; it prints the medians of the rounds and the ratios
-of the first IA to the second (latency A/B, bandwidth A/B).
+of the first IA to the second (latency A/B, bandwidth A/B).  A round runs both
+IAs one after the other, so each round gives one ratio under the same load;
+the median of those ratios comes with a distribution-free interval (order
+statistics of the paired ratios, at least 95 % where the rounds allow it), and
+the line says whether the interval excludes 1.0 or the two cannot be told
+apart.
 
 Several of these programs exit 0 when they fail, so every run is judged by
 what it prints as well as by its exit status: a run passes only when each
@@ -23,6 +28,7 @@ each one.  Exit status: 0 all as expected, 1 otherwise, 77 when the programs
 are not installed.
 """
 import argparse
+import math
 import os
 import re
 import shutil
@@ -307,10 +313,45 @@ PERF_RUNS = {
 }
 
 
+def median_interval(values, confidence=0.95):
+    """The median of @values and an interval for it, with its exact coverage.
+
+    The interval is [v(k), v(n+1-k)] of the sorted values, k the largest rank
+    whose coverage 1 - 2 P(Binomial(n, 1/2) < k) is still at least @confidence
+    (distribution-free: only the rounds' independence is assumed).  With too
+    few values for @confidence, the widest interval, [min, max], and its
+    lower coverage.
+    """
+    v = sorted(values)
+    n = len(v)
+    if not n:
+        raise ValueError("no values")
+    median = v[(n - 1) // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+    def coverage(k):
+        tail = sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        return 1 - 2 * tail
+
+    k = 1
+    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= confidence:
+        k += 1
+    return median, v[k - 1], v[n - k], coverage(k)
+
+
+def ratio_verdict(lo, hi, better):
+    """What an interval of A/B says; @better is "lower" or "higher" for A."""
+    if lo <= 1.0 <= hi:
+        return "includes 1.0: the two cannot be told apart"
+    a_better = hi < 1.0 if better == "lower" else lo > 1.0
+    return "excludes 1.0: the first is %s" % ("better" if a_better else "worse")
+
+
 def perf(ias, host, env, rounds):
     """Medians of @rounds dapltest -T P runs per IA and measure, taken in turns."""
     got = {ia: {m: [] for m in PERF_RUNS} for ia in ias}
+    paired = {m: [] for m in PERF_RUNS}     # (first IA, second IA) of each round
     for _ in range(rounds):
+        this_round = {m: {} for m in PERF_RUNS}
         for ia in ias:
             for measure, (argv, rx) in PERF_RUNS.items():
                 sc = Scenario("perf", ["-T", "P", "-s", host, "-D", ia] + argv,
@@ -323,10 +364,15 @@ def perf(ias, host, env, rounds):
                     m = re.search(rx, cout)
                     if crc == 0 and m:
                         got[ia][measure].append(float(m.group(1)))
+                        this_round[measure][ia] = float(m.group(1))
                         break
                     print("perf %s %s: no figure (exit %s)%s" % (
                         ia, measure, crc, "; trying again" if attempt == 1 else ""))
                     print("\n".join("  | " + l for l in cout.splitlines()[-8:]))
+        if len(ias) == 2:
+            for measure, figs in this_round.items():
+                if len(figs) == 2:
+                    paired[measure].append((figs[ias[0]], figs[ias[1]]))
     med = {}
     for ia in ias:
         med[ia] = {}
@@ -338,9 +384,18 @@ def perf(ias, host, env, rounds):
     ok = all(v is not None for ia in ias for v in med[ia].values())
     if ok and len(ias) == 2:
         a, b = ias
-        print("ratio %s/%s latency %.2f bandwidth %.2f" % (
+        print("ratio %s/%s latency %.2f bandwidth %.2f (of the medians)" % (
             a, b, med[a]["latency"] / med[b]["latency"],
             med[a]["bandwidth"] / med[b]["bandwidth"]))
+        for measure, better in (("latency", "lower"), ("bandwidth", "higher")):
+            pairs = paired[measure]
+            if not pairs:
+                print("ratio %s/%s %s: no round gave both figures" % (a, b, measure))
+                continue
+            m, lo, hi, cov = median_interval([x / y for x, y in pairs])
+            print("ratio %s/%s %s per round: median %.3f, interval [%.3f, %.3f] "
+                  "(%.1f %%, %d rounds): %s" % (a, b, measure, m, lo, hi, 100 * cov,
+                                                len(pairs), ratio_verdict(lo, hi, better)))
     return 0 if ok else 1
 
 
