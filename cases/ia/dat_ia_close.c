@@ -880,30 +880,42 @@ static size_t mapped_outside_malloc(const struct mallinfo2 *mi)
 	return mapped > mi->hblkhd ? mapped - mi->hblkhd : 0;
 }
 
+/* What malloc holds (glibc's, or a sanitizer's); its statistics in *mi. */
+static size_t malloc_in_use(struct mallinfo2 *mi)
+{
+	*mi = (struct mallinfo2){ 0 };
+	/* under ASan, malloc is the sanitizer's: mallinfo2 sees nothing */
+	if (__sanitizer_get_current_allocated_bytes)
+		return __sanitizer_get_current_allocated_bytes();
+	*mi = mallinfo2();
+	return mi->uordblks + mi->hblkhd;
+}
+
+/*
+ * What malloc holds and what the process maps for itself besides.  Not
+ * under a sanitizer, whose own mappings would hide a provider's.
+ */
 static size_t memory_in_use(void)
 {
 	struct mallinfo2 mi;
+	size_t bytes = malloc_in_use(&mi);
 
-	/*
-	 * Under ASan, malloc is the sanitizer's: mallinfo2 sees nothing, and
-	 * the sanitizer's own mappings would hide a provider's.
-	 */
 	if (__sanitizer_get_current_allocated_bytes)
-		return __sanitizer_get_current_allocated_bytes();
-	mi = mallinfo2();
-	return mi.uordblks + mi.hblkhd + mapped_outside_malloc(&mi);
+		return bytes;
+	return bytes + mapped_outside_malloc(&mi);
 }
 
-/* Whether memory_in_use sees this process's malloc (glibc's, or a sanitizer's). */
+/* Whether malloc_in_use sees this process's malloc (glibc's, or a sanitizer's). */
 static bool heap_measurable(void)
 {
 	enum { N = 64, SZ = 1024 };
+	struct mallinfo2 mi;
 	void *p[N];
-	size_t h0 = memory_in_use(), h1;
+	size_t h0 = malloc_in_use(&mi), h1;
 
 	for (int i = 0; i < N; i++)
 		p[i] = malloc(SZ);
-	h1 = memory_in_use();
+	h1 = malloc_in_use(&mi);
 	for (int i = 0; i < N; i++)
 		free(p[i]);
 	return h1 >= h0 + (N * SZ) / 2;
