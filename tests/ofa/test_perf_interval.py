@@ -35,3 +35,14 @@ def test_even_count_median_is_the_mean_of_the_middle_two():
 ])
 def test_verdict(lo, hi, better, words):
     assert words in programs.ratio_verdict(lo, hi, better)
+
+
+def test_an_interval_of_too_few_rounds_says_nothing():
+    m, lo, hi, cov = programs.median_interval([1.7])
+    assert cov == 0
+    assert "cannot tell" in programs.ratio_verdict(lo, hi, "lower", cov)
+    # five rounds cover 93.75 %: still too few for 95 %
+    m, lo, hi, cov = programs.median_interval([1.1, 1.2, 1.3, 1.4, 1.5])
+    assert "cannot tell" in programs.ratio_verdict(lo, hi, "lower", cov)
+    m, lo, hi, cov = programs.median_interval([1.1, 1.2, 1.3, 1.4, 1.5, 1.6])
+    assert "the first is worse" in programs.ratio_verdict(lo, hi, "lower", cov)

@@ -338,8 +338,12 @@ def median_interval(values, confidence=0.95):
     return median, v[k - 1], v[n - k], coverage(k)
 
 
-def ratio_verdict(lo, hi, better):
-    """What an interval of A/B says; @better is "lower" or "higher" for A."""
+def ratio_verdict(lo, hi, better, coverage=1.0, confidence=0.95):
+    """What an interval of A/B says; @better is "lower" or "higher" for A.
+    An interval of lower @coverage than @confidence (too few rounds) says
+    nothing either way."""
+    if coverage < confidence:
+        return "too few rounds for a %d %% interval: cannot tell" % round(100 * confidence)
     if lo <= 1.0 <= hi:
         return "includes 1.0: the two cannot be told apart"
     a_better = hi < 1.0 if better == "lower" else lo > 1.0
@@ -395,7 +399,7 @@ def perf(ias, host, env, rounds):
             m, lo, hi, cov = median_interval([x / y for x, y in pairs])
             print("ratio %s/%s %s per round: median %.3f, interval [%.3f, %.3f] "
                   "(%.1f %%, %d rounds): %s" % (a, b, measure, m, lo, hi, 100 * cov,
-                                                len(pairs), ratio_verdict(lo, hi, better)))
+                                                len(pairs), ratio_verdict(lo, hi, better, cov)))
     return 0 if ok else 1
 
 
