@@ -24,7 +24,14 @@
  * read through a stale pointer into a freed object is reported as ASan
  * reports one into memory given back to free().
  */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)	/* gcc */
+#define REF_ASAN 1
+#elif defined(__has_feature)		/* clang (the fuzzers) */
+#if __has_feature(address_sanitizer)
+#define REF_ASAN 1
+#endif
+#endif
+#ifdef REF_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/lsan_interface.h>
 #define POOL_POISON(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
