@@ -254,24 +254,29 @@ port=18515
 # perftest and datbench alike: under software emulation a run now and then fails on its own
 # (perftest's ib_send_lat on siw0 with a flushed work completion, CI 2026-11-28), as
 # tools/ofa/programs.py --perf does for dapltest.
-perftest_figure() {	# NAME LIMIT COMMAND AWK-PROGRAM (the client adds the server's address)
-	local v attempt
+first_figure() {	# LABEL COMMAND...: its output, the command run once more when it gives none
+	local label=$1 v attempt
+	shift
 	for attempt in 1 2; do
-		v=$(vm_pair "$1" "$2" "$ip" "$port" "$3" "$3 $ip" && awk "$4" "$VM_PAIR_DIR/$1.client.log")
+		v=$("$@")
 		[[ -n $v ]] && break
-		((attempt == 1)) && echo "$1: no figure; trying again" >>"$bench"
+		((attempt == 1)) && echo "$label: no figure; trying again" >>"$bench"
 	done
 	echo "$v"
 }
+perftest_figure() {	# NAME LIMIT COMMAND AWK-PROGRAM (the client adds the server's address)
+	first_figure "$1" perftest_run "$@"
+}
+perftest_run() {
+	vm_pair "$1" "$2" "$ip" "$port" "$3" "$3 $ip" && awk "$4" "$VM_PAIR_DIR/$1.client.log"
+}
 datbench_figure() {	# LIMIT SED-PROGRAM DATBENCH-ARGS...
-	local limit=$1 prog=$2 v attempt
+	first_figure "$dev datbench ${*:3}" datbench_run "$@"
+}
+datbench_run() {
+	local limit=$1 prog=$2
 	shift 2
-	for attempt in 1 2; do
-		v=$(timeout "$limit" "$build/bin/datbench" -d "ref-verbs-$dev" "$@" 2>&1 | sed -n "$prog")
-		[[ -n $v ]] && break
-		((attempt == 1)) && echo "$dev datbench $*: no figure; trying again" >>"$bench"
-	done
-	echo "$v"
+	timeout "$limit" "$build/bin/datbench" -d "ref-verbs-$dev" "$@" 2>&1 | sed -n "$prog"
 }
 for dev in $DATCTS_VM_DEVICES; do
 	kind=${dev%0}
