@@ -306,6 +306,124 @@ DC_CASE(dat_cr_accept, accept_completion_error_pending_ep,
 	}
 }
 
+/*
+ * COMPLETION_PENDING crossed with what the peer does next (issue 54,
+ * docs/coverage-crossings.md): b accepts a's request while the provider's
+ * test hook keeps b from taking a's confirmation, so a is Connected and b
+ * still waits in COMPLETION_PENDING with two Receives posted.  A Consumer
+ * cannot hold its peer's confirmation, so elsewhere these are UNSUPPORTED.
+ */
+typedef DAT_RETURN (*hold_confirmation_fn)(DAT_EP_HANDLE, DAT_BOOLEAN);
+
+struct unconfirmed {
+	struct dc_endpoint a, b;
+	struct dc_lmr ma, mb;
+	hold_confirmation_fn hold;
+};
+
+static void accept_unconfirmed(struct dc_ctx *t, struct unconfirmed *u)
+{
+	DAT_CR_HANDLE cr;
+	DAT_EP_STATE st;
+
+	u->hold = (hold_confirmation_fn)dc_provider_hook("daplref_test_hold_confirmation");
+	cr = request(t, &u->a, 0);
+	dc_endpoint(t, &u->b, NULL);
+	dc_lmr(t, u->a.pz, 4096, DC_PRIV_LOCAL, &u->ma);
+	dc_lmr(t, u->b.pz, 4096, DC_PRIV_LOCAL, &u->mb);
+	DC_SETUP(post_recv1(u->b.ep, &u->mb, 0, 256, 1));
+	DC_SETUP(post_recv1(u->b.ep, &u->mb, 256, 256, 2));
+	DC_SETUP(u->hold(u->b.ep, DAT_TRUE));
+	DC_SETUP(dat_cr_accept(cr, u->b.ep, 0, NULL));
+	dc_await_event(t, u->a.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	st = ep_state(u->b.ep);
+	DC_SETUP_ASSERT(st == DAT_EP_STATE_COMPLETION_PENDING,
+			"the hook did not hold the accepting EP in COMPLETION_PENDING: it is %s",
+			state_name(st));
+}
+
+/* The accept could not be completed: dat_cr_accept(3DAT) DESCRIPTION. */
+static void accept_failed(struct dc_ctx *t, struct unconfirmed *u)
+{
+	ASSERT_REACHES_STATE(u->b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	DC_ASSERT_DTO(u->b.recv_evd, 1, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(u->b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+}
+
+/*
+ * A Send from the Connected peer reaches b before b took the confirmation:
+ * it lands in the first Receive, posted before the connection existed
+ * (dat_ep_post_recv(3DAT) DESCRIPTION), and b ends Connected with one
+ * ESTABLISHED, whenever the provider takes the confirmation (the message
+ * itself may confirm, as on InfiniBand).  Or the provider gives the accept
+ * up: ACCEPT_COMPLETION_ERROR, DISCONNECTED, both Receives flushed
+ * (dat_cr_accept(3DAT) DESCRIPTION: "any other reason").  Never the message
+ * lost with the connection up.
+ */
+DC_CASE(dat_cr_accept, message_before_confirmation,
+	.clauses = "dat_ep_post_recv.preposted_used_once_connected dat_cr_accept.accept_completion_error",
+	.summary = "a message from the peer reaches the accepting EP in COMPLETION_PENDING: it lands in the Receive posted before",
+	.needs = "hook:daplref_test_hold_confirmation")
+{
+	struct unconfirmed u;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+
+	accept_unconfirmed(t, &u);
+	dc_fill(u.ma.buf, 40, 0x3c);
+	DC_SETUP(post_send1(u.a.ep, &u.ma, 0, 40, 7));
+	d = DC_ASSERT_DTO_EVENT(u.b.recv_evd);
+	if (d.status == DAT_DTO_ERR_FLUSHED) {
+		dc_note(t, "the provider gave the accept up when the message came");
+		DC_ASSERT(d.user_cookie.as_64 == 1,
+			  "the first flushed Receive is cookie %llu, expected 1",
+			  (unsigned long long)d.user_cookie.as_64);
+		DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, u.b.ep);
+		ASSERT_REACHES_STATE(u.b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
+		DC_ASSERT_DTO(u.b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+		return;
+	}
+	DC_ASSERT_DTO_STATUS(d.status, DAT_DTO_SUCCESS);
+	DC_ASSERT(d.user_cookie.as_64 == 1 && d.transfered_length == 40,
+		  "the message completed Receive %llu with %llu bytes, expected Receive 1 with 40",
+		  (unsigned long long)d.user_cookie.as_64,
+		  (unsigned long long)d.transfered_length);
+	DC_ASSERT(dc_check_fill(u.mb.buf, 40, 0x3c), "the Receive holds wrong bytes");
+	DC_SETUP(u.hold(u.b.ep, DAT_FALSE));
+	DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, u.b.ep);
+	ASSERT_STATE(u.b.ep, DAT_EP_STATE_CONNECTED);
+}
+
+/*
+ * The Connected peer disconnects before b took its confirmation: b cannot
+ * complete the accept, so ACCEPT_COMPLETION_ERROR, DISCONNECTED and both
+ * Receives flushed (dat_cr_accept(3DAT) DESCRIPTION); a provider that took
+ * the confirmation first reports ESTABLISHED and then the end of the
+ * connection, the Receives flushed as a disconnect flushes them
+ * (dat_ep_disconnect(3DAT) DESCRIPTION).  Never b left waiting.
+ */
+DC_CASE(dat_cr_accept, peer_gone_before_confirmation,
+	.clauses = "dat_cr_accept.accept_completion_error",
+	.summary = "the peer disconnects while the accepting EP waits for its confirmation: ACCEPT_COMPLETION_ERROR, DISCONNECTED, Receives flushed",
+	.needs = "hook:daplref_test_hold_confirmation")
+{
+	struct unconfirmed u;
+	DAT_EVENT ev;
+
+	accept_unconfirmed(t, &u);
+	DC_SETUP(dat_ep_disconnect(u.a.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	DC_ASSERT(dc_wait_event(t, u.b.conn_evd, dc_wait_ms(t), &ev) == DAT_SUCCESS,
+		  "no connection event on the accepting EP after its peer disconnected");
+	if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
+		dc_note(t, "the provider took the confirmation before the disconnect");
+		DC_ASSERT_CONN_END(u.b.conn_evd);
+	} else {
+		DC_ASSERT(ev.event_number == DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			  "the accepting EP got %s, expected ACCEPT_COMPLETION_ERROR",
+			  dc_event_name(ev.event_number));
+	}
+	accept_failed(t, &u);
+}
+
 static void accept_succeeds(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
 			    struct dc_endpoint *a, struct dc_endpoint *e)
 {

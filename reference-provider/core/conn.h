@@ -180,6 +180,8 @@ struct ref_ep {
 	DAT_COUNT held_count;
 	pthread_cond_t held_cond;	/* daplref_test_wait_held */
 	bool fail_next_bind;		/* daplref_test_fail_next_bind */
+	bool hold_confirmation;		/* daplref_test_hold_confirmation */
+	bool confirmation_held;		/* the peer's confirmation, not yet used */
 
 	bool disconnect_requested;	/* graceful disconnect waits for req_q */
 	bool rx_stalled;		/* a Send waits for a receive buffer */

@@ -84,6 +84,8 @@ void ref_ep_disconnected(struct ref_ep *ep, DAT_EVENT_NUMBER ev);
 void ref_ep_finish_graceful(struct ref_ep *ep);
 /* Break the connection (hostile peer, DTO error, hard watermark). */
 void ref_ep_break(struct ref_ep *ep);
+/* The accepting EP learns that its peer confirmed: CONNECTED, ESTABLISHED. */
+void ref_ep_confirmed(struct ref_ep *ep);
 /* Default attributes for dat_ep_create(NULL) and provider EPs. */
 void ref_ep_default_attr(const struct ref_ia *ia, DAT_EP_ATTR *attr);
 /* Receive-side accounting after a buffer arrived at / left the EP. */

@@ -745,12 +745,25 @@ static void rx_length_error(struct ref_ep *ep, struct ref_dto *dto,
 	ref_ep_break(ep);
 }
 
+/*
+ * A request from the peer reaches an accepting EP whose peer's confirmation
+ * it has not taken (daplref_test_hold_confirmation): the peer is connected,
+ * so the request confirms the connection, as a first message does on an
+ * InfiniBand connection whose confirmation was lost.
+ */
+static void peer_request_arrives(struct ref_ep *ep)
+{
+	if (ep->state == DAT_EP_STATE_COMPLETION_PENDING)
+		ref_ep_confirmed(ep);
+}
+
 int ref_tp_rx_send_begin(struct ref_ep *ep, uint64_t seq, uint64_t msn,
 			 uint64_t len, bool solicited, struct iovec *iov,
 			 int max, void **rx)
 {
 	struct ref_dto *dto;
 
+	peer_request_arrives(ep);
 	ep->rx_cur_held = NULL;
 	ep->rx_cur_seq = seq;
 	ep->rx_cur_solicited = solicited;
@@ -888,6 +901,7 @@ int ref_tp_rx_write_begin(struct ref_ep *ep, uint64_t seq,
 	void *ptr = NULL;
 
 	(void)max;
+	peer_request_arrives(ep);
 	if (!data_state(ep) || len == 0)
 		return 0;
 	/* The window is checked before a single byte is placed. */
@@ -917,6 +931,7 @@ void ref_tp_rx_read_req(struct ref_ep *ep, uint64_t seq, DAT_RMR_CONTEXT ctx,
 	struct iovec iov = { NULL, 0 };
 	void *ptr = NULL;
 
+	peer_request_arrives(ep);
 	if (!data_state(ep) || !ep->conn)
 		return;
 	if (len > 0) {
@@ -1113,6 +1128,32 @@ DAPLREF_EXPORT DAT_RETURN daplref_test_hold_arrivals(DAT_EP_HANDLE h,
 	ep->hold_arrivals = on == DAT_TRUE;
 	if (!ep->hold_arrivals)
 		ref_ep_rx_resume(ep);
+	ref_ia_release(ep->obj.ia);
+	return DAT_SUCCESS;
+}
+
+/*
+ * While @on, the accepting EP @h does not take its peer's confirmation of
+ * an accepted connection: it stays in COMPLETION_PENDING while the peer is
+ * connected and may send or disconnect, as when the confirmation is lost
+ * or late on a transport whose peer may send first.  A request arriving
+ * from the peer confirms the connection (the sock transport); a peer that
+ * disconnects ends the accept in ACCEPT_COMPLETION_ERROR.  Turned off, a
+ * confirmation held is taken now.
+ */
+DAPLREF_EXPORT DAT_RETURN daplref_test_hold_confirmation(DAT_EP_HANDLE h,
+							 DAT_BOOLEAN on);
+DAPLREF_EXPORT DAT_RETURN daplref_test_hold_confirmation(DAT_EP_HANDLE h,
+							 DAT_BOOLEAN on)
+{
+	struct ref_ep *ep;
+	DAT_RETURN rc = hook_enter(h, &ep);
+
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ep->hold_confirmation = on == DAT_TRUE;
+	if (!ep->hold_confirmation && ep->confirmation_held)
+		ref_ep_confirmed(ep);
 	ref_ia_release(ep->obj.ia);
 	return DAT_SUCCESS;
 }

@@ -939,15 +939,28 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 		ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
 				  ep->est_pdata, ep->est_pdata_len);
 	} else if (ep->state == DAT_EP_STATE_COMPLETION_PENDING) {
-		ep->state = DAT_EP_STATE_CONNECTED;
-		/* dat_evd_wait(3DAT): passive side gets no private data */
-		{
-			ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
-					  NULL, 0);
+		if (ep->hold_confirmation) {
+			ep->confirmation_held = true;
+			return;
 		}
+		ref_ep_confirmed(ep);
+		return;
 	} else {
 		return;
 	}
+	ref_ep_check_watermarks(ep);
+	if (ep->state == DAT_EP_STATE_CONNECTED)
+		ref_ep_rx_resume(ep);
+}
+
+void ref_ep_confirmed(struct ref_ep *ep)
+{
+	ep->confirmation_held = false;
+	if (ep->state != DAT_EP_STATE_COMPLETION_PENDING)
+		return;
+	ep->state = DAT_EP_STATE_CONNECTED;
+	/* dat_evd_wait(3DAT): passive side gets no private data */
+	ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, NULL, 0);
 	ref_ep_check_watermarks(ep);
 	if (ep->state == DAT_EP_STATE_CONNECTED)
 		ref_ep_rx_resume(ep);
@@ -977,6 +990,15 @@ void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why,
 void ref_tp_conn_closed(struct ref_ep *ep, bool graceful)
 {
 	ep->conn = NULL;
+	/* The transport was up, but this EP never took the peer's
+	 * confirmation (daplref_test_hold_confirmation): the accept could not
+	 * be completed (dat_cr_accept(3DAT) DESCRIPTION). */
+	if (ep->state == DAT_EP_STATE_COMPLETION_PENDING) {
+		ep->confirmation_held = false;
+		ref_ep_disconnected(ep,
+				    DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+		return;
+	}
 	if (ep->state != DAT_EP_STATE_CONNECTED &&
 	    ep->state != DAT_EP_STATE_DISCONNECT_PENDING)
 		return;
