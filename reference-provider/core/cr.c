@@ -258,6 +258,7 @@ DAT_RETURN ref_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE eph,
 				     &ep->remote_port);
 	ep->cr = NULL;
 	ep->state = DAT_EP_STATE_COMPLETION_PENDING;
+	ep->confirmation_held = false;	/* from an earlier connection */
 	cr->ep = NULL;
 	ref_cr_delete(cr);
 out:

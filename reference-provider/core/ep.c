@@ -924,6 +924,14 @@ void ref_ep_check_watermarks(struct ref_ep *ep)
 	check_hard_hw(ep);
 }
 
+/* Just Connected: the receive side's rules apply from now on. */
+static void ep_now_connected(struct ref_ep *ep)
+{
+	ref_ep_check_watermarks(ep);
+	if (ep->state == DAT_EP_STATE_CONNECTED)
+		ref_ep_rx_resume(ep);
+}
+
 void ref_tp_established(struct ref_ep *ep, const void *pdata,
 			DAT_COUNT pdata_len)
 {
@@ -938,32 +946,23 @@ void ref_tp_established(struct ref_ep *ep, const void *pdata,
 		ep->state = DAT_EP_STATE_CONNECTED;
 		ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED,
 				  ep->est_pdata, ep->est_pdata_len);
+		ep_now_connected(ep);
 	} else if (ep->state == DAT_EP_STATE_COMPLETION_PENDING) {
-		if (ep->hold_confirmation) {
+		if (ep->hold_confirmation)
 			ep->confirmation_held = true;
-			return;
-		}
-		ref_ep_confirmed(ep);
-		return;
-	} else {
-		return;
+		else
+			ref_ep_confirmed(ep);
 	}
-	ref_ep_check_watermarks(ep);
-	if (ep->state == DAT_EP_STATE_CONNECTED)
-		ref_ep_rx_resume(ep);
 }
 
 void ref_ep_confirmed(struct ref_ep *ep)
 {
-	ep->confirmation_held = false;
 	if (ep->state != DAT_EP_STATE_COMPLETION_PENDING)
 		return;
 	ep->state = DAT_EP_STATE_CONNECTED;
 	/* dat_evd_wait(3DAT): passive side gets no private data */
 	ref_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, NULL, 0);
-	ref_ep_check_watermarks(ep);
-	if (ep->state == DAT_EP_STATE_CONNECTED)
-		ref_ep_rx_resume(ep);
+	ep_now_connected(ep);
 }
 
 void ref_tp_conn_failed(struct ref_ep *ep, enum ref_tp_fail why,
@@ -994,7 +993,6 @@ void ref_tp_conn_closed(struct ref_ep *ep, bool graceful)
 	 * confirmation (daplref_test_hold_confirmation): the accept could not
 	 * be completed (dat_cr_accept(3DAT) DESCRIPTION). */
 	if (ep->state == DAT_EP_STATE_COMPLETION_PENDING) {
-		ep->confirmation_held = false;
 		ref_ep_disconnected(ep,
 				    DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
 		return;
