@@ -223,6 +223,15 @@ DC_CASE(dat_cr_accept, unsuitable_ep_no_effect,
 	still_acceptable(t, cr, &a);
 }
 
+/* An accept that could not be completed leaves the EP Disconnected with its
+ * two Receives (cookies 1, 2) flushed: dat_cr_accept(3DAT) DESCRIPTION. */
+static void assert_accept_undone(struct dc_ctx *t, const struct dc_endpoint *e)
+{
+	ASSERT_REACHES_STATE(e->ep, DAT_EP_STATE_DISCONNECTED, 5000);
+	DC_ASSERT_DTO(e->recv_evd, 1, DAT_DTO_ERR_FLUSHED);
+	DC_ASSERT_DTO(e->recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+}
+
 DC_CASE(dat_cr_accept, accept_completion_error,
 	.summary = "accepting after the requester gave up: ACCEPT_COMPLETION_ERROR, DISCONNECTED, Receives flushed")
 {
@@ -243,9 +252,7 @@ DC_CASE(dat_cr_accept, accept_completion_error,
 		return;
 	}
 	DC_ASSERT_CONN_EVENT(b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, b.ep);
-	ASSERT_REACHES_STATE(b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
-	DC_ASSERT_DTO(b.recv_evd, 1, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_DTO(b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+	assert_accept_undone(t, &b);
 }
 
 /*
@@ -281,9 +288,7 @@ static void requester_gave_up(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDL
 		return;
 	}
 	DC_ASSERT_CONN_EVENT(e->conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, e->ep);
-	ASSERT_REACHES_STATE(e->ep, DAT_EP_STATE_DISCONNECTED, 5000);
-	DC_ASSERT_DTO(e->recv_evd, 1, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_DTO(e->recv_evd, 2, DAT_DTO_ERR_FLUSHED);
+	assert_accept_undone(t, e);
 }
 
 DC_CASE(dat_cr_accept, accept_completion_error_pending_ep,
@@ -340,14 +345,6 @@ static void accept_unconfirmed(struct dc_ctx *t, struct unconfirmed *u)
 	DC_SETUP_ASSERT(st == DAT_EP_STATE_COMPLETION_PENDING,
 			"the hook did not hold the accepting EP in COMPLETION_PENDING: it is %s",
 			state_name(st));
-}
-
-/* The accept could not be completed: dat_cr_accept(3DAT) DESCRIPTION. */
-static void accept_failed(struct dc_ctx *t, struct unconfirmed *u)
-{
-	ASSERT_REACHES_STATE(u->b.ep, DAT_EP_STATE_DISCONNECTED, 5000);
-	DC_ASSERT_DTO(u->b.recv_evd, 1, DAT_DTO_ERR_FLUSHED);
-	DC_ASSERT_DTO(u->b.recv_evd, 2, DAT_DTO_ERR_FLUSHED);
 }
 
 /*
@@ -421,7 +418,7 @@ DC_CASE(dat_cr_accept, peer_gone_before_confirmation,
 			  "the accepting EP got %s, expected ACCEPT_COMPLETION_ERROR",
 			  dc_event_name(ev.event_number));
 	}
-	accept_failed(t, &u);
+	assert_accept_undone(t, &u.b);
 }
 
 static void accept_succeeds(struct dc_ctx *t, enum cm_req_kind k, DAT_CR_HANDLE cr,
