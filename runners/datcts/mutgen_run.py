@@ -96,6 +96,9 @@ ESCALATION = 4
 # A survivor's cases UNRESOLVED at the short deadline: this many run again
 # with the full limit (a FAIL there is a kill the short deadline hid).
 MAX_UNRESOLVED_RECHECKS = 2
+# Mutants the triage says survive, run together in a run that re-checks it
+# (--group; settle_group).
+GROUP_SIZE = 24
 
 
 class GeneratedError(MutateError):
@@ -134,6 +137,12 @@ def add_arguments(p) -> None:
                    help="with --trust-triage: still run N of the mutants triaged equivalent "
                         "or unspecified (drawn with --seed); one that is killed is a triage "
                         "error and fails the run")
+    g.add_argument("--group", type=int, default=None, metavar="N",
+                   help="without --trust-triage: the mutants the triage says survive run in "
+                        "groups of up to N, all on at once; a group whose cases all end as "
+                        "without a mutant settles each member, a member that changes a case "
+                        "alone runs alone (default " + str(GROUP_SIZE) + "; 1: every mutant "
+                        "alone)")
     g.add_argument("--identical-code", choices=("triaged", "all", "none"), default=None,
                    help="compile mutants alone and settle those whose object code is the "
                         "original's without a run (trivial compiler equivalence): the triaged "
@@ -153,8 +162,8 @@ def add_arguments(p) -> None:
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
-                  "threshold", "triage", "trust_triage", "recheck_triaged", "identical_code", "source_dir",
-                  "config")
+                  "threshold", "triage", "trust_triage", "recheck_triaged", "group",
+                  "identical_code", "source_dir", "config")
 
 
 def refuse_generated_options(args) -> None:
@@ -736,10 +745,12 @@ class Killers:
 
 def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                conf: Path, timeout: float, max_cases: int | None = None,
-               killers: Killers | None = None, config_env: dict | None = None) -> dict:
-    """Runs the mutant's reaching cases, those of its function's page first,
-    until a FAIL or CRASH (at most max_cases of them), in the environment of
-    a provider configuration (config_env; none: the default)."""
+               killers: Killers | None = None, config_env: dict | None = None,
+               first: str | None = None) -> dict:
+    """Runs the mutant's reaching cases (`first` first, then those of its
+    function's page), until a FAIL or CRASH (at most max_cases of them), in
+    the environment of a provider configuration (config_env; none: the
+    default)."""
     valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
     words = name_words(m.function)
     known = killers.of(m) if killers else {}
@@ -747,7 +758,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
     # of its own page (ref_cr_accept: dat_cr_accept's), then by the words
     # they share with it, each group by binary, fastest first (the cases of
     # one binary together within a group, for the batches)
-    valid.sort(key=lambda cid: (-known.get(cid, 0),
+    valid.sort(key=lambda cid: (cid != first, -known.get(cid, 0),
                                 -len(words & name_words(case_by_id[cid].page)),
                                 case_by_id[cid].binary, cov["cases"][cid]["duration_ms"], cid))
     rec = {"cases_reaching": len(reach), "cases_valid": len(valid), "runs": [],
@@ -763,9 +774,8 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf), **{mutgen.ENV_VAR: m.id})
 
     def limits(batch):
-        # a hang costs the case's own time a few times over, not the whole budget
         base_s = max(cov["cases"][c.id]["duration_ms"] for c in batch) / 1000.0
-        full = min(timeout, max(BATCH_MIN_TIMEOUT_S if len(batch) > 1 else 10.0, 5 * base_s))
+        full = case_limit(batch, cov, timeout)
         return min(full, max(SHORT_FLOOR_S, SHORT_FACTOR * base_s)), full
 
     def record(c, r, limit, full):
@@ -898,6 +908,163 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
     return rec
 
 
+# ---------------------------------------------------------------- survivors in groups
+
+def survivor_groups(mutants: list, reach: dict, size: int) -> list:
+    """The mutants expected to survive (their triage says so), cut into
+    groups of at most `size` that run together: no two of one function (the
+    guards of one expression nest, and the outer one would hide the inner),
+    and each joins the group whose cases it adds fewest to, if that is at
+    most a quarter of its own (the group's cases are the union of its
+    members')."""
+    groups: list = []
+    for m in sorted(mutants, key=lambda m: (-len(reach[m.id]), m.id)):
+        own = set(reach[m.id])
+        best, best_new = None, None
+        for g in groups:
+            if len(g["members"]) >= size or (m.file, m.function) in g["functions"]:
+                continue
+            new = len(own - g["cases"])
+            if new <= len(own) // 4 and (best is None or new < best_new):
+                best, best_new = g, new
+                if new == 0:
+                    break
+        if best is None:
+            best = {"members": [], "functions": set(), "cases": set()}
+            groups.append(best)
+        best["members"].append(m)
+        best["functions"].add((m.file, m.function))
+        best["cases"] |= own
+    return [g["members"] for g in groups]
+
+
+def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
+              runner: CaseRunner, conf: Path, timeout: float, first: str | None = None,
+              passed: frozenset = frozenset(), config_env: dict | None = None) -> tuple:
+    """Runs every case that reaches a member, but those in `passed`, with all
+    members on at once (`first` first).  (None, runs) when each case ends as
+    it did without a mutant; else (the id of the first case that did not,
+    runs), and the run stops there."""
+    ids = sorted({cid for m in members for cid in reach[m.id]} - passed,
+                 key=lambda cid: (cid != first, case_by_id[cid].binary,
+                                  cov["cases"][cid]["duration_ms"], cid))
+    env = dict(config_env or {}, DAT_OVERRIDE=str(conf),
+               **{mutgen.ENV_VAR: ",".join(m.id for m in members)})
+    runs = []
+    for batch in CaseQueue([case_by_id[cid] for cid in ids]):
+        for c, r in zip(batch, runner.run_batch(batch, env, case_limit(batch, cov, timeout))):
+            if r is None:
+                break
+            runs.append({"id": c.id, "state": r["state"],
+                         "message": (r.get("message") or "")[:300],
+                         "duration_ms": r.get("duration_ms", 0.0)})
+            if r["state"] != cov["cases"][c.id]["state"]:
+                return c.id, runs
+    return None, runs
+
+
+def case_limit(batch: list, cov: dict, timeout: float) -> float:
+    """The full limit of a case in a batch: a hang costs the case's own time a
+    few times over, not the whole budget."""
+    base_s = max(cov["cases"][c.id]["duration_ms"] for c in batch) / 1000.0
+    return min(timeout, max(BATCH_MIN_TIMEOUT_S if len(batch) > 1 else 10.0, 5 * base_s))
+
+
+def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
+                 runner: CaseRunner, conf: Path, timeout: float, single,
+                 config_env: dict | None = None) -> list:
+    """[(mutant, record)] for a group of expected survivors, all members on
+    at once: when every case that reaches a member ends as without a
+    mutant, each member survived.  A case that ends otherwise is run again
+    with each member it reaches alone.  A member that FAILs, CRASHes or hangs
+    it alone leaves the group and runs as any mutant does, that case first
+    (single(m, case): run_mutant's record); a member that ends it otherwise
+    alone (UNRESOLVED: a set-up step noticed, which kills nothing) has that
+    case settled and goes on in a group of such members.  The others go on
+    from that case (those that passed with it on stay passed).  When no
+    member changes it alone, the group is halved.  A kill is only ever
+    decided by a mutant alone."""
+    out = []
+    env = dict(config_env or {}, DAT_OVERRIDE=str(conf))
+    alone_runs: dict = {}
+
+    def alone(m, cid):
+        c = case_by_id[cid]
+        limit = case_limit([c], cov, timeout)
+        r = runner.run_batch([c], dict(env, **{mutgen.ENV_VAR: m.id}), limit)[0]
+        run = {"id": cid, "state": r["state"] if r else "TIMEOUT", "alone": True,
+               "message": ((r or {}).get("message") or "")[:300],
+               "duration_ms": (r or {}).get("duration_ms", limit * 1000.0)}
+        alone_runs.setdefault(m.id, []).append(run)
+        return run["state"]
+
+    def reach_of(group):
+        return {cid for m in group for cid in reach[m.id]}
+
+    def survived(group, history):
+        for m in group:
+            own = set(reach[m.id])
+            mine = [r for r in history if r["id"] in own and m.id not in r.get("without", ()) and
+                    r["state"] == cov["cases"][r["id"]]["state"]] + alone_runs.get(m.id, [])
+            noticed = [r["id"] for r in alone_runs.get(m.id, [])]
+            out.append((m, {"cases_reaching": len(own), "cases_valid": len(own),
+                            "runs": mine, "killed_by": [], "kill_states": [],
+                            "status": "survived", "group": [x.id for x in group],
+                            "reason": f"its {len(own)} reaching case(s) pass with the "
+                                      f"{len(group) - 1} other mutant(s) of its group on too" +
+                                      (f", but {', '.join(noticed)}, which it alone ends "
+                                       "UNRESOLVED (a set-up step noticed)" if noticed else "")}))
+
+    def settle(group, first, passed, history):
+        # history: the runs made with every member of group on (but those a
+        # run names in "without");
+        # passed: the cases settled for every member
+        if len(group) == 1 and not passed:
+            out.append((group[0], single(group[0], first)))
+            return
+        differs, done = run_group(group, reach, cov, case_by_id, runner, conf, timeout,
+                                  first, passed, config_env)
+        history = history + done
+        passed = passed | {r["id"] for r in done if r["id"] != differs}
+        if differs is None:
+            survived(group, history)
+            return
+        baseline = cov["cases"][differs]["state"]
+        states = {m.id: alone(m, differs) for m in group if differs in reach[m.id]}
+        killing = [m for m in group if states.get(m.id) in KILL_STATES + ("TIMEOUT",)]
+        noticing = [m for m in group if m.id in states and m not in killing and
+                    states[m.id] != baseline]
+        rest = [m for m in group if m not in killing and m not in noticing]
+        for m in killing:
+            out.append((m, single(m, differs)))
+        if noticing and rest:
+            # the case is settled for the noticing members; with the others
+            # on it must still end as without a mutant, and then the whole
+            # group goes on together
+            again, done = run_group(rest, reach, cov, case_by_id, runner, conf, timeout,
+                                    differs, frozenset(reach_of(rest) - {differs}), config_env)
+            if again is None:
+                off = [m.id for m in noticing]
+                settle(noticing + rest, None, passed | {differs},
+                       history + [dict(r, without=off) for r in done])
+                return
+        if noticing:
+            settle(noticing, None, passed | {differs}, history)
+        if killing or noticing:
+            if rest:
+                settle(rest, differs, passed, history)
+        elif len(rest) == 1:
+            out.append((rest[0], single(rest[0], differs)))
+        else:
+            # no member alone: two together, or a case that varies; halves
+            half = len(rest) // 2
+            settle(rest[:half], differs, passed, history)
+            settle(rest[half:], differs, passed, history)
+
+    settle(list(members), None, frozenset(), [])
+    return out
+
+
 class CaseQueue:
     """The cases in their order, cut into runs of one binary: two-node cases
     alone, single-node ones of the same binary together, BATCH_SIZES long
@@ -960,6 +1127,9 @@ def score(counts: dict, excluded: int) -> float | None:
 # killed is left out: a killed one counts once, as killed, and is a triage
 # error (the claim was wrong).
 EXCLUDING_KINDS = ("equivalent", "unspecified")
+# Triage kinds of a mutant that survives the default configuration: a run
+# that re-checks the triage runs these in groups (settle_group).
+SURVIVING_KINDS = EXCLUDING_KINDS + ("gap", "killed-in-config")
 DETECTED = ("killed", "timed-out")
 
 
@@ -1109,12 +1279,15 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
                        runner: CaseRunner, dat_entry, cov: dict, conf: Path, killers: Killers,
                        todo: list, results: list, build_dir: Path, say,
                        extents: dict | None = None, src: Path | None = None,
-                       cases_dir_for_api=None) -> dict:
+                       cases_dir_for_api=None, grouped: set | None = None,
+                       group_size: int = 1) -> dict:
     """The --config passes: each mutant still alive (survived or not reached)
     runs, in each configuration in turn, the cases new to it there
     (cases_new_to; under a REBUILT configuration every reaching case), until
     one kills it.  A kill there replaces its record (the default run is kept
-    in it); returns {name: {"coverage_s", "mutants_run", "killed", "env"}}."""
+    in it); returns {name: {"coverage_s", "mutants_run", "killed", "env"}}.
+    The mutants of `grouped` (those the triage says survive, in a run that
+    re-checks it) run in groups of group_size (settle_group)."""
     chosen = expand_configs(args, build_dir, dat_entry)
     if not chosen:
         return {}
@@ -1210,13 +1383,29 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
         say(f"config {name}: {len(work)} of {len(alive)} mutant(s) still alive have cases "
             "new to them there")
 
-        def one(item, ccov=ccov, config_env=config_env, config_conf=config_conf):
-            m, _, new = item
-            rec = run_mutant(m, new, ccov, case_by_id, runner, config_conf, args.timeout,
-                             args.max_cases, killers, config_env)
-            return item, rec
+        # the mutants the triage says survive, in groups as in the default run
+        new_to = {m.id: new for m, _, new in work}
+        firsts = {m.id: first for m, first, _ in work}
+        groups = survivor_groups([m for m, _, _ in work if m.id in grouped], new_to,
+                                 group_size) if grouped and group_size > 1 else []
+        in_groups = {m.id for g in groups for m in g}
+        if groups:
+            say(f"config {name}: {len(in_groups)} triaged survivor(s) in {len(groups)} group(s)")
 
-        for (m, first, _), rec in run_pool(runner, args.jobs, one, work):
+        def single(m, first=None, ccov=ccov, config_env=config_env, config_conf=config_conf):
+            return run_mutant(m, new_to[m.id], ccov, case_by_id, runner, config_conf,
+                              args.timeout, args.max_cases, killers, config_env, first)
+
+        def one(item, ccov=ccov, config_env=config_env, config_conf=config_conf):
+            if isinstance(item, list):
+                return settle_group(item, new_to, ccov, case_by_id, runner, config_conf,
+                                    args.timeout, single, config_env)
+            return [(item[0], single(item[0]))]
+
+        for m, rec in (pair for pairs in run_pool(
+                runner, args.jobs, one, groups + [w for w in work if w[0].id not in in_groups])
+                for pair in pairs):
+            first = firsts[m.id]
             if rec["status"] not in ("killed", "timed-out"):
                 first.setdefault("configs_tried", []).append(name)
                 continue
@@ -1243,6 +1432,8 @@ def cmd_generated(args, cases_dir_for) -> int:
         raise GeneratedError("--jobs must be at least 1")
     if args.max_cases is not None and args.max_cases < 1:
         raise GeneratedError("--max-cases must be at least 1")
+    if args.group is not None and args.group < 1:
+        raise GeneratedError("--group must be at least 1")
     if args.sample is not None and args.sample < 1:
         raise GeneratedError("--sample must be at least 1")
     operators = split_multi(args.operators) or list(mutgen.OPERATORS)
@@ -1410,29 +1601,58 @@ def cmd_generated(args, cases_dir_for) -> int:
     todo = [m for m in todo if m.id not in identical_ids]
 
     killers = Killers()
+    group_size = GROUP_SIZE if args.group is None else args.group
 
-    def one(m):
+    def single(m, first=None):
         rec = run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
-                         args.max_cases, killers)
+                         args.max_cases, killers, first=first)
         killers.note(m, rec)
-        return m, rec
+        return rec
+
+    # a run that re-checks the triage: the mutants it says survive run in
+    # groups, all members on at once (settle_group); a group whose cases all
+    # end as without a mutant settles each member, any other outcome halves it
+    expected = [m for m in todo if (triage.get(m.id) or {}).get("kind") in SURVIVING_KINDS] \
+        if not args.trust_triage and group_size > 1 and not args.max_cases else []
+    reach = {m.id: [cid for cid in reaching(m, cov)
+                    if cov["cases"][cid]["state"] in VALID_BASELINE] for m in expected}
+    groups = survivor_groups([m for m in expected if reach[m.id]], reach, group_size)
+    alone = [m for m in todo if m not in expected or not reach[m.id]]
+    if groups:
+        say(f"survivors in groups: {len(expected)} mutant(s) the triage says survive, in "
+            f"{len(groups)} group(s) of at most {group_size}")
+
+    def one(item):
+        if isinstance(item, list):
+            t = time.monotonic()
+            pairs = settle_group(item, reach, cov, case_by_id, runner, conf, args.timeout,
+                                 single)
+            # said as it ends: the records print in order, after the group before it
+            say(f"group of {len(item)}: {sum(1 for _, r in pairs if r.get('group'))} settled "
+                f"in a group, {sum(1 for _, r in pairs if not r.get('group'))} run alone "
+                f"({time.monotonic() - t:.0f} s)")
+            return pairs
+        return [(item, single(item))]
 
     done = 0
-    for m, rec in run_pool(runner, args.jobs, one, todo):
-        done += 1
-        rec.update(m.listing())
-        results.append(rec)
-        if not quiet and rec["status"] != "not-reached":
-            print(f"[{done}/{len(todo)}] {rec['status']:<11} {m.id}"
-                  + (f" by {rec['killed_by'][0]}" if rec["killed_by"] else ""),
-                  file=sys.stderr, flush=True)
+    for pairs in run_pool(runner, args.jobs, one, groups + alone):
+        for m, rec in pairs:
+            done += 1
+            rec.update(m.listing())
+            results.append(rec)
+            if not quiet and rec["status"] != "not-reached":
+                print(f"[{done}/{len(todo)}] {rec['status']:<11} {m.id}"
+                      + (f" by {rec['killed_by'][0]}" if rec["killed_by"] else "")
+                      + (f" (group of {len(rec['group'])})" if rec.get("group") else ""),
+                      file=sys.stderr, flush=True)
     if args.threshold is not None:
         # a gate: an untriaged survivor gets a second run before it fails the
         # gate (a kill that depends on timing, as agent_one_shot's); both
         # runs are kept in the record
         by_id = {m.id: m for m in todo}
         again = [r for r in results if r["status"] == "survived" and r["id"] not in triage]
-        for m, rec in run_pool(runner, args.jobs, one, [by_id[r["id"]] for r in again]):
+        for m, rec in run_pool(runner, args.jobs, lambda m: (m, single(m)),
+                               [by_id[r["id"]] for r in again]):
             first = next(r for r in results if r["id"] == m.id)
             if rec["status"] != "survived":
                 rec.update(m.listing(), second_run=True,
@@ -1452,7 +1672,8 @@ def cmd_generated(args, cases_dir_for) -> int:
     configs_s = run_configurations(args, root, out, cases, case_by_id, runner, dat_entry,
                                    cov, conf, killers, todo + in_config, results, build_dir,
                                    say, function_extents(generated), src,
-                                   lambda _args, a: Path(cases_dir_for(a)))
+                                   lambda _args, a: Path(cases_dir_for(a)),
+                                   {m.id for m in expected}, group_size)
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
@@ -1502,6 +1723,9 @@ def cmd_generated(args, cases_dir_for) -> int:
                 "compiled_alone": len(candidates),
                 "case_runs": runner.runs, "cases": len(cases),
                 "trust_triage": bool(args.trust_triage), "not_rerun": len(trusted),
+                "group": group_size, "groups": len(groups),
+                "grouped": sum(map(len, groups)),
+                "settled_in_group": sum(1 for r in results if r.get("group")),
                 "in_config_only": len(in_config),
                 "triage_file": str(triage_path)},
         "summary": {"generated": sum(map(len, generated.values())), "selected": len(selected),
@@ -1544,7 +1768,10 @@ def text_summary(doc: dict) -> str:
              + (f"; {run['not_rerun']} triaged survivor(s) counted as triaged, not re-run"
                 if run.get("not_rerun") else "")
              + (f"; {run['in_config_only']} killed-in-config run in their configuration only"
-                if run.get("in_config_only") else ""),
+                if run.get("in_config_only") else "")
+             + (f"; {run['grouped']} triaged survivor(s) run in {run['groups']} group(s) of at "
+                f"most {run['group']}, {run['settled_in_group']} settled there"
+                if run.get("groups") else ""),
              f"  untriaged: {s['untriaged_survivors']} survivor(s), "
              f"{s.get('untriaged_not_reached', 0)} not reached"]
     for e in doc.get("triage_errors") or []:

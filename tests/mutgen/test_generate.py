@@ -170,6 +170,21 @@ def test_schemata_compiles_and_switches_one_mutant(cindex, tmp_path):
     # an id of no mutant switches nothing on
     assert compile_and_run(tmp_path, schemata, "schemata",
                            {mutgen.ENV_VAR: "fixture.c:none:x:1:000000"}) == original
+    # a list of ids switches each of them on, as each alone does: a group's run
+    # (mutgen_run.run_group) is every member's own change at once
+    a = next(m for m in observable if m.function == "relational")
+    b = next(m for m in observable if m.function == "call")
+    changed = {}
+    for m in (a, b):
+        out = compile_and_run(tmp_path, schemata, "schemata", {mutgen.ENV_VAR: m.id})
+        changed[m.id] = {i for i, (x, y) in enumerate(zip(out.splitlines(),
+                                                         original.splitlines())) if x != y}
+    both = compile_and_run(tmp_path, schemata, "schemata", {mutgen.ENV_VAR: f"{a.id},{b.id}"})
+    assert {i for i, (x, y) in enumerate(zip(both.splitlines(), original.splitlines()))
+            if x != y} == changed[a.id] | changed[b.id]
+    # an id that is only a prefix of another's names nothing
+    assert compile_and_run(tmp_path, schemata, "schemata",
+                           {mutgen.ENV_VAR: a.id[:-1]}) == original
 
 
 def test_triage_file_and_stale_entries(tmp_path, cindex):

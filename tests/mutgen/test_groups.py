@@ -1,0 +1,143 @@
+"""Survivors in groups (mutgen_run.survivor_groups, settle_group): in a run
+that re-checks the triage, the mutants it says survive run together; a group
+whose cases all end as without a mutant settles each member, any other end
+halves it, and a kill is only ever decided by a mutant alone (a scripted
+runner stands in for the case binaries)."""
+from types import SimpleNamespace
+
+from datcts import mutgen_run
+
+ENV = mutgen_run.mutgen.ENV_VAR
+
+
+def mutant(n, function=None):
+    return SimpleNamespace(id=f"core/x.c:{function or f'f{n}'}:cond-negate:{n}:abcdef",
+                           function=function or f"f{n}", file="core/x.c")
+
+
+def case(name):
+    return SimpleNamespace(id=name, page="dat_x", binary="b", two_node=False)
+
+
+class Killing:
+    """A case FAILs when a mutant on names it in `kills` (mutant id -> cases),
+    and ends UNRESOLVED (a set-up step noticed) when one names it in
+    `notices`."""
+
+    def __init__(self, kills, notices=None):
+        self.kills = kills
+        self.notices = notices or {}
+        self.groups = []
+        self.alone = []
+
+    def run_batch(self, cases, env, limit):
+        on = set(env.get(ENV, "").split(",")) - {""}
+        if len(on) > 1:
+            self.groups.append((sorted(on), [c.id for c in cases]))
+        elif on:
+            self.alone.append((min(on), [c.id for c in cases]))
+
+        def state(c):
+            if any(c.id in self.kills.get(m, ()) for m in on):
+                return "FAIL"
+            if any(c.id in self.notices.get(m, ()) for m in on):
+                return "UNRESOLVED"
+            return "PASS"
+        return [{"state": state(c), "duration_ms": 5.0} for c in cases]
+
+
+def settle(members, reach, kills, notices=None):
+    names = sorted({c for r in reach.values() for c in r})
+    cases = {n: case(n) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+    runner = Killing(kills, notices)
+    singles = []
+
+    def single(m, first=None):
+        singles.append(m.id)
+        return mutgen_run.run_mutant(m, reach[m.id], cov, cases, runner, "dat.conf", 60.0,
+                                     first=first)
+
+    out = mutgen_run.settle_group(members, reach, cov, cases, runner, "dat.conf", 60.0, single)
+    return {m.id: rec for m, rec in out}, singles, runner
+
+
+def test_a_group_whose_cases_all_pass_settles_every_member_in_one_run():
+    ms = [mutant(n) for n in range(6)]
+    reach = {m.id: ["a", "b", "c"] for m in ms}
+    recs, singles, runner = settle(ms, reach, {})
+    assert singles == [] and runner.groups and all(len(on) == 6 for on, _ in runner.groups)
+    assert all(r["status"] == "survived" and len(r["group"]) == 6 for r in recs.values())
+    assert all([x["id"] for x in r["runs"]] == ["a", "b", "c"] for r in recs.values())
+
+
+def test_a_member_a_case_kills_is_found_alone_and_the_others_still_survive():
+    ms = [mutant(n) for n in range(8)]
+    reach = {m.id: ["a", "b"] for m in ms}
+    bad = ms[5].id
+    recs, singles, runner = settle(ms, reach, {bad: {"b"}})
+    assert recs[bad]["status"] == "killed" and recs[bad]["killed_by"] == ["b"]
+    assert "group" not in recs[bad]             # decided by the mutant alone
+    assert singles == [bad]                     # "b" with each member alone found it
+    assert all(r["status"] == "survived" and len(r["group"]) == 7
+               for mid, r in recs.items() if mid != bad)
+    # the seven go on from "b": "a" passed with them on already
+    assert [cases for _, cases in runner.groups] == [["a", "b"], ["b"]]
+    # "b" with each member alone, then the killed one's own run, "b" first
+    assert runner.alone[:8] == [(m.id, ["b"]) for m in ms]
+    assert [(mid, cases[0]) for mid, cases in runner.alone[8:]] == [(bad, "b")]
+
+
+def test_a_member_that_only_a_set_up_step_notices_stays_out_of_single_runs():
+    # UNRESOLVED kills nothing: the member is not run alone over its cases,
+    # and its other cases run on in the group
+    ms = [mutant(n) for n in range(4)]
+    reach = {m.id: ["a", "b", "c"] for m in ms}
+    odd = ms[2].id
+    recs, singles, runner = settle(ms, reach, {}, {odd: {"a"}})
+    assert singles == []
+    assert all(r["status"] == "survived" for r in recs.values())
+    assert [x["state"] for x in recs[odd]["runs"] if x["id"] == "a"] == ["UNRESOLVED"]
+    assert "UNRESOLVED" in recs[odd]["reason"] and len(recs[odd]["group"]) == 4
+    assert {x["id"] for x in recs[odd]["runs"]} == {"a", "b", "c"}
+    # "a" again with the other three on, then the four go on together
+    assert [(len(on), cases) for on, cases in runner.groups] == \
+        [(4, ["a", "b"]), (3, ["a"]), (4, ["b", "c"])]
+
+
+def test_a_kill_only_two_members_make_together_is_no_kill_of_either():
+    # each alone survives: the group differs, its halves do not
+    ms = [mutant(n) for n in range(4)]
+    reach = {m.id: ["a"] for m in ms}
+
+    class Together(Killing):
+        def run_batch(self, cases, env, limit):
+            on = set(env.get(ENV, "").split(","))
+            both = {ms[0].id, ms[3].id} <= on
+            return [{"state": "FAIL" if both else "PASS", "duration_ms": 5.0} for _ in cases]
+
+    cases = {"a": case("a")}
+    cov = {"cases": {"a": {"state": "PASS", "duration_ms": 5.0}}}
+    runner = Together({})
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: mutgen_run.run_mutant(
+                                      m, reach[m.id], cov, cases, runner, "dat.conf", 60.0))
+    assert {m.id: r["status"] for m, r in out} == {m.id: "survived" for m in ms}
+
+
+def test_groups_never_hold_two_mutants_of_one_function_and_keep_to_their_size():
+    ms = [mutant(n, "same" if n < 3 else None) for n in range(30)]
+    reach = {m.id: ["a", "b", "c", "d"] for m in ms}
+    groups = mutgen_run.survivor_groups(ms, reach, 12)
+    assert sorted(m.id for g in groups for m in g) == sorted(m.id for m in ms)
+    for g in groups:
+        assert len(g) <= 12
+        assert sum(m.function == "same" for m in g) <= 1
+
+
+def test_a_mutant_joins_only_a_group_whose_cases_are_mostly_its_own():
+    hot = [mutant(n) for n in range(3)]
+    cold = mutant(9)
+    reach = {**{m.id: [f"c{i}" for i in range(40)] for m in hot}, cold.id: ["x1", "x2"]}
+    groups = mutgen_run.survivor_groups(hot + [cold], reach, 12)
+    assert sorted(len(g) for g in groups) == [1, 3]
