@@ -980,7 +980,8 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     it alone leaves the group and runs as any mutant does, that case first
     (single(m, case): run_mutant's record); a member that ends it otherwise
     alone (UNRESOLVED: a set-up step noticed, which kills nothing) has that
-    case settled and goes on in a group of such members.  The others go on
+    case settled: the case runs again with the other members on and, if it
+    ends as without a mutant, the whole group goes on.  The others go on
     from that case (those that passed with it on stay passed).  When no
     member changes it alone, the group is halved.  A kill is only ever
     decided by a mutant alone."""
@@ -1611,7 +1612,7 @@ def cmd_generated(args, cases_dir_for) -> int:
 
     # a run that re-checks the triage: the mutants it says survive run in
     # groups, all members on at once (settle_group); a group whose cases all
-    # end as without a mutant settles each member, any other outcome halves it
+    # end as without a mutant settles each member
     expected = [m for m in todo if (triage.get(m.id) or {}).get("kind") in SURVIVING_KINDS] \
         if not args.trust_triage and group_size > 1 and not args.max_cases else []
     reach = {m.id: [cid for cid in reaching(m, cov)
