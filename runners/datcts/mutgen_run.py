@@ -983,11 +983,14 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     case settled: the case runs again with the other members on and, if it
     ends as without a mutant, the whole group goes on.  The others go on
     from that case (those that passed with it on stay passed).  When no
-    member changes it alone, the group is halved.  A kill is only ever
+    member changes it alone, the case is asked once more with the whole group
+    on: if it ends as without a mutant now (a case that varies), it is
+    settled and the group goes on whole; else the group is halved.  A kill is only ever
     decided by a mutant alone."""
     out = []
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf))
     alone_runs: dict = {}
+    asked_again: set = set()
 
     def alone(m, cid):
         c = case_by_id[cid]
@@ -1057,7 +1060,18 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
         elif len(rest) == 1:
             out.append((rest[0], single(rest[0], differs)))
         else:
-            # no member alone: two together, or a case that varies; halves
+            # no member alone: a case that varies (timing), or two members
+            # together.  Asked once more with the whole group on, a case
+            # that ends as without a mutant now is settled and the group goes
+            # on whole (halving runs its other cases twice); else it halves
+            if differs not in asked_again:
+                asked_again.add(differs)
+                again, done = run_group(rest, reach, cov, case_by_id, runner, conf, timeout,
+                                        differs, frozenset(reach_of(rest) - {differs}),
+                                        config_env)
+                if again is None:
+                    settle(rest, None, passed | {differs}, history + done)
+                    return
             half = len(rest) // 2
             settle(rest[:half], differs, passed, history)
             settle(rest[half:], differs, passed, history)

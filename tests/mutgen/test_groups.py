@@ -1,9 +1,12 @@
 """Survivors in groups (mutgen_run.survivor_groups, settle_group): in a run
 that re-checks the triage, the mutants it says survive run together; a group
-whose cases all end as without a mutant settles each member, any other end
-halves it, and a kill is only ever decided by a mutant alone (a scripted
+whose cases all end as without a mutant settles each member, a case that
+ends otherwise is run with each member alone (and, if none changes it, with
+the group once more before the group is halved), and a kill is only ever decided by a mutant alone (a scripted
 runner stands in for the case binaries)."""
 from types import SimpleNamespace
+
+import pytest
 
 from datcts import mutgen_run
 
@@ -123,6 +126,34 @@ def test_a_kill_only_two_members_make_together_is_no_kill_of_either():
                                   lambda m, first=None: mutgen_run.run_mutant(
                                       m, reach[m.id], cov, cases, runner, "dat.conf", 60.0))
     assert {m.id: r["status"] for m, r in out} == {m.id: "survived" for m in ms}
+
+
+def test_a_case_that_varies_is_asked_again_and_the_group_goes_on_whole():
+    # "b" fails once with the group on, no member alone changes it, and it
+    # passes when asked again: no halving, no single run
+    ms = [mutant(n) for n in range(6)]
+    reach = {m.id: ["a", "b", "c"] for m in ms}
+    cases = {n: case(n) for n in "abc"}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "abc"}}
+
+    class Once(Killing):
+        failed = False
+
+        def run_batch(self, batch, env, limit):
+            out = super().run_batch(batch, env, limit)
+            for c, r in zip(batch, out):
+                if c.id == "b" and len(env[ENV].split(",")) > 1 and not self.failed:
+                    self.failed = True
+                    r["state"] = "FAIL"
+            return out
+
+    runner = Once({})
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("run alone"))
+    assert {m.id: (r["status"], len(r["group"])) for m, r in out} == \
+        {m.id: ("survived", 6) for m in ms}
+    assert [(len(on), c) for on, c in runner.groups] == \
+        [(6, ["a", "b"]), (6, ["b"]), (6, ["c"])]
 
 
 def test_groups_never_hold_two_mutants_of_one_function_and_keep_to_their_size():
