@@ -143,6 +143,11 @@ def add_arguments(p) -> None:
                         "without a mutant settles each member, a member that changes a case "
                         "alone runs alone (default " + str(GROUP_SIZE) + "; 1: every mutant "
                         "alone)")
+    g.add_argument("--history", default=None, metavar="FILE",
+                   help="the case that killed each mutant in an earlier run (that run's "
+                        "killers.json; default: tests/mutants/generated-killers.json; none: "
+                        "no history) runs first for it: only the order of its cases changes, "
+                        "never what counts as a kill")
     g.add_argument("--identical-code", choices=("triaged", "all", "none"), default=None,
                    help="compile mutants alone and settle those whose object code is the "
                         "original's without a run (trivial compiler equivalence): the triaged "
@@ -163,7 +168,7 @@ def add_arguments(p) -> None:
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
                   "threshold", "triage", "trust_triage", "recheck_triaged", "group",
-                  "identical_code", "source_dir", "config")
+                  "history", "identical_code", "source_dir", "config")
 
 
 def refuse_generated_options(args) -> None:
@@ -720,15 +725,39 @@ def name_words(name: str) -> set:
     return set(name.lower().split("_")) - {"ref", "dat", "daplref", "", "common"}
 
 
+KILLERS_SCHEMA = "datcts-mutant-killers/1"
+
+
+def load_history(path: Path | None) -> dict:
+    """{mutant id: the case that killed it} of an earlier run: its
+    killers.json, or its generated-mutants.json; {} without one.  A mutant
+    whose code changed has another id, so what it says of it is not used."""
+    if path is None or not path.is_file():
+        return {}
+    doc = json.loads(path.read_text())
+    if doc.get("schema") == KILLERS_SCHEMA:
+        return dict(doc["killers"])
+    return killers_of(doc.get("mutants") or [])
+
+
+def killers_of(results: list) -> dict:
+    """{mutant id: its first killing case} of the default configuration's
+    kills (and hangs) of a run."""
+    return {r["id"]: r["killed_by"][0] for r in results
+            if r["status"] in DETECTED and r.get("killed_by") and not r.get("config")}
+
+
 class Killers:
     """The cases that killed mutants of each function so far in this run: a
     sibling mutant tries them first (three mutants of one condition in
     ref_cr_deliver each ran the same 29 cases UNRESOLVED before the same
     FAIL).  Only the order changes, never what counts as a kill."""
 
-    def __init__(self):
+    def __init__(self, previous: dict | None = None):
         self.by_function: dict = {}
         self.lock = threading.Lock()
+        # an earlier run's (load_history): the case that killed the mutant then
+        self.previous = previous or {}
 
     def of(self, m) -> dict:
         with self.lock:
@@ -991,6 +1020,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf))
     alone_runs: dict = {}
     asked_again: set = set()
+    aside: dict = {}
 
     def alone(m, cid):
         c = case_by_id[cid]
@@ -1010,14 +1040,22 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             own = set(reach[m.id])
             mine = [r for r in history if r["id"] in own and m.id not in r.get("without", ()) and
                     r["state"] == cov["cases"][r["id"]]["state"]] + alone_runs.get(m.id, [])
-            noticed = [r["id"] for r in alone_runs.get(m.id, [])]
+            noticed = [r["id"] for r in alone_runs.get(m.id, [])
+                       if r["state"] != cov["cases"][r["id"]]["state"]]
+            reason = (f"its {len(own)} reaching case(s) pass with the {len(group) - 1} other "
+                      f"mutant(s) of its group on too" if len(group) > 1 else
+                      f"its {len(own)} reaching case(s) pass")
+            if noticed:
+                reason += (f", but {', '.join(noticed)}, which it alone ends UNRESOLVED "
+                           "(a set-up step noticed)")
+            if m.id in aside:
+                reason += (f"; set aside from its group at {aside[m.id]}, which ends as "
+                           "without a mutant with it alone and with the others on without "
+                           "it, but not with all of them on")
             out.append((m, {"cases_reaching": len(own), "cases_valid": len(own),
                             "runs": mine, "killed_by": [], "kill_states": [],
                             "status": "survived", "group": [x.id for x in group],
-                            "reason": f"its {len(own)} reaching case(s) pass with the "
-                                      f"{len(group) - 1} other mutant(s) of its group on too" +
-                                      (f", but {', '.join(noticed)}, which it alone ends "
-                                       "UNRESOLVED (a set-up step noticed)" if noticed else "")}))
+                            "reason": reason}))
 
     def settle(group, first, passed, history):
         # history: the runs made with every member of group on (but those a
@@ -1071,6 +1109,20 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
                                         config_env)
                 if again is None:
                     settle(rest, None, passed | {differs}, history + done)
+                    return
+            # two or more members together: a member without which the case
+            # ends as without a mutant is set aside (it passed the case
+            # alone) and goes on by itself, the others together; a few runs
+            # of one case, where halving runs the group's other cases twice
+            for m in [x for x in rest if differs in reach[x.id]]:
+                others = [x for x in rest if x is not m]
+                again, done = run_group(others, reach, cov, case_by_id, runner, conf, timeout,
+                                        differs, frozenset(reach_of(others) - {differs}),
+                                        config_env)
+                if again is None:
+                    aside[m.id] = differs
+                    settle(others, None, passed | {differs}, history + done)
+                    settle([m], None, passed | {differs}, history)
                     return
             half = len(rest) // 2
             settle(rest[:half], differs, passed, history)
@@ -1160,6 +1212,36 @@ def triage_errors(results: list) -> list:
              "killed_by": (r.get("killed_by") or [None])[0]}
             for r in results if r["status"] in DETECTED and
             (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS]
+
+
+def confirm_triage_errors(results: list, triage: dict, by_id: dict, runner, jobs: int,
+                          single, say) -> None:
+    """A triage error is a claim against the triage file, so its kill must
+    recur: each mutant triaged as one no case can kill that a case killed
+    (or hung) runs once more, that case first (single(m, case)).  A kill
+    that recurs is kept (`confirmed_by`); one that does not (a case that
+    varies with the machine's load, as a heap measure can) leaves the
+    mutant as its second run ends, the first run's kill kept in the record
+    (`first_run`)."""
+    claimed = [r for r in results if r["status"] in DETECTED and
+               (triage.get(r["id"]) or {}).get("kind") in EXCLUDING_KINDS]
+    first_of = {r["id"]: r for r in claimed}
+    for m, rec in run_pool(runner, jobs,
+                           lambda m: (m, single(m, first_of[m.id]["killed_by"][0])),
+                           [by_id[r["id"]] for r in claimed]):
+        first = first_of[m.id]
+        if rec["status"] in DETECTED:
+            first["confirmed_by"] = rec["killed_by"][:1]
+            continue
+        killer = first["killed_by"][0]
+        rec.update(m.listing(), second_run=True,
+                   first_run={"status": first["status"], "killed_by": first["killed_by"],
+                              "runs": [x for x in first["runs"] if x["id"] == killer]})
+        rec["reason"] = (f"{first['status']} by {killer} in its first run, not in its second "
+                         f"({rec['reason']}): a case that varies, not a triage error")
+        results[results.index(first)] = rec
+        say(f"{m.id}: {first['status']} by {killer} in its first run, {rec['status']} in "
+            "its second: not a triage error")
 
 
 def summarise(results: list) -> dict:
@@ -1615,12 +1697,14 @@ def cmd_generated(args, cases_dir_for) -> int:
     settled = [m for m in todo if m.id in identical_ids]
     todo = [m for m in todo if m.id not in identical_ids]
 
-    killers = Killers()
+    history = None if args.history == "none" else \
+        Path(args.history) if args.history else root / "tests/mutants/generated-killers.json"
+    killers = Killers(load_history(history))
     group_size = GROUP_SIZE if args.group is None else args.group
 
     def single(m, first=None):
         rec = run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
-                         args.max_cases, killers, first=first)
+                         args.max_cases, killers, first=first or killers.previous.get(m.id))
         killers.note(m, rec)
         return rec
 
@@ -1660,11 +1744,11 @@ def cmd_generated(args, cases_dir_for) -> int:
                       + (f" by {rec['killed_by'][0]}" if rec["killed_by"] else "")
                       + (f" (group of {len(rec['group'])})" if rec.get("group") else ""),
                       file=sys.stderr, flush=True)
+    by_id = {m.id: m for m in todo}
     if args.threshold is not None:
         # a gate: an untriaged survivor gets a second run before it fails the
         # gate (a kill that depends on timing, as agent_one_shot's); both
         # runs are kept in the record
-        by_id = {m.id: m for m in todo}
         again = [r for r in results if r["status"] == "survived" and r["id"] not in triage]
         for m, rec in run_pool(runner, args.jobs, lambda m: (m, single(m)),
                                [by_id[r["id"]] for r in again]):
@@ -1674,6 +1758,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                            first_run={"status": "survived", "runs": len(first["runs"])})
                 results[results.index(first)] = rec
                 say(f"{m.id}: survived its first run, {rec['status']} in the second")
+    confirm_triage_errors(results, triage, by_id, runner, args.jobs, single, say)
     for m in in_config:
         # --trust-triage: not run again where it survived, only where it died
         rec = m.listing()
@@ -1720,6 +1805,10 @@ def cmd_generated(args, cases_dir_for) -> int:
     total_score = score(counts, excluded)
     wrong_triage = triage_errors(results)
     untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
+    # triaged mutants whose kill did not recur (confirm_triage_errors)
+    unrepeated = [{"id": r["id"], "killed_by": r["first_run"]["killed_by"][0]}
+                  for r in results if r.get("second_run") and
+                  r["first_run"]["status"] in DETECTED]
     unreached = [r["id"] for r in results if r["status"] == "not-reached" and not r.get("triage")]
     # a mutant triaged as one a case could kill, that compiles to the original's code
     identical_gaps = [r["id"] for r in results if r["status"] == "identical" and
@@ -1729,7 +1818,9 @@ def cmd_generated(args, cases_dir_for) -> int:
         "run": {"argv": sys.argv, "build_dir": str(build_dir), "source_dir": str(root),
                 "library": str(lib), "api": api, "ia": setup.ia, "files": sorted(generated),
                 "functions": split_multi(args.functions), "operators": operators,
-                "pages": pages, "max_cases": args.max_cases, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
+                "pages": pages, "history": str(history) if killers.previous else None,
+                "history_used": sum(1 for r in results if r["id"] in killers.previous),
+                "max_cases": args.max_cases, "sample": args.sample, "seed": args.seed, "jobs": args.jobs,
                 "timeout_s": args.timeout, "started": started, "finished": _now(),
                 "configs": configs_s,
                 "elapsed_s": round(runs_s, 1), "coverage_s": round(coverage_s, 1),
@@ -1750,6 +1841,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                     "triage_errors": len(wrong_triage),
                     "identical_gaps": len(identical_gaps)},
         "triage_errors": wrong_triage,
+        "kills_not_recurring": unrepeated,
         "identical_gaps": identical_gaps,
         "files": summarise(results),
         "stale_triages": stale,
@@ -1757,6 +1849,10 @@ def cmd_generated(args, cases_dir_for) -> int:
         "untriaged_not_reached": unreached,
         "mutants": results,
     }
+    # this run's killers, for the next run's --history
+    (out / "killers.json").write_text(json.dumps(
+        {"schema": KILLERS_SCHEMA, "killers": dict(sorted(killers_of(results).items()))},
+        indent=0) + "\n")
     tmp = out / "generated-mutants.json.tmp"
     tmp.write_text(json.dumps(doc, indent=1))
     os.replace(tmp, out / "generated-mutants.json")
@@ -1793,6 +1889,9 @@ def text_summary(doc: dict) -> str:
         lines.append(f"  triage error: {e['id']} is triaged {e['kind']} but was {e['status']}"
                      + (f" by {e['killed_by']}" if e.get("killed_by") else "")
                      + ": counted as detected; fix the triage")
+    for e in doc.get("kills_not_recurring") or []:
+        lines.append(f"  not a triage error: {e['id']} was killed by {e['killed_by']} in its "
+                     "first run but not in its second (a case that varies: see its record)")
     for mid in doc.get("identical_gaps") or []:
         lines.append(f"  triage note: {mid} is triaged as a gap a case could close, but it "
                      "compiles to the original's code: no case can kill it; triage it "

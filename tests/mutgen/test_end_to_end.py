@@ -79,6 +79,18 @@ def test_killed_and_survivor_then_triage(tree, tmp_path):
     assert sum(fn.values()) == len(mutants)
     assert fn["survived"] == sum(m["status"] == "survived" for m in mutants.values())
     assert "SURVIVED " + survivor["id"] in p.stdout
+    # the run's killers, for the next run's --history
+    killers = json.loads((out / "killers.json").read_text())
+    assert killers["killers"][last_return["id"]] == last_return["killed_by"][0]
+    assert survivor["id"] not in killers["killers"]
+    # a history that names another case reaching it, not the one that ran first
+    named = sorted(cid for cid, c in cov.items() if cid.startswith("dat_pz_free.") and
+                   c["state"] == "PASS" and cid != last_return["runs"][0]["id"] and
+                   last_return["line"] in c["lines"].get("reference-provider/core/pz.c", []))
+    assert named, "no second case reaches the last return: update the construction"
+    history = tmp_path / "killers.json"
+    history.write_text(json.dumps({"schema": killers["schema"],
+                                   "killers": {last_return["id"]: named[0]}}))
 
     # an untriaged survivor fails --threshold; triaged equivalent, it does not,
     # and a triage of a mutant that no longer exists is stale
@@ -97,10 +109,14 @@ def test_killed_and_survivor_then_triage(tree, tmp_path):
 
     # --trust-triage (the CI sample): the triaged survivor is not run again
     # and counts as its triage says; the other mutants still run
-    p = run(tree, out, "--threshold", "1", "--triage", str(triage), "--trust-triage")
+    # --history: the killer it names runs first for its mutant
+    p = run(tree, out, "--threshold", "1", "--triage", str(triage), "--trust-triage",
+            "--history", str(history))
     assert p.returncode == 0, p.stdout + p.stderr
     doc = json.loads((out / "generated-mutants.json").read_text())
     again = {m["id"]: m for m in doc["mutants"]}
+    assert again[last_return["id"]]["runs"][0]["id"] == named[0]
+    assert doc["run"]["history"] == str(history) and doc["run"]["history_used"] == 1
     assert again[survivor["id"]]["status"] == "survived"
     assert again[survivor["id"]]["rerun"] is False and again[survivor["id"]]["runs"] == []
     assert again[last_return["id"]]["status"] == "killed" and again[last_return["id"]]["runs"]

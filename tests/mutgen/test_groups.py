@@ -2,7 +2,8 @@
 that re-checks the triage, the mutants it says survive run together; a group
 whose cases all end as without a mutant settles each member, a case that
 ends otherwise is run with each member alone (and, if none changes it, with
-the group once more before the group is halved), and a kill is only ever decided by a mutant alone (a scripted
+the group once more, then without one member at a time, before the group is
+halved), and a kill is only ever decided by a mutant alone (a scripted
 runner stands in for the case binaries)."""
 from types import SimpleNamespace
 
@@ -109,7 +110,8 @@ def test_a_member_that_only_a_set_up_step_notices_stays_out_of_single_runs():
 
 
 def test_a_kill_only_two_members_make_together_is_no_kill_of_either():
-    # each alone survives: the group differs, its halves do not
+    # each alone survives: the group differs, and without one of the two
+    # it does not
     ms = [mutant(n) for n in range(4)]
     reach = {m.id: ["a"] for m in ms}
 
@@ -125,7 +127,11 @@ def test_a_kill_only_two_members_make_together_is_no_kill_of_either():
     out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
                                   lambda m, first=None: mutgen_run.run_mutant(
                                       m, reach[m.id], cov, cases, runner, "dat.conf", 60.0))
-    assert {m.id: r["status"] for m, r in out} == {m.id: "survived" for m in ms}
+    recs = {m.id: r for m, r in out}
+    assert {mid: r["status"] for mid, r in recs.items()} == {m.id: "survived" for m in ms}
+    # the first member without which "a" passes is set aside; no halving
+    assert "set aside from its group at a" in recs[ms[0].id]["reason"]
+    assert [len(recs[m.id]["group"]) for m in ms] == [1, 3, 3, 3]
 
 
 def test_a_case_that_varies_is_asked_again_and_the_group_goes_on_whole():
@@ -172,3 +178,44 @@ def test_a_mutant_joins_only_a_group_whose_cases_are_mostly_its_own():
     reach = {**{m.id: [f"c{i}" for i in range(40)] for m in hot}, cold.id: ["x1", "x2"]}
     groups = mutgen_run.survivor_groups(hot + [cold], reach, 12)
     assert sorted(len(g) for g in groups) == [1, 3]
+
+
+# ---------------------------------------------------------------- triage errors
+
+def confirm(first_runs, second_status):
+    """confirm_triage_errors over records as the first runs ended, with a
+    second run that ends `second_status` (mutant id -> status)."""
+    ms = {r["id"]: SimpleNamespace(id=r["id"], listing=lambda i=r["id"]: {"id": i})
+          for r in first_runs}
+    triage = {mid: {"kind": "unspecified"} for mid in ms}
+    asked = []
+
+    def single(m, first=None):
+        asked.append((m.id, first))
+        st = second_status[m.id]
+        return {"status": st, "killed_by": [first] if st == "killed" else [],
+                "runs": [], "reason": "3 of 3 reaching case(s) pass"}
+
+    results = [dict(r) for r in first_runs]
+    mutgen_run.confirm_triage_errors(results, triage, ms, None, 2, single, lambda _: None)
+    return {r["id"]: r for r in results}, asked
+
+
+def test_a_triage_error_stands_only_when_its_kill_recurs():
+    firsts = [{"id": i, "status": "killed", "killed_by": ["dat_x.heap"],
+               "runs": [{"id": "dat_x.heap", "state": "FAIL"}]} for i in ("m1", "m2")]
+    out, asked = confirm(firsts, {"m1": "killed", "m2": "survived"})
+    assert sorted(asked) == [("m1", "dat_x.heap"), ("m2", "dat_x.heap")]   # its killer first
+    assert out["m1"]["status"] == "killed" and out["m1"]["confirmed_by"] == ["dat_x.heap"]
+    assert mutgen_run.triage_errors([dict(out["m1"], triage={"kind": "unspecified"})])
+    # the kill that did not recur: the second run decides, the first is kept
+    assert out["m2"]["status"] == "survived" and out["m2"]["second_run"]
+    assert out["m2"]["first_run"]["killed_by"] == ["dat_x.heap"]
+    assert "not a triage error" in out["m2"]["reason"]
+    assert not mutgen_run.triage_errors([dict(out["m2"], triage={"kind": "unspecified"})])
+
+
+def test_only_mutants_triaged_as_unkillable_are_asked_again():
+    firsts = [{"id": "m1", "status": "survived", "killed_by": [], "runs": []}]
+    out, asked = confirm(firsts, {"m1": "killed"})
+    assert asked == [] and out["m1"]["status"] == "survived"
