@@ -1014,8 +1014,11 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     from that case (those that passed with it on stay passed).  When no
     member changes it alone, the case is asked once more with the whole group
     on: if it ends as without a mutant now (a case that varies), it is
-    settled and the group goes on whole; else the group is halved.  A kill is only ever
-    decided by a mutant alone."""
+    settled and the group goes on whole; else it is run without one member
+    at a time, and the first member without which it ends as without a
+    mutant is set aside, going on by itself, the others together; only when
+    none is found is the group halved.  A kill is only ever decided by a
+    mutant alone."""
     out = []
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf))
     alone_runs: dict = {}
