@@ -98,7 +98,7 @@ ESCALATION = 4
 MAX_UNRESOLVED_RECHECKS = 2
 # Mutants the triage says survive, run together in a run that re-checks it
 # (--group; settle_group).
-GROUP_SIZE = 24
+GROUP_SIZE = 48
 
 
 class GeneratedError(MutateError):
@@ -941,17 +941,17 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
 
 def survivor_groups(mutants: list, reach: dict, size: int) -> list:
     """The mutants expected to survive (their triage says so), cut into
-    groups of at most `size` that run together: no two of one function (the
-    guards of one expression nest, and the outer one would hide the inner),
-    and each joins the group whose cases it adds fewest to, if that is at
-    most a quarter of its own (the group's cases are the union of its
+    groups of at most `size` that run together: no two whose code overlaps
+    (the guards of one expression nest, and the outer one would hide the
+    inner), and each joins the group whose cases it adds fewest to, if that
+    is at most a quarter of its own (the group's cases are the union of its
     members')."""
     groups: list = []
     for m in sorted(mutants, key=lambda m: (-len(reach[m.id]), m.id)):
         own = set(reach[m.id])
         best, best_new = None, None
         for g in groups:
-            if len(g["members"]) >= size or (m.file, m.function) in g["functions"]:
+            if len(g["members"]) >= size or overlaps_any(m, g["spans"]):
                 continue
             new = len(own - g["cases"])
             if new <= len(own) // 4 and (best is None or new < best_new):
@@ -959,12 +959,17 @@ def survivor_groups(mutants: list, reach: dict, size: int) -> list:
                 if new == 0:
                     break
         if best is None:
-            best = {"members": [], "functions": set(), "cases": set()}
+            best = {"members": [], "spans": {}, "cases": set()}
             groups.append(best)
         best["members"].append(m)
-        best["functions"].add((m.file, m.function))
+        best["spans"].setdefault(m.file, []).append((m.start, m.end))
         best["cases"] |= own
     return [g["members"] for g in groups]
+
+
+def overlaps_any(m, spans: dict) -> bool:
+    """Whether m's code overlaps (or holds, or lies in) a span of its file."""
+    return any(m.start < end and start < m.end for start, end in spans.get(m.file, ()))
 
 
 def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,

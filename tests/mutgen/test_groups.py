@@ -14,9 +14,10 @@ from datcts import mutgen_run
 ENV = mutgen_run.mutgen.ENV_VAR
 
 
-def mutant(n, function=None):
+def mutant(n, function=None, span=None):
+    start, end = span or (100 * n, 100 * n + 10)
     return SimpleNamespace(id=f"core/x.c:{function or f'f{n}'}:cond-negate:{n}:abcdef",
-                           function=function or f"f{n}", file="core/x.c")
+                           function=function or f"f{n}", file="core/x.c", start=start, end=end)
 
 
 def case(name):
@@ -162,14 +163,18 @@ def test_a_case_that_varies_is_asked_again_and_the_group_goes_on_whole():
         [(6, ["a", "b"]), (6, ["b"]), (6, ["c"])]
 
 
-def test_groups_never_hold_two_mutants_of_one_function_and_keep_to_their_size():
-    ms = [mutant(n, "same" if n < 3 else None) for n in range(30)]
+def test_groups_never_hold_two_mutants_whose_code_overlaps_and_keep_to_their_size():
+    # 0-2: one expression and a part of it, 3-4: apart in one function
+    spans = {0: (10, 50), 1: (10, 50), 2: (20, 30), 3: (60, 70), 4: (70, 80)}
+    ms = [mutant(n, "same" if n < 5 else None, spans.get(n)) for n in range(30)]
     reach = {m.id: ["a", "b", "c", "d"] for m in ms}
     groups = mutgen_run.survivor_groups(ms, reach, 12)
     assert sorted(m.id for g in groups for m in g) == sorted(m.id for m in ms)
     for g in groups:
         assert len(g) <= 12
-        assert sum(m.function == "same" for m in g) <= 1
+        assert sum(m.start < 50 for m in g if m.function == "same") <= 1
+    # mutants of one function whose code is apart share a group
+    assert any({3, 4} <= {ms.index(m) for m in g} for g in groups)
 
 
 def test_a_mutant_joins_only_a_group_whose_cases_are_mostly_its_own():
