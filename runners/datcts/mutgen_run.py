@@ -1043,6 +1043,11 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     def reach_of(group):
         return {cid for m in group for cid in reach[m.id]}
 
+    def only(group, cid):
+        # the one case cid with every member of group on: run_group's answer
+        return run_group(group, reach, cov, case_by_id, runner, conf, timeout, cid,
+                         frozenset(reach_of(group) - {cid}), config_env)
+
     def survived(group, history):
         for m in group:
             own = set(reach[m.id])
@@ -1091,8 +1096,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # the case is settled for the noticing members; with the others
             # on it must still end as without a mutant, and then the whole
             # group goes on together
-            again, done = run_group(rest, reach, cov, case_by_id, runner, conf, timeout,
-                                    differs, frozenset(reach_of(rest) - {differs}), config_env)
+            again, done = only(rest, differs)
             if again is None:
                 off = [m.id for m in noticing]
                 settle(noticing + rest, None, passed | {differs},
@@ -1112,9 +1116,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # on whole (halving runs its other cases twice); else it halves
             if differs not in asked_again:
                 asked_again.add(differs)
-                again, done = run_group(rest, reach, cov, case_by_id, runner, conf, timeout,
-                                        differs, frozenset(reach_of(rest) - {differs}),
-                                        config_env)
+                again, done = only(rest, differs)
                 if again is None:
                     settle(rest, None, passed | {differs}, history + done)
                     return
@@ -1124,9 +1126,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # of one case, where halving runs the group's other cases twice
             for m in [x for x in rest if differs in reach[x.id]]:
                 others = [x for x in rest if x is not m]
-                again, done = run_group(others, reach, cov, case_by_id, runner, conf, timeout,
-                                        differs, frozenset(reach_of(others) - {differs}),
-                                        config_env)
+                again, done = only(others, differs)
                 if again is None:
                     aside[m.id] = differs
                     settle(others, None, passed | {differs}, history + done)
