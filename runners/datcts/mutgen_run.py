@@ -1011,9 +1011,10 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     at once: when every case that reaches a member ends as without a
     mutant, each member survived.  A case that ends otherwise is run again
     with each member it reaches alone.  A member that FAILs, CRASHes or hangs
-    it alone leaves the group and runs as any mutant does, that case first
-    (single(m, case): run_mutant's record); a member that ends it otherwise
-    alone (UNRESOLVED: a set-up step noticed, which kills nothing) has that
+    it alone, and does so again when asked once more, leaves the group and
+    runs as any mutant does, that case first (single(m, case): run_mutant's
+    record); a member that ends it otherwise alone (UNRESOLVED: a set-up step
+    noticed, which kills nothing; or a kill that did not recur) has that
     case settled: the case runs again with the other members on and, if it
     ends as without a mutant, the whole group goes on.  The others go on
     from that case (those that passed with it on stay passed).  When no
@@ -1054,13 +1055,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             mine = [r for r in history if r["id"] in own and m.id not in r.get("without", ()) and
                     r["state"] == cov["cases"][r["id"]]["state"]] + alone_runs.get(m.id, [])
             noticed = [r["id"] for r in alone_runs.get(m.id, [])
-                       if r["state"] != cov["cases"][r["id"]]["state"]]
+                       if r["state"] not in KILL_STATES + ("TIMEOUT",)
+                       and r["state"] != cov["cases"][r["id"]]["state"]]
+            fleeting = [r["id"] for r in alone_runs.get(m.id, [])
+                        if r["state"] in KILL_STATES + ("TIMEOUT",)]
             reason = (f"its {len(own)} reaching case(s) pass with the {len(group) - 1} other "
                       f"mutant(s) of its group on too" if len(group) > 1 else
                       f"its {len(own)} reaching case(s) pass")
             if noticed:
                 reason += (f", but {', '.join(noticed)}, which it alone ends UNRESOLVED "
                            "(a set-up step noticed)")
+            if fleeting:
+                reason += (f", and {', '.join(fleeting)}, which it alone ended "
+                           "FAIL, CRASH or TIMEOUT once and not when run again")
             if m.id in aside:
                 reason += (f"; set aside from its group at {aside[m.id]}, which ends as "
                            "without a mutant with it alone and with the others on without "
@@ -1086,7 +1093,12 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             return
         baseline = cov["cases"][differs]["state"]
         states = {m.id: alone(m, differs) for m in group if differs in reach[m.id]}
-        killing = [m for m in group if states.get(m.id) in KILL_STATES + ("TIMEOUT",)]
+        # a kill alone must recur before the member leaves the group: one
+        # that does not (the case varies under the load) has the case
+        # settled, as a set-up step's notice has, where running the member
+        # alone would run each of its cases alone
+        killing = [m for m in group if states.get(m.id) in KILL_STATES + ("TIMEOUT",)
+                   and alone(m, differs) in KILL_STATES + ("TIMEOUT",)]
         noticing = [m for m in group if m.id in states and m not in killing and
                     states[m.id] != baseline]
         rest = [m for m in group if m not in killing and m not in noticing]

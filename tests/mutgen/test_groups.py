@@ -88,9 +88,10 @@ def test_a_member_a_case_kills_is_found_alone_and_the_others_still_survive():
                for mid, r in recs.items() if mid != bad)
     # the seven go on from "b": "a" passed with them on already
     assert [cases for _, cases in runner.groups] == [["a", "b"], ["b"]]
-    # "b" with each member alone, then the killed one's own run, "b" first
+    # "b" with each member alone, the killing one once more (a kill alone
+    # must recur), then the killed one's own run, "b" first
     assert runner.alone[:8] == [(m.id, ["b"]) for m in ms]
-    assert [(mid, cases[0]) for mid, cases in runner.alone[8:]] == [(bad, "b")]
+    assert [(mid, cases[0]) for mid, cases in runner.alone[8:]] == [(bad, "b"), (bad, "b")]
 
 
 def test_a_member_that_only_a_set_up_step_notices_stays_out_of_single_runs():
@@ -161,6 +162,40 @@ def test_a_case_that_varies_is_asked_again_and_the_group_goes_on_whole():
         {m.id: ("survived", 6) for m in ms}
     assert [(len(on), c) for on, c in runner.groups] == \
         [(6, ["a", "b"]), (6, ["b"]), (6, ["c"])]
+
+
+def test_a_member_whose_kill_alone_does_not_recur_stays_in_the_group():
+    # "b" fails with the group on and with one member alone, once: asked
+    # again alone it passes, so that member is not run over its cases alone
+    ms = [mutant(n) for n in range(5)]
+    reach = {m.id: ["a", "b", "c"] for m in ms}
+    cases = {n: case(n) for n in "abc"}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "abc"}}
+    flaky = ms[3].id
+
+    class OnceAlone(Killing):
+        alone_fails = 0
+
+        def run_batch(self, batch, env, limit):
+            out = super().run_batch(batch, env, limit)
+            on = env[ENV].split(",")
+            for c, r in zip(batch, out):
+                # until it has failed "b" alone once
+                if c.id == "b" and flaky in on and not self.alone_fails:
+                    self.alone_fails += len(on) == 1
+                    r["state"] = "FAIL"
+            return out
+
+    runner = OnceAlone({})
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("run alone"))
+    recs = {m.id: r for m, r in out}
+    assert all(r["status"] == "survived" and len(r["group"]) == 5 for r in recs.values())
+    assert "once and not when run again" in recs[flaky]["reason"]
+    assert [x["state"] for x in recs[flaky]["runs"] if x.get("alone")] == ["FAIL", "PASS"]
+    # "b" alone twice for the member it failed, once for the others
+    assert [mid for mid, c in runner.alone if c == ["b"]].count(flaky) == 2
+    assert [cases for _, cases in runner.groups][-1] == ["c"]
 
 
 def test_groups_never_hold_two_mutants_whose_code_overlaps_and_keep_to_their_size():
