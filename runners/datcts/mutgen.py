@@ -91,6 +91,10 @@ class Mutant:
     # is what executed any line of this span (0: the mutant's own lines)
     span_line: int = 0
     span_end_line: int = 0
+    # the whole expression with the mutated code in «»: what a triage entry
+    # was judged on (an id's ordinal moves when the function gains a mutant
+    # of the same operator before it; its hash is only the mutated tokens')
+    code: str = ""
 
     def reach_lines(self) -> range:
         return range(self.span_line or self.line, (self.span_end_line or self.end_line) + 1)
@@ -98,7 +102,8 @@ class Mutant:
     def listing(self) -> dict:
         return {"id": self.id, "file": self.file, "function": self.function,
                 "operator": self.operator, "line": self.line, "end_line": self.end_line,
-                "original": self.original, "replacement": self.replacement}
+                "original": self.original, "replacement": self.replacement,
+                "code": self.code}
 
 
 def load_clang():
@@ -171,6 +176,7 @@ class _FileScan:
         self.ops = operators
         self.found = []   # (function, operator, start, end, original, replacement, span)
         self.full = None  # extent of the whole expression being walked
+        self.decl = None  # extent of the declaration whose initialiser is walked
         self.field_marks: dict = {}
         self.headers: dict = {}
 
@@ -193,7 +199,12 @@ class _FileScan:
             return  # state only hand-written mutants read: the change is invisible
         span = self.full if self.full and self.full[0] <= start and end <= self.full[1] \
             else (start, end)
-        self.found.append((fn, op, start, end, self.text(start, end), replacement, span))
+        # what the code says around it: the expression, or the declaration
+        # it initialises
+        context = self.decl if self.decl and self.decl[0] <= span[0] and \
+            span[1] <= self.decl[1] else span
+        self.found.append((fn, op, start, end, self.text(start, end), replacement, span,
+                           context))
 
     def mutant_only_field(self, field) -> bool:
         """A struct member only hand-written mutants use: named `mut_*`, or
@@ -250,15 +261,17 @@ class _FileScan:
         kind = cur.kind
         if kind == K.CALL_EXPR and re.fullmatch(SWITCH, cur.spelling):
             return  # the hand-written switch: nothing inside it is provider behaviour
-        outer = self.full
+        outer, outer_decl = self.full, self.decl
         if not kind.is_expression():
             self.full = None
         elif parent is None or not parent.kind.is_expression():
             self.full = self.extent(cur)
+        if kind == K.VAR_DECL:
+            self.decl = self.extent(cur)
         try:
             self._walk(fn, cur, parent, returns_dat, constants_blocked)
         finally:
-            self.full = outer
+            self.full, self.decl = outer, outer_decl
 
     def _walk(self, fn, cur, parent, returns_dat, constants_blocked):
         K = self.K
@@ -451,6 +464,11 @@ class _FileScan:
             self.add(fn, "return-error", s, e, code, kids[0])
 
 
+def in_context(before: str, mutated: str, after: str) -> str:
+    """The expression a mutant changes, one line, the changed part in «»."""
+    return " ".join(f"{before}«{mutated}»{after}".split())
+
+
 def id_file(rel: str) -> str:
     """The file part of a mutant id: the path under reference-provider/."""
     return rel.removeprefix("reference-provider/")
@@ -484,14 +502,15 @@ def generate(path: Path, args: list, rel: str, operators=None, cindex=None) -> l
             unique.append(f)
     ordinals: dict = {}
     out = []
-    for fn, op, s, e, orig, repl, (ss, se) in unique:
+    for fn, op, s, e, orig, repl, (ss, se), (cs, ce) in unique:
         n = ordinals[(fn, op)] = ordinals.get((fn, op), 0) + 1
         h = _short_hash(orig)
         out.append(Mutant(id=f"{id_file(rel)}:{fn}:{op}:{n}:{h}", file=rel, function=fn, operator=op,
                           ordinal=n, hash=h, line=line_of(scan.data, s),
                           end_line=line_of(scan.data, e), start=s, end=e,
                           original=orig, replacement=repl,
-                          span_line=line_of(scan.data, ss), span_end_line=line_of(scan.data, se)))
+                          span_line=line_of(scan.data, ss), span_end_line=line_of(scan.data, se),
+                          code=in_context(scan.text(cs, s), orig, scan.text(e, ce))))
     return out
 
 

@@ -129,6 +129,10 @@ def add_arguments(p) -> None:
                    help="exit 1 when the score (percent) is below this or a survivor is "
                         "untriaged")
     g.add_argument("--triage", help="triage file (default: tests/mutants/generated-triage.toml)")
+    g.add_argument("--check-triage", action="store_true", default=None,
+                   help="run nothing: exit 1 when a triage entry names no mutant, or its "
+                        "mutant's code is not the code the entry was judged on (its `code`), "
+                        "or it does not say")
     g.add_argument("--trust-triage", action="store_true", default=None,
                    help="do not re-run mutants the triage file lists: count them as it says "
                         "(equivalent/unspecified excluded, gap survived); for the CI sample, "
@@ -167,7 +171,7 @@ def add_arguments(p) -> None:
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
-                  "threshold", "triage", "trust_triage", "recheck_triaged", "group",
+                  "threshold", "triage", "check_triage", "trust_triage", "recheck_triaged", "group",
                   "history", "identical_code", "source_dir", "config")
 
 
@@ -716,6 +720,41 @@ def stale_triages(triage: dict, generated: dict) -> list:
     files = {mutgen.id_file(rel) for rel in generated}
     return sorted(mid for mid in triage
                   if mid.split(":", 1)[0] in files and mid not in ids)
+
+
+def check_triage(path: Path, triage: dict, stale: list, moved: list, unanchored: list) -> int:
+    """--check-triage: 0 when every entry names an existing mutant and the
+    code it was judged on is that mutant's code now; else 1, saying which."""
+    for mid in stale:
+        print(f"STALE triage {mid}: no such mutant", file=sys.stderr)
+    for t in moved:
+        print(f"MOVED triage {t['id']}: judged on `{t['judged_on']}`, the code is now "
+              f"`{t['code_now']}`", file=sys.stderr)
+    for mid in unanchored:
+        print(f"UNANCHORED triage {mid}: no `code` (what it was judged on)", file=sys.stderr)
+    bad = len(stale) + len(moved) + len(unanchored)
+    print(f"{path}: {len(triage) + len(moved)} entries, {len(stale)} stale, {len(moved)} "
+          f"moved, {len(unanchored)} without their code")
+    return 1 if bad else 0
+
+
+def moved_triages(triage: dict, generated: dict) -> list:
+    """The triage entries whose id now names other code than the entry was
+    judged on (its `code`): an edit before it in its function that adds a
+    mutant of the same operator moves the ordinal, and the hash of a `0` or
+    a `1` matches another `0` or `1`.  Such an entry says nothing of the
+    mutant its id names now."""
+    by_id = {m.id: m for ms in generated.values() for m in ms}
+    return [{"id": mid, "judged_on": t["code"], "code_now": by_id[mid].code}
+            for mid, t in sorted(triage.items())
+            if mid in by_id and t.get("code") and t["code"] != by_id[mid].code]
+
+
+def unanchored_triages(triage: dict, generated: dict) -> list:
+    """The entries of existing mutants that do not say what code they were
+    judged on (no `code`): moved_triages cannot check them."""
+    ids = {m.id for ms in generated.values() for m in ms}
+    return sorted(mid for mid, t in triage.items() if mid in ids and not t.get("code"))
 
 
 # ---------------------------------------------------------------- running the mutants
@@ -1594,6 +1633,13 @@ def cmd_generated(args, cases_dir_for) -> int:
     triage_path = Path(args.triage) if args.triage else root / "tests/mutants/generated-triage.toml"
     triage = load_triage(triage_path)
     stale = stale_triages(triage, generated)
+    moved = moved_triages(triage, generated)
+    for t in moved:
+        # judged on other code: the mutant its id names now is untriaged
+        del triage[t["id"]]
+    if getattr(args, "check_triage", False):
+        return check_triage(triage_path, triage, stale, moved,
+                            unanchored_triages(triage, generated))
     if args.list:
         for m in selected:
             print(f"{m.id}  line {m.line}: {' '.join(m.original.split())}  ->  "
@@ -1858,6 +1904,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                     **counts, "excluded_by_triage": excluded, "score": total_score,
                     "untriaged_survivors": len(untriaged),
                     "untriaged_not_reached": len(unreached), "stale_triages": len(stale),
+                    "moved_triages": len(moved),
                     "triage_errors": len(wrong_triage),
                     "identical_gaps": len(identical_gaps)},
         "triage_errors": wrong_triage,
@@ -1865,6 +1912,7 @@ def cmd_generated(args, cases_dir_for) -> int:
         "identical_gaps": identical_gaps,
         "files": summarise(results),
         "stale_triages": stale,
+        "moved_triages": moved,
         "untriaged_survivors": untriaged,
         "untriaged_not_reached": unreached,
         "mutants": results,
@@ -1941,6 +1989,12 @@ def text_summary(doc: dict) -> str:
                          f"{' '.join(r['original'].split())} -> "
                          f"{' '.join(r['replacement'].split())}"
                          + (f" [{t['kind']}]" if t else " [untriaged]"))
+            if not t and r.get("code"):
+                # the line its triage entry starts with
+                lines.append("    code = " + json.dumps(r["code"], ensure_ascii=False))
     for mid in doc["stale_triages"]:
         lines.append(f"  STALE triage {mid}: no such mutant")
+    for t in doc.get("moved_triages", []):
+        lines.append(f"  MOVED triage {t['id']}: judged on `{t['judged_on']}`, the code is "
+                     f"now `{t['code_now']}` (run as untriaged)")
     return "\n".join(lines)

@@ -206,6 +206,24 @@ def test_triage_file_and_stale_entries(tmp_path, cindex):
         mutgen_run.load_triage(path)
 
 
+def test_a_triage_entry_is_checked_against_the_code_it_was_judged_on(cindex):
+    # the constant's mutant in context, «» around the changed part; an entry
+    # judged on other code (its ordinal moved onto another `7`) is moved
+    mutants = generate(cindex)
+    seven = next(m for m in mutants if m.operator == "const-plus1" and m.function == "constant")
+    two = next(m for m in mutants if m.operator == "const-plus1" and m.function == "relational")
+    # a declaration's initialiser in its declaration, a part of an
+    # expression in the whole of it
+    assert (seven.code, two.code) == ("int n = «7»", "(a < b) + «2» * (a >= b)")
+    other = next(m for m in mutants if m.operator == "cond-negate")
+    triage = {seven.id: {"kind": "equivalent", "reason": "r", "code": seven.code},
+              other.id: {"kind": "equivalent", "reason": "r", "code": "x = «7»"},
+              mutants[0].id: {"kind": "equivalent", "reason": "r"}}
+    assert mutgen_run.moved_triages(triage, {REL: mutants}) == \
+        [{"id": other.id, "judged_on": "x = «7»", "code_now": other.code}]
+    assert mutgen_run.unanchored_triages(triage, {REL: mutants}) == [mutants[0].id]
+
+
 def test_score_excludes_build_failed_and_triaged():
     counts = {"killed": 6, "timed-out": 1, "survived": 2, "not-reached": 1, "build-failed": 3}
     # (6 + 1) / (13 - 3 - 1 excluded by triage)
