@@ -174,7 +174,8 @@ class _FileScan:
         self.rel = rel
         self.data = path.read_bytes()
         self.ops = operators
-        self.found = []   # (function, operator, start, end, original, replacement, span)
+        # (function, operator, start, end, original, replacement, span, context)
+        self.found = []
         self.full = None  # extent of the whole expression being walked
         self.decl = None  # extent of the declaration whose initialiser is walked
         self.field_marks: dict = {}

@@ -171,8 +171,8 @@ def add_arguments(p) -> None:
 
 
 GENERATED_ONLY = ("files", "functions", "operators", "page", "case", "max_cases", "sample",
-                  "threshold", "triage", "check_triage", "trust_triage", "recheck_triaged", "group",
-                  "history", "identical_code", "source_dir", "config")
+                  "threshold", "triage", "check_triage", "trust_triage", "recheck_triaged",
+                  "group", "history", "identical_code", "source_dir", "config")
 
 
 def refuse_generated_options(args) -> None:
