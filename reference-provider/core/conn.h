@@ -219,7 +219,6 @@ struct ref_srq {
 	DAT_COUNT users;		/* EPs created with this SRQ */
 	struct ref_list eps;		/* those EPs (ep->srq_link) */
 	struct ref_list completed;	/* completion queued, not yet reaped */
-	bool lw_fired;			/* a low watermark event was raised */
 };
 
 /* ---- service points and connection requests -------------------------------- */

@@ -32,7 +32,6 @@ static void lw_event(struct ref_srq *srq)
 {
 	if (srq->lw_armed && srq->available < srq->low_watermark) {
 		srq->lw_armed = false;
-		srq->lw_fired = true;
 		ref_ia_post_async(srq->obj.ia, REF_ASYNC_SRQ_EVENT,
 				  (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	}
