@@ -56,6 +56,8 @@ STATUSES = ("killed", "survived", "not-reached", "timed-out", "build-failed", "i
 # RACE: the case passed, but ThreadSanitizer saw a data race in its process
 # (the tsan configuration, race_verdict below)
 KILL_STATES = ("FAIL", "CRASH", "LEAK", "RACE")  # a TIMEOUT kills too, but the next case may FAIL
+# the states of a case run that detect a mutant: a kill, or a hang
+DETECTING_STATES = KILL_STATES + ("TIMEOUT",)
 VALID_BASELINE = ("PASS", "UNSUPPORTED")
 # A survivor's triage.  "killed-in-config": it survives the default
 # configuration and dies in another one of the provider's (--config, or the
@@ -887,7 +889,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         if run["state"] == "UNRESOLVED" and run["limit_s"] == run["full_s"] and \
                 run.get("duration_ms", 0.0) >= DEADLINE_BOUND * run["limit_s"] * 1000.0:
             return widened(c, run)
-        if run["state"] not in KILL_STATES + ("TIMEOUT",) or run["limit_s"] != run["full_s"] or \
+        if run["state"] not in DETECTING_STATES or run["limit_s"] != run["full_s"] or \
                 (run["state"] != "TIMEOUT" and not run.get("escalated") and
                  run.get("duration_ms", 0.0) < DEADLINE_BOUND * run["limit_s"] * 1000.0):
             return run
@@ -953,10 +955,10 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                 continue
             rechecks += 1
             c = case_by_id[run["id"]]
-            if controlled(c, again(c, run))["state"] in KILL_STATES + ("TIMEOUT",):
+            if controlled(c, again(c, run))["state"] in DETECTING_STATES:
                 break
     final = [x for x in rec["runs"] if not x.get("superseded")]
-    rec["killed_by"] = [x["id"] for x in final if x["state"] in KILL_STATES + ("TIMEOUT",)]
+    rec["killed_by"] = [x["id"] for x in final if x["state"] in DETECTING_STATES]
     states = {x["state"] for x in final}
     if any(s in KILL_STATES for s in states):
         rec["status"] = "killed"
@@ -1094,10 +1096,10 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             mine = [r for r in history if r["id"] in own and m.id not in r.get("without", ()) and
                     r["state"] == cov["cases"][r["id"]]["state"]] + alone_runs.get(m.id, [])
             noticed = [r["id"] for r in alone_runs.get(m.id, [])
-                       if r["state"] not in KILL_STATES + ("TIMEOUT",)
+                       if r["state"] not in DETECTING_STATES
                        and r["state"] != cov["cases"][r["id"]]["state"]]
             fleeting = [r["id"] for r in alone_runs.get(m.id, [])
-                        if r["state"] in KILL_STATES + ("TIMEOUT",)]
+                        if r["state"] in DETECTING_STATES]
             reason = (f"its {len(own)} reaching case(s) pass with the {len(group) - 1} other "
                       f"mutant(s) of its group on too" if len(group) > 1 else
                       f"its {len(own)} reaching case(s) pass")
@@ -1106,7 +1108,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
                            "(a set-up step noticed)")
             if fleeting:
                 reason += (f", and {', '.join(fleeting)}, which it alone ended "
-                           "FAIL, CRASH or TIMEOUT once and not when run again")
+                           "in a kill or a hang once and not when run again")
             if m.id in aside:
                 reason += (f"; set aside from its group at {aside[m.id]}, which ends as "
                            "without a mutant with it alone and with the others on without "
@@ -1136,8 +1138,8 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
         # that does not (the case varies under the load) has the case
         # settled, as a set-up step's notice has, where running the member
         # alone would run each of its cases alone
-        killing = [m for m in group if states.get(m.id) in KILL_STATES + ("TIMEOUT",)
-                   and alone(m, differs) in KILL_STATES + ("TIMEOUT",)]
+        killing = [m for m in group if states.get(m.id) in DETECTING_STATES
+                   and alone(m, differs) in DETECTING_STATES]
         noticing = [m for m in group if m.id in states and m not in killing and
                     states[m.id] != baseline]
         rest = [m for m in group if m not in killing and m not in noticing]
