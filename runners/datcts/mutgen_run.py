@@ -100,7 +100,12 @@ ESCALATION = 4
 MAX_UNRESOLVED_RECHECKS = 2
 # Mutants the triage says survive, run together in a run that re-checks it
 # (--group; settle_group).
-GROUP_SIZE = 48
+GROUP_SIZE = 96
+# A case a group ends otherwise: the members that reach it are halved, each
+# half run on it together, until a part this small, whose members then run
+# it alone (a group of 48 on a hot case: about a dozen runs of the case,
+# not 48).
+ALONE_PART = 4
 
 
 class GeneratedError(MutateError):
@@ -213,6 +218,13 @@ OTHER_API = {"dat2": "2.0"}
 # on IPv6 loopback (instance data sock:::1), where the address copies and
 # checks of an AF_INET6 IA run (cr.c, ep.c); the coverage run has its own map.
 ADDRESSES = {"ipv6": "sock:::1"}
+# In a run that re-checks the triage, the configurations re-check what
+# their build or environment can change (configuration_checks): every
+# untriaged survivor and gap, each killed-in-config mutant in its own, and
+# under a memory-checking build the equivalence claims that rest on an
+# index, a bound or what memory holds (the default run re-checked them all).
+MEMORY_CONFIGS = ("asan",)
+MEMORY_OPERATORS = ("const-plus1", "const-minus1", "rel-boundary", "call-del", "field-assign-del")
 
 
 def sanitizer_env(config: str = "asan") -> dict:
@@ -1051,7 +1063,8 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     """[(mutant, record)] for a group of expected survivors, all members on
     at once: when every case that reaches a member ends as without a
     mutant, each member survived.  A case that ends otherwise is run again
-    with each member it reaches alone.  A member that FAILs, CRASHes or hangs
+    with the members it reaches halved, each half on together, down to parts
+    of ALONE_PART whose members run it alone (suspects).  A member that FAILs, CRASHes or hangs
     it alone, and does so again when asked once more, leaves the group and
     runs as any mutant does, that case first (single(m, case): run_mutant's
     record); a member that ends it otherwise alone (UNRESOLVED: a set-up step
@@ -1084,6 +1097,20 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
 
     def reach_of(group):
         return {cid for m in group for cid in reach[m.id]}
+
+    def suspects(members, cid):
+        # {id: state alone} of the members found by halving: a part that
+        # ends cid as without a mutant with all of its members on is let go
+        # (a member it would hide behind another is found when the group runs
+        # cid again); parts of ALONE_PART or fewer run each member alone
+        if len(members) <= ALONE_PART:
+            return {m.id: alone(m, cid) for m in members}
+        half = len(members) // 2
+        found = {}
+        for part in (members[:half], members[half:]):
+            if only(part, cid)[0] is not None:
+                found.update(suspects(part, cid))
+        return found
 
     def only(group, cid):
         # the one case cid with every member of group on: run_group's answer
@@ -1133,7 +1160,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             survived(group, history)
             return
         baseline = cov["cases"][differs]["state"]
-        states = {m.id: alone(m, differs) for m in group if differs in reach[m.id]}
+        states = suspects([m for m in group if differs in reach[m.id]], differs)
         # a kill alone must recur before the member leaves the group: one
         # that does not (the case varies under the load) has the case
         # settled, as a set-up step's notice has, where running the member
@@ -1433,34 +1460,69 @@ def expand_configs(args, build_dir: Path, dat_entry) -> list:
     return configurations(names, variant_ids)
 
 
+def own_config(r: dict, triage: dict) -> str | None:
+    """The configuration a killed-in-config mutant's triage names (or the
+    one its record was set aside for, --trust-triage), else None."""
+    if "only_config" in r:
+        return r["only_config"]
+    t = triage.get(r["id"]) or {}
+    return t.get("config") if t.get("kind") == "killed-in-config" else None
+
+
+def configuration_checks(r: dict, name: str, triage: dict, trusted: bool) -> bool:
+    """Whether a mutant still alive after the default run runs in
+    configuration `name`: a killed-in-config one in its own only; with
+    --trust-triage nothing else; else an untriaged survivor and a gap in
+    every one, and an equivalence claim on an index, a bound or memory
+    (MEMORY_OPERATORS) under a memory-checking build (MEMORY_CONFIGS).  The
+    other triaged survivors ran every reaching case in the default run; a
+    configuration re-runs what it can change."""
+    own = own_config(r, triage)
+    if own is not None:
+        return own == name
+    if trusted:
+        return False
+    t = triage.get(r["id"])
+    if not t or t["kind"] == "gap":
+        return True
+    return (t["kind"] == "equivalent" and name in MEMORY_CONFIGS and
+            r["id"].split(":")[2] in MEMORY_OPERATORS)
+
+
 def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dict,
                        runner: CaseRunner, dat_entry, cov: dict, conf: Path, killers: Killers,
                        todo: list, results: list, build_dir: Path, say,
                        extents: dict | None = None, src: Path | None = None,
                        cases_dir_for_api=None, grouped: set | None = None,
-                       group_size: int = 1) -> dict:
+                       group_size: int = 1, triage: dict | None = None) -> dict:
     """The --config passes: each mutant still alive (survived or not reached)
-    runs, in each configuration in turn, the cases new to it there
-    (cases_new_to; under a REBUILT configuration every reaching case), until
-    one kills it.  A kill there replaces its record (the default run is kept
-    in it); returns {name: {"coverage_s", "mutants_run", "killed", "env"}}.
-    The mutants of `grouped` (those the triage says survive, in a run that
-    re-checks it) run in groups of group_size (settle_group)."""
+    that the configuration checks (configuration_checks) runs, in each
+    configuration in turn, the cases new to it there (cases_new_to; under a
+    REBUILT configuration every reaching case), until one kills it; a
+    killed-in-config one its known killer first.  A kill there replaces its
+    record (the default run is kept in it); returns {name: {"coverage_s",
+    "mutants_run", "killed", "env"}}.  The mutants of `grouped` (those the
+    triage says survive, in a run that re-checks it) run in groups of
+    group_size (settle_group)."""
     chosen = expand_configs(args, build_dir, dat_entry)
     if not chosen:
         return {}
     by_id = {m.id: m for m in todo}
     extents = extents or {}
+    triage = triage or {}
+    trusted = bool(getattr(args, "trust_triage", False))
+    for r in results:
+        # a killed-in-config survivor of the default run: its known killer first
+        killer = (triage.get(r["id"]) or {}).get("killed_by")
+        if r["status"] in ("survived", "not-reached") and own_config(r, triage) and killer:
+            r.setdefault("known_killer", killer)
     done: dict = {}
     for name, config_env in chosen:
         t0 = time.monotonic()
-        # a killed-in-config mutant trusted out of the default run runs in
-        # its own configuration only (only_config)
+
         def still_alive():
-            # --trust-triage: the passes check the killed-in-config entries
-            # again, nothing else (an untriaged survivor stays one for the gate)
             return [r for r in results if r["status"] in ("survived", "not-reached")
-                    and r.get("only_config", None if getattr(args, "trust_triage", False) else name) == name]
+                    and configuration_checks(r, name, triage, trusted)]
 
         def settle(m, first, rec):
             rec.update(m.listing(), config=name,
@@ -1490,7 +1552,7 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
             config_cases = ({cid: dataclasses.replace(c, binary=str(other / Path(c.binary).name))
                              for cid, c in case_by_id.items()
                              if (other / Path(c.binary).name).is_file()} if other else {})
-        quick = [r for r in alive if r.get("only_config") == name
+        quick = [r for r in alive if own_config(r, triage) == name
                  and r.get("known_killer") in config_cases]
         if quick:
             if name in REBUILT or name in OTHER_API:
@@ -1841,7 +1903,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                                    cov, conf, killers, todo + in_config, results, build_dir,
                                    say, function_extents(generated), src,
                                    lambda _args, a: Path(cases_dir_for(a)),
-                                   {m.id for m in expected}, group_size)
+                                   {m.id for m in expected}, group_size, triage)
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],

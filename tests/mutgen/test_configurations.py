@@ -223,3 +223,46 @@ def test_a_known_killer_settles_a_killed_in_config_mutant_without_coverage(monke
     assert results[0]["status"] == "killed" and results[0]["killed_by"] == ["b"]
     assert done["variant:no-rmr"] == {"coverage_s": 0.0, "mutants_run": 1, "killed": 1,
                                       "env": {"DATREF_VARIANT": "no-rmr"}}
+
+
+def test_a_run_that_rechecks_the_triage_reruns_in_a_configuration_what_it_can_change(
+        monkeypatch):
+    # every survivor reaches a case only under the variant; the variant
+    # re-checks the untriaged survivor, the gap and its own killed-in-config
+    # mutant, not the equivalence claims and page freedoms the default run
+    # re-checked, nor another configuration's killed-in-config mutant
+    default = cov_of({"a": []})
+    variant = cov_of({"a": [20]})
+    monkeypatch.setattr(mutgen_run, "coverage_map",
+                        lambda *a, **k: variant if a[-1] != ("default", {}) else default)
+    ids = {k: f"core/x.c:ref_x:{op}:1:abcdef" for k, op in
+           [("untriaged", "cond-negate"), ("gap", "call-del"), ("equivalent", "const-plus1"),
+            ("unspecified", "return-error"), ("own", "eq-swap"), ("other", "logic-swap")]}
+    triage = {ids["gap"]: {"kind": "gap"}, ids["equivalent"]: {"kind": "equivalent"},
+              ids["unspecified"]: {"kind": "unspecified"},
+              ids["own"]: {"kind": "killed-in-config", "config": "variant:no-rmr",
+                           "killed_by": "a"},
+              ids["other"]: {"kind": "killed-in-config", "config": "asan", "killed_by": "a"}}
+    ms = [mutant(mid, 20) for mid in ids.values()]
+    results = [dict(m.listing(), status="survived", runs=[]) for m in ms]
+    runner = EnvScripted({})
+    runner.run = lambda c, env, timeout=None: runner.run_batch([c], env, timeout)[0]
+    args = SimpleNamespace(config=["variant:no-rmr"], timeout=10.0, max_cases=None, jobs=1,
+                           trust_triage=None)
+    monkeypatch.setattr("datcts.variants.load_variants", lambda lib: [{"id": "no-rmr"}])
+    mutgen_run.run_configurations(args, None, None, [case("a")], {"a": case("a")}, runner,
+                                  {"api": "1.2"}, default, "dat.conf", mutgen_run.Killers(), ms,
+                                  results, mutgen_run.Path("/nonexistent"), lambda msg: None,
+                                  triage=triage)
+    ran = {mid for _, _, mid in runner.calls if mid}
+    assert ran == {ids["untriaged"], ids["gap"], ids["own"]}
+    # the killed-in-config one ran its known killer first, once without it
+    assert runner.calls[:2] == [("a", "no-rmr", None), ("a", "no-rmr", ids["own"])]
+    # under a memory-checking build the equivalence claim on a bound is re-checked
+    eq = dict(results[2])
+    assert mutgen_run.configuration_checks(eq, "asan", triage, False)
+    assert not mutgen_run.configuration_checks(dict(results[3]), "asan", triage, False)
+    assert mutgen_run.configuration_checks(dict(results[5]), "asan", triage, False)
+    # with --trust-triage only the killed-in-config ones run, in their own
+    assert not mutgen_run.configuration_checks(dict(results[1]), "asan", triage, True)
+    assert mutgen_run.configuration_checks(dict(results[4]), "variant:no-rmr", triage, True)

@@ -1,9 +1,9 @@
 """Survivors in groups (mutgen_run.survivor_groups, settle_group): in a run
 that re-checks the triage, the mutants it says survive run together; a group
 whose cases all end as without a mutant settles each member, a case that
-ends otherwise is run with each member alone (and, if none changes it, with
-the group once more, then without one member at a time, before the group is
-halved), and a kill is only ever decided by a mutant alone (a scripted
+ends otherwise is run with halves of the members on, down to a few members
+each run alone (and, if none changes it, with the group once more, then
+without one member at a time, before the group is halved), and a kill is only ever decided by a mutant alone (a scripted
 runner stands in for the case binaries)."""
 from types import SimpleNamespace
 
@@ -86,12 +86,31 @@ def test_a_member_a_case_kills_is_found_alone_and_the_others_still_survive():
     assert singles == [bad]                     # "b" with each member alone found it
     assert all(r["status"] == "survived" and len(r["group"]) == 7
                for mid, r in recs.items() if mid != bad)
-    # the seven go on from "b": "a" passed with them on already
-    assert [cases for _, cases in runner.groups] == [["a", "b"], ["b"]]
-    # "b" with each member alone, the killing one once more (a kill alone
-    # must recur), then the killed one's own run, "b" first
-    assert runner.alone[:8] == [(m.id, ["b"]) for m in ms]
-    assert [(mid, cases[0]) for mid, cases in runner.alone[8:]] == [(bad, "b"), (bad, "b")]
+    # "b" with each half of the group on (the first passes it), then the
+    # seven go on from "b": "a" passed with them on already
+    assert [(len(on), cases) for on, cases in runner.groups] == \
+        [(8, ["a", "b"]), (4, ["b"]), (4, ["b"]), (7, ["b"])]
+    # "b" with each member of the failing half alone, the killing one once
+    # more (a kill alone must recur), then the killed one's own run, "b" first
+    assert runner.alone[:4] == [(m.id, ["b"]) for m in ms[4:]]
+    assert [(mid, cases[0]) for mid, cases in runner.alone[4:]] == [(bad, "b"), (bad, "b")]
+
+
+def test_halving_finds_the_member_a_hot_case_fails_in_a_few_runs():
+    # 64 members reach "b": the halves that fail it are followed down to
+    # parts of ALONE_PART, not each member run alone
+    ms = [mutant(n) for n in range(64)]
+    reach = {m.id: ["a", "b"] for m in ms}
+    bad = ms[37].id
+    recs, singles, runner = settle(ms, reach, {bad: {"b"}})
+    assert singles == [bad] and recs[bad]["status"] == "killed"
+    assert all(r["status"] == "survived" for mid, r in recs.items() if mid != bad)
+    runs_of_b = [on for on, cases in runner.groups if cases == ["b"]]
+    # two halves at each of four levels (64 -> 4), then the rest goes on
+    assert len(runs_of_b) == 2 * 4 + 1
+    alone_b = [mid for mid, cases in runner.alone if cases == ["b"]]
+    # each of the failing part of four alone, the killing one once more
+    assert len(alone_b) == mutgen_run.ALONE_PART + 1 and alone_b.count(bad) == 2
 
 
 def test_a_member_that_only_a_set_up_step_notices_stays_out_of_single_runs():
@@ -160,8 +179,9 @@ def test_a_case_that_varies_is_asked_again_and_the_group_goes_on_whole():
                                   lambda m, first=None: pytest.fail("run alone"))
     assert {m.id: (r["status"], len(r["group"])) for m, r in out} == \
         {m.id: ("survived", 6) for m in ms}
+    # "b" with each half on (both pass it), with the whole group again
     assert [(len(on), c) for on, c in runner.groups] == \
-        [(6, ["a", "b"]), (6, ["b"]), (6, ["c"])]
+        [(6, ["a", "b"]), (3, ["b"]), (3, ["b"]), (6, ["b"]), (6, ["c"])]
 
 
 def test_a_member_whose_kill_alone_does_not_recur_stays_in_the_group():
