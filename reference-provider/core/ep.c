@@ -1715,27 +1715,20 @@ DAT_RETURN ref_ep_recv_query(DAT_EP_HANDLE eph, DAT_COUNT *nbufs,
 	 * a plain EP are allocated but not yet tied to a message; each one can
 	 * take one more message, so they add one each to count and span.
 	 */
-	ref_list_for_each(pos, &ep->rx_alloc)
-		count++;
 	ref_list_for_each(pos, &ep->rx_alloc) {
 		struct ref_dto *dto = ref_container_of(pos, struct ref_dto,
 						       link);
 
+		count++;
 		if (!any || dto->seq > max_msn)
 			max_msn = dto->seq;
 		any = true;
-	}
-	{
-		count = 0;
-		ref_list_for_each(pos, &ep->rx_alloc)
-			count++;
 	}
 	{
 		DAT_COUNT posted = ep->srq ? 0 : ep->recv_count -
 						 ep->rx_alloc_count;
 		DAT_COUNT sp = any ? (DAT_COUNT)(max_msn + 1 - ep->rx_next_msn)
 				   : 0;
-
 
 		if (sp < count)
 			sp = count;	/* never fewer than the count */
