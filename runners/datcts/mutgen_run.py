@@ -1302,6 +1302,15 @@ def triage_errors(results: list) -> list:
             (r.get("triage") or {}).get("kind") in EXCLUDING_KINDS]
 
 
+def unconfirmed_in_config(results: list, configs_run) -> list:
+    """The killed-in-config mutants that survived the configuration their
+    triage names, where the run had it: {id, config, status}.  The entry's
+    claim is refuted as an equivalence claim a kill refutes."""
+    return [{"id": r["id"], "config": r["triage"]["config"], "status": r["status"]}
+            for r in results if (r.get("triage") or {}).get("kind") == "killed-in-config"
+            and r["status"] not in DETECTED and r["triage"]["config"] in configs_run]
+
+
 def confirm_triage_errors(results: list, triage: dict, by_id: dict, runner, jobs: int,
                           single, say) -> None:
     """A triage error is a claim against the triage file, so its kill must
@@ -1934,6 +1943,7 @@ def cmd_generated(args, cases_dir_for) -> int:
     excluded = sum(1 for r in results if excluded_by_triage(r))
     total_score = score(counts, excluded)
     wrong_triage = triage_errors(results)
+    not_confirmed = unconfirmed_in_config(results, configs_s)
     untriaged = [r["id"] for r in results if r["status"] == "survived" and not r.get("triage")]
     # triaged mutants whose kill did not recur (confirm_triage_errors)
     unrepeated = [{"id": r["id"], "killed_by": r["first_run"]["killed_by"][0]}
@@ -1970,8 +1980,10 @@ def cmd_generated(args, cases_dir_for) -> int:
                     "untriaged_not_reached": len(unreached), "stale_triages": len(stale),
                     "moved_triages": len(moved),
                     "triage_errors": len(wrong_triage),
+                    "in_config_not_confirmed": len(not_confirmed),
                     "identical_gaps": len(identical_gaps)},
         "triage_errors": wrong_triage,
+        "in_config_not_confirmed": not_confirmed,
         "kills_not_recurring": unrepeated,
         "identical_gaps": identical_gaps,
         "files": summarise(results),
@@ -1990,7 +2002,7 @@ def cmd_generated(args, cases_dir_for) -> int:
     os.replace(tmp, out / "generated-mutants.json")
 
     print(text_summary(doc))
-    if wrong_triage:
+    if wrong_triage or not_confirmed:
         return 1
     if args.threshold is not None:
         if total_score is None or total_score < args.threshold or untriaged:
@@ -2021,6 +2033,9 @@ def text_summary(doc: dict) -> str:
         lines.append(f"  triage error: {e['id']} is triaged {e['kind']} but was {e['status']}"
                      + (f" by {e['killed_by']}" if e.get("killed_by") else "")
                      + ": counted as detected; fix the triage")
+    for e in doc.get("in_config_not_confirmed") or []:
+        lines.append(f"  triage error: {e['id']} is triaged killed-in-config ({e['config']}) "
+                     f"but {e['status']} there: fix the triage")
     for e in doc.get("kills_not_recurring") or []:
         lines.append(f"  not a triage error: {e['id']} was killed by {e['killed_by']} in its "
                      "first run but not in its second (a case that varies: see its record)")

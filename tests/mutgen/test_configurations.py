@@ -266,3 +266,14 @@ def test_a_run_that_rechecks_the_triage_reruns_in_a_configuration_what_it_can_ch
     # with --trust-triage only the killed-in-config ones run, in their own
     assert not mutgen_run.configuration_checks(dict(results[1]), "asan", triage, True)
     assert mutgen_run.configuration_checks(dict(results[4]), "variant:no-rmr", triage, True)
+
+
+def test_a_killed_in_config_mutant_that_survives_its_configuration_is_a_triage_error():
+    kic = {"kind": "killed-in-config", "config": "asan", "killed_by": "a"}
+    results = [{"id": "m1", "status": "survived", "triage": kic},
+               {"id": "m2", "status": "killed", "triage": kic},
+               {"id": "m3", "status": "survived", "triage": dict(kic, config="tsan")},
+               {"id": "m4", "status": "survived", "triage": {"kind": "gap"}}]
+    # m3's configuration did not run: it stays a survivor there, no claim refuted
+    assert mutgen_run.unconfirmed_in_config(results, {"asan": {}}) == \
+        [{"id": "m1", "config": "asan", "status": "survived"}]
