@@ -335,7 +335,9 @@ static void accept_unconfirmed(struct dc_ctx *t, struct unconfirmed *u)
 	cr = request(t, &u->a, 0);
 	dc_endpoint(t, &u->b, NULL);
 	dc_lmr(t, u->a.pz, 4096, DC_PRIV_LOCAL, &u->ma);
-	dc_lmr(t, u->b.pz, 4096, DC_PRIV_LOCAL, &u->mb);
+	/* b's memory is also the target of the peer's RDMA Write and Read */
+	dc_lmr(t, u->b.pz, 4096, DC_PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG |
+	       DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &u->mb);
 	DC_SETUP(post_recv1(u->b.ep, &u->mb, 0, 256, 1));
 	DC_SETUP(post_recv1(u->b.ep, &u->mb, 256, 256, 2));
 	DC_SETUP(u->hold(u->b.ep, DAT_TRUE));
@@ -388,6 +390,91 @@ DC_CASE(dat_cr_accept, message_before_confirmation,
 	DC_SETUP(u.hold(u.b.ep, DAT_FALSE));
 	DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED, u.b.ep);
 	ASSERT_STATE(u.b.ep, DAT_EP_STATE_CONNECTED);
+}
+
+/*
+ * An RDMA Write or Read from the Connected peer reaches b before b took the
+ * confirmation.  b's memory is registered with remote access, so the
+ * request is the peer's to make (dat_ep_post_rdma_write(3DAT),
+ * dat_ep_post_rdma_read(3DAT) DESCRIPTION): it completes on the peer's
+ * request EVD, and a Write places its bytes in b's memory, whenever b takes
+ * its confirmation (the request may confirm it, as a message does); or the
+ * provider gives the accept up, and the request completes in error.  It is
+ * given the suite's wait while b is held, then again once the hold is let
+ * go; never left pending with the connection up.
+ */
+static DAT_DTO_COMPLETION_EVENT_DATA request_completes(struct dc_ctx *t,
+						       struct unconfirmed *u)
+{
+	DAT_EVENT ev;
+
+	if (dc_wait_event(t, u->a.req_evd, dc_wait_ms(t), &ev) != DAT_SUCCESS) {
+		dc_note(t, "no completion while the accepting EP is held; the hold let go");
+		DC_SETUP(u->hold(u->b.ep, DAT_FALSE));
+		return DC_ASSERT_DTO_EVENT(u->a.req_evd);
+	}
+	DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
+		  "the request EVD got %s, expected a DTO completion",
+		  dc_event_name(ev.event_number));
+	return ev.event_data.dto_completion_event_data;
+}
+
+DC_CASE(dat_cr_accept, rdma_write_before_confirmation,
+	.clauses = "dat_ep_post_rdma_write.transfers_local_data dat_ep_post_rdma_write.completion_on_request_evd",
+	.summary = "an RDMA Write from the peer reaches the accepting EP in COMPLETION_PENDING: it completes and its bytes are placed",
+	.needs = "hook:daplref_test_hold_confirmation")
+{
+	struct unconfirmed u;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET dst;
+
+	accept_unconfirmed(t, &u);
+	dc_fill(u.ma.buf, 40, 0x3d);
+	iov = dc_iov(&u.ma, 0, 40);
+	dst = dc_rmr_triplet(u.mb.rmr_context, (DAT_VADDR)(uintptr_t)(u.mb.buf + 1024), 40);
+	DC_SETUP(dat_ep_post_rdma_write(u.a.ep, 1, &iov, dc_cookie(5), &dst,
+					DAT_COMPLETION_DEFAULT_FLAG));
+	d = request_completes(t, &u);
+	DC_ASSERT(d.user_cookie.as_64 == 5, "the completion carries cookie %llu, expected 5",
+		  (unsigned long long)d.user_cookie.as_64);
+	if (d.status != DAT_DTO_SUCCESS) {
+		dc_note(t, "the RDMA Write completed %s: the accept given up",
+			dc_dto_status_name(d.status));
+		DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, u.b.ep);
+		return;
+	}
+	DC_ASSERT(dc_check_fill(u.mb.buf + 1024, 40, 0x3d),
+		  "the RDMA Write completed but its bytes are not in the target memory");
+}
+
+DC_CASE(dat_cr_accept, rdma_read_before_confirmation,
+	.clauses = "dat_ep_post_rdma_read.completion_on_request_evd",
+	.summary = "an RDMA Read from the peer reaches the accepting EP in COMPLETION_PENDING: it completes with the bytes read",
+	.needs = "hook:daplref_test_hold_confirmation")
+{
+	struct unconfirmed u;
+	DAT_DTO_COMPLETION_EVENT_DATA d;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET src;
+
+	accept_unconfirmed(t, &u);
+	dc_fill(u.mb.buf + 2048, 40, 0x3e);
+	iov = dc_iov(&u.ma, 1024, 40);
+	src = dc_rmr_triplet(u.mb.rmr_context, (DAT_VADDR)(uintptr_t)(u.mb.buf + 2048), 40);
+	DC_SETUP(dat_ep_post_rdma_read(u.a.ep, 1, &iov, dc_cookie(6), &src,
+				       DAT_COMPLETION_DEFAULT_FLAG));
+	d = request_completes(t, &u);
+	DC_ASSERT(d.user_cookie.as_64 == 6, "the completion carries cookie %llu, expected 6",
+		  (unsigned long long)d.user_cookie.as_64);
+	if (d.status != DAT_DTO_SUCCESS) {
+		dc_note(t, "the RDMA Read completed %s: the accept given up",
+			dc_dto_status_name(d.status));
+		DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, u.b.ep);
+		return;
+	}
+	DC_ASSERT(dc_check_fill(u.ma.buf + 1024, 40, 0x3e),
+		  "the RDMA Read completed but the local buffer does not hold the bytes read");
 }
 
 /*
