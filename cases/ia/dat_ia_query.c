@@ -301,13 +301,14 @@ DC_CASE(dat_ia_query, max_lmr_virtual_address,
 /*
  * The IA's maxima (dat_ia_query(3DAT) DESCRIPTION) bound what the IA
  * supports, so none is below what this Consumer is shown to hold or do:
- * the pair's EVDs and LMRs, an RDMA Write that completed, an RMR that was
+ * the pair's EVDs and LMRs, an RDMA Write that completed, a message that
+ * arrived, an RMR that was
  * created and the target addresses of its binding.
  */
 DC_CASE(dat_ia_query, limits_cover_use,
-	.summary = "max_evds, max_lmrs, max_rdma_size, max_rmrs and max_rmr_target_address are not below what the IA was just seen to do")
+	.summary = "max_evds, max_lmrs, max_rdma_size, max_message_size, max_rmrs and max_rmr_target_address are not below what the IA was just seen to do")
 {
-	enum { N = 8192 };
+	enum { N = 8192, M = 1024 };
 	const DAT_IA_ATTR *a = &t->ia_attr;
 	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
 	DAT_DTO_COMPLETION_STATUS st;
@@ -324,6 +325,11 @@ DC_CASE(dat_ia_query, limits_cover_use,
 			N, (int)st);
 	DC_ASSERT(a->max_rdma_size >= N, "max_rdma_size %llu below an RDMA Write of %d bytes that completed",
 		  (unsigned long long)a->max_rdma_size, N);
+	dc_post_recv(t, p.b.ep, &p.mb, 0, M, 3);
+	dc_send_sync(t, &p.a, &p.ma, 0, M, 4);
+	dc_await_recv(t, &p.b, 3);
+	DC_ASSERT(a->max_message_size >= M, "max_message_size %llu below a message of %d bytes "
+		  "that arrived", (unsigned long long)a->max_message_size, M);
 	r = dat_rmr_create(p.a.pz, &rmr);
 	if (r != DAT_SUCCESS) {
 		dc_note(t, "dat_rmr_create returned %s: no RMR to compare", dc_ret_text(r));
