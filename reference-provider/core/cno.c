@@ -125,11 +125,7 @@ static DAT_RETURN cno_create(DAT_IA_HANDLE ia_handle,
 	cno->agent = agent;
 	ref_list_init(&cno->waiter_list);
 	cno->obj.destroy = cno_destroy;
-	if (!ref_obj_register(&cno->obj, DAT_HANDLE_TYPE_CNO, ia)) {
-		ref_obj_free(cno);
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
+	ref_obj_register(&cno->obj, DAT_HANDLE_TYPE_CNO, ia);
 	*cno_handle = (DAT_CNO_HANDLE)cno;
 out:
 	ref_obj_release(obj);

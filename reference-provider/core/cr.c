@@ -121,18 +121,7 @@ DAT_RETURN ref_cr_deliver(struct ref_obj *sp, struct ref_tp_conn *c,
 		ep->remote_addr = cr->remote_addr;
 		ep->remote_port = peer_port;
 	}
-	if (!ref_obj_register(&cr->obj, DAT_HANDLE_TYPE_CR, ia)) {
-		if (ep && cr->provider_ep)
-			ref_ep_delete(ep);
-		else if (ep)
-			ep->state = DAT_EP_STATE_RESERVED;
-		if (ep)
-			ep->cr = NULL;
-		free(cr->pdata);
-		ref_obj_free(cr);
-		return REF_ERR(DAT_INSUFFICIENT_RESOURCES,
-			       DAT_RESOURCE_MEMORY);
-	}
+	ref_obj_register(&cr->obj, DAT_HANDLE_TYPE_CR, ia);
 	cr->obj.destroy = cr_destroy_cb;
 
 	memset(&ev, 0, sizeof(ev));

@@ -544,11 +544,7 @@ DAT_RETURN ref_ep_new(struct ref_ia *ia, struct ref_pz *pz,
 	ref_list_init(&ep->held);
 	ref_list_init(&ep->srq_link);
 	ref_cond_init(&ep->held_cond);
-	if (!ref_obj_register(&ep->obj, DAT_HANDLE_TYPE_EP, ia)) {
-		pthread_cond_destroy(&ep->held_cond);
-		ref_obj_free(ep);
-		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	}
+	ref_obj_register(&ep->obj, DAT_HANDLE_TYPE_EP, ia);
 	if (pz)
 		pz->users++;
 	if (recv)

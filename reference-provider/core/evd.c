@@ -189,12 +189,7 @@ DAT_RETURN ref_evd_create_locked(struct ref_ia *ia, DAT_COUNT qlen,
 	evd->is_async = (flags & DAT_EVD_ASYNC_FLAG) != 0;
 	evd->obj.destroy = evd_destroy;
 	evd->obj.provider = ia->obj.provider;
-	if (!ref_obj_register(&evd->obj, DAT_HANDLE_TYPE_EVD, ia)) {
-		free(evd->ring);
-		free(evd->tags);
-		ref_obj_free(evd);
-		return REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	}
+	ref_obj_register(&evd->obj, DAT_HANDLE_TYPE_EVD, ia);
 	if (cno) {
 		evd->cno = cno;
 		cno->users++;

@@ -326,13 +326,11 @@ HOT bool ia_dead(const struct ref_hdr *ih)
 	       live_state(DAT_HANDLE_TYPE_IA);
 }
 
-bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
+void ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 		      struct ref_ia *ia)
 {
 	struct ref_hdr *h = hdr_of(obj);
 
-	if (!h)
-		return false;	/* not from ref_obj_alloc */
 	obj->provider = ia->obj.provider;
 	obj->type = type;
 	obj->ia = ia;
@@ -345,7 +343,6 @@ bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 		if ((unsigned int)type < REF_HANDLE_TYPES)
 			ia->count[type]++;
 	}
-	return true;
 }
 
 void ref_obj_unregister(struct ref_obj *obj)

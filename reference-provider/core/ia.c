@@ -366,10 +366,7 @@ DAT_RETURN ref_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_qlen,
 	ia->qos_supported = ref_profile.qos_supported;
 	fill_provider_attr(ia);
 	ref_conn_ia_attrs(ia);
-	if (!ref_obj_register(&ia->obj, DAT_HANDLE_TYPE_IA, ia)) {
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto fail_transport;
-	}
+	ref_obj_register(&ia->obj, DAT_HANDLE_TYPE_IA, ia);
 
 	if (!in) {
 		DAT_COUNT qlen = async_qlen < REF_MIN_ASYNC_QLEN ?

@@ -417,8 +417,7 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		lmr->rmr_context = ref_ctx_new(ia, REF_CTX_LMR_RMR, lmr);
 	lmr->obj.destroy = lmr_destroy;
 	if (!lmr->lmr_context || ((priv & REF_REMOTE_PRIV) &&
-				  !lmr->rmr_context) ||
-	    !ref_obj_register(&lmr->obj, DAT_HANDLE_TYPE_LMR, ia)) {
+				  !lmr->rmr_context)) {
 		ref_ctx_remove(ia, lmr->lmr_context);
 		if (lmr->tp_mem)
 			ref_conn_mem_dereg(ia, lmr->tp_mem);
@@ -427,6 +426,7 @@ DAT_RETURN ref_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE type,
 		ref_obj_free(lmr);
 		goto out;	/* INSUFFICIENT_RESOURCES */
 	}
+	ref_obj_register(&lmr->obj, DAT_HANDLE_TYPE_LMR, ia);
 	pz->users++;
 	*lmr_handle = (DAT_LMR_HANDLE)lmr;
 	*lmr_context = lmr->lmr_context;

@@ -145,12 +145,7 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL *qual,
 		ref_obj_free(psp);
 		goto out;
 	}
-	if (!ref_obj_register(&psp->obj, DAT_HANDLE_TYPE_PSP, ia)) {
-		ia->transport->ops->unlisten(psp->listener);
-		ref_obj_free(psp);
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
+	ref_obj_register(&psp->obj, DAT_HANDLE_TYPE_PSP, ia);
 	psp->conn_qual = q;
 	psp->evd = evd;
 	psp->flags = flags;

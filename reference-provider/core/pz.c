@@ -46,11 +46,7 @@ DAT_RETURN ref_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 		goto out;
 	}
 	pz->obj.destroy = pz_destroy;
-	if (!ref_obj_register(&pz->obj, DAT_HANDLE_TYPE_PZ, ia)) {
-		ref_obj_free(pz);
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
+	ref_obj_register(&pz->obj, DAT_HANDLE_TYPE_PZ, ia);
 	*pz_handle = (DAT_PZ_HANDLE)pz;
 out:
 	ref_obj_release(obj);

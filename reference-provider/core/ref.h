@@ -160,10 +160,10 @@ bool ref_obj_alloc_fails(void);
  * Makes obj live (its handle valid) and adds it to the tail of
  * ia->objects; sets provider/type/ia and counts it in ia->count[type].
  * Abrupt close destroys objects newest first.  For the IA itself pass
- * ia == obj's IA; it is made live only.  Returns false (nothing
- * registered) for memory that ref_obj_alloc did not give.
+ * ia == obj's IA; it is made live only.  obj is from ref_obj_alloc: its
+ * slot is ours, so registering takes nothing and cannot fail.
  */
-bool ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
+void ref_obj_register(struct ref_obj *obj, DAT_HANDLE_TYPE type,
 		      struct ref_ia *ia);
 /* Makes obj dead (its handle invalid), off ia->objects (memory stays caller's). */
 void ref_obj_unregister(struct ref_obj *obj);

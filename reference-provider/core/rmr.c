@@ -85,11 +85,7 @@ DAT_RETURN ref_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 	}
 	rmr->pz = pz;
 	rmr->obj.destroy = rmr_destroy;
-	if (!ref_obj_register(&rmr->obj, DAT_HANDLE_TYPE_RMR, obj->ia)) {
-		ref_obj_free(rmr);
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
+	ref_obj_register(&rmr->obj, DAT_HANDLE_TYPE_RMR, obj->ia);
 	pz->users++;
 	*rmr_handle = (DAT_RMR_HANDLE)rmr;
 out:

@@ -112,14 +112,7 @@ DAT_RETURN ref_rsp_create(DAT_IA_HANDLE iah, DAT_CONN_QUAL qual,
 			goto out;
 		}
 	}
-	if (!ref_obj_register(&rsp->obj, DAT_HANDLE_TYPE_RSP, ia)) {
-		ia->transport->ops->unlisten(rsp->listener);
-		if (!eph)
-			ref_ep_delete(ep);
-		ref_obj_free(rsp);
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
+	ref_obj_register(&rsp->obj, DAT_HANDLE_TYPE_RSP, ia);
 	rsp->conn_qual = q;
 	rsp->evd = evd;
 	rsp->ep = ep;

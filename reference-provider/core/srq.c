@@ -155,11 +155,7 @@ DAT_RETURN ref_srq_create(DAT_IA_HANDLE iah, DAT_PZ_HANDLE pzh,
 	ref_list_init(&srq->free_q);
 	ref_list_init(&srq->eps);
 	ref_list_init(&srq->completed);
-	if (!ref_obj_register(&srq->obj, DAT_HANDLE_TYPE_SRQ, ia)) {
-		ref_obj_free(srq);
-		rc = REF_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
+	ref_obj_register(&srq->obj, DAT_HANDLE_TYPE_SRQ, ia);
 	pz->users++;
 	srq->obj.destroy = srq_destroy_cb;
 	/* A non-default watermark on an empty SRQ fires at once
