@@ -856,9 +856,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf), **{mutgen.ENV_VAR: m.id})
 
     def limits(batch):
-        base_s = max(cov["cases"][c.id]["duration_ms"] for c in batch) / 1000.0
-        full = case_limit(batch, cov, timeout)
-        return min(full, max(SHORT_FLOOR_S, SHORT_FACTOR * base_s)), full
+        return short_limit(batch, cov, timeout), case_limit(batch, cov, timeout)
 
     def record(c, r, limit, full):
         rec["runs"].append({"id": c.id, "state": r["state"],
@@ -1027,11 +1025,13 @@ def overlaps_any(m, spans: dict) -> bool:
 
 def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
               runner: CaseRunner, conf: Path, timeout: float, first: str | None = None,
-              passed: frozenset = frozenset(), config_env: dict | None = None) -> tuple:
+              passed: frozenset = frozenset(), config_env: dict | None = None,
+              short: bool = False) -> tuple:
     """Runs every case that reaches a member, but those in `passed`, with all
-    members on at once (`first` first).  (None, runs) when each case ends as
-    it did without a mutant; else (the id of the first case that did not,
-    runs), and the run stops there."""
+    members on at once (`first` first), each within its full limit, or its
+    short one (short_limit).  (None, runs) when each case ends as it did
+    without a mutant; else (the id of the first case that did not, runs),
+    and the run stops there."""
     ids = sorted({cid for m in members for cid in reach[m.id]} - passed,
                  key=lambda cid: (cid != first, case_by_id[cid].binary,
                                   cov["cases"][cid]["duration_ms"], cid))
@@ -1039,10 +1039,11 @@ def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
                **{mutgen.ENV_VAR: ",".join(m.id for m in members)})
     runs = []
     for batch in CaseQueue([case_by_id[cid] for cid in ids]):
-        for c, r in zip(batch, runner.run_batch(batch, env, case_limit(batch, cov, timeout))):
+        limit = (short_limit if short else case_limit)(batch, cov, timeout)
+        for c, r in zip(batch, runner.run_batch(batch, env, limit)):
             if r is None:
                 break
-            runs.append({"id": c.id, "state": r["state"],
+            runs.append({"id": c.id, "state": r["state"], "limit_s": limit,
                          "message": (r.get("message") or "")[:300],
                          "duration_ms": r.get("duration_ms", 0.0)})
             if r["state"] != cov["cases"][c.id]["state"]:
@@ -1057,14 +1058,25 @@ def case_limit(batch: list, cov: dict, timeout: float) -> float:
     return min(timeout, max(BATCH_MIN_TIMEOUT_S if len(batch) > 1 else 10.0, 5 * base_s))
 
 
+def short_limit(batch: list, cov: dict, timeout: float) -> float:
+    """The short deadline of a batch: a few times the cases' own time, at
+    least SHORT_FLOOR_S, at most the full limit (case_limit)."""
+    base_s = max(cov["cases"][c.id]["duration_ms"] for c in batch) / 1000.0
+    return min(case_limit(batch, cov, timeout), max(SHORT_FLOOR_S, SHORT_FACTOR * base_s))
+
+
 def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
                  runner: CaseRunner, conf: Path, timeout: float, single,
                  config_env: dict | None = None) -> list:
     """[(mutant, record)] for a group of expected survivors, all members on
     at once: when every case that reaches a member ends as without a
-    mutant, each member survived.  A case that ends otherwise is run again
+    mutant, each member survived.  The group's runs and the halves' take the
+    short limit (short_limit); a case that runs out of it is run again with
+    the full one before it counts as ending otherwise (a slow run on a
+    loaded machine is settled).  A case that ends otherwise is run again
     with the members it reaches halved, each half on together, down to parts
-    of ALONE_PART whose members run it alone (suspects).  A member that FAILs, CRASHes or hangs
+    of ALONE_PART whose members run it alone, within the full limit
+    (suspects).  A member that FAILs, CRASHes or hangs
     it alone, and does so again when asked once more, leaves the group and
     runs as any mutant does, that case first (single(m, case): run_mutant's
     record); a member that ends it otherwise alone (UNRESOLVED: a set-up step
@@ -1108,14 +1120,14 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
         half = len(members) // 2
         found = {}
         for part in (members[:half], members[half:]):
-            if only(part, cid)[0] is not None:
+            if only(part, cid, short=True)[0] is not None:
                 found.update(suspects(part, cid))
         return found
 
-    def only(group, cid):
+    def only(group, cid, short=False):
         # the one case cid with every member of group on: run_group's answer
         return run_group(group, reach, cov, case_by_id, runner, conf, timeout, cid,
-                         frozenset(reach_of(group) - {cid}), config_env)
+                         frozenset(reach_of(group) - {cid}), config_env, short)
 
     def survived(group, history):
         for m in group:
@@ -1153,7 +1165,16 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             out.append((group[0], single(group[0], first)))
             return
         differs, done = run_group(group, reach, cov, case_by_id, runner, conf, timeout,
-                                  first, passed, config_env)
+                                  first, passed, config_env, short=True)
+        if differs is not None and done[-1]["state"] == "TIMEOUT" and \
+                done[-1]["limit_s"] < case_limit([case_by_id[differs]], cov, timeout):
+            # out of the short limit: a hang only if the full limit agrees
+            # (else a slow run on a loaded machine, and the case is settled)
+            again, more = only(group, differs)
+            if again is None:
+                settle(group, None, passed | {r["id"] for r in done}, history + done[:-1] + more)
+                return
+            done = done[:-1] + more
         history = history + done
         passed = passed | {r["id"] for r in done if r["id"] != differs}
         if differs is None:

@@ -279,3 +279,59 @@ def test_only_mutants_triaged_as_unkillable_are_asked_again():
     firsts = [{"id": "m1", "status": "survived", "killed_by": [], "runs": []}]
     out, asked = confirm(firsts, {"m1": "killed"})
     assert asked == [] and out["m1"]["status"] == "survived"
+
+
+class Limited(Killing):
+    """A case hangs (TIMEOUT) with a member of `hangs` on, whatever the
+    limit; with `slow` it takes 3 s (a loaded machine), a TIMEOUT only
+    under a shorter limit.  Records each run's limit."""
+
+    def __init__(self, hangs=(), slow=False):
+        super().__init__({})
+        self.hangs, self.slow, self.limits = set(hangs), slow, []
+
+    def run_batch(self, cases, env, limit):
+        on = set(env.get(ENV, "").split(",")) - {""}
+        self.limits.append((len(on), [c.id for c in cases], limit))
+        super().run_batch(cases, env, limit)
+        state = "TIMEOUT" if on & self.hangs or (self.slow and on and limit < 3.0) else "PASS"
+        return [{"state": state if c.id == "b" else "PASS", "duration_ms": 5.0} for c in cases]
+
+
+def settle_limited(ms, runner):
+    reach = {m.id: ["a", "b"] for m in ms}
+    cases = {n: SimpleNamespace(id=n, page="dat_x", binary=n, two_node=True) for n in "ab"}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "ab"}}
+
+    def single(m, first=None):
+        return mutgen_run.run_mutant(m, reach[m.id], cov, cases, runner, "dat.conf", 60.0,
+                                     first=first)
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0, single)
+    return {m.id: rec for m, rec in out}
+
+
+def test_a_case_that_outlasts_only_the_short_limit_is_settled_not_searched():
+    # slow with the group on, not hung: the full limit lets it pass, and no
+    # half and no member runs it
+    ms = [mutant(n) for n in range(16)]
+    runner = Limited(slow=True)
+    recs = settle_limited(ms, runner)
+    assert all(r["status"] == "survived" and len(r["group"]) == 16 for r in recs.values())
+    assert runner.alone == []
+    assert [(on, cases) for on, cases, _ in runner.limits] == [(16, ["a"]), (16, ["b"]),
+                                                              (16, ["b"])]
+    short, full = runner.limits[1][2], runner.limits[2][2]
+    assert short == mutgen_run.SHORT_FLOOR_S and full == 10.0
+
+
+def test_a_hang_is_searched_with_the_short_limit_and_decided_alone_with_the_full_one():
+    ms = [mutant(n) for n in range(16)]
+    bad = ms[9].id
+    runner = Limited(hangs={bad})
+    recs = settle_limited(ms, runner)
+    assert recs[bad]["status"] in ("timed-out", "killed")
+    assert all(r["status"] == "survived" for mid, r in recs.items() if mid != bad)
+    halves = [limit for on, cases, limit in runner.limits if 1 < on < 16 and cases == ["b"]]
+    assert halves and all(limit == mutgen_run.SHORT_FLOOR_S for limit in halves)
+    alone = [limit for on, cases, limit in runner.limits if on == 1 and cases == ["b"]]
+    assert alone and max(alone) == 10.0
