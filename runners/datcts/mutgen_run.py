@@ -1209,7 +1209,11 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             if rest:
                 settle(rest, differs, passed, history)
         elif len(rest) == 1:
-            out.append((rest[0], single(rest[0], differs)))
+            # a group of one: its run of the case was the member alone, and
+            # the member alone just ended it as without a mutant; a case that
+            # varies, settled (as "asked again" settles one), where a run of
+            # the member alone would run each of its cases alone
+            settle(rest, None, passed | {differs}, history)
         else:
             # no member alone: a case that varies (timing), or two members
             # together.  Asked once more with the whole group on, a case

@@ -335,3 +335,37 @@ def test_a_hang_is_searched_with_the_short_limit_and_decided_alone_with_the_full
     assert halves and all(limit == mutgen_run.SHORT_FLOOR_S for limit in halves)
     alone = [limit for on, cases, limit in runner.limits if on == 1 and cases == ["b"]]
     assert alone and max(alone) == 10.0
+
+
+def test_a_group_of_one_whose_case_varies_settles_it_instead_of_running_alone():
+    # "b" fails with both members on, with neither alone: the first is set
+    # aside and runs on as a group of one, where "c" fails once with it on and
+    # passes alone: the case varies, and no run of every case alone follows
+    ms = [mutant(1), mutant(2)]
+    reach = {m.id: ["a", "b", "c"] for m in ms}
+    cases = {n: case(n) for n in "abc"}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "abc"}}
+
+    class Pair(Killing):
+        c_failed = False
+
+        def run_batch(self, batch, env, limit):
+            on = set(env[ENV].split(","))
+            out = super().run_batch(batch, env, limit)
+            for c, r in zip(batch, out):
+                if c.id == "b" and on == {m.id for m in ms}:
+                    r["state"] = "FAIL"
+                if c.id == "c" and on == {ms[0].id} and not self.c_failed:
+                    self.c_failed = True
+                    r["state"] = "FAIL"
+            return out
+
+    runner = Pair({})
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("run alone"))
+    recs = {m.id: r for m, r in out}
+    assert all(r["status"] == "survived" for r in recs.values())
+    assert "set aside" in recs[ms[0].id]["reason"]
+    # the first member alone: "b" (the search), "c" as the group of one, "c"
+    # once more alone (it passes: the case varied)
+    assert [cases for on, cases in runner.alone if on == ms[0].id] == [["b"], ["c"], ["c"]]
