@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import datetime as dt
 import fnmatch
@@ -101,6 +102,11 @@ MAX_UNRESOLVED_RECHECKS = 2
 # Mutants the triage says survive, run together in a run that re-checks it
 # (--group; settle_group).
 GROUP_SIZE = 96
+# A case run holds one of --jobs slots until it has run this long; then it
+# is likely waiting (a hang running out its limit) and lets another run
+# start, up to WAITING_WORKERS times --jobs at once (CaseRunner.slot).
+WAITING_AFTER_S = 1.0
+WAITING_WORKERS = 2
 # A case a group ends otherwise: the members that reach it are halved, each
 # half run on it together, until a part this small, whose members then run
 # it alone (a group of 48 on a hot case: about a dozen runs of the case,
@@ -573,10 +579,36 @@ class CaseRunner:
         self.quiet = quiet
         self.runs = 0
         self.lock = threading.Lock()
+        self.slots = threading.Semaphore(jobs)
+
+    @contextlib.contextmanager
+    def slot(self):
+        """One of --jobs slots for a case run, given back when the run ends
+        or once it has run WAITING_AFTER_S: a run that long is mostly a hang
+        waiting for its limit, with the CPUs idle (run_pool has
+        WAITING_WORKERS times --jobs threads to use them)."""
+        self.slots.acquire()
+        held = [True]
+        guard = threading.Lock()
+
+        def let_go():
+            with guard:
+                if held[0]:
+                    held[0] = False
+                    self.slots.release()
+        timer = threading.Timer(WAITING_AFTER_S, let_go)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+            let_go()
 
     def run(self, case, extra_env: dict, timeout: float | None = None) -> dict:
         env = dict(self.base_env, **extra_env)
-        r = Runner(LocalLauncher(env), timeout or self.timeout, self.procs).run(case)
+        with self.slot():
+            r = Runner(LocalLauncher(env), timeout or self.timeout, self.procs).run(case)
         with self.lock:
             self.runs += 1
         return sanitizer_verdict(r, env) or {"state": "UNRESOLVED", "message": "interrupted"}
@@ -591,10 +623,11 @@ class CaseRunner:
             return [self.run(cases[0], extra_env, timeout)]
         env = dict(self.base_env, **extra_env)
         argv = [cases[0].binary, "--run", *[c.id for c in cases], "--timeout", f"{timeout:g}"]
-        t0 = time.monotonic()
-        p = LocalLauncher(env).start(argv, stdin=subprocess.DEVNULL)
-        out, _, overran = communicate_supervised(self.procs, p,
-                                                 len(cases) * timeout + SUPERVISOR_GRACE_S)
+        with self.slot():
+            t0 = time.monotonic()
+            p = LocalLauncher(env).start(argv, stdin=subprocess.DEVNULL)
+            out, _, overran = communicate_supervised(self.procs, p,
+                                                     len(cases) * timeout + SUPERVISOR_GRACE_S)
         ids = {c.id for c in cases}
         got = {}
         for line in out.decode(errors="replace").splitlines():
@@ -621,9 +654,11 @@ class CaseRunner:
 
 
 def run_pool(runner: CaseRunner, jobs: int, fn, items):
-    """fn over items on `jobs` threads, results in order; an interrupt stops
-    the case processes still running."""
-    pool = cf.ThreadPoolExecutor(max_workers=jobs)
+    """fn over items on WAITING_WORKERS times `jobs` threads, results in
+    order (the runner's slots keep `jobs` case runs busy at once, more only
+    while some wait: CaseRunner.slot); an interrupt stops the case processes
+    still running."""
+    pool = cf.ThreadPoolExecutor(max_workers=jobs * WAITING_WORKERS)
     try:
         yield from pool.map(fn, items)
     except KeyboardInterrupt:

@@ -193,3 +193,31 @@ def test_a_survivors_unresolved_at_the_full_limit_gets_more_time_once():
     rec, calls = run({"a": lambda lim: ("UNRESOLVED", lim * 1000.0 * 0.9)}, ["a"])
     assert rec["status"] == "survived" and "UNRESOLVED" in rec["reason"]
     assert [c[1] for c in calls] == [mutgen_run.SHORT_FLOOR_S, 10.0, 10.0 * mutgen_run.ESCALATION]
+
+
+def test_a_run_that_waits_lets_another_start(monkeypatch):
+    # one slot: a run that has gone on for WAITING_AFTER_S gives it back, so
+    # a second run starts while the first still waits; a short run holds it
+    # to its end
+    import threading
+    import time
+    monkeypatch.setattr(mutgen_run, "WAITING_AFTER_S", 0.05)
+    runner = mutgen_run.CaseRunner({}, 10.0, 1, True)
+    started = []
+
+    def waiting():
+        with runner.slot():
+            started.append("waiting")
+            time.sleep(0.5)
+
+    t = threading.Thread(target=waiting)
+    t.start()
+    time.sleep(0.02)
+    assert not runner.slots.acquire(timeout=0.01)     # held while it may be working
+    t0 = time.monotonic()
+    with runner.slot():
+        started.append("second")
+    assert started == ["waiting", "second"] and time.monotonic() - t0 < 0.3
+    t.join()
+    # both given back exactly once: the slot is free, and only one
+    assert runner.slots.acquire(timeout=0.01) and not runner.slots.acquire(timeout=0.01)
