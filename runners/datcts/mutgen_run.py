@@ -109,8 +109,8 @@ WAITING_AFTER_S = 1.0
 WAITING_WORKERS = 2
 # A case a group ends otherwise: the members that reach it are halved, each
 # half run on it together, until a part this small, whose members then run
-# it alone (a group of 48 on a hot case: about a dozen runs of the case,
-# not 48).
+# it alone (a group of 96 on a hot case: about a dozen runs of the case,
+# not 96).
 ALONE_PART = 4
 
 
