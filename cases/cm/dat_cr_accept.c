@@ -403,20 +403,29 @@ DC_CASE(dat_cr_accept, message_before_confirmation,
  * given the suite's wait while b is held, then again once the hold is let
  * go; never left pending with the connection up.
  */
-static DAT_DTO_COMPLETION_EVENT_DATA request_completes(struct dc_ctx *t,
-						       struct unconfirmed *u)
+static bool request_completes(struct dc_ctx *t, struct unconfirmed *u, uint64_t cookie,
+			      const char *what)
 {
+	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_EVENT ev;
 
 	if (dc_wait_event(t, u->a.req_evd, dc_wait_ms(t), &ev) != DAT_SUCCESS) {
 		dc_note(t, "no completion while the accepting EP is held; the hold let go");
 		DC_SETUP(u->hold(u->b.ep, DAT_FALSE));
-		return DC_ASSERT_DTO_EVENT(u->a.req_evd);
+		d = DC_ASSERT_DTO_EVENT(u->a.req_evd);
+	} else {
+		DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
+			  "the request EVD got %s, expected a DTO completion",
+			  dc_event_name(ev.event_number));
+		d = ev.event_data.dto_completion_event_data;
 	}
-	DC_ASSERT(ev.event_number == DAT_DTO_COMPLETION_EVENT,
-		  "the request EVD got %s, expected a DTO completion",
-		  dc_event_name(ev.event_number));
-	return ev.event_data.dto_completion_event_data;
+	DC_ASSERT(d.user_cookie.as_64 == cookie, "the completion carries cookie %llu, expected %llu",
+		  (unsigned long long)d.user_cookie.as_64, (unsigned long long)cookie);
+	if (d.status == DAT_DTO_SUCCESS)
+		return true;
+	dc_note(t, "the %s completed %s: the accept given up", what, dc_dto_status_name(d.status));
+	DC_ASSERT_CONN_EVENT(u->b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, u->b.ep);
+	return false;
 }
 
 DC_CASE(dat_cr_accept, rdma_write_before_confirmation,
@@ -425,7 +434,6 @@ DC_CASE(dat_cr_accept, rdma_write_before_confirmation,
 	.needs = "hook:daplref_test_hold_confirmation")
 {
 	struct unconfirmed u;
-	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET dst;
 
@@ -435,17 +443,9 @@ DC_CASE(dat_cr_accept, rdma_write_before_confirmation,
 	dst = dc_rmr_triplet(u.mb.rmr_context, (DAT_VADDR)(uintptr_t)(u.mb.buf + 1024), 40);
 	DC_SETUP(dat_ep_post_rdma_write(u.a.ep, 1, &iov, dc_cookie(5), &dst,
 					DAT_COMPLETION_DEFAULT_FLAG));
-	d = request_completes(t, &u);
-	DC_ASSERT(d.user_cookie.as_64 == 5, "the completion carries cookie %llu, expected 5",
-		  (unsigned long long)d.user_cookie.as_64);
-	if (d.status != DAT_DTO_SUCCESS) {
-		dc_note(t, "the RDMA Write completed %s: the accept given up",
-			dc_dto_status_name(d.status));
-		DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, u.b.ep);
-		return;
-	}
-	DC_ASSERT(dc_check_fill(u.mb.buf + 1024, 40, 0x3d),
-		  "the RDMA Write completed but its bytes are not in the target memory");
+	if (request_completes(t, &u, 5, "RDMA Write"))
+		DC_ASSERT(dc_check_fill(u.mb.buf + 1024, 40, 0x3d),
+			  "the RDMA Write completed but its bytes are not in the target memory");
 }
 
 DC_CASE(dat_cr_accept, rdma_read_before_confirmation,
@@ -454,7 +454,6 @@ DC_CASE(dat_cr_accept, rdma_read_before_confirmation,
 	.needs = "hook:daplref_test_hold_confirmation")
 {
 	struct unconfirmed u;
-	DAT_DTO_COMPLETION_EVENT_DATA d;
 	DAT_LMR_TRIPLET iov;
 	DAT_RMR_TRIPLET src;
 
@@ -464,17 +463,9 @@ DC_CASE(dat_cr_accept, rdma_read_before_confirmation,
 	src = dc_rmr_triplet(u.mb.rmr_context, (DAT_VADDR)(uintptr_t)(u.mb.buf + 2048), 40);
 	DC_SETUP(dat_ep_post_rdma_read(u.a.ep, 1, &iov, dc_cookie(6), &src,
 				       DAT_COMPLETION_DEFAULT_FLAG));
-	d = request_completes(t, &u);
-	DC_ASSERT(d.user_cookie.as_64 == 6, "the completion carries cookie %llu, expected 6",
-		  (unsigned long long)d.user_cookie.as_64);
-	if (d.status != DAT_DTO_SUCCESS) {
-		dc_note(t, "the RDMA Read completed %s: the accept given up",
-			dc_dto_status_name(d.status));
-		DC_ASSERT_CONN_EVENT(u.b.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, u.b.ep);
-		return;
-	}
-	DC_ASSERT(dc_check_fill(u.ma.buf + 1024, 40, 0x3e),
-		  "the RDMA Read completed but the local buffer does not hold the bytes read");
+	if (request_completes(t, &u, 6, "RDMA Read"))
+		DC_ASSERT(dc_check_fill(u.ma.buf + 1024, 40, 0x3e),
+			  "the RDMA Read completed but the local buffer does not hold the bytes read");
 }
 
 /*
