@@ -75,11 +75,16 @@ void dc_rsp_any_at(struct dc_ctx *t, const char *file, int line, DAT_IA_HANDLE i
 
 /*
  * dat_ep_connect of ep to qualifier qual of the case's own IA address,
- * with private data; timeout_us 0: one that outlives the case.
+ * with private data; timeout_us 0: one that outlives the case.  The address
+ * is a copy of exactly its family's size (dc_connect_own_address).
  */
 DAT_RETURN dc_connect_to_self(struct dc_ctx *t, DAT_EP_HANDLE ep,
 			      DAT_CONN_QUAL qual, DAT_TIMEOUT timeout_us,
 			      DAT_COUNT pd_size, const void *pd);
+/* The same with timeout_us as given (0 is DAT_TIMEOUT 0). */
+DAT_RETURN dc_connect_own_address(struct dc_ctx *t, DAT_EP_HANDLE ep,
+				  DAT_CONN_QUAL qual, DAT_TIMEOUT timeout_us,
+				  DAT_COUNT pd_size, const void *pd);
 
 /*
  * The timeout to give a connection request the case leaves unanswered, so

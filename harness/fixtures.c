@@ -424,11 +424,9 @@ void dc_connect_local_at(struct dc_ctx *t, const char *file, int line,
 		dc_end_at(t, DC_UNRESOLVED, file, line, false,
 			  "set-up: dat_ia_query gave no ia_address_ptr");
 	setup_ok(t, file, line,
-		 dat_ep_connect(a->ep, t->ia_attr.ia_address_ptr, b->conn_qual,
-				wait_us(t, DC_WAIT_MS),
-				o ? o->private_data_size : 0,
-				o ? (DAT_PVOID)o->private_data : NULL,
-				DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
+		 dc_connect_own_address(t, a->ep, b->conn_qual, wait_us(t, DC_WAIT_MS),
+					o ? o->private_data_size : 0,
+					o ? o->private_data : NULL),
 		 "dat_ep_connect");
 	accept_one(t, file, line, b, o);
 	dc_expect_event_at(t, file, line, DC_UNRESOLVED, b->conn_evd,
