@@ -99,6 +99,12 @@ ESCALATION = 4
 # A survivor's cases UNRESOLVED at the short deadline: this many run again
 # with the full limit (a FAIL there is a kill the short deadline hid).
 MAX_UNRESOLVED_RECHECKS = 2
+# A survivor's cases that passed without it and ended UNSUPPORTED with it at
+# the short deadline (a case's own time bound): this many run again with the
+# full limit.  The whole run of 2026-11-29 counted seven mutants as survivors
+# that dat_ia_close.no_memory_growth FAILs with its full limit: at 1.5 s it
+# had no time for its cycles and ended UNSUPPORTED.
+MAX_UNSUPPORTED_RECHECKS = 4
 # Mutants the triage says survive, run together in a run that re-checks it
 # (--group; settle_group).
 GROUP_SIZE = 96
@@ -1002,6 +1008,18 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
             c = case_by_id[run["id"]]
             if controlled(c, again(c, run))["state"] in DETECTING_STATES:
                 break
+        else:
+            # cases that passed without the mutant and ended UNSUPPORTED
+            # with it under the short deadline: a case that sizes its work
+            # by the time it has (dat_ia_close.no_memory_growth's cycles)
+            # judges nothing in too short a time, so the full limit decides
+            short_unsupported = [x for x in rec["runs"] if x["state"] == "UNSUPPORTED"
+                                 and not x.get("superseded") and x["limit_s"] < x["full_s"]
+                                 and cov["cases"][x["id"]]["state"] == "PASS"]
+            for run in short_unsupported[:MAX_UNSUPPORTED_RECHECKS]:
+                c = case_by_id[run["id"]]
+                if controlled(c, again(c, run))["state"] in DETECTING_STATES:
+                    break
     final = [x for x in rec["runs"] if not x.get("superseded")]
     rec["killed_by"] = [x["id"] for x in final if x["state"] in DETECTING_STATES]
     states = {x["state"] for x in final}

@@ -115,6 +115,18 @@ def test_a_survivors_unresolved_at_the_short_deadline_is_asked_again():
     assert calls[-1] == ("b", mutgen_run.BATCH_MIN_TIMEOUT_S, "control")
 
 
+def test_a_survivors_case_out_of_time_for_its_own_bound_is_asked_again():
+    # a case that sizes its work by its deadline: too short a one and it
+    # judges nothing (UNSUPPORTED); with the full limit it FAILs
+    bounded = lambda lim: ("UNSUPPORTED", 60.0) if lim < 5 else ("FAIL", 900.0)  # noqa
+    rec, calls = run({"a": lambda lim: ("PASS", 4.0), "b": bounded}, ["a", "b"])
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    assert calls[-1] == ("b", mutgen_run.BATCH_MIN_TIMEOUT_S)
+    # one that is UNSUPPORTED with the full limit too survives, asked once more only
+    rec, calls = run({"a": lambda lim: ("UNSUPPORTED", 3.0)}, ["a"])
+    assert rec["status"] == "survived" and len(calls) == 2
+
+
 def test_a_quick_unresolved_is_not_asked_again():
     rec, calls = run({"a": lambda lim: ("UNRESOLVED", 3.0)}, ["a"])
     assert rec["status"] == "survived" and len(calls) == 1
