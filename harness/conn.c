@@ -145,9 +145,10 @@ DAT_RETURN dc_connect_own_address(struct dc_ctx *t, DAT_EP_HANDLE ep,
 				  DAT_COUNT pd_size, const void *pd)
 {
 	const struct sockaddr *own = (const struct sockaddr *)t->ia_attr.ia_address_ptr;
-	size_t len = own && own->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						       : sizeof(struct sockaddr_in);
-	void *addr = own ? malloc(len) : NULL;
+	/* another family's size is the provider's to know: its own pointer then */
+	size_t len = !own ? 0 : own->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+			       own->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : 0;
+	void *addr = len ? malloc(len) : NULL;
 	DAT_RETURN r;
 
 	if (addr)

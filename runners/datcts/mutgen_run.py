@@ -996,30 +996,23 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                       if x["state"] == "UNRESOLVED" and not x.get("superseded")
                       for m_ in [SETUP_CALL.search(x.get("message") or "")] if m_)
     if not done:
-        # a survivor: a few of the cases that ran out of the short deadline
-        # UNRESOLVED are asked again with the full one
-        rechecks = 0
-        for run in [x for x in rec["runs"] if x["state"] == "UNRESOLVED"
-                    and not x.get("superseded")]:
-            if rechecks >= MAX_UNRESOLVED_RECHECKS or \
-                    not bound(run, run["limit_s"], run["full_s"]):
-                continue
-            rechecks += 1
+        # a survivor: a few of its cases that the short deadline may have cut
+        # short are asked again with the full one: those that ran out of it
+        # UNRESOLVED, and those that passed without the mutant and ended
+        # UNSUPPORTED with it (a case that sizes its work by the time it has,
+        # as dat_ia_close.no_memory_growth's cycles, judges nothing in too
+        # short a time)
+        live = [x for x in rec["runs"] if not x.get("superseded")]
+        unresolved = [x for x in live if x["state"] == "UNRESOLVED"
+                      and bound(x, x["limit_s"], x["full_s"])]
+        unsupported = [x for x in live if x["state"] == "UNSUPPORTED"
+                       and x["limit_s"] < x["full_s"]
+                       and cov["cases"][x["id"]]["state"] == "PASS"]
+        for run in (unresolved[:MAX_UNRESOLVED_RECHECKS] +
+                    unsupported[:MAX_UNSUPPORTED_RECHECKS]):
             c = case_by_id[run["id"]]
             if controlled(c, again(c, run))["state"] in DETECTING_STATES:
                 break
-        else:
-            # cases that passed without the mutant and ended UNSUPPORTED
-            # with it under the short deadline: a case that sizes its work
-            # by the time it has (dat_ia_close.no_memory_growth's cycles)
-            # judges nothing in too short a time, so the full limit decides
-            short_unsupported = [x for x in rec["runs"] if x["state"] == "UNSUPPORTED"
-                                 and not x.get("superseded") and x["limit_s"] < x["full_s"]
-                                 and cov["cases"][x["id"]]["state"] == "PASS"]
-            for run in short_unsupported[:MAX_UNSUPPORTED_RECHECKS]:
-                c = case_by_id[run["id"]]
-                if controlled(c, again(c, run))["state"] in DETECTING_STATES:
-                    break
     final = [x for x in rec["runs"] if not x.get("superseded")]
     rec["killed_by"] = [x["id"] for x in final if x["state"] in DETECTING_STATES]
     states = {x["state"] for x in final}
