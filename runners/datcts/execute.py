@@ -64,6 +64,11 @@ class ProcessTable:
         with self._lock:
             self._procs.discard(p)
 
+    def started_by(self, thread: int) -> list:
+        """The pids `thread` started since it last asked (started_here), kept."""
+        with self._lock:
+            return list(self._by_thread.get(thread, ()))
+
     def started_here(self) -> list:
         """The pids this thread started since it last asked: a case's supervisors, each the
         leader of its session (start_new_session), where the case's processes run too."""

@@ -108,11 +108,18 @@ MAX_UNSUPPORTED_RECHECKS = 4
 # Mutants the triage says survive, run together in a run that re-checks it
 # (--group; settle_group).
 GROUP_SIZE = 96
-# A case run holds one of --jobs slots until it has run this long; then it
-# is likely waiting (a hang running out its limit) and lets another run
-# start, up to WAITING_WORKERS times --jobs at once (CaseRunner.slot).
+# A case run holds one of --jobs slots until it has run this long; then,
+# unless its processes keep a CPU busy (a thread runnable, or BUSY_SHARE of
+# a CPU used over the last such period: a wait that spins, as a mutant that
+# breaks the waiter's descriptor makes every wait do), it is waiting (a hang running out its
+# limit, a case's own timed wait) and lets another run start, up to
+# WAITING_WORKERS times --jobs at once (CaseRunner.slot).  The whole run of
+# 2026-11-29 night sat at a load of 1 on two CPUs with every worker waiting
+# in its single mutants, and at 10 in its groups, a spinning mutant's runs
+# having let go of their slots.
 WAITING_AFTER_S = 1.0
-WAITING_WORKERS = 2
+WAITING_WORKERS = 4
+BUSY_SHARE = 0.5
 # A case a group ends otherwise: the members that reach it are halved, each
 # half run on it together, until a part this small, whose members then run
 # it alone (a group of 96 on a hot case: about a dozen runs of the case,
@@ -574,6 +581,37 @@ def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
     return out
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def run_tree_usage(leaders: list) -> tuple:
+    """(CPU time in clock ticks, whether a thread is running or runnable now)
+    of the processes of a run: each leader and its descendants alive now,
+    with the children they have reaped.  On a loaded machine a spinning
+    thread gets a small share of a CPU, but it is runnable, where a
+    waiting one sleeps."""
+    total, running, todo, seen = 0, False, list(leaders), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            fields = stat[stat.rfind(")") + 2:].split()
+            total += sum(int(x) for x in fields[11:15])     # utime stime cutime cstime
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    task = f.read()
+                running = running or task[task.rfind(")") + 2] == "R"
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total, running
+
+
 class CaseRunner:
     """Runs cases on a pool, each with an environment of its own."""
 
@@ -590,25 +628,45 @@ class CaseRunner:
     @contextlib.contextmanager
     def slot(self):
         """One of --jobs slots for a case run, given back when the run ends
-        or once it has run WAITING_AFTER_S: a run that long is mostly a hang
-        waiting for its limit, with the CPUs idle (run_pool has
-        WAITING_WORKERS times --jobs threads to use them)."""
+        or once it has run WAITING_AFTER_S without keeping a CPU busy: such
+        a run is waiting, a hang for its limit or a case for its own timed
+        wait, with the CPUs idle (run_pool has WAITING_WORKERS times --jobs
+        threads to use them).  A run that spins keeps its slot, checked
+        again each WAITING_AFTER_S."""
         self.slots.acquire()
+        worker = threading.get_ident()
+        self.procs.started_here()       # what this thread started before is not this run's
         held = [True]
         guard = threading.Lock()
+        last = [0, time.monotonic()]
 
         def let_go():
             with guard:
                 if held[0]:
                     held[0] = False
                     self.slots.release()
-        timer = threading.Timer(WAITING_AFTER_S, let_go)
-        timer.daemon = True
-        timer.start()
+
+        def check():
+            ticks, running = run_tree_usage(self.procs.started_by(worker))
+            now = time.monotonic()
+            busy = running or (ticks - last[0]) / CLOCK_TICKS >= BUSY_SHARE * (now - last[1])
+            last[:] = [ticks, now]
+            with guard:
+                if busy and held[0]:
+                    timer[0] = threading.Timer(WAITING_AFTER_S, check)
+                    timer[0].daemon = True
+                    timer[0].start()
+                    return
+            let_go()
+
+        timer = [threading.Timer(WAITING_AFTER_S, check)]
+        timer[0].daemon = True
+        timer[0].start()
         try:
             yield
         finally:
-            timer.cancel()
+            with guard:
+                timer[0].cancel()
             let_go()
 
     def run(self, case, extra_env: dict, timeout: float | None = None) -> dict:
@@ -1375,11 +1433,35 @@ def triage_errors(results: list) -> list:
 
 def unconfirmed_in_config(results: list, configs_run) -> list:
     """The killed-in-config mutants that survived the configuration their
-    triage names, where the run had it: {id, config, status}.  The entry's
-    claim is refuted as an equivalence claim a kill refutes."""
-    return [{"id": r["id"], "config": r["triage"]["config"], "status": r["status"]}
+    triage names, where the run had it: {id, config, status there}, also
+    when the default configuration then killed them (in_config_fallback).
+    The entry's claim is refuted as an equivalence claim a kill refutes."""
+    return [{"id": r["id"], "config": r["triage"]["config"],
+             "status": (r.get("config_run") or r)["status"]}
             for r in results if (r.get("triage") or {}).get("kind") == "killed-in-config"
-            and r["status"] not in DETECTED and r["triage"]["config"] in configs_run]
+            and (r["status"] not in DETECTED or r.get("config_run"))
+            and r["triage"]["config"] in configs_run]
+
+
+def in_config_fallback(results: list, in_config: list, runner, jobs: int, single,
+                       say) -> None:
+    """In a run that re-checks the triage: a killed-in-config mutant that its
+    configuration did not kill runs every case that reaches it in the default
+    configuration, as it would had it no entry; its record is that run's (the
+    claim stays refuted: unconfirmed_in_config), the configuration's run kept
+    in it."""
+    by_id = {m.id: m for m in in_config}
+    left = [r for r in results if r["id"] in by_id and r.get("only_config")
+            and r["status"] not in DETECTED]
+    for m, rec in run_pool(runner, jobs, lambda m: (m, single(m)),
+                           [by_id[r["id"]] for r in left]):
+        first = next(r for r in results if r["id"] == m.id)
+        rec.update(m.listing(), config_run={"config": first["only_config"],
+                                            "status": first["status"],
+                                            "configs_tried": first.get("configs_tried", [])})
+        results[results.index(first)] = rec
+        say(f"{m.id}: not killed under {first['only_config']}, its triage's configuration; "
+            f"{rec['status']} in the default configuration")
 
 
 def confirm_triage_errors(results: list, triage: dict, by_id: dict, runner, jobs: int,
@@ -1884,17 +1966,20 @@ def cmd_generated(args, cases_dir_for) -> int:
     results = []
     todo = [m for m in selected if m.id not in failed_ids]
     trusted = []
-    in_config = []      # killed-in-config, its configuration in this run
+    # killed-in-config, its configuration in this run: run there first, its
+    # known killer first (run_configurations), never in the default one, where
+    # its triage says it survives and whose answer would not change its count;
+    # a run that re-checks the triage runs it in the default configuration
+    # only if its own does not kill it (in_config_fallback)
+    here = {name for name, _ in expand_configs(args, build_dir, dat_entry)}
+    in_config = [m for m in todo if m.id not in identical_ids and
+                 (triage.get(m.id) or {}).get("kind") == "killed-in-config" and
+                 triage[m.id]["config"] in here]
+    first_in_config = {m.id for m in in_config}
+    todo = [m for m in todo if m.id not in first_in_config]
     if args.trust_triage:
-        here = {name for name, _ in expand_configs(args, build_dir, dat_entry)}
-        for m in todo:
-            t = triage.get(m.id)
-            if t and t["kind"] == "killed-in-config" and t["config"] in here:
-                in_config.append(m)
-            elif t:
-                trusted.append(m)
+        trusted = [m for m in todo if m.id in triage]
         todo = [m for m in todo if m.id not in triage]
-        in_config = [m for m in in_config if m.id not in identical_ids]
         trusted = [m for m in trusted if m.id not in identical_ids]
         # a trusted claim is re-checked now and then: some excluded mutants
         # of the sample run anyway, and a kill among them fails the run
@@ -1970,20 +2055,22 @@ def cmd_generated(args, cases_dir_for) -> int:
                 say(f"{m.id}: survived its first run, {rec['status']} in the second")
     confirm_triage_errors(results, triage, by_id, runner, args.jobs, single, say)
     for m in in_config:
-        # --trust-triage: not run again where it survived, only where it died
+        # not run again where it survives, first where it died
         rec = m.listing()
         cfg = triage[m.id]["config"]
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
                    cases_reaching=len(reaching(m, cov)), cases_valid=0, only_config=cfg,
                    known_killer=triage[m.id]["killed_by"],
-                   reason=f"triaged killed-in-config ({cfg}): the default run skipped "
-                          "(--trust-triage), run under its configuration only")
+                   reason=f"triaged killed-in-config ({cfg}): the default run skipped, "
+                          "run under its configuration first")
         results.append(rec)
     configs_s = run_configurations(args, root, out, cases, case_by_id, runner, dat_entry,
                                    cov, conf, killers, todo + in_config, results, build_dir,
                                    say, function_extents(generated), src,
                                    lambda _args, a: Path(cases_dir_for(a)),
                                    {m.id for m in expected}, group_size, triage)
+    if not args.trust_triage:
+        in_config_fallback(results, in_config, runner, args.jobs, single, say)
     for m in trusted:
         rec = m.listing()
         rec.update(status="survived", rerun=False, runs=[], killed_by=[], kill_states=[],
@@ -2093,7 +2180,8 @@ def text_summary(doc: dict) -> str:
              f"{run['build_s']} s, mutants {run['mutant_runs_s']} s; {run['case_runs']} case runs"
              + (f"; {run['not_rerun']} triaged survivor(s) counted as triaged, not re-run"
                 if run.get("not_rerun") else "")
-             + (f"; {run['in_config_only']} killed-in-config run in their configuration only"
+             + (f"; {run['in_config_only']} killed-in-config run in their configuration "
+                + ("only" if run.get("trust_triage") else "first")
                 if run.get("in_config_only") else "")
              + (f"; {run['grouped']} triaged survivor(s) run in {run['groups']} group(s) of at "
                 f"most {run['group']}, {run['settled_in_group']} settled there"

@@ -277,3 +277,28 @@ def test_a_killed_in_config_mutant_that_survives_its_configuration_is_a_triage_e
     # m3's configuration did not run: it stays a survivor there, no claim refuted
     assert mutgen_run.unconfirmed_in_config(results, {"asan": {}}) == \
         [{"id": "m1", "config": "asan", "status": "survived"}]
+
+
+def test_a_killed_in_config_mutant_its_configuration_spares_runs_in_the_default_one():
+    # a run that re-checks the triage skips the default configuration for a
+    # killed-in-config mutant (its configuration comes first); one that its
+    # configuration did not kill then runs there, as if it had no entry
+    spared, died = (SimpleNamespace(id=i, listing=lambda i=i: {"id": i}) for i in ("m1", "m2"))
+    results = [{"id": "m1", "status": "survived", "only_config": "asan", "runs": []},
+               {"id": "m2", "status": "killed", "config": "asan", "only_config": "asan"}]
+    ran = []
+
+    def single(m, first=None):
+        ran.append(m.id)
+        return {"status": "killed", "killed_by": ["dat_x.y"], "runs": [{"id": "dat_x.y"}]}
+
+    runner = SimpleNamespace(procs=SimpleNamespace(stop_all=lambda: None))
+    mutgen_run.in_config_fallback(results, [spared, died], runner, 1, single, lambda s: None)
+    assert ran == ["m1"]
+    assert results[0]["status"] == "killed"
+    assert results[0]["config_run"] == {"config": "asan", "status": "survived",
+                                        "configs_tried": []}
+    # killed only where its entry says it survives: the entry is still wrong
+    kic = {"kind": "killed-in-config", "config": "asan", "killed_by": "a"}
+    assert mutgen_run.unconfirmed_in_config([dict(results[0], triage=kic)], {"asan": {}}) == \
+        [{"id": "m1", "config": "asan", "status": "survived"}]
