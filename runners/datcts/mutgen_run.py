@@ -111,14 +111,15 @@ GROUP_SIZE = 96
 # A case run holds one of --jobs slots until it has run this long; then,
 # unless its processes keep a CPU busy (a thread runnable, or BUSY_SHARE of
 # a CPU used over the last such period: a wait that spins, as a mutant that
-# breaks the waiter's descriptor makes every wait do), it is waiting (a hang running out its
-# limit, a case's own timed wait) and lets another run start, up to
-# WAITING_WORKERS times --jobs at once (CaseRunner.slot).  The whole run of
-# 2026-11-29 night sat at a load of 1 on two CPUs with every worker waiting
-# in its single mutants, and at 10 in its groups, a spinning mutant's runs
-# having let go of their slots.
+# breaks the waiter's descriptor makes every wait do), it is waiting (a
+# hang running out its limit, a case's own timed wait) and lets another run
+# start, up to WAITING_WORKERS times --jobs at once (CaseRunner.slot).  The
+# whole run of 2026-11-29 evening sat at a load of 10 on two CPUs in its
+# groups, a spinning mutant's runs having let go of their slots; with busy
+# runs keeping theirs and 4 waiting workers, the single mutants then sat at
+# 10-20 % of the CPUs, every worker waiting out a hang's full limit.
 WAITING_AFTER_S = 1.0
-WAITING_WORKERS = 4
+WAITING_WORKERS = 8
 BUSY_SHARE = 0.5
 # A case a group ends otherwise: the members that reach it are halved, each
 # half run on it together, until a part this small, whose members then run
