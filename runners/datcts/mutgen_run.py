@@ -121,6 +121,12 @@ GROUP_SIZE = 96
 WAITING_AFTER_S = 1.0
 WAITING_WORKERS = 8
 BUSY_SHARE = 0.5
+# A mutant the triage says survives runs all of its cases, one batch after
+# another: the whole run's default configuration ended in a few such mutants,
+# each alone on a CPU, the others idle (2026-11-29, 20:13-20:17).  Its
+# batches (and a group's) start up to --jobs ahead, their results still
+# taken in order (BatchesAhead).
+AHEAD_POOL = cf.ThreadPoolExecutor(max_workers=64, thread_name_prefix="ahead")
 # A case a group ends otherwise: the members that reach it are halved, each
 # half run on it together, until a part this small, whose members then run
 # it alone (a group of 96 on a hot case: about a dozen runs of the case,
@@ -925,14 +931,57 @@ class Killers:
                 seen[cid] = seen.get(cid, 0) + 1
 
 
+class BatchesAhead:
+    """A CaseQueue's batches with their first run (run_batch(batch, env,
+    limit(batch))) started up to `ahead` batches before they are taken, so
+    that the runs of one mutant or group fill idle slots; the results come
+    in the queue's order.  close() cancels the runs not started (those
+    started end within their limits, their results dropped).  The queue may
+    still be reordered (promote) for the batches not started yet."""
+
+    def __init__(self, queue, runner, env: dict, limit, ahead: int):
+        self.batches = iter(queue)
+        self.runner, self.env, self.limit, self.ahead = runner, env, limit, max(0, ahead)
+        self.window: list = []
+
+    def _start(self):
+        batch = next(self.batches, None)
+        if batch is None:
+            return False
+        self.window.append((batch, AHEAD_POOL.submit(self.runner.run_batch, batch, self.env,
+                                                     self.limit(batch))))
+        return True
+
+    def __iter__(self):
+        while True:
+            if self.ahead:
+                while len(self.window) < self.ahead and self._start():
+                    pass
+                if not self.window:
+                    return
+                batch, fut = self.window.pop(0)
+                yield batch, fut.result()
+            else:
+                batch = next(self.batches, None)
+                if batch is None:
+                    return
+                yield batch, self.runner.run_batch(batch, self.env, self.limit(batch))
+
+    def close(self):
+        for _, fut in self.window:
+            fut.cancel()
+        self.window = []
+
+
 def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                conf: Path, timeout: float, max_cases: int | None = None,
                killers: Killers | None = None, config_env: dict | None = None,
-               first: str | None = None) -> dict:
+               first: str | None = None, ahead: int = 0) -> dict:
     """Runs the mutant's reaching cases (`first` first, then those of its
     function's page), until a FAIL or CRASH (at most max_cases of them), in
     the environment of a provider configuration (config_env; none: the
-    default)."""
+    default); with `ahead`, that many batches at once (BatchesAhead: for a
+    mutant expected to survive, which runs them all)."""
     valid = [cid for cid in reach if cov["cases"][cid]["state"] in VALID_BASELINE]
     words = name_words(m.function)
     known = killers.of(m) if killers else {}
@@ -1021,11 +1070,14 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
     full_timeout_seen = False
     done = False
     queue = CaseQueue([case_by_id[cid] for cid in valid])
-    for batch in queue:
+    ahead = BatchesAhead(queue, runner, env, lambda b: limits(b)[0], ahead)
+    for batch, first_results in ahead:
         short, full = limits(batch)
         pending = batch
         while pending and not done:
-            results = runner.run_batch(pending, env, short)
+            results = first_results if first_results is not None else \
+                runner.run_batch(pending, env, short)
+            first_results = None
             for c, r in zip(pending, results):
                 if r is None:
                     break
@@ -1050,6 +1102,7 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
             # the cases a batch did not reach after a hang run in the next one
             pending = [c for c, r in zip(pending, results) if r is None]
         if done:
+            ahead.close()
             break
         queue.promote(m_.group(1) for x in rec["runs"][-len(batch) * 3:]
                       if x["state"] == "UNRESOLVED" and not x.get("superseded")
@@ -1143,15 +1196,21 @@ def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf),
                **{mutgen.ENV_VAR: ",".join(m.id for m in members)})
     runs = []
-    for batch in CaseQueue([case_by_id[cid] for cid in ids]):
-        limit = (short_limit if short else case_limit)(batch, cov, timeout)
-        for c, r in zip(batch, runner.run_batch(batch, env, limit)):
+
+    def limit(batch):
+        return (short_limit if short else case_limit)(batch, cov, timeout)
+
+    ahead = BatchesAhead(CaseQueue([case_by_id[cid] for cid in ids]), runner, env, limit,
+                         getattr(runner, "jobs", 1))
+    for batch, results in ahead:
+        for c, r in zip(batch, results):
             if r is None:
                 break
-            runs.append({"id": c.id, "state": r["state"], "limit_s": limit,
+            runs.append({"id": c.id, "state": r["state"], "limit_s": limit(batch),
                          "message": (r.get("message") or "")[:300],
                          "duration_ms": r.get("duration_ms", 0.0)})
             if r["state"] != cov["cases"][c.id]["state"]:
+                ahead.close()
                 return c.id, runs
     return None, runs
 
@@ -1416,6 +1475,15 @@ EXCLUDING_KINDS = ("equivalent", "unspecified")
 # that re-checks the triage runs these in groups (settle_group).
 SURVIVING_KINDS = EXCLUDING_KINDS + ("gap", "killed-in-config")
 DETECTED = ("killed", "timed-out")
+
+
+def expected_survivor(m, triage: dict, runner) -> int:
+    """How many batches of the mutant's cases to start at once: --jobs for one
+    the triage says survives (it runs them all), else one at a time (a kill
+    usually comes in the first few cases, and a batch started ahead of it
+    would be spent for nothing)."""
+    return getattr(runner, "jobs", 1) if (triage.get(m.id) or {}).get("kind") in SURVIVING_KINDS \
+        else 0
 
 
 def excluded_by_triage(r: dict) -> bool:
@@ -1777,7 +1845,8 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
 
         def single(m, first=None, ccov=ccov, config_env=config_env, config_conf=config_conf):
             return run_mutant(m, new_to[m.id], ccov, case_by_id, runner, config_conf,
-                              args.timeout, args.max_cases, killers, config_env, first)
+                              args.timeout, args.max_cases, killers, config_env, first,
+                              ahead=expected_survivor(m, triage, runner))
 
         def one(item, ccov=ccov, config_env=config_env, config_conf=config_conf):
             if isinstance(item, list):
@@ -2000,7 +2069,8 @@ def cmd_generated(args, cases_dir_for) -> int:
 
     def single(m, first=None):
         rec = run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
-                         args.max_cases, killers, first=first or killers.previous.get(m.id))
+                         args.max_cases, killers, first=first or killers.previous.get(m.id),
+                         ahead=expected_survivor(m, triage, runner))
         killers.note(m, rec)
         return rec
 

@@ -1,6 +1,7 @@
-"""CaseRunner's slots: a case run that has run WAITING_AFTER_S lets another
+"""What runs at once: a case run that has run WAITING_AFTER_S lets another
 start only while it is waiting, not while its processes keep a CPU busy (a
-mutant that makes every wait spin)."""
+mutant that makes every wait spin); the batches of a mutant expected to
+survive start ahead of their turn, their results still taken in order."""
 import subprocess
 import sys
 import threading
@@ -57,3 +58,50 @@ def test_a_run_is_timed_with_its_children(tmp_path):
     p.wait()
     # at least a fifth of the spin even on a loaded machine; the parent sleeps
     assert ticks >= 0.1 * mutgen_run.CLOCK_TICKS and not running
+
+
+class Slow:
+    """run_batch takes 0.2 s and PASSes every case; records how many ran at once."""
+
+    def __init__(self):
+        self.jobs = 3
+        self.lock = threading.Lock()
+        self.now = self.most = 0
+        self.batches = []
+
+    def run_batch(self, cases, env, limit):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            self.batches.append([c.id for c in cases])
+        time.sleep(0.2)
+        with self.lock:
+            self.now -= 1
+        return [{"state": "PASS", "duration_ms": 1.0} for _ in cases]
+
+
+def cases(n):
+    from types import SimpleNamespace
+    return [SimpleNamespace(id=f"dat_x.c{i:03d}", page="dat_x", binary="b", two_node=False)
+            for i in range(n)]
+
+
+def test_batches_ahead_run_at_once_and_come_back_in_order():
+    runner = Slow()
+    queue = mutgen_run.CaseQueue(cases(2 + 8 + 32 + 128 + 128))
+    got = [b for b, _ in mutgen_run.BatchesAhead(queue, runner, {}, lambda b: 1.0, 3)]
+    assert [c.id for b in got for c in b] == [c.id for c in cases(298)]
+    assert runner.most == 3
+
+
+def test_a_survivor_expected_runs_its_batches_ahead_and_keeps_its_record_in_order():
+    from types import SimpleNamespace
+    runner = Slow()
+    cs = cases(2 + 8 + 32)
+    cov = {"cases": {c.id: {"state": "PASS", "duration_ms": 1.0} for c in cs}}
+    m = SimpleNamespace(id="core/x.c:f:cond-negate:1:abcdef", function="f", file="core/x.c")
+    rec = mutgen_run.run_mutant(m, [c.id for c in cs], cov, {c.id: c for c in cs}, runner,
+                                "dat.conf", 10.0, ahead=3)
+    assert runner.most == 3                 # its three batches at once, not in turn
+    assert rec["status"] == "survived"
+    assert [r["id"] for r in rec["runs"]] == [c.id for c in cs]
