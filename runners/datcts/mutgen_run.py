@@ -1477,7 +1477,7 @@ SURVIVING_KINDS = EXCLUDING_KINDS + ("gap", "killed-in-config")
 DETECTED = ("killed", "timed-out")
 
 
-def expected_survivor(m, triage: dict, runner) -> int:
+def batches_ahead_for(m, triage: dict, runner) -> int:
     """How many batches of the mutant's cases to start at once: --jobs for one
     the triage says survives (it runs them all), else one at a time (a kill
     usually comes in the first few cases, and a batch started ahead of it
@@ -1846,7 +1846,7 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
         def single(m, first=None, ccov=ccov, config_env=config_env, config_conf=config_conf):
             return run_mutant(m, new_to[m.id], ccov, case_by_id, runner, config_conf,
                               args.timeout, args.max_cases, killers, config_env, first,
-                              ahead=expected_survivor(m, triage, runner))
+                              ahead=batches_ahead_for(m, triage, runner))
 
         def one(item, ccov=ccov, config_env=config_env, config_conf=config_conf):
             if isinstance(item, list):
@@ -2070,7 +2070,7 @@ def cmd_generated(args, cases_dir_for) -> int:
     def single(m, first=None):
         rec = run_mutant(m, reaching(m, cov), cov, case_by_id, runner, conf, args.timeout,
                          args.max_cases, killers, first=first or killers.previous.get(m.id),
-                         ahead=expected_survivor(m, triage, runner))
+                         ahead=batches_ahead_for(m, triage, runner))
         killers.note(m, rec)
         return rec
 
