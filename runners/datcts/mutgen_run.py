@@ -4,7 +4,8 @@
 1. The mutants of reference-provider/core/*.c (datcts.mutgen, libclang, with
    the build's compile_commands.json).
 2. The coverage map: every selected case run once, alone, on a --coverage
-   build of libdaplref (OUT/coverage-build), each with its own GCOV_PREFIX;
+   build of libdaplref (OUT/coverage-build), each with its own GCOV_PREFIX
+   (a scratch directory in /dev/shm);
    gcov says which provider lines it executed.  Cached in
    OUT/coverage-map.json, keyed by the provider sources and the case binaries.
    The same runs are the baseline (what passes without a mutant).
@@ -26,6 +27,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import fnmatch
+import functools
 import hashlib
 import json
 import os
@@ -34,6 +36,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tomllib
@@ -553,18 +556,16 @@ def digest(paths: list) -> str:
 
 def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
     """rel source path -> sorted executed lines, from the .gcda files a case
-    run left under run_dir (GCOV_PREFIX)."""
-    gcdas = list(run_dir.rglob("*.gcda"))
+    run left under run_dir (GCOV_PREFIX, with GCOV_PREFIX_STRIP taking off
+    objdir's own components: run_dir/core/ep.c.gcda is objdir/core/ep.c's)."""
     out: dict = {}
     by_dir: dict = {}
-    base = run_dir / str(objdir).lstrip("/")
-    for g in gcdas:
-        try:
-            gcno = objdir / g.relative_to(base).with_suffix(".gcno")
-        except ValueError:
+    for g in run_dir.rglob("*.gcda"):
+        gcno = objdir / g.relative_to(run_dir).with_suffix(".gcno")
+        if not gcno.is_file():
             continue    # the library's own objects (testhooks/): never mutated
         link = g.with_suffix(".gcno")
-        if gcno.is_file() and not link.exists():
+        if not link.exists():
             link.symlink_to(gcno)
         by_dir.setdefault(g.parent, []).append(g.name)
     for d, names in by_dir.items():
@@ -576,16 +577,35 @@ def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
             except ValueError:
                 continue
             for f in doc.get("files", []):
-                name = Path(f["file"])
-                try:
-                    rel = str((name if name.is_absolute() else d / name).resolve()
-                              .relative_to(root))
-                except ValueError:
+                rel = source_rel(f["file"], str(d), str(root))
+                if rel is None:
                     continue
                 hit = {ln["line_number"] for ln in f.get("lines", []) if ln.get("count")}
                 if hit:
                     out[rel] = sorted(set(out.get(rel, [])) | hit)
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def source_rel(name: str, cwd: str, root: str) -> str | None:
+    """A source file gcov names, relative to the repository root (None:
+    outside it, a system header)."""
+    path = Path(name)
+    try:
+        return str((path if path.is_absolute() else Path(cwd) / path).resolve()
+                   .relative_to(root))
+    except ValueError:
+        return None
+
+
+def scratch_dir(prefix: str, beside: Path) -> Path:
+    """A directory for short-lived files: in /dev/shm when there is one (a
+    coverage run makes and deletes some fifty files per case, and on a disk
+    file system their metadata took a third of the run's CPU time), else
+    under `beside`."""
+    shm = Path("/dev/shm")
+    base = shm if shm.is_dir() and os.access(shm, os.W_OK) else beside
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
 
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -778,8 +798,8 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
     conf = out / "coverage-dat.conf"
     write_dat_conf(conf, dat_entry["ia"], lib, dat_entry["instance_data"], dat_entry["api"])
     objdir = (build / "reference-provider" / "CMakeFiles" / f"{target}_obj.dir").resolve()
-    runs = out / "coverage-runs"
-    shutil.rmtree(runs, ignore_errors=True)
+    runs = scratch_dir("datcts-coverage-", out)
+    strip = str(len(objdir.parts) - 1)
     say(f"coverage run ({name}): {len(todo)} case(s), --jobs {args.jobs}")
 
     def one(i_case):
@@ -787,14 +807,17 @@ def coverage_map(args, root: Path, out: Path, cases: list, runner: CaseRunner,
         d = runs / str(i)
         d.mkdir(parents=True, exist_ok=True)
         r = runner.run(case, dict(config_env, DAT_OVERRIDE=str(conf), GCOV_PREFIX=str(d),
-                                  GCOV_PREFIX_STRIP="0"))
+                                  GCOV_PREFIX_STRIP=strip))
         lines = gcov_lines(d, objdir, root)
         shutil.rmtree(d, ignore_errors=True)
         return case.id, {"state": r["state"], "duration_ms": r.get("duration_ms", 0.0),
                          "lines": lines}
 
-    for cid, rec in run_pool(runner, args.jobs, one, enumerate(todo)):
-        doc["cases"][cid] = rec
+    try:
+        for cid, rec in run_pool(runner, args.jobs, one, enumerate(todo)):
+            doc["cases"][cid] = rec
+    finally:
+        shutil.rmtree(runs, ignore_errors=True)
     doc["elapsed_s"] = round(doc.get("elapsed_s", 0.0) + time.monotonic() - t0, 1)
     doc["last_run_s"] = round(time.monotonic() - t0, 1)
     doc["key"] = key
