@@ -1535,6 +1535,37 @@ def unconfirmed_in_config(results: list, configs_run) -> list:
             and r["triage"]["config"] in configs_run]
 
 
+def run_again(results: list, mutants: list, runner, jobs: int, run):
+    """(mutant, its record in results, its new record) for each of `mutants`
+    run once more, run(m, record) giving the new one; in order, on
+    run_pool.  The three second runs of a whole run (the gate's for an
+    untriaged survivor, confirm_triage_errors, in_config_fallback) go
+    through it; each decides whether the new record replaces the first
+    (replace_record)."""
+    first_of = {r["id"]: r for r in results}
+    yield from run_pool(runner, jobs,
+                        lambda m: (m, first_of[m.id], run(m, first_of[m.id])), mutants)
+
+
+def replace_record(results: list, first: dict, rec: dict) -> None:
+    results[results.index(first)] = rec
+
+
+def second_chance(results: list, triage: dict, by_id: dict, runner, jobs: int, single,
+                  say) -> None:
+    """A gate: an untriaged survivor gets a second run before it fails the
+    gate (a kill that depends on timing, as agent_one_shot's); a kill there
+    replaces its record, both runs kept in it."""
+    again = [by_id[r["id"]] for r in results
+             if r["status"] == "survived" and r["id"] not in triage]
+    for m, first, rec in run_again(results, again, runner, jobs, lambda m, _first: single(m)):
+        if rec["status"] != "survived":
+            rec.update(m.listing(), second_run=True,
+                       first_run={"status": "survived", "runs": len(first["runs"])})
+            replace_record(results, first, rec)
+            say(f"{m.id}: survived its first run, {rec['status']} in the second")
+
+
 def in_config_fallback(results: list, in_config: list, runner, jobs: int, single,
                        say) -> None:
     """In a run that re-checks the triage: a killed-in-config mutant that its
@@ -1543,15 +1574,13 @@ def in_config_fallback(results: list, in_config: list, runner, jobs: int, single
     claim stays refuted: unconfirmed_in_config), the configuration's run kept
     in it."""
     by_id = {m.id: m for m in in_config}
-    left = [r for r in results if r["id"] in by_id and r.get("only_config")
+    left = [by_id[r["id"]] for r in results if r["id"] in by_id and r.get("only_config")
             and r["status"] not in DETECTED]
-    for m, rec in run_pool(runner, jobs, lambda m: (m, single(m)),
-                           [by_id[r["id"]] for r in left]):
-        first = next(r for r in results if r["id"] == m.id)
+    for m, first, rec in run_again(results, left, runner, jobs, lambda m, _first: single(m)):
         rec.update(m.listing(), config_run={"config": first["only_config"],
                                             "status": first["status"],
                                             "configs_tried": first.get("configs_tried", [])})
-        results[results.index(first)] = rec
+        replace_record(results, first, rec)
         say(f"{m.id}: not killed under {first['only_config']}, its triage's configuration; "
             f"{rec['status']} in the default configuration")
 
@@ -1565,13 +1594,10 @@ def confirm_triage_errors(results: list, triage: dict, by_id: dict, runner, jobs
     varies with the machine's load, as a heap measure can) leaves the
     mutant as its second run ends, the first run's kill kept in the record
     (`first_run`)."""
-    claimed = [r for r in results if r["status"] in DETECTED and
+    claimed = [by_id[r["id"]] for r in results if r["status"] in DETECTED and
                (triage.get(r["id"]) or {}).get("kind") in EXCLUDING_KINDS]
-    first_of = {r["id"]: r for r in claimed}
-    for m, rec in run_pool(runner, jobs,
-                           lambda m: (m, single(m, first_of[m.id]["killed_by"][0])),
-                           [by_id[r["id"]] for r in claimed]):
-        first = first_of[m.id]
+    for m, first, rec in run_again(results, claimed, runner, jobs,
+                                   lambda m, first: single(m, first["killed_by"][0])):
         if rec["status"] in DETECTED:
             first["confirmed_by"] = rec["killed_by"][:1]
             continue
@@ -1581,7 +1607,7 @@ def confirm_triage_errors(results: list, triage: dict, by_id: dict, runner, jobs
                               "runs": [x for x in first["runs"] if x["id"] == killer]})
         rec["reason"] = (f"{first['status']} by {killer} in its first run, not in its second "
                          f"({rec['reason']}): a case that varies, not a triage error")
-        results[results.index(first)] = rec
+        replace_record(results, first, rec)
         say(f"{m.id}: {first['status']} by {killer} in its first run, {rec['status']} in "
             "its second: not a triage error")
 
@@ -1783,7 +1809,7 @@ def run_configurations(args, root: Path, out: Path, cases: list, case_by_id: dic
                        default_run={"status": first["status"], "runs": len(first["runs"]),
                                     "configs_tried": first.get("configs_tried", []),
                                     "skipped": bool(first.get("only_config"))})
-            results[results.index(first)] = rec
+            replace_record(results, first, rec)
             say(f"{m.id}: " + ("not run again in the default configuration (triaged), "
                                if first.get("only_config") else
                                f"{first['status']} in the default configuration, ") +
@@ -2135,18 +2161,7 @@ def cmd_generated(args, cases_dir_for) -> int:
                       file=sys.stderr, flush=True)
     by_id = {m.id: m for m in todo}
     if args.threshold is not None:
-        # a gate: an untriaged survivor gets a second run before it fails the
-        # gate (a kill that depends on timing, as agent_one_shot's); both
-        # runs are kept in the record
-        again = [r for r in results if r["status"] == "survived" and r["id"] not in triage]
-        for m, rec in run_pool(runner, args.jobs, lambda m: (m, single(m)),
-                               [by_id[r["id"]] for r in again]):
-            first = next(r for r in results if r["id"] == m.id)
-            if rec["status"] != "survived":
-                rec.update(m.listing(), second_run=True,
-                           first_run={"status": "survived", "runs": len(first["runs"])})
-                results[results.index(first)] = rec
-                say(f"{m.id}: survived its first run, {rec['status']} in the second")
+        second_chance(results, triage, by_id, runner, args.jobs, single, say)
     confirm_triage_errors(results, triage, by_id, runner, args.jobs, single, say)
     for m in in_config:
         # not run again where it survives, first where it died

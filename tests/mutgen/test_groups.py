@@ -281,6 +281,27 @@ def test_only_mutants_triaged_as_unkillable_are_asked_again():
     assert asked == [] and out["m1"]["status"] == "survived"
 
 
+def test_an_untriaged_survivor_killed_in_its_second_run_has_that_record():
+    ms = {i: SimpleNamespace(id=i, listing=lambda i=i: {"id": i}) for i in ("m1", "m2", "m3")}
+    results = [{"id": "m1", "status": "survived", "runs": [{}, {}]},
+               {"id": "m2", "status": "survived", "runs": []},
+               {"id": "m3", "status": "survived", "runs": []}]
+    asked, said = [], []
+
+    def single(m):
+        asked.append(m.id)
+        return {"status": "killed" if m.id == "m1" else "survived", "runs": [],
+                "killed_by": ["dat_x.slow"] if m.id == "m1" else []}
+
+    mutgen_run.second_chance(results, {"m3": {"kind": "equivalent"}}, ms, None, 2, single,
+                             said.append)
+    assert sorted(asked) == ["m1", "m2"]            # the triaged one is not a gate's business
+    assert results[0]["status"] == "killed" and results[0]["second_run"]
+    assert results[0]["first_run"] == {"status": "survived", "runs": 2}
+    assert results[1] == {"id": "m2", "status": "survived", "runs": []}
+    assert said == ["m1: survived its first run, killed in the second"]
+
+
 class Limited(Killing):
     """A case hangs (TIMEOUT) with a member of `hangs` on, whatever the
     limit; with `slow` it takes 3 s (a loaded machine), a TIMEOUT only
