@@ -557,9 +557,12 @@ def digest(paths: list) -> str:
 def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
     """rel source path -> sorted executed lines, from the .gcda files a case
     run left under run_dir (GCOV_PREFIX, with GCOV_PREFIX_STRIP taking off
-    objdir's own components: run_dir/core/ep.c.gcda is objdir/core/ep.c's)."""
-    out: dict = {}
-    by_dir: dict = {}
+    objdir's own components: run_dir/core/ep.c.gcda is objdir/core/ep.c's).
+    gcov's JSON names every line of every file, about a megabyte a case; a
+    grep after it keeps the executed lines' numbers and the file names, so
+    the runner's one Python thread at a time (the GIL) does not parse it all
+    (gcov_fast_check: the same answer as the JSON, or the JSON is read)."""
+    dirs = []
     for g in run_dir.rglob("*.gcda"):
         gcno = objdir / g.relative_to(run_dir).with_suffix(".gcno")
         if not gcno.is_file():
@@ -567,23 +570,74 @@ def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
         link = g.with_suffix(".gcno")
         if not link.exists():
             link.symlink_to(gcno)
-        by_dir.setdefault(g.parent, []).append(g.name)
-    for d, names in by_dir.items():
-        p = subprocess.run(["gcov", "-j", "-t", "-o", ".", *names], cwd=d,
-                           capture_output=True, timeout=300)
-        for line in p.stdout.decode(errors="replace").splitlines():
-            try:
-                doc = json.loads(line)
-            except ValueError:
-                continue
-            for f in doc.get("files", []):
-                rel = source_rel(f["file"], str(d), str(root))
-                if rel is None:
-                    continue
-                hit = {ln["line_number"] for ln in f.get("lines", []) if ln.get("count")}
-                if hit:
-                    out[rel] = sorted(set(out.get(rel, [])) | hit)
+        if g.parent not in dirs:
+            dirs.append(g.parent)
+    if not dirs:
+        return {}
+    if GCOV_FAST[0] is None:
+        with GCOV_FAST_LOCK:
+            if GCOV_FAST[0] is None:
+                GCOV_FAST[0] = gcov_fast_check(dirs, root)
+    return gcov_hits_fast(dirs, root) if GCOV_FAST[0] else gcov_hits_json(dirs, root)
+
+
+GCOV_FAST: list = [None]        # gcov_fast_check's answer, once per process
+GCOV_FAST_LOCK = threading.Lock()
+# an executed line of gcov 12's JSON (its keys in this order), or a file name
+# (a count can be negative: the coverage build's counters are not atomic, and
+# threads race on them; as for the JSON, any count but 0 is executed)
+GCOV_TOKEN = re.compile(r'"count": (-?[0-9]+), "line_number": ([0-9]+)|"file": "([^"]*)"')
+GCOV_SCRIPT = ('for d in "$@"; do (cd "$d" && gcov -j -t -o . *.gcda); done | '
+               """LC_ALL=C grep -oE '"count": -?[1-9][0-9]*, "line_number": [0-9]+|"file": "[^"]*"'""")
+
+
+def gcov_run(argv: list, dirs: list) -> str:
+    p = subprocess.run(argv + [str(d) for d in dirs], capture_output=True, timeout=300)
+    return p.stdout.decode(errors="replace")
+
+
+def add_hits(out: dict, name: str, cwd: Path, root: Path, hit: set) -> None:
+    rel = source_rel(name, str(cwd), str(root))
+    if rel is not None and hit:
+        out[rel] = sorted(set(out.get(rel, [])) | hit)
+
+
+def gcov_hits_fast(dirs: list, root: Path) -> dict:
+    # a file's lines come before its name in each of gcov's documents
+    out: dict = {}
+    pending: set = set()
+    for m in GCOV_TOKEN.finditer(gcov_run(["sh", "-c", GCOV_SCRIPT, "sh"], dirs)):
+        if m.group(3) is None:
+            if m.group(1) != "0":
+                pending.add(int(m.group(2)))
+        else:
+            add_hits(out, m.group(3), dirs[0], root, pending)
+            pending = set()
     return out
+
+
+def gcov_hits_json(dirs: list, root: Path) -> dict:
+    out: dict = {}
+    for line in gcov_run(["sh", "-c", 'for d in "$@"; do (cd "$d" && gcov -j -t -o . '
+                          '*.gcda); done', "sh"], dirs).splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        for f in doc.get("files", []):
+            add_hits(out, f["file"], dirs[0], root,
+                     {ln["line_number"] for ln in f.get("lines", []) if ln.get("count")})
+    return out
+
+
+def gcov_fast_check(dirs: list, root: Path) -> bool:
+    """Whether the grep of gcov's JSON finds what the JSON says, for one
+    case's files (another gcov may order its keys otherwise)."""
+    fast, full = gcov_hits_fast(dirs, root), gcov_hits_json(dirs, root)
+    if fast != full:
+        print("datcts: gcov's JSON is not in the order gcov 12 writes it; "
+              "reading all of it (slower)", file=sys.stderr)
+    return fast == full
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from datcts import mutgen_run
 from datcts.mutgen_run import gcov_lines, scratch_dir
 
 SOURCE = """\
@@ -36,6 +37,7 @@ def test_executed_lines_of_a_stripped_prefix_run(tmp_path):
     objdir = tmp_path / "build" / "CMakeFiles" / "demo_obj.dir"
     (objdir / "core").mkdir(parents=True)
     exe = tmp_path / "demo"
+    mutgen_run.GCOV_FAST[0] = None
     subprocess.run(["gcc", "--coverage", "-O0", "-c", str(src), "-o",
                     str(objdir / "core" / "demo.c.o")], check=True, cwd=tmp_path)
     subprocess.run(["gcc", "--coverage", str(objdir / "core" / "demo.c.o"), "-o", str(exe)],
@@ -49,6 +51,11 @@ def test_executed_lines_of_a_stripped_prefix_run(tmp_path):
         assert subprocess.run([str(exe)], env=env).returncode == 0
         assert (run / "core" / "demo.c.gcda").is_file()
         lines = gcov_lines(run, objdir.resolve(), root.resolve())
+        # the grep of gcov's JSON reads it as the JSON parser does, with this gcov
+        dirs = [run / "core"]
+        assert mutgen_run.gcov_hits_fast(dirs, root.resolve()) == \
+            mutgen_run.gcov_hits_json(dirs, root.resolve()) == lines
+        assert mutgen_run.gcov_fast_check(dirs, root.resolve())
     finally:
         shutil.rmtree(runs)
     # argc is 1: the branch taken (3, 4), the other return (5) not; gcov
