@@ -150,9 +150,10 @@ def test_a_kill_only_two_members_make_together_is_no_kill_of_either():
                                       m, reach[m.id], cov, cases, runner, "dat.conf", 60.0))
     recs = {m.id: r for m, r in out}
     assert {mid: r["status"] for mid, r in recs.items()} == {m.id: "survived" for m in ms}
-    # the first member without which "a" passes is set aside; no halving
-    assert "set aside from its group at a" in recs[ms[0].id]["reason"]
-    assert [len(recs[m.id]["group"]) for m in ms] == [1, 3, 3, 3]
+    # the first member without which "a" passes settles it; no halving, and
+    # the group stays whole
+    assert "a ends as without a mutant with it alone" in recs[ms[0].id]["reason"]
+    assert [len(recs[m.id]["group"]) for m in ms] == [4, 4, 4, 4]
 
 
 def test_a_case_that_varies_is_asked_again_and_the_group_goes_on_whole():
@@ -358,26 +359,24 @@ def test_a_hang_is_searched_with_the_short_limit_and_decided_alone_with_the_full
     assert alone and max(alone) == 10.0
 
 
-def test_a_group_of_one_whose_case_varies_settles_it_instead_of_running_alone():
-    # "b" fails with both members on, with neither alone: the first is set
-    # aside and runs on as a group of one, where "c" fails once with it on and
-    # passes alone: the case varies, and no run of every case alone follows
+def test_a_case_two_members_change_together_is_settled_and_the_pair_goes_on():
+    # "b" fails with both members on, with neither alone, and passes without
+    # the first: settled for both, and the two go on together to "c" (where
+    # the first alone would fail: never run alone, as a member split off
+    # from its group ran each of its other cases)
     ms = [mutant(1), mutant(2)]
     reach = {m.id: ["a", "b", "c"] for m in ms}
     cases = {n: case(n) for n in "abc"}
     cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "abc"}}
 
     class Pair(Killing):
-        c_failed = False
-
         def run_batch(self, batch, env, limit):
             on = set(env[ENV].split(","))
             out = super().run_batch(batch, env, limit)
             for c, r in zip(batch, out):
                 if c.id == "b" and on == {m.id for m in ms}:
                     r["state"] = "FAIL"
-                if c.id == "c" and on == {ms[0].id} and not self.c_failed:
-                    self.c_failed = True
+                if c.id == "c" and on == {ms[0].id}:
                     r["state"] = "FAIL"
             return out
 
@@ -385,8 +384,10 @@ def test_a_group_of_one_whose_case_varies_settles_it_instead_of_running_alone():
     out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
                                   lambda m, first=None: pytest.fail("run alone"))
     recs = {m.id: r for m, r in out}
-    assert all(r["status"] == "survived" for r in recs.values())
-    assert "set aside" in recs[ms[0].id]["reason"]
-    # the first member alone: "b" (the search), "c" as the group of one, "c"
-    # once more alone (it passes: the case varied)
-    assert [cases for on, cases in runner.alone if on == ms[0].id] == [["b"], ["c"], ["c"]]
+    assert all(r["status"] == "survived" and len(r["group"]) == 2 for r in recs.values())
+    assert "b ends as without a mutant with it alone" in recs[ms[0].id]["reason"]
+    # alone: each member "b" (the search); then "c" with both on
+    assert [cases for on, cases in runner.alone] == [["b"], ["b"], ["b"]]
+    assert runner.groups[-1] == (sorted(m.id for m in ms), ["c"])
+    # the run without the first member is no evidence for it
+    assert [x["id"] for x in recs[ms[0].id]["runs"] if not x.get("alone")] == ["a", "c"]
