@@ -555,18 +555,19 @@ def digest(paths: list) -> str:
 
 
 def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
-    """rel source path -> sorted executed lines, from the .gcda files a case
-    run left under run_dir (GCOV_PREFIX, with GCOV_PREFIX_STRIP taking off
-    objdir's own components: run_dir/core/ep.c.gcda is objdir/core/ep.c's).
+    """rel source path -> sorted executed lines of the mutated sources
+    (PROVIDER_DIR and the headers they include), from the .gcda files a
+    case run left under run_dir (GCOV_PREFIX, with GCOV_PREFIX_STRIP taking
+    off objdir's own components: run_dir/core/ep.c.gcda is objdir/core/ep.c's).
     gcov's JSON names every line of every file, about a megabyte a case; a
     grep after it keeps the executed lines' numbers and the file names, so
     the runner's one Python thread at a time (the GIL) does not parse it all
     (gcov_fast_check: the same answer as the JSON, or the JSON is read)."""
     dirs = []
-    for g in run_dir.rglob("*.gcda"):
+    for g in (run_dir / MUTATED_OBJDIR).glob("*.gcda"):
         gcno = objdir / g.relative_to(run_dir).with_suffix(".gcno")
         if not gcno.is_file():
-            continue    # the library's own objects (testhooks/): never mutated
+            continue
         link = g.with_suffix(".gcno")
         if not link.exists():
             link.symlink_to(gcno)
@@ -581,6 +582,9 @@ def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
     return gcov_hits_fast(dirs, root) if GCOV_FAST[0] else gcov_hits_json(dirs, root)
 
 
+# the objects of the mutated sources (PROVIDER_DIR): no mutant is in transport/,
+# and its files (sock.c, engine.c) were a third of gcov's output
+MUTATED_OBJDIR = Path(PROVIDER_DIR).name
 GCOV_FAST: list = [None]        # gcov_fast_check's answer, once per process
 GCOV_FAST_LOCK = threading.Lock()
 # an executed line of gcov 12's JSON (its keys in this order), or a file name
