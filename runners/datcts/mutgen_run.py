@@ -902,8 +902,8 @@ LINE_INDEX = "_line_index"      # a coverage map's own, in memory (never written
 def line_index(cov: dict) -> tuple:
     """({case id: its place in the map}, {(file, line): [case ids]}) of a
     coverage map, made once per map: a look-up per line of a mutant, where
-    a walk of every case's lines took the runner's one Python thread about
-    10 ms a mutant, several times a mutant in each configuration."""
+    a walk of every case's lines took the runner's one Python thread 2.6 ms
+    a call, some fifteen calls a mutant over a whole run's configurations."""
     cases = cov["cases"]
     idx = cov.get(LINE_INDEX)
     if idx is None or idx[0] is not cases or idx[1] != len(cases):
