@@ -120,8 +120,11 @@ GROUP_SIZE = 96
 # whole run of 2026-11-29 evening sat at a load of 10 on two CPUs in its
 # groups, a spinning mutant's runs having let go of their slots; with busy
 # runs keeping theirs and 4 waiting workers, the single mutants then sat at
-# 10-20 % of the CPUs, every worker waiting out a hang's full limit.
-WAITING_AFTER_S = 1.0
+# 10-20 % of the CPUs, every worker waiting out a hang's full limit.  With a
+# second here, the groups of the default configuration left the CPUs 40 %
+# idle (2026-11-29 22:38-22:44, load 2-3): most batch runs last about a
+# second, held their slot all along and waited in their cases' timed waits.
+WAITING_AFTER_S = 0.25
 WAITING_WORKERS = 8
 BUSY_SHARE = 0.5
 # A mutant the triage says survives runs all of its cases, one batch after
