@@ -1324,6 +1324,18 @@ def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     return None, runs
 
 
+# The runs of one case that settle_group's search makes at once (at_once).
+SETTLE_POOL = cf.ThreadPoolExecutor(max_workers=32, thread_name_prefix="settle")
+
+
+def at_once(fn, items: list) -> list:
+    """fn over items at once (SETTLE_POOL), the results in order; fn must not
+    itself wait for SETTLE_POOL."""
+    if len(items) <= 1:
+        return [fn(x) for x in items]
+    return list(SETTLE_POOL.map(fn, items))
+
+
 def case_limit(batch: list, cov: dict, timeout: float) -> float:
     """The full limit of a case in a batch: a hang costs the case's own time a
     few times over, not the whole budget."""
@@ -1387,14 +1399,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
         # {id: state alone} of the members found by halving: a part that
         # ends cid as without a mutant with all of its members on is let go
         # (a member it would hide behind another is found when the group runs
-        # cid again); parts of ALONE_PART or fewer run each member alone
-        if len(members) <= ALONE_PART:
-            return {m.id: alone(m, cid) for m in members}
-        half = len(members) // 2
+        # cid again); parts of ALONE_PART or fewer run each member alone.
+        # The parts of one level run at once, as do the members run alone:
+        # each is a run of the one case, and in turn they left the CPUs idle
+        # at the end of a configuration (a hang's full limit each)
         found = {}
-        for part in (members[:half], members[half:]):
-            if only(part, cid, short=True)[0] is not None:
-                found.update(suspects(part, cid))
+        level = [members]
+        while level:
+            lone = [m for part in level if len(part) <= ALONE_PART for m in part]
+            halves = [h for part in level if len(part) > ALONE_PART
+                      for h in (part[:len(part) // 2], part[len(part) // 2:])]
+            found.update(zip((m.id for m in lone), at_once(lambda m: alone(m, cid), lone)))
+            ended = at_once(lambda part: only(part, cid, short=True)[0], halves)
+            level = [part for part, differs in zip(halves, ended) if differs is not None]
         return found
 
     def only(group, cid, short=False):

@@ -391,3 +391,42 @@ def test_a_case_two_members_change_together_is_settled_and_the_pair_goes_on():
     assert runner.groups[-1] == (sorted(m.id for m in ms), ["c"])
     # the run without the first member is no evidence for it
     assert [x["id"] for x in recs[ms[0].id]["runs"] if not x.get("alone")] == ["a", "c"]
+
+
+def test_the_halves_of_one_level_and_the_members_alone_run_at_once():
+    # one member of 16 kills "b": the two halves of each level, and the
+    # members of the last part alone, are runs of "b" made at the same time
+    import threading
+    import time
+    ms = [mutant(n) for n in range(16)]
+    bad = ms[5].id
+    reach = {m.id: ["a", "b"] for m in ms}
+    cases = {n: case(n) for n in "ab"}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "ab"}}
+
+    class Concurrent(Killing):
+        def __init__(self):
+            super().__init__({bad: {"b"}})
+            self.lock = threading.Lock()
+            self.now = self.most = 0
+
+        def run_batch(self, batch, env, limit):
+            with self.lock:
+                self.now += 1
+                self.most = max(self.most, self.now)
+            time.sleep(0.05)
+            try:
+                return super().run_batch(batch, env, limit)
+            finally:
+                with self.lock:
+                    self.now -= 1
+
+    runner = Concurrent()
+    singles = []
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: singles.append(m.id) or
+                                  {"status": "killed", "killed_by": [first], "runs": []})
+    recs = {m.id: r for m, r in out}
+    assert singles == [bad] and recs[bad]["status"] == "killed"
+    assert all(r["status"] == "survived" for mid, r in recs.items() if mid != bad)
+    assert runner.most >= 2
