@@ -1524,14 +1524,20 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # whole suite for a member reaching every case, as twelve did in
             # the default configuration of the run of 2026-11-29 19:55 (most
             # at dat_ia_close.no_memory_growth, a case the load varies)
-            for m in [x for x in rest if differs in reach[x.id]]:
-                others = [x for x in rest if x is not m]
-                again, done = only(others, differs)
-                if again is None:
-                    without_one[m.id] = differs
-                    settle(rest, None, passed | {differs},
-                           history + [dict(r, without=[m.id]) for r in done])
-                    return
+            # (asked --jobs members at a time, at once: the first in order
+            # without which it ends as without a mutant is the one taken)
+            candidates = [x for x in rest if differs in reach[x.id]]
+            step = max(1, getattr(runner, "jobs", 1))
+            for i in range(0, len(candidates), step):
+                chunk = candidates[i:i + step]
+                asked = at_once(lambda m: only([x for x in rest if x is not m], differs),
+                                chunk)
+                for m, (again, done) in zip(chunk, asked):
+                    if again is None:
+                        without_one[m.id] = differs
+                        settle(rest, None, passed | {differs},
+                               history + [dict(r, without=[m.id]) for r in done])
+                        return
             half = len(rest) // 2
             settle(rest[:half], differs, passed, history)
             settle(rest[half:], differs, passed, history)

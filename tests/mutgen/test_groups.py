@@ -430,3 +430,42 @@ def test_the_halves_of_one_level_and_the_members_alone_run_at_once():
     assert singles == [bad] and recs[bad]["status"] == "killed"
     assert all(r["status"] == "survived" for mid, r in recs.items() if mid != bad)
     assert runner.most >= 2
+
+
+def test_members_are_left_out_jobs_at_a_time_and_the_first_in_order_is_taken():
+    # "a" fails with ms[2] and ms[5] on together: leaving out either passes
+    # it; asked four at a time, ms[2] (the first in order) settles it
+    import threading
+    import time
+    ms = [mutant(n) for n in range(8)]
+    reach = {m.id: ["a"] for m in ms}
+    cases = {"a": case("a")}
+    cov = {"cases": {"a": {"state": "PASS", "duration_ms": 5.0}}}
+
+    class Pair(Killing):
+        jobs = 4
+
+        def __init__(self):
+            super().__init__({})
+            self.lock = threading.Lock()
+            self.now = self.most = 0
+
+        def run_batch(self, batch, env, limit):
+            on = set(env[ENV].split(","))
+            with self.lock:
+                self.now += 1
+                self.most = max(self.most, self.now)
+            time.sleep(0.02)
+            with self.lock:
+                self.now -= 1
+            both = {ms[2].id, ms[5].id} <= on
+            return [{"state": "FAIL" if both else "PASS", "duration_ms": 5.0} for _ in batch]
+
+    runner = Pair()
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("run alone"))
+    recs = {m.id: r for m, r in out}
+    assert all(r["status"] == "survived" and len(r["group"]) == 8 for r in recs.values())
+    assert "a ends as without a mutant with it alone" in recs[ms[2].id]["reason"]
+    assert "ends as without a mutant with it alone" not in recs[ms[5].id]["reason"]
+    assert runner.most >= 2
