@@ -138,15 +138,6 @@ AHEAD_POOL = cf.ThreadPoolExecutor(max_workers=64, thread_name_prefix="ahead")
 # it alone (a group of 96 on a hot case: about a dozen runs of the case,
 # not 96).
 ALONE_PART = 4
-# A case a group ends otherwise, asked again with one member left out at a
-# time: at most this many rounds of --jobs members, then the group is halved.
-# In the asan configuration of the whole run of 2026-11-29 22:44 a group of
-# 96 ran dat_evd_wait.counts_completions_in_error and then
-# dat_evd_wait.threshold_met_by_flushed_completions with one member left out
-# after another, each run out to its full limit (10 s), for over 15 minutes
-# with one CPU busy; halving re-runs the group's remaining cases, a few
-# minutes of CPU shared with the other groups.
-LEFT_OUT_ROUNDS = 2
 
 
 class GeneratedError(MutateError):
@@ -1534,11 +1525,10 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # the default configuration of the run of 2026-11-29 19:55 (most
             # at dat_ia_close.no_memory_growth, a case the load varies)
             # (asked --jobs members at a time, at once: the first in order
-            # without which it ends as without a mutant is the one taken;
-            # after LEFT_OUT_ROUNDS such rounds the group is halved)
+            # without which it ends as without a mutant is the one taken)
             candidates = [x for x in rest if differs in reach[x.id]]
             step = max(1, getattr(runner, "jobs", 1))
-            for i in range(0, min(len(candidates), step * LEFT_OUT_ROUNDS), step):
+            for i in range(0, len(candidates), step):
                 chunk = candidates[i:i + step]
                 asked = at_once(lambda m: only([x for x in rest if x is not m], differs),
                                 chunk)

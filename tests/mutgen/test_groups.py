@@ -469,31 +469,3 @@ def test_members_are_left_out_jobs_at_a_time_and_the_first_in_order_is_taken():
     assert "a ends as without a mutant with it alone" in recs[ms[2].id]["reason"]
     assert "ends as without a mutant with it alone" not in recs[ms[5].id]["reason"]
     assert runner.most >= 2
-
-
-def test_after_a_few_members_left_out_in_vain_the_group_is_halved():
-    # "a" fails with ms[6] and ms[7] on together: leaving out ms[0], then
-    # ms[1], does not pass it; the group is halved instead of asking the
-    # other six; the half with the pair is halved again (ms[4], ms[5] left
-    # out in vain), and the quarter with the pair finds ms[6]
-    ms = [mutant(n) for n in range(8)]
-    reach = {m.id: ["a"] for m in ms}
-    cases = {"a": case("a")}
-    cov = {"cases": {"a": {"state": "PASS", "duration_ms": 5.0}}}
-
-    class Pair(Killing):
-        def run_batch(self, batch, env, limit):
-            on = set(env[ENV].split(","))
-            self.groups.append((sorted(on), [c.id for c in batch]))
-            both = {ms[6].id, ms[7].id} <= on
-            return [{"state": "FAIL" if both else "PASS", "duration_ms": 5.0} for _ in batch]
-
-    runner = Pair({})
-    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
-                                  lambda m, first=None: pytest.fail("run alone"))
-    recs = {m.id: r for m, r in out}
-    assert all(r["status"] == "survived" for r in recs.values())
-    left_out_whole = [on for on, _ in runner.groups if len(on) == 7]
-    assert len(left_out_whole) == mutgen_run.LEFT_OUT_ROUNDS
-    assert [len(recs[m.id]["group"]) for m in ms] == [4, 4, 4, 4, 2, 2, 2, 2]
-    assert "a ends as without a mutant with it alone" in recs[ms[6].id]["reason"]
