@@ -1450,10 +1450,15 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     def settle(group, first, passed, history):
         # history: the runs made with every member of group on (but those a
         # run names in "without");
-        # passed: the cases settled for every member
+        # passed: the cases settled for every member.
+        # Returns what is to be settled next, in order (settle_all): a group
+        # going on after a case was settled is the next step, not a call
+        # one level deeper per case (a group whose cases each end otherwise
+        # went past Python's recursion limit: the run of 2026-11-30 00:02)
+        then = []
         if len(group) == 1 and not passed:
             out.append((group[0], single(group[0], first)))
-            return
+            return then
         differs, done = run_group(group, reach, cov, case_by_id, runner, conf, timeout,
                                   first, passed, config_env, short=True)
         if differs is not None and done[-1]["state"] == "TIMEOUT" and \
@@ -1462,14 +1467,14 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # (else a slow run on a loaded machine, and the case is settled)
             again, more = only(group, differs)
             if again is None:
-                settle(group, None, passed | {r["id"] for r in done}, history + done[:-1] + more)
-                return
+                return [(group, None, passed | {r["id"] for r in done},
+                         history + done[:-1] + more)]
             done = done[:-1] + more
         history = history + done
         passed = passed | {r["id"] for r in done if r["id"] != differs}
         if differs is None:
             survived(group, history)
-            return
+            return then
         baseline = cov["cases"][differs]["state"]
         states = suspects([m for m in group if differs in reach[m.id]], differs)
         # a kill alone must recur before the member leaves the group: one
@@ -1490,20 +1495,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             again, done = only(rest, differs)
             if again is None:
                 off = [m.id for m in noticing]
-                settle(noticing + rest, None, passed | {differs},
-                       history + [dict(r, without=off) for r in done])
-                return
+                return [(noticing + rest, None, passed | {differs},
+                         history + [dict(r, without=off) for r in done])]
         if noticing:
-            settle(noticing, None, passed | {differs}, history)
+            then.append((noticing, None, passed | {differs}, history))
         if killing or noticing:
             if rest:
-                settle(rest, differs, passed, history)
+                then.append((rest, differs, passed, history))
         elif len(rest) == 1:
             # a group of one: its run of the case was the member alone, and
             # the member alone just ended it as without a mutant; a case that
             # varies, settled (as "asked again" settles one), where a run of
             # the member alone would run each of its cases alone
-            settle(rest, None, passed | {differs}, history)
+            then.append((rest, None, passed | {differs}, history))
         else:
             # no member alone: a case that varies (timing), or two members
             # together.  Asked once more with the whole group on, a case
@@ -1513,8 +1517,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
                 asked_again.add(differs)
                 again, done = only(rest, differs)
                 if again is None:
-                    settle(rest, None, passed | {differs}, history + done)
-                    return
+                    return [(rest, None, passed | {differs}, history + done)]
             # two or more members together, or a case that varies: a member
             # without which the case ends as without a mutant settles it for
             # every member (it passed the case alone, the others without
@@ -1535,14 +1538,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
                 for m, (again, done) in zip(chunk, asked):
                     if again is None:
                         without_one[m.id] = differs
-                        settle(rest, None, passed | {differs},
-                               history + [dict(r, without=[m.id]) for r in done])
-                        return
+                        return [(rest, None, passed | {differs},
+                                 history + [dict(r, without=[m.id]) for r in done])]
             half = len(rest) // 2
-            settle(rest[:half], differs, passed, history)
-            settle(rest[half:], differs, passed, history)
+            then.append((rest[:half], differs, passed, history))
+            then.append((rest[half:], differs, passed, history))
+        return then
 
-    settle(list(members), None, frozenset(), [])
+    def settle_all(group):
+        todo = [(group, None, frozenset(), [])]
+        while todo:
+            todo.extend(reversed(settle(*todo.pop())))
+
+    settle_all(list(members))
     return out
 
 

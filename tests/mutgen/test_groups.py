@@ -469,3 +469,23 @@ def test_members_are_left_out_jobs_at_a_time_and_the_first_in_order_is_taken():
     assert "a ends as without a mutant with it alone" in recs[ms[2].id]["reason"]
     assert "ends as without a mutant with it alone" not in recs[ms[5].id]["reason"]
     assert runner.most >= 2
+
+
+def test_a_group_settles_a_case_that_each_of_many_cases_ends_otherwise():
+    # every one of 1500 cases fails with both members on and passes with
+    # either alone: each is settled and the pair goes on, one level deeper
+    # each time (the run of 2026-11-30 00:02 ended in a RecursionError)
+    ms = [mutant(1), mutant(2)]
+    names = [f"c{i:04d}" for i in range(1500)]
+    reach = {m.id: names for m in ms}
+    cases = {n: case(n) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+
+    class Pair(Killing):
+        def run_batch(self, batch, env, limit):
+            both = {m.id for m in ms} <= set(env[ENV].split(","))
+            return [{"state": "FAIL" if both else "PASS", "duration_ms": 5.0} for _ in batch]
+
+    out = mutgen_run.settle_group(ms, reach, cov, cases, Pair({}), "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("run alone"))
+    assert [r["status"] for _, r in out] == ["survived", "survived"]
