@@ -566,23 +566,23 @@ def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
     grep after it keeps the executed lines' numbers and the file names, so
     the runner's one Python thread at a time (the GIL) does not parse it all
     (gcov_fast_check: the same answer as the JSON, or the JSON is read)."""
-    dirs = []
-    for g in (run_dir / MUTATED_OBJDIR).glob("*.gcda"):
-        gcno = objdir / g.relative_to(run_dir).with_suffix(".gcno")
+    objs = run_dir / MUTATED_OBJDIR
+    linked = False
+    for g in objs.glob("*.gcda"):
+        gcno = objdir / MUTATED_OBJDIR / g.with_suffix(".gcno").name
         if not gcno.is_file():
             continue
         link = g.with_suffix(".gcno")
         if not link.exists():
             link.symlink_to(gcno)
-        if g.parent not in dirs:
-            dirs.append(g.parent)
-    if not dirs:
+        linked = True
+    if not linked:
         return {}
     if GCOV_FAST[0] is None:
         with GCOV_FAST_LOCK:
             if GCOV_FAST[0] is None:
-                GCOV_FAST[0] = gcov_fast_check(dirs, root)
-    return gcov_hits_fast(dirs, root) if GCOV_FAST[0] else gcov_hits_json(dirs, root)
+                GCOV_FAST[0] = gcov_fast_check(objs, root)
+    return gcov_hits_fast(objs, root) if GCOV_FAST[0] else gcov_hits_json(objs, root)
 
 
 # the objects of the mutated sources (PROVIDER_DIR): no mutant is in transport/,
@@ -590,16 +590,17 @@ def gcov_lines(run_dir: Path, objdir: Path, root: Path) -> dict:
 MUTATED_OBJDIR = Path(PROVIDER_DIR).name
 GCOV_FAST: list = [None]        # gcov_fast_check's answer, once per process
 GCOV_FAST_LOCK = threading.Lock()
+GCOV = "gcov -j -t -o . *.gcda"
 # an executed line of gcov 12's JSON (its keys in this order), or a file name
 # (a count can be negative: the coverage build's counters are not atomic, and
 # threads race on them; as for the JSON, any count but 0 is executed)
 GCOV_TOKEN = re.compile(r'"count": (-?[0-9]+), "line_number": ([0-9]+)|"file": "([^"]*)"')
-GCOV_SCRIPT = ('for d in "$@"; do (cd "$d" && gcov -j -t -o . *.gcda); done | '
-               """LC_ALL=C grep -oE '"count": -?[1-9][0-9]*, "line_number": [0-9]+|"file": "[^"]*"'""")
+GCOV_GREP = (GCOV + " | LC_ALL=C grep -oE "
+             """'"count": -?[1-9][0-9]*, "line_number": [0-9]+|"file": "[^"]*"'""")
 
 
-def gcov_run(argv: list, dirs: list) -> str:
-    p = subprocess.run(argv + [str(d) for d in dirs], capture_output=True, timeout=300)
+def gcov_run(script: str, objs: Path) -> str:
+    p = subprocess.run(["sh", "-c", script], cwd=objs, capture_output=True, timeout=300)
     return p.stdout.decode(errors="replace")
 
 
@@ -609,38 +610,37 @@ def add_hits(out: dict, name: str, cwd: Path, root: Path, hit: set) -> None:
         out[rel] = sorted(set(out.get(rel, [])) | hit)
 
 
-def gcov_hits_fast(dirs: list, root: Path) -> dict:
+def gcov_hits_fast(objs: Path, root: Path) -> dict:
     # a file's lines come before its name in each of gcov's documents
     out: dict = {}
     pending: set = set()
-    for m in GCOV_TOKEN.finditer(gcov_run(["sh", "-c", GCOV_SCRIPT, "sh"], dirs)):
+    for m in GCOV_TOKEN.finditer(gcov_run(GCOV_GREP, objs)):
         if m.group(3) is None:
             if m.group(1) != "0":
                 pending.add(int(m.group(2)))
         else:
-            add_hits(out, m.group(3), dirs[0], root, pending)
+            add_hits(out, m.group(3), objs, root, pending)
             pending = set()
     return out
 
 
-def gcov_hits_json(dirs: list, root: Path) -> dict:
+def gcov_hits_json(objs: Path, root: Path) -> dict:
     out: dict = {}
-    for line in gcov_run(["sh", "-c", 'for d in "$@"; do (cd "$d" && gcov -j -t -o . '
-                          '*.gcda); done', "sh"], dirs).splitlines():
+    for line in gcov_run(GCOV, objs).splitlines():
         try:
             doc = json.loads(line)
         except ValueError:
             continue
         for f in doc.get("files", []):
-            add_hits(out, f["file"], dirs[0], root,
+            add_hits(out, f["file"], objs, root,
                      {ln["line_number"] for ln in f.get("lines", []) if ln.get("count")})
     return out
 
 
-def gcov_fast_check(dirs: list, root: Path) -> bool:
+def gcov_fast_check(objs: Path, root: Path) -> bool:
     """Whether the grep of gcov's JSON finds what the JSON says, for one
     case's files (another gcov may order its keys otherwise)."""
-    fast, full = gcov_hits_fast(dirs, root), gcov_hits_json(dirs, root)
+    fast, full = gcov_hits_fast(objs, root), gcov_hits_json(objs, root)
     if fast != full:
         print("datcts: gcov's JSON is not in the order gcov 12 writes it; "
               "reading all of it (slower)", file=sys.stderr)

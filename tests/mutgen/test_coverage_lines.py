@@ -52,10 +52,10 @@ def test_executed_lines_of_a_stripped_prefix_run(tmp_path):
         assert (run / "core" / "demo.c.gcda").is_file()
         lines = gcov_lines(run, objdir.resolve(), root.resolve())
         # the grep of gcov's JSON reads it as the JSON parser does, with this gcov
-        dirs = [run / "core"]
-        assert mutgen_run.gcov_hits_fast(dirs, root.resolve()) == \
-            mutgen_run.gcov_hits_json(dirs, root.resolve()) == lines
-        assert mutgen_run.gcov_fast_check(dirs, root.resolve())
+        objs = run / "core"
+        assert mutgen_run.gcov_hits_fast(objs, root.resolve()) == \
+            mutgen_run.gcov_hits_json(objs, root.resolve()) == lines
+        assert mutgen_run.gcov_fast_check(objs, root.resolve())
     finally:
         shutil.rmtree(runs)
     # argc is 1: the branch taken (3, 4), the other return (5) not; gcov
