@@ -156,6 +156,13 @@ long dc_remaining_ms(const struct dc_ctx *t)
 	return left > 0 ? (long)left : 0;
 }
 
+void dc_work_shortened(struct dc_ctx *t, double fraction)
+{
+	if (fraction > 0 && fraction < 1 &&
+	    (t->priv->work_fraction == 0 || fraction < t->priv->work_fraction))
+		t->priv->work_fraction = fraction;
+}
+
 void dc_note(struct dc_ctx *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -924,6 +931,10 @@ static void send_verdict(struct dc_ctx *t)
 	if (p->cleanup.len) {
 		dc_json_key(&s, &first, "cleanup_failures");
 		dc_str_printf(&s, "[%s]", dc_str_c(&p->cleanup));
+	}
+	if (p->work_fraction > 0) {
+		dc_json_key(&s, &first, "work_fraction");
+		dc_str_printf(&s, "%.3f", p->work_fraction);
 	}
 	if (p->nlearned) {
 		dc_json_key(&s, &first, "learned");

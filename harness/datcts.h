@@ -182,6 +182,15 @@ bool dc_attr_reported(const struct dc_ctx *t, const char *name);
 /* Milliseconds left before the case's deadline (never negative). */
 long dc_remaining_ms(const struct dc_ctx *t);
 
+/*
+ * The case sized its work by the time it had (dc_remaining_ms) and does
+ * @fraction (0 < fraction < 1) of what it would with enough time: the result
+ * carries the smallest such fraction ("work_fraction"), so that a runner can
+ * tell a PASS that a longer limit might judge otherwise (datcts mutate asks
+ * it again with the full limit before it counts a survivor).
+ */
+void dc_work_shortened(struct dc_ctx *t, double fraction);
+
 /* Default wait for one expected event or peer message, capped by the deadline. */
 #define DC_WAIT_MS 10000L
 

@@ -122,6 +122,7 @@ struct dc_priv {
 	DAT_EVD_HANDLE idle_dto_evd;	/* the streams the case posts nothing on (fixtures.c) */
 	DAT_EVD_HANDLE shared_cr_evd;	/* DC_SHARE_CR_EVD: the endpoints' one CR EVD */
 	DAT_TIMEOUT unanswered_timeout_us;	/* dc_unanswered_timeout_us (0: not measured yet) */
+	double work_fraction;	/* dc_work_shortened: the smallest, 0 for none */
 	/* the verdict */
 	enum dc_state state;
 	bool by_peer;

@@ -690,6 +690,7 @@ struct half_result {
 	struct dc_str teardown_failure;	/* JSON object, or empty */
 	struct dc_str clause_at;	/* {"clause", "held"}: DC_FOR_CLAUSE, or empty */
 	struct dc_str learned;		/* JSON array: attributes learned from calls (learn.c) */
+	double work_fraction;		/* dc_work_shortened's, or 0 */
 };
 
 static void put_member(struct dc_str *s, bool *first, const struct dc_jv *obj,
@@ -864,6 +865,7 @@ static void build_half(const struct child *ch, double timeout_s,
 		dc_json_write(&h->cleanup, dc_json_get(v, "cleanup_failures"));
 	if (dc_json_get(v, "learned"))
 		dc_json_write(&h->learned, dc_json_get(v, "learned"));
+	h->work_fraction = dc_json_get_num(v, "work_fraction", 0);
 	if (ch->teardown) {
 		const struct dc_jv *td = dc_json_get(ch->teardown, "teardown");
 
@@ -967,6 +969,10 @@ static void emit_reached(struct dc_str *s, bool *first, const struct half_result
 	if (h->learned.len) {
 		dc_json_key(s, first, "learned");
 		dc_str_add(s, h->learned.p, h->learned.len);
+	}
+	if (h->work_fraction > 0) {
+		dc_json_key(s, first, "work_fraction");
+		dc_str_printf(s, "%.3f", h->work_fraction);
 	}
 	if (!h->reached)
 		return;

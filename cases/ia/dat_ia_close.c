@@ -1209,6 +1209,8 @@ static void fit_cycles(struct dc_ctx *t, double cycle_ms, int *warm, int *shrt, 
 	*warm = (int)(*warm * scale) + 1;
 	*shrt = (int)(*shrt * scale) + 1;
 	*lng = *shrt * 10;
+	/* memory kept in steps (a slab at a time) may not show in short halves */
+	dc_work_shortened(t, scale);
 	dc_note(t, "a cycle takes %.0f ms here (connection set-up is the provider's): "
 		"%d warm-up, %d short and %d long cycles instead", cycle_ms, *warm, *shrt, *lng);
 }

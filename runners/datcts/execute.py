@@ -509,7 +509,7 @@ def combine(case: Case, halves: dict, dur: float) -> dict:
 # checking when it missed (DC_FOR_CLAUSE), the attributes learned from calls because
 # dat_ia_query did not write them (harness/learn.c).
 OPTIONAL_HALF_FIELDS = ("cause", "teardown_failure", "cleanup_failures", "reached", "clause_at",
-                        "learned")
+                        "learned", "work_fraction")
 
 
 def _reached(r: dict) -> dict:

@@ -108,6 +108,14 @@ MAX_UNRESOLVED_RECHECKS = 2
 # that dat_ia_close.no_memory_growth FAILs with its full limit: at 1.5 s it
 # had no time for its cycles and ended UNSUPPORTED.
 MAX_UNSUPPORTED_RECHECKS = 4
+# A survivor's cases that passed at the short deadline after sizing their work
+# down to it (a result's work_fraction, dc_work_shortened): this many run again
+# with the full limit.  CI's sample of 2026-11-29 counted
+# lmr.c:lmr_release:call-del:5 (an LMR's slot never freed) as a survivor: on a
+# machine loaded by the VM suite, dat_ia_close.no_memory_growth_out_of_memory
+# shortened its cycles to fit 3.7 s, and memory kept a 64 KiB slab at a time
+# did not grow in every half of so few cycles.
+MAX_SHORTENED_RECHECKS = 2
 # Mutants the triage says survive, run together in a run that re-checks it
 # (--group; settle_group).
 GROUP_SIZE = 96
@@ -1121,6 +1129,8 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
                             "message": (r.get("message") or "")[:300],
                             "duration_ms": r.get("duration_ms", 0.0), "limit_s": limit,
                             "full_s": full})
+        if r.get("work_fraction"):
+            rec["runs"][-1]["work_fraction"] = r["work_fraction"]
         return rec["runs"][-1]
 
     def bound(r, short, full):
@@ -1222,15 +1232,19 @@ def run_mutant(m, reach: list, cov: dict, case_by_id: dict, runner: CaseRunner,
         # UNRESOLVED, and those that passed without the mutant and ended
         # UNSUPPORTED with it (a case that sizes its work by the time it has,
         # as dat_ia_close.no_memory_growth's cycles, judges nothing in too
-        # short a time)
+        # short a time), and those that passed after sizing their work down
+        # to the short deadline (work_fraction: they judged less than they can)
         live = [x for x in rec["runs"] if not x.get("superseded")]
         unresolved = [x for x in live if x["state"] == "UNRESOLVED"
                       and bound(x, x["limit_s"], x["full_s"])]
         unsupported = [x for x in live if x["state"] == "UNSUPPORTED"
                        and x["limit_s"] < x["full_s"]
                        and cov["cases"][x["id"]]["state"] == "PASS"]
+        shortened = [x for x in live if x["state"] == "PASS" and x.get("work_fraction")
+                     and x["limit_s"] < x["full_s"]]
         for run in (unresolved[:MAX_UNRESOLVED_RECHECKS] +
-                    unsupported[:MAX_UNSUPPORTED_RECHECKS]):
+                    unsupported[:MAX_UNSUPPORTED_RECHECKS] +
+                    shortened[:MAX_SHORTENED_RECHECKS]):
             c = case_by_id[run["id"]]
             if controlled(c, again(c, run))["state"] in DETECTING_STATES:
                 break

@@ -127,6 +127,31 @@ def test_a_survivors_case_out_of_time_for_its_own_bound_is_asked_again():
     assert rec["status"] == "survived" and len(calls) == 2
 
 
+def test_a_survivors_pass_on_shortened_work_is_asked_again():
+    # a case that sized its work down to the short deadline passes there
+    # (memory kept a slab at a time did not show in so few cycles) and FAILs
+    # with the full limit's work; a PASS on all of its work is not asked again
+    class Shortening(Scripted):
+        def run_batch(self, cases, env, limit):
+            out = super().run_batch(cases, env, limit)
+            return [dict(r, work_fraction=0.3) if r and c.id == "b" and limit < 5 else r
+                    for c, r in zip(cases, out)]
+
+    names = ["a", "b"]
+    cases = {n: case(n) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+    script = {"a": lambda lim: ("PASS", 4.0),
+              "b": lambda lim: ("PASS", 900.0) if lim < 5 else ("FAIL", 2000.0)}
+    runner = Shortening(script)
+    rec = mutgen_run.run_mutant(MUTANT, names, cov, cases, runner, "dat.conf", 60.0)
+    assert rec["status"] == "killed" and rec["killed_by"] == ["b"]
+    assert [(r["id"], r["work_fraction"]) for r in rec["runs"] if r.get("superseded")] == \
+        [("b", 0.3)]
+    rec, calls = run({"a": lambda lim: ("PASS", 4.0), "b": lambda lim: ("PASS", 900.0)},
+                     ["a", "b"])
+    assert rec["status"] == "survived" and len(calls) == 2
+
+
 def test_a_quick_unresolved_is_not_asked_again():
     rec, calls = run({"a": lambda lim: ("UNRESOLVED", 3.0)}, ["a"])
     assert rec["status"] == "survived" and len(calls) == 1
