@@ -1332,6 +1332,16 @@ def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             runs.append({"id": c.id, "state": r["state"], "limit_s": limit(batch),
                          "message": (r.get("message") or "")[:300],
                          "duration_ms": r.get("duration_ms", 0.0)})
+            full = case_limit([c], cov, timeout)
+            if short and r.get("work_fraction") and runs[-1]["limit_s"] < full and \
+                    r["state"] == cov["cases"][c.id]["state"]:
+                # it sized its work down to the short deadline: as it ends
+                # with the full limit's work (run_mutant's shortened rechecks)
+                runs[-1].update(superseded=True, work_fraction=r["work_fraction"])
+                r = runner.run_batch([c], env, full)[0] or {"state": "UNRESOLVED"}
+                runs.append({"id": c.id, "state": r["state"], "limit_s": full,
+                             "message": (r.get("message") or "")[:300],
+                             "duration_ms": r.get("duration_ms", 0.0)})
             if r["state"] != cov["cases"][c.id]["state"]:
                 ahead.close()
                 return c.id, runs

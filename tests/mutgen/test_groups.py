@@ -489,3 +489,38 @@ def test_a_group_settles_a_case_that_each_of_many_cases_ends_otherwise():
     out = mutgen_run.settle_group(ms, reach, cov, cases, Pair({}), "dat.conf", 60.0,
                                   lambda m, first=None: pytest.fail("run alone"))
     assert [r["status"] for _, r in out] == ["survived", "survived"]
+
+
+class Shortening(Limited):
+    """Case "b" sizes its work by its limit: under the short one it passes on
+    a fraction of it; with the full one a member of `leaks` on makes it FAIL."""
+
+    def __init__(self, leaks):
+        super().__init__()
+        self.leaks = set(leaks)
+
+    def run_batch(self, cases, env, limit):
+        on = set(env.get(ENV, "").split(",")) - {""}
+        out = super().run_batch(cases, env, limit)
+        for c, r in zip(cases, out):
+            if c.id == "b" and limit < 10.0:
+                r["work_fraction"] = 0.2
+            elif c.id == "b" and on & self.leaks:
+                r["state"] = "FAIL"
+        return out
+
+
+def test_a_group_case_passing_on_shortened_work_is_judged_with_the_full_limit():
+    ms = [mutant(n) for n in range(16)]
+    bad = ms[5].id
+    recs = settle_limited(ms, Shortening({bad}))
+    assert recs[bad]["status"] == "killed" and recs[bad]["killed_by"] == ["b"]
+    assert all(r["status"] == "survived" for mid, r in recs.items() if mid != bad)
+    # nothing leaks: the group's full-limit run of "b" settles it for all
+    runner = Shortening(())
+    recs = settle_limited(ms, runner)
+    assert all(r["status"] == "survived" and len(r["group"]) == 16 for r in recs.values())
+    assert [(on, cases, limit) for on, cases, limit in runner.limits] == \
+        [(16, ["a"], mutgen_run.SHORT_FLOOR_S), (16, ["b"], mutgen_run.SHORT_FLOOR_S),
+         (16, ["b"], 10.0)]
+    assert any(r.get("superseded") and r.get("work_fraction") for r in recs[ms[0].id]["runs"])
