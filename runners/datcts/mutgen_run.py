@@ -1552,13 +1552,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             # the default configuration of the run of 2026-11-29 19:55 (most
             # at dat_ia_close.no_memory_growth, a case the load varies)
             # (asked --jobs members at a time, at once: the first in order
-            # without which it ends as without a mutant is the one taken)
+            # without which it ends as without a mutant is the one taken).
+            # Each run has the short limit, as the halves': a pair that hangs
+            # a case together costs the full limit (10 s) a member otherwise,
+            # and the run of 2026-11-30 01:25 spent eight minutes with one CPU
+            # so on dat_evd_wait.threshold_met_by_flushed_completions (59 ms
+            # without a mutant); a run that ends as without a mutant within the
+            # short limit would within the full one too
             candidates = [x for x in rest if differs in reach[x.id]]
             step = max(1, getattr(runner, "jobs", 1))
             for i in range(0, len(candidates), step):
                 chunk = candidates[i:i + step]
-                asked = at_once(lambda m: only([x for x in rest if x is not m], differs),
-                                chunk)
+                asked = at_once(lambda m: only([x for x in rest if x is not m], differs,
+                                               short=True), chunk)
                 for m, (again, done) in zip(chunk, asked):
                     if again is None:
                         without_one[m.id] = differs

@@ -459,15 +459,22 @@ def test_members_are_left_out_jobs_at_a_time_and_the_first_in_order_is_taken():
             with self.lock:
                 self.now -= 1
             both = {ms[2].id, ms[5].id} <= on
+            if len(on) == 7:
+                self.left_out_limits.append(limit)
             return [{"state": "FAIL" if both else "PASS", "duration_ms": 5.0} for _ in batch]
 
     runner = Pair()
+    runner.left_out_limits = []
     out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
                                   lambda m, first=None: pytest.fail("run alone"))
     recs = {m.id: r for m, r in out}
     assert all(r["status"] == "survived" and len(r["group"]) == 8 for r in recs.values())
     assert "a ends as without a mutant with it alone" in recs[ms[2].id]["reason"]
     assert "ends as without a mutant with it alone" not in recs[ms[5].id]["reason"]
+    # each left-out run has the short limit (a pair that hangs the case
+    # would otherwise cost the full limit a member)
+    assert runner.left_out_limits and \
+        set(runner.left_out_limits) == {mutgen_run.SHORT_FLOOR_S}
     assert runner.most >= 2
 
 
