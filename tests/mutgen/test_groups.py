@@ -531,3 +531,72 @@ def test_a_group_case_passing_on_shortened_work_is_judged_with_the_full_limit():
         [(16, ["a"], mutgen_run.SHORT_FLOOR_S), (16, ["b"], mutgen_run.SHORT_FLOOR_S),
          (16, ["b"], 10.0)]
     assert any(r.get("superseded") and r.get("work_fraction") for r in recs[ms[0].id]["runs"])
+
+
+def test_cases_out_of_the_short_limit_run_again_beside_the_group_not_one_by_one():
+    # with the group on, "b", "c" and "d" (one binary, one batch) each need
+    # more than the short limit and less than the full one: the batch's
+    # binary gives no result after the first hang; all three are run again
+    # with the full limit at the same time, and the group is settled whole
+    import threading
+    import time
+    ms = [mutant(n) for n in range(8)]
+    names = ["a", "b", "c", "d"]
+    reach = {m.id: names for m in ms}
+    cases = {n: case(n) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+
+    class Slow:
+        jobs = 4
+
+        def __init__(self):
+            self.lock = threading.Lock()
+            self.now = self.most = 0
+            self.calls = []
+
+        def run_batch(self, batch, env, limit):
+            with self.lock:
+                self.calls.append(([c.id for c in batch], limit))
+            out = []
+            for c in batch:
+                if c.id == "a" or limit >= 10.0:
+                    if limit >= 10.0:
+                        with self.lock:
+                            self.now += 1
+                            self.most = max(self.most, self.now)
+                        time.sleep(0.05)
+                        with self.lock:
+                            self.now -= 1
+                    out.append({"state": "PASS", "duration_ms": 5.0})
+                else:
+                    out.append({"state": "TIMEOUT", "duration_ms": limit * 1000.0})
+                    return out + [None] * (len(batch) - len(out))
+            return out
+
+    runner = Slow()
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("run alone"))
+    recs = {m.id: r for m, r in out}
+    assert all(r["status"] == "survived" and len(r["group"]) == 8 for r in recs.values())
+    full = sorted(ids[0] for ids, limit in runner.calls if limit >= 10.0)
+    assert full == ["b", "c", "d"] and runner.most == 3
+    final = [r for r in recs[ms[0].id]["runs"] if not r.get("superseded")]
+    assert sorted(r["id"] for r in final) == names
+
+
+def test_a_case_stopped_before_its_full_run_is_not_settled():
+    # "b" runs out of the short limit (its full-limit run is still going)
+    # when "c" ends otherwise: "b" is not among the cases settled
+    ms = [mutant(n) for n in range(2)]
+    names = ["b", "c"]
+    reach = {m.id: names for m in ms}
+    cases = {n: SimpleNamespace(id=n, page="dat_x", binary=n, two_node=False) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+    runner = SimpleNamespace(jobs=1, run_batch=lambda batch, env, limit: [
+        {"state": "TIMEOUT" if c.id == "b" and limit < 10.0 else
+         "FAIL" if c.id == "c" else "PASS", "duration_ms": 5.0} for c in batch])
+    differs, runs = mutgen_run.run_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                         short=True, slow_again=True)
+    assert differs == "c"
+    assert [(r["id"], r["state"], bool(r.get("superseded"))) for r in runs] == \
+        [("b", "TIMEOUT", True), ("c", "FAIL", False)]
