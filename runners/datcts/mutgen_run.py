@@ -1307,68 +1307,44 @@ def overlaps_any(m, spans: dict) -> bool:
 def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
               runner: CaseRunner, conf: Path, timeout: float, first: str | None = None,
               passed: frozenset = frozenset(), config_env: dict | None = None,
-              short: bool = False, slow_again: bool = False) -> tuple:
+              short: bool = False) -> tuple:
     """Runs every case that reaches a member, but those in `passed`, with all
     members on at once (`first` first), each within its full limit, or its
     short one (short_limit).  (None, runs) when each case ends as it did
     without a mutant; else (the id of the first case that did not, runs),
-    and the run stops there.  Under the short limit, a case that passed on
-    work sized down to it (work_fraction) is judged by a run with the full
-    limit; with slow_again, so is one that ran out of it (a hang only if the
-    full limit agrees), and so are the cases of its batch it left unrun.
-    Those runs go on beside the group's other batches, and are judged after
-    them (a group slow under a sanitizer on the SRQ's two-node cases took a
-    short run and a full one a case, one case at a time, the CPUs idle: the
-    asan configuration of the run of 2026-11-30 01:48)."""
+    and the run stops there."""
     ids = sorted({cid for m in members for cid in reach[m.id]} - passed,
                  key=lambda cid: (cid != first, case_by_id[cid].binary,
                                   cov["cases"][cid]["duration_ms"], cid))
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf),
                **{mutgen.ENV_VAR: ",".join(m.id for m in members)})
     runs = []
-    later = []      # (case, its run with the full limit, started)
 
     def limit(batch):
         return (short_limit if short else case_limit)(batch, cov, timeout)
 
-    def record(c, r, limit_s):
-        runs.append({"id": c.id, "state": r["state"], "limit_s": limit_s,
-                     "message": (r.get("message") or "")[:300],
-                     "duration_ms": r.get("duration_ms", 0.0)})
-        return runs[-1]
-
-    def full_run(c):
-        later.append((c, AHEAD_POOL.submit(runner.run_batch, [c], env,
-                                           case_limit([c], cov, timeout))))
-
     ahead = BatchesAhead(CaseQueue([case_by_id[cid] for cid in ids]), runner, env, limit,
                          getattr(runner, "jobs", 1))
     for batch, results in ahead:
-        for i, (c, r) in enumerate(zip(batch, results)):
+        for c, r in zip(batch, results):
             if r is None:
-                # a hang ended the batch's binary: its rest, each on its own
-                for rest in batch[i:]:
-                    full_run(rest)
                 break
-            run = record(c, r, limit(batch))
-            below_full = run["limit_s"] < case_limit([c], cov, timeout)
-            baseline = cov["cases"][c.id]["state"]
-            if short and below_full and (
-                    (r.get("work_fraction") and r["state"] == baseline) or
-                    (slow_again and r["state"] == "TIMEOUT")):
-                run["superseded"] = True
-                if r.get("work_fraction"):
-                    run["work_fraction"] = r["work_fraction"]
-                full_run(c)
-                continue
-            if r["state"] != baseline:
+            runs.append({"id": c.id, "state": r["state"], "limit_s": limit(batch),
+                         "message": (r.get("message") or "")[:300],
+                         "duration_ms": r.get("duration_ms", 0.0)})
+            full = case_limit([c], cov, timeout)
+            if short and r.get("work_fraction") and runs[-1]["limit_s"] < full and \
+                    r["state"] == cov["cases"][c.id]["state"]:
+                # it sized its work down to the short deadline: as it ends
+                # with the full limit's work (run_mutant's shortened rechecks)
+                runs[-1].update(superseded=True, work_fraction=r["work_fraction"])
+                r = runner.run_batch([c], env, full)[0] or {"state": "UNRESOLVED"}
+                runs.append({"id": c.id, "state": r["state"], "limit_s": full,
+                             "message": (r.get("message") or "")[:300],
+                             "duration_ms": r.get("duration_ms", 0.0)})
+            if r["state"] != cov["cases"][c.id]["state"]:
                 ahead.close()
                 return c.id, runs
-    for c, fut in later:
-        r = fut.result()[0] or {"state": "UNRESOLVED"}
-        record(c, r, case_limit([c], cov, timeout))
-        if r["state"] != cov["cases"][c.id]["state"]:
-            return c.id, runs
     return None, runs
 
 
@@ -1507,15 +1483,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
         if len(group) == 1 and not passed:
             out.append((group[0], single(group[0], first)))
             return then
-        # out of the short limit: a hang only if the full limit agrees
-        # (else a slow run on a loaded machine, and the case is settled)
         differs, done = run_group(group, reach, cov, case_by_id, runner, conf, timeout,
-                                  first, passed, config_env, short=True, slow_again=True)
+                                  first, passed, config_env, short=True)
+        if differs is not None and done[-1]["state"] == "TIMEOUT" and \
+                done[-1]["limit_s"] < case_limit([case_by_id[differs]], cov, timeout):
+            # out of the short limit: a hang only if the full limit agrees
+            # (else a slow run on a loaded machine, and the case is settled)
+            again, more = only(group, differs)
+            if again is None:
+                return [(group, None, passed | {r["id"] for r in done},
+                         history + done[:-1] + more)]
+            done = done[:-1] + more
         history = history + done
-        # (a run the full limit was to judge, that the group stopped before,
-        # settles nothing: it runs again with the group)
-        passed = passed | {r["id"] for r in done if not r.get("superseded")
-                           and r["state"] == cov["cases"][r["id"]]["state"]}
+        passed = passed | {r["id"] for r in done if r["id"] != differs}
         if differs is None:
             survived(group, history)
             return then
