@@ -1323,25 +1323,27 @@ def run_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     def limit(batch):
         return (short_limit if short else case_limit)(batch, cov, timeout)
 
+    def record(c, r, limit_s):
+        runs.append({"id": c.id, "state": r["state"], "limit_s": limit_s,
+                     "message": (r.get("message") or "")[:300],
+                     "duration_ms": r.get("duration_ms", 0.0)})
+        return runs[-1]
+
     ahead = BatchesAhead(CaseQueue([case_by_id[cid] for cid in ids]), runner, env, limit,
                          getattr(runner, "jobs", 1))
     for batch, results in ahead:
         for c, r in zip(batch, results):
             if r is None:
                 break
-            runs.append({"id": c.id, "state": r["state"], "limit_s": limit(batch),
-                         "message": (r.get("message") or "")[:300],
-                         "duration_ms": r.get("duration_ms", 0.0)})
-            full = case_limit([c], cov, timeout)
-            if short and r.get("work_fraction") and runs[-1]["limit_s"] < full and \
-                    r["state"] == cov["cases"][c.id]["state"]:
-                # it sized its work down to the short deadline: as it ends
-                # with the full limit's work (run_mutant's shortened rechecks)
-                runs[-1].update(superseded=True, work_fraction=r["work_fraction"])
-                r = runner.run_batch([c], env, full)[0] or {"state": "UNRESOLVED"}
-                runs.append({"id": c.id, "state": r["state"], "limit_s": full,
-                             "message": (r.get("message") or "")[:300],
-                             "duration_ms": r.get("duration_ms", 0.0)})
+            run = record(c, r, limit(batch))
+            if short and r.get("work_fraction") and r["state"] == cov["cases"][c.id]["state"]:
+                full = case_limit([c], cov, timeout)
+                if run["limit_s"] < full:
+                    # it sized its work down to the short deadline: as it ends
+                    # with the full limit's work (run_mutant's shortened rechecks)
+                    run.update(superseded=True, work_fraction=r["work_fraction"])
+                    r = runner.run_batch([c], env, full)[0] or {"state": "UNRESOLVED"}
+                    record(c, r, full)
             if r["state"] != cov["cases"][c.id]["state"]:
                 ahead.close()
                 return c.id, runs
