@@ -67,6 +67,11 @@
 /* Small Sends and RDMA Writes travel in the work request itself (the
  * device reads no memory region for them): what OFA's dapl asks for too */
 #define INLINE_BYTES	64
+/* The IA's shared CQ (struct v_tp cq): its first size, and the most it is
+ * resized to.  Small to start with: siw maps every queue of a process into
+ * one key space of 576 KiB (SIW_UOBJ_MAX_KEY), 32 bytes a CQ entry. */
+#define SHARED_CQE_FIRST	1024
+#define SHARED_CQE_MAX		16384
 
 
 enum v_state {
@@ -94,12 +99,18 @@ struct v_conn {
 	struct v_tp *tp;
 	struct ref_list link;		/* tp->conns or tp->dead */
 	struct rdma_cm_id *id;
-	struct ibv_cq *cq;
+	struct ibv_cq *cq;		/* where its QP completes: the IA's
+					 * shared CQ, or its own (own_cq) */
 	struct ibv_qp *qp;
+	uint32_t qp_num;		/* qp's, which its completions name */
+	struct v_conn *qp_next;		/* tp->qp_map's chain */
+	int cq_share;			/* entries it holds of tp->cq */
 	enum v_state state;
 	bool released;			/* core let go: no more upcalls */
-	bool cq_ready;			/* completion event seen */
-	bool cq_armed;			/* a notification is requested */
+	bool own_cq;			/* cq is its own (on tp->own_cqs) */
+	struct ref_list own_link;
+	bool cq_ready;			/* own CQ: completion event seen */
+	bool cq_armed;			/* own CQ: a notification is requested */
 	unsigned int swept;		/* tp_poll_cqs: the last sweep that
 					 * polled it */
 	int fail_pending;		/* enum ref_tp_fail to report, or -1 */
@@ -141,8 +152,28 @@ struct v_tp {
 	 * each with its own object as epoll data (a round reads those that
 	 * are readable, non-blocking) */
 	struct ref_list conns, dead, listeners, pds, srqs;
-	unsigned int conns_gen;		/* changes when conns does */
-	unsigned int sweep;		/* tp_poll_cqs of every CQ */
+	struct ref_list own_cqs;	/* conns with a CQ of their own */
+	unsigned int conns_gen;		/* changes when conns or own_cqs does */
+	unsigned int sweep;		/* tp_poll_cqs of every own CQ */
+	/*
+	 * One CQ for the QPs of the IA, so that a poll costs the same however
+	 * many connections there are (a CQ per connection made an empty
+	 * dequeue poll each of them).  A QP takes entries of it for its queues
+	 * (cq_room says how many are left; an SRQ's QP, or one that finds too
+	 * few, gets a CQ of its own).  Its completions name their QP by
+	 * number: qp_map finds the connection, and no entry of a destroyed QP
+	 * stays in the CQ (conn_drop_hw), so a reused number names no one
+	 * else.  stash holds, in order, entries taken out of the CQ before
+	 * their turn (a connection's own, taken out first, or all of them
+	 * when a QP goes); a poll delivers those first.
+	 */
+	struct ibv_cq *cq;
+	int cq_room;
+	bool cq_ready, cq_armed;
+	struct ibv_wc *stash;
+	size_t stash_head, stash_tail, stash_cap;
+	struct v_conn **qp_map;		/* qp_num -> conn, chained */
+	unsigned int qp_map_size, qp_count;
 };
 
 static void conn_release(struct v_conn *c);
@@ -439,6 +470,174 @@ static int dto_sge(struct ref_ia *ia, const struct ref_dto *dto,
 	return n;
 }
 
+/* ---- the IA's shared CQ ------------------------------------------------------------- */
+
+static struct v_conn **qp_bucket(struct v_tp *tp, uint32_t qp_num)
+{
+	return &tp->qp_map[(qp_num * 2654435761u) & (tp->qp_map_size - 1)];
+}
+
+static struct v_conn *conn_of_qp_num(struct v_tp *tp, uint32_t qp_num)
+{
+	struct v_conn *c = NULL;
+
+	if (tp->qp_count)
+		for (c = *qp_bucket(tp, qp_num); c && c->qp_num != qp_num;)
+			c = c->qp_next;
+	return c;
+}
+
+static int qp_map_add(struct v_tp *tp, struct v_conn *c)
+{
+	struct v_conn **b;
+
+	if (tp->qp_count >= tp->qp_map_size) {
+		unsigned int old = tp->qp_map_size;
+		unsigned int size = old ? old * 2 : 64;
+		struct v_conn **map = calloc(size, sizeof(*map));
+		struct v_conn **prev = tp->qp_map;
+
+		if (!map)
+			return -1;
+		tp->qp_map = map;
+		tp->qp_map_size = size;
+		for (unsigned int i = 0; i < old; i++)
+			while (prev[i]) {
+				struct v_conn *m = prev[i];
+
+				prev[i] = m->qp_next;
+				b = qp_bucket(tp, m->qp_num);
+				m->qp_next = *b;
+				*b = m;
+			}
+		free(prev);
+	}
+	b = qp_bucket(tp, c->qp_num);
+	c->qp_next = *b;
+	*b = c;
+	tp->qp_count++;
+	return 0;
+}
+
+static void qp_map_del(struct v_tp *tp, struct v_conn *c)
+{
+	if (!tp->qp_count)
+		return;
+	for (struct v_conn **p = qp_bucket(tp, c->qp_num); *p; p = &(*p)->qp_next)
+		if (*p == c) {
+			*p = c->qp_next;
+			tp->qp_count--;
+			return;
+		}
+}
+
+/* The stash as large as the shared CQ: every entry the CQ can hold may be
+ * in the stash at once. */
+static bool stash_fit(struct v_tp *tp, int cqe)
+{
+	struct ibv_wc *st;
+
+	if ((size_t)cqe <= tp->stash_cap)
+		return true;
+	st = realloc(tp->stash, (size_t)cqe * sizeof(*st));
+	if (!st)
+		return false;
+	tp->stash = st;
+	tp->stash_cap = (size_t)cqe;
+	return true;
+}
+
+/* The shared CQ resized for @n more entries (a device may not resize). */
+static bool shared_cq_grow(struct v_tp *tp, int n)
+{
+	int most = tp->dattr.max_cqe < SHARED_CQE_MAX ? tp->dattr.max_cqe
+						       : SHARED_CQE_MAX;
+	int used = tp->cq->cqe - tp->cq_room, cqe = tp->cq->cqe;
+
+	while (cqe - used < n && cqe < most)
+		cqe = cqe * 2 < most ? cqe * 2 : most;
+	if (cqe - used < n || !stash_fit(tp, cqe) || ibv_resize_cq(tp->cq, cqe))
+		return false;
+	tp->cq_room = tp->cq->cqe - used;
+	return stash_fit(tp, tp->cq->cqe) && tp->cq_room >= n;
+}
+
+/* @n entries of the shared CQ for a QP (made at the first): false if
+ * there are not that many left, or no shared CQ can be made. */
+static bool shared_cq_reserve(struct v_tp *tp, int n)
+{
+	if (!tp->cq) {
+		int cqe = tp->dattr.max_cqe < SHARED_CQE_FIRST ? tp->dattr.max_cqe
+							       : SHARED_CQE_FIRST;
+
+		tp->cq = ibv_create_cq(tp->ctx, cqe, NULL, tp->comp, 0);
+		if (!tp->cq)
+			return false;
+		if (!stash_fit(tp, tp->cq->cqe) || ibv_req_notify_cq(tp->cq, 0)) {
+			ibv_destroy_cq(tp->cq);
+			tp->cq = NULL;
+			return false;
+		}
+		tp->cq_armed = true;
+		tp->cq_room = tp->cq->cqe;
+	}
+	if (tp->cq_room < n && !shared_cq_grow(tp, n))
+		return false;
+	tp->cq_room -= n;
+	return true;
+}
+
+/* Moves every entry of the shared CQ to the end of the stash. */
+static void shared_cq_pull(struct v_tp *tp)
+{
+	int want, n;
+
+	do {
+		if (tp->stash_tail == tp->stash_cap && tp->stash_head) {
+			memmove(tp->stash, tp->stash + tp->stash_head,
+				(tp->stash_tail - tp->stash_head) * sizeof(*tp->stash));
+			tp->stash_tail -= tp->stash_head;
+			tp->stash_head = 0;
+		}
+		want = (int)(tp->stash_cap - tp->stash_tail);
+		n = want ? ibv_poll_cq(tp->cq, want, tp->stash + tp->stash_tail) : 0;
+		if (n > 0)
+			tp->stash_tail += (size_t)n;
+	} while (n == want && n > 0);
+}
+
+/*
+ * Takes out of the stash (after a pull) the first @max entries of QP
+ * @qp_num, in order, into @wc (NULL: drops every one); the others keep
+ * their places.  Returns how many it took.
+ */
+static int stash_take(struct v_tp *tp, uint32_t qp_num, struct ibv_wc *wc, int max)
+{
+	size_t keep = tp->stash_head;
+	int n = 0;
+
+	shared_cq_pull(tp);
+	for (size_t i = tp->stash_head; i < tp->stash_tail; i++) {
+		if (tp->stash[i].qp_num == qp_num && (!wc || n < max)) {
+			if (wc)
+				wc[n] = tp->stash[i];
+			n++;
+		} else {
+			tp->stash[keep++] = tp->stash[i];
+		}
+	}
+	tp->stash_tail = keep;
+	return n;
+}
+
+/* Up to @max completions of @c's QP, in order. */
+static int conn_next_wcs(struct v_conn *c, struct ibv_wc *wc, int max)
+{
+	if (c->own_cq)
+		return ibv_poll_cq(c->cq, max, wc);
+	return stash_take(c->tp, c->qp_num, wc, max);
+}
+
 /* ---- connection objects ------------------------------------------------------------ */
 
 static struct v_conn *conn_new(struct v_tp *tp, struct rdma_cm_id *id)
@@ -458,20 +657,34 @@ static struct v_conn *conn_new(struct v_tp *tp, struct rdma_cm_id *id)
 	return c;
 }
 
-/* Destroys QP and CQ now: no completion can name a DTO after this. */
+/*
+ * Destroys the QP (and its own CQ) now: no completion can name a DTO
+ * after this.  Its entries still in the shared CQ go with it: the next QP
+ * may get its number.
+ */
 static void conn_drop_hw(struct v_conn *c)
 {
+	struct v_tp *tp = c->tp;
+
 	if (c->qp) {
 		if (c->id && c->id->qp == c->qp)
 			rdma_destroy_qp(c->id);
 		else
 			ibv_destroy_qp(c->qp);
 		c->qp = NULL;
+		qp_map_del(tp, c);
+		if (c->cq && !c->own_cq)
+			stash_take(tp, c->qp_num, NULL, 0);
 	}
-	if (c->cq) {
+	tp->cq_room += c->cq_share;
+	c->cq_share = 0;
+	if (c->own_cq) {
 		ibv_destroy_cq(c->cq);
-		c->cq = NULL;
+		ref_list_del(&c->own_link);
+		tp->conns_gen++;
+		c->own_cq = false;
 	}
+	c->cq = NULL;
 }
 
 static void conn_kill(struct v_conn *c)
@@ -568,14 +781,24 @@ static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
 			return -1;
 	}
 	cqe = sq + (ep->srq ? SRQ_DEPTH : rq) + 16;
-	if (cqe > tp->dattr.max_cqe)
-		cqe = tp->dattr.max_cqe;
-	c->cq = ibv_create_cq(tp->ctx, cqe, c, tp->comp, 0);
-	if (!c->cq)
-		return -1;
-	if (ibv_req_notify_cq(c->cq, 0))
-		return -1;
-	c->cq_armed = true;
+	if (!ep->srq && shared_cq_reserve(tp, sq + rq)) {
+		/* an SRQ's receives may complete on any of its QPs: its QPs
+		 * keep a CQ each, sized for the whole SRQ */
+		c->cq = tp->cq;
+		c->cq_share = sq + rq;
+	} else {
+		if (cqe > tp->dattr.max_cqe)
+			cqe = tp->dattr.max_cqe;
+		c->cq = ibv_create_cq(tp->ctx, cqe, c, tp->comp, 0);
+		if (!c->cq)
+			return -1;
+		c->own_cq = true;
+		ref_list_add_tail(&tp->own_cqs, &c->own_link);
+		tp->conns_gen++;
+		if (ibv_req_notify_cq(c->cq, 0))
+			return -1;
+		c->cq_armed = true;
+	}
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_context = c;
 	qa.send_cq = c->cq;
@@ -596,6 +819,9 @@ static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
 	}
 	c->max_inline = qa.cap.max_inline_data;
 	c->qp = c->id->qp;
+	c->qp_num = c->qp->qp_num;
+	if (qp_map_add(tp, c))
+		return -1;
 	c->srq = ep->srq;
 	c->srq_ep = ep->srq ? ep : NULL;
 	c->rx_msn = 0;
@@ -809,7 +1035,7 @@ static void srq_collect_taken(struct v_conn *c)
 	deadline = deadline_after_us(SRQ_FLUSH_WAIT_US);
 	do {
 		struct ibv_wc wc[16];
-		int n = ibv_poll_cq(c->cq, 16, wc);
+		int n = conn_next_wcs(c, wc, 16);
 
 		for (int i = 0; i < n; i++) {
 			struct ref_dto *dto = (struct ref_dto *)(uintptr_t)wc[i].wr_id;
@@ -1051,6 +1277,30 @@ static bool srq_buffer_flushed(struct v_conn *c, struct ref_ep *ep, struct ref_d
  * when the connection closes (a flush is the end of the connection, not an
  * error of the DTO that would make a graceful end a broken one).
  */
+static void wc_deliver(struct v_conn *c, const struct ibv_wc *wc, bool closing)
+{
+	struct ref_dto *dto = (struct ref_dto *)(uintptr_t)wc->wr_id;
+	struct ref_ep *ep = c->base.ep;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	if (!ep || !dto)
+		return;
+	if (closing && wc->status == IBV_WC_WR_FLUSH_ERR) {
+		srq_buffer_flushed(c, ep, dto);
+		return;
+	}
+	if (dto->op == REF_WR_RECV) {
+		recv_done(c, ep, dto, wc);
+		return;
+	}
+	st = wc_status(wc->status);
+	if (dto->op == REF_WR_RDMA_READ && ep->rdma_read_out > 0)
+		ep->rdma_read_out--;
+	ref_tp_wr_done(ep, dto, st, st == DAT_DTO_SUCCESS ? dto->done : 0);
+	if (st != DAT_DTO_SUCCESS && !c->released && ep->conn == &c->base)
+		ref_ep_break(ep);
+}
+
 static void conn_poll_cq(struct v_conn *c, bool closing)
 {
 	struct ibv_wc wc[16];
@@ -1058,45 +1308,59 @@ static void conn_poll_cq(struct v_conn *c, bool closing)
 
 	/* a short batch emptied the queue: no second poll to learn that */
 	while (n == 16 && !c->released && c->cq &&
-	       (n = ibv_poll_cq(c->cq, 16, wc)) > 0) {
-		for (int i = 0; i < n && !c->released; i++) {
-			struct ref_dto *dto =
-				(struct ref_dto *)(uintptr_t)wc[i].wr_id;
-			struct ref_ep *ep = c->base.ep;
-			DAT_DTO_COMPLETION_STATUS st;
+	       (n = conn_next_wcs(c, wc, 16)) > 0)
+		for (int i = 0; i < n && !c->released; i++)
+			wc_deliver(c, &wc[i], closing);
+}
 
-			if (!ep || !dto)
-				continue;
-			if (closing && wc[i].status == IBV_WC_WR_FLUSH_ERR) {
-				srq_buffer_flushed(c, ep, dto);
-				continue;
-			}
-			if (dto->op == REF_WR_RECV) {
-				recv_done(c, ep, dto, &wc[i]);
-				continue;
-			}
-			st = wc_status(wc[i].status);
-			if (dto->op == REF_WR_RDMA_READ && ep->rdma_read_out > 0)
-				ep->rdma_read_out--;
-			ref_tp_wr_done(ep, dto, st,
-				       st == DAT_DTO_SUCCESS ? dto->done : 0);
-			if (st != DAT_DTO_SUCCESS && !c->released &&
-			    ep->conn == &c->base)
-				ref_ep_break(ep);
+/* A completion of the shared CQ, to its connection if core still has it. */
+static void shared_deliver(struct v_tp *tp, const struct ibv_wc *wc)
+{
+	struct v_conn *c = conn_of_qp_num(tp, wc->qp_num);
+
+	if (c && !c->own_cq && !c->released)
+		wc_deliver(c, wc, false);
+}
+
+/*
+ * Delivers the stash, then the shared CQ.  An upcall that destroys a QP
+ * moves what the CQ holds to the stash: the rest of the batch in hand is
+ * older and goes first, then the stash, before the CQ is polled again.
+ */
+static void shared_poll(struct v_tp *tp)
+{
+	struct ibv_wc wc[16];
+	int n = 16;
+
+	for (;;) {
+		while (tp->stash_head < tp->stash_tail) {
+			struct ibv_wc one = tp->stash[tp->stash_head++];
+
+			shared_deliver(tp, &one);
 		}
+		tp->stash_head = tp->stash_tail = 0;
+		if (n < 16)	/* the last batch emptied the CQ */
+			return;
+		n = ibv_poll_cq(tp->cq, 16, wc);
+		for (int i = 0; i < n; i++)
+			shared_deliver(tp, &wc[i]);
 	}
 }
 
-/* Polls every live connection's CQ (@all) or those that had an event: one
- * walk of the list, unless an upcall changed it. */
+/* Polls the shared CQ and every own CQ (@all), or those that had an event:
+ * one walk of the own CQs, unless an upcall changed the list. */
 static void tp_poll_cqs(struct v_tp *tp, bool all)
 {
-	struct ref_list *pos = tp->conns.next;
+	struct ref_list *pos = tp->own_cqs.next;
 
+	if (tp->cq && (all || tp->cq_ready)) {
+		tp->cq_ready = false;
+		shared_poll(tp);
+	}
 	if (all)
 		tp->sweep++;
-	while (pos != &tp->conns) {
-		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+	while (pos != &tp->own_cqs) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, own_link);
 		unsigned int gen = tp->conns_gen;
 
 		if (!c->cq_ready && !(all && c->cq && c->swept != tp->sweep)) {
@@ -1108,7 +1372,7 @@ static void tp_poll_cqs(struct v_tp *tp, bool all)
 			c->swept = tp->sweep;
 		conn_poll_cq(c, false);
 		/* changed: from the start again, past what this sweep polled */
-		pos = gen == tp->conns_gen ? pos->next : tp->conns.next;
+		pos = gen == tp->conns_gen ? pos->next : tp->own_cqs.next;
 	}
 }
 
@@ -1126,7 +1390,10 @@ static void tp_comp_events(struct v_tp *tp)
 		struct v_conn *c = ctx;
 
 		ibv_ack_cq_events(cq, 1);
-		if (c && c->cq == cq && !c->released) {
+		if (cq == tp->cq) {
+			tp->cq_armed = false;
+			tp->cq_ready = true;
+		} else if (c && c->cq == cq && !c->released) {
 			c->cq_armed = false;
 			c->cq_ready = true;
 		}
@@ -1140,10 +1407,14 @@ static void tp_arm(struct v_tp *tp)
 {
 	struct ref_list *pos;
 
-	ref_list_for_each(pos, &tp->conns) {
-		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
+	if (tp->cq && !tp->cq_armed && ibv_req_notify_cq(tp->cq, 0) == 0) {
+		tp->cq_armed = true;
+		tp->cq_ready = true;
+	}
+	ref_list_for_each(pos, &tp->own_cqs) {
+		struct v_conn *c = ref_container_of(pos, struct v_conn, own_link);
 
-		if (c->cq && !c->released && !c->cq_armed &&
+		if (!c->released && !c->cq_armed &&
 		    ibv_req_notify_cq(c->cq, 0) == 0) {
 			c->cq_armed = true;
 			c->cq_ready = true;
@@ -1372,15 +1643,9 @@ static void tp_cm_events(struct v_tp *tp)
 
 static struct v_conn *conn_of_qp(struct v_tp *tp, struct ibv_qp *qp)
 {
-	struct ref_list *pos;
+	struct v_conn *c = conn_of_qp_num(tp, qp->qp_num);
 
-	ref_list_for_each(pos, &tp->conns) {
-		struct v_conn *c = ref_container_of(pos, struct v_conn, link);
-
-		if (c->qp == qp)
-			return c;
-	}
-	return NULL;
+	return c && c->qp == qp ? c : NULL;
 }
 
 static void tp_async_events(struct v_tp *tp)
@@ -1395,12 +1660,13 @@ static void tp_async_events(struct v_tp *tp)
 		if (t == IBV_EVENT_QP_FATAL || t == IBV_EVENT_QP_REQ_ERR ||
 		    t == IBV_EVENT_QP_ACCESS_ERR)
 			qp = ev.element.qp;
+		/* before the ack, which lets the QP go */
+		c = qp ? conn_of_qp(tp, qp) : NULL;
 		ibv_ack_async_event(&ev);
 		switch (t) {
 		case IBV_EVENT_QP_FATAL:
 		case IBV_EVENT_QP_REQ_ERR:
 		case IBV_EVENT_QP_ACCESS_ERR:
-			c = conn_of_qp(tp, qp);
 			if (c && !c->released && c->base.ep)
 				c->close_pending = true;
 			break;
@@ -1741,6 +2007,10 @@ static void tp_free(struct v_tp *tp)
 		ref_list_del(&p->link);
 		free(p);
 	}
+	if (tp->cq)
+		ibv_destroy_cq(tp->cq);
+	free(tp->stash);
+	free(tp->qp_map);
 	if (tp->comp)
 		ibv_destroy_comp_channel(tp->comp);
 	if (tp->cm)
@@ -1767,6 +2037,7 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->listeners);
 	ref_list_init(&tp->pds);
 	ref_list_init(&tp->srqs);
+	ref_list_init(&tp->own_cqs);
 	rc = resolve(tp, params);
 	if (rc < 0) {
 		tp_free(tp);
