@@ -67,11 +67,10 @@
 /* Small Sends and RDMA Writes travel in the work request itself (the
  * device reads no memory region for them): what OFA's dapl asks for too */
 #define INLINE_BYTES	64
-/* The IA's shared CQ (struct v_tp cq): its first size, and the most it is
- * resized to.  Small to start with: siw maps every queue of a process into
- * one key space of 576 KiB (SIW_UOBJ_MAX_KEY), 32 bytes a CQ entry. */
+/* The IA's shared CQ (struct v_tp cq): its first size, resized up to the
+ * device's max_cqe.  Small to start with: siw maps every queue of a process
+ * into one key space of 576 KiB (SIW_UOBJ_MAX_KEY), 32 bytes a CQ entry. */
 #define SHARED_CQE_FIRST	1024
-#define SHARED_CQE_MAX		16384
 
 
 enum v_state {
@@ -550,8 +549,7 @@ static bool stash_fit(struct v_tp *tp, int cqe)
 /* The shared CQ resized for @n more entries (a device may not resize). */
 static bool shared_cq_grow(struct v_tp *tp, int n)
 {
-	int most = tp->dattr.max_cqe < SHARED_CQE_MAX ? tp->dattr.max_cqe
-						       : SHARED_CQE_MAX;
+	int most = tp->dattr.max_cqe;
 	int used = tp->cq->cqe - tp->cq_room, cqe = tp->cq->cqe;
 
 	while (cqe - used < n && cqe < most)
