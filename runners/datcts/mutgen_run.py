@@ -1384,7 +1384,8 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     mutant, each member survived.  The group's runs and the halves' take the
     short limit (short_limit); a case that runs out of it is run again with
     the full one before it counts as ending otherwise (a slow run on a
-    loaded machine is settled).  A case that ends otherwise is run again
+    loaded machine is settled), and once one has passed so, the group's runs
+    take the full limit.  A case that ends otherwise is run again
     with the members it reaches halved, each half on together, down to parts
     of ALONE_PART whose members run it alone, within the full limit
     (suspects).  A member that FAILs, CRASHes or hangs
@@ -1406,6 +1407,9 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     env = dict(config_env or {}, DAT_OVERRIDE=str(conf))
     alone_runs: dict = {}
     asked_again: set = set()
+    # a case ran out of the short limit with the group on and passed within
+    # the full one: the group's runs take the full limit from then on
+    slow = [False]
     without_one: dict = {}
 
     def alone(m, cid):
@@ -1486,13 +1490,19 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             out.append((group[0], single(group[0], first)))
             return then
         differs, done = run_group(group, reach, cov, case_by_id, runner, conf, timeout,
-                                  first, passed, config_env, short=True)
+                                  first, passed, config_env, short=not slow[0])
         if differs is not None and done[-1]["state"] == "TIMEOUT" and \
                 done[-1]["limit_s"] < case_limit([case_by_id[differs]], cov, timeout):
             # out of the short limit: a hang only if the full limit agrees
             # (else a slow run on a loaded machine, and the case is settled)
             again, more = only(group, differs)
             if again is None:
+                # slow with these members on, not hung: so are its neighbours,
+                # most likely, and a short limit would stop the group at each
+                # of them for a run with the full one, the CPUs idle in
+                # between (every SRQ two-node case in turn, the run of
+                # 2026-11-30 05:26); a hang costs the full limit either way
+                slow[0] = True
                 return [(group, None, passed | {r["id"] for r in done},
                          history + done[:-1] + more)]
             done = done[:-1] + more
@@ -1507,13 +1517,17 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
         # that does not (the case varies under the load) has the case
         # settled, as a set-up step's notice has, where running the member
         # alone would run each of its cases alone
-        killing = [m for m in group if states.get(m.id) in DETECTING_STATES
-                   and alone(m, differs) in DETECTING_STATES]
+        # (each asked at once, and the killers' own runs too: a hang is a
+        # wait for the full limit, and in turn they left the CPUs idle at the
+        # end of the default configuration of the run of 2026-11-30 05:26)
+        first_kill = [m for m in group if states.get(m.id) in DETECTING_STATES]
+        killing = [m for m, state in zip(first_kill, at_once(lambda m: alone(m, differs),
+                                                             first_kill))
+                   if state in DETECTING_STATES]
         noticing = [m for m in group if m.id in states and m not in killing and
                     states[m.id] != baseline]
         rest = [m for m in group if m not in killing and m not in noticing]
-        for m in killing:
-            out.append((m, single(m, differs)))
+        out.extend(zip(killing, at_once(lambda m: single(m, differs), killing)))
         if noticing and rest:
             # the case is settled for the noticing members; with the others
             # on it must still end as without a mutant, and then the whole

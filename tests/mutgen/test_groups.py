@@ -304,20 +304,22 @@ def test_an_untriaged_survivor_killed_in_its_second_run_has_that_record():
 
 
 class Limited(Killing):
-    """A case hangs (TIMEOUT) with a member of `hangs` on, whatever the
-    limit; with `slow` it takes 3 s (a loaded machine), a TIMEOUT only
-    under a shorter limit.  Records each run's limit."""
+    """A case of `slow_cases` hangs (TIMEOUT) with a member of `hangs` on,
+    whatever the limit; with `slow` it takes 3 s (a loaded machine), a
+    TIMEOUT only under a shorter limit.  Records each run's limit."""
 
-    def __init__(self, hangs=(), slow=False):
+    def __init__(self, hangs=(), slow=False, slow_cases=frozenset("b")):
         super().__init__({})
         self.hangs, self.slow, self.limits = set(hangs), slow, []
+        self.slow_cases = slow_cases
 
     def run_batch(self, cases, env, limit):
         on = set(env.get(ENV, "").split(",")) - {""}
         self.limits.append((len(on), [c.id for c in cases], limit))
         super().run_batch(cases, env, limit)
         state = "TIMEOUT" if on & self.hangs or (self.slow and on and limit < 3.0) else "PASS"
-        return [{"state": state if c.id == "b" else "PASS", "duration_ms": 5.0} for c in cases]
+        return [{"state": state if c.id in self.slow_cases else "PASS", "duration_ms": 5.0}
+                for c in cases]
 
 
 def settle_limited(ms, runner):
@@ -344,6 +346,24 @@ def test_a_case_that_outlasts_only_the_short_limit_is_settled_not_searched():
                                                               (16, ["b"])]
     short, full = runner.limits[1][2], runner.limits[2][2]
     assert short == mutgen_run.SHORT_FLOOR_S and full == 10.0
+
+
+def test_once_a_case_outlasts_the_short_limit_the_group_takes_the_full_one():
+    # every case but "a" is slow with the group on: "b" runs out of the short
+    # limit and passes with the full one, and "c" and "d" then run with the
+    # full limit, not each short first
+    ms = [mutant(n) for n in range(16)]
+    names = "abcd"
+    runner = Limited(slow=True, slow_cases=set("bcd"))
+    reach = {m.id: list(names) for m in ms}
+    cases = {n: SimpleNamespace(id=n, page="dat_x", binary=n, two_node=True) for n in names}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in names}}
+    out = mutgen_run.settle_group(ms, reach, cov, cases, runner, "dat.conf", 60.0,
+                                  lambda m, first=None: pytest.fail("no member runs alone"))
+    assert all(r["status"] == "survived" and len(r["group"]) == 16 for _, r in out)
+    short = mutgen_run.SHORT_FLOOR_S
+    assert [(cases, limit) for _, cases, limit in runner.limits] == \
+        [(["a"], short), (["b"], short), (["b"], 10.0), (["c"], 10.0), (["d"], 10.0)]
 
 
 def test_a_hang_is_searched_with_the_short_limit_and_decided_alone_with_the_full_one():
