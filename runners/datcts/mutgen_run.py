@@ -1385,7 +1385,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     short limit (short_limit); a case that runs out of it is run again with
     the full one before it counts as ending otherwise (a slow run on a
     loaded machine is settled), and once one has passed so, the group's runs
-    take the full limit.  A case that ends otherwise is run again
+    take the full limit, its halves' and left-out runs too.  A case that ends otherwise is run again
     with the members it reaches halved, each half on together, down to parts
     of ALONE_PART whose members run it alone, within the full limit
     (suspects).  A member that FAILs, CRASHes or hangs
@@ -1440,7 +1440,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             halves = [h for part in level if len(part) > ALONE_PART
                       for h in (part[:len(part) // 2], part[len(part) // 2:])]
             found.update(zip((m.id for m in lone), at_once(lambda m: alone(m, cid), lone)))
-            ended = at_once(lambda part: only(part, cid, short=True)[0], halves)
+            ended = at_once(lambda part: only(part, cid, short=not slow[0])[0], halves)
             level = [part for part, differs in zip(halves, ended) if differs is not None]
         return found
 
@@ -1580,7 +1580,7 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
             for i in range(0, len(candidates), step):
                 chunk = candidates[i:i + step]
                 asked = at_once(lambda m: only([x for x in rest if x is not m], differs,
-                                               short=True), chunk)
+                                               short=not slow[0]), chunk)
                 for m, (again, done) in zip(chunk, asked):
                     if again is None:
                         without_one[m.id] = differs

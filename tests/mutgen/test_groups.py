@@ -304,22 +304,28 @@ def test_an_untriaged_survivor_killed_in_its_second_run_has_that_record():
 
 
 class Limited(Killing):
-    """A case of `slow_cases` hangs (TIMEOUT) with a member of `hangs` on,
-    whatever the limit; with `slow` it takes 3 s (a loaded machine), a
-    TIMEOUT only under a shorter limit.  Records each run's limit."""
+    """A case of `hang_cases` (by default `slow_cases`) hangs (TIMEOUT) with
+    a member of `hangs` on, whatever the limit; with `slow` a case of
+    `slow_cases` takes 3 s (a loaded machine), a TIMEOUT only under a shorter
+    limit.  Records each run's limit."""
 
-    def __init__(self, hangs=(), slow=False, slow_cases=frozenset("b")):
+    def __init__(self, hangs=(), slow=False, slow_cases=frozenset("b"), hang_cases=None):
         super().__init__({})
         self.hangs, self.slow, self.limits = set(hangs), slow, []
         self.slow_cases = slow_cases
+        self.hang_cases = slow_cases if hang_cases is None else hang_cases
 
     def run_batch(self, cases, env, limit):
         on = set(env.get(ENV, "").split(",")) - {""}
         self.limits.append((len(on), [c.id for c in cases], limit))
         super().run_batch(cases, env, limit)
-        state = "TIMEOUT" if on & self.hangs or (self.slow and on and limit < 3.0) else "PASS"
-        return [{"state": state if c.id in self.slow_cases else "PASS", "duration_ms": 5.0}
-                for c in cases]
+        def state(c):
+            if on & self.hangs and c.id in self.hang_cases:
+                return "TIMEOUT"
+            if self.slow and on and limit < 3.0 and c.id in self.slow_cases:
+                return "TIMEOUT"
+            return "PASS"
+        return [{"state": state(c), "duration_ms": 5.0} for c in cases]
 
 
 def settle_limited(ms, runner):
@@ -364,6 +370,28 @@ def test_once_a_case_outlasts_the_short_limit_the_group_takes_the_full_one():
     short = mutgen_run.SHORT_FLOOR_S
     assert [(cases, limit) for _, cases, limit in runner.limits] == \
         [(["a"], short), (["b"], short), (["b"], 10.0), (["c"], 10.0), (["d"], 10.0)]
+
+
+def test_after_a_slow_case_a_hang_is_searched_with_the_full_limit():
+    # "b" is slow with the group on (out of the short limit, within the full
+    # one); "c" hangs with one member on: its halves then take the full
+    # limit too (under the short one every slow half would look like a hang)
+    ms = [mutant(n) for n in range(16)]
+    bad = ms[9].id
+    runner = Limited(hangs={bad}, slow=True, slow_cases=set("bc"), hang_cases={"c"})
+    reach = {m.id: list("abc") for m in ms}
+    cases = {n: SimpleNamespace(id=n, page="dat_x", binary=n, two_node=True) for n in "abc"}
+    cov = {"cases": {n: {"state": "PASS", "duration_ms": 5.0} for n in "abc"}}
+
+    def single(m, first=None):
+        return mutgen_run.run_mutant(m, reach[m.id], cov, cases, runner, "dat.conf", 60.0,
+                                     first=first)
+    out = dict((m.id, r) for m, r in mutgen_run.settle_group(ms, reach, cov, cases, runner,
+                                                               "dat.conf", 60.0, single))
+    assert out[bad]["status"] in ("timed-out", "killed")
+    assert all(r["status"] == "survived" for mid, r in out.items() if mid != bad)
+    halves = [limit for on, cs, limit in runner.limits if 1 < on < 16 and cs == ["c"]]
+    assert halves and all(limit == 10.0 for limit in halves)
 
 
 def test_a_hang_is_searched_with_the_short_limit_and_decided_alone_with_the_full_one():
