@@ -38,6 +38,7 @@
  * and CQs inside the upcall; their destroy waits for unacked events).
  */
 #include "conn_priv.h"
+#include "refmap.h"
 #include "verbs.h"
 
 #include <arpa/inet.h>
@@ -102,7 +103,6 @@ struct v_conn {
 					 * shared CQ, or its own (own_cq) */
 	struct ibv_qp *qp;
 	uint32_t qp_num;		/* qp's, which its completions name */
-	struct v_conn *qp_next;		/* tp->qp_map's chain */
 	int cq_share;			/* entries it holds of tp->cq */
 	enum v_state state;
 	bool released;			/* core let go: no more upcalls */
@@ -171,8 +171,7 @@ struct v_tp {
 	bool cq_ready, cq_armed;
 	struct ibv_wc *stash;
 	size_t stash_head, stash_tail, stash_cap;
-	struct v_conn **qp_map;		/* qp_num -> conn, chained */
-	unsigned int qp_map_size, qp_count;
+	struct ref_map qp_map;		/* qp_num + 1 -> conn (keys are not 0) */
 };
 
 static void conn_release(struct v_conn *c);
@@ -471,63 +470,9 @@ static int dto_sge(struct ref_ia *ia, const struct ref_dto *dto,
 
 /* ---- the IA's shared CQ ------------------------------------------------------------- */
 
-static struct v_conn **qp_bucket(struct v_tp *tp, uint32_t qp_num)
-{
-	return &tp->qp_map[(qp_num * 2654435761u) & (tp->qp_map_size - 1)];
-}
-
 static struct v_conn *conn_of_qp_num(struct v_tp *tp, uint32_t qp_num)
 {
-	struct v_conn *c = NULL;
-
-	if (tp->qp_count)
-		for (c = *qp_bucket(tp, qp_num); c && c->qp_num != qp_num;)
-			c = c->qp_next;
-	return c;
-}
-
-static int qp_map_add(struct v_tp *tp, struct v_conn *c)
-{
-	struct v_conn **b;
-
-	if (tp->qp_count >= tp->qp_map_size) {
-		unsigned int old = tp->qp_map_size;
-		unsigned int size = old ? old * 2 : 64;
-		struct v_conn **map = calloc(size, sizeof(*map));
-		struct v_conn **prev = tp->qp_map;
-
-		if (!map)
-			return -1;
-		tp->qp_map = map;
-		tp->qp_map_size = size;
-		for (unsigned int i = 0; i < old; i++)
-			while (prev[i]) {
-				struct v_conn *m = prev[i];
-
-				prev[i] = m->qp_next;
-				b = qp_bucket(tp, m->qp_num);
-				m->qp_next = *b;
-				*b = m;
-			}
-		free(prev);
-	}
-	b = qp_bucket(tp, c->qp_num);
-	c->qp_next = *b;
-	*b = c;
-	tp->qp_count++;
-	return 0;
-}
-
-static void qp_map_del(struct v_tp *tp, struct v_conn *c)
-{
-	if (!tp->qp_count)
-		return;
-	for (struct v_conn **p = qp_bucket(tp, c->qp_num); *p; p = &(*p)->qp_next)
-		if (*p == c) {
-			*p = c->qp_next;
-			tp->qp_count--;
-			return;
-		}
+	return ref_map_get(&tp->qp_map, (uint64_t)qp_num + 1);
 }
 
 /* The stash as large as the shared CQ: every entry the CQ can hold may be
@@ -670,7 +615,7 @@ static void conn_drop_hw(struct v_conn *c)
 		else
 			ibv_destroy_qp(c->qp);
 		c->qp = NULL;
-		qp_map_del(tp, c);
+		ref_map_del(&tp->qp_map, (uint64_t)c->qp_num + 1);
 		if (c->cq && !c->own_cq)
 			stash_take(tp, c->qp_num, NULL, 0);
 	}
@@ -818,7 +763,7 @@ static int conn_make_qp(struct v_conn *c, struct ref_ep *ep)
 	c->max_inline = qa.cap.max_inline_data;
 	c->qp = c->id->qp;
 	c->qp_num = c->qp->qp_num;
-	if (qp_map_add(tp, c))
+	if (!ref_map_put(&tp->qp_map, (uint64_t)c->qp_num + 1, c))
 		return -1;
 	c->srq = ep->srq;
 	c->srq_ep = ep->srq ? ep : NULL;
@@ -2008,7 +1953,7 @@ static void tp_free(struct v_tp *tp)
 	if (tp->cq)
 		ibv_destroy_cq(tp->cq);
 	free(tp->stash);
-	free(tp->qp_map);
+	ref_map_fini(&tp->qp_map);
 	if (tp->comp)
 		ibv_destroy_comp_channel(tp->comp);
 	if (tp->cm)
@@ -2036,6 +1981,7 @@ static DAT_RETURN v_open(struct ref_ia *ia, const char *params,
 	ref_list_init(&tp->pds);
 	ref_list_init(&tp->srqs);
 	ref_list_init(&tp->own_cqs);
+	ref_map_init(&tp->qp_map);
 	rc = resolve(tp, params);
 	if (rc < 0) {
 		tp_free(tp);
