@@ -1385,8 +1385,9 @@ def settle_group(members: list, reach: dict, cov: dict, case_by_id: dict,
     short limit (short_limit); a case that runs out of it is run again with
     the full one before it counts as ending otherwise (a slow run on a
     loaded machine is settled), and once one has passed so, the group's runs
-    take the full limit, its halves' and left-out runs too.  A case that ends otherwise is run again
-    with the members it reaches halved, each half on together, down to parts
+    take the full limit, its halves' and left-out runs too.  A case that
+    ends otherwise is run again with the members it reaches halved, each
+    half on together, down to parts
     of ALONE_PART whose members run it alone, within the full limit
     (suspects).  A member that FAILs, CRASHes or hangs
     it alone, and does so again when asked once more, leaves the group and

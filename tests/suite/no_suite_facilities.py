@@ -42,7 +42,7 @@ def setup_shortage(result: dict) -> bool:
     return cause.get("phase") == "setup" and returned.get("type") in SETUP_SHORTAGES
 
 
-def staging_missed(results: list) -> list:
+def to_run_alone(results: list) -> list:
     return [r["id"] for r in results
             if r["state"] == "UNRESOLVED" and (STAGING_MISSED.search(r.get("message") or "")
                                                or setup_shortage(r))]
@@ -64,7 +64,7 @@ def main() -> int:
             "--dat-conf", str(build / "dat.conf"), "--out", str(out), "--quiet"]
     run = subprocess.run(argv, env=env)
     for _ in range(STAGING_TRIES):
-        missed = staging_missed(json.loads((out / "results.json").read_text())["results"])
+        missed = to_run_alone(json.loads((out / "results.json").read_text())["results"])
         if not missed:
             break
         print(f"no_suite_facilities: {', '.join(missed)} could not catch a message under way "
